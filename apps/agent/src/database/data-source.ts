@@ -1,0 +1,14 @@
+import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/platform';
+
+export const SCHEMA = 'agent';
+
+/** Shared by the app and the migrate command. */
+export function dataSourceOptions(databaseUrl: string): PostgresDataSourceOptions {
+  return serviceDataSourceOptions({
+    schema: SCHEMA,
+    databaseUrl,
+    entities: [],
+    migrations: [],
+    applicationName: 'waggle-agent',
+  });
+}

@@ -1,0 +1,5 @@
+import './telemetry';
+import { runMain } from '@waggle/platform';
+import { bootstrap } from './bootstrap';
+
+void runMain('asset', bootstrap);

@@ -1,0 +1,3 @@
+import { startTelemetry } from '@waggle/telemetry';
+
+startTelemetry('callback-dispatcher');

@@ -1,0 +1,52 @@
+import { Logger as NestLogger, Module, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { createValidationPipe, loadConfig, newRequestId, PlatformModule, requestContext } from '@waggle/platform';
+import { json, type NextFunction, type Request, type Response } from 'express';
+import { Logger } from 'nestjs-pino';
+import { GatewayEnv } from './config/gateway.env';
+import { ErrorCodesController } from './error-codes/error-codes.controller';
+import { HttpExceptionFilter, sendError } from './errors/http-exception.filter';
+import { ServicesReadinessReporter } from './health/services-readiness.reporter';
+
+/** Builds the gateway without listening, so tests can choose how to start it. */
+export async function createGatewayApp(env: GatewayEnv): Promise<NestExpressApplication> {
+  @Module({
+    imports: [
+      PlatformModule.forApp({ app: 'gateway', env, dependencies: ['nats', 'redis'], readinessReporters: [ServicesReadinessReporter] }),
+    ],
+    controllers: [ErrorCodesController],
+  })
+  class GatewayModule {}
+
+  const app = await NestFactory.create<NestExpressApplication>(GatewayModule, { bufferLogs: true, bodyParser: false });
+  configureGatewayApp(app, env);
+  return app;
+}
+
+/**
+ * The gateway's HTTP edge, applied to a Nest app created with `bodyParser: false`:
+ * request ids, JSON body parsing with a size limit, the one exception filter, validation.
+ */
+export function configureGatewayApp(app: NestExpressApplication, env: Pick<GatewayEnv, 'MAX_JSON_BODY_BYTES'>): void {
+  app.useLogger(app.get(Logger));
+  app.disable('x-powered-by');
+  // The request id exists before anything else runs, so every log line and NATS hop has it.
+  app.use((_request: Request, _response: Response, next: NextFunction) => requestContext.run({ requestId: newRequestId() }, next));
+  app.use(json({ limit: env.MAX_JSON_BODY_BYTES }));
+  // body-parser's failures happen before Nest's filters can see them.
+  const bodyErrors = new NestLogger('BodyParser');
+  app.use((error: unknown, request: Request, response: Response, next: NextFunction) => {
+    if (!error) return next();
+    sendError(error, request, response, bodyErrors);
+  });
+  app.useGlobalFilters(new HttpExceptionFilter());
+  app.useGlobalPipes(createValidationPipe());
+}
+
+export async function bootstrap(): Promise<INestApplication> {
+  const env = loadConfig(GatewayEnv);
+  const app = await createGatewayApp(env);
+  await app.listen(env.PORT, env.HOST);
+  return app;
+}

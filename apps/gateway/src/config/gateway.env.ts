@@ -1,0 +1,16 @@
+import { BaseEnv, EnvVar, WithRedis } from '@waggle/platform';
+import { IsInt, Max, Min } from 'class-validator';
+
+export class GatewayEnv extends WithRedis(BaseEnv) {
+  @EnvVar('How long the gateway waits for a service to answer a request over NATS (ms)')
+  @IsInt()
+  @Min(100)
+  @Max(900_000)
+  NATS_REQUEST_TIMEOUT_MS: number = 10_000;
+
+  @EnvVar('Largest JSON request body accepted; larger bodies answer 413 (bytes)')
+  @IsInt()
+  @Min(1_024)
+  @Max(100 * 1024 * 1024)
+  MAX_JSON_BODY_BYTES: number = 5 * 1024 * 1024;
+}

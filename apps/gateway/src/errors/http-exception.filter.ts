@@ -1,0 +1,37 @@
+import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { resolveLocale, toErrorBody, WaggleException, type SupportedLocale } from '@waggle/errors';
+import { newErrorId } from '@waggle/platform';
+import type { Request, Response } from 'express';
+import { toWaggleException } from './to-waggle-exception';
+
+/** Set on the request by authentication: the workspace's account language. */
+export type LocalizedRequest = Request & { locale?: SupportedLocale };
+
+/**
+ * The gateway's one exception filter: every failure leaves as the spec's JSON error
+ * shape, in the workspace's language. Unexpected errors are logged with an id and
+ * answered as internal_server_error without internals.
+ */
+@Catch()
+export class HttpExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HttpExceptionFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    sendError(exception, http.getRequest<LocalizedRequest>(), http.getResponse<Response>(), this.logger);
+  }
+}
+
+export function sendError(exception: unknown, request: LocalizedRequest, response: Response, logger: Pick<Logger, 'error'>): void {
+  let shaped = toWaggleException(exception);
+  if (!shaped) {
+    const errorId = newErrorId();
+    logger.error({ err: exception, error_id: errorId, method: request.method, route: request.route?.path }, 'unexpected error');
+    shaped = new WaggleException('internal_server_error', { details: { error_id: errorId } });
+  }
+  if (response.headersSent) {
+    response.end();
+    return;
+  }
+  response.status(shaped.status).json(toErrorBody(shaped, resolveLocale(request.locale)));
+}

@@ -1,0 +1,40 @@
+import nx from '@nx/eslint-plugin';
+import prettier from 'eslint-config-prettier';
+
+const databaseAndServerPackages = ['typeorm', 'typeorm/*', '@nestjs/typeorm', 'pg', 'ioredis', 'bullmq', '@nestjs/bullmq', '@nestjs/core', '@nestjs/microservices', '@nestjs/platform-express'];
+
+export default [
+  ...nx.configs['flat/base'],
+  ...nx.configs['flat/typescript'],
+  prettier,
+  { ignores: ['**/dist', '**/node_modules', '**/coverage', '**/.nx', '**/tmp'] },
+  {
+    files: ['**/*.ts'],
+    rules: {
+      // Env classes annotate literal-initialised fields on purpose: swc emits design:type
+      // (which loadConfig converts by) only from explicit annotations.
+      '@typescript-eslint/no-inferrable-types': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: [],
+          depConstraints: [
+            // Apps (and the ops tools) build on libraries only; Nx also forbids importing an app.
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts', 'type:util'] },
+            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts', 'type:util'] },
+            { sourceTag: 'type:test', onlyDependOnLibsWithTags: ['type:testing', 'type:platform', 'type:contracts', 'type:util'] },
+            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts', 'type:util'] },
+            { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:contracts', 'type:util'] },
+            // Contracts are wire types: no database, queue or Nest server code.
+            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:util'], bannedExternalImports: databaseAndServerPackages },
+            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'] },
+            // The gateway holds no domain logic and never touches a database.
+            { sourceTag: 'scope:gateway', bannedExternalImports: ['typeorm', 'typeorm/*', '@nestjs/typeorm', 'pg'] },
+          ],
+        },
+      ],
+    },
+  },
+];

@@ -1,0 +1,37 @@
+// Three tiers, each its own command (see package.json): unit specs beside the code,
+// integration specs against the real PostgreSQL/Redis/NATS, end-to-end specs that start
+// the built apps and speak HTTP to the gateway.
+const fs = require('node:fs');
+const path = require('node:path');
+
+const swcrc = JSON.parse(fs.readFileSync(path.join(__dirname, '.swcrc'), 'utf8'));
+delete swcrc.$schema;
+const shared = {
+  rootDir: __dirname,
+  transform: { '^.+\\.ts$': ['@swc/jest', { ...swcrc, swcrc: false, jsc: { ...swcrc.jsc, baseUrl: __dirname } }] },
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  testEnvironment: 'node',
+  moduleNameMapper: { '^@waggle/(.*)$': '<rootDir>/libs/$1/src' },
+};
+
+module.exports = {
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts', '<rootDir>/test/deploy/**/*.spec.ts'] },
+    {
+      ...shared,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.int-spec.ts'],
+      globalSetup: '<rootDir>/test/setup/reset-test-database.ts',
+      setupFiles: ['<rootDir>/test/setup/test-env.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/setup/timeouts.ts'],
+    },
+    {
+      ...shared,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/setup/reset-test-database.ts',
+      setupFiles: ['<rootDir>/test/setup/test-env.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/setup/timeouts.ts'],
+    },
+  ],
+};

@@ -1,0 +1,63 @@
+import { Module, type DynamicModule, type INestApplication, type INestMicroservice, type Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { DataSourceOptions } from 'typeorm';
+import { queueGroupOf, type DomainService } from '@waggle/contracts';
+import { Logger } from 'nestjs-pino';
+import type { BaseEnv } from '../config/env';
+import { createHealthPingController } from '../health/health-ping.controller';
+import type { Dependency } from '../health/readiness.service';
+import { GracefulNatsServer } from '../nats/graceful-nats.server';
+import { RpcContextInterceptor } from '../nats/rpc-context.interceptor';
+import { WaggleRpcExceptionFilter } from '../nats/rpc-exception.filter';
+import { createValidationPipe } from '../nats/validation';
+import { PlatformModule } from './platform.module';
+
+export interface ServiceAppSpec {
+  service: DomainService;
+  env: BaseEnv & { REDIS_URL?: string };
+  dependencies: readonly Dependency[];
+  /** Its schema's TypeORM settings, when it has tables (see serviceDataSourceOptions). */
+  database?: DataSourceOptions;
+  /** The service's own feature modules. */
+  imports?: Array<Type<unknown> | DynamicModule>;
+}
+
+/**
+ * Builds and starts a domain service: NATS request handlers in the queue group named
+ * after the service, and an HTTP server that only serves `/health/*`.
+ */
+export async function startServiceApp(spec: ServiceAppSpec): Promise<INestApplication> {
+  const server = new GracefulNatsServer(
+    { servers: spec.env.NATS_URL.split(','), queue: queueGroupOf(spec.service), name: `waggle-${spec.service}`, maxReconnectAttempts: -1 },
+    spec.env.SHUTDOWN_GRACE_MS,
+  );
+
+  @Module({
+    imports: [
+      PlatformModule.forApp({ app: spec.service, env: spec.env, dependencies: spec.dependencies, nats: server }),
+      ...(spec.database ? [TypeOrmModule.forRoot(spec.database)] : []),
+      ...(spec.imports ?? []),
+    ],
+    controllers: [createHealthPingController(spec.service)],
+  })
+  class ServiceRootModule {}
+
+  const app = await NestFactory.create(ServiceRootModule, { bufferLogs: true });
+  app.useLogger(app.get(Logger));
+  applyRpcConventions(app.connectMicroservice({ strategy: server }));
+  await app.startAllMicroservices();
+  await app.listen(spec.env.PORT, spec.env.HOST);
+  return app;
+}
+
+/**
+ * What every NATS handler gets: the caller's trace and request context, validated
+ * payloads, and errors sent as the catalog's wire envelope.
+ */
+export function applyRpcConventions(microservice: INestMicroservice): INestMicroservice {
+  microservice.useGlobalInterceptors(new RpcContextInterceptor());
+  microservice.useGlobalFilters(new WaggleRpcExceptionFilter());
+  microservice.useGlobalPipes(createValidationPipe());
+  return microservice;
+}

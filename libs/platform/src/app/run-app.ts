@@ -1,0 +1,47 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { ConfigError } from '../config/env';
+import { ShutdownState } from '../health/shutdown-state';
+
+export interface RunnableApp {
+  app: INestApplicationContext;
+  graceMs: number;
+}
+
+/**
+ * Stops the app on SIGTERM/SIGINT: readiness turns false at once, intake stops, work
+ * in flight gets the grace period, connections close, then the process exits. A second
+ * signal exits immediately.
+ */
+export function installGracefulShutdown({ app, graceMs }: RunnableApp, onStopped?: () => Promise<void>): void {
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(130);
+    stopping = true;
+    app.get(ShutdownState, { strict: false }).beginDrain();
+    const deadline = setTimeout(() => {
+      process.stderr.write(`shutdown exceeded ${graceMs} ms after ${signal}; exiting\n`);
+      process.exit(1);
+    }, graceMs + 5_000);
+    deadline.unref();
+    try {
+      await app.close();
+      await onStopped?.();
+      process.exit(0);
+    } catch (error) {
+      process.stderr.write(`shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', (signal) => void stop(signal));
+  process.on('SIGINT', (signal) => void stop(signal));
+}
+
+/** main.ts's catch: a configuration error is printed plainly; anything else in full. */
+export function exitOnStartupFailure(app: string, error: unknown): never {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${app}: refusing to start.\n${error.message}\n`);
+    process.exit(78); // EX_CONFIG
+  }
+  process.stderr.write(`${app}: failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+}

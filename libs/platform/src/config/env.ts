@@ -1,0 +1,141 @@
+import 'reflect-metadata';
+import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync, type ValidationError } from 'class-validator';
+
+const DESCRIPTIONS = Symbol('waggle:env-descriptions');
+
+export interface EnvVarInfo {
+  name: string;
+  description: string;
+  secret: boolean;
+}
+
+/**
+ * Declares a configuration variable. Every variable an app reads is a property of its
+ * env class with one of these, so the whole configuration is listed (README, .env.example)
+ * from the classes themselves.
+ */
+export function EnvVar(description: string, options: { secret?: boolean } = {}): PropertyDecorator {
+  return (target, property) => {
+    const own: EnvVarInfo[] = Reflect.getOwnMetadata(DESCRIPTIONS, target) ?? [...(Reflect.getMetadata(DESCRIPTIONS, target) ?? [])];
+    own.push({ name: String(property), description, secret: options.secret ?? false });
+    Reflect.defineMetadata(DESCRIPTIONS, own, target);
+  };
+}
+
+export function describeEnv(envClass: new () => object): EnvVarInfo[] {
+  return (Reflect.getMetadata(DESCRIPTIONS, envClass.prototype) as EnvVarInfo[] | undefined) ?? [];
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const NATS_SERVERS = /^(nats|tls|ws|wss):\/\/[^\s,]+(,(nats|tls|ws|wss):\/\/[^\s,]+)*$/;
+
+/**
+ * Variables every app reads. Defaults suit a laptop; production sets them explicitly.
+ * Every property is explicitly typed: swc emits `design:type` only from annotations,
+ * and loadConfig converts values by that type.
+ */
+export class BaseEnv {
+  @EnvVar('development, production or test')
+  @IsIn(['development', 'production', 'test'])
+  NODE_ENV: 'development' | 'production' | 'test' = 'development';
+
+  @EnvVar('Minimum level of the JSON log lines written to stdout')
+  @IsIn(LOG_LEVELS)
+  LOG_LEVEL: LogLevel = 'info';
+
+  @EnvVar('Address the HTTP server binds to')
+  @IsString()
+  HOST: string = '0.0.0.0';
+
+  @EnvVar('HTTP port: the public API on the gateway, /health/* on every app')
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT: number = 3000;
+
+  @EnvVar('NATS server URL(s), comma-separated')
+  @Matches(NATS_SERVERS, { message: 'NATS_URL must be one or more nats:// URLs separated by commas' })
+  NATS_URL: string = 'nats://127.0.0.1:4222';
+
+  @EnvVar('How long a stopping process may finish in-flight work before it exits (ms)')
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  SHUTDOWN_GRACE_MS: number = 10_000;
+
+  @EnvVar('OTLP/HTTP endpoint for traces (e.g. http://otel-collector:4318); unset = no export')
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+
+  @EnvVar('service.name of the traces; defaults to waggle-<app>')
+  @IsOptional()
+  @IsString()
+  OTEL_SERVICE_NAME?: string;
+}
+
+export class DatabaseEnv extends BaseEnv {
+  @EnvVar('PostgreSQL connection URL; each service uses its own schema in this database', { secret: true })
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_URL must be a postgres:// URL' })
+  DATABASE_URL: string = 'postgres://postgres@127.0.0.1:5432/waggle';
+}
+
+// A mixin's base must be constructible with any arguments (TypeScript's mixin rule).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type EnvConstructor = new (...args: any[]) => BaseEnv;
+
+/** Adds REDIS_URL to an app's env class (meters, caches and BullMQ queues live in Redis). */
+export function WithRedis<TBase extends EnvConstructor>(Base: TBase) {
+  class RedisEnv extends Base {
+    @EnvVar('Redis connection URL (meters, caches, BullMQ queues)', { secret: true })
+    @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+    REDIS_URL: string = 'redis://127.0.0.1:6379';
+  }
+  return RedisEnv;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function convert(raw: string, type: unknown): unknown {
+  if (type === Number) return raw.trim() === '' ? Number.NaN : Number(raw);
+  if (type === Boolean) return raw === 'true' ? true : raw === 'false' ? false : raw;
+  return raw;
+}
+
+function describeProblems(errors: ValidationError[]): string[] {
+  // Values are not echoed: some variables hold credentials.
+  return errors.map((error) => {
+    const reasons = Object.values(error.constraints ?? {}).join('; ');
+    return `${error.property}: ${reasons}`;
+  });
+}
+
+/**
+ * Reads and validates an app's configuration from the environment. Throws ConfigError
+ * naming every bad variable; apps print it and refuse to start.
+ */
+export function loadConfig<T extends BaseEnv>(envClass: new () => T, source: NodeJS.ProcessEnv = process.env): T {
+  const config = new envClass();
+  const problems: string[] = [];
+  for (const { name } of describeEnv(envClass)) {
+    const raw = source[name];
+    if (raw === undefined || raw === '') continue;
+    const type: unknown = Reflect.getMetadata('design:type', envClass.prototype, name);
+    const value = convert(raw, type);
+    if (type === Number && Number.isNaN(value)) {
+      problems.push(`${name}: must be a number`);
+      continue;
+    }
+    (config as Record<string, unknown>)[name] = value;
+  }
+  problems.push(...describeProblems(validateSync(config, { forbidUnknownValues: false })));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

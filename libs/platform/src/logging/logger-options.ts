@@ -1,0 +1,69 @@
+import { trace } from '@opentelemetry/api';
+import type { Params } from 'nestjs-pino';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { stdTimeFunctions, type LoggerOptions } from 'pino';
+import { requestContext } from '../context/request-context';
+import type { LogLevel } from '../config/env';
+
+/** Query parameters that may carry credentials (the webhook trigger's `?secret=`). */
+const SECRET_QUERY_PARAMS = ['secret', 'api_key', 'token'];
+
+/** Replaces the values of credential-bearing query parameters, keeping the rest of the URL. */
+export function redactUrl(url: string | undefined): string | undefined {
+  if (!url || !url.includes('?')) return url;
+  const [path, query] = url.split('?', 2) as [string, string];
+  const params = query.split('&').map((pair) => {
+    const name = decodeURIComponent(pair.split('=', 1)[0] ?? '').toLowerCase();
+    return SECRET_QUERY_PARAMS.includes(name) ? `${pair.split('=', 1)[0]}=[redacted]` : pair;
+  });
+  return `${path}?${params.join('&')}`;
+}
+
+/** Adds the request id, workspace and trace ids to every line, whatever logged it. */
+export function contextFields(): Record<string, string> {
+  const fields: Record<string, string> = {};
+  const store = requestContext.get();
+  if (store?.requestId) fields.request_id = store.requestId;
+  if (store?.workspaceId) fields.workspace_id = store.workspaceId;
+  const span = trace.getActiveSpan()?.spanContext();
+  if (span && span.traceId !== '00000000000000000000000000000000') {
+    fields.trace_id = span.traceId;
+    fields.span_id = span.spanId;
+  }
+  return fields;
+}
+
+export function pinoOptions(app: string, level: LogLevel): LoggerOptions {
+  return {
+    level,
+    base: { app },
+    timestamp: stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    mixin: contextFields,
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'req.headers["x-service-webhook-secret"]',
+        'res.headers["set-cookie"]',
+      ],
+      censor: '[redacted]',
+    },
+  };
+}
+
+/** nestjs-pino settings: JSON lines, one per request (health probes excluded), no secrets. */
+export function loggerModuleParams(app: string, level: LogLevel): Params {
+  return {
+    pinoHttp: {
+      ...pinoOptions(app, level),
+      autoLogging: { ignore: (req: IncomingMessage) => req.url?.startsWith('/health/') ?? false },
+      // The request id is made by the gateway's first middleware (see RequestIdMiddleware).
+      genReqId: () => requestContext.get()?.requestId ?? '',
+      serializers: {
+        req: (req: IncomingMessage & { id?: unknown }) => ({ method: req.method, url: redactUrl(req.url) }),
+        res: (res: ServerResponse) => ({ status_code: res.statusCode }),
+      },
+    },
+  };
+}

@@ -1,0 +1,87 @@
+import { ClientNats, NatsRecordBuilder } from '@nestjs/microservices';
+import { RpcHeaders, type RpcCallContext, type RpcTransport } from '@waggle/contracts';
+import { WaggleException } from '@waggle/errors';
+import { SpanStatusCode } from '@opentelemetry/api';
+import { headers as natsHeaders, type NatsConnection } from 'nats';
+import { Observable } from 'rxjs';
+import { requestContext } from '../context/request-context';
+import { endSpanWithError, startNatsClientSpan } from './trace-propagation';
+
+/**
+ * Turns whatever a NATS call failed with into a catalog exception: the service's own
+ * error envelope when it sent one, otherwise `upstream_request_failed`.
+ */
+export function toUpstreamException(error: unknown, pattern: string): WaggleException {
+  if (error instanceof WaggleException) return error;
+  return (
+    WaggleException.fromWire(error) ??
+    new WaggleException('upstream_request_failed', { details: { pattern }, cause: error })
+  );
+}
+
+/**
+ * The NATS side of `sendRpc`/`streamRpc`: Nest's NATS client plus the headers every hop
+ * carries (request id, workspace, W3C trace context) and a client span per request.
+ */
+export class NatsRpcClient implements RpcTransport {
+  private readonly client: ClientNats;
+
+  constructor(servers: string, name: string) {
+    this.client = new ClientNats({ servers: servers.split(','), name, maxReconnectAttempts: -1 });
+  }
+
+  async connect(): Promise<void> {
+    await this.client.connect();
+  }
+
+  connection(): NatsConnection | undefined {
+    try {
+      return this.client.unwrap<NatsConnection>();
+    } catch {
+      return undefined;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+
+  request(pattern: string, payload: unknown, callContext: RpcCallContext): Observable<unknown> {
+    return new Observable<unknown>((subscriber) => {
+      const headers = natsHeaders();
+      const ambient = requestContext.get();
+      const requestId = callContext.requestId ?? ambient?.requestId;
+      const workspaceId = callContext.workspaceId ?? ambient?.workspaceId;
+      if (requestId) headers.set(RpcHeaders.requestId, requestId);
+      if (workspaceId) headers.set(RpcHeaders.workspaceId, workspaceId);
+      const span = startNatsClientSpan(pattern, headers);
+      let ended = false;
+      const end = (error?: WaggleException) => {
+        if (ended) return;
+        ended = true;
+        if (error) endSpanWithError(span, error, error.code);
+        else {
+          span.setStatus({ code: SpanStatusCode.OK });
+          span.end();
+        }
+      };
+      const record = new NatsRecordBuilder(payload).setHeaders(headers).build();
+      const subscription = this.client.send(pattern, record).subscribe({
+        next: (value) => subscriber.next(value),
+        error: (error: unknown) => {
+          const exception = toUpstreamException(error, pattern);
+          end(exception);
+          subscriber.error(exception);
+        },
+        complete: () => {
+          end();
+          subscriber.complete();
+        },
+      });
+      return () => {
+        subscription.unsubscribe();
+        end();
+      };
+    });
+  }
+}

@@ -1,0 +1,42 @@
+import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { WaggleException } from '@waggle/errors';
+
+export interface FieldProblem {
+  field: string;
+  messages: string[];
+}
+
+function flatten(errors: ValidationError[], prefix = ''): Array<FieldProblem & { missing: boolean }> {
+  return errors.flatMap((error) => {
+    const field = prefix ? `${prefix}.${error.property}` : error.property;
+    const constraints = error.constraints ?? {};
+    const own = Object.keys(constraints).length
+      ? [{ field, messages: Object.values(constraints), missing: error.value === undefined }]
+      : [];
+    return [...own, ...flatten(error.children ?? [], field)];
+  });
+}
+
+/**
+ * class-validator failures as catalog errors: a missing required field is
+ * `missing_required_field`, anything else `validation_error`, each naming the fields.
+ */
+export function validationExceptionFactory(errors: ValidationError[]): WaggleException {
+  const problems = flatten(errors);
+  const missing = problems.filter((problem) => problem.missing);
+  const details = problems.map(({ field, messages }) => ({ field, messages }));
+  if (missing.length > 0) {
+    return new WaggleException('missing_required_field', { details });
+  }
+  return new WaggleException('validation_error', { details });
+}
+
+/** The validation both edges use: unknown fields refused, payloads transformed to DTOs. */
+export function createValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    transform: true,
+    exceptionFactory: validationExceptionFactory,
+  });
+}
