@@ -45,7 +45,8 @@ export async function startServiceApp(spec: ServiceAppSpec): Promise<INestApplic
 
   const app = await NestFactory.create(ServiceRootModule, { bufferLogs: true });
   app.useLogger(app.get(Logger));
-  applyRpcConventions(app.connectMicroservice({ strategy: server }));
+  // Deferred so the conventions are registered before the NATS handlers are built.
+  applyRpcConventions(app.connectMicroservice({ strategy: server }, { deferInitialization: true }));
   await app.startAllMicroservices();
   await app.listen(spec.env.PORT, spec.env.HOST);
   return app;
