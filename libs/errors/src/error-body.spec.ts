@@ -1,0 +1,46 @@
+import { toErrorBody } from './error-body';
+import { WaggleException } from './waggle.exception';
+
+describe('toErrorBody', () => {
+  it('shapes a catalog error with `error` as the alias of the localized message', () => {
+    const exception = new WaggleException('model_deprecated', { params: { model: 'gpt-4-0314' } });
+    const english = toErrorBody(exception, 'en');
+    expect(english).toEqual({ error: english.message, message: expect.stringContaining('gpt-4-0314'), error_code: 'model_deprecated' });
+    const spanish = toErrorBody(exception, 'es');
+    expect(spanish.message).toContain('gpt-4-0314');
+    expect(spanish.message).not.toEqual(english.message);
+  });
+
+  it('adds the deprecated `code` alias only for the codes the spec lists', () => {
+    expect(toErrorBody(new WaggleException('workspace_limit_reached'), 'en').code).toBe('workspace_limit_reached');
+    expect(toErrorBody(new WaggleException('provider_error'), 'en')).not.toHaveProperty('code');
+  });
+
+  it('puts validation_failed details in `errors` and other details in `details`', () => {
+    expect(toErrorBody(new WaggleException('validation_failed', { details: [{ field: 'a' }] }), 'en')).toMatchObject({ errors: [{ field: 'a' }] });
+    expect(toErrorBody(new WaggleException('validation_error', { details: [{ field: 'b' }] }), 'en')).toMatchObject({ details: [{ field: 'b' }] });
+  });
+
+  it('keeps a specific message override', () => {
+    const body = toErrorBody(new WaggleException('not_found', { message: 'Workspace not found' }), 'es');
+    expect(body).toEqual({ error: 'Workspace not found', message: 'Workspace not found', error_code: 'not_found' });
+  });
+});
+
+describe('WaggleException', () => {
+  it('raises a code with its usual status or a catalog alternate, and refuses any other', () => {
+    expect(new WaggleException('upstream_request_failed').status).toBe(502);
+    expect(new WaggleException('upstream_request_failed', { status: 504 }).status).toBe(504);
+    expect(new WaggleException('validation_error', { status: 413 }).status).toBe(413);
+    expect(() => new WaggleException('not_found', { status: 500 })).toThrow(TypeError);
+  });
+
+  it('survives the wire: code, status, params, details and extra fields', () => {
+    const original = new WaggleException('api_rate_limit_exceeded', { params: { limit: 5 }, extra: { limit: 5, current: 6 }, details: { x: 1 } });
+    const copy = WaggleException.fromWire(JSON.parse(JSON.stringify(original.toWire())));
+    expect(copy).toBeInstanceOf(WaggleException);
+    expect(copy?.toWire()).toEqual(original.toWire());
+    expect(WaggleException.fromWire({ error_code: 'made_up' })).toBeUndefined();
+    expect(WaggleException.fromWire({ error_code: 'not_found', status: 500 })?.status).toBe(404);
+  });
+});

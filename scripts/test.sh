@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# `npm test`: dependencies, infrastructure, build, static checks, then the three test tiers.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export NX_DAEMON=false
+bash scripts/install-deps.sh
+bash scripts/ensure-infra.sh
+npm run --silent build
+echo "test: typecheck"; npm run --silent typecheck
+echo "test: lint"; npm run --silent lint
+mkdir -p tmp
+for tier in unit integration e2e; do
+  echo "test: $tier tier"
+  npx jest --selectProjects "$tier" --runInBand --json --outputFile "tmp/jest-$tier.json"
+done
+node -e '
+  const tiers = ["unit", "integration", "e2e"].map((t) => require(`./tmp/jest-${t}.json`));
+  const sum = (k) => tiers.reduce((n, r) => n + r[k], 0);
+  console.log(`${sum("numPassedTests")} passed, ${sum("numFailedTests")} failed`);
+'
