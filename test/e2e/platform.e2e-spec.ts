@@ -17,11 +17,17 @@ describe('the seven apps, started as processes', () => {
     return process;
   };
 
+  const running = (app: AppName): AppProcess => {
+    const process = apps.get(app);
+    if (!process) throw new Error(`${app} is not running`);
+    return process;
+  };
+
   const readiness = async (): Promise<Readiness> => (await fetch(`${gateway}/health/ready`)).json() as Promise<Readiness>;
 
   beforeAll(async () => {
     await Promise.all(APP_NAMES.map(async (app) => start(app, await freePort())));
-    gateway = apps.get('gateway')!.baseUrl;
+    gateway = running('gateway').baseUrl;
     await expectEventually(async () => {
       const { services } = await readiness();
       expect(Object.values(services).every((service) => service.status === 'up')).toBe(true);
@@ -45,15 +51,15 @@ describe('the seven apps, started as processes', () => {
   });
 
   it('each service checks its own dependencies', async () => {
-    const catalog = await fetch(`${apps.get('catalog')!.baseUrl}/health/ready`);
+    const catalog = await fetch(`${running('catalog').baseUrl}/health/ready`);
     expect(catalog.status).toBe(200);
     expect(await catalog.json()).toMatchObject({ status: 'ok', details: { postgres: { status: 'up' }, nats: { status: 'up' } } });
-    const dispatcher = await fetch(`${apps.get('callback-dispatcher')!.baseUrl}/health/ready`);
+    const dispatcher = await fetch(`${running('callback-dispatcher').baseUrl}/health/ready`);
     expect(await dispatcher.json()).toMatchObject({ details: { postgres: { status: 'up' }, nats: { status: 'up' }, redis: { status: 'up' } } });
   });
 
   it('shows a stopped service as down within a few seconds, and up again once it is back', async () => {
-    const catalog = apps.get('catalog')!;
+    const catalog = running('catalog');
     await expect(catalog.stop('SIGTERM')).resolves.toBe(0);
     const stoppedAt = Date.now();
     await expectEventually(async () => expect((await readiness()).services.catalog.status).toBe('down'), { timeoutMs: 5_000 });

@@ -1,4 +1,7 @@
-import { redactUrl } from './logger-options';
+import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { requestContext } from '../context/request-context';
+import { contextFields, redactUrl } from './logger-options';
 
 describe('redactUrl', () => {
   it('hides credential-bearing query parameters and keeps the rest', () => {
@@ -6,5 +9,20 @@ describe('redactUrl', () => {
     expect(redactUrl('/x?SECRET=1')).toBe('/x?SECRET=[redacted]');
     expect(redactUrl('/v1/error_codes?locale=es')).toBe('/v1/error_codes?locale=es');
     expect(redactUrl('/health/live')).toBe('/health/live');
+  });
+});
+
+describe('contextFields', () => {
+  it('adds the request id and workspace of the current request, and nothing outside one', () => {
+    expect(contextFields()).toEqual({});
+    const fields = requestContext.run({ requestId: 'req_0123', workspaceId: 'ws-1' }, () => contextFields());
+    expect(fields).toEqual({ request_id: 'req_0123', workspace_id: 'ws-1' });
+  });
+
+  it('adds the trace and span ids of the active span', () => {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    const spanContext = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 };
+    const fields = context.with(trace.setSpanContext(ROOT_CONTEXT, spanContext), () => contextFields());
+    expect(fields).toEqual({ trace_id: spanContext.traceId, span_id: spanContext.spanId });
   });
 });

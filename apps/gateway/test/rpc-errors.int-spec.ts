@@ -7,8 +7,8 @@ import { WaggleException } from '@waggle/errors';
 import { applyRpcConventions, GracefulNatsServer, loadConfig, NatsRpcClient, PlatformModule, requestContext } from '@waggle/platform';
 import { IsInt, IsString, Min } from 'class-validator';
 import type { NextFunction, Request, Response } from 'express';
-import { configureGatewayApp } from '../../apps/gateway/src/bootstrap';
-import { GatewayEnv } from '../../apps/gateway/src/config/gateway.env';
+import { configureGatewayApp } from '../src/bootstrap';
+import { GatewayEnv } from '../src/config/gateway.env';
 
 /**
  * A request from the real gateway edge (filter, body parsing, NATS client) through the
