@@ -1,1 +1,2 @@
+export { loadLocalEnvFile } from './local-env-file';
 export { startTelemetry, stopTelemetry } from './telemetry';

@@ -8,6 +8,7 @@ import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { IncomingMessage } from 'node:http';
+import { loadLocalEnvFile } from './local-env-file';
 
 let sdk: NodeSDK | undefined;
 
@@ -30,6 +31,7 @@ function isUntracedHealthProbe(request: IncomingMessage): boolean {
  */
 export function startTelemetry(appName: string): void {
   if (sdk) return;
+  loadLocalEnvFile();
   // We log to stdout as JSON lines and export no metrics yet: keep the SDK from
   // defaulting to OTLP exporters for those signals.
   process.env.OTEL_LOGS_EXPORTER ??= 'none';

@@ -1,5 +1,6 @@
 import { DOMAIN_SERVICES } from '@waggle/contracts';
 import { DatabaseEnv, exitOnStartupFailure, loadConfig, migrateAll, type PostgresDataSourceOptions, type ServiceMigrationTarget } from '@waggle/platform';
+import { loadLocalEnvFile } from '@waggle/telemetry';
 import { join } from 'node:path';
 
 interface ServiceDataSourceModule {
@@ -19,6 +20,7 @@ function loadTargets(databaseUrl: string): ServiceMigrationTarget[] {
 }
 
 async function main(): Promise<void> {
+  loadLocalEnvFile();
   const env = loadConfig(DatabaseEnv);
   const reset = process.argv.includes('--reset');
   const started = Date.now();
