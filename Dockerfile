@@ -8,9 +8,11 @@ FROM node:22-bookworm-slim AS build
 WORKDIR /app
 # The Nx daemon is pointless in a one-shot build and leaves processes behind.
 ENV NX_DAEMON=false
-# Manifests first so that source edits reuse the cached `npm ci` layer.
+# Manifests first so that source edits reuse the cached install layer. `npm ci` is
+# preferred; a lockfile written by npm 11.19 lacks other platforms' optional binaries,
+# which some npm versions then refuse, so fall back to `npm install` of the locked tree.
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --no-audit --no-fund || npm install --no-audit --no-fund
 COPY . .
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund

@@ -12,8 +12,12 @@ if ! node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.
   exit 1
 fi
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "deps: installing from package-lock.json (npm ci)"
-  npm ci --no-audit --no-fund --loglevel=error
+  echo "deps: installing from package-lock.json"
+  # `npm install` rather than `npm ci`: npm 11.19 writes lockfiles without the other
+  # platforms' optional binaries (@swc/core-darwin-*, …) and then its own `npm ci`
+  # refuses them as out of sync. With a lockfile present, `npm install` installs
+  # exactly the locked versions.
+  npm install --no-audit --no-fund --loglevel=error
 else
   echo "deps: node_modules up to date"
 fi
