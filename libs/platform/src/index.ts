@@ -1,6 +1,6 @@
 export { BaseEnv, ConfigError, DatabaseEnv, EnvVar, LOG_LEVELS, WithRedis, describeEnv, loadConfig, type EnvVarInfo, type LogLevel } from './config/env';
 export { REQUEST_ID_PATTERN, newErrorId, newRequestId, requestContext, type RequestContextStore } from './context/request-context';
-export { contextFields, loggerModuleParams, pinoOptions, redactUrl } from './logging/logger-options';
+export { contextFields, loggerModuleParams, pinoOptions, redactCredentials, redactUrl } from './logging/logger-options';
 export { GracefulNatsServer } from './nats/graceful-nats.server';
 export { NatsRpcClient, toUpstreamException } from './nats/nats-rpc.client';
 export { RpcContextInterceptor } from './nats/rpc-context.interceptor';

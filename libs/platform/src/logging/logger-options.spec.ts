@@ -1,7 +1,7 @@
 import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { requestContext } from '../context/request-context';
-import { contextFields, redactUrl } from './logger-options';
+import { contextFields, pinoOptions, redactCredentials, redactUrl } from './logger-options';
 
 describe('redactUrl', () => {
   it('hides credential-bearing query parameters and keeps the rest', () => {
@@ -24,5 +24,19 @@ describe('contextFields', () => {
     const spanContext = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 };
     const fields = context.with(trace.setSpanContext(ROOT_CONTEXT, spanContext), () => contextFields());
     expect(fields).toEqual({ trace_id: spanContext.traceId, span_id: spanContext.spanId });
+  });
+});
+
+describe('credentials in logged errors', () => {
+  it('masks user:password in URLs', () => {
+    expect(redactCredentials('connect postgres://admin:hunter2@db:5432/x failed')).toBe('connect postgres://[redacted]@db:5432/x failed');
+    expect(redactCredentials('redis://:pw@cache/0 and nats://n:4222')).toBe('redis://[redacted]@cache/0 and nats://n:4222');
+  });
+
+  it('applies to the message and stack of every logged error', () => {
+    const serialize = pinoOptions('test', 'info').serializers?.err as (error: Error) => { message: string; stack: string };
+    const line = serialize(new Error('connection to postgres://admin:hunter2@db failed'));
+    expect(line.message).toBe('connection to postgres://[redacted]@db failed');
+    expect(line.stack).not.toContain('hunter2');
   });
 });

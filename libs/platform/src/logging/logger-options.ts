@@ -1,7 +1,7 @@
 import { trace } from '@opentelemetry/api';
 import type { Params } from 'nestjs-pino';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { stdTimeFunctions, type LoggerOptions } from 'pino';
+import { stdSerializers, stdTimeFunctions, type LoggerOptions } from 'pino';
 import { requestContext } from '../context/request-context';
 import type { LogLevel } from '../config/env';
 
@@ -17,6 +17,23 @@ export function redactUrl(url: string | undefined): string | undefined {
     return SECRET_QUERY_PARAMS.includes(name) ? `${pair.split('=', 1)[0]}=[redacted]` : pair;
   });
   return `${path}?${params.join('&')}`;
+}
+
+/** `scheme://user:password@host` → `scheme://[redacted]@host`, wherever it appears in a string. */
+export function redactCredentials(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi, '$1[redacted]@');
+}
+
+/**
+ * Errors are logged with their message and stack, which drivers sometimes fill with a
+ * connection string; credentials in URLs are masked before the line is written.
+ */
+function serializeError(error: Error): Record<string, unknown> {
+  const serialized = stdSerializers.err(error) as unknown as Record<string, unknown>;
+  for (const key of ['message', 'stack']) {
+    if (typeof serialized[key] === 'string') serialized[key] = redactCredentials(serialized[key] as string);
+  }
+  return serialized;
 }
 
 /** Adds the request id, workspace and trace ids to every line, whatever logged it. */
@@ -40,6 +57,7 @@ export function pinoOptions(app: string, level: LogLevel): LoggerOptions {
     timestamp: stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
     mixin: contextFields,
+    serializers: { err: serializeError },
     redact: {
       paths: [
         'req.headers.authorization',
@@ -61,6 +79,7 @@ export function loggerModuleParams(app: string, level: LogLevel): Params {
       // The request id is made by the gateway's first middleware (see RequestIdMiddleware).
       genReqId: () => requestContext.get()?.requestId ?? '',
       serializers: {
+        err: serializeError,
         req: (req: IncomingMessage & { id?: unknown }) => ({ method: req.method, url: redactUrl(req.url) }),
         res: (res: ServerResponse) => ({ status_code: res.statusCode }),
       },
