@@ -5,7 +5,13 @@ import { createValidationPipe, loadConfig, newRequestId, PlatformModule, request
 import { json, type NextFunction, type Request, type Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import { GatewayEnv } from './config/gateway.env';
+import { ApiKeyAuthenticator } from './auth/api-key-authenticator';
+import { ApiKeyGuard } from './auth/api-key.guard';
 import { ErrorCodesController } from './error-codes/error-codes.controller';
+import { ApiMeterGuard } from './meter/api-meter.guard';
+import { Clock } from './meter/clock';
+import { ModelsController } from './models/models.controller';
+import { answerMalformedRequestsWithJson } from './errors/client-error.handler';
 import { HttpExceptionFilter, sendError } from './errors/http-exception.filter';
 import { ServicesReadinessReporter } from './health/services-readiness.reporter';
 
@@ -15,7 +21,8 @@ export async function createGatewayApp(env: GatewayEnv): Promise<NestExpressAppl
     imports: [
       PlatformModule.forApp({ app: 'gateway', env, dependencies: ['nats', 'redis'], readinessReporters: [ServicesReadinessReporter] }),
     ],
-    controllers: [ErrorCodesController],
+    controllers: [ErrorCodesController, ModelsController],
+    providers: [Clock, ApiKeyAuthenticator, ApiKeyGuard, ApiMeterGuard],
   })
   class GatewayModule {}
 
@@ -48,5 +55,6 @@ export async function bootstrap(): Promise<INestApplication> {
   const env = loadConfig(GatewayEnv);
   const app = await createGatewayApp(env);
   await app.listen(env.PORT, env.HOST);
+  answerMalformedRequestsWithJson(app.getHttpServer());
   return app;
 }

@@ -3,3 +3,32 @@ export { HealthPatterns, type HealthPingPattern, type HealthPingRequest, type He
 export { RpcHeaders, type RpcCallContext } from './rpc-headers';
 export type { RpcContract, RpcContracts, RpcPattern, RpcRequest, RpcResponse } from './rpc-contracts';
 export { sendRpc, streamRpc, type RpcTransport, type SendOptions } from './send';
+export {
+  ACCOUNT_LANGUAGES,
+  API_KEY_PATTERN,
+  API_KEY_PREFIX_LENGTH,
+  CatalogPatterns,
+  CreateWorkspaceRequest,
+  LimitsPatch,
+  ListModelsRequest,
+  LoadModelsRequest,
+  MODEL_PROVIDER_VIEWS,
+  PLAN_LIMIT_NAMES,
+  ResolveApiKeyRequest,
+  RevokeApiKeyRequest,
+  SetPlanLimitsRequest,
+  SetWorkspaceLimitsRequest,
+  SetWorkspacePlanRequest,
+  WorkspaceIdRequest,
+  type AccountLanguage,
+  type ApiKeySummary,
+  type CreatedApiKey,
+  type CreatedWorkspace,
+  type LoadModelsResponse,
+  type PlanLimitName,
+  type PlanLimits,
+  type PlanSummary,
+  type PublicModel,
+  type ResolvedApiKey,
+  type WorkspaceSummary,
+} from './catalog.patterns';

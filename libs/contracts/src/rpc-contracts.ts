@@ -1,4 +1,25 @@
+import type {
+  ApiKeySummary,
+  CreatedApiKey,
+  CreatedWorkspace,
+  CreateWorkspaceRequest,
+  ListModelsRequest,
+  LoadModelsRequest,
+  LoadModelsResponse,
+  PlanSummary,
+  PublicModel,
+  ResolveApiKeyRequest,
+  ResolvedApiKey,
+  RevokeApiKeyRequest,
+  SetPlanLimitsRequest,
+  SetWorkspaceLimitsRequest,
+  SetWorkspacePlanRequest,
+  WorkspaceIdRequest,
+  WorkspaceSummary,
+} from './catalog.patterns';
 import type { HealthPingPattern, HealthPingRequest, HealthPingResponse } from './health.patterns';
+
+type NoPayload = Record<string, never>;
 
 /** A request/reply pattern's payload and answer types, inseparable at the call site. */
 export interface RpcContract<Request, Response> {
@@ -12,6 +33,19 @@ export interface RpcContract<Request, Response> {
  */
 export type RpcContracts = {
   [P in HealthPingPattern]: RpcContract<HealthPingRequest, HealthPingResponse>;
+} & {
+  'catalog.api-keys.resolve': RpcContract<ResolveApiKeyRequest, ResolvedApiKey>;
+  'catalog.api-keys.create': RpcContract<WorkspaceIdRequest, CreatedApiKey>;
+  'catalog.api-keys.list': RpcContract<WorkspaceIdRequest, ApiKeySummary[]>;
+  'catalog.api-keys.revoke': RpcContract<RevokeApiKeyRequest, ApiKeySummary>;
+  'catalog.workspaces.create': RpcContract<CreateWorkspaceRequest, CreatedWorkspace>;
+  'catalog.workspaces.list': RpcContract<NoPayload, WorkspaceSummary[]>;
+  'catalog.workspaces.set-plan': RpcContract<SetWorkspacePlanRequest, WorkspaceSummary>;
+  'catalog.workspaces.set-limits': RpcContract<SetWorkspaceLimitsRequest, WorkspaceSummary>;
+  'catalog.plans.list': RpcContract<NoPayload, PlanSummary[]>;
+  'catalog.plans.set': RpcContract<SetPlanLimitsRequest, PlanSummary>;
+  'catalog.models.list': RpcContract<ListModelsRequest, PublicModel[]>;
+  'catalog.models.load': RpcContract<LoadModelsRequest, LoadModelsResponse>;
 };
 
 export type RpcPattern = keyof RpcContracts;

@@ -101,7 +101,7 @@ describe('ERROR_CATALOG', () => {
     expect(ERROR_CATALOG.validation_error.status).toBe(422);
     expect([...ERROR_CATALOG.validation_error.alternateStatuses].sort()).toEqual([400, 413]);
     expect(ERROR_CATALOG.upstream_request_failed.status).toBe(502);
-    expect([...ERROR_CATALOG.upstream_request_failed.alternateStatuses]).toEqual([504]);
+    expect([...ERROR_CATALOG.upstream_request_failed.alternateStatuses]).toEqual([504, 503]);
     for (const [code, entry] of entries) {
       if (code === 'validation_error' || code === 'upstream_request_failed') continue;
       expect({ code, alternateStatuses: entry.alternateStatuses }).toEqual({ code, alternateStatuses: [] });

@@ -546,7 +546,8 @@ export const ERROR_CATALOG = {
   },
   upstream_request_failed: {
     status: 502,
-    alternateStatuses: [504],
+    // 503 (our decision): the gateway's own upstream, the meter store, is unavailable.
+    alternateStatuses: [504, 503],
     category: 'runtime',
     fieldAliases: [],
     text: {

@@ -2,3 +2,4 @@ export { expectEventually, type EventuallyOptions } from './expect-eventually';
 export { freePort } from './free-port';
 export { REPO_ROOT, spawnApp, waitUntilLive, type AppProcess } from './app-process';
 export { OtlpReceiver, type ReceivedSpan } from './otlp-receiver';
+export { cliJson } from './cli';

@@ -29,6 +29,9 @@ export function serviceDataSourceOptions(spec: ServiceDataSourceSpec): PostgresD
     migrationsRun: false,
     synchronize: false,
     applicationName: spec.applicationName,
+    // gen_random_uuid() is built into PostgreSQL 13+; no extension to install at boot.
+    uuidExtension: 'pgcrypto',
+    installExtensions: false,
     extra: { max: 10, connectionTimeoutMillis: 5_000 },
   };
 }

@@ -1,0 +1,72 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { ApiKeySummary, CreatedApiKey, ResolvedApiKey } from '@waggle/contracts';
+import { WaggleException } from '@waggle/errors';
+import { isUUID } from 'class-validator';
+import { IsNull, LessThan, type EntityManager, type Repository } from 'typeorm';
+import { effectiveLimits } from '../workspaces/workspace-limits';
+import { WorkspaceEntity } from '../workspaces/workspace.entity';
+import { apiKeyPrefix, generateApiKey, hashApiKey, sameHash } from './api-key-secret';
+import { ApiKeyEntity } from './api-key.entity';
+
+/** last_used_at is written at most this often per key: it is for operators, not billing. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export function toApiKeySummary(key: ApiKeyEntity): ApiKeySummary {
+  return {
+    id: key.id,
+    prefix: key.prefix,
+    workspace_id: key.workspaceId,
+    created_at: key.createdAt.toISOString(),
+    last_used_at: key.lastUsedAt?.toISOString() ?? null,
+    revoked_at: key.revokedAt?.toISOString() ?? null,
+  };
+}
+
+@Injectable()
+export class ApiKeysService {
+  private readonly logger = new Logger(ApiKeysService.name);
+
+  constructor(@InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>) {}
+
+  async create(workspaceId: string, manager: EntityManager = this.keys.manager): Promise<CreatedApiKey> {
+    const workspace = await manager.findOneBy(WorkspaceEntity, { id: workspaceId, deletedAt: IsNull() });
+    if (!workspace) throw new WaggleException('not_found', { message: 'Workspace not found' });
+    const apiKey = generateApiKey();
+    const saved = await manager.save(manager.create(ApiKeyEntity, { workspaceId, prefix: apiKeyPrefix(apiKey), keyHash: hashApiKey(apiKey) }));
+    return { ...toApiKeySummary(saved), api_key: apiKey };
+  }
+
+  async list(workspaceId: string): Promise<ApiKeySummary[]> {
+    const keys = await this.keys.find({ where: { workspaceId }, order: { createdAt: 'ASC' } });
+    return keys.map(toApiKeySummary);
+  }
+
+  async revoke(idOrPrefix: string): Promise<ApiKeySummary> {
+    const key = await this.keys.findOneBy(isUUID(idOrPrefix) ? { id: idOrPrefix } : { prefix: idOrPrefix });
+    if (!key) throw new WaggleException('not_found', { message: 'API key not found' });
+    key.revokedAt ??= new Date();
+    return toApiKeySummary(await this.keys.save(key));
+  }
+
+  /**
+   * The gateway's question "whose key is this?". The lookup is by the visible prefix;
+   * the hashes are then compared in constant time. Unknown, revoked and deleted-workspace
+   * keys are indistinguishable to the caller.
+   */
+  async resolve(prefix: string, keyHash: string): Promise<ResolvedApiKey> {
+    const key = await this.keys.findOne({ where: { prefix }, relations: { workspace: { plan: true } } });
+    const valid = key !== null && sameHash(key.keyHash, keyHash) && key.revokedAt === null && key.workspace.deletedAt === null;
+    if (!valid) throw new WaggleException('invalid_api_key');
+    this.touch(key.id);
+    return { key_id: key.id, workspace_id: key.workspaceId, language: key.workspace.language, limits: effectiveLimits(key.workspace) };
+  }
+
+  private touch(id: string): void {
+    const now = new Date();
+    this.keys
+      .update({ id, lastUsedAt: IsNull() }, { lastUsedAt: now })
+      .then((result) => (result.affected ? undefined : this.keys.update({ id, lastUsedAt: LessThan(new Date(now.getTime() - LAST_USED_RESOLUTION_MS)) }, { lastUsedAt: now })))
+      .catch((error: unknown) => this.logger.warn({ err: error, key_id: id }, 'could not record last use of an API key'));
+  }
+}

@@ -1,0 +1,19 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { CatalogPatterns, ListModelsRequest, LoadModelsRequest, type LoadModelsResponse, type PublicModel } from '@waggle/contracts';
+import { ModelsService } from './models.service';
+
+@Controller()
+export class ModelsController {
+  constructor(private readonly models: ModelsService) {}
+
+  @MessagePattern(CatalogPatterns.listModels)
+  list(@Payload() request: ListModelsRequest): Promise<PublicModel[]> {
+    return this.models.list(request.provider_view);
+  }
+
+  @MessagePattern(CatalogPatterns.loadModels)
+  load(@Payload() request: LoadModelsRequest): Promise<LoadModelsResponse> {
+    return this.models.load(request.yaml, { force: request.force });
+  }
+}

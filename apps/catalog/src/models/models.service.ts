@@ -1,0 +1,128 @@
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import type { LoadModelsResponse, PublicModel } from '@waggle/contracts';
+import { WaggleException } from '@waggle/errors';
+import { readFile } from 'node:fs/promises';
+import { In, type DataSource, type Repository } from 'typeorm';
+import { CatalogVersionEntity } from './catalog-version.entity';
+import { defaultModelCatalogPath, ModelCatalogFileError, parseModelCatalog, type ModelCatalogFile } from './model-catalog-file';
+import { ModelEntity } from './model.entity';
+
+/** How long one replica serves the listing from memory before asking the database again. */
+export const MODEL_LIST_CACHE_MS = 5_000;
+const LISTED_TYPES = ['llm', 'image_generation'] as const;
+
+/** "2026.11.10" > "2026.11.9": dotted versions compare numerically, part by part. */
+export function compareCatalogVersions(a: string, b: string): number {
+  const left = a.split('.').map(Number);
+  const right = b.split('.').map(Number);
+  for (let index = 0; index < Math.max(left.length, right.length); index += 1) {
+    const difference = (left[index] ?? 0) - (right[index] ?? 0);
+    if (difference !== 0) return Math.sign(difference);
+  }
+  return 0;
+}
+
+export type ProviderView = 'serving' | 'maker';
+
+function toPublicModel(model: ModelEntity, view: ProviderView): PublicModel {
+  return {
+    id: model.id,
+    name: model.name,
+    slug: model.slug,
+    provider: view === 'serving' ? model.provider : model.maker,
+    provider_name: view === 'serving' ? model.providerName : model.makerName,
+    context_limit: model.contextLimit,
+    model_type: model.modelType as PublicModel['model_type'],
+    is_image_generation: model.modelType === 'image_generation',
+    is_vision: model.isVision,
+    is_reasoning: model.isReasoning,
+    is_tool_calling: model.isToolCalling,
+    is_json_schema: model.isJsonSchema,
+  };
+}
+
+@Injectable()
+export class ModelsService implements OnApplicationBootstrap {
+  private readonly logger = new Logger(ModelsService.name);
+  private cache?: { models: ModelEntity[]; expiresAt: number };
+
+  constructor(
+    @InjectRepository(ModelEntity) private readonly models: Repository<ModelEntity>,
+    @InjectRepository(CatalogVersionEntity) private readonly versions: Repository<CatalogVersionEntity>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  /** A new image brings its catalog file: load it when it is newer than the one in force. */
+  async onApplicationBootstrap(): Promise<void> {
+    const result = await this.load(await readFile(defaultModelCatalogPath(), 'utf8'), { onlyIfNewer: true });
+    if (result.loaded) this.logger.log({ msg: 'loaded the shipped model catalog', ...result });
+  }
+
+  /** Active chat and image models, as the public listing shows them. */
+  async list(view: ProviderView): Promise<PublicModel[]> {
+    const now = Date.now();
+    if (!this.cache || this.cache.expiresAt <= now) {
+      const models = await this.models.find({
+        where: { status: 'active', modelType: In([...LISTED_TYPES]) },
+        order: { provider: 'ASC', name: 'ASC' },
+      });
+      this.cache = { models, expiresAt: now + MODEL_LIST_CACHE_MS };
+    }
+    return this.cache.models.map((model) => toPublicModel(model, view));
+  }
+
+  async currentVersion(): Promise<string | undefined> {
+    const [latest] = await this.versions.find({ order: { loadedAt: 'DESC' }, take: 1 });
+    return latest?.version;
+  }
+
+  /**
+   * Replaces the catalog with a file's models in one transaction. The same version is
+   * not loaded twice unless forced; with `onlyIfNewer`, only a newer version loads.
+   */
+  async load(yamlText: string, options: { force?: boolean; onlyIfNewer?: boolean } = {}): Promise<LoadModelsResponse> {
+    let file: ModelCatalogFile;
+    try {
+      file = parseModelCatalog(yamlText);
+    } catch (error) {
+      if (error instanceof ModelCatalogFileError) throw new WaggleException('validation_error', { message: 'The model catalog file is invalid', details: error.problems });
+      throw error;
+    }
+    const current = await this.currentVersion();
+    const listedCount = file.models.filter((model) => model.status === 'active' && (LISTED_TYPES as readonly string[]).includes(model.modelType)).length;
+    const skip = current !== undefined && (options.onlyIfNewer ? compareCatalogVersions(file.version, current) <= 0 : current === file.version && !options.force);
+    if (skip) return { version: current, loaded: false, model_count: file.models.length, listed_count: listedCount };
+
+    const providers = new Map(file.providers.map((provider) => [provider.key, provider]));
+    const makers = new Map(file.makers.map((maker) => [maker.key, maker.name]));
+    await this.dataSource.transaction(async (manager) => {
+      await manager.clear(ModelEntity);
+      await manager.insert(
+        ModelEntity,
+        file.models.map((model) => ({
+          id: model.id,
+          name: model.name,
+          slug: model.slug,
+          provider: model.provider,
+          providerName: providers.get(model.provider)?.name ?? model.provider,
+          providerApi: providers.get(model.provider)?.api ?? 'openai-compatible',
+          maker: model.maker,
+          makerName: makers.get(model.maker) ?? model.maker,
+          providerModelId: model.providerModelId,
+          modelType: model.modelType,
+          contextLimit: model.contextLimit,
+          isVision: model.isVision,
+          isReasoning: model.isReasoning,
+          isToolCalling: model.isToolCalling,
+          isJsonSchema: model.isJsonSchema,
+          status: model.status,
+          catalogVersion: file.version,
+        })),
+      );
+      await manager.upsert(CatalogVersionEntity, { version: file.version, modelCount: file.models.length, loadedAt: new Date() }, ['version']);
+    });
+    this.cache = undefined;
+    return { version: file.version, loaded: true, model_count: file.models.length, listed_count: listedCount };
+  }
+}

@@ -1,0 +1,30 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { bigintAsNumber } from '../database/bigint-number.transformer';
+
+/** A plan's caps; every null column means unlimited. */
+@Entity({ name: 'plans' })
+export class PlanEntity {
+  @PrimaryColumn({ type: 'text' })
+  key!: string;
+
+  @Column({ type: 'text' })
+  name!: string;
+
+  @Column({ name: 'rate_limit_per_day', type: 'integer', nullable: true })
+  rateLimitPerDay!: number | null;
+
+  @Column({ name: 'provider_tool_calls_per_day', type: 'integer', nullable: true })
+  providerToolCallsPerDay!: number | null;
+
+  @Column({ name: 'workflow_concurrency', type: 'integer', nullable: true })
+  workflowConcurrency!: number | null;
+
+  @Column({ name: 'asset_storage_bytes', type: 'bigint', nullable: true, transformer: bigintAsNumber })
+  assetStorageBytes!: number | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+}

@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { PLAN_LIMIT_NAMES, type LimitsPatch, type PlanLimits, type PlanSummary } from '@waggle/contracts';
+import { WaggleException } from '@waggle/errors';
+import type { Repository } from 'typeorm';
+import { PlanEntity } from './plan.entity';
+
+const COLUMN_OF_LIMIT = {
+  rate_limit_per_day: 'rateLimitPerDay',
+  provider_tool_calls_per_day: 'providerToolCallsPerDay',
+  workflow_concurrency: 'workflowConcurrency',
+  asset_storage_bytes: 'assetStorageBytes',
+} as const satisfies Record<keyof PlanLimits, keyof PlanEntity>;
+
+export function planLimits(plan: PlanEntity): PlanLimits {
+  return Object.fromEntries(PLAN_LIMIT_NAMES.map((name) => [name, plan[COLUMN_OF_LIMIT[name]]])) as PlanLimits;
+}
+
+/** The fields of a patch that were given (null included: it means unlimited). */
+export function presentLimits(patch: LimitsPatch): Partial<PlanLimits> {
+  return Object.fromEntries(PLAN_LIMIT_NAMES.filter((name) => patch[name] !== undefined).map((name) => [name, patch[name]]));
+}
+
+export function toPlanSummary(plan: PlanEntity): PlanSummary {
+  return { key: plan.key, name: plan.name, limits: planLimits(plan) };
+}
+
+@Injectable()
+export class PlansService {
+  constructor(@InjectRepository(PlanEntity) private readonly plans: Repository<PlanEntity>) {}
+
+  async list(): Promise<PlanSummary[]> {
+    const plans = await this.plans.find({ order: { createdAt: 'ASC', key: 'ASC' } });
+    return plans.map(toPlanSummary);
+  }
+
+  async get(key: string): Promise<PlanEntity> {
+    const plan = await this.plans.findOneBy({ key: key.toLowerCase() });
+    if (!plan) throw new WaggleException('resource_not_found', { message: `Plan not found: ${key}` });
+    return plan;
+  }
+
+  async setLimits(key: string, patch: LimitsPatch): Promise<PlanSummary> {
+    const plan = await this.get(key);
+    for (const [name, value] of Object.entries(presentLimits(patch)) as Array<[keyof PlanLimits, number | null]>) {
+      (plan as unknown as Record<string, number | null>)[COLUMN_OF_LIMIT[name]] = value;
+    }
+    return toPlanSummary(await this.plans.save(plan));
+  }
+}

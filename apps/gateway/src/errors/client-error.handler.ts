@@ -1,0 +1,22 @@
+import { toErrorBody, WaggleException } from '@waggle/errors';
+import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+/**
+ * Requests that Node rejects before any route runs (a header block over the limit,
+ * unparsable HTTP) get the JSON error shape too, instead of Node's bare status line.
+ */
+export function answerMalformedRequestsWithJson(server: Server): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const message = tooLarge ? 'Request headers are too large' : 'The request could not be parsed';
+    const body = JSON.stringify(toErrorBody(new WaggleException('invalid_request', { message }), 'en'));
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+}

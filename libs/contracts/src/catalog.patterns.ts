@@ -1,0 +1,205 @@
+import 'reflect-metadata';
+import { Type } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Matches, Max, Min, ValidateIf } from 'class-validator';
+
+/** The catalog service: plans, workspaces, API keys and the model catalog. */
+export const CatalogPatterns = {
+  resolveApiKey: 'catalog.api-keys.resolve',
+  createApiKey: 'catalog.api-keys.create',
+  listApiKeys: 'catalog.api-keys.list',
+  revokeApiKey: 'catalog.api-keys.revoke',
+  createWorkspace: 'catalog.workspaces.create',
+  listWorkspaces: 'catalog.workspaces.list',
+  setWorkspacePlan: 'catalog.workspaces.set-plan',
+  setWorkspaceLimits: 'catalog.workspaces.set-limits',
+  listPlans: 'catalog.plans.list',
+  setPlanLimits: 'catalog.plans.set',
+  listModels: 'catalog.models.list',
+  loadModels: 'catalog.models.load',
+} as const;
+
+export const ACCOUNT_LANGUAGES = ['en', 'es'] as const;
+export type AccountLanguage = (typeof ACCOUNT_LANGUAGES)[number];
+
+export const PLAN_LIMIT_NAMES = ['rate_limit_per_day', 'provider_tool_calls_per_day', 'workflow_concurrency', 'asset_storage_bytes'] as const;
+export type PlanLimitName = (typeof PLAN_LIMIT_NAMES)[number];
+/** Every plan value; null means unlimited. */
+export type PlanLimits = Record<PlanLimitName, number | null>;
+
+/** `wgl_` + 40 base62 characters; the first 12 characters are the visible prefix. */
+export const API_KEY_PATTERN = /^wgl_[0-9A-Za-z]{40}$/;
+export const API_KEY_PREFIX_LENGTH = 12;
+
+export interface PlanSummary {
+  key: string;
+  name: string;
+  limits: PlanLimits;
+}
+
+export interface WorkspaceSummary {
+  id: string;
+  name: string;
+  plan: string;
+  language: AccountLanguage;
+  /** Per-workspace overrides; a key present with null lifts that cap. */
+  limit_overrides: Partial<PlanLimits>;
+  /** The plan's values with the overrides applied. */
+  limits: PlanLimits;
+  created_at: string;
+}
+
+export interface ApiKeySummary {
+  id: string;
+  prefix: string;
+  workspace_id: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface CreatedApiKey extends ApiKeySummary {
+  /** Shown once; only its SHA-256 hash is stored. */
+  api_key: string;
+}
+
+export interface CreatedWorkspace {
+  workspace: WorkspaceSummary;
+  api_key: CreatedApiKey;
+}
+
+/** What the gateway learns about a valid key, and caches briefly. */
+export interface ResolvedApiKey {
+  key_id: string;
+  workspace_id: string;
+  language: AccountLanguage;
+  limits: PlanLimits;
+}
+
+export class ResolveApiKeyRequest {
+  @IsString()
+  @Length(API_KEY_PREFIX_LENGTH, API_KEY_PREFIX_LENGTH)
+  prefix!: string;
+
+  /** SHA-256 of the whole key, hex: the key itself never leaves the gateway. */
+  @Matches(/^[0-9a-f]{64}$/)
+  key_hash!: string;
+}
+
+export class CreateWorkspaceRequest {
+  @IsString()
+  @Length(1, 200)
+  name!: string;
+
+  @IsOptional()
+  @IsString()
+  @Length(1, 50)
+  plan?: string;
+
+  @IsOptional()
+  @IsIn(ACCOUNT_LANGUAGES)
+  language?: AccountLanguage;
+}
+
+export class WorkspaceIdRequest {
+  @IsUUID()
+  workspace_id!: string;
+}
+
+export class SetWorkspacePlanRequest extends WorkspaceIdRequest {
+  @IsString()
+  @Length(1, 50)
+  plan!: string;
+}
+
+/** Limit changes: an absent field keeps its value, null makes it unlimited. */
+export class LimitsPatch {
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsInt()
+  @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
+  rate_limit_per_day?: number | null;
+
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsInt()
+  @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
+  provider_tool_calls_per_day?: number | null;
+
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsInt()
+  @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
+  workflow_concurrency?: number | null;
+
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsInt()
+  @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
+  asset_storage_bytes?: number | null;
+}
+
+export class SetWorkspaceLimitsRequest extends LimitsPatch {
+  @IsUUID()
+  workspace_id!: string;
+}
+
+export class SetPlanLimitsRequest extends LimitsPatch {
+  @IsString()
+  @Length(1, 50)
+  plan!: string;
+}
+
+export class RevokeApiKeyRequest {
+  /** The key's id or its visible prefix. */
+  @IsString()
+  @Length(1, 100)
+  key!: string;
+}
+
+export const MODEL_PROVIDER_VIEWS = ['serving', 'maker'] as const;
+
+export class ListModelsRequest {
+  /** `serving` for /v1/public/models, `maker` for /v1/models. */
+  @IsIn(MODEL_PROVIDER_VIEWS)
+  provider_view!: (typeof MODEL_PROVIDER_VIEWS)[number];
+}
+
+/** One entry of the public model listing: exactly the spec's twelve fields. */
+export interface PublicModel {
+  id: string;
+  name: string;
+  slug: string;
+  provider: string;
+  provider_name: string;
+  context_limit: number;
+  model_type: 'llm' | 'image_generation';
+  is_image_generation: boolean;
+  is_vision: boolean;
+  is_reasoning: boolean;
+  is_tool_calling: boolean;
+  is_json_schema: boolean;
+}
+
+export class LoadModelsRequest {
+  /** The catalog file's YAML text. */
+  @IsString()
+  @Length(1, 4 * 1024 * 1024)
+  yaml!: string;
+
+  /** Reload even when this version is already the current one. */
+  @IsOptional()
+  @IsBoolean()
+  @Type(() => Boolean)
+  force?: boolean;
+}
+
+export interface LoadModelsResponse {
+  version: string;
+  loaded: boolean;
+  model_count: number;
+  listed_count: number;
+}

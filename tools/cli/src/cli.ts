@@ -1,0 +1,121 @@
+import {
+  CatalogPatterns,
+  type PlanLimits,
+  type PlanSummary,
+  type RpcPattern,
+  type RpcRequest,
+  type RpcResponse,
+  type WorkspaceSummary,
+} from '@waggle/contracts';
+import { Command, Option } from 'commander';
+import { readFile } from 'node:fs/promises';
+import { addLimitOptions, limitsFromOptions } from './limit-options';
+import { formatLimit, print } from './output';
+
+/** How the CLI reaches the catalog service; the entry point passes the NATS client. */
+export type Caller = <P extends RpcPattern>(pattern: P, payload: RpcRequest<P>) => Promise<RpcResponse<P>>;
+
+const limitColumns = (limits: PlanLimits) => ({
+  per_day: formatLimit(limits.rate_limit_per_day),
+  tool_calls: formatLimit(limits.provider_tool_calls_per_day),
+  concurrency: formatLimit(limits.workflow_concurrency),
+  storage_bytes: formatLimit(limits.asset_storage_bytes),
+});
+const workspaceRow = (workspace: WorkspaceSummary) => ({ id: workspace.id, name: workspace.name, plan: workspace.plan, language: workspace.language, ...limitColumns(workspace.limits) });
+const planRow = (plan: PlanSummary) => ({ plan: plan.key, name: plan.name, ...limitColumns(plan.limits) });
+
+/**
+ * The operator CLI: workspaces, API keys, plans and the model catalog. Every command
+ * takes `--json` for scripts.
+ */
+export function buildCli(call: Caller, modelCatalogPath: string): Command {
+  const program = new Command('waggle').description('Operate a Waggle installation').exitOverride();
+  const json = () => new Option('--json', 'print JSON for scripts');
+
+  const workspace = program.command('workspace').description('workspaces and their plans and limits');
+  workspace
+    .command('create')
+    .description('create a workspace and its first API key (shown once)')
+    .requiredOption('--name <name>', 'display name')
+    .option('--plan <plan>', 'plan key (default: developer)')
+    .addOption(new Option('--language <language>', 'account language for error messages').choices(['en', 'es']))
+    .addOption(json())
+    .action(async (options: { name: string; plan?: string; language?: 'en' | 'es'; json?: boolean }) => {
+      const created = await call(CatalogPatterns.createWorkspace, { name: options.name, plan: options.plan, language: options.language });
+      if (options.json) print({ workspace_id: created.workspace.id, api_key: created.api_key.api_key }, true);
+      else process.stdout.write(`workspace ${created.workspace.id} (${created.workspace.plan})\napi key   ${created.api_key.api_key}\n(the key is shown only now)\n`);
+    });
+  workspace
+    .command('list')
+    .addOption(json())
+    .action(async (options: { json?: boolean }) => {
+      const workspaces = await call(CatalogPatterns.listWorkspaces, {});
+      print(workspaces, Boolean(options.json), workspaces.map(workspaceRow));
+    });
+  workspace
+    .command('set-plan <workspace-id> <plan>')
+    .addOption(json())
+    .action(async (id: string, plan: string, options: { json?: boolean }) => {
+      const updated = await call(CatalogPatterns.setWorkspacePlan, { workspace_id: id, plan });
+      print(updated, Boolean(options.json), [workspaceRow(updated)]);
+    });
+  addLimitOptions(workspace.command('set-limits <workspace-id>').description('override plan values for one workspace').addOption(json())).action(
+    async (id: string, options: Record<string, unknown>) => {
+      const updated = await call(CatalogPatterns.setWorkspaceLimits, { workspace_id: id, ...limitsFromOptions(options) });
+      print(updated, Boolean(options.json), [workspaceRow(updated)]);
+    },
+  );
+
+  const key = program.command('key').description('workspace API keys');
+  key
+    .command('create <workspace-id>')
+    .addOption(json())
+    .action(async (workspaceId: string, options: { json?: boolean }) => {
+      const created = await call(CatalogPatterns.createApiKey, { workspace_id: workspaceId });
+      if (options.json) print(created, true);
+      else process.stdout.write(`api key ${created.api_key}\n(the key is shown only now; its prefix is ${created.prefix})\n`);
+    });
+  key
+    .command('list <workspace-id>')
+    .addOption(json())
+    .action(async (workspaceId: string, options: { json?: boolean }) => {
+      const keys = await call(CatalogPatterns.listApiKeys, { workspace_id: workspaceId });
+      print(keys, Boolean(options.json), keys.map(({ id, prefix, created_at, last_used_at, revoked_at }) => ({ id, prefix, created_at, last_used_at, revoked_at })));
+    });
+  key
+    .command('revoke <key-prefix-or-id>')
+    .addOption(json())
+    .action(async (idOrPrefix: string, options: { json?: boolean }) => {
+      const revoked = await call(CatalogPatterns.revokeApiKey, { key: idOrPrefix });
+      print(revoked, Boolean(options.json), [{ id: revoked.id, prefix: revoked.prefix, revoked_at: revoked.revoked_at }]);
+    });
+
+  const plan = program.command('plan').description('plans and their default limits');
+  plan
+    .command('list')
+    .addOption(json())
+    .action(async (options: { json?: boolean }) => {
+      const plans = await call(CatalogPatterns.listPlans, {});
+      print(plans, Boolean(options.json), plans.map(planRow));
+    });
+  addLimitOptions(plan.command('set <plan>').description("change a plan's limits").addOption(json())).action(async (planKey: string, options: Record<string, unknown>) => {
+    const updated = await call(CatalogPatterns.setPlanLimits, { plan: planKey, ...limitsFromOptions(options) });
+    print(updated, Boolean(options.json), [planRow(updated)]);
+  });
+
+  const catalog = program.command('catalog').description('the model catalog');
+  catalog
+    .command('load')
+    .description('load a model catalog file (default: the one shipped with this version); no restart needed')
+    .option('--file <path>', 'catalog YAML file', modelCatalogPath)
+    .option('--force', 'reload even if this version is already loaded')
+    .addOption(json())
+    .action(async (options: { file: string; force?: boolean; json?: boolean }) => {
+      const result = await call(CatalogPatterns.loadModels, { yaml: await readFile(options.file, 'utf8'), force: Boolean(options.force) });
+      if (options.json) print(result, true);
+      else process.stdout.write(result.loaded ? `loaded catalog ${result.version}: ${result.model_count} models, ${result.listed_count} listed\n` : `catalog ${result.version} is already loaded (use --force to reload)\n`);
+    });
+
+  return program;
+}
+
