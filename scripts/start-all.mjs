@@ -1,8 +1,8 @@
 // Starts all seven apps from dist/, waits until the gateway reports every service up,
 // and stops them all gracefully on Ctrl-C. Each app's JSON log goes to .waggle/logs/;
 // WAGGLE_LOGS=stdout streams them here instead, prefixed with the app's name.
-import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -74,6 +74,23 @@ async function waitForServices(deadlineMs) {
   return false;
 }
 
+const cli = (...args) => JSON.parse(execFileSync(process.execPath, [join(root, 'dist/tools/cli/src/main.js'), ...args, '--json'], { cwd: root }).toString());
+
+/**
+ * The demo workspace is created once; its key (shown only at creation) is kept in
+ * .waggle/demo-workspace.json, which is local data and never committed.
+ */
+function ensureDemoWorkspace() {
+  const file = join(root, '.waggle/demo-workspace.json');
+  if (existsSync(file)) {
+    const demo = JSON.parse(readFileSync(file, 'utf8'));
+    if (cli('workspace', 'list').some((workspace) => workspace.id === demo.workspace_id)) return demo;
+  }
+  const demo = cli('workspace', 'create', '--name', 'Demo');
+  writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
+  return demo;
+}
+
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 
@@ -83,6 +100,14 @@ for (const spec of APPS) start(spec);
 if (await waitForServices(60_000)) {
   console.log(`up: all seven apps ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   console.log(`up: gateway  http://127.0.0.1:${gatewayPort}   (health: /health/ready, error codes: /v1/error_codes)`);
+  try {
+    const demo = ensureDemoWorkspace();
+    console.log(`up: demo workspace ${demo.workspace_id}`);
+    console.log(`up: demo API key   ${demo.api_key}   (kept in .waggle/demo-workspace.json)`);
+    console.log(`up: try: curl -H "Authorization: Bearer ${demo.api_key}" http://127.0.0.1:${gatewayPort}/v1/models`);
+  } catch (error) {
+    console.error(`up: could not create the demo workspace: ${error.message}`);
+  }
   console.log('up: press Ctrl-C to stop');
 } else if (!stopping) {
   console.error('up: not every service became ready within 60 s; see .waggle/logs/');

@@ -1,9 +1,12 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { LimitsPatch, PlanLimitName } from '@waggle/contracts';
 
-/** A limit flag's value: a non-negative integer, or `unlimited` to lift the cap. */
-export function parseLimit(value: string): number | null {
-  if (value === 'unlimited') return null;
+/**
+ * A limit flag's value: a non-negative integer, or `unlimited` to lift the cap (kept as
+ * the word here: commander replaces a parser's null with an empty string).
+ */
+export function parseLimit(value: string): number | 'unlimited' {
+  if (value === 'unlimited') return value;
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
     throw new InvalidArgumentError('expected a non-negative integer or "unlimited"');
   }
@@ -27,7 +30,8 @@ export function limitsFromOptions(options: Record<string, unknown>): LimitsPatch
   const patch: LimitsPatch = {};
   for (const [flag, limit] of LIMIT_FLAGS) {
     const option = flag.slice(2, flag.indexOf(' ')).replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
-    if (options[option] !== undefined) patch[limit] = options[option] as number | null;
+    const value = options[option] as number | 'unlimited' | undefined;
+    if (value !== undefined) patch[limit] = value === 'unlimited' ? null : value;
   }
   return patch;
 }
