@@ -1,5 +1,8 @@
 import type { PublicModel } from '@waggle/contracts';
-import { cliJson, expectEventually, freePort, spawnApp, waitUntilLive, type AppProcess } from '@waggle/testing';
+import { cliJson, expectEventually, freePort, REPO_ROOT, spawnApp, waitUntilLive, type AppProcess } from '@waggle/testing';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const MODEL_FIELDS: Record<keyof PublicModel, string> = {
   id: 'string',
@@ -69,6 +72,41 @@ describe('the gateway edge: keys, meter, models', () => {
     const hostedByMaker = makerModels.find((model) => model.id === hosted?.id);
     expect(hosted?.provider).toBe('groq');
     expect(hostedByMaker?.provider).not.toBe('groq');
+  });
+
+  it('loads a new catalog version with one command, without restarting anything', async () => {
+    const created = await cliJson<Created>(['workspace', 'create', '--name', 'e2e catalog load']);
+    const shipped = readFileSync(join(REPO_ROOT, 'apps/catalog/src/models/data/models.yaml'), 'utf8');
+    const extra = [
+      '  - id: ollama/e2e-test-model',
+      '    name: E2E Test Model (Ollama)',
+      '    provider: ollama',
+      '    maker: meta',
+      '    provider_model_id: e2e-test-model',
+      '    model_type: llm',
+      '    context_limit: 8192',
+      '    vision: false',
+      '    reasoning: false',
+      '    tool_calling: false',
+      '    json_schema: false',
+      '    status: active',
+      '',
+    ].join('\n');
+    const next = `${shipped.replace(/^version: .*$/m, "version: '2099.1.1'").trimEnd()}\n${extra}`;
+    const file = join(mkdtempSync(join(tmpdir(), 'waggle-catalog-')), 'models.yaml');
+    writeFileSync(file, next);
+    try {
+      const loaded = await cliJson<{ version: string; loaded: boolean }>(['catalog', 'load', '--file', file]);
+      expect(loaded).toMatchObject({ version: '2099.1.1', loaded: true });
+      await expectEventually(async () => {
+        const models = (await (await get('/v1/public/models', bearer(created.api_key))).json()) as PublicModel[];
+        expect(models.find((model) => model.id === 'ollama/e2e-test-model')).toMatchObject({ slug: 'e2e-test-model-ollama', provider: 'ollama' });
+      });
+      // The same version again is a no-op unless forced.
+      expect(await cliJson(['catalog', 'load', '--file', file])).toMatchObject({ loaded: false });
+    } finally {
+      await cliJson(['catalog', 'load', '--force']);
+    }
   });
 
   it('refuses a revoked key within 5 s', async () => {

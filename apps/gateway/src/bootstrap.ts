@@ -11,6 +11,8 @@ import { ErrorCodesController } from './error-codes/error-codes.controller';
 import { ApiMeterGuard } from './meter/api-meter.guard';
 import { Clock } from './meter/clock';
 import { ModelsController } from './models/models.controller';
+import { buildPublicOpenApiDocument } from './openapi/openapi-document';
+import { OpenApiController, OpenApiDocumentHolder } from './openapi/openapi.controller';
 import { answerMalformedRequestsWithJson } from './errors/client-error.handler';
 import { HttpExceptionFilter, sendError } from './errors/http-exception.filter';
 import { ServicesReadinessReporter } from './health/services-readiness.reporter';
@@ -21,13 +23,14 @@ export async function createGatewayApp(env: GatewayEnv): Promise<NestExpressAppl
     imports: [
       PlatformModule.forApp({ app: 'gateway', env, dependencies: ['nats', 'redis'], readinessReporters: [ServicesReadinessReporter] }),
     ],
-    controllers: [ErrorCodesController, ModelsController],
-    providers: [Clock, ApiKeyAuthenticator, ApiKeyGuard, ApiMeterGuard],
+    controllers: [ErrorCodesController, ModelsController, OpenApiController],
+    providers: [Clock, ApiKeyAuthenticator, ApiKeyGuard, ApiMeterGuard, OpenApiDocumentHolder],
   })
   class GatewayModule {}
 
   const app = await NestFactory.create<NestExpressApplication>(GatewayModule, { bufferLogs: true, bodyParser: false });
   configureGatewayApp(app, env);
+  app.get(OpenApiDocumentHolder).document = buildPublicOpenApiDocument(app);
   return app;
 }
 

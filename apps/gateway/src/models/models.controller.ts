@@ -1,10 +1,17 @@
 import { Controller, Get, Inject } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CatalogPatterns, sendRpc, type PublicModel } from '@waggle/contracts';
 import { APP_ENV, NatsRpcClient } from '@waggle/platform';
 import { MeteredApiRoute } from '../auth/authenticated.decorator';
 import type { GatewayEnv } from '../config/gateway.env';
+import { ErrorBodyDto, RateLimitErrorBodyDto } from '../errors/error-body.dto';
+import { PublicModelDto } from './public-model.dto';
 
 /** The active model catalog, on both of the spec's paths. */
+@ApiTags('models')
+@ApiBearerAuth()
+@ApiResponse({ status: 401, description: 'Missing, invalid or revoked API key', type: ErrorBodyDto })
+@ApiResponse({ status: 429, description: 'Daily API request cap reached', type: RateLimitErrorBodyDto })
 @Controller()
 @MeteredApiRoute()
 export class ModelsController {
@@ -15,6 +22,7 @@ export class ModelsController {
 
   /** `provider` is the serving provider's key. */
   @Get('v1/public/models')
+  @ApiOkResponse({ description: 'Active chat and image-generation models', type: [PublicModelDto] })
   listPublic(): Promise<PublicModel[]> {
     return this.list('serving');
   }

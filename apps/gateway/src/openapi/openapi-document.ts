@@ -1,0 +1,21 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+
+export const PUBLIC_PATH_PREFIX = '/v1/public/';
+
+/**
+ * The OpenAPI 3.1 description of the `/v1/public/*` endpoints, generated from the
+ * gateway's controllers and DTOs, so it lists exactly the routes that exist.
+ */
+export function buildPublicOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setOpenAPIVersion('3.1.0')
+    .setTitle('Waggle public API')
+    .setDescription('Prompt deployments, workflows, agents, knowledge bases, assets and the model catalog of a workspace.')
+    .setVersion('v1')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'wgl_ API key', description: 'A workspace API key' })
+    .build();
+  const document = SwaggerModule.createDocument(app, config);
+  document.paths = Object.fromEntries(Object.entries(document.paths).filter(([path]) => path.startsWith(PUBLIC_PATH_PREFIX)));
+  return document;
+}
