@@ -12,6 +12,7 @@ export const CatalogPatterns = {
   listWorkspaces: 'catalog.workspaces.list',
   setWorkspacePlan: 'catalog.workspaces.set-plan',
   setWorkspaceLimits: 'catalog.workspaces.set-limits',
+  deleteWorkspace: 'catalog.workspaces.delete',
   listPlans: 'catalog.plans.list',
   setPlanLimits: 'catalog.plans.set',
   listModels: 'catalog.models.list',

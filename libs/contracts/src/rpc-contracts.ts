@@ -42,6 +42,7 @@ export type RpcContracts = {
   'catalog.workspaces.list': RpcContract<NoPayload, WorkspaceSummary[]>;
   'catalog.workspaces.set-plan': RpcContract<SetWorkspacePlanRequest, WorkspaceSummary>;
   'catalog.workspaces.set-limits': RpcContract<SetWorkspaceLimitsRequest, WorkspaceSummary>;
+  'catalog.workspaces.delete': RpcContract<WorkspaceIdRequest, WorkspaceSummary>;
   'catalog.plans.list': RpcContract<NoPayload, PlanSummary[]>;
   'catalog.plans.set': RpcContract<SetPlanLimitsRequest, PlanSummary>;
   'catalog.models.list': RpcContract<ListModelsRequest, PublicModel[]>;

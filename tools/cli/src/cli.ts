@@ -59,6 +59,14 @@ export function buildCli(call: Caller, modelCatalogPath: string): Command {
       const updated = await call(CatalogPatterns.setWorkspacePlan, { workspace_id: id, plan });
       print(updated, Boolean(options.json), [workspaceRow(updated)]);
     });
+  workspace
+    .command('delete <workspace-id>')
+    .description('delete a workspace: its API keys stop working within seconds')
+    .addOption(json())
+    .action(async (id: string, options: { json?: boolean }) => {
+      const deleted = await call(CatalogPatterns.deleteWorkspace, { workspace_id: id });
+      print(deleted, Boolean(options.json), [workspaceRow(deleted)]);
+    });
   addLimitOptions(workspace.command('set-limits <workspace-id>').description('override plan values for one workspace').addOption(json())).action(
     async (id: string, options: Record<string, unknown>) => {
       const updated = await call(CatalogPatterns.setWorkspaceLimits, { workspace_id: id, ...limitsFromOptions(options) });

@@ -5,6 +5,7 @@ import {
   CreateWorkspaceRequest,
   SetWorkspaceLimitsRequest,
   SetWorkspacePlanRequest,
+  WorkspaceIdRequest,
   type CreatedWorkspace,
   type WorkspaceSummary,
 } from '@waggle/contracts';
@@ -27,6 +28,11 @@ export class WorkspacesController {
   @MessagePattern(CatalogPatterns.setWorkspacePlan)
   setPlan(@Payload() request: SetWorkspacePlanRequest): Promise<WorkspaceSummary> {
     return this.workspaces.setPlan(request.workspace_id, request.plan);
+  }
+
+  @MessagePattern(CatalogPatterns.deleteWorkspace)
+  delete(@Payload() request: WorkspaceIdRequest): Promise<WorkspaceSummary> {
+    return this.workspaces.delete(request.workspace_id);
   }
 
   @MessagePattern(CatalogPatterns.setWorkspaceLimits)

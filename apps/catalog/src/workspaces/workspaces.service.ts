@@ -62,6 +62,13 @@ export class WorkspacesService {
     return toWorkspaceSummary(await this.workspaces.save(workspace));
   }
 
+  /** Soft delete: the workspace and its keys stop working; its rows stay for audit. */
+  async delete(id: string): Promise<WorkspaceSummary> {
+    const workspace = await this.get(id);
+    workspace.deletedAt = new Date();
+    return toWorkspaceSummary(await this.workspaces.save(workspace));
+  }
+
   async setLimits(id: string, patch: LimitsPatch): Promise<WorkspaceSummary> {
     const workspace = await this.get(id);
     workspace.limitOverrides = { ...workspace.limitOverrides, ...presentLimits(patch) };
