@@ -2,9 +2,10 @@ import type { INestApplication } from '@nestjs/common';
 import { loadConfig, startServiceApp } from '@waggle/platform';
 import { InvocationEnv } from './config/invocation.env';
 import { dataSourceOptions } from './database/data-source';
+import { PromptsModule } from './prompts/prompts.module';
 
 export function bootstrap(): Promise<INestApplication> {
   const env = loadConfig(InvocationEnv);
   const database = dataSourceOptions(env.DATABASE_URL);
-  return startServiceApp({ service: 'invocation', env, dependencies: ['postgres', 'nats', 'redis'], database });
+  return startServiceApp({ service: 'invocation', env, dependencies: ['postgres', 'nats', 'redis'], database, imports: [PromptsModule] });
 }

@@ -32,3 +32,17 @@ export {
   type ResolvedApiKey,
   type WorkspaceSummary,
 } from './catalog.patterns';
+export {
+  ApplyPromptsRequest,
+  InvocationPatterns,
+  PROMPT_NAME_PATTERN,
+  PROMPT_ROLES,
+  PromptDeploymentSpec,
+  PromptMessageDto,
+  PromptParamsDto,
+  PromptVariantSpec,
+  REASONING_EFFORTS,
+  ResponseFormatDto,
+  type AppliedDeployment,
+  type AppliedVariant,
+} from './invocation.patterns';

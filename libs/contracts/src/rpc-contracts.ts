@@ -18,6 +18,7 @@ import type {
   WorkspaceSummary,
 } from './catalog.patterns';
 import type { HealthPingPattern, HealthPingRequest, HealthPingResponse } from './health.patterns';
+import type { AppliedDeployment, ApplyPromptsRequest } from './invocation.patterns';
 
 type NoPayload = Record<string, never>;
 
@@ -47,6 +48,7 @@ export type RpcContracts = {
   'catalog.plans.set': RpcContract<SetPlanLimitsRequest, PlanSummary>;
   'catalog.models.list': RpcContract<ListModelsRequest, PublicModel[]>;
   'catalog.models.load': RpcContract<LoadModelsRequest, LoadModelsResponse>;
+  'invocation.prompts.apply': RpcContract<ApplyPromptsRequest, AppliedDeployment[]>;
 };
 
 export type RpcPattern = keyof RpcContracts;

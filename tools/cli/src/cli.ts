@@ -1,5 +1,7 @@
 import {
   CatalogPatterns,
+  InvocationPatterns,
+  type ApplyPromptsRequest,
   type PlanLimits,
   type PlanSummary,
   type RpcPattern,
@@ -9,6 +11,7 @@ import {
 } from '@waggle/contracts';
 import { Command, Option } from 'commander';
 import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
 import { addLimitOptions, limitsFromOptions } from './limit-options';
 import { formatLimit, print } from './output';
 
@@ -122,6 +125,31 @@ export function buildCli(call: Caller, modelCatalogPath: string): Command {
       const result = await call(CatalogPatterns.loadModels, { yaml: await readFile(options.file, 'utf8'), force: Boolean(options.force) });
       if (options.json) print(result, true);
       else process.stdout.write(result.loaded ? `loaded catalog ${result.version}: ${result.model_count} models, ${result.listed_count} listed\n` : `catalog ${result.version} is already loaded (use --force to reload)\n`);
+    });
+
+  program
+    .command('apply')
+    .description('create or update the prompt deployments of a definition file (applying it twice changes nothing)')
+    .requiredOption('-f, --file <path>', 'YAML file with a top-level `prompts:` list')
+    .requiredOption('--workspace <workspace-id>', 'the workspace the definitions belong to')
+    .addOption(json())
+    .action(async (options: { file: string; workspace: string; json?: boolean }) => {
+      const document = parseYaml(await readFile(options.file, 'utf8')) as { prompts?: ApplyPromptsRequest['prompts'] } | null;
+      const applied = await call(InvocationPatterns.applyPrompts, { workspace_id: options.workspace, prompts: document?.prompts ?? [] });
+      print(
+        applied,
+        Boolean(options.json),
+        applied.flatMap((deployment) =>
+          deployment.variants.map((variant) => ({
+            deployment: deployment.deployment,
+            prompt_endpoint_id: deployment.prompt_endpoint_id,
+            variant: variant.name,
+            variant_id: variant.variant_id,
+            version: variant.version,
+            changed: variant.changed ? 'yes' : 'no',
+          })),
+        ),
+      );
     });
 
   return program;

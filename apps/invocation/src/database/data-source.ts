@@ -1,4 +1,6 @@
 import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/platform';
+import { PROMPT_ENTITIES } from '../prompts/entities';
+import { CreatePromptTables1763772000000 } from './migrations/1763772000000-create-prompt-tables';
 
 export const SCHEMA = 'invocation';
 
@@ -7,8 +9,8 @@ export function dataSourceOptions(databaseUrl: string): PostgresDataSourceOption
   return serviceDataSourceOptions({
     schema: SCHEMA,
     databaseUrl,
-    entities: [],
-    migrations: [],
+    entities: PROMPT_ENTITIES,
+    migrations: [CreatePromptTables1763772000000],
     applicationName: 'waggle-invocation',
   });
 }

@@ -1,0 +1,5 @@
+import { PromptDeploymentEntity } from './prompt-deployment.entity';
+import { PromptVariantEntity } from './prompt-variant.entity';
+import { PromptVersionEntity } from './prompt-version.entity';
+
+export const PROMPT_ENTITIES = [PromptDeploymentEntity, PromptVariantEntity, PromptVersionEntity];

@@ -1,0 +1,25 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+
+/** A prompt deployment of a workspace; its id is the webhook route's prompt_endpoint_id. */
+@Entity({ name: 'prompt_deployments' })
+@Index('UQ_prompt_deployments_workspace_name', ['workspaceId', 'name'], { unique: true })
+export class PromptDeploymentEntity {
+  @PrimaryGeneratedColumn('uuid')
+  id!: string;
+
+  @Column({ name: 'workspace_id', type: 'uuid' })
+  workspaceId!: string;
+
+  @Column({ type: 'text' })
+  name!: string;
+
+  /** `whsec_` + base64 of 32 random bytes: authenticates webhook triggers and signs callbacks. */
+  @Column({ name: 'webhook_secret', type: 'text' })
+  webhookSecret!: string;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+}

@@ -1,0 +1,34 @@
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { PromptDeploymentEntity } from './prompt-deployment.entity';
+import { PromptVersionEntity } from './prompt-version.entity';
+
+/** A named variant of a deployment, pointing at its current immutable version. */
+@Entity({ name: 'prompt_variants' })
+@Index('UQ_prompt_variants_deployment_name', ['deploymentId', 'name'], { unique: true })
+export class PromptVariantEntity {
+  @PrimaryGeneratedColumn('uuid')
+  id!: string;
+
+  @Column({ name: 'deployment_id', type: 'uuid' })
+  deploymentId!: string;
+
+  @ManyToOne(() => PromptDeploymentEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'deployment_id', foreignKeyConstraintName: 'FK_prompt_variants_deployment_id' })
+  deployment!: PromptDeploymentEntity;
+
+  @Column({ type: 'text' })
+  name!: string;
+
+  @Column({ name: 'current_version_id', type: 'uuid', nullable: true })
+  currentVersionId!: string | null;
+
+  @ManyToOne(() => PromptVersionEntity, { onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'current_version_id', foreignKeyConstraintName: 'FK_prompt_variants_current_version_id' })
+  currentVersion!: PromptVersionEntity | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+}

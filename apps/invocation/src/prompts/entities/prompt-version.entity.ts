@@ -1,0 +1,57 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+
+export interface StoredPromptMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** Model parameters as the definition file names them (snake_case). */
+export interface StoredPromptParams {
+  temperature?: number;
+  top_p?: number;
+  max_tokens?: number;
+  stop?: string[];
+  reasoning_effort?: 'minimal' | 'low' | 'medium' | 'high';
+  thinking_budget?: number;
+  response_format?: { type: 'json_schema'; name?: string; schema: Record<string, unknown> };
+}
+
+/** An immutable prompt: a variant points at one; changing a variant makes a new one. */
+@Entity({ name: 'prompt_versions' })
+@Index('UQ_prompt_versions_variant_version', ['variantId', 'version'], { unique: true })
+export class PromptVersionEntity {
+  @PrimaryGeneratedColumn('uuid')
+  id!: string;
+
+  @Column({ name: 'variant_id', type: 'uuid' })
+  variantId!: string;
+
+  /** 1, 2, 3… within the variant. */
+  @Column({ type: 'integer' })
+  version!: number;
+
+  /** A catalog model id. */
+  @Column({ type: 'text' })
+  model!: string;
+
+  @Column({ type: 'jsonb' })
+  messages!: StoredPromptMessage[];
+
+  @Column({ type: 'jsonb' })
+  params!: StoredPromptParams;
+
+  /** The input variables the templates use: a webhook trigger must supply each. */
+  @Column({ type: 'jsonb' })
+  variables!: string[];
+
+  /** Input variables whose values are image URLs. */
+  @Column({ name: 'image_inputs', type: 'jsonb' })
+  imageInputs!: string[];
+
+  /** SHA-256 of the canonical definition: applying the same definition twice changes nothing. */
+  @Column({ name: 'content_hash', type: 'text' })
+  contentHash!: string;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+}

@@ -1,0 +1,104 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { AppliedDeployment, AppliedVariant, ApplyPromptsRequest, PromptDeploymentSpec, PromptVariantSpec } from '@waggle/contracts';
+import { WaggleException } from '@waggle/errors';
+import { createHash, randomBytes } from 'node:crypto';
+import type { DataSource, EntityManager } from 'typeorm';
+import { PromptDeploymentEntity } from './entities/prompt-deployment.entity';
+import { PromptVariantEntity } from './entities/prompt-variant.entity';
+import { PromptVersionEntity, type StoredPromptParams } from './entities/prompt-version.entity';
+import { declaredVariables } from './prompt-template';
+
+/** `whsec_` + base64 of 32 random bytes (decisions: webhook secret format). */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** JSON with sorted keys, so equal definitions hash equally whatever the file's key order. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== undefined);
+    return `{${entries.sort(([a], [b]) => a.localeCompare(b)).map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function definitionOf(variant: PromptVariantSpec) {
+  return {
+    model: variant.model,
+    messages: variant.messages.map(({ role, content }) => ({ role, content })),
+    params: { ...(variant.params ?? {}) } as StoredPromptParams,
+    imageInputs: [...(variant.image_inputs ?? [])],
+  };
+}
+
+function duplicates(names: string[]): string[] {
+  return names.filter((name, index) => names.indexOf(name) !== index);
+}
+
+@Injectable()
+export class PromptsService {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * Declarative apply: deployments and variants are created when new; a variant whose
+   * definition changed gets a new immutable version and is repointed; an unchanged one
+   * is left alone, so applying the same file twice changes nothing.
+   */
+  async apply(request: ApplyPromptsRequest): Promise<AppliedDeployment[]> {
+    const repeated = duplicates(request.prompts.map((prompt) => prompt.deployment));
+    if (repeated.length) throw new WaggleException('validation_error', { message: `Deployment defined twice: ${repeated.join(', ')}` });
+    // Templates are checked before anything is written.
+    const variables = new Map<PromptVariantSpec, string[]>();
+    for (const prompt of request.prompts) {
+      const repeatedVariants = duplicates(prompt.variants.map((variant) => variant.name));
+      if (repeatedVariants.length) throw new WaggleException('validation_error', { message: `Variant defined twice in ${prompt.deployment}: ${repeatedVariants.join(', ')}` });
+      for (const variant of prompt.variants) variables.set(variant, declaredVariables(variant.messages.map((message) => message.content)));
+    }
+    return this.dataSource.transaction(async (manager) => {
+      const applied: AppliedDeployment[] = [];
+      for (const prompt of request.prompts) applied.push(await this.applyDeployment(manager, request.workspace_id, prompt, variables));
+      return applied;
+    });
+  }
+
+  private async applyDeployment(
+    manager: EntityManager,
+    workspaceId: string,
+    prompt: PromptDeploymentSpec,
+    variables: Map<PromptVariantSpec, string[]>,
+  ): Promise<AppliedDeployment> {
+    let deployment = await manager.findOne(PromptDeploymentEntity, { where: { workspaceId, name: prompt.deployment }, lock: { mode: 'pessimistic_write' } });
+    const created = deployment === null;
+    deployment ??= await manager.save(manager.create(PromptDeploymentEntity, { workspaceId, name: prompt.deployment, webhookSecret: newWebhookSecret() }));
+    const variants: AppliedVariant[] = [];
+    for (const spec of prompt.variants) variants.push(await this.applyVariant(manager, deployment, spec, variables.get(spec) ?? []));
+    return { deployment: deployment.name, prompt_endpoint_id: deployment.id, webhook_secret: deployment.webhookSecret, created, variants };
+  }
+
+  private async applyVariant(manager: EntityManager, deployment: PromptDeploymentEntity, spec: PromptVariantSpec, variables: string[]): Promise<AppliedVariant> {
+    const definition = definitionOf(spec);
+    const contentHash = createHash('sha256').update(canonicalJson(definition)).digest('hex');
+    let variant = await manager.findOne(PromptVariantEntity, { where: { deploymentId: deployment.id, name: spec.name }, relations: { currentVersion: true } });
+    if (variant?.currentVersion?.contentHash === contentHash) {
+      return { name: variant.name, variant_id: variant.id, version: variant.currentVersion.version, changed: false };
+    }
+    variant ??= await manager.save(manager.create(PromptVariantEntity, { deploymentId: deployment.id, name: spec.name, currentVersionId: null }));
+    const latest = await manager.findOne(PromptVersionEntity, { where: { variantId: variant.id }, order: { version: 'DESC' } });
+    const version = await manager.save(
+      manager.create(PromptVersionEntity, {
+        variantId: variant.id,
+        version: (latest?.version ?? 0) + 1,
+        model: definition.model,
+        messages: definition.messages,
+        params: definition.params,
+        variables,
+        imageInputs: definition.imageInputs,
+        contentHash,
+      }),
+    );
+    await manager.update(PromptVariantEntity, { id: variant.id }, { currentVersionId: version.id });
+    return { name: variant.name, variant_id: variant.id, version: version.version, changed: true };
+  }
+}

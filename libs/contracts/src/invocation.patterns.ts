@@ -1,0 +1,163 @@
+import 'reflect-metadata';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Length,
+  Matches,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+
+/** The invocation service: prompt deployments, their variants and versions, and runs. */
+export const InvocationPatterns = {
+  applyPrompts: 'invocation.prompts.apply',
+} as const;
+
+/** Deployment and variant names: what clients put in `deployment` and `variant`. */
+export const PROMPT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
+
+export const PROMPT_ROLES = ['system', 'user', 'assistant'] as const;
+export const REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
+
+export class PromptMessageDto {
+  @IsIn(PROMPT_ROLES)
+  role!: (typeof PROMPT_ROLES)[number];
+
+  /** A LiquidJS template over the inputs. */
+  @IsString()
+  @Length(0, 200_000)
+  content!: string;
+}
+
+export class ResponseFormatDto {
+  @IsIn(['json_schema'])
+  type!: 'json_schema';
+
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  name?: string;
+
+  @IsObject()
+  schema!: Record<string, unknown>;
+}
+
+export class PromptParamsDto {
+  @IsOptional()
+  @IsNumber()
+  @Min(0)
+  @Max(2)
+  temperature?: number;
+
+  @IsOptional()
+  @IsNumber()
+  @Min(0)
+  @Max(1)
+  top_p?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  max_tokens?: number;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(4)
+  @IsString({ each: true })
+  stop?: string[];
+
+  @IsOptional()
+  @IsIn(REASONING_EFFORTS)
+  reasoning_effort?: (typeof REASONING_EFFORTS)[number];
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  thinking_budget?: number;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ResponseFormatDto)
+  response_format?: ResponseFormatDto;
+}
+
+export class PromptVariantSpec {
+  @Matches(PROMPT_NAME_PATTERN)
+  name!: string;
+
+  /** A model id from the catalog. */
+  @IsString()
+  @Length(1, 200)
+  model!: string;
+
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(100)
+  @ValidateNested({ each: true })
+  @Type(() => PromptMessageDto)
+  messages!: PromptMessageDto[];
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => PromptParamsDto)
+  params?: PromptParamsDto;
+
+  /** Input variables whose values are image URLs, sent to the model as images. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @IsString({ each: true })
+  image_inputs?: string[];
+}
+
+export class PromptDeploymentSpec {
+  @Matches(PROMPT_NAME_PATTERN)
+  deployment!: string;
+
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(50)
+  @ValidateNested({ each: true })
+  @Type(() => PromptVariantSpec)
+  variants!: PromptVariantSpec[];
+}
+
+export class ApplyPromptsRequest {
+  @IsUUID()
+  workspace_id!: string;
+
+  @IsArray()
+  @ArrayMaxSize(500)
+  @ValidateNested({ each: true })
+  @Type(() => PromptDeploymentSpec)
+  prompts!: PromptDeploymentSpec[];
+}
+
+export interface AppliedVariant {
+  name: string;
+  variant_id: string;
+  /** The version the variant points at after this apply. */
+  version: number;
+  /** True when this apply made a new version (or the variant itself). */
+  changed: boolean;
+}
+
+export interface AppliedDeployment {
+  deployment: string;
+  prompt_endpoint_id: string;
+  webhook_secret: string;
+  created: boolean;
+  variants: AppliedVariant[];
+}
