@@ -17,6 +17,7 @@ export const CatalogPatterns = {
   setPlanLimits: 'catalog.plans.set',
   listModels: 'catalog.models.list',
   loadModels: 'catalog.models.load',
+  getModelRoute: 'catalog.models.route',
 } as const;
 
 export const ACCOUNT_LANGUAGES = ['en', 'es'] as const;
@@ -183,6 +184,25 @@ export interface PublicModel {
   is_reasoning: boolean;
   is_tool_calling: boolean;
   is_json_schema: boolean;
+}
+
+export class ModelIdRequest {
+  @IsString()
+  @Length(1, 200)
+  model_id!: string;
+}
+
+/** Everything a service needs to call a model: who serves it, how, and whether it may. */
+export interface ModelRoute {
+  id: string;
+  name: string;
+  provider: string;
+  provider_name: string;
+  provider_api: 'openai' | 'anthropic' | 'google' | 'openai-compatible';
+  provider_model_id: string;
+  model_type: 'llm' | 'image_generation' | 'embedding';
+  is_vision: boolean;
+  status: 'active' | 'deprecated';
 }
 
 export class LoadModelsRequest {

@@ -13,6 +13,7 @@ export {
   ListModelsRequest,
   LoadModelsRequest,
   MODEL_PROVIDER_VIEWS,
+  ModelIdRequest,
   PLAN_LIMIT_NAMES,
   ResolveApiKeyRequest,
   RevokeApiKeyRequest,
@@ -25,6 +26,7 @@ export {
   type CreatedApiKey,
   type CreatedWorkspace,
   type LoadModelsResponse,
+  type ModelRoute,
   type PlanLimitName,
   type PlanLimits,
   type PlanSummary,
@@ -46,3 +48,4 @@ export {
   type AppliedDeployment,
   type AppliedVariant,
 } from './invocation.patterns';
+export { flatMetadataProblem, IsFlatMetadata, METADATA_LIMITS, type FlatMetadata, type MetadataValue } from './flat-metadata';

@@ -6,6 +6,8 @@ import type {
   ListModelsRequest,
   LoadModelsRequest,
   LoadModelsResponse,
+  ModelIdRequest,
+  ModelRoute,
   PlanSummary,
   PublicModel,
   ResolveApiKeyRequest,
@@ -48,6 +50,7 @@ export type RpcContracts = {
   'catalog.plans.set': RpcContract<SetPlanLimitsRequest, PlanSummary>;
   'catalog.models.list': RpcContract<ListModelsRequest, PublicModel[]>;
   'catalog.models.load': RpcContract<LoadModelsRequest, LoadModelsResponse>;
+  'catalog.models.route': RpcContract<ModelIdRequest, ModelRoute>;
   'invocation.prompts.apply': RpcContract<ApplyPromptsRequest, AppliedDeployment[]>;
 };
 

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { CatalogPatterns, ListModelsRequest, LoadModelsRequest, type LoadModelsResponse, type PublicModel } from '@waggle/contracts';
+import { CatalogPatterns, ListModelsRequest, LoadModelsRequest, ModelIdRequest, type LoadModelsResponse, type ModelRoute, type PublicModel } from '@waggle/contracts';
 import { ModelsService } from './models.service';
 
 @Controller()
@@ -10,6 +10,11 @@ export class ModelsController {
   @MessagePattern(CatalogPatterns.listModels)
   list(@Payload() request: ListModelsRequest): Promise<PublicModel[]> {
     return this.models.list(request.provider_view);
+  }
+
+  @MessagePattern(CatalogPatterns.getModelRoute)
+  route(@Payload() request: ModelIdRequest): Promise<ModelRoute> {
+    return this.models.route(request.model_id);
   }
 
   @MessagePattern(CatalogPatterns.loadModels)

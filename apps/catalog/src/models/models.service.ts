@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import type { LoadModelsResponse, PublicModel } from '@waggle/contracts';
+import type { LoadModelsResponse, ModelRoute, PublicModel } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { readFile } from 'node:fs/promises';
 import { In, type DataSource, type Repository } from 'typeorm';
@@ -70,6 +70,23 @@ export class ModelsService implements OnApplicationBootstrap {
       this.cache = { models, expiresAt: now + MODEL_LIST_CACHE_MS };
     }
     return this.cache.models.map((model) => toPublicModel(model, view));
+  }
+
+  /** Any stored model, deprecated and embedding ones included: callers decide what to refuse. */
+  async route(id: string): Promise<ModelRoute> {
+    const model = await this.models.findOneBy({ id });
+    if (!model) throw new WaggleException('resource_not_found', { message: `Model not found: ${id}` });
+    return {
+      id: model.id,
+      name: model.name,
+      provider: model.provider,
+      provider_name: model.providerName,
+      provider_api: model.providerApi as ModelRoute['provider_api'],
+      provider_model_id: model.providerModelId,
+      model_type: model.modelType,
+      is_vision: model.isVision,
+      status: model.status,
+    };
   }
 
   async currentVersion(): Promise<string | undefined> {
