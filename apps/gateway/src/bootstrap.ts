@@ -13,6 +13,8 @@ import { Clock } from './meter/clock';
 import { ModelsController } from './models/models.controller';
 import { buildPublicOpenApiDocument } from './openapi/openapi-document';
 import { OpenApiController, OpenApiDocumentHolder } from './openapi/openapi.controller';
+import { PromptInvokeController } from './prompts/prompt-invoke.controller';
+import { RequestsController } from './requests/requests.controller';
 import { answerMalformedRequestsWithJson } from './errors/client-error.handler';
 import { HttpExceptionFilter, sendError } from './errors/http-exception.filter';
 import { ServicesReadinessReporter } from './health/services-readiness.reporter';
@@ -23,7 +25,7 @@ export async function createGatewayApp(env: GatewayEnv): Promise<NestExpressAppl
     imports: [
       PlatformModule.forApp({ app: 'gateway', env, dependencies: ['nats', 'redis'], readinessReporters: [ServicesReadinessReporter] }),
     ],
-    controllers: [ErrorCodesController, ModelsController, OpenApiController],
+    controllers: [ErrorCodesController, ModelsController, OpenApiController, PromptInvokeController, RequestsController],
     providers: [Clock, ApiKeyAuthenticator, ApiKeyGuard, ApiMeterGuard, OpenApiDocumentHolder],
   })
   class GatewayModule {}

@@ -3,9 +3,10 @@ import { loadConfig, startServiceApp } from '@waggle/platform';
 import { InvocationEnv } from './config/invocation.env';
 import { dataSourceOptions } from './database/data-source';
 import { PromptsModule } from './prompts/prompts.module';
+import { RunsModule } from './runs/runs.module';
 
 export function bootstrap(): Promise<INestApplication> {
   const env = loadConfig(InvocationEnv);
   const database = dataSourceOptions(env.DATABASE_URL);
-  return startServiceApp({ service: 'invocation', env, dependencies: ['postgres', 'nats', 'redis'], database, imports: [PromptsModule] });
+  return startServiceApp({ service: 'invocation', env, dependencies: ['postgres', 'nats', 'redis'], database, imports: [PromptsModule, RunsModule] });
 }

@@ -43,9 +43,18 @@ export {
   PromptMessageDto,
   PromptParamsDto,
   PromptVariantSpec,
+  PromptRunRequest,
   REASONING_EFFORTS,
+  REQUEST_ID_FORMAT,
+  RequestLookupRequest,
   ResponseFormatDto,
+  RUN_CANCEL_SUBJECT,
   type AppliedDeployment,
   type AppliedVariant,
+  type CancelRunMessage,
+  type PromptInvokeResponse,
+  type PromptStreamEvent,
+  type RequestLookup,
+  type UsageObject,
 } from './invocation.patterns';
 export { flatMetadataProblem, IsFlatMetadata, METADATA_LIMITS, type FlatMetadata, type MetadataValue } from './flat-metadata';

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { IsFlatMetadata, type FlatMetadata } from './flat-metadata';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -21,7 +22,16 @@ import {
 /** The invocation service: prompt deployments, their variants and versions, and runs. */
 export const InvocationPatterns = {
   applyPrompts: 'invocation.prompts.apply',
+  invokePrompt: 'invocation.prompts.invoke',
+  streamPrompt: 'invocation.prompts.stream',
+  getRequest: 'invocation.requests.get',
 } as const;
+
+/**
+ * Published (not requested) to every invocation replica when a streaming client goes
+ * away: the replica running that request aborts its provider call.
+ */
+export const RUN_CANCEL_SUBJECT = 'invocation.runs.cancel';
 
 /** Deployment and variant names: what clients put in `deployment` and `variant`. */
 export const PROMPT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
@@ -160,4 +170,96 @@ export interface AppliedDeployment {
   webhook_secret: string;
   created: boolean;
   variants: AppliedVariant[];
+}
+
+/** The spec's usage object of prompt runs. */
+export interface UsageObject {
+  prompt_tokens: { total_tokens: number; cached_tokens: number };
+  completion_tokens: { total_tokens: number; reasoning_tokens: number };
+  total_tokens: number;
+}
+
+export const REQUEST_ID_FORMAT = /^req_[0-9a-f]{32}$/;
+
+/** A prompt run as the gateway hands it to the invocation service. */
+export class PromptRunRequest {
+  @IsUUID()
+  workspace_id!: string;
+
+  @Matches(REQUEST_ID_FORMAT)
+  request_id!: string;
+
+  @IsString()
+  @Length(1, 200)
+  deployment!: string;
+
+  @IsString()
+  @Length(1, 200)
+  variant!: string;
+
+  @IsOptional()
+  @IsObject()
+  inputs?: Record<string, unknown>;
+
+  @IsOptional()
+  @IsFlatMetadata()
+  metadata?: FlatMetadata;
+
+  @IsOptional()
+  @IsString()
+  @Length(0, 500)
+  user?: string;
+}
+
+/** The non-streaming answer: exactly the spec's seven fields. */
+export interface PromptInvokeResponse {
+  request_id: string;
+  model: string;
+  duration: number;
+  reasoning: string;
+  response: string;
+  usage: UsageObject;
+  stop_reason: string;
+}
+
+export type PromptStreamEvent =
+  | { request_id: string; type: 'reasoning' | 'response'; model: string; response: string }
+  | { request_id: string; type: 'usage'; usage: UsageObject & { duration: number }; stop_reason: string }
+  | {
+      request_id: string;
+      type: 'error';
+      error: string;
+      message: string;
+      error_code: string;
+      error_type: string;
+      status_code: number;
+      provider?: string;
+    };
+
+export interface CancelRunMessage {
+  request_id: string;
+}
+
+export class RequestLookupRequest {
+  @IsUUID()
+  workspace_id!: string;
+
+  @IsString()
+  @Length(1, 100)
+  request_id!: string;
+}
+
+/** decisions.md: the answer of `GET /v1/public/requests/{id}`. */
+export interface RequestLookup {
+  request_id: string;
+  status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+  request_type: 'prompt' | 'workflow' | 'agent';
+  requestable_type: string;
+  requestable_id: string;
+  message: string | null;
+  metadata: FlatMetadata;
+  generated_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  data: Record<string, unknown> | null;
 }

@@ -20,7 +20,7 @@ import type {
   WorkspaceSummary,
 } from './catalog.patterns';
 import type { HealthPingPattern, HealthPingRequest, HealthPingResponse } from './health.patterns';
-import type { AppliedDeployment, ApplyPromptsRequest } from './invocation.patterns';
+import type { AppliedDeployment, ApplyPromptsRequest, PromptInvokeResponse, PromptRunRequest, PromptStreamEvent, RequestLookup, RequestLookupRequest } from './invocation.patterns';
 
 type NoPayload = Record<string, never>;
 
@@ -52,6 +52,10 @@ export type RpcContracts = {
   'catalog.models.load': RpcContract<LoadModelsRequest, LoadModelsResponse>;
   'catalog.models.route': RpcContract<ModelIdRequest, ModelRoute>;
   'invocation.prompts.apply': RpcContract<ApplyPromptsRequest, AppliedDeployment[]>;
+  'invocation.prompts.invoke': RpcContract<PromptRunRequest, PromptInvokeResponse>;
+  /** Streamed: one value per event. */
+  'invocation.prompts.stream': RpcContract<PromptRunRequest, PromptStreamEvent>;
+  'invocation.requests.get': RpcContract<RequestLookupRequest, RequestLookup>;
 };
 
 export type RpcPattern = keyof RpcContracts;

@@ -1,5 +1,5 @@
-import { DatabaseEnv, WithRedis } from '@waggle/platform';
+import { DatabaseEnv, WithProviderCredentials, WithRedis } from '@waggle/platform';
 
-export class InvocationEnv extends WithRedis(DatabaseEnv) {
+export class InvocationEnv extends WithProviderCredentials(WithRedis(DatabaseEnv)) {
   override PORT: number = 3101;
 }

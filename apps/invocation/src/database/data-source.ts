@@ -1,6 +1,7 @@
 import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/platform';
-import { PROMPT_ENTITIES } from '../prompts/entities';
+import { INVOCATION_ENTITIES } from '../prompts/entities';
 import { CreatePromptTables1763772000000 } from './migrations/1763772000000-create-prompt-tables';
+import { CreateRequestLedger1763775600000 } from './migrations/1763775600000-create-request-ledger';
 
 export const SCHEMA = 'invocation';
 
@@ -9,8 +10,8 @@ export function dataSourceOptions(databaseUrl: string): PostgresDataSourceOption
   return serviceDataSourceOptions({
     schema: SCHEMA,
     databaseUrl,
-    entities: PROMPT_ENTITIES,
-    migrations: [CreatePromptTables1763772000000],
+    entities: INVOCATION_ENTITIES,
+    migrations: [CreatePromptTables1763772000000, CreateRequestLedger1763775600000],
     applicationName: 'waggle-invocation',
   });
 }

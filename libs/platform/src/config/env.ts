@@ -139,3 +139,44 @@ export function loadConfig<T extends BaseEnv>(envClass: new () => T, source: Nod
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
+
+/**
+ * The model providers' credentials, declared so they are documented and listed in
+ * .env.example. The provider layer reads them (and `<NAME>_API_KEY` / `<NAME>_BASE_URL`
+ * for any other OpenAI-compatible host) from the environment itself.
+ */
+export function WithProviderCredentials<TBase extends EnvConstructor>(Base: TBase) {
+  class ProviderCredentialsEnv extends Base {
+    @EnvVar('OpenAI API key', { secret: true })
+    @IsOptional()
+    @IsString()
+    OPENAI_API_KEY?: string;
+
+    @EnvVar('OpenAI base URL (an OpenAI-compatible proxy, or the fake provider)')
+    @IsOptional()
+    @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+    OPENAI_BASE_URL?: string;
+
+    @EnvVar('Anthropic API key', { secret: true })
+    @IsOptional()
+    @IsString()
+    ANTHROPIC_API_KEY?: string;
+
+    @EnvVar('Anthropic base URL')
+    @IsOptional()
+    @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+    ANTHROPIC_BASE_URL?: string;
+
+    @EnvVar('Google Generative AI API key', { secret: true })
+    @IsOptional()
+    @IsString()
+    GOOGLE_GENERATIVE_AI_API_KEY?: string;
+
+    @EnvVar('How often a failed provider call (429, 5xx, network) is retried before provider_error')
+    @IsInt()
+    @Min(0)
+    @Max(10)
+    PROVIDER_MAX_RETRIES: number = 2;
+  }
+  return ProviderCredentialsEnv;
+}

@@ -42,6 +42,16 @@ export class NatsRpcClient implements RpcTransport {
     }
   }
 
+  /**
+   * Fire-and-forget message to every subscriber of a subject (no queue group), e.g. to
+   * tell whichever replica runs a request that its client has gone.
+   */
+  publish(subject: string, payload: unknown): void {
+    const connection = this.connection();
+    if (!connection || connection.isClosed()) return;
+    connection.publish(subject, new TextEncoder().encode(JSON.stringify(payload)));
+  }
+
   async close(): Promise<void> {
     await this.client.close();
   }

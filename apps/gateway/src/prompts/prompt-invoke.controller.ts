@@ -1,0 +1,41 @@
+import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiExcludeController } from '@nestjs/swagger';
+import { InvocationPatterns, RUN_CANCEL_SUBJECT, sendRpc, streamRpc, type PromptRunRequest } from '@waggle/contracts';
+import { NatsRpcClient, requestContext } from '@waggle/platform';
+import type { Response } from 'express';
+import type { AuthenticatedRequest } from '../auth/authenticated-request';
+import { MeteredApiRoute } from '../auth/authenticated.decorator';
+import { PromptInvokeBody } from './prompt-invoke.dto';
+import { relayAsSse } from './sse-relay';
+
+/** decisions.md: synchronous invoke time-out. */
+export const SYNC_INVOKE_TIMEOUT_MS = 300_000;
+
+/** Run a prompt deployment variant: one JSON answer, or a stream of events. */
+@ApiExcludeController()
+@ApiBearerAuth()
+@Controller()
+@MeteredApiRoute()
+export class PromptInvokeController {
+  constructor(private readonly rpc: NatsRpcClient) {}
+
+  @Post(['v1/prompt/invoke', 'v1/invoke'])
+  @HttpCode(200)
+  async invoke(@Body() body: PromptInvokeBody, @Req() request: AuthenticatedRequest, @Res() response: Response): Promise<void> {
+    const requestId = requestContext.get()?.requestId ?? '';
+    const run: PromptRunRequest = {
+      workspace_id: request.auth.workspace_id,
+      request_id: requestId,
+      deployment: body.deployment,
+      variant: body.variant,
+      inputs: body.inputs,
+      metadata: body.metadata,
+    };
+    if (!body.streaming) {
+      response.status(200).json(await sendRpc(this.rpc, InvocationPatterns.invokePrompt, run, { timeoutMs: SYNC_INVOKE_TIMEOUT_MS }));
+      return;
+    }
+    const events = streamRpc(this.rpc, InvocationPatterns.streamPrompt, run, { timeoutMs: SYNC_INVOKE_TIMEOUT_MS });
+    await relayAsSse(request, response, requestId, events, () => this.rpc.publish(RUN_CANCEL_SUBJECT, { request_id: requestId }));
+  }
+}

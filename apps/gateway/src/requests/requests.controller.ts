@@ -1,0 +1,60 @@
+import { Controller, Get, Param, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { InvocationPatterns, sendRpc, type RequestLookup } from '@waggle/contracts';
+import { NatsRpcClient } from '@waggle/platform';
+import type { AuthenticatedRequest } from '../auth/authenticated-request';
+import { MeteredApiRoute } from '../auth/authenticated.decorator';
+import { ErrorBodyDto } from '../errors/error-body.dto';
+
+const LOOKUP_TIMEOUT_MS = 10_000;
+
+class RequestLookupDto implements RequestLookup {
+  @ApiProperty({ example: 'req_0190f5a1b2c37d4e8f90a1b2c3d4e5f6' })
+  request_id!: string;
+
+  @ApiProperty({ enum: ['queued', 'running', 'completed', 'failed', 'cancelled'] })
+  status!: RequestLookup['status'];
+
+  @ApiProperty({ enum: ['prompt', 'workflow', 'agent'] })
+  request_type!: RequestLookup['request_type'];
+
+  @ApiProperty({ example: 'prompt_deployment' })
+  requestable_type!: string;
+
+  @ApiProperty({ format: 'uuid' })
+  requestable_id!: string;
+
+  @ApiPropertyOptional({ type: 'string', description: 'The last user message as sent to the model' })
+  message!: string | null;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The caller metadata of the run' })
+  metadata!: RequestLookup['metadata'];
+
+  @ApiProperty({ format: 'date-time' })
+  generated_at!: string;
+
+  @ApiPropertyOptional({ type: 'string', format: 'date-time' })
+  started_at!: string | null;
+
+  @ApiPropertyOptional({ type: 'string', format: 'date-time' })
+  ended_at!: string | null;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'The final response, output or error' })
+  data!: Record<string, unknown> | null;
+}
+
+@ApiTags('requests')
+@ApiBearerAuth()
+@Controller('v1/public/requests')
+@MeteredApiRoute()
+export class RequestsController {
+  constructor(private readonly rpc: NatsRpcClient) {}
+
+  /** One run of this workspace, from the request ledger. */
+  @Get(':id')
+  @ApiOkResponse({ type: RequestLookupDto })
+  @ApiResponse({ status: 404, description: 'No such request in this workspace', type: ErrorBodyDto })
+  lookup(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<RequestLookup> {
+    return sendRpc(this.rpc, InvocationPatterns.getRequest, { workspace_id: request.auth.workspace_id, request_id: id }, { timeoutMs: LOOKUP_TIMEOUT_MS });
+  }
+}

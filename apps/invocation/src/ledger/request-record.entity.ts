@@ -1,0 +1,76 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+export type RequestStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+/** One run in the request ledger: what was asked, of what, by whom, and how it ended. */
+@Entity({ name: 'requests' })
+@Index('IDX_requests_workspace_generated_at', ['workspaceId', 'generatedAt'])
+export class RequestRecordEntity {
+  /** `req_` + 32 hex digits (a UUIDv7), made by the gateway. */
+  @PrimaryColumn({ type: 'text' })
+  id!: string;
+
+  @Column({ name: 'workspace_id', type: 'uuid' })
+  workspaceId!: string;
+
+  @Column({ name: 'request_type', type: 'text' })
+  requestType!: 'prompt' | 'workflow' | 'agent';
+
+  @Column({ name: 'requestable_type', type: 'text' })
+  requestableType!: string;
+
+  @Column({ name: 'requestable_id', type: 'uuid' })
+  requestableId!: string;
+
+  @Column({ type: 'text', nullable: true })
+  deployment!: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  variant!: string | null;
+
+  @Column({ name: 'variant_id', type: 'uuid', nullable: true })
+  variantId!: string | null;
+
+  @Column({ name: 'version_id', type: 'uuid', nullable: true })
+  versionId!: string | null;
+
+  @Column({ type: 'integer', nullable: true })
+  version!: number | null;
+
+  @Column({ type: 'text', nullable: true })
+  model!: string | null;
+
+  @Column({ type: 'text' })
+  status!: RequestStatus;
+
+  /** The last user message as sent to the model. */
+  @Column({ type: 'text', nullable: true })
+  message!: string | null;
+
+  /** Caller metadata: kept for audit and filtering, never given to the model. */
+  @Index('IDX_requests_metadata', { synchronize: false })
+  @Column({ type: 'jsonb', default: () => "'{}'" })
+  metadata!: Record<string, string | number | boolean | null>;
+
+  @Column({ name: 'user_label', type: 'text', nullable: true })
+  userLabel!: string | null;
+
+  @Column({ name: 'generated_at', type: 'timestamptz' })
+  generatedAt!: Date;
+
+  @Column({ name: 'started_at', type: 'timestamptz', nullable: true })
+  startedAt!: Date | null;
+
+  @Column({ name: 'ended_at', type: 'timestamptz', nullable: true })
+  endedAt!: Date | null;
+
+  @Column({ name: 'duration_ms', type: 'integer', nullable: true })
+  durationMs!: number | null;
+
+  @Column({ type: 'jsonb', nullable: true })
+  usage!: Record<string, unknown> | null;
+
+  /** The final response, or the error. */
+  @Column({ type: 'jsonb', nullable: true })
+  data!: Record<string, unknown> | null;
+}

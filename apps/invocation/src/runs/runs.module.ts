@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { LedgerWriter } from '../ledger/ledger-writer';
+import { RequestRecordEntity } from '../ledger/request-record.entity';
+import { RequestsService } from '../ledger/requests.service';
+import { PromptDeploymentEntity } from '../prompts/entities/prompt-deployment.entity';
+import { PromptVariantEntity } from '../prompts/entities/prompt-variant.entity';
+import { ModelRoutes } from './model-routes';
+import { PromptRunner } from './prompt-runner.service';
+import { RunCancellation } from './run-cancellation';
+import { RunsController } from './runs.controller';
+
+/** Prompt runs, their cancellation and the request ledger. */
+@Module({
+  imports: [TypeOrmModule.forFeature([PromptDeploymentEntity, PromptVariantEntity, RequestRecordEntity])],
+  controllers: [RunsController],
+  providers: [ModelRoutes, LedgerWriter, RunCancellation, PromptRunner, RequestsService],
+})
+export class RunsModule {}

@@ -1,0 +1,191 @@
+/** Token counts the fake reports instead of the ones it would count itself. */
+export interface FakeUsageOverrides {
+  promptTokens?: number;
+  cachedTokens?: number;
+  reasoningTokens?: number;
+  completionTokens?: number;
+}
+
+/** An HTTP failure answered instead of a completion, in the protocol's own error shape. */
+export interface FakeError {
+  status: number;
+  message?: string;
+  /** Sent as `retry-after` on a 429; 1 when unset. */
+  retryAfterSeconds?: number;
+}
+
+/** How the fake answers a model: server-wide defaults, overridable per model id. */
+export interface FakeBehaviour {
+  /** The answer text; unset answers `Echo: <last user message text>`. */
+  response?: string;
+  /** Reasoning text sent before the answer; unset or null sends none. */
+  reasoning?: string | null;
+  /** Wait before the first byte (streaming) or the whole answer (not streaming). */
+  latencyMs: number;
+  /** Wait between streamed fragments. */
+  tokenDelayMs: number;
+  /** Words per streamed fragment. */
+  chunkSize: number;
+  usage: FakeUsageOverrides;
+  error?: FakeError | null;
+  /**
+   * Break the answer after this many streamed fragments: Anthropic sends an `error` event
+   * and closes, OpenAI destroys the socket. A non-streaming request is answered by a
+   * destroyed connection, as when a network fails.
+   */
+  failAfterFragments?: number | null;
+}
+
+export const DEFAULT_BEHAVIOUR: Readonly<FakeBehaviour> = Object.freeze({ latencyMs: 0, tokenDelayMs: 0, chunkSize: 1, usage: {} });
+
+export function resolveBehaviour(...layers: ReadonlyArray<Partial<FakeBehaviour> | undefined>): FakeBehaviour {
+  const merged: FakeBehaviour = { ...DEFAULT_BEHAVIOUR, usage: {} };
+  for (const layer of layers) {
+    if (!layer) continue;
+    Object.assign(merged, layer, { usage: { ...merged.usage, ...layer.usage } });
+  }
+  return merged;
+}
+
+const NUMBER_FIELDS = ['latencyMs', 'tokenDelayMs', 'chunkSize'] as const;
+const USAGE_FIELDS = ['promptTokens', 'cachedTokens', 'reasoningTokens', 'completionTokens'] as const;
+const KNOWN_FIELDS = new Set<string>(['response', 'reasoning', 'usage', 'error', 'failAfterFragments', ...NUMBER_FIELDS]);
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+/**
+ * Checks a behaviour that arrived as JSON (`PUT /_fake/models/{id}`), so a typo in another
+ * process's script fails loudly instead of silently answering with the defaults.
+ */
+export function parseBehaviour(value: unknown): Partial<FakeBehaviour> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('behaviour must be a JSON object');
+  const input = value as Record<string, unknown>;
+  const unknownFields = Object.keys(input).filter((key) => !KNOWN_FIELDS.has(key));
+  if (unknownFields.length > 0) throw new Error(`unknown behaviour field(s): ${unknownFields.join(', ')}`);
+  if (input.response !== undefined && typeof input.response !== 'string') throw new Error('response must be a string');
+  if (input.reasoning !== undefined && input.reasoning !== null && typeof input.reasoning !== 'string') {
+    throw new Error('reasoning must be a string or null');
+  }
+  for (const field of NUMBER_FIELDS) {
+    if (input[field] !== undefined && !isCount(input[field])) throw new Error(`${field} must be a non-negative integer`);
+  }
+  if (input.chunkSize === 0) throw new Error('chunkSize must be at least 1');
+  if (input.failAfterFragments !== undefined && input.failAfterFragments !== null && !isCount(input.failAfterFragments)) {
+    throw new Error('failAfterFragments must be a non-negative integer or null');
+  }
+  if (input.usage !== undefined) {
+    if (typeof input.usage !== 'object' || input.usage === null) throw new Error('usage must be an object');
+    const usage = input.usage as Record<string, unknown>;
+    for (const [key, count] of Object.entries(usage)) {
+      if (!(USAGE_FIELDS as readonly string[]).includes(key)) throw new Error(`unknown usage field: ${key}`);
+      if (!isCount(count)) throw new Error(`usage.${key} must be a non-negative integer`);
+    }
+  }
+  if (input.error !== undefined && input.error !== null) {
+    const error = input.error as Record<string, unknown>;
+    if (typeof error !== 'object' || !Number.isInteger(error.status) || (error.status as number) < 400 || (error.status as number) > 599) {
+      throw new Error('error.status must be an HTTP error status (400-599)');
+    }
+    if (error.message !== undefined && typeof error.message !== 'string') throw new Error('error.message must be a string');
+    if (error.retryAfterSeconds !== undefined && !isCount(error.retryAfterSeconds)) {
+      throw new Error('error.retryAfterSeconds must be a non-negative integer');
+    }
+  }
+  return input as Partial<FakeBehaviour>;
+}
+
+/** What the fake understood of a request, whichever protocol it came in. */
+export interface FakeConversation {
+  lastUserText: string;
+  /** Words across every message, the default prompt token count. */
+  promptWords: number;
+  maxTokens?: number;
+  stop: string[];
+}
+
+export type FakeFinish = 'stop' | 'stop_sequence' | 'length';
+
+export interface FakeUsage {
+  promptTokens: number;
+  cachedTokens: number;
+  completionTokens: number;
+  reasoningTokens: number;
+}
+
+/** The whole answer, decided before the first byte so both protocols say the same thing. */
+export interface FakeAnswer {
+  reasoningFragments: string[];
+  responseFragments: string[];
+  finish: FakeFinish;
+  stopSequence?: string;
+  usage: FakeUsage;
+}
+
+/** Splits text into words that keep their surrounding spaces, so the pieces join back exactly. */
+export function splitWords(text: string): string[] {
+  if (text.length === 0) return [];
+  return text.match(/\s*\S+\s*/g) ?? [text];
+}
+
+export function countWords(text: string): number {
+  return text.split(/\s+/).filter((word) => word.length > 0).length;
+}
+
+function group(words: string[], size: number): string[] {
+  const fragments: string[] = [];
+  for (let index = 0; index < words.length; index += size) fragments.push(words.slice(index, index + size).join(''));
+  return fragments;
+}
+
+/**
+ * The answer a behaviour gives a conversation. A word is a token, like the fake's usage
+ * counts; a stop sequence cuts the answer before it; `maxTokens` covers reasoning and answer
+ * together, as OpenAI's max_completion_tokens and Anthropic's max_tokens do.
+ */
+export function planAnswer(behaviour: FakeBehaviour, conversation: FakeConversation): FakeAnswer {
+  let responseText = behaviour.response ?? `Echo: ${conversation.lastUserText}`;
+  let finish: FakeFinish = 'stop';
+  let stopSequence: string | undefined;
+  let cutAt = responseText.length;
+  for (const stop of conversation.stop) {
+    const index = stop.length > 0 ? responseText.indexOf(stop) : -1;
+    if (index >= 0 && index < cutAt) {
+      cutAt = index;
+      stopSequence = stop;
+    }
+  }
+  if (stopSequence !== undefined) {
+    responseText = responseText.slice(0, cutAt);
+    finish = 'stop_sequence';
+  }
+
+  let reasoningWords = splitWords(behaviour.reasoning ?? '');
+  let responseWords = splitWords(responseText);
+  if (conversation.maxTokens !== undefined) {
+    const budget = conversation.maxTokens;
+    if (reasoningWords.length + responseWords.length > budget) {
+      reasoningWords = reasoningWords.slice(0, budget);
+      responseWords = responseWords.slice(0, budget - reasoningWords.length);
+      finish = 'length';
+      stopSequence = undefined;
+    }
+  }
+
+  const chunkSize = Math.max(1, behaviour.chunkSize);
+  const overrides = behaviour.usage;
+  const reasoningTokens = overrides.reasoningTokens ?? reasoningWords.length;
+  return {
+    reasoningFragments: group(reasoningWords, chunkSize),
+    responseFragments: group(responseWords, chunkSize),
+    finish,
+    ...(stopSequence !== undefined && { stopSequence }),
+    usage: {
+      promptTokens: overrides.promptTokens ?? conversation.promptWords,
+      cachedTokens: overrides.cachedTokens ?? 0,
+      reasoningTokens,
+      completionTokens: overrides.completionTokens ?? responseWords.length + reasoningTokens,
+    },
+  };
+}

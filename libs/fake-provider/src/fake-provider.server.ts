@@ -1,0 +1,450 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
+import {
+  anthropicConversation,
+  anthropicError,
+  anthropicEvent,
+  anthropicInputUsage,
+  anthropicMessage,
+  anthropicOutputUsage,
+  anthropicStopReason,
+  thinkingSignature,
+} from './anthropic-protocol';
+import { parseBehaviour, planAnswer, resolveBehaviour, type FakeAnswer, type FakeBehaviour } from './behaviour';
+import { openAIChunk, openAICompletion, openAIConversation, openAIError, openAIFinishReason, type OpenAIIdentity } from './openai-protocol';
+
+export type FakeProtocol = 'openai' | 'anthropic';
+
+/** One model request as the fake saw it. Headers are not kept, so no API key ever is. */
+export interface FakeRequestRecord {
+  id: string;
+  protocol: FakeProtocol;
+  path: string;
+  model: string;
+  /** The parsed JSON body; null when it was not JSON. */
+  body: unknown;
+  stream: boolean;
+  /** Epoch milliseconds. */
+  receivedAt: number;
+  /** When the fake ended the answer (completed, answered an error, or broke it on purpose). */
+  finishedAt?: number;
+  /** HTTP status answered, once the headers went out. */
+  status?: number;
+  /** The client closed the connection before the answer finished. */
+  aborted: boolean;
+  abortedAt?: number;
+}
+
+export interface FakeProviderOptions {
+  maxRecords?: number;
+}
+
+type Json = Record<string, unknown>;
+
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+const MODEL_PATH_PREFIX = '/_fake/models/';
+
+class BodyError extends Error {}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new BodyError('request body too large'));
+        request.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+}
+
+/** Resolves false instead of waiting when the request was aborted meanwhile. */
+async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return false;
+  if (ms <= 0) return true;
+  try {
+    await delay(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A real HTTP server speaking the OpenAI chat-completions and Anthropic messages protocols
+ * closely enough for the AI SDK's providers to work unchanged against it, so tests and
+ * benchmarks exercise the real provider layer over a socket.
+ */
+export class FakeProviderServer {
+  private readonly defaults: Partial<FakeBehaviour>;
+  private readonly models = new Map<string, Partial<FakeBehaviour>>();
+  private readonly records: FakeRequestRecord[] = [];
+  private readonly watchers = new Set<() => void>();
+  private server?: Server;
+  private stopping = false;
+  private sequence = 0;
+  private baseUrl?: string;
+  private readonly maxRecords: number;
+
+  /** `maxRecords` keeps only the newest records, so a long benchmark run does not grow without bound. */
+  constructor(defaults: Partial<FakeBehaviour> = {}, options: FakeProviderOptions = {}) {
+    this.defaults = parseBehaviour(defaults);
+    this.maxRecords = options.maxRecords ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** The base URL `start` answered; the providers' base URLs are this plus `/v1`. */
+  get url(): string {
+    if (!this.baseUrl) throw new Error('FakeProviderServer is not started');
+    return this.baseUrl;
+  }
+
+  /** Every model request so far, oldest first; records update in place as answers end. */
+  get requests(): readonly FakeRequestRecord[] {
+    return [...this.records];
+  }
+
+  async start(port = 0, host = '127.0.0.1'): Promise<string> {
+    if (this.server) throw new Error('FakeProviderServer is already started');
+    const server = createServer({ noDelay: true, keepAliveTimeout: 5_000 }, (request, response) => void this.handle(request, response));
+    this.server = server;
+    this.stopping = false;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = server.address();
+    if (!address || typeof address === 'string') throw new Error('fake provider has no TCP address');
+    const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+    this.baseUrl = `http://${shownHost}:${address.port}`;
+    return this.baseUrl;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.stopping = true;
+    this.server = undefined;
+    this.baseUrl = undefined;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await closed;
+  }
+
+  /** Scripts one model id; its fields override the server-wide defaults. */
+  setModel(modelId: string, behaviour: Partial<FakeBehaviour>): void {
+    this.models.set(modelId, parseBehaviour(behaviour));
+  }
+
+  clearModel(modelId: string): void {
+    this.models.delete(modelId);
+  }
+
+  /** Forgets the per-model scripts and the recorded requests; the constructor's defaults stay. */
+  reset(): void {
+    this.models.clear();
+    this.clearRequests();
+  }
+
+  clearRequests(): void {
+    this.records.length = 0;
+  }
+
+  behaviourFor(modelId: string): FakeBehaviour {
+    return resolveBehaviour(this.defaults, this.models.get(modelId));
+  }
+
+  /** The first record (already there or still to come) matching the predicate, re-checked as records change. */
+  waitForRequest(predicate: (record: FakeRequestRecord) => boolean, timeoutMs = 5_000): Promise<FakeRequestRecord> {
+    const existing = this.records.find(predicate);
+    if (existing) return Promise.resolve(existing);
+    return new Promise((resolve, reject) => {
+      const watcher = (): void => {
+        const found = this.records.find(predicate);
+        if (!found) return;
+        this.watchers.delete(watcher);
+        clearTimeout(timer);
+        resolve(found);
+      };
+      const timer = setTimeout(() => {
+        this.watchers.delete(watcher);
+        reject(new Error(`no matching fake provider request within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.watchers.add(watcher);
+    });
+  }
+
+  private notify(): void {
+    for (const watcher of [...this.watchers]) watcher();
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const path = new URL(request.url ?? '/', 'http://fake').pathname;
+    try {
+      if (request.method === 'POST' && path === '/v1/chat/completions') return await this.serveModel('openai', path, request, response);
+      if (request.method === 'POST' && path === '/v1/messages') return await this.serveModel('anthropic', path, request, response);
+      if (path === '/_fake/requests' && request.method === 'GET') return sendJson(response, 200, this.records);
+      if (path === '/_fake/requests' && request.method === 'DELETE') {
+        this.clearRequests();
+        return void response.writeHead(204).end();
+      }
+      if (path.startsWith(MODEL_PATH_PREFIX) && path.length > MODEL_PATH_PREFIX.length) {
+        return await this.serveControl(decodeURIComponent(path.slice(MODEL_PATH_PREFIX.length)), request, response);
+      }
+      sendJson(response, 404, { error: { message: `No route for ${request.method} ${path}`, type: 'not_found' } });
+    } catch (error) {
+      if (response.headersSent) response.destroy();
+      else
+        sendJson(response, error instanceof BodyError ? 413 : 500, {
+          error: { message: String((error as Error).message), type: 'fake_error' },
+        });
+    }
+  }
+
+  private async serveControl(modelId: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (request.method === 'DELETE') {
+      this.clearModel(modelId);
+      return void response.writeHead(204).end();
+    }
+    if (request.method === 'GET') return sendJson(response, 200, { model: modelId, behaviour: this.behaviourFor(modelId) });
+    if (request.method !== 'PUT')
+      return sendJson(response, 405, { error: { message: 'Use PUT, GET or DELETE', type: 'method_not_allowed' } });
+    let behaviour: Partial<FakeBehaviour>;
+    try {
+      behaviour = parseBehaviour(JSON.parse(await readBody(request)));
+    } catch (error) {
+      return sendJson(response, 400, { error: { message: (error as Error).message, type: 'invalid_behaviour' } });
+    }
+    this.models.set(modelId, behaviour);
+    sendJson(response, 200, { model: modelId, behaviour: this.behaviourFor(modelId) });
+  }
+
+  private async serveModel(protocol: FakeProtocol, path: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const sequence = ++this.sequence;
+    const raw = await readBody(request);
+    let body: Json | null = null;
+    try {
+      const parsed: unknown = JSON.parse(raw);
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) body = parsed as Json;
+    } catch {
+      body = null;
+    }
+    const record: FakeRequestRecord = {
+      id: `fakereq_${sequence}`,
+      protocol,
+      path,
+      model: typeof body?.model === 'string' ? body.model : '',
+      body,
+      stream: body?.stream === true,
+      receivedAt: Date.now(),
+      aborted: false,
+    };
+    this.records.push(record);
+    if (this.records.length > this.maxRecords) this.records.splice(0, this.records.length - this.maxRecords);
+    this.notify();
+
+    const aborted = new AbortController();
+    let brokenOnPurpose = false;
+    response.on('close', () => {
+      if (!response.writableEnded && !brokenOnPurpose && !this.stopping) {
+        record.aborted = true;
+        record.abortedAt = Date.now();
+        this.notify();
+      }
+      aborted.abort();
+    });
+    const finish = (status?: number): void => {
+      record.finishedAt = Date.now();
+      if (status !== undefined) record.status = status;
+      this.notify();
+    };
+    const fail = (status: number, message?: string, headers: Record<string, string> = {}): void => {
+      const requestId = `req_fake_${sequence}`;
+      const errorBody = protocol === 'openai' ? openAIError(status, message) : anthropicError(status, message, requestId);
+      sendJson(response, status, errorBody, { ...headers, [protocol === 'openai' ? 'x-request-id' : 'request-id']: requestId });
+      finish(status);
+    };
+
+    if (protocol === 'anthropic') {
+      if (!request.headers['x-api-key']) return fail(401, 'x-api-key header is required');
+      if (!request.headers['anthropic-version']) return fail(400, 'anthropic-version: header is required');
+    }
+    const conversation = body && (protocol === 'openai' ? openAIConversation(body) : anthropicConversation(body));
+    if (!body || !conversation || !record.model) {
+      return fail(400, protocol === 'anthropic' ? 'model, messages and max_tokens are required' : 'model and messages are required');
+    }
+
+    const behaviour = this.behaviourFor(record.model);
+    if (!(await pause(behaviour.latencyMs, aborted.signal))) return;
+    if (behaviour.error) {
+      const { status, message, retryAfterSeconds } = behaviour.error;
+      return fail(status, message, status === 429 ? { 'retry-after': String(retryAfterSeconds ?? 1) } : {});
+    }
+    if (!record.stream && behaviour.failAfterFragments != null) {
+      brokenOnPurpose = true;
+      response.destroy();
+      return finish();
+    }
+
+    const answer = planAnswer(behaviour, conversation);
+    const id =
+      protocol === 'openai' ? `chatcmpl-fake${sequence}${randomUUID().slice(0, 8)}` : `msg_fake${sequence}${randomUUID().slice(0, 8)}`;
+    if (!record.stream) {
+      sendJson(
+        response,
+        200,
+        protocol === 'openai' ? openAICompletion(this.identity(id, record.model), answer) : anthropicMessage(id, record.model, answer),
+      );
+      return finish(200);
+    }
+
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    record.status = 200;
+    const stream = { response, signal: aborted.signal, behaviour, answer };
+    const outcome =
+      protocol === 'openai'
+        ? await this.streamOpenAI(
+            stream,
+            this.identity(id, record.model),
+            (body.stream_options as Json | undefined)?.include_usage === true,
+          )
+        : await this.streamAnthropic(stream, id, record.model);
+    if (outcome === 'aborted') return;
+    if (outcome === 'break' && protocol === 'openai') {
+      brokenOnPurpose = true;
+      // The fragments already written still reach the client; then the connection drops
+      // without the chunked body's terminator, as when a provider's connection is cut.
+      response.socket?.destroySoon();
+      return finish();
+    }
+    response.end();
+    finish();
+  }
+
+  private identity(id: string, model: string): OpenAIIdentity {
+    return { id, model, created: Math.floor(Date.now() / 1000) };
+  }
+
+  /** Writes the fragments in order, pausing between them; stops early on abort or at the scripted break. */
+  private async writeFragments(
+    stream: FragmentStream,
+    fragments: Array<{ kind: 'reasoning' | 'response'; text: string }>,
+    write: (fragment: { kind: 'reasoning' | 'response'; text: string }) => void,
+    written: { count: number },
+  ): Promise<'ok' | 'aborted' | 'break'> {
+    const breakAfter = stream.behaviour.failAfterFragments;
+    for (const fragment of fragments) {
+      if (breakAfter != null && written.count >= breakAfter) return 'break';
+      if (written.count > 0 && !(await pause(stream.behaviour.tokenDelayMs, stream.signal))) return 'aborted';
+      if (stream.signal.aborted) return 'aborted';
+      write(fragment);
+      written.count += 1;
+    }
+    return breakAfter != null && written.count >= breakAfter ? 'break' : 'ok';
+  }
+
+  private async streamOpenAI(stream: FragmentStream, identity: OpenAIIdentity, includeUsage: boolean): Promise<'ok' | 'aborted' | 'break'> {
+    const { response, answer } = stream;
+    const send = (chunk: Json | '[DONE]'): boolean => response.write(`data: ${chunk === '[DONE]' ? chunk : JSON.stringify(chunk)}\n\n`);
+    send(openAIChunk(identity, { delta: { role: 'assistant', content: '', refusal: null } }, includeUsage));
+    const fragments = [
+      ...answer.reasoningFragments.map((text) => ({ kind: 'reasoning' as const, text })),
+      ...answer.responseFragments.map((text) => ({ kind: 'response' as const, text })),
+    ];
+    const outcome = await this.writeFragments(
+      stream,
+      fragments,
+      (fragment) =>
+        send(
+          openAIChunk(
+            identity,
+            { delta: fragment.kind === 'reasoning' ? { reasoning_content: fragment.text } : { content: fragment.text } },
+            includeUsage,
+          ),
+        ),
+      { count: 0 },
+    );
+    if (outcome !== 'ok') return outcome;
+    send(openAIChunk(identity, { delta: {}, finishReason: openAIFinishReason(answer) }, includeUsage));
+    if (includeUsage) send(openAIChunk(identity, undefined, true, answer.usage));
+    send('[DONE]');
+    return 'ok';
+  }
+
+  private async streamAnthropic(stream: FragmentStream, id: string, model: string): Promise<'ok' | 'aborted' | 'break'> {
+    const { response, answer } = stream;
+    const send = (type: string, data: Json = {}): boolean => response.write(anthropicEvent(type, data));
+    send('message_start', {
+      message: {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...anthropicInputUsage(answer.usage), output_tokens: 1, service_tier: 'standard' },
+      },
+    });
+    send('ping');
+    const written = { count: 0 };
+    const broken = (): 'break' => {
+      send('error', { error: { type: 'overloaded_error', message: 'Overloaded' } });
+      return 'break';
+    };
+    let index = 0;
+    if (answer.reasoningFragments.length > 0) {
+      send('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+      const outcome = await this.writeFragments(
+        stream,
+        answer.reasoningFragments.map((text) => ({ kind: 'reasoning' as const, text })),
+        (fragment) => send('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: fragment.text } }),
+        written,
+      );
+      if (outcome === 'break') return broken();
+      if (outcome === 'aborted') return outcome;
+      send('content_block_delta', {
+        index,
+        delta: { type: 'signature_delta', signature: thinkingSignature(answer.reasoningFragments.join('')) },
+      });
+      send('content_block_stop', { index });
+      index += 1;
+    }
+    send('content_block_start', { index, content_block: { type: 'text', text: '' } });
+    const outcome = await this.writeFragments(
+      stream,
+      answer.responseFragments.map((text) => ({ kind: 'response' as const, text })),
+      (fragment) => send('content_block_delta', { index, delta: { type: 'text_delta', text: fragment.text } }),
+      written,
+    );
+    if (outcome === 'break') return broken();
+    if (outcome === 'aborted') return outcome;
+    send('content_block_stop', { index });
+    send('message_delta', {
+      delta: { stop_reason: anthropicStopReason(answer), stop_sequence: answer.stopSequence ?? null },
+      usage: anthropicOutputUsage(answer.usage),
+    });
+    send('message_stop');
+    return 'ok';
+  }
+}
+
+interface FragmentStream {
+  response: ServerResponse;
+  signal: AbortSignal;
+  behaviour: FakeBehaviour;
+  answer: FakeAnswer;
+}

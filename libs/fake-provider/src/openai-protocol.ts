@@ -1,0 +1,118 @@
+import { countWords, type FakeAnswer, type FakeConversation, type FakeUsage } from './behaviour';
+
+type Json = Record<string, unknown>;
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter((part): part is { type: 'text'; text: string } => (part as Json)?.type === 'text' && typeof (part as Json).text === 'string')
+    .map((part) => part.text)
+    .join(' ');
+}
+
+function optionalCount(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
+}
+
+/** Reads a chat-completions request body; `undefined` when it is not one. */
+export function openAIConversation(body: Json): FakeConversation | undefined {
+  if (!Array.isArray(body.messages)) return undefined;
+  const messages = body.messages as Json[];
+  const lastUser = [...messages].reverse().find((message) => message?.role === 'user');
+  const stop =
+    typeof body.stop === 'string'
+      ? [body.stop]
+      : Array.isArray(body.stop)
+        ? body.stop.filter((s): s is string => typeof s === 'string')
+        : [];
+  return {
+    lastUserText: lastUser ? textOf(lastUser.content) : '',
+    promptWords: messages.reduce((sum, message) => sum + countWords(textOf(message?.content)), 0),
+    maxTokens: optionalCount(body.max_completion_tokens) ?? optionalCount(body.max_tokens),
+    stop,
+  };
+}
+
+export function openAIFinishReason(answer: FakeAnswer): 'stop' | 'length' {
+  return answer.finish === 'length' ? 'length' : 'stop';
+}
+
+export function openAIUsage(usage: FakeUsage): Json {
+  return {
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.completionTokens,
+    total_tokens: usage.promptTokens + usage.completionTokens,
+    prompt_tokens_details: { cached_tokens: usage.cachedTokens, audio_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: usage.reasoningTokens,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
+  };
+}
+
+export interface OpenAIIdentity {
+  id: string;
+  model: string;
+  created: number;
+}
+
+export function openAICompletion(identity: OpenAIIdentity, answer: FakeAnswer): Json {
+  const reasoning = answer.reasoningFragments.join('');
+  return {
+    id: identity.id,
+    object: 'chat.completion',
+    created: identity.created,
+    model: identity.model,
+    system_fingerprint: 'fp_fake',
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: answer.responseFragments.join(''),
+          ...(reasoning.length > 0 && { reasoning_content: reasoning }),
+          refusal: null,
+        },
+        logprobs: null,
+        finish_reason: openAIFinishReason(answer),
+      },
+    ],
+    usage: openAIUsage(answer.usage),
+  };
+}
+
+/** One `chat.completion.chunk`; `usage` is present (null) on every chunk when usage was asked for, as OpenAI does. */
+export function openAIChunk(
+  identity: OpenAIIdentity,
+  choice: { delta: Json; finishReason?: string } | undefined,
+  includeUsage: boolean,
+  usage?: FakeUsage,
+): Json {
+  return {
+    id: identity.id,
+    object: 'chat.completion.chunk',
+    created: identity.created,
+    model: identity.model,
+    system_fingerprint: 'fp_fake',
+    choices: choice ? [{ index: 0, delta: choice.delta, logprobs: null, finish_reason: choice.finishReason ?? null }] : [],
+    ...(includeUsage && { usage: usage ? openAIUsage(usage) : null }),
+  };
+}
+
+const OPENAI_ERRORS: Record<number, { type: string; code: string | null; message: string }> = {
+  400: { type: 'invalid_request_error', code: null, message: 'Invalid request.' },
+  401: { type: 'invalid_request_error', code: 'invalid_api_key', message: 'Incorrect API key provided.' },
+  403: { type: 'invalid_request_error', code: 'unsupported_country_region_territory', message: 'Forbidden.' },
+  404: { type: 'invalid_request_error', code: 'model_not_found', message: 'The model does not exist.' },
+  429: { type: 'requests', code: 'rate_limit_exceeded', message: 'Rate limit reached. Please try again later.' },
+  500: { type: 'server_error', code: null, message: 'The server had an error while processing your request.' },
+  503: { type: 'server_error', code: null, message: 'The engine is currently overloaded, please try again later.' },
+};
+
+export function openAIError(status: number, message?: string): Json {
+  const known = OPENAI_ERRORS[status] ?? (status >= 500 ? OPENAI_ERRORS[500] : OPENAI_ERRORS[400]);
+  return { error: { message: message ?? known.message, type: known.type, param: null, code: known.code } };
+}

@@ -1,0 +1,128 @@
+import { WaggleException } from '@waggle/errors';
+import { APICallError, RetryError } from 'ai';
+import type { ModelRoute } from './types';
+
+/** The provider's stream closed cleanly but never said it had finished. */
+export class IncompleteStreamError extends Error {
+  override readonly name = 'IncompleteStreamError';
+}
+
+interface FailureSummary {
+  reason: string;
+  status?: number;
+}
+
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const BROKEN_CODES = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET', 'UND_ERR_BODY_TIMEOUT']);
+
+/** Statuses whose provider message describes the caller's request, so it is worth passing on. */
+const REQUEST_STATUSES = new Set([400, 404, 413, 422]);
+
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  let current = error;
+  while (current !== undefined && current !== null && chain.length < 8 && !chain.includes(current)) {
+    chain.push(current);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return chain;
+}
+
+/** Whether a network failure kept the request from connecting or broke an answer under way. */
+function networkFailure(error: unknown): 'connect' | 'broken' | undefined {
+  for (const link of causes(error)) {
+    const { code, message, name } = link as { code?: unknown; message?: unknown; name?: unknown };
+    if (typeof code === 'string' && CONNECT_CODES.has(code)) return 'connect';
+    if (typeof code === 'string' && BROKEN_CODES.has(code)) return 'broken';
+    if (name === 'TypeError' && message === 'terminated') return 'broken';
+  }
+  const { message, name } = error as { message?: unknown; name?: unknown };
+  return name === 'TypeError' && message === 'fetch failed' ? 'connect' : undefined;
+}
+
+/**
+ * A provider's own message for a request it refused, trimmed and with anything shaped like
+ * a credential masked: such messages can quote a key prefix ("Incorrect API key: sk-ab…").
+ */
+export function safeProviderMessage(message: string): string {
+  const masked = message
+    .replace(/\s+/g, ' ')
+    .replace(/\b(sk|pk|rk|key|api|token|bearer)[-_][\w\-*.]{3,}/gi, '[redacted]')
+    .replace(/\b[A-Za-z0-9_\-+/=]{32,}\b/g, '[redacted]')
+    .trim();
+  return masked.length > 200 ? `${masked.slice(0, 199)}…` : masked;
+}
+
+function httpReason(status: number, message: string): string {
+  if (status === 401 || status === 403) return `authentication failed (HTTP ${status})`;
+  if (status === 429) return 'rate limited (HTTP 429)';
+  if (status >= 500) return `provider unavailable (HTTP ${status})`;
+  if (REQUEST_STATUSES.has(status) && message) return `request rejected (HTTP ${status}): ${safeProviderMessage(message)}`;
+  return `request rejected (HTTP ${status})`;
+}
+
+function summarize(error: unknown): FailureSummary {
+  if (RetryError.isInstance(error)) {
+    const last = summarize(error.lastError);
+    return error.errors.length > 1 ? { ...last, reason: `${last.reason} after ${error.errors.length} attempts` } : last;
+  }
+  if (APICallError.isInstance(error)) {
+    const status = error.statusCode;
+    if (status !== undefined && status >= 400) return { reason: httpReason(status, error.message), status };
+    // The SDK reports a failed connection without a status, a body that broke with the 200 it had.
+    if (status === undefined) return { reason: 'could not connect' };
+    return { reason: networkFailure(error) ? 'the connection broke during the response' : 'the response could not be read' };
+  }
+  // A stream's error event, e.g. Anthropic's `{ type: 'overloaded_error', message }`.
+  if (typeof error === 'object' && error !== null && !(error instanceof Error) && typeof (error as { type?: unknown }).type === 'string') {
+    return {
+      reason: `the stream reported ${String((error as { type: string }).type)
+        .replace(/[^\w.-]/g, '')
+        .slice(0, 60)}`,
+    };
+  }
+  const network = networkFailure(error);
+  if (network) return { reason: network === 'connect' ? 'could not connect' : 'the connection broke during the response' };
+  if (error instanceof IncompleteStreamError) return { reason: 'the stream ended before the answer finished' };
+  const name = (error as { name?: unknown })?.name;
+  if (name === 'AI_TypeValidationError' || name === 'AI_JSONParseError' || name === 'AI_InvalidResponseDataError') {
+    return { reason: 'the response could not be read' };
+  }
+  if (name === 'AI_NoOutputGeneratedError') return { reason: 'no output was generated' };
+  return { reason: 'unexpected failure' };
+}
+
+/**
+ * A failed provider call as the one error services raise: the provider is named in the
+ * message and in `details`, with the HTTP status when there was one. The provider's raw
+ * error is not attached: it may hold request data or quote credentials.
+ */
+export function providerFailure(error: unknown, route: ModelRoute): WaggleException {
+  if (error instanceof WaggleException) return error;
+  const { reason, status } = summarize(error);
+  return new WaggleException('provider_error', {
+    message: `${route.providerName} request failed: ${reason}`,
+    details: { provider: route.provider, ...(status !== undefined && { status }) },
+  });
+}
+
+/** What an aborted call rejects with: the signal's reason when it is an Error, an `AbortError` otherwise. */
+export function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  // Duck-typed: a DOMException or an Error from another realm is still the caller's reason.
+  if (
+    typeof reason === 'object' &&
+    reason !== null &&
+    typeof (reason as Error).name === 'string' &&
+    typeof (reason as Error).message === 'string'
+  ) {
+    return reason as Error;
+  }
+  return new DOMException(typeof reason === 'string' ? reason : 'The operation was aborted.', 'AbortError');
+}
+
+/** True for the errors an aborted call rejects with when the signal carried no reason of its own. */
+export function isAbortError(error: unknown): boolean {
+  const name = (error as { name?: unknown } | null)?.name;
+  return name === 'AbortError' || name === 'TimeoutError';
+}

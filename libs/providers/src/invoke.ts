@@ -1,0 +1,92 @@
+import { generateText, streamText, type LanguageModel } from 'ai';
+import { jsonSchemaOutput, toCallSettings } from './call-options';
+import { abortReason, IncompleteStreamError, providerFailure } from './failures';
+import type { ProviderRegistry } from './registry';
+import type { CompletionResult, ModelRoute, PromptCall, StreamPart } from './types';
+import { toSpecUsage, toStopReason } from './usage';
+
+function prepare(registry: ProviderRegistry, route: ModelRoute, call: PromptCall) {
+  const model: LanguageModel = registry.languageModel(route);
+  const format = call.params?.responseFormat;
+  return {
+    model,
+    messages: call.messages,
+    // The roles come from the prompt version its workspace wrote; caller inputs only fill
+    // templates inside message content, so a system message here is the author's own.
+    allowSystemInMessages: true,
+    ...toCallSettings(route, call.params),
+    ...(format && { output: jsonSchemaOutput(format) }),
+    maxRetries: registry.settings.maxRetries,
+  };
+}
+
+/**
+ * One model call, whole. Rejects with config_error before any request when the provider is
+ * not configured, provider_error when the provider fails, and the signal's reason (not a
+ * provider_error) when the call was aborted.
+ */
+export async function complete(registry: ProviderRegistry, route: ModelRoute, call: PromptCall): Promise<CompletionResult> {
+  const request = prepare(registry, route, call);
+  try {
+    const result = await generateText({ ...request, abortSignal: call.abortSignal });
+    return {
+      response: result.text,
+      reasoning: result.reasoningText ?? '',
+      usage: toSpecUsage(result.usage),
+      stopReason: toStopReason(result.finishReason),
+      model: route.modelId,
+    };
+  } catch (error) {
+    if (call.abortSignal?.aborted) throw abortReason(call.abortSignal);
+    throw providerFailure(error, route);
+  }
+}
+
+/**
+ * One model call as fragments, each yielded as soon as the SDK parses it, then one `finish`.
+ * Throws config_error at once (not from the iterator) when the provider is not configured.
+ * The iterator throws provider_error on a failure before or during the stream, and the
+ * signal's reason when aborted. Leaving the loop early aborts the provider request too.
+ */
+export function stream(registry: ProviderRegistry, route: ModelRoute, call: PromptCall): AsyncIterable<StreamPart> {
+  return streamParts(prepare(registry, route, call), route, call.abortSignal);
+}
+
+async function* streamParts(
+  request: ReturnType<typeof prepare>,
+  route: ModelRoute,
+  callerSignal: AbortSignal | undefined,
+): AsyncGenerator<StreamPart> {
+  const stopped = new AbortController();
+  const signal = callerSignal ? AbortSignal.any([callerSignal, stopped.signal]) : stopped.signal;
+  let finished = false;
+  try {
+    // Errors are read from the stream below; the SDK's default handler would also print them.
+    const result = streamText({ ...request, abortSignal: signal, onError: () => undefined });
+    for await (const part of result.fullStream) {
+      switch (part.type) {
+        case 'reasoning-delta':
+          // Anthropic's thinking signature arrives as an empty reasoning delta.
+          if (part.text.length > 0) yield { type: 'reasoning', text: part.text };
+          break;
+        case 'text-delta':
+          if (part.text.length > 0) yield { type: 'response', text: part.text };
+          break;
+        case 'error':
+          throw part.error;
+        case 'abort':
+          throw callerSignal ? abortReason(callerSignal) : new DOMException('The operation was aborted.', 'AbortError');
+        case 'finish':
+          finished = true;
+          yield { type: 'finish', usage: toSpecUsage(part.totalUsage), stopReason: toStopReason(part.finishReason) };
+          return;
+      }
+    }
+    throw new IncompleteStreamError('stream ended without a finish part');
+  } catch (error) {
+    if (callerSignal?.aborted) throw abortReason(callerSignal);
+    throw providerFailure(error, route);
+  } finally {
+    if (!finished) stopped.abort();
+  }
+}

@@ -1,0 +1,316 @@
+import type { AppliedDeployment } from '@waggle/contracts';
+import { cliJson, collectSse, expectEventually, FakeProviderServer, freePort, readSse, REPO_ROOT, spawnApp, waitUntilLive, type AppProcess } from '@waggle/testing';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { parse, stringify } from 'yaml';
+import { TEST_DATABASE_URL } from '../setup/test-env';
+
+const model = (id: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  name: `Fake ${id}`,
+  provider: 'fake',
+  maker: 'fake',
+  provider_model_id: id,
+  model_type: 'llm',
+  context_limit: 8192,
+  vision: false,
+  reasoning: true,
+  tool_calling: false,
+  json_schema: false,
+  status: 'active',
+  ...extra,
+});
+
+const PROMPTS = `
+prompts:
+  - deployment: helper
+    variants:
+      - name: default
+        model: fake-chat
+        messages:
+          - { role: system, content: "You answer for {{ company }}." }
+          - { role: user, content: "{{ question }}" }
+      - name: anthropic
+        model: claude-fake-1
+        messages:
+          - { role: user, content: "{{ question }}" }
+      - name: broken
+        model: fake-broken
+        messages:
+          - { role: user, content: "{{ question }}" }
+      - name: old
+        model: fake-old
+        messages:
+          - { role: user, content: "{{ question }}" }
+      - name: picture
+        model: fake-chat
+        image_inputs: [photo]
+        messages:
+          - { role: user, content: "Describe it" }
+      - name: openai
+        model: gpt-6-luna
+        messages:
+          - { role: user, content: "{{ question }}" }
+`;
+
+describe('prompt invoke through the whole stack, against the fake provider', () => {
+  const fake = new FakeProviderServer({ reasoning: 'Thinking it over.' });
+  const apps: AppProcess[] = [];
+  let gateway: string;
+  let key: string;
+
+  beforeAll(async () => {
+    const fakeUrl = await fake.start();
+    fake.setModel('fake-broken', { error: { status: 500, message: 'upstream exploded' } });
+    fake.setModel('fake-old', {});
+    const env = {
+      LOG_LEVEL: 'warn',
+      FAKE_BASE_URL: `${fakeUrl}/v1`,
+      FAKE_API_KEY: 'fake-key',
+      ANTHROPIC_BASE_URL: `${fakeUrl}/v1`,
+      ANTHROPIC_API_KEY: 'fake-anthropic-key',
+      OPENAI_API_KEY: '',
+    };
+    apps.push(spawnApp('catalog', await freePort(), env), spawnApp('invocation', await freePort(), env), spawnApp('gateway', await freePort(), env));
+    await Promise.all(apps.map((app) => waitUntilLive(app)));
+    gateway = apps[2].baseUrl;
+
+    // The shipped catalog plus the fake provider's models.
+    const catalog = parse(readFileSync(join(REPO_ROOT, 'apps/catalog/src/models/data/models.yaml'), 'utf8')) as {
+      version: string;
+      providers: Record<string, unknown>;
+      makers: Record<string, unknown>;
+      models: unknown[];
+    };
+    catalog.version = '2099.2.1';
+    catalog.providers.fake = { name: 'Fake Provider', api: 'openai-compatible' };
+    catalog.makers.fake = 'Fake Labs';
+    catalog.models.push(
+      model('fake-chat'),
+      model('fake-broken'),
+      model('fake-old', { status: 'deprecated' }),
+      { ...model('claude-fake-1'), provider: 'anthropic', maker: 'anthropic', name: 'Claude Fake 1' },
+    );
+    const file = join(mkdtempSync(join(tmpdir(), 'waggle-invoke-')), 'models.yaml');
+    writeFileSync(file, stringify(catalog));
+    await cliJson(['catalog', 'load', '--file', file]);
+    const created = await cliJson<{ workspace_id: string; api_key: string }>(['workspace', 'create', '--name', 'e2e invoke']);
+    key = created.api_key;
+    const prompts = join(mkdtempSync(join(tmpdir(), 'waggle-invoke-')), 'prompts.yaml');
+    writeFileSync(prompts, PROMPTS);
+    await cliJson<AppliedDeployment[]>(['apply', '-f', prompts, '--workspace', created.workspace_id]);
+  });
+
+  afterAll(async () => {
+    await Promise.all(apps.map((app) => app.stop()));
+    await cliJson(['catalog', 'load', '--force']).catch(() => undefined);
+    await fake.stop();
+  });
+
+  const invoke = (body: unknown, path = '/v1/prompt/invoke') =>
+    fetch(`${gateway}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  it.each(['/v1/prompt/invoke', '/v1/invoke'])('answers %s with exactly the seven fields', async (path) => {
+    const response = await invoke({ deployment: 'helper', variant: 'default', inputs: { company: 'Acme', question: 'Is it open today?' } }, path);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(Object.keys(body).sort()).toEqual(['duration', 'model', 'reasoning', 'request_id', 'response', 'stop_reason', 'usage']);
+    expect(body).toMatchObject({
+      request_id: expect.stringMatching(/^req_[0-9a-f]{32}$/),
+      model: 'fake-chat',
+      reasoning: 'Thinking it over.',
+      response: 'Echo: Is it open today?',
+      stop_reason: 'completed',
+      usage: {
+        prompt_tokens: { total_tokens: expect.any(Number), cached_tokens: expect.any(Number) },
+        completion_tokens: { total_tokens: expect.any(Number), reasoning_tokens: expect.any(Number) },
+        total_tokens: expect.any(Number),
+      },
+    });
+    expect(typeof body.duration).toBe('number');
+    // The system prompt was rendered from the inputs.
+    const sent = fake.requests.at(-1)?.body as { messages: Array<{ role: string; content: string }> };
+    expect(sent.messages[0]).toMatchObject({ role: 'system', content: 'You answer for Acme.' });
+  });
+
+  it('runs Anthropic-protocol models too', async () => {
+    const response = await invoke({ deployment: 'helper', variant: 'anthropic', inputs: { question: 'Hi' } });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ model: 'claude-fake-1', response: 'Echo: Hi', reasoning: 'Thinking it over.', stop_reason: 'completed' });
+  });
+
+  it.each([
+    ['a missing deployment', { variant: 'default' }, 422, 'missing_required_field'],
+    ['a missing variant', { deployment: 'helper' }, 422, 'missing_required_field'],
+    ['inputs that are not an object', { deployment: 'helper', variant: 'default', inputs: ['x'] }, 422, 'validation_error'],
+    ['a non-boolean streaming', { deployment: 'helper', variant: 'default', streaming: 'yes' }, 422, 'validation_error'],
+    ['nested metadata', { deployment: 'helper', variant: 'default', metadata: { a: { b: 1 } } }, 422, 'validation_error'],
+    ['array metadata', { deployment: 'helper', variant: 'default', metadata: { a: [1] } }, 422, 'validation_error'],
+    ['top-level image_urls', { deployment: 'helper', variant: 'default', image_urls: ['https://example.com/a.png'] }, 422, 'validation_error'],
+    ['top-level attachments', { deployment: 'helper', variant: 'default', attachments: ['https://example.com/a.pdf'] }, 422, 'validation_error'],
+    ['an unknown deployment', { deployment: 'nope', variant: 'default' }, 404, 'resource_not_found'],
+    ['an unknown variant', { deployment: 'helper', variant: 'nope' }, 404, 'resource_not_found'],
+    ['a deprecated model', { deployment: 'helper', variant: 'old' }, 422, 'model_deprecated'],
+    ['an image for a model without vision', { deployment: 'helper', variant: 'picture', inputs: { photo: 'https://example.com/cat.png' } }, 422, 'vision_not_supported'],
+    ['a provider without credentials', { deployment: 'helper', variant: 'openai' }, 500, 'config_error'],
+  ])('refuses %s before any provider call', async (_, body, status, code) => {
+    const before = fake.requests.length;
+    const response = await invoke(body);
+    expect(response.status).toBe(status);
+    const answer = (await response.json()) as Record<string, unknown>;
+    expect(answer).toMatchObject({ error_code: code, error: answer.message });
+    expect(fake.requests.length).toBe(before);
+    if (code === 'model_deprecated') expect(answer.message).toContain('Fake fake-old');
+  });
+
+  it('answers 400 invalid_request to a body that is not JSON', async () => {
+    const response = await fetch(`${gateway}/v1/prompt/invoke`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"deployment":' });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error_code: 'invalid_request' });
+  });
+
+  it('answers 502 provider_error naming the provider when it fails', async () => {
+    const response = await invoke({ deployment: 'helper', variant: 'broken', inputs: { question: 'x' } });
+    expect(response.status).toBe(502);
+    const body = (await response.json()) as Record<string, string>;
+    expect(body).toMatchObject({ error_code: 'provider_error' });
+    expect(body.message).toContain('Fake Provider');
+    expect(JSON.stringify(body)).not.toContain('fake-key');
+  });
+
+  it('streams reasoning, then response fragments, then usage, then [DONE]', async () => {
+    const response = await invoke({ deployment: 'helper', variant: 'default', streaming: true, inputs: { company: 'Acme', question: 'one two three' } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = (await collectSse(response)) as Array<Record<string, unknown> | string>;
+    expect(events.at(-1)).toBe('[DONE]');
+    const objects = events.slice(0, -1) as Array<Record<string, unknown>>;
+    const types = objects.map((event) => event.type);
+    const firstResponse = types.indexOf('response');
+    expect(types.lastIndexOf('reasoning')).toBeLessThan(firstResponse);
+    expect(types.at(-1)).toBe('usage');
+    const requestIds = new Set(objects.map((event) => event.request_id));
+    expect(requestIds.size).toBe(1);
+    for (const event of objects.filter((item) => item.type !== 'usage')) {
+      expect(Object.keys(event).sort()).toEqual(['model', 'request_id', 'response', 'type']);
+      expect(event.model).toBe('fake-chat');
+    }
+    expect(objects.filter((event) => event.type === 'response').map((event) => event.response).join('')).toBe('Echo: one two three');
+    expect(objects.filter((event) => event.type === 'reasoning').map((event) => event.response).join('')).toBe('Thinking it over.');
+    expect(objects.at(-1)).toEqual({
+      request_id: expect.stringMatching(/^req_/),
+      type: 'usage',
+      usage: expect.objectContaining({ duration: expect.any(Number), total_tokens: expect.any(Number) }),
+      stop_reason: 'completed',
+    });
+  });
+
+  it('answers a stream whose run cannot start with a JSON error, not an empty stream', async () => {
+    const response = await invoke({ deployment: 'helper', variant: 'old', streaming: true });
+    expect(response.status).toBe(422);
+    expect(await response.json()).toMatchObject({ error_code: 'model_deprecated' });
+  });
+
+  it('sends one error event and ends the stream when the provider fails after it opened', async () => {
+    fake.setModel('claude-fake-1', { failAfterFragments: 2, reasoning: null });
+    try {
+      const response = await invoke({ deployment: 'helper', variant: 'anthropic', streaming: true, inputs: { question: 'a b c d e f' } });
+      expect(response.status).toBe(200);
+      const events = (await collectSse(response)) as Array<Record<string, unknown> | string>;
+      expect(events.at(-1)).toBe('[DONE]');
+      const error = events.at(-2) as Record<string, unknown>;
+      expect(error).toEqual({
+        request_id: expect.stringMatching(/^req_/),
+        type: 'error',
+        error: expect.stringContaining('Anthropic'),
+        message: expect.stringContaining('Anthropic'),
+        error_code: 'provider_error',
+        error_type: expect.any(String),
+        status_code: 502,
+        provider: 'anthropic',
+      });
+      expect(events.filter((event) => typeof event === 'object' && (event as { type: string }).type === 'error')).toHaveLength(1);
+    } finally {
+      fake.setModel('claude-fake-1', {});
+    }
+  });
+
+  it('aborts the provider request within 1 s of the client going away', async () => {
+    fake.setModel('fake-chat', { tokenDelayMs: 200, response: Array.from({ length: 50 }, (_, index) => `w${index}`).join(' ') });
+    try {
+      const controller = new AbortController();
+      const response = await fetch(`${gateway}/v1/prompt/invoke`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ deployment: 'helper', variant: 'default', streaming: true, inputs: { question: 'slow' } }),
+        signal: controller.signal,
+      });
+      const reader = readSse(response);
+      await reader.next();
+      const started = fake.requests.at(-1);
+      controller.abort();
+      const abortedAt = Date.now();
+      await expectEventually(() => expect(fake.requests.find((record) => record.id === started?.id)?.aborted).toBe(true), { timeoutMs: 1_000, intervalMs: 20 });
+      expect(Date.now() - abortedAt).toBeLessThan(1_000);
+    } finally {
+      fake.setModel('fake-chat', {});
+    }
+  });
+
+  it('answers the request lookup for the owner only, in the decisions shape', async () => {
+    const response = await invoke({ deployment: 'helper', variant: 'default', inputs: { question: 'look me up' }, metadata: { source: 'e2e' } });
+    const { request_id: requestId } = (await response.json()) as { request_id: string };
+    // Right after the run, before the ledger's batch is written, the lookup already answers.
+    const lookup = await fetch(`${gateway}/v1/public/requests/${requestId}`, { headers: { authorization: `Bearer ${key}` } });
+    expect(lookup.status).toBe(200);
+    const body = (await lookup.json()) as Record<string, unknown>;
+    expect(Object.keys(body).sort()).toEqual(['data', 'ended_at', 'generated_at', 'message', 'metadata', 'request_id', 'request_type', 'requestable_id', 'requestable_type', 'started_at', 'status']);
+    expect(body).toMatchObject({
+      request_id: requestId,
+      status: 'completed',
+      request_type: 'prompt',
+      requestable_type: 'prompt_deployment',
+      message: 'look me up',
+      metadata: { source: 'e2e' },
+      data: { response: 'Echo: look me up', reasoning: 'Thinking it over.', stop_reason: 'completed' },
+    });
+
+    const stranger = await cliJson<{ api_key: string }>(['workspace', 'create', '--name', 'e2e stranger']);
+    const foreign = await fetch(`${gateway}/v1/public/requests/${requestId}`, { headers: { authorization: `Bearer ${stranger.api_key}` } });
+    expect(foreign.status).toBe(404);
+    expect(await foreign.json()).toEqual({ error: 'Request not found', message: 'Request not found', error_code: 'not_found' });
+    const unknown = await fetch(`${gateway}/v1/public/requests/req_${'0'.repeat(32)}`, { headers: { authorization: `Bearer ${key}` } });
+    expect(unknown.status).toBe(404);
+  });
+
+  it('records what a stream answered', async () => {
+    const response = await invoke({ deployment: 'helper', variant: 'default', streaming: true, inputs: { question: 'streamed words' } });
+    const events = (await collectSse(response)) as Array<Record<string, unknown>>;
+    const requestId = events[0].request_id as string;
+    await expectEventually(async () => {
+      const lookup = (await (await fetch(`${gateway}/v1/public/requests/${requestId}`, { headers: { authorization: `Bearer ${key}` } })).json()) as Record<string, unknown>;
+      expect(lookup).toMatchObject({ status: 'completed', data: { response: 'Echo: streamed words', stop_reason: 'completed' } });
+    });
+  });
+
+  it('keeps the metadata in the ledger and never sends it to the model', async () => {
+    const response = await invoke({ deployment: 'helper', variant: 'default', inputs: { question: 'audit me' }, metadata: { ticket: 'T-9931', priority: 2, vip: true } });
+    const { request_id: requestId } = (await response.json()) as { request_id: string };
+    expect(JSON.stringify(fake.requests.at(-1)?.body)).not.toContain('T-9931');
+    const db = new Client({ connectionString: TEST_DATABASE_URL });
+    await db.connect();
+    try {
+      await expectEventually(async () => {
+        const { rows } = await db.query<{ status: string; metadata: unknown; deployment: string; variant: string; model: string }>(
+          'SELECT status, metadata, deployment, variant, model FROM invocation.requests WHERE id = $1',
+          [requestId],
+        );
+        expect(rows[0]).toEqual({ status: 'completed', metadata: { ticket: 'T-9931', priority: 2, vip: true }, deployment: 'helper', variant: 'default', model: 'fake-chat' });
+      });
+    } finally {
+      await db.end();
+    }
+  });
+});
