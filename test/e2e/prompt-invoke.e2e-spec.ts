@@ -295,6 +295,26 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
     });
   });
 
+  it('lists the workspace requests by metadata and time range on a private route, without metering', async () => {
+    const since = new Date().toISOString();
+    const tagged = await invoke({ deployment: 'helper', variant: 'default', inputs: { question: 'filter me' }, metadata: { batch: 'b-42', attempt: 3 } });
+    const { request_id: taggedId } = (await tagged.json()) as { request_id: string };
+    await invoke({ deployment: 'helper', variant: 'default', inputs: { question: 'not me' }, metadata: { batch: 'b-43' } });
+    const list = async (query: string) => {
+      const response = await fetch(`${gateway}/v1/private/requests?${query}`, { headers: { authorization: `Bearer ${key}` } });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-ratelimit-limit')).toBeNull();
+      return ((await response.json()) as { requests: Array<{ request_id: string }> }).requests.map((request) => request.request_id);
+    };
+    expect(await list(`metadata_key=batch&metadata_value=b-42&from=${since}`)).toEqual([taggedId]);
+    expect(await list(`metadata_key=attempt&metadata_value=3&from=${since}`)).toEqual([taggedId]);
+    expect(await list(`metadata_key=batch&from=${since}`)).toHaveLength(2);
+    expect(await list(`metadata_key=batch&metadata_value=b-42&to=${since}`)).toEqual([]);
+    const bad = await fetch(`${gateway}/v1/private/requests?from=yesterday`, { headers: { authorization: `Bearer ${key}` } });
+    expect(bad.status).toBe(422);
+    expect(await bad.json()).toMatchObject({ error_code: 'validation_error' });
+  });
+
   it('keeps the metadata in the ledger and never sends it to the model', async () => {
     const response = await invoke({ deployment: 'helper', variant: 'default', inputs: { question: 'audit me' }, metadata: { ticket: 'T-9931', priority: 2, vip: true } });
     const { request_id: requestId } = (await response.json()) as { request_id: string };

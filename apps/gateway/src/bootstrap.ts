@@ -14,6 +14,7 @@ import { ModelsController } from './models/models.controller';
 import { buildPublicOpenApiDocument } from './openapi/openapi-document';
 import { OpenApiController, OpenApiDocumentHolder } from './openapi/openapi.controller';
 import { PromptInvokeController } from './prompts/prompt-invoke.controller';
+import { PrivateRequestsController } from './requests/private-requests.controller';
 import { RequestsController } from './requests/requests.controller';
 import { answerMalformedRequestsWithJson } from './errors/client-error.handler';
 import { HttpExceptionFilter, sendError } from './errors/http-exception.filter';
@@ -25,7 +26,7 @@ export async function createGatewayApp(env: GatewayEnv): Promise<NestExpressAppl
     imports: [
       PlatformModule.forApp({ app: 'gateway', env, dependencies: ['nats', 'redis'], readinessReporters: [ServicesReadinessReporter] }),
     ],
-    controllers: [ErrorCodesController, ModelsController, OpenApiController, PromptInvokeController, RequestsController],
+    controllers: [ErrorCodesController, ModelsController, OpenApiController, PromptInvokeController, RequestsController, PrivateRequestsController],
     providers: [Clock, ApiKeyAuthenticator, ApiKeyGuard, ApiMeterGuard, OpenApiDocumentHolder],
   })
   class GatewayModule {}

@@ -47,6 +47,7 @@ export {
   REASONING_EFFORTS,
   REQUEST_ID_FORMAT,
   RequestLookupRequest,
+  ListRequestsRequest,
   ResponseFormatDto,
   RUN_CANCEL_SUBJECT,
   type AppliedDeployment,

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { IsFlatMetadata, type FlatMetadata } from './flat-metadata';
 import { Type } from 'class-transformer';
 import {
+  IsISO8601,
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
@@ -25,6 +26,7 @@ export const InvocationPatterns = {
   invokePrompt: 'invocation.prompts.invoke',
   streamPrompt: 'invocation.prompts.stream',
   getRequest: 'invocation.requests.get',
+  listRequests: 'invocation.requests.list',
 } as const;
 
 /**
@@ -262,4 +264,36 @@ export interface RequestLookup {
   started_at: string | null;
   ended_at: string | null;
   data: Record<string, unknown> | null;
+}
+
+/** A workspace's requests, newest first, filtered by one metadata pair and a time range. */
+export class ListRequestsRequest {
+  @IsUUID()
+  workspace_id!: string;
+
+  @IsOptional()
+  @IsString()
+  @Length(1, 128)
+  metadata_key?: string;
+
+  /** Matched against the stored value as a string, and as a number or boolean when it reads as one. */
+  @IsOptional()
+  @IsString()
+  @Length(0, 2048)
+  metadata_value?: string;
+
+  @IsOptional()
+  @IsISO8601()
+  from?: string;
+
+  @IsOptional()
+  @IsISO8601()
+  to?: string;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  limit?: number;
 }

@@ -20,7 +20,7 @@ import type {
   WorkspaceSummary,
 } from './catalog.patterns';
 import type { HealthPingPattern, HealthPingRequest, HealthPingResponse } from './health.patterns';
-import type { AppliedDeployment, ApplyPromptsRequest, PromptInvokeResponse, PromptRunRequest, PromptStreamEvent, RequestLookup, RequestLookupRequest } from './invocation.patterns';
+import type { AppliedDeployment, ApplyPromptsRequest, PromptInvokeResponse, PromptRunRequest, PromptStreamEvent, RequestLookup, RequestLookupRequest, ListRequestsRequest } from './invocation.patterns';
 
 type NoPayload = Record<string, never>;
 
@@ -56,6 +56,7 @@ export type RpcContracts = {
   /** Streamed: one value per event. */
   'invocation.prompts.stream': RpcContract<PromptRunRequest, PromptStreamEvent>;
   'invocation.requests.get': RpcContract<RequestLookupRequest, RequestLookup>;
+  'invocation.requests.list': RpcContract<ListRequestsRequest, RequestLookup[]>;
 };
 
 export type RpcPattern = keyof RpcContracts;

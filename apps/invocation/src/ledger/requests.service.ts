@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { RequestLookup } from '@waggle/contracts';
+import type { ListRequestsRequest, RequestLookup } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import type { Repository } from 'typeorm';
 import { LedgerWriter } from './ledger-writer';
@@ -29,10 +29,38 @@ export class RequestsService {
     private readonly ledger: LedgerWriter,
   ) {}
 
+  async list(query: ListRequestsRequest): Promise<RequestLookup[]> {
+    await this.ledger.flush();
+    const builder = this.records
+      .createQueryBuilder('request')
+      .where('request.workspace_id = :workspace', { workspace: query.workspace_id })
+      .orderBy('request.generated_at', 'DESC')
+      .limit(query.limit ?? 100);
+    if (query.from) builder.andWhere('request.generated_at >= :from', { from: query.from });
+    if (query.to) builder.andWhere('request.generated_at < :to', { to: query.to });
+    if (query.metadata_key !== undefined) {
+      const key = query.metadata_key;
+      if (query.metadata_value === undefined) builder.andWhere('request.metadata ? :key', { key });
+      else {
+        const matches = metadataCandidates(query.metadata_value).map((value) => JSON.stringify({ [key]: value }));
+        builder.andWhere(`(${matches.map((_, index) => `request.metadata @> :match${index}::jsonb`).join(' OR ')})`, Object.fromEntries(matches.map((match, index) => [`match${index}`, match])));
+      }
+    }
+    return (await builder.getMany()).map(toRequestLookup);
+  }
+
   /** The workspace's own request only: another workspace's id is simply not found. */
   async get(workspaceId: string, requestId: string): Promise<RequestLookup> {
     const record = this.ledger.pendingRecord(requestId) ?? (await this.records.findOneBy({ id: requestId }));
     if (!record || record.workspaceId !== workspaceId) throw new WaggleException('not_found', { message: 'Request not found' });
     return toRequestLookup(record);
   }
+}
+
+/** The values a query-string metadata value may stand for: the string itself, or what it reads as. */
+export function metadataCandidates(raw: string): Array<string | number | boolean> {
+  const candidates: Array<string | number | boolean> = [raw];
+  if (raw === 'true' || raw === 'false') candidates.push(raw === 'true');
+  else if (raw.trim() !== '' && Number.isFinite(Number(raw))) candidates.push(Number(raw));
+  return candidates;
 }

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { InvocationPatterns, PromptRunRequest, RequestLookupRequest, type PromptInvokeResponse, type PromptStreamEvent, type RequestLookup } from '@waggle/contracts';
+import { InvocationPatterns, ListRequestsRequest, PromptRunRequest, RequestLookupRequest, type PromptInvokeResponse, type PromptStreamEvent, type RequestLookup } from '@waggle/contracts';
 import type { Observable } from 'rxjs';
 import { RequestsService } from '../ledger/requests.service';
 import { PromptRunner } from './prompt-runner.service';
@@ -20,6 +20,11 @@ export class RunsController {
   @MessagePattern(InvocationPatterns.getRequest)
   lookup(@Payload() request: RequestLookupRequest): Promise<RequestLookup> {
     return this.requests.get(request.workspace_id, request.request_id);
+  }
+
+  @MessagePattern(InvocationPatterns.listRequests)
+  list(@Payload() query: ListRequestsRequest): Promise<RequestLookup[]> {
+    return this.requests.list(query);
   }
 
   @MessagePattern(InvocationPatterns.streamPrompt)
