@@ -207,6 +207,24 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
     });
   });
 
+  it('relays the first fragment while the provider is still answering (no buffering on the path)', async () => {
+    fake.setModel('fake-chat', { tokenDelayMs: 150, response: 'one two three four five six' });
+    try {
+      const response = await invoke({ deployment: 'helper', variant: 'default', streaming: true, inputs: { question: 'x' } });
+      const reader = readSse(response);
+      const first = await reader.next();
+      expect(JSON.parse(first.value as string)).toMatchObject({ type: expect.stringMatching(/reasoning|response/) });
+      const record = fake.requests.at(-1);
+      // The provider has not finished its answer when the client already holds a fragment.
+      expect(record?.finishedAt).toBeUndefined();
+      for await (const _ of reader) {
+        // drain the rest
+      }
+    } finally {
+      fake.setModel('fake-chat', {});
+    }
+  });
+
   it('answers a stream whose run cannot start with a JSON error, not an empty stream', async () => {
     const response = await invoke({ deployment: 'helper', variant: 'old', streaming: true });
     expect(response.status).toBe(422);
@@ -313,6 +331,24 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
     const bad = await fetch(`${gateway}/v1/private/requests?from=yesterday`, { headers: { authorization: `Bearer ${key}` } });
     expect(bad.status).toBe(422);
     expect(await bad.json()).toMatchObject({ error_code: 'validation_error' });
+  });
+
+  it('loses no ledger record when the invocation service stops right after a run', async () => {
+    const response = await invoke({ deployment: 'helper', variant: 'default', inputs: { question: 'last words' } });
+    const { request_id: requestId } = (await response.json()) as { request_id: string };
+    const invocation = apps[1];
+    await expect(invocation.stop('SIGTERM')).resolves.toBe(0);
+    const db = new Client({ connectionString: TEST_DATABASE_URL });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ status: string }>('SELECT status FROM invocation.requests WHERE id = $1', [requestId]);
+      expect(rows).toEqual([{ status: 'completed' }]);
+    } finally {
+      await db.end();
+      const restarted = spawnApp('invocation', invocation.port, invocation.env);
+      apps[1] = restarted;
+      await waitUntilLive(restarted);
+    }
   });
 
   it('keeps the metadata in the ledger and never sends it to the model', async () => {

@@ -10,6 +10,8 @@ export interface AppProcess {
   app: AppName;
   port: number;
   baseUrl: string;
+  /** The environment given on top of the test's, to start the app again the same way. */
+  env: Record<string, string>;
   child: ChildProcess;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
@@ -38,6 +40,7 @@ export function spawnApp(app: AppName, port: number, env: Record<string, string>
     app,
     port,
     baseUrl: `http://127.0.0.1:${port}`,
+    env,
     child,
     output: () => output,
     exited,
