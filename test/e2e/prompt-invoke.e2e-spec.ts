@@ -7,6 +7,8 @@ import { Client } from 'pg';
 import { parse, stringify } from 'yaml';
 import { TEST_DATABASE_URL } from '../setup/test-env';
 
+const isUnmetered = (response: Response) => response.headers.get('x-ratelimit-limit') === null;
+
 const model = (id: string, extra: Record<string, unknown> = {}) => ({
   id,
   name: `Fake ${id}`,
@@ -331,6 +333,37 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
     const bad = await fetch(`${gateway}/v1/private/requests?from=yesterday`, { headers: { authorization: `Bearer ${key}` } });
     expect(bad.status).toBe(422);
     expect(await bad.json()).toMatchObject({ error_code: 'validation_error' });
+  });
+
+  it('manages prompt deployments on private routes: apply, list, and every version of a variant', async () => {
+    const call = (method: string, path: string, body?: unknown) =>
+      fetch(`${gateway}/v1/private/prompts${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const definition = (content: string) => ({ prompts: [{ deployment: 'private-made', variants: [{ name: 'main', model: 'fake-chat', messages: [{ role: 'user', content }] }] }] });
+    const first = await call('POST', '/apply', definition('Say {{ thing }}'));
+    expect(first.status).toBe(200);
+    expect(((await first.json()) as { prompts: AppliedDeployment[] }).prompts[0].variants[0]).toMatchObject({ name: 'main', version: 1, changed: true });
+    const second = await call('POST', '/apply', definition('Say {{ thing }} twice'));
+    expect(((await second.json()) as { prompts: AppliedDeployment[] }).prompts[0].variants[0]).toMatchObject({ version: 2, changed: true });
+    expect(isUnmetered(second)).toBe(true);
+
+    const listed = (await (await call('GET', '')).json()) as { prompts: Array<{ deployment: string; variants: Array<{ name: string; version: number; variables: string[] }> }> };
+    expect(listed.prompts.find((prompt) => prompt.deployment === 'private-made')?.variants).toEqual([
+      expect.objectContaining({ name: 'main', version: 2, variables: ['thing'] }),
+    ]);
+    const versions = (await (await call('GET', '/private-made/variants/main/versions')).json()) as { versions: Array<{ version: number; current: boolean; messages: Array<{ content: string }> }> };
+    expect(versions.versions.map(({ version, current, messages }) => ({ version, current, content: messages[0].content }))).toEqual([
+      { version: 2, current: true, content: 'Say {{ thing }} twice' },
+      { version: 1, current: false, content: 'Say {{ thing }}' },
+    ]);
+    const missing = await call('GET', '/private-made/variants/nope/versions');
+    expect(missing.status).toBe(404);
+    const invalid = await call('POST', '/apply', { prompts: [{ deployment: 'x', variants: [] }] });
+    expect(invalid.status).toBe(422);
+    expect(await invalid.json()).toMatchObject({ error_code: 'validation_error' });
   });
 
   it('loses no ledger record when the invocation service stops right after a run', async () => {

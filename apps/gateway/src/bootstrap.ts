@@ -13,6 +13,7 @@ import { Clock } from './meter/clock';
 import { ModelsController } from './models/models.controller';
 import { buildPublicOpenApiDocument } from './openapi/openapi-document';
 import { OpenApiController, OpenApiDocumentHolder } from './openapi/openapi.controller';
+import { PrivatePromptsController } from './prompts/private-prompts.controller';
 import { PromptInvokeController } from './prompts/prompt-invoke.controller';
 import { PrivateRequestsController } from './requests/private-requests.controller';
 import { RequestsController } from './requests/requests.controller';
@@ -26,7 +27,7 @@ export async function createGatewayApp(env: GatewayEnv): Promise<NestExpressAppl
     imports: [
       PlatformModule.forApp({ app: 'gateway', env, dependencies: ['nats', 'redis'], readinessReporters: [ServicesReadinessReporter] }),
     ],
-    controllers: [ErrorCodesController, ModelsController, OpenApiController, PromptInvokeController, RequestsController, PrivateRequestsController],
+    controllers: [ErrorCodesController, ModelsController, OpenApiController, PromptInvokeController, RequestsController, PrivateRequestsController, PrivatePromptsController],
     providers: [Clock, ApiKeyAuthenticator, ApiKeyGuard, ApiMeterGuard, OpenApiDocumentHolder],
   })
   class GatewayModule {}

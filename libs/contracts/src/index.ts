@@ -48,6 +48,7 @@ export {
   REQUEST_ID_FORMAT,
   RequestLookupRequest,
   ListRequestsRequest,
+  PromptVersionsRequest,
   ResponseFormatDto,
   RUN_CANCEL_SUBJECT,
   type AppliedDeployment,
@@ -56,6 +57,8 @@ export {
   type PromptInvokeResponse,
   type PromptStreamEvent,
   type RequestLookup,
+  type PromptDeploymentSummary,
+  type PromptVersionSummary,
   type UsageObject,
 } from './invocation.patterns';
 export { flatMetadataProblem, IsFlatMetadata, METADATA_LIMITS, type FlatMetadata, type MetadataValue } from './flat-metadata';

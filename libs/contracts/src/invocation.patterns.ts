@@ -27,6 +27,8 @@ export const InvocationPatterns = {
   streamPrompt: 'invocation.prompts.stream',
   getRequest: 'invocation.requests.get',
   listRequests: 'invocation.requests.list',
+  listPrompts: 'invocation.prompts.list',
+  listPromptVersions: 'invocation.prompts.versions',
 } as const;
 
 /**
@@ -296,4 +298,36 @@ export class ListRequestsRequest {
   @Min(1)
   @Max(1000)
   limit?: number;
+}
+
+export class PromptVersionsRequest {
+  @IsUUID()
+  workspace_id!: string;
+
+  @IsString()
+  @Length(1, 200)
+  deployment!: string;
+
+  @IsString()
+  @Length(1, 200)
+  variant!: string;
+}
+
+export interface PromptVersionSummary {
+  version_id: string;
+  version: number;
+  model: string;
+  messages: Array<{ role: string; content: string }>;
+  params: Record<string, unknown>;
+  variables: string[];
+  image_inputs: string[];
+  created_at: string;
+  current: boolean;
+}
+
+export interface PromptDeploymentSummary {
+  deployment: string;
+  prompt_endpoint_id: string;
+  created_at: string;
+  variants: Array<{ name: string; variant_id: string; version: number | null; model: string | null; variables: string[] }>;
 }

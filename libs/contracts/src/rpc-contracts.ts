@@ -20,7 +20,7 @@ import type {
   WorkspaceSummary,
 } from './catalog.patterns';
 import type { HealthPingPattern, HealthPingRequest, HealthPingResponse } from './health.patterns';
-import type { AppliedDeployment, ApplyPromptsRequest, PromptInvokeResponse, PromptRunRequest, PromptStreamEvent, RequestLookup, RequestLookupRequest, ListRequestsRequest } from './invocation.patterns';
+import type { AppliedDeployment, ApplyPromptsRequest, PromptInvokeResponse, PromptRunRequest, PromptStreamEvent, RequestLookup, RequestLookupRequest, ListRequestsRequest, PromptDeploymentSummary, PromptVersionsRequest, PromptVersionSummary } from './invocation.patterns';
 
 type NoPayload = Record<string, never>;
 
@@ -57,6 +57,8 @@ export type RpcContracts = {
   'invocation.prompts.stream': RpcContract<PromptRunRequest, PromptStreamEvent>;
   'invocation.requests.get': RpcContract<RequestLookupRequest, RequestLookup>;
   'invocation.requests.list': RpcContract<ListRequestsRequest, RequestLookup[]>;
+  'invocation.prompts.list': RpcContract<WorkspaceIdRequest, PromptDeploymentSummary[]>;
+  'invocation.prompts.versions': RpcContract<PromptVersionsRequest, PromptVersionSummary[]>;
 };
 
 export type RpcPattern = keyof RpcContracts;

@@ -1,6 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { AppliedDeployment, AppliedVariant, ApplyPromptsRequest, PromptDeploymentSpec, PromptVariantSpec } from '@waggle/contracts';
+import type {
+  AppliedDeployment,
+  AppliedVariant,
+  ApplyPromptsRequest,
+  PromptDeploymentSpec,
+  PromptDeploymentSummary,
+  PromptVariantSpec,
+  PromptVersionSummary,
+} from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { createHash, randomBytes } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -61,6 +69,46 @@ export class PromptsService {
       for (const prompt of request.prompts) applied.push(await this.applyDeployment(manager, request.workspace_id, prompt, variables));
       return applied;
     });
+  }
+
+  async list(workspaceId: string): Promise<PromptDeploymentSummary[]> {
+    const deployments = await this.dataSource.getRepository(PromptDeploymentEntity).find({ where: { workspaceId }, order: { name: 'ASC' } });
+    const variants = deployments.length
+      ? await this.dataSource.getRepository(PromptVariantEntity).find({ where: deployments.map((deployment) => ({ deploymentId: deployment.id })), relations: { currentVersion: true }, order: { name: 'ASC' } })
+      : [];
+    return deployments.map((deployment) => ({
+      deployment: deployment.name,
+      prompt_endpoint_id: deployment.id,
+      created_at: deployment.createdAt.toISOString(),
+      variants: variants
+        .filter((variant) => variant.deploymentId === deployment.id)
+        .map((variant) => ({
+          name: variant.name,
+          variant_id: variant.id,
+          version: variant.currentVersion?.version ?? null,
+          model: variant.currentVersion?.model ?? null,
+          variables: variant.currentVersion?.variables ?? [],
+        })),
+    }));
+  }
+
+  /** Every version of a variant, newest first: older versions stay readable. */
+  async versions(workspaceId: string, deploymentName: string, variantName: string): Promise<PromptVersionSummary[]> {
+    const deployment = await this.dataSource.getRepository(PromptDeploymentEntity).findOneBy({ workspaceId, name: deploymentName });
+    const variant = deployment && (await this.dataSource.getRepository(PromptVariantEntity).findOneBy({ deploymentId: deployment.id, name: variantName }));
+    if (!variant) throw new WaggleException('resource_not_found', { message: `Variant not found: ${deploymentName}/${variantName}` });
+    const versions = await this.dataSource.getRepository(PromptVersionEntity).find({ where: { variantId: variant.id }, order: { version: 'DESC' } });
+    return versions.map((version) => ({
+      version_id: version.id,
+      version: version.version,
+      model: version.model,
+      messages: version.messages,
+      params: version.params as Record<string, unknown>,
+      variables: version.variables,
+      image_inputs: version.imageInputs,
+      created_at: version.createdAt.toISOString(),
+      current: version.id === variant.currentVersionId,
+    }));
   }
 
   private async applyDeployment(

@@ -1,0 +1,54 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import {
+  InvocationPatterns,
+  PromptDeploymentSpec,
+  sendRpc,
+  type AppliedDeployment,
+  type PromptDeploymentSummary,
+  type PromptVersionSummary,
+} from '@waggle/contracts';
+import { NatsRpcClient } from '@waggle/platform';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, ValidateNested } from 'class-validator';
+import type { AuthenticatedRequest } from '../auth/authenticated-request';
+import { PrivateApiRoute } from '../auth/authenticated.decorator';
+
+const TIMEOUT_MS = 30_000;
+
+/** The definition file's shape, as JSON. */
+class ApplyPromptsBody {
+  @IsArray()
+  @ArrayMaxSize(500)
+  @ValidateNested({ each: true })
+  @Type(() => PromptDeploymentSpec)
+  prompts!: PromptDeploymentSpec[];
+}
+
+/**
+ * First-party management of prompt deployments (the CLI's `apply` does the same over
+ * NATS): apply definitions, list deployments, read every version of a variant.
+ */
+@ApiExcludeController()
+@Controller('v1/private/prompts')
+@PrivateApiRoute()
+export class PrivatePromptsController {
+  constructor(private readonly rpc: NatsRpcClient) {}
+
+  @Get()
+  async list(@Req() request: AuthenticatedRequest): Promise<{ prompts: PromptDeploymentSummary[] }> {
+    return { prompts: await sendRpc(this.rpc, InvocationPatterns.listPrompts, { workspace_id: request.auth.workspace_id }, { timeoutMs: TIMEOUT_MS }) };
+  }
+
+  @Post('apply')
+  @HttpCode(200)
+  async apply(@Body() body: ApplyPromptsBody, @Req() request: AuthenticatedRequest): Promise<{ prompts: AppliedDeployment[] }> {
+    return { prompts: await sendRpc(this.rpc, InvocationPatterns.applyPrompts, { workspace_id: request.auth.workspace_id, prompts: body.prompts }, { timeoutMs: TIMEOUT_MS }) };
+  }
+
+  @Get(':deployment/variants/:variant/versions')
+  async versions(@Param('deployment') deployment: string, @Param('variant') variant: string, @Req() request: AuthenticatedRequest): Promise<{ versions: PromptVersionSummary[] }> {
+    const versions = await sendRpc(this.rpc, InvocationPatterns.listPromptVersions, { workspace_id: request.auth.workspace_id, deployment, variant }, { timeoutMs: TIMEOUT_MS });
+    return { versions };
+  }
+}
