@@ -33,6 +33,8 @@ describe('the gateway edge: keys, meter, models', () => {
     apps.push(spawnApp('catalog', await freePort(), { LOG_LEVEL: 'warn' }), spawnApp('gateway', await freePort(), { LOG_LEVEL: 'warn' }));
     await Promise.all(apps.map((app) => waitUntilLive(app)));
     gateway = apps[1].baseUrl;
+    // Whatever another suite loaded, these tests read the shipped catalog.
+    await cliJson(['catalog', 'load', '--force']);
   });
 
   afterAll(async () => {

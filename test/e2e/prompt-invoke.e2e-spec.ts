@@ -106,8 +106,9 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
   });
 
   afterAll(async () => {
+    // Back to the shipped catalog while the catalog service still runs.
+    await cliJson(['catalog', 'load', '--force']);
     await Promise.all(apps.map((app) => app.stop()));
-    await cliJson(['catalog', 'load', '--force']).catch(() => undefined);
     await fake.stop();
   });
 
