@@ -35,6 +35,8 @@ function isUntracedHealthProbe(request: IncomingMessage): boolean {
 export function startTelemetry(appName: string): void {
   if (provider) return;
   loadLocalEnvFile();
+  // The specification's switch for turning the SDK off altogether.
+  if (process.env.OTEL_SDK_DISABLED === 'true') return;
   const endpoint = process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
   const spanProcessor: SpanProcessor = endpoint ? new BatchSpanProcessor(new OTLPTraceExporter()) : new NoopSpanProcessor();
 

@@ -45,7 +45,8 @@ function toPublicModel(model: ModelEntity, view: ProviderView): PublicModel {
 @Injectable()
 export class ModelsService implements OnApplicationBootstrap {
   private readonly logger = new Logger(ModelsService.name);
-  private cache?: { models: ModelEntity[]; expiresAt: number };
+  /** Both views of the listing, built once per refresh rather than on every request. */
+  private cache?: { views: Record<ProviderView, PublicModel[]>; expiresAt: number };
 
   constructor(
     @InjectRepository(ModelEntity) private readonly models: Repository<ModelEntity>,
@@ -67,9 +68,12 @@ export class ModelsService implements OnApplicationBootstrap {
         where: { status: 'active', modelType: In([...LISTED_TYPES]) },
         order: { provider: 'ASC', name: 'ASC' },
       });
-      this.cache = { models, expiresAt: now + MODEL_LIST_CACHE_MS };
+      this.cache = {
+        views: { serving: models.map((model) => toPublicModel(model, 'serving')), maker: models.map((model) => toPublicModel(model, 'maker')) },
+        expiresAt: now + MODEL_LIST_CACHE_MS,
+      };
     }
-    return this.cache.models.map((model) => toPublicModel(model, view));
+    return this.cache.views[view];
   }
 
   /** Any stored model, deprecated and embedding ones included: callers decide what to refuse. */
