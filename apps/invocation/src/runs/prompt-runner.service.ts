@@ -163,7 +163,7 @@ export class PromptRunner {
     const route = toModelRoute(catalogRoute);
     // Missing credentials answer config_error here, before anything is recorded or sent.
     this.registry.languageModel(route);
-    const messages = renderMessages(version.messages, inputs, images) as PromptMessage[];
+    const rendered = renderMessages(version.messages, inputs, images);
     const record = Object.assign(new RequestRecordEntity(), {
       id: request.request_id,
       workspaceId: request.workspace_id,
@@ -177,7 +177,7 @@ export class PromptRunner {
       version: version.version,
       model: catalogRoute.id,
       status: 'running',
-      message: lastUserText(renderMessages(version.messages, inputs, images)),
+      message: lastUserText(rendered),
       metadata: request.metadata ?? {},
       userLabel: request.user ?? null,
       generatedAt: new Date(),
@@ -188,7 +188,7 @@ export class PromptRunner {
       data: null,
     } satisfies Partial<RequestRecordEntity>);
     this.ledger.save(record);
-    return { deployment, variant, version, catalogRoute, route, messages, params: toPromptParams(version.params), record };
+    return { deployment, variant, version, catalogRoute, route, messages: rendered as PromptMessage[], params: toPromptParams(version.params), record };
   }
 
   private finish(run: PreparedRun, status: RequestRecordEntity['status'], durationMs: number, usage: UsageObject | null, data: Record<string, unknown> | null): void {
