@@ -1,0 +1,500 @@
+#!/usr/bin/env node
+// The gateway's authenticated hot path: what API-key authentication, the daily meter and
+// the NATS hop to a service add to a request (docs/benchmarks.md).
+//
+//   npm run build && node scripts/bench/gateway.mjs [--duration N] [--json]
+//
+// Starts its own catalog and gateway from dist/ on free loopback ports (after running the
+// migrations), creates a workspace on the enterprise plan with the operator CLI, and
+// drives two endpoints with autocannon:
+//   - GET /v1/error_codes  no authentication, answered by the gateway alone (the baseline);
+//   - GET /v1/models       Bearer key (cached 4 s in the gateway), one Redis Lua call for
+//                          the daily meter, NATS request/reply to the catalog, which
+//                          answers from its 5 s in-memory cache.
+// After a 2 s warm-up at 8 connections per endpoint: N s at 1 connection (latency) and
+// N s at 32 connections (throughput) per endpoint. Latency percentiles come both from
+// autocannon's histogram (whole milliseconds) and from every response time it measured
+// (fractional); CPU per process around each run comes from /proc.
+// Needs PostgreSQL, Redis and NATS (scripts/ensure-infra.sh). Prints a Markdown report (or
+// JSON with --json) on stdout; progress goes to stderr. Exits 1 when any request failed,
+// timed out or answered non-2xx, or when the stack did not start.
+import autocannon from 'autocannon';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { cpus } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
+
+const ENTRIES = {
+  migrate: 'dist/tools/migrate/src/main.js',
+  cli: 'dist/tools/cli/src/main.js',
+  catalog: 'dist/apps/catalog/src/main.js',
+  gateway: 'dist/apps/gateway/src/main.js',
+};
+
+const POLL_MS = 50;
+const START_TIMEOUT_MS = 30_000;
+const EXIT_TIMEOUT_MS = 20_000; // above the apps' default SHUTDOWN_GRACE_MS
+const OUTPUT_TAIL = 8_000;
+const WARMUP = { connections: 8, duration: 2 };
+const THROUGHPUT_CONNECTIONS = 32;
+
+const log = (line) => process.stderr.write(`bench: ${line}\n`);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function usage(message) {
+  if (message) process.stderr.write(`bench: ${message}\n`);
+  process.stderr.write('usage: node scripts/bench/gateway.mjs [--duration N] [--json]\n');
+  process.exit(2);
+}
+
+function parseArgs(argv) {
+  const options = { duration: 10, json: false };
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i];
+    if (arg === '--json') options.json = true;
+    else if (arg === '--duration' || arg.startsWith('--duration=')) {
+      const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i];
+      if (value === undefined) usage('--duration needs a value');
+      options.duration = Number(value);
+      if (!Number.isInteger(options.duration) || options.duration < 1) usage('--duration must be a whole number of seconds, at least 1');
+    } else if (arg === '--help' || arg === '-h') usage();
+    else usage(`unknown argument ${arg}`);
+  }
+  return options;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** One GET; resolves with status, headers and the raw body, or status 0 when nothing answered. */
+function get(port, path, headers = {}) {
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port, path, headers, agent: false, timeout: 2_000 }, (res) => {
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.once('error', () => resolve({ status: 0 }));
+    });
+    req.once('timeout', () => req.destroy());
+    req.once('error', () => resolve({ status: 0 }));
+    req.end();
+  });
+}
+
+function machine() {
+  const cpuinfo = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '';
+  const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? cpus()[0]?.model ?? 'unknown CPU';
+  const cores = (cpuinfo.match(/^processor\s*:/gm) ?? []).length || cpus().length;
+  const load = existsSync('/proc/loadavg') ? readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : 'n/a';
+  return { node: process.version, cpu: model, cores, date: new Date().toISOString(), loadAverage: load };
+}
+
+/**
+ * Other Waggle apps on this machine share the NATS server, hence the queue groups: another
+ * catalog would answer some of this gateway's requests (and from another database, where
+ * the bench's key does not exist). Found by their command lines, to warn about it.
+ */
+function otherWaggleApps() {
+  if (!existsSync('/proc')) return [];
+  const found = [];
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    if (Number(pid) === process.pid) continue;
+    let cmdline;
+    try {
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+    } catch {
+      continue;
+    }
+    const app = /dist\/apps\/([\w-]+)\/src\/main\.js/.exec(cmdline)?.[1];
+    if (app) found.push({ pid: Number(pid), app });
+  }
+  return found;
+}
+
+function appEnv(port) {
+  return {
+    ...process.env,
+    ...(port === undefined ? {} : { PORT: String(port) }),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/waggle',
+  };
+}
+
+/** A built app as a child process, with the tail of its output for error reports. */
+function startApp(name, port) {
+  let output = '';
+  const keep = (chunk) => {
+    output = (output + chunk.toString()).slice(-OUTPUT_TAIL);
+  };
+  const child = spawn(process.execPath, [join(ROOT, ENTRIES[name])], { cwd: ROOT, env: appEnv(port), stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const app = { name, port, child, exit: null, output: () => output };
+  app.exited = new Promise((resolve) =>
+    child.once('exit', (code, signal) => {
+      app.exit = { code, signal };
+      resolve(app.exit);
+    }),
+  );
+  return app;
+}
+
+/** SIGTERM, then SIGKILL after EXIT_TIMEOUT_MS; resolves with how it ended. */
+async function stopApp(app) {
+  if (app.exit) return { ...app.exit, alreadyExited: true };
+  app.child.kill('SIGTERM');
+  const done = await Promise.race([app.exited, sleep(EXIT_TIMEOUT_MS).then(() => null)]);
+  if (done) return done;
+  app.child.kill('SIGKILL');
+  await app.exited;
+  return { ...app.exit, killed: true };
+}
+
+/** Polls until `check` returns true; throws with the app's output when it exits or times out. */
+async function waitFor(app, what, check) {
+  const started = performance.now();
+  for (;;) {
+    if (app.exit) throw new Error(`${app.name} exited (code ${app.exit.code}, signal ${app.exit.signal}) before ${what}\n${app.output()}`);
+    if (await check()) return;
+    if (performance.now() - started > START_TIMEOUT_MS)
+      throw new Error(`${app.name}: not ${what} within ${START_TIMEOUT_MS / 1000} s\n${app.output()}`);
+    await sleep(POLL_MS);
+  }
+}
+
+function runNode(entry, args, what) {
+  const result = spawnSync(process.execPath, [join(ROOT, entry), ...args], { cwd: ROOT, env: appEnv(), encoding: 'utf8', timeout: 60_000 });
+  if (result.status !== 0) {
+    throw new Error(
+      `${what} failed (exit ${result.status ?? result.signal}); are PostgreSQL, Redis and NATS up? (npm run infra)\n${result.stdout ?? ''}${result.stderr ?? ''}`,
+    );
+  }
+  return result.stdout;
+}
+
+const CLOCK_TICKS = (() => {
+  const result = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
+  return Number(result.stdout) > 0 ? Number(result.stdout) : 100;
+})();
+const INFRA_COMMANDS = new Set(['nats-server', 'redis-server', 'postgres']);
+
+function readOr(path, fallback) {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return fallback;
+  }
+}
+
+/** user + system CPU ticks a process has used so far (0 when it is gone). */
+function processTicks(pid) {
+  const stat = readOr(`/proc/${pid}/stat`, '');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11] ?? 0) + Number(fields[12] ?? 0); // utime, stime (fields 14 and 15)
+}
+
+/**
+ * Where the machine's CPU time goes: this script (autocannon runs in it), each app, the
+ * infrastructure (NATS, Redis, PostgreSQL) and everything else, so that a noisy neighbour
+ * shows in the report instead of silently slowing the numbers.
+ */
+function cpuSnapshot(apps) {
+  const [, ...ticks] = readOr('/proc/stat', 'cpu 0').split('\n')[0].trim().split(/\s+/).map(Number);
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = ticks;
+  let infra = 0;
+  for (const pid of existsSync('/proc') ? readdirSync('/proc').filter((name) => /^\d+$/.test(name)) : []) {
+    if (INFRA_COMMANDS.has(readOr(`/proc/${pid}/comm`, '').trim())) infra += processTicks(pid);
+  }
+  return {
+    at: performance.now(),
+    busy: user + nice + system + irq + softirq + steal,
+    total: user + nice + system + idle + iowait + irq + softirq + steal,
+    bench: processTicks(process.pid),
+    apps: Object.fromEntries(apps.map((app) => [app.name, processTicks(app.child.pid)])),
+    infra,
+  };
+}
+
+/** CPU used between two snapshots, in cores (1 = one core busy for the whole interval). */
+function cpuBetween(before, after) {
+  const seconds = (after.at - before.at) / 1000;
+  const cores = (ticks) => ticks / CLOCK_TICKS / seconds;
+  const apps = Object.fromEntries(Object.keys(before.apps).map((name) => [name, cores(after.apps[name] - before.apps[name])]));
+  const bench = cores(after.bench - before.bench);
+  // A PostgreSQL backend that exits between the snapshots takes its ticks with it.
+  const infra = Math.max(0, cores(after.infra - before.infra));
+  const busy = cores(after.busy - before.busy);
+  const appSum = Object.values(apps).reduce((sum, value) => sum + value, 0);
+  return { seconds, busy, bench, ...apps, infra, other: Math.max(0, busy - bench - appSum - infra) };
+}
+
+/** Nearest-rank percentile of sorted values. */
+function percentile(sorted, p) {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/**
+ * One autocannon run. With `samples`, also keeps every 2xx response time as autocannon
+ * measured it (process.hrtime, fractional ms): its own histogram stores whole milliseconds,
+ * too coarse for sub-millisecond differences.
+ */
+async function cannon(url, headers, connections, duration, { samples = false, apps = [] } = {}) {
+  const times = [];
+  const before = cpuSnapshot(apps);
+  const instance = autocannon({ url, headers, connections, duration, pipelining: 1 });
+  if (samples) {
+    instance.on('response', (_client, statusCode, _resBytes, responseTime) => {
+      if (statusCode >= 200 && statusCode < 300) times.push(responseTime);
+    });
+  }
+  const result = await instance;
+  const cpu = cpuBetween(before, cpuSnapshot(apps));
+  const failed = result.errors + result.timeouts + result.non2xx;
+  const run = {
+    connections,
+    duration,
+    requests: result.requests.total,
+    requestsPerSecond: result.requests.average,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count])),
+    failed,
+    autocannonLatencyMs: { p50: result.latency.p50, p99: result.latency.p99, average: result.latency.average, max: result.latency.max },
+    cpuCores: cpu,
+    // CPU time per request of each app, in ms.
+    cpuMsPerRequest: Object.fromEntries(apps.map((app) => [app.name, (cpu[app.name] * cpu.seconds * 1000) / (result.requests.total || 1)])),
+  };
+  if (samples) {
+    times.sort((a, b) => a - b);
+    run.exactLatencyMs = {
+      count: times.length,
+      p50: percentile(times, 50),
+      p99: percentile(times, 99),
+      mean: times.reduce((sum, value) => sum + value, 0) / (times.length || 1),
+      max: times.at(-1) ?? NaN,
+    };
+  }
+  return run;
+}
+
+const fmt = (value, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB (${bytes} B)`;
+
+function markdown(report) {
+  const lines = [
+    '| endpoint | body | p50 / p99 / avg at 1 conn, autocannon (ms) | p50 / p99 / mean at 1 conn, exact (ms) | req/s at 1 conn | req/s at 32 conn | non-2xx / errors |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const e of report.endpoints) {
+    const a = e.sequential.autocannonLatencyMs;
+    const x = e.sequential.exactLatencyMs;
+    const bad = e.sequential.non2xx + e.concurrent.non2xx + e.warmup.non2xx;
+    const errs =
+      e.sequential.errors + e.sequential.timeouts + e.concurrent.errors + e.concurrent.timeouts + e.warmup.errors + e.warmup.timeouts;
+    lines.push(
+      `| ${e.label} | ${kib(e.bodyBytes)} | ${a.p50} / ${a.p99} / ${fmt(a.average)} | ${fmt(x.p50, 3)} / ${fmt(x.p99, 3)} / ${fmt(x.mean, 3)} | ${fmt(e.sequential.requestsPerSecond, 0)} | ${fmt(e.concurrent.requestsPerSecond, 0)} | ${bad} / ${errs} |`,
+    );
+  }
+  lines.push(
+    '',
+    `CPU during the measured runs, in cores (the machine has ${report.machine.cores}); "bench" is this script with autocannon, "infra" NATS, Redis and PostgreSQL, "other" everything else on the machine:`,
+    '',
+    '| endpoint, connections | gateway | catalog | bench | infra | other | gateway CPU per request (ms) | catalog CPU per request (ms) |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  );
+  for (const e of report.endpoints) {
+    for (const run of [e.sequential, e.concurrent]) {
+      const c = run.cpuCores;
+      lines.push(
+        `| ${e.label}, ${run.connections} | ${fmt(c.gateway)} | ${fmt(c.catalog)} | ${fmt(c.bench)} | ${fmt(c.infra)} | ${fmt(c.other)} | ${fmt(run.cpuMsPerRequest.gateway, 3)} | ${fmt(run.cpuMsPerRequest.catalog, 3)} |`,
+      );
+    }
+  }
+  const d = report.added;
+  lines.push(
+    '',
+    `Added by auth + meter + NATS hop (p50 of /v1/models − p50 of /v1/error_codes, 1 connection): ` +
+      `${fmt(d.exactP50Ms, 3)} ms exact (${d.autocannonP50Ms} ms from autocannon's whole-millisecond histogram). ` +
+      `Aim: under 1 ms — ${d.exactP50Ms < 1 ? 'met' : 'NOT met'}. The bodies differ (${report.endpoints.map((e) => `${e.label} ${kib(e.bodyBytes)}`).join(', ')}), so this is not a pure overhead figure.`,
+    '',
+    `${report.durationS} s per run after a ${WARMUP.duration} s warm-up at ${WARMUP.connections} connections per endpoint. ` +
+      `Node ${report.machine.node}, ${report.machine.cpu}, ${report.machine.cores} cores, ${report.machine.date}; ` +
+      `load average at start ${report.machine.loadAverage}, at end ${report.machine.loadAverageAtEnd}.`,
+  );
+  if (report.otherWaggleApps.length) {
+    lines.push(
+      '',
+      `Warning: other Waggle apps were running at the start or the end and share the NATS queue groups, so some requests may have been answered by them: ${report.otherWaggleApps.map((o) => `${o.app} (pid ${o.pid})`).join(', ')}.`,
+    );
+  }
+  if (report.failures.length) lines.push('', 'Failures:', ...report.failures.map((failure) => `- ${failure}`));
+  return lines.join('\n');
+}
+
+async function main() {
+  const options = parseArgs(process.argv.slice(2));
+  const missing = Object.values(ENTRIES).filter((entry) => !existsSync(join(ROOT, entry)));
+  if (missing.length) {
+    log(`${missing.join(', ')} missing: run npm run build first`);
+    process.exit(1);
+  }
+  const info = machine();
+  const others = otherWaggleApps();
+  if (others.length) {
+    log(
+      `warning: other Waggle apps are running (${others.map((o) => `${o.app} pid ${o.pid}`).join(', ')}); they share NATS queue groups with this bench and may answer its requests`,
+    );
+  }
+
+  log('running migrations (node dist/tools/migrate/src/main.js)');
+  runNode(ENTRIES.migrate, [], 'migrations');
+
+  const apps = [];
+  let stopping = null;
+  const stopAll = () => {
+    stopping ??= Promise.all(apps.map(async (app) => ({ app: app.name, ...(await stopApp(app)) })));
+    return stopping;
+  };
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      log(`${signal}: stopping the apps`);
+      void stopAll().then(() => process.exit(130));
+    });
+  }
+
+  const failures = [];
+  let report;
+  try {
+    const catalog = startApp('catalog', await freePort());
+    apps.push(catalog);
+    const gateway = startApp('gateway', await freePort());
+    apps.push(gateway);
+    log(`started catalog on :${catalog.port} (pid ${catalog.child.pid}) and gateway on :${gateway.port} (pid ${gateway.child.pid})`);
+    for (const app of apps) await waitFor(app, 'live', async () => (await get(app.port, '/health/live')).status === 200);
+    await waitFor(gateway, 'seeing the catalog up', async () => {
+      const ready = await get(gateway.port, '/health/ready');
+      try {
+        return JSON.parse(ready.body?.toString() ?? '').services?.catalog?.status === 'up';
+      } catch {
+        return false;
+      }
+    });
+
+    log('creating a workspace on the enterprise plan (node dist/tools/cli/src/main.js workspace create)');
+    const created = JSON.parse(
+      runNode(ENTRIES.cli, ['workspace', 'create', '--name', 'bench', '--plan', 'enterprise', '--json'], 'workspace create'),
+    );
+    if (typeof created.api_key !== 'string') throw new Error(`workspace create printed no api_key: ${JSON.stringify(created)}`);
+    const auth = { authorization: `Bearer ${created.api_key}` };
+
+    const endpoints = [
+      { label: 'GET /v1/error_codes', path: '/v1/error_codes', headers: {} },
+      { label: 'GET /v1/models', path: '/v1/models', headers: auth },
+    ];
+    for (const endpoint of endpoints) {
+      const answer = await get(gateway.port, endpoint.path, endpoint.headers);
+      if (answer.status !== 200) throw new Error(`${endpoint.label} answered ${answer.status}: ${answer.body?.toString().slice(0, 500)}`);
+      endpoint.bodyBytes = answer.body.length;
+      endpoint.contentEncoding = answer.headers['content-encoding'] ?? 'identity';
+      const parsed = JSON.parse(answer.body.toString());
+      endpoint.items = Array.isArray(parsed) ? parsed.length : Array.isArray(parsed?.data) ? parsed.data.length : undefined;
+      endpoint.url = `http://127.0.0.1:${gateway.port}${endpoint.path}`;
+      log(`${endpoint.label}: 200, body ${kib(endpoint.bodyBytes)}${endpoint.items === undefined ? '' : `, ${endpoint.items} items`}`);
+    }
+    const modelsEndpoint = endpoints[1];
+    if (!modelsEndpoint.items)
+      throw new Error('GET /v1/models listed no models: the catalog is empty, so the bench would not measure a real listing');
+
+    for (const endpoint of endpoints) {
+      log(`${endpoint.label}: warm-up ${WARMUP.duration} s at ${WARMUP.connections} connections`);
+      endpoint.warmup = await cannon(endpoint.url, endpoint.headers, WARMUP.connections, WARMUP.duration, { apps });
+    }
+    for (const endpoint of endpoints) {
+      log(`${endpoint.label}: ${options.duration} s at 1 connection`);
+      endpoint.sequential = await cannon(endpoint.url, endpoint.headers, 1, options.duration, { samples: true, apps });
+      log(`${endpoint.label}: ${options.duration} s at ${THROUGHPUT_CONNECTIONS} connections`);
+      endpoint.concurrent = await cannon(endpoint.url, endpoint.headers, THROUGHPUT_CONNECTIONS, options.duration, { apps });
+      for (const [phase, run] of [
+        ['warm-up', endpoint.warmup],
+        ['1 connection', endpoint.sequential],
+        [`${THROUGHPUT_CONNECTIONS} connections`, endpoint.concurrent],
+      ]) {
+        if (run.failed)
+          failures.push(
+            `${endpoint.label}, ${phase}: ${run.non2xx} non-2xx (${JSON.stringify(run.statusCodes)}), ${run.errors} errors, ${run.timeouts} time-outs`,
+          );
+      }
+      log(
+        `${endpoint.label}: p50 ${fmt(endpoint.sequential.exactLatencyMs.p50, 3)} ms, p99 ${fmt(endpoint.sequential.exactLatencyMs.p99, 3)} ms at 1 connection; ` +
+          `${fmt(endpoint.concurrent.requestsPerSecond, 0)} req/s at ${THROUGHPUT_CONNECTIONS}`,
+      );
+    }
+    const [baseline, models] = endpoints;
+    report = {
+      durationS: options.duration,
+      warmup: WARMUP,
+      throughputConnections: THROUGHPUT_CONNECTIONS,
+      machine: info,
+      otherWaggleApps: [...others],
+      endpoints: endpoints.map(({ headers: _headers, url: _url, ...rest }) => rest),
+      added: {
+        exactP50Ms: models.sequential.exactLatencyMs.p50 - baseline.sequential.exactLatencyMs.p50,
+        autocannonP50Ms: models.sequential.autocannonLatencyMs.p50 - baseline.sequential.autocannonLatencyMs.p50,
+        exactMeanMs: models.sequential.exactLatencyMs.mean - baseline.sequential.exactLatencyMs.mean,
+      },
+      failures,
+    };
+  } catch (error) {
+    failures.push(error instanceof Error ? error.message : String(error));
+  } finally {
+    const stops = await stopAll();
+    for (const stop of stops) {
+      if (stop.alreadyExited) failures.push(`${stop.app} exited on its own during the bench (code ${stop.code}, signal ${stop.signal})`);
+      else if (stop.killed) failures.push(`${stop.app} still running ${EXIT_TIMEOUT_MS / 1000} s after SIGTERM (killed)`);
+      else if (stop.code !== 0) failures.push(`${stop.app} exited with ${stop.code ?? stop.signal} after SIGTERM`);
+    }
+    if (report) report.stops = stops;
+  }
+
+  if (!report) {
+    for (const failure of failures) log(`FAILED: ${failure}`);
+    process.exit(1);
+  }
+  report.machine.loadAverageAtEnd = machine().loadAverage;
+  // Apps started by someone else while the bench ran (its own are stopped by now).
+  for (const other of otherWaggleApps()) {
+    if (!report.otherWaggleApps.some((known) => known.pid === other.pid)) report.otherWaggleApps.push(other);
+  }
+  if (report.otherWaggleApps.length > others.length) {
+    log(
+      `warning: other Waggle apps started during the bench (${report.otherWaggleApps
+        .slice(others.length)
+        .map((o) => `${o.app} pid ${o.pid}`)
+        .join(', ')})`,
+    );
+  }
+  process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${markdown(report)}\n`);
+  if (failures.length) for (const failure of failures) log(`FAILED: ${failure}`);
+  process.exit(failures.length ? 1 : 0);
+}
+
+main().catch((error) => {
+  log(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  process.exit(1);
+});
