@@ -47,6 +47,7 @@ export {
   REASONING_EFFORTS,
   REQUEST_ID_FORMAT,
   RequestLookupRequest,
+  ListRequestsFilter,
   ListRequestsRequest,
   PromptVersionsRequest,
   ResponseFormatDto,

@@ -268,11 +268,8 @@ export interface RequestLookup {
   data: Record<string, unknown> | null;
 }
 
-/** A workspace's requests, newest first, filtered by one metadata pair and a time range. */
-export class ListRequestsRequest {
-  @IsUUID()
-  workspace_id!: string;
-
+/** The ledger filters: one metadata pair and a time range, newest first. */
+export class ListRequestsFilter {
   @IsOptional()
   @IsString()
   @Length(1, 128)
@@ -298,6 +295,12 @@ export class ListRequestsRequest {
   @Min(1)
   @Max(1000)
   limit?: number;
+}
+
+/** A workspace's requests, newest first. */
+export class ListRequestsRequest extends ListRequestsFilter {
+  @IsUUID()
+  workspace_id!: string;
 }
 
 export class PromptVersionsRequest {
