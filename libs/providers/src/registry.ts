@@ -26,18 +26,25 @@ const PASS_IMAGE_URLS = { 'image/*': [/^https?:\/\/.+$/i] };
 /** AI SDK language models for catalog routes, one provider instance per serving provider. */
 export class ProviderRegistry {
   private readonly factories = new Map<string, ModelFactory>();
+  /** Model objects are built once per route: building one (and its schemas) costs CPU on every call otherwise. */
+  private readonly models = new Map<string, LanguageModel>();
 
   constructor(readonly settings: ProviderSettings) {}
 
   /** Throws config_error (before any request) when the provider has no credentials or base URL. */
   languageModel(route: ModelRoute): LanguageModel {
     const cacheKey = `${route.providerApi}:${route.provider}`;
+    const modelKey = `${cacheKey}:${route.providerModelId}`;
+    const built = this.models.get(modelKey);
+    if (built) return built;
     let factory = this.factories.get(cacheKey);
     if (!factory) {
       factory = this.createFactory(route);
       this.factories.set(cacheKey, factory);
     }
-    return factory(route.providerModelId);
+    const model = factory(route.providerModelId);
+    this.models.set(modelKey, model);
+    return model;
   }
 
   private createFactory(route: ModelRoute): ModelFactory {

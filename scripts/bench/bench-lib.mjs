@@ -1,0 +1,316 @@
+// Helpers for the benchmark scripts that start their own Waggle processes and measure them:
+// free ports, child processes with graceful SIGTERM, CPU accounting from /proc,
+// nearest-rank percentiles and autocannon runs that keep exact response times.
+// Same method as scripts/bench/gateway.mjs (docs/benchmarks.md), made reusable.
+import autocannon from 'autocannon';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { cpus } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
+
+const POLL_MS = 50;
+export const START_TIMEOUT_MS = 30_000;
+export const EXIT_TIMEOUT_MS = 20_000; // above the apps' default SHUTDOWN_GRACE_MS
+const OUTPUT_TAIL = 8_000;
+
+export const log = (line) => process.stderr.write(`bench: ${line}\n`);
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * One HTTP request on a fresh connection; resolves with status, headers and the raw body,
+ * or status 0 when nothing answered.
+ */
+export function httpRequest(port, path, { method = 'GET', headers = {}, body, timeoutMs = 5_000 } = {}) {
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port, path, method, headers, agent: false, timeout: timeoutMs }, (res) => {
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.once('error', () => resolve({ status: 0 }));
+    });
+    req.once('timeout', () => req.destroy());
+    req.once('error', () => resolve({ status: 0 }));
+    req.end(body);
+  });
+}
+
+export function machine() {
+  const cpuinfo = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '';
+  const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? cpus()[0]?.model ?? 'unknown CPU';
+  const cores = (cpuinfo.match(/^processor\s*:/gm) ?? []).length || cpus().length;
+  return { node: process.version, cpu: model, cores, date: new Date().toISOString(), loadAverage: loadAverage() };
+}
+
+export function loadAverage() {
+  return existsSync('/proc/loadavg') ? readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : 'n/a';
+}
+
+function cmdlineOf(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+  } catch {
+    return '';
+  }
+}
+
+/** This process's parent, grandparent… (npm, a shell, `timeout`), whose command lines name this script too. */
+function ancestors() {
+  const found = [];
+  let pid = process.ppid;
+  while (pid > 1 && found.length < 32) {
+    found.push(pid);
+    const stat = readOr(`/proc/${pid}/stat`, '');
+    pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] ?? 0);
+  }
+  return found;
+}
+
+/**
+ * Other Waggle apps and benchmark scripts on this machine (by command line), excluding
+ * this process and its own children. Other apps share the NATS queue groups (another
+ * catalog or invocation would answer some of this bench's requests); other benchmarks
+ * compete for the cores.
+ */
+export function otherWaggleProcesses(ownPids = []) {
+  if (!existsSync('/proc')) return [];
+  const own = new Set([process.pid, ...ownPids, ...ancestors()]);
+  const found = [];
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    if (own.has(Number(pid))) continue;
+    const cmdline = cmdlineOf(pid);
+    const what = /dist\/apps\/([\w-]+)\/src\/main\.js/.exec(cmdline)?.[1] ?? /(scripts\/bench\/[\w.-]+)/.exec(cmdline)?.[1];
+    if (what) found.push({ pid: Number(pid), what });
+  }
+  return found;
+}
+
+/**
+ * A built entry point as a child process (`nodeArgs` before it), with the tail of its
+ * output for error reports. It runs in its own process group, so a Ctrl-C in the terminal
+ * reaches only the benchmark, which can then put things back before it stops the processes.
+ */
+export function startProcess(name, entry, env, nodeArgs = []) {
+  let output = '';
+  const keep = (chunk) => {
+    output = (output + chunk.toString()).slice(-OUTPUT_TAIL);
+  };
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, entry)], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const proc = { name, child, pid: child.pid, exit: null, output: () => output };
+  proc.exited = new Promise((resolve) =>
+    child.once('exit', (code, signal) => {
+      proc.exit = { code, signal };
+      resolve(proc.exit);
+    }),
+  );
+  return proc;
+}
+
+/** SIGTERM, then SIGKILL after EXIT_TIMEOUT_MS; resolves with how it ended. */
+export async function stopProcess(proc) {
+  if (proc.exit) return { ...proc.exit, alreadyExited: true };
+  proc.child.kill('SIGTERM');
+  const done = await Promise.race([proc.exited, sleep(EXIT_TIMEOUT_MS).then(() => null)]);
+  if (done) return done;
+  proc.child.kill('SIGKILL');
+  await proc.exited;
+  return { ...proc.exit, killed: true };
+}
+
+/** Polls until `check` returns true; throws with the process's output when it exits or times out. */
+export async function waitFor(proc, what, check) {
+  const started = performance.now();
+  for (;;) {
+    if (proc.exit)
+      throw new Error(`${proc.name} exited (code ${proc.exit.code}, signal ${proc.exit.signal}) before ${what}\n${proc.output()}`);
+    if (await check()) return;
+    if (performance.now() - started > START_TIMEOUT_MS)
+      throw new Error(`${proc.name}: not ${what} within ${START_TIMEOUT_MS / 1000} s\n${proc.output()}`);
+    await sleep(POLL_MS);
+  }
+}
+
+/** Runs a built Node entry point to completion; returns stdout, throws with its output on a non-zero exit. */
+export function runNode(entry, args, env, what) {
+  const result = spawnSync(process.execPath, [join(ROOT, entry), ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
+  if (result.status !== 0) {
+    throw new Error(
+      `${what} failed (exit ${result.status ?? result.signal}); are PostgreSQL, Redis and NATS up? (npm run infra)\n${result.stdout ?? ''}${result.stderr ?? ''}`,
+    );
+  }
+  return result.stdout;
+}
+
+const CLOCK_TICKS = (() => {
+  const result = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
+  return Number(result.stdout) > 0 ? Number(result.stdout) : 100;
+})();
+const INFRA_COMMANDS = new Set(['nats-server', 'redis-server', 'postgres']);
+
+function readOr(path, fallback) {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return fallback;
+  }
+}
+
+/** user + system CPU ticks a process (or, with `tid`, one of its threads) has used so far (0 when it is gone). */
+function processTicks(pid, tid) {
+  const stat = readOr(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, '');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11] ?? 0) + Number(fields[12] ?? 0); // utime, stime (fields 14 and 15)
+}
+
+/**
+ * Where the machine's CPU time goes: this script (the load generator runs in it), each of
+ * `procs` ({name, pid}), the infrastructure (NATS, Redis, PostgreSQL) and everything else.
+ */
+export function cpuSnapshot(procs) {
+  const [, ...ticks] = readOr('/proc/stat', 'cpu 0').split('\n')[0].trim().split(/\s+/).map(Number);
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = ticks;
+  // Per process: PostgreSQL starts and ends backends, and a process that ended between two
+  // snapshots must not subtract its whole past from the difference.
+  const infra = new Map();
+  for (const pid of existsSync('/proc') ? readdirSync('/proc').filter((name) => /^\d+$/.test(name)) : []) {
+    if (INFRA_COMMANDS.has(readOr(`/proc/${pid}/comm`, '').trim())) infra.set(pid, processTicks(pid));
+  }
+  return {
+    at: performance.now(),
+    busy: user + nice + system + irq + softirq + steal,
+    total: user + nice + system + idle + iowait + irq + softirq + steal,
+    bench: processTicks(process.pid),
+    procs: Object.fromEntries(procs.map((proc) => [proc.name, processTicks(proc.pid)])),
+    // The JavaScript thread alone (its thread id is the process id); the rest is V8's
+    // background threads (garbage collection, compilation) and libuv's pool.
+    mainThreads: Object.fromEntries(procs.map((proc) => [proc.name, processTicks(proc.pid, proc.pid)])),
+    infra,
+  };
+}
+
+/** CPU used between two snapshots, in cores (1 = one core busy for the whole interval). */
+export function cpuBetween(before, after) {
+  const seconds = (after.at - before.at) / 1000;
+  const cores = (ticks) => ticks / CLOCK_TICKS / seconds;
+  const procs = Object.fromEntries(Object.keys(before.procs).map((name) => [name, cores(after.procs[name] - before.procs[name])]));
+  const mainThreads = Object.fromEntries(
+    Object.keys(before.mainThreads).map((name) => [name, cores(after.mainThreads[name] - before.mainThreads[name])]),
+  );
+  const bench = cores(after.bench - before.bench);
+  let infraTicks = 0;
+  for (const [pid, ticks] of after.infra) infraTicks += Math.max(0, ticks - (before.infra.get(pid) ?? 0));
+  const infra = cores(infraTicks);
+  const busy = cores(after.busy - before.busy);
+  const procSum = Object.values(procs).reduce((sum, value) => sum + value, 0);
+  return { seconds, busy, bench, ...procs, infra, other: Math.max(0, busy - bench - procSum - infra), mainThreads };
+}
+
+/**
+ * CPU time per request of each process (and infra, bench), in ms, from a cpuBetween result;
+ * `mainThreads` holds the same for each process's JavaScript thread alone.
+ */
+export function cpuMsPerRequest(cpu, names, requests) {
+  const per = (cores) => (cores * cpu.seconds * 1000) / (requests || 1);
+  return {
+    ...Object.fromEntries([...names, 'infra', 'bench'].map((name) => [name, per(cpu[name])])),
+    mainThreads: Object.fromEntries(names.map((name) => [name, per(cpu.mainThreads?.[name] ?? NaN)])),
+  };
+}
+
+/**
+ * Waits until the processes have gone quiet (under `maxCores` together over `windowMs`),
+ * so work left over from one run (answers still in flight, batched writes) is not charged
+ * to the next; gives up after `timeoutMs`. Resolves with the last window's cores.
+ */
+export async function settle(procs, { maxCores = 0.05, windowMs = 500, timeoutMs = 10_000 } = {}) {
+  const started = performance.now();
+  for (;;) {
+    const before = cpuSnapshot(procs);
+    await sleep(windowMs);
+    const cpu = cpuBetween(before, cpuSnapshot(procs));
+    const cores = procs.reduce((sum, proc) => sum + cpu[proc.name], 0);
+    if (cores < maxCores || performance.now() - started > timeoutMs) return cores;
+  }
+}
+
+/** Nearest-rank percentile of sorted values. */
+export function percentile(sorted, p) {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/** p50, p99, mean and max of unsorted values (ms). */
+export function summarize(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return {
+    count: sorted.length,
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p99: percentile(sorted, 99),
+    mean: sorted.reduce((sum, value) => sum + value, 0) / (sorted.length || 1),
+    min: sorted[0] ?? NaN,
+    max: sorted.at(-1) ?? NaN,
+  };
+}
+
+/**
+ * One autocannon run. With `samples`, also keeps every 2xx response time as autocannon
+ * measured it (process.hrtime, fractional ms): its own histogram stores whole milliseconds.
+ * `procs` are the processes whose CPU is accounted ({name, pid}).
+ */
+export async function cannon({ url, method = 'GET', headers = {}, body, connections, duration, samples = false, procs = [] }) {
+  const times = [];
+  const before = cpuSnapshot(procs);
+  const instance = autocannon({ url, method, headers, body, connections, duration, pipelining: 1 });
+  if (samples) {
+    instance.on('response', (_client, statusCode, _resBytes, responseTime) => {
+      if (statusCode >= 200 && statusCode < 300) times.push(responseTime);
+    });
+  }
+  const result = await instance;
+  const cpu = cpuBetween(before, cpuSnapshot(procs));
+  const run = {
+    connections,
+    duration,
+    requests: result.requests.total,
+    requestsPerSecond: result.requests.average,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count])),
+    failed: result.errors + result.timeouts + result.non2xx,
+    autocannonLatencyMs: { p50: result.latency.p50, p99: result.latency.p99, average: result.latency.average, max: result.latency.max },
+    cpuCores: cpu,
+    cpuMsPerRequest: cpuMsPerRequest(
+      cpu,
+      procs.map((proc) => proc.name),
+      result.requests.total,
+    ),
+  };
+  if (samples) run.exactLatencyMs = summarize(times);
+  return run;
+}
+
+export const fmt = (value, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
