@@ -347,8 +347,14 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
     const first = await call('POST', '/apply', definition('Say {{ thing }}'));
     expect(first.status).toBe(200);
     expect(((await first.json()) as { prompts: AppliedDeployment[] }).prompts[0].variants[0]).toMatchObject({ name: 'main', version: 1, changed: true });
+    const lastPrompt = () => (fake.requests.at(-1)?.body as { messages: Array<{ content: string }> }).messages[0].content;
+    expect((await invoke({ deployment: 'private-made', variant: 'main', inputs: { thing: 'hi' } })).status).toBe(200);
+    expect(lastPrompt()).toBe('Say hi');
     const second = await call('POST', '/apply', definition('Say {{ thing }} twice'));
     expect(((await second.json()) as { prompts: AppliedDeployment[] }).prompts[0].variants[0]).toMatchObject({ version: 2, changed: true });
+    // The next run uses the new version at once, though the old one was just in use.
+    expect((await invoke({ deployment: 'private-made', variant: 'main', inputs: { thing: 'hi' } })).status).toBe(200);
+    expect(lastPrompt()).toBe('Say hi twice');
     expect(isUnmetered(second)).toBe(true);
 
     const listed = (await (await call('GET', '')).json()) as { prompts: Array<{ deployment: string; variants: Array<{ name: string; version: number; variables: string[] }> }> };

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { PROMPT_ENTITIES } from './entities';
+import { PromptResolutionCache } from './prompt-resolution.cache';
 import { PromptsController } from './prompts.controller';
 import { PromptsService } from './prompts.service';
 
@@ -8,6 +9,7 @@ import { PromptsService } from './prompts.service';
 @Module({
   imports: [TypeOrmModule.forFeature(PROMPT_ENTITIES)],
   controllers: [PromptsController],
-  providers: [PromptsService],
+  providers: [PromptsService, PromptResolutionCache],
+  exports: [PromptResolutionCache],
 })
 export class PromptsModule {}

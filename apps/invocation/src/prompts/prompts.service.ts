@@ -15,6 +15,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { PromptDeploymentEntity } from './entities/prompt-deployment.entity';
 import { PromptVariantEntity } from './entities/prompt-variant.entity';
 import { PromptVersionEntity, type StoredPromptParams } from './entities/prompt-version.entity';
+import { PromptResolutionCache } from './prompt-resolution.cache';
 import { declaredVariables } from './prompt-template';
 
 /** `whsec_` + base64 of 32 random bytes (decisions: webhook secret format). */
@@ -47,7 +48,10 @@ function duplicates(names: string[]): string[] {
 
 @Injectable()
 export class PromptsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly resolutions: PromptResolutionCache,
+  ) {}
 
   /**
    * Declarative apply: deployments and variants are created when new; a variant whose
@@ -64,11 +68,13 @@ export class PromptsService {
       if (repeatedVariants.length) throw new WaggleException('validation_error', { message: `Variant defined twice in ${prompt.deployment}: ${repeatedVariants.join(', ')}` });
       for (const variant of prompt.variants) variables.set(variant, declaredVariables(variant.messages.map((message) => message.content)));
     }
-    return this.dataSource.transaction(async (manager) => {
-      const applied: AppliedDeployment[] = [];
-      for (const prompt of request.prompts) applied.push(await this.applyDeployment(manager, request.workspace_id, prompt, variables));
-      return applied;
+    const applied = await this.dataSource.transaction(async (manager) => {
+      const deployments: AppliedDeployment[] = [];
+      for (const prompt of request.prompts) deployments.push(await this.applyDeployment(manager, request.workspace_id, prompt, variables));
+      return deployments;
     });
+    if (applied.some((deployment) => deployment.variants.some((variant) => variant.changed))) this.resolutions.changed(request.workspace_id);
+    return applied;
   }
 
   async list(workspaceId: string): Promise<PromptDeploymentSummary[]> {

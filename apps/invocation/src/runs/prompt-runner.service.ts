@@ -21,6 +21,7 @@ import { RequestRecordEntity } from '../ledger/request-record.entity';
 import { PromptDeploymentEntity } from '../prompts/entities/prompt-deployment.entity';
 import { PromptVariantEntity } from '../prompts/entities/prompt-variant.entity';
 import type { PromptVersionEntity, StoredPromptParams } from '../prompts/entities/prompt-version.entity';
+import { PromptResolutionCache, type ResolvedPrompt } from '../prompts/prompt-resolution.cache';
 import { ModelRoutes } from './model-routes';
 import { imageUrls, lastUserText, renderMessages } from './prompt-messages';
 import { RunCancellation } from './run-cancellation';
@@ -64,6 +65,7 @@ export class PromptRunner {
     private readonly routes: ModelRoutes,
     private readonly ledger: LedgerWriter,
     private readonly cancellation: RunCancellation,
+    private readonly resolutions: PromptResolutionCache,
   ) {
     const logger = new Logger('ProviderLayer');
     // The SDK's per-call warnings go to the JSON log instead of the console.
@@ -145,12 +147,17 @@ export class PromptRunner {
     });
   }
 
-  private async prepare(request: PromptRunRequest): Promise<PreparedRun> {
+  private async resolve(request: PromptRunRequest): Promise<ResolvedPrompt> {
     const deployment = await this.deployments.findOneBy({ workspaceId: request.workspace_id, name: request.deployment });
     if (!deployment) throw new WaggleException('resource_not_found', { message: `Deployment not found: ${request.deployment}` });
     const variant = await this.variants.findOne({ where: { deploymentId: deployment.id, name: request.variant }, relations: { currentVersion: true } });
     const version = variant?.currentVersion;
     if (!variant || !version) throw new WaggleException('resource_not_found', { message: `Variant not found: ${request.variant}` });
+    return { deployment, variant, version };
+  }
+
+  private async prepare(request: PromptRunRequest): Promise<PreparedRun> {
+    const { deployment, variant, version } = await this.resolutions.get(request.workspace_id, request.deployment, request.variant, () => this.resolve(request));
     const catalogRoute = await this.routes.get(version.model).catch((error: unknown) => {
       if (error instanceof WaggleException && error.code === 'resource_not_found') throw new WaggleException('model_deprecated', { params: { model: version.model } });
       throw error;

@@ -5,6 +5,7 @@ import { RequestRecordEntity } from '../ledger/request-record.entity';
 import { RequestsService } from '../ledger/requests.service';
 import { PromptDeploymentEntity } from '../prompts/entities/prompt-deployment.entity';
 import { PromptVariantEntity } from '../prompts/entities/prompt-variant.entity';
+import { PromptsModule } from '../prompts/prompts.module';
 import { ModelRoutes } from './model-routes';
 import { PromptRunner } from './prompt-runner.service';
 import { RunCancellation } from './run-cancellation';
@@ -12,7 +13,7 @@ import { RunsController } from './runs.controller';
 
 /** Prompt runs, their cancellation and the request ledger. */
 @Module({
-  imports: [TypeOrmModule.forFeature([PromptDeploymentEntity, PromptVariantEntity, RequestRecordEntity])],
+  imports: [TypeOrmModule.forFeature([PromptDeploymentEntity, PromptVariantEntity, RequestRecordEntity]), PromptsModule],
   controllers: [RunsController],
   providers: [ModelRoutes, LedgerWriter, RunCancellation, PromptRunner, RequestsService],
 })
