@@ -18,16 +18,23 @@
 // Needs PostgreSQL, Redis and NATS (scripts/ensure-infra.sh). Prints a Markdown report (or
 // JSON with --json) on stdout; progress goes to stderr. Exits 1 when any request failed,
 // timed out or answered non-2xx, or when the stack did not start.
-import autocannon from 'autocannon';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { request } from 'node:http';
-import { createServer } from 'node:net';
-import { cpus } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  cannon as runCannon,
+  EXIT_TIMEOUT_MS,
+  fmt,
+  freePort,
+  httpRequest,
+  log,
+  machine,
+  otherWaggleProcesses,
+  ROOT,
+  runNode as runEntry,
+  startProcess,
+  stopProcess as stopApp,
+  waitFor,
+} from './bench-lib.mjs';
 
 const ENTRIES = {
   migrate: 'dist/tools/migrate/src/main.js',
@@ -36,15 +43,8 @@ const ENTRIES = {
   gateway: 'dist/apps/gateway/src/main.js',
 };
 
-const POLL_MS = 50;
-const START_TIMEOUT_MS = 30_000;
-const EXIT_TIMEOUT_MS = 20_000; // above the apps' default SHUTDOWN_GRACE_MS
-const OUTPUT_TAIL = 8_000;
 const WARMUP = { connections: 8, duration: 2 };
 const THROUGHPUT_CONNECTIONS = 32;
-
-const log = (line) => process.stderr.write(`bench: ${line}\n`);
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function usage(message) {
   if (message) process.stderr.write(`bench: ${message}\n`);
@@ -68,62 +68,6 @@ function parseArgs(argv) {
   return options;
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** One GET; resolves with status, headers and the raw body, or status 0 when nothing answered. */
-function get(port, path, headers = {}) {
-  return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, path, headers, agent: false, timeout: 2_000 }, (res) => {
-      const chunks = [];
-      res.on('data', (chunk) => chunks.push(chunk));
-      res.once('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.once('error', () => resolve({ status: 0 }));
-    });
-    req.once('timeout', () => req.destroy());
-    req.once('error', () => resolve({ status: 0 }));
-    req.end();
-  });
-}
-
-function machine() {
-  const cpuinfo = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '';
-  const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? cpus()[0]?.model ?? 'unknown CPU';
-  const cores = (cpuinfo.match(/^processor\s*:/gm) ?? []).length || cpus().length;
-  const load = existsSync('/proc/loadavg') ? readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : 'n/a';
-  return { node: process.version, cpu: model, cores, date: new Date().toISOString(), loadAverage: load };
-}
-
-/**
- * Other Waggle apps on this machine share the NATS server, hence the queue groups: another
- * catalog would answer some of this gateway's requests (and from another database, where
- * the bench's key does not exist). Found by their command lines, to warn about it.
- */
-function otherWaggleApps() {
-  if (!existsSync('/proc')) return [];
-  const found = [];
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    if (Number(pid) === process.pid) continue;
-    let cmdline;
-    try {
-      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-    } catch {
-      continue;
-    }
-    const app = /dist\/apps\/([\w-]+)\/src\/main\.js/.exec(cmdline)?.[1];
-    if (app) found.push({ pid: Number(pid), app });
-  }
-  return found;
-}
-
 function appEnv(port) {
   return {
     ...process.env,
@@ -134,166 +78,24 @@ function appEnv(port) {
   };
 }
 
-/** A built app as a child process, with the tail of its output for error reports. */
+const get = (port, path, headers = {}) => httpRequest(port, path, { headers, timeoutMs: 2_000 });
+const runNode = (entry, args, what) => runEntry(entry, args, appEnv(), what);
+
+/** A built app as a child process on its port (see bench-lib's startProcess). */
 function startApp(name, port) {
-  let output = '';
-  const keep = (chunk) => {
-    output = (output + chunk.toString()).slice(-OUTPUT_TAIL);
-  };
-  const child = spawn(process.execPath, [join(ROOT, ENTRIES[name])], { cwd: ROOT, env: appEnv(port), stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  const app = { name, port, child, exit: null, output: () => output };
-  app.exited = new Promise((resolve) =>
-    child.once('exit', (code, signal) => {
-      app.exit = { code, signal };
-      resolve(app.exit);
-    }),
-  );
-  return app;
+  // The same object, not a copy: startProcess records the exit on it.
+  return Object.assign(startProcess(name, ENTRIES[name], appEnv(port)), { port });
 }
 
-/** SIGTERM, then SIGKILL after EXIT_TIMEOUT_MS; resolves with how it ended. */
-async function stopApp(app) {
-  if (app.exit) return { ...app.exit, alreadyExited: true };
-  app.child.kill('SIGTERM');
-  const done = await Promise.race([app.exited, sleep(EXIT_TIMEOUT_MS).then(() => null)]);
-  if (done) return done;
-  app.child.kill('SIGKILL');
-  await app.exited;
-  return { ...app.exit, killed: true };
-}
+/** Other Waggle apps share the NATS queue groups and may answer this bench's requests. */
+const otherWaggleApps = (ownPids = []) =>
+  otherWaggleProcesses(ownPids)
+    .filter((other) => !other.what.startsWith('scripts/'))
+    .map(({ pid, what }) => ({ pid, app: what }));
 
-/** Polls until `check` returns true; throws with the app's output when it exits or times out. */
-async function waitFor(app, what, check) {
-  const started = performance.now();
-  for (;;) {
-    if (app.exit) throw new Error(`${app.name} exited (code ${app.exit.code}, signal ${app.exit.signal}) before ${what}\n${app.output()}`);
-    if (await check()) return;
-    if (performance.now() - started > START_TIMEOUT_MS)
-      throw new Error(`${app.name}: not ${what} within ${START_TIMEOUT_MS / 1000} s\n${app.output()}`);
-    await sleep(POLL_MS);
-  }
-}
+const cannon = (url, headers, connections, duration, { samples = false, apps = [] } = {}) =>
+  runCannon({ url, headers, connections, duration, samples, procs: apps });
 
-function runNode(entry, args, what) {
-  const result = spawnSync(process.execPath, [join(ROOT, entry), ...args], { cwd: ROOT, env: appEnv(), encoding: 'utf8', timeout: 60_000 });
-  if (result.status !== 0) {
-    throw new Error(
-      `${what} failed (exit ${result.status ?? result.signal}); are PostgreSQL, Redis and NATS up? (npm run infra)\n${result.stdout ?? ''}${result.stderr ?? ''}`,
-    );
-  }
-  return result.stdout;
-}
-
-const CLOCK_TICKS = (() => {
-  const result = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
-  return Number(result.stdout) > 0 ? Number(result.stdout) : 100;
-})();
-const INFRA_COMMANDS = new Set(['nats-server', 'redis-server', 'postgres']);
-
-function readOr(path, fallback) {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return fallback;
-  }
-}
-
-/** user + system CPU ticks a process has used so far (0 when it is gone). */
-function processTicks(pid) {
-  const stat = readOr(`/proc/${pid}/stat`, '');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11] ?? 0) + Number(fields[12] ?? 0); // utime, stime (fields 14 and 15)
-}
-
-/**
- * Where the machine's CPU time goes: this script (autocannon runs in it), each app, the
- * infrastructure (NATS, Redis, PostgreSQL) and everything else, so that a noisy neighbour
- * shows in the report instead of silently slowing the numbers.
- */
-function cpuSnapshot(apps) {
-  const [, ...ticks] = readOr('/proc/stat', 'cpu 0').split('\n')[0].trim().split(/\s+/).map(Number);
-  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = ticks;
-  let infra = 0;
-  for (const pid of existsSync('/proc') ? readdirSync('/proc').filter((name) => /^\d+$/.test(name)) : []) {
-    if (INFRA_COMMANDS.has(readOr(`/proc/${pid}/comm`, '').trim())) infra += processTicks(pid);
-  }
-  return {
-    at: performance.now(),
-    busy: user + nice + system + irq + softirq + steal,
-    total: user + nice + system + idle + iowait + irq + softirq + steal,
-    bench: processTicks(process.pid),
-    apps: Object.fromEntries(apps.map((app) => [app.name, processTicks(app.child.pid)])),
-    infra,
-  };
-}
-
-/** CPU used between two snapshots, in cores (1 = one core busy for the whole interval). */
-function cpuBetween(before, after) {
-  const seconds = (after.at - before.at) / 1000;
-  const cores = (ticks) => ticks / CLOCK_TICKS / seconds;
-  const apps = Object.fromEntries(Object.keys(before.apps).map((name) => [name, cores(after.apps[name] - before.apps[name])]));
-  const bench = cores(after.bench - before.bench);
-  // A PostgreSQL backend that exits between the snapshots takes its ticks with it.
-  const infra = Math.max(0, cores(after.infra - before.infra));
-  const busy = cores(after.busy - before.busy);
-  const appSum = Object.values(apps).reduce((sum, value) => sum + value, 0);
-  return { seconds, busy, bench, ...apps, infra, other: Math.max(0, busy - bench - appSum - infra) };
-}
-
-/** Nearest-rank percentile of sorted values. */
-function percentile(sorted, p) {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-
-/**
- * One autocannon run. With `samples`, also keeps every 2xx response time as autocannon
- * measured it (process.hrtime, fractional ms): its own histogram stores whole milliseconds,
- * too coarse for sub-millisecond differences.
- */
-async function cannon(url, headers, connections, duration, { samples = false, apps = [] } = {}) {
-  const times = [];
-  const before = cpuSnapshot(apps);
-  const instance = autocannon({ url, headers, connections, duration, pipelining: 1 });
-  if (samples) {
-    instance.on('response', (_client, statusCode, _resBytes, responseTime) => {
-      if (statusCode >= 200 && statusCode < 300) times.push(responseTime);
-    });
-  }
-  const result = await instance;
-  const cpu = cpuBetween(before, cpuSnapshot(apps));
-  const failed = result.errors + result.timeouts + result.non2xx;
-  const run = {
-    connections,
-    duration,
-    requests: result.requests.total,
-    requestsPerSecond: result.requests.average,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count])),
-    failed,
-    autocannonLatencyMs: { p50: result.latency.p50, p99: result.latency.p99, average: result.latency.average, max: result.latency.max },
-    cpuCores: cpu,
-    // CPU time per request of each app, in ms.
-    cpuMsPerRequest: Object.fromEntries(apps.map((app) => [app.name, (cpu[app.name] * cpu.seconds * 1000) / (result.requests.total || 1)])),
-  };
-  if (samples) {
-    times.sort((a, b) => a - b);
-    run.exactLatencyMs = {
-      count: times.length,
-      p50: percentile(times, 50),
-      p99: percentile(times, 99),
-      mean: times.reduce((sum, value) => sum + value, 0) / (times.length || 1),
-      max: times.at(-1) ?? NaN,
-    };
-  }
-  return run;
-}
-
-const fmt = (value, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB (${bytes} B)`;
 
 function markdown(report) {
