@@ -13,12 +13,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
-import { cpus } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { freePort, log, machine, ROOT, sleep } from './bench-lib.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** The seven apps and the ports they use in a normal stack (the bench picks free ones). */
 const APPS = {
@@ -66,21 +63,6 @@ function parseArgs(argv) {
   return options;
 }
 
-const log = (line) => process.stderr.write(`bench: ${line}\n`);
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** GET /health/ready once; resolves with the status code, or 0 when nothing answered. */
 function readyStatus(port) {
   return new Promise((resolve) => {
     const req = request({ host: '127.0.0.1', port, path: '/health/ready', agent: false, timeout: 1_000 }, (res) => {
@@ -214,14 +196,6 @@ function summarize(app, runs) {
     sigtermToExitP50Ms: median(good.map((run) => run.exitMs)),
     exitCodes: good.map((run) => run.exitCode ?? run.exitSignal),
   };
-}
-
-function machine() {
-  const cpuinfo = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '';
-  const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? cpus()[0]?.model ?? 'unknown CPU';
-  const cores = (cpuinfo.match(/^processor\s*:/gm) ?? []).length || cpus().length;
-  const load = existsSync('/proc/loadavg') ? readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : 'n/a';
-  return { node: process.version, cpu: model, cores, date: new Date().toISOString(), loadAverage: load };
 }
 
 function markdown(summaries, failures, info, runsPerApp) {
