@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { NatsRpcClient } from '@waggle/platform';
-import { JSONCodec, type Subscription } from 'nats';
+import type { Subscription } from 'nats';
 import type { PromptDeploymentEntity } from './entities/prompt-deployment.entity';
 import type { PromptVariantEntity } from './entities/prompt-variant.entity';
 import type { PromptVersionEntity } from './entities/prompt-version.entity';
@@ -31,17 +31,9 @@ export class PromptResolutionCache implements OnApplicationBootstrap, OnApplicat
   constructor(@Inject(NatsRpcClient) private readonly rpc: NatsRpcClient) {}
 
   onApplicationBootstrap(): void {
-    const codec = JSONCodec<{ workspace_id: string }>();
-    this.subscription = this.rpc.connection()?.subscribe(PROMPTS_CHANGED_SUBJECT, {
-      callback: (error, message) => {
-        if (error) return;
-        try {
-          this.forgetWorkspace(codec.decode(message.data).workspace_id);
-        } catch {
-          this.entries.clear();
-        }
-      },
-    });
+    this.subscription = this.rpc.subscribe<{ workspace_id: string }>(PROMPTS_CHANGED_SUBJECT, ({ workspace_id: workspaceId }) =>
+      this.forgetWorkspace(workspaceId),
+    );
   }
 
   onApplicationShutdown(): void {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { RUN_CANCEL_SUBJECT, type CancelRunMessage } from '@waggle/contracts';
 import { NatsRpcClient } from '@waggle/platform';
-import { JSONCodec, type Subscription } from 'nats';
+import type { Subscription } from 'nats';
 
 /**
  * Aborts a run when its streaming client has gone. Every replica hears every cancel
@@ -16,24 +16,13 @@ export class RunCancellation implements OnApplicationBootstrap, OnApplicationShu
   constructor(@Inject(NatsRpcClient) private readonly rpc: NatsRpcClient) {}
 
   onApplicationBootstrap(): void {
-    const connection = this.rpc.connection();
-    if (!connection) throw new Error('NATS is not connected');
-    const codec = JSONCodec<CancelRunMessage>();
-    this.subscription = connection.subscribe(RUN_CANCEL_SUBJECT, {
-      callback: (error, message) => {
-        if (error) return;
-        try {
-          const { request_id: requestId } = codec.decode(message.data);
-          const controller = this.running.get(requestId);
-          if (controller) {
-            this.logger.log({ msg: 'run cancelled by its client', request_id: requestId });
-            controller.abort(new Error('client disconnected'));
-          }
-        } catch {
-          // Not a cancel message: nothing to do.
-        }
-      },
+    this.subscription = this.rpc.subscribe<CancelRunMessage>(RUN_CANCEL_SUBJECT, ({ request_id: requestId }) => {
+      const controller = this.running.get(requestId);
+      if (!controller) return;
+      this.logger.log({ msg: 'run cancelled by its client', request_id: requestId });
+      controller.abort(new Error('client disconnected'));
     });
+    if (!this.subscription) throw new Error('NATS is not connected');
   }
 
   onApplicationShutdown(): void {

@@ -2,7 +2,7 @@ import { ClientNats, NatsRecordBuilder } from '@nestjs/microservices';
 import { RpcHeaders, type RpcCallContext, type RpcTransport } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { SpanStatusCode } from '@opentelemetry/api';
-import { headers as natsHeaders, type NatsConnection } from 'nats';
+import { headers as natsHeaders, type NatsConnection, type Subscription } from 'nats';
 import { Observable } from 'rxjs';
 import { requestContext } from '../context/request-context';
 import { endSpanWithError, startNatsClientSpan } from './trace-propagation';
@@ -50,6 +50,26 @@ export class NatsRpcClient implements RpcTransport {
     const connection = this.connection();
     if (!connection || connection.isClosed()) return;
     connection.publish(subject, new TextEncoder().encode(JSON.stringify(payload)));
+  }
+
+  /**
+   * Every message published on a subject, parsed as JSON, on this process (no queue
+   * group: each replica hears each message). Unparsable messages are dropped.
+   */
+  subscribe<T>(subject: string, handler: (message: T) => void): Subscription | undefined {
+    const decoder = new TextDecoder();
+    return this.connection()?.subscribe(subject, {
+      callback: (error, message) => {
+        if (error) return;
+        let parsed: T;
+        try {
+          parsed = JSON.parse(decoder.decode(message.data)) as T;
+        } catch {
+          return;
+        }
+        handler(parsed);
+      },
+    });
   }
 
   async close(): Promise<void> {
