@@ -63,3 +63,24 @@ export {
   type UsageObject,
 } from './invocation.patterns';
 export { flatMetadataProblem, IsFlatMetadata, METADATA_LIMITS, type FlatMetadata, type MetadataValue } from './flat-metadata';
+export {
+  CALLBACK_EVENT_TYPES,
+  CallbackPatterns,
+  DELIVERY_ID_FORMAT,
+  DELIVERY_STATUSES,
+  DeliveryIdRequest,
+  ListDeliveriesRequest,
+  PromptWebhookSecretRequest,
+  QueueNames,
+  RotatePromptWebhookSecretRequest,
+  WEBHOOK_OWNER_KINDS,
+  type CallbackBody,
+  type CallbackDeliveryJob,
+  type CallbackEventType,
+  type DeliveryAttemptSummary,
+  type DeliveryStatus,
+  type DeliverySummary,
+  type PromptTriggerJob,
+  type WebhookOwnerKind,
+  type WebhookSecretView,
+} from './webhooks.patterns';

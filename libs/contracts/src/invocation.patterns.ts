@@ -29,6 +29,8 @@ export const InvocationPatterns = {
   listRequests: 'invocation.requests.list',
   listPrompts: 'invocation.prompts.list',
   listPromptVersions: 'invocation.prompts.versions',
+  getWebhookSecret: 'invocation.prompts.webhook-secret.get',
+  rotateWebhookSecret: 'invocation.prompts.webhook-secret.rotate',
 } as const;
 
 /**

@@ -19,6 +19,7 @@ import type {
   WorkspaceIdRequest,
   WorkspaceSummary,
 } from './catalog.patterns';
+import type { DeliveryIdRequest, DeliverySummary, ListDeliveriesRequest, PromptWebhookSecretRequest, RotatePromptWebhookSecretRequest, WebhookSecretView } from './webhooks.patterns';
 import type { HealthPingPattern, HealthPingRequest, HealthPingResponse } from './health.patterns';
 import type { AppliedDeployment, ApplyPromptsRequest, PromptInvokeResponse, PromptRunRequest, PromptStreamEvent, RequestLookup, RequestLookupRequest, ListRequestsRequest, PromptDeploymentSummary, PromptVersionsRequest, PromptVersionSummary } from './invocation.patterns';
 
@@ -59,6 +60,11 @@ export type RpcContracts = {
   'invocation.requests.list': RpcContract<ListRequestsRequest, RequestLookup[]>;
   'invocation.prompts.list': RpcContract<WorkspaceIdRequest, PromptDeploymentSummary[]>;
   'invocation.prompts.versions': RpcContract<PromptVersionsRequest, PromptVersionSummary[]>;
+  'invocation.prompts.webhook-secret.get': RpcContract<PromptWebhookSecretRequest, WebhookSecretView>;
+  'invocation.prompts.webhook-secret.rotate': RpcContract<RotatePromptWebhookSecretRequest, WebhookSecretView>;
+  'callback-dispatcher.deliveries.list': RpcContract<ListDeliveriesRequest, DeliverySummary[]>;
+  'callback-dispatcher.deliveries.get': RpcContract<DeliveryIdRequest, DeliverySummary>;
+  'callback-dispatcher.deliveries.redeliver': RpcContract<DeliveryIdRequest, DeliverySummary>;
 };
 
 export type RpcPattern = keyof RpcContracts;

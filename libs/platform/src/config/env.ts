@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync, type ValidationError } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, ValidateIf, validateSync, type ValidationError } from 'class-validator';
 
 const DESCRIPTIONS = Symbol('waggle:env-descriptions');
 
@@ -179,4 +179,25 @@ export function WithProviderCredentials<TBase extends EnvConstructor>(Base: TBas
     PROVIDER_MAX_RETRIES: number = 2;
   }
   return ProviderCredentialsEnv;
+}
+
+/** Adds the key that seals webhook secrets at rest (invocation, agent, callback-dispatcher). */
+export function WithWebhookSecretKey<TBase extends EnvConstructor>(Base: TBase) {
+  class WebhookSecretKeyEnv extends Base {
+    @EnvVar('Base64 of 32 random bytes (openssl rand -base64 32): seals webhook secrets in the database and Redis. Required in production; development and tests use a fixed key when unset', { secret: true })
+    @ValidateIf((env: BaseEnv) => env.NODE_ENV === 'production')
+    @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'WEBHOOK_SECRET_KEY must be the base64 of 32 bytes (openssl rand -base64 32)' })
+    WEBHOOK_SECRET_KEY?: string;
+  }
+  return WebhookSecretKeyEnv;
+}
+
+/** Adds the operator's callback allowlist (gateway and callback-dispatcher). */
+export function WithCallbackAllowlist<TBase extends EnvConstructor>(Base: TBase) {
+  class CallbackAllowlistEnv extends Base {
+    @EnvVar('Comma-separated hosts, IP addresses or CIDR ranges a callback URL may name although they are not public https hosts (e.g. 127.0.0.1,::1 for local development). Empty in production')
+    @IsString()
+    CALLBACK_URL_ALLOWLIST: string = '';
+  }
+  return CallbackAllowlistEnv;
 }

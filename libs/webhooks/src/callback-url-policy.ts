@@ -1,0 +1,173 @@
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+export const MAX_CALLBACK_URL_LENGTH = 2048;
+
+/** The guard's refusal to send a callback; `reason` is safe to show to the caller. */
+export class CallbackRefusedError extends Error {
+  readonly reason: string;
+
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'CallbackRefusedError';
+    this.reason = reason;
+  }
+}
+
+type Address = ipaddr.IPv4 | ipaddr.IPv6;
+
+// Everything IANA has handed out for global IPv6 unicast lives in 2000::/3; ipaddr.js calls the
+// rest (e.g. the deprecated IPv4-compatible ::a.b.c.d) 'unicast' too, so it is refused here.
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
+
+function rangeOf(address: Address): string | null {
+  if (address instanceof ipaddr.IPv4) {
+    const range = address.range();
+    return range === 'unicast' ? null : range;
+  }
+  const range = address.range();
+  if (range === 'ipv4Mapped') {
+    // The socket reaches the embedded IPv4 address, so that is what is judged.
+    const embedded = rangeOf(address.toIPv4Address());
+    return embedded === null ? null : `ipv4Mapped ${embedded}`;
+  }
+  // Conservative: 6to4, Teredo, NAT64 and the like are refused whatever they embed, since
+  // where they finally lead depends on relays outside our view.
+  if (range !== 'unicast') return range;
+  return address.match(GLOBAL_UNICAST_V6) ? null : 'reserved';
+}
+
+/** null for a public unicast address; otherwise the range's name, e.g. 'loopback', 'private', 'linkLocal', 'uniqueLocal', 'ipv4Mapped loopback'. */
+export function nonPublicRange(address: string): string | null {
+  const bare = unbracket(address);
+  // Fail closed on anything that is not a plain IP literal (ipaddr.js alone also takes e.g. "0x7f.1").
+  if (isIP(bare) === 0) return 'invalid';
+  try {
+    return rangeOf(ipaddr.parse(bare));
+  } catch {
+    return 'invalid';
+  }
+}
+
+const RANGE_LABELS: Record<string, string> = {
+  loopback: 'loopback',
+  private: 'private',
+  linkLocal: 'link-local',
+  uniqueLocal: 'unique-local',
+  unspecified: 'unspecified',
+  carrierGradeNat: 'carrier-grade NAT',
+  multicast: 'multicast',
+  broadcast: 'broadcast',
+  reserved: 'reserved',
+  invalid: 'invalid',
+};
+
+/** "a loopback", "an IPv4-mapped loopback", "a 6to4": for reasons shown to people. */
+export function describeRange(range: string): string {
+  const label = range
+    .split(' ')
+    .map((part) => (part === 'ipv4Mapped' ? 'IPv4-mapped' : (RANGE_LABELS[part] ?? part)))
+    .join(' ');
+  return `${/^[aeiou]/i.test(label) && !/^uni/i.test(label) ? 'an' : 'a'} ${label}`;
+}
+
+function unbracket(host: string): string {
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+}
+
+function normaliseHostName(host: string): string {
+  return host.toLowerCase().replace(/\.$/, '');
+}
+
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
+
+export class CallbackUrlPolicy {
+  private readonly hostNames = new Set<string>();
+  private readonly addresses: Address[] = [];
+  private readonly ranges: [Address, number][] = [];
+
+  /** Parses CALLBACK_URL_ALLOWLIST: comma-separated host names, IP addresses and CIDR ranges. */
+  constructor(allowlist: string) {
+    for (const raw of allowlist.split(',')) {
+      const entry = raw.trim();
+      if (entry === '') continue;
+      this.addEntry(entry);
+    }
+  }
+
+  static fromEnv(env: { CALLBACK_URL_ALLOWLIST: string }): CallbackUrlPolicy {
+    return new CallbackUrlPolicy(env.CALLBACK_URL_ALLOWLIST ?? '');
+  }
+
+  /** Checks that need no DNS; null when acceptable, otherwise a short human-readable reason. */
+  check(url: string): string | null {
+    if (url.length > MAX_CALLBACK_URL_LENGTH) return `callback_url must be at most ${MAX_CALLBACK_URL_LENGTH} characters`;
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return 'callback_url must be an absolute URL';
+    }
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'callback_url must use https';
+    if (parsed.username !== '' || parsed.password !== '') return 'callback_url must not contain credentials';
+    if (parsed.hostname === '') return 'callback_url must name a host';
+    const allowlisted = this.isAllowlistedHost(parsed.hostname);
+    if (parsed.protocol === 'http:' && !allowlisted) return 'callback_url must use https';
+    if (allowlisted) return null;
+    const literal = unbracket(parsed.hostname);
+    if (isIP(literal) !== 0) {
+      const range = nonPublicRange(literal);
+      if (range !== null) return `callback_url points to ${describeRange(range)} address`;
+    }
+    return null;
+  }
+
+  /** `hostname` as in URL.hostname; IPv6 literals may come bracketed. */
+  isAllowlistedHost(hostname: string): boolean {
+    const host = unbracket(hostname);
+    if (isIP(host) !== 0) {
+      let address: Address;
+      try {
+        address = ipaddr.parse(host);
+      } catch {
+        return false;
+      }
+      // Exact address match only: ::ffff:127.0.0.1 is a different literal from 127.0.0.1.
+      if (
+        this.addresses.some((allowed) => allowed.kind() === address.kind() && allowed.toNormalizedString() === address.toNormalizedString())
+      ) {
+        return true;
+      }
+      return this.ranges.some(([network, bits]) => network.kind() === address.kind() && address.match(network, bits));
+    }
+    return this.hostNames.has(normaliseHostName(host));
+  }
+
+  private addEntry(entry: string): void {
+    if (entry.includes('/')) {
+      const valid = entry.includes(':') ? ipaddr.IPv6.isValidCIDR(entry) : ipaddr.IPv4.isValidCIDRFourPartDecimal(entry);
+      if (!valid) throw new Error(`CALLBACK_URL_ALLOWLIST: "${entry}" is not a valid CIDR range`);
+      this.ranges.push(ipaddr.parseCIDR(entry));
+      return;
+    }
+    const literal = unbracket(entry);
+    if (isIP(literal) !== 0) {
+      this.addresses.push(ipaddr.parse(literal));
+      return;
+    }
+    // Run names through the URL parser so they compare equal to URL.hostname (lower case,
+    // punycode). An ASCII name it rewrites (e.g. "127.1" into an address, "host:80" into
+    // "host") is not a plain host name.
+    let name: string;
+    try {
+      name = normaliseHostName(new URL(`http://${entry}/`).hostname);
+    } catch {
+      throw new Error(`CALLBACK_URL_ALLOWLIST: "${entry}" is not a host name, IP address or CIDR range`);
+    }
+    const ascii = [...entry].every((char) => char.charCodeAt(0) < 0x80);
+    if (!HOST_NAME.test(name) || isIP(name) !== 0 || (ascii && normaliseHostName(entry) !== name)) {
+      throw new Error(`CALLBACK_URL_ALLOWLIST: "${entry}" is not a host name, IP address or CIDR range`);
+    }
+    this.hostNames.add(name);
+  }
+}
