@@ -3,6 +3,31 @@ import prettier from 'eslint-config-prettier';
 
 const databaseAndServerPackages = ['typeorm', 'typeorm/*', '@nestjs/typeorm', 'pg', 'ioredis', 'bullmq', '@nestjs/bullmq', '@nestjs/core', '@nestjs/microservices', '@nestjs/platform-express'];
 
+/**
+ * Which project may import which. A project's own tests (its `test` folder)
+ * may also use the testing library; its sources may not.
+ */
+function moduleBoundaries({ tests = false } = {}) {
+  const withTesting = (tags) => (tests ? [...tags, 'type:testing'] : tags);
+  return {
+    enforceBuildableLibDependency: false,
+    allow: [],
+    depConstraints: [
+      // Apps (and the ops tools) build on libraries only; Nx also forbids importing an app.
+      { sourceTag: 'type:app', onlyDependOnLibsWithTags: withTesting(['type:platform', 'type:contracts', 'type:util']) },
+      { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts', 'type:util'] },
+      { sourceTag: 'type:test', onlyDependOnLibsWithTags: ['type:testing', 'type:platform', 'type:contracts', 'type:util'] },
+      { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts', 'type:util'] },
+      { sourceTag: 'type:platform', onlyDependOnLibsWithTags: withTesting(['type:contracts', 'type:util']) },
+      // Contracts are wire types: no database, queue or Nest server code.
+      { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:util'], bannedExternalImports: databaseAndServerPackages },
+      { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'] },
+      // The gateway holds no domain logic and never touches a database.
+      { sourceTag: 'scope:gateway', bannedExternalImports: ['typeorm', 'typeorm/*', '@nestjs/typeorm', 'pg'] },
+    ],
+  };
+}
+
 export default [
   ...nx.configs['flat/base'],
   ...nx.configs['flat/typescript'],
@@ -15,26 +40,11 @@ export default [
       // (which loadConfig converts by) only from explicit annotations.
       '@typescript-eslint/no-inferrable-types': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: false,
-          allow: [],
-          depConstraints: [
-            // Apps (and the ops tools) build on libraries only; Nx also forbids importing an app.
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts', 'type:util'] },
-            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts', 'type:util'] },
-            { sourceTag: 'type:test', onlyDependOnLibsWithTags: ['type:testing', 'type:platform', 'type:contracts', 'type:util'] },
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts', 'type:util'] },
-            { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:contracts', 'type:util'] },
-            // Contracts are wire types: no database, queue or Nest server code.
-            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:util'], bannedExternalImports: databaseAndServerPackages },
-            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'] },
-            // The gateway holds no domain logic and never touches a database.
-            { sourceTag: 'scope:gateway', bannedExternalImports: ['typeorm', 'typeorm/*', '@nestjs/typeorm', 'pg'] },
-          ],
-        },
-      ],
+      '@nx/enforce-module-boundaries': ['error', moduleBoundaries()],
     },
+  },
+  {
+    files: ['apps/*/test/**/*.ts', 'libs/*/test/**/*.ts'],
+    rules: { '@nx/enforce-module-boundaries': ['error', moduleBoundaries({ tests: true })] },
   },
 ];

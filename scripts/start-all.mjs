@@ -22,13 +22,15 @@ const APPS = [
 const logDir = join(root, '.waggle/logs');
 mkdirSync(logDir, { recursive: true });
 const toStdout = process.env.WAGGLE_LOGS === 'stdout';
+// A laptop's callbacks go to a local receiver; production leaves the allowlist empty.
+const developmentDefaults = { CALLBACK_URL_ALLOWLIST: '127.0.0.1,::1,localhost' };
 const children = new Map();
 let stopping = false;
 
 function start({ app, port }) {
   const child = spawn(process.execPath, [join(root, 'dist/apps', app, 'src/main.js')], {
     cwd: root,
-    env: { ...process.env, PORT: String(port) },
+    env: { ...developmentDefaults, ...process.env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const file = createWriteStream(join(logDir, `${app}.log`), { flags: 'a' });

@@ -4,5 +4,11 @@
  */
 export const TEST_DATABASE_URL = process.env.WAGGLE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/waggle_test';
 process.env.DATABASE_URL = TEST_DATABASE_URL;
+/**
+ * Tests keep their queues and registry in their own Redis database, emptied once per
+ * run, so a development stack on the same Redis never takes a test's jobs or the reverse.
+ */
+export const TEST_REDIS_URL = process.env.WAGGLE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/13';
+process.env.REDIS_URL = TEST_REDIS_URL;
 process.env.NODE_ENV = 'test';
 process.env.LOG_LEVEL ??= 'warn';

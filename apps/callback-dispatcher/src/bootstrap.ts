@@ -2,9 +2,20 @@ import type { INestApplication } from '@nestjs/common';
 import { loadConfig, startServiceApp } from '@waggle/platform';
 import { CallbackDispatcherEnv } from './config/callback-dispatcher.env';
 import { dataSourceOptions } from './database/data-source';
+import { DeliveriesModule, type DeliveriesModuleOptions } from './deliveries/deliveries.module';
+
+/** Builds and starts the dispatcher with a given configuration: what the tests start. */
+export function createDispatcherApp(env: CallbackDispatcherEnv, options: DeliveriesModuleOptions = {}): Promise<INestApplication> {
+  const database = dataSourceOptions(env.DATABASE_URL);
+  return startServiceApp({
+    service: 'callback-dispatcher',
+    env,
+    dependencies: ['postgres', 'nats', 'redis'],
+    database,
+    imports: [DeliveriesModule.forRoot(options)],
+  });
+}
 
 export function bootstrap(): Promise<INestApplication> {
-  const env = loadConfig(CallbackDispatcherEnv);
-  const database = dataSourceOptions(env.DATABASE_URL);
-  return startServiceApp({ service: 'callback-dispatcher', env, dependencies: ['postgres', 'nats', 'redis'], database });
+  return createDispatcherApp(loadConfig(CallbackDispatcherEnv));
 }

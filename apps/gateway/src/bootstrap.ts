@@ -20,6 +20,9 @@ import { RequestsController } from './requests/requests.controller';
 import { answerMalformedRequestsWithJson } from './errors/client-error.handler';
 import { HttpExceptionFilter, sendError } from './errors/http-exception.filter';
 import { ServicesReadinessReporter } from './health/services-readiness.reporter';
+import { PrivateDeliveriesController } from './webhooks/private-deliveries.controller';
+import { PromptWebhookController } from './webhooks/prompt-webhook.controller';
+import { WebhookSecretGuard } from './webhooks/webhook-secret.guard';
 
 /** Builds the gateway without listening, so tests can choose how to start it. */
 export async function createGatewayApp(env: GatewayEnv): Promise<NestExpressApplication> {
@@ -27,8 +30,18 @@ export async function createGatewayApp(env: GatewayEnv): Promise<NestExpressAppl
     imports: [
       PlatformModule.forApp({ app: 'gateway', env, dependencies: ['nats', 'redis'], readinessReporters: [ServicesReadinessReporter] }),
     ],
-    controllers: [ErrorCodesController, ModelsController, OpenApiController, PromptInvokeController, RequestsController, PrivateRequestsController, PrivatePromptsController],
-    providers: [Clock, ApiKeyAuthenticator, ApiKeyGuard, ApiMeterGuard, OpenApiDocumentHolder],
+    controllers: [
+      ErrorCodesController,
+      ModelsController,
+      OpenApiController,
+      PromptInvokeController,
+      PromptWebhookController,
+      RequestsController,
+      PrivateRequestsController,
+      PrivatePromptsController,
+      PrivateDeliveriesController,
+    ],
+    providers: [Clock, ApiKeyAuthenticator, ApiKeyGuard, ApiMeterGuard, WebhookSecretGuard, OpenApiDocumentHolder],
   })
   class GatewayModule {}
 

@@ -5,3 +5,4 @@ export { OtlpReceiver, type ReceivedSpan } from './otlp-receiver';
 export { cliJson } from './cli';
 export { FakeProviderServer, type FakeBehaviour, type FakeRequestRecord } from '@waggle/fake-provider';
 export { collectSse, readSse } from './sse';
+export { CallbackReceiver, type ReceivedCallback, type ScriptedAnswer } from './callback-receiver';

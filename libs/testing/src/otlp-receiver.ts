@@ -22,6 +22,8 @@ interface OtlpJsonExport {
  */
 export class OtlpReceiver {
   readonly spans: ReceivedSpan[] = [];
+  /** Every export request's body as received, to search for what must never be exported. */
+  readonly exports: string[] = [];
   private server?: Server;
 
   async start(): Promise<string> {
@@ -44,6 +46,7 @@ export class OtlpReceiver {
   }
 
   private collect(body: string): void {
+    this.exports.push(body);
     const payload = JSON.parse(body) as OtlpJsonExport;
     for (const resourceSpans of payload.resourceSpans ?? []) {
       const service = resourceSpans.resource?.attributes?.find((attribute) => attribute.key === 'service.name')?.value.stringValue ?? '';

@@ -1,6 +1,10 @@
 import {
+  CallbackPatterns,
   CatalogPatterns,
+  DELIVERY_STATUSES,
   InvocationPatterns,
+  type DeliveryStatus,
+  type DeliverySummary,
   type ApplyPromptsRequest,
   type PlanLimits,
   type PlanSummary,
@@ -26,9 +30,27 @@ const limitColumns = (limits: PlanLimits) => ({
 });
 const workspaceRow = (workspace: WorkspaceSummary) => ({ id: workspace.id, name: workspace.name, plan: workspace.plan, language: workspace.language, ...limitColumns(workspace.limits) });
 const planRow = (plan: PlanSummary) => ({ plan: plan.key, name: plan.name, ...limitColumns(plan.limits) });
+const deliveryRow = (delivery: DeliverySummary) => ({
+  id: delivery.delivery_id,
+  request_id: delivery.request_id,
+  event: delivery.event_type,
+  status: delivery.status,
+  attempts: delivery.attempts.length,
+  last_status: delivery.attempts.at(-1)?.status_code ?? delivery.attempts.at(-1)?.error ?? '',
+  next_attempt_at: delivery.next_attempt_at ?? '',
+});
+const attemptRows = (delivery: DeliverySummary) =>
+  delivery.attempts.map((attempt) => ({ attempt: attempt.attempt, at: attempt.attempted_at, status: attempt.status_code ?? '', latency_ms: attempt.latency_ms, error: attempt.error ?? '' }));
+
+function positiveInteger(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`not a whole number of seconds: ${value}`);
+  return parsed;
+}
 
 /**
- * The operator CLI: workspaces, API keys, plans and the model catalog. Every command
+ * The operator CLI: workspaces, API keys, plans, the model catalog, prompt definitions,
+ * webhook secrets and the callback delivery log. Every command
  * takes `--json` for scripts.
  */
 export function buildCli(call: Caller, modelCatalogPath: string): Command {
@@ -147,9 +169,57 @@ export function buildCli(call: Caller, modelCatalogPath: string): Command {
             variant_id: variant.variant_id,
             version: variant.version,
             changed: variant.changed ? 'yes' : 'no',
+            webhook_secret: deployment.webhook_secret,
           })),
         ),
       );
+    });
+
+  const webhookSecret = program.command('webhook-secret').description("a prompt deployment's webhook secret: it authenticates triggers and signs callbacks");
+  webhookSecret
+    .command('show <workspace-id> <deployment>')
+    .addOption(json())
+    .action(async (workspaceId: string, deployment: string, options: { json?: boolean }) => {
+      const view = await call(InvocationPatterns.getWebhookSecret, { workspace_id: workspaceId, deployment });
+      print(view, Boolean(options.json), [{ ...view }]);
+    });
+  webhookSecret
+    .command('rotate <workspace-id> <deployment>')
+    .description('make a new secret; the old one keeps working (and signing) for the overlap')
+    .option('--overlap <seconds>', 'how long the previous secret stays valid (default: the service setting)', positiveInteger)
+    .addOption(json())
+    .action(async (workspaceId: string, deployment: string, options: { overlap?: number; json?: boolean }) => {
+      const view = await call(InvocationPatterns.rotateWebhookSecret, { workspace_id: workspaceId, deployment, overlap_seconds: options.overlap });
+      print(view, Boolean(options.json), [{ ...view }]);
+    });
+
+  const delivery = program.command('delivery').description('the callback delivery log');
+  delivery
+    .command('list <workspace-id>')
+    .option('--request-id <request-id>', 'only the callback of this request')
+    .addOption(new Option('--status <status>', 'only deliveries in this state').choices(DELIVERY_STATUSES))
+    .option('--limit <n>', 'at most this many, newest first', positiveInteger)
+    .addOption(json())
+    .action(async (workspaceId: string, options: { requestId?: string; status?: DeliveryStatus; limit?: number; json?: boolean }) => {
+      const deliveries = await call(CallbackPatterns.listDeliveries, { workspace_id: workspaceId, request_id: options.requestId, status: options.status, limit: options.limit });
+      print(deliveries, Boolean(options.json), deliveries.map(deliveryRow));
+    });
+  delivery
+    .command('show <workspace-id> <delivery-id>')
+    .description('a delivery and every attempt')
+    .addOption(json())
+    .action(async (workspaceId: string, deliveryId: string, options: { json?: boolean }) => {
+      const found = await call(CallbackPatterns.getDelivery, { workspace_id: workspaceId, delivery_id: deliveryId });
+      print(found, Boolean(options.json), [deliveryRow(found)]);
+      if (!options.json) print(found.attempts, false, attemptRows(found));
+    });
+  delivery
+    .command('redeliver <workspace-id> <delivery-id>')
+    .description('send the same callback again (same webhook-id) with a fresh retry budget')
+    .addOption(json())
+    .action(async (workspaceId: string, deliveryId: string, options: { json?: boolean }) => {
+      const queued = await call(CallbackPatterns.redeliver, { workspace_id: workspaceId, delivery_id: deliveryId });
+      print(queued, Boolean(options.json), [deliveryRow(queued)]);
     });
 
   return program;

@@ -1,4 +1,6 @@
 import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/platform';
+import { DELIVERY_ENTITIES } from '../deliveries/entities';
+import { CreateDeliveryLog1763784000000 } from './migrations/1763784000000-create-delivery-log';
 
 export const SCHEMA = 'callback_dispatcher';
 
@@ -7,8 +9,8 @@ export function dataSourceOptions(databaseUrl: string): PostgresDataSourceOption
   return serviceDataSourceOptions({
     schema: SCHEMA,
     databaseUrl,
-    entities: [],
-    migrations: [],
+    entities: DELIVERY_ENTITIES,
+    migrations: [CreateDeliveryLog1763784000000],
     applicationName: 'waggle-callback-dispatcher',
   });
 }

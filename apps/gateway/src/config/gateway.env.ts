@@ -1,7 +1,7 @@
-import { BaseEnv, EnvVar, WithRedis } from '@waggle/platform';
+import { BaseEnv, EnvVar, WithCallbackAllowlist, WithRedis } from '@waggle/platform';
 import { IsInt, Max, Min } from 'class-validator';
 
-export class GatewayEnv extends WithRedis(BaseEnv) {
+export class GatewayEnv extends WithCallbackAllowlist(WithRedis(BaseEnv)) {
   @EnvVar('How long the gateway waits for a service to answer a request over NATS (ms)')
   @IsInt()
   @Min(100)

@@ -7,10 +7,11 @@ import {
   type AppliedDeployment,
   type PromptDeploymentSummary,
   type PromptVersionSummary,
+  type WebhookSecretView,
 } from '@waggle/contracts';
 import { NatsRpcClient } from '@waggle/platform';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsInt, IsOptional, Max, Min, ValidateNested } from 'class-validator';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { PrivateApiRoute } from '../auth/authenticated.decorator';
 
@@ -25,9 +26,19 @@ class ApplyPromptsBody {
   prompts!: PromptDeploymentSpec[];
 }
 
+class RotateWebhookSecretBody {
+  /** How long the previous secret keeps working (seconds); the operator's default when absent. */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(30 * 24 * 3600)
+  overlap_seconds?: number;
+}
+
 /**
  * First-party management of prompt deployments (the CLI's `apply` does the same over
- * NATS): apply definitions, list deployments, read every version of a variant.
+ * NATS): apply definitions, list deployments, read every version of a variant, show and
+ * rotate a deployment's webhook secret.
  */
 @ApiExcludeController()
 @Controller('v1/private/prompts')
@@ -50,5 +61,17 @@ export class PrivatePromptsController {
   async versions(@Param('deployment') deployment: string, @Param('variant') variant: string, @Req() request: AuthenticatedRequest): Promise<{ versions: PromptVersionSummary[] }> {
     const versions = await sendRpc(this.rpc, InvocationPatterns.listPromptVersions, { workspace_id: request.auth.workspace_id, deployment, variant }, { timeoutMs: TIMEOUT_MS });
     return { versions };
+  }
+
+  @Get(':deployment/webhook_secret')
+  async webhookSecret(@Param('deployment') deployment: string, @Req() request: AuthenticatedRequest): Promise<{ webhook_secret: WebhookSecretView }> {
+    return { webhook_secret: await sendRpc(this.rpc, InvocationPatterns.getWebhookSecret, { workspace_id: request.auth.workspace_id, deployment }, { timeoutMs: TIMEOUT_MS }) };
+  }
+
+  @Post(':deployment/webhook_secret/rotate')
+  @HttpCode(200)
+  async rotateWebhookSecret(@Param('deployment') deployment: string, @Body() body: RotateWebhookSecretBody, @Req() request: AuthenticatedRequest): Promise<{ webhook_secret: WebhookSecretView }> {
+    const rotation = { workspace_id: request.auth.workspace_id, deployment, overlap_seconds: body.overlap_seconds };
+    return { webhook_secret: await sendRpc(this.rpc, InvocationPatterns.rotateWebhookSecret, rotation, { timeoutMs: TIMEOUT_MS }) };
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { ListRequestsRequest, RequestLookup } from '@waggle/contracts';
+import type { ListRequestsRequest, PromptTriggerJob, RequestLookup } from '@waggle/contracts';
+import { PromptTriggerQueue } from '@waggle/webhooks';
 import { WaggleException } from '@waggle/errors';
 import type { Repository } from 'typeorm';
 import { LedgerWriter } from './ledger-writer';
@@ -22,11 +23,28 @@ export function toRequestLookup(record: RequestRecordEntity): RequestLookup {
   };
 }
 
+function acceptedTriggerLookup(trigger: PromptTriggerJob): RequestLookup {
+  return {
+    request_id: trigger.request_id,
+    status: 'running',
+    request_type: 'prompt',
+    requestable_type: 'prompt_deployment',
+    requestable_id: trigger.prompt_endpoint_id,
+    message: null,
+    metadata: trigger.metadata,
+    generated_at: trigger.accepted_at,
+    started_at: null,
+    ended_at: null,
+    data: null,
+  };
+}
+
 @Injectable()
 export class RequestsService {
   constructor(
     @InjectRepository(RequestRecordEntity) private readonly records: Repository<RequestRecordEntity>,
     private readonly ledger: LedgerWriter,
+    private readonly triggers: PromptTriggerQueue,
   ) {}
 
   async list(query: ListRequestsRequest): Promise<RequestLookup[]> {
@@ -52,8 +70,11 @@ export class RequestsService {
   /** The workspace's own request only: another workspace's id is simply not found. */
   async get(workspaceId: string, requestId: string): Promise<RequestLookup> {
     const record = this.ledger.pendingRecord(requestId) ?? (await this.records.findOneBy({ id: requestId }));
-    if (!record || record.workspaceId !== workspaceId) throw new WaggleException('not_found', { message: 'Request not found' });
-    return toRequestLookup(record);
+    if (record?.workspaceId === workspaceId) return toRequestLookup(record);
+    // A webhook trigger accepted but not yet picked up by a worker has no record yet.
+    const accepted = record ? null : await this.triggers.pending(requestId);
+    if (accepted?.workspace_id === workspaceId) return acceptedTriggerLookup(accepted);
+    throw new WaggleException('not_found', { message: 'Request not found' });
   }
 }
 

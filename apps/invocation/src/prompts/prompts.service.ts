@@ -10,18 +10,14 @@ import type {
   PromptVersionSummary,
 } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { PromptDeploymentEntity } from './entities/prompt-deployment.entity';
 import { PromptVariantEntity } from './entities/prompt-variant.entity';
 import { PromptVersionEntity, type StoredPromptParams } from './entities/prompt-version.entity';
+import { WebhookSecretsService } from '../webhooks/webhook-secrets.service';
 import { PromptResolutionCache } from './prompt-resolution.cache';
 import { declaredVariables } from './prompt-template';
-
-/** `whsec_` + base64 of 32 random bytes (decisions: webhook secret format). */
-export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64')}`;
-}
 
 /** JSON with sorted keys, so equal definitions hash equally whatever the file's key order. */
 function canonicalJson(value: unknown): string {
@@ -51,6 +47,7 @@ export class PromptsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly resolutions: PromptResolutionCache,
+    private readonly secrets: WebhookSecretsService,
   ) {}
 
   /**
@@ -74,6 +71,8 @@ export class PromptsService {
       return deployments;
     });
     if (applied.some((deployment) => deployment.variants.some((variant) => variant.changed))) this.resolutions.changed(request.workspace_id);
+    // Triggers run what the registry says, so it is current before apply answers.
+    await this.secrets.publish(applied.map((deployment) => deployment.prompt_endpoint_id));
     return applied;
   }
 
@@ -125,10 +124,10 @@ export class PromptsService {
   ): Promise<AppliedDeployment> {
     let deployment = await manager.findOne(PromptDeploymentEntity, { where: { workspaceId, name: prompt.deployment }, lock: { mode: 'pessimistic_write' } });
     const created = deployment === null;
-    deployment ??= await manager.save(manager.create(PromptDeploymentEntity, { workspaceId, name: prompt.deployment, webhookSecret: newWebhookSecret() }));
+    deployment ??= await manager.save(manager.create(PromptDeploymentEntity, { workspaceId, name: prompt.deployment, webhookSecretSealed: this.secrets.newSealedSecret() }));
     const variants: AppliedVariant[] = [];
     for (const spec of prompt.variants) variants.push(await this.applyVariant(manager, deployment, spec, variables.get(spec) ?? []));
-    return { deployment: deployment.name, prompt_endpoint_id: deployment.id, webhook_secret: deployment.webhookSecret, created, variants };
+    return { deployment: deployment.name, prompt_endpoint_id: deployment.id, webhook_secret: this.secrets.open(deployment.webhookSecretSealed), created, variants };
   }
 
   private async applyVariant(manager: EntityManager, deployment: PromptDeploymentEntity, spec: PromptVariantSpec, variables: string[]): Promise<AppliedVariant> {

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { ModelRoute as CatalogRoute, PromptInvokeResponse, PromptRunRequest, PromptStreamEvent, UsageObject } from '@waggle/contracts';
+import type { ModelRoute as CatalogRoute, PromptInvokeResponse, PromptRunRequest, PromptStreamEvent, PromptTriggerJob, UsageObject } from '@waggle/contracts';
 import { ERROR_CATALOG, WaggleException } from '@waggle/errors';
 import {
   complete,
@@ -20,7 +20,7 @@ import { LedgerWriter } from '../ledger/ledger-writer';
 import { RequestRecordEntity } from '../ledger/request-record.entity';
 import { PromptDeploymentEntity } from '../prompts/entities/prompt-deployment.entity';
 import { PromptVariantEntity } from '../prompts/entities/prompt-variant.entity';
-import type { PromptVersionEntity, StoredPromptParams } from '../prompts/entities/prompt-version.entity';
+import { PromptVersionEntity, type StoredPromptParams } from '../prompts/entities/prompt-version.entity';
 import { PromptResolutionCache, type ResolvedPrompt } from '../prompts/prompt-resolution.cache';
 import { ModelRoutes } from './model-routes';
 import { imageUrls, lastUserText, renderMessages } from './prompt-messages';
@@ -62,6 +62,7 @@ export class PromptRunner {
   constructor(
     @InjectRepository(PromptDeploymentEntity) private readonly deployments: Repository<PromptDeploymentEntity>,
     @InjectRepository(PromptVariantEntity) private readonly variants: Repository<PromptVariantEntity>,
+    @InjectRepository(PromptVersionEntity) private readonly versions: Repository<PromptVersionEntity>,
     private readonly routes: ModelRoutes,
     private readonly ledger: LedgerWriter,
     private readonly cancellation: RunCancellation,
@@ -72,8 +73,8 @@ export class PromptRunner {
     routeProviderWarnings(({ warnings, provider, model }) => logger.warn({ msg: 'provider warning', provider, model, warnings }));
   }
 
-  async invoke(request: PromptRunRequest): Promise<PromptInvokeResponse> {
-    const run = await this.prepare(request);
+  async invoke(request: PromptRunRequest, resolved?: ResolvedPrompt): Promise<PromptInvokeResponse> {
+    const run = await this.prepare(request, resolved);
     const started = Date.now();
     try {
       const result = await complete(this.registry, run.route, { messages: run.messages, params: run.params });
@@ -147,6 +148,24 @@ export class PromptRunner {
     });
   }
 
+  /** A webhook trigger's run, of the version pinned when the trigger was accepted. */
+  async invokeTriggered(job: PromptTriggerJob): Promise<PromptInvokeResponse> {
+    const deployment = await this.deployments.findOneBy({ id: job.prompt_endpoint_id, workspaceId: job.workspace_id });
+    const variant = deployment && (await this.variants.findOneBy({ id: job.variant_id, deploymentId: deployment.id }));
+    const version = variant && (await this.versions.findOneBy({ id: job.version_id, variantId: variant.id }));
+    if (!deployment || !variant || !version) throw new WaggleException('resource_not_found', { message: 'The prompt deployment or variant no longer exists' });
+    const request: PromptRunRequest = {
+      workspace_id: job.workspace_id,
+      request_id: job.request_id,
+      deployment: deployment.name,
+      variant: variant.name,
+      inputs: job.inputs,
+      metadata: job.metadata,
+      user: job.user ?? undefined,
+    };
+    return this.invoke(request, { deployment, variant, version });
+  }
+
   private async resolve(request: PromptRunRequest): Promise<ResolvedPrompt> {
     const deployment = await this.deployments.findOneBy({ workspaceId: request.workspace_id, name: request.deployment });
     if (!deployment) throw new WaggleException('resource_not_found', { message: `Deployment not found: ${request.deployment}` });
@@ -156,8 +175,8 @@ export class PromptRunner {
     return { deployment, variant, version };
   }
 
-  private async prepare(request: PromptRunRequest): Promise<PreparedRun> {
-    const { deployment, variant, version } = await this.resolutions.get(request.workspace_id, request.deployment, request.variant, () => this.resolve(request));
+  private async prepare(request: PromptRunRequest, resolved?: ResolvedPrompt): Promise<PreparedRun> {
+    const { deployment, variant, version } = resolved ?? (await this.resolutions.get(request.workspace_id, request.deployment, request.variant, () => this.resolve(request)));
     const catalogRoute = await this.routes.get(version.model).catch((error: unknown) => {
       if (error instanceof WaggleException && error.code === 'resource_not_found') throw new WaggleException('model_deprecated', { params: { model: version.model } });
       throw error;

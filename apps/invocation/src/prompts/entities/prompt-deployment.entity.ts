@@ -13,9 +13,19 @@ export class PromptDeploymentEntity {
   @Column({ type: 'text' })
   name!: string;
 
-  /** `whsec_` + base64 of 32 random bytes: authenticates webhook triggers and signs callbacks. */
-  @Column({ name: 'webhook_secret', type: 'text' })
-  webhookSecret!: string;
+  /**
+   * `whsec_` + base64 of 32 random bytes, sealed (see SecretSealer): authenticates
+   * webhook triggers and signs callbacks.
+   */
+  @Column({ name: 'webhook_secret_sealed', type: 'text' })
+  webhookSecretSealed!: string;
+
+  /** The secret a rotation replaced: still accepted, and still signing, until it expires. */
+  @Column({ name: 'previous_webhook_secret_sealed', type: 'text', nullable: true })
+  previousWebhookSecretSealed!: string | null;
+
+  @Column({ name: 'previous_secret_expires_at', type: 'timestamptz', nullable: true })
+  previousSecretExpiresAt!: Date | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

@@ -1,0 +1,68 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { APP_ENV, REDIS_CLIENT } from '@waggle/platform';
+import { CallbackUrlPolicy, createGuardedDispatcher, SecretSealer, WebhookRegistry } from '@waggle/webhooks';
+import type Redis from 'ioredis';
+import type { CallbackDispatcherEnv } from '../config/callback-dispatcher.env';
+import { CallbackDeliveryProcessor } from './callback-delivery.processor';
+import { CallbackSender } from './callback-sender';
+import { DeliveriesController } from './deliveries.controller';
+import { DeliveriesService } from './deliveries.service';
+import { DeliveryLogRepository } from './delivery-log.repository';
+import { DeliveryWorker } from './delivery-worker.service';
+import { DISPATCHER_SETTINGS, dispatcherSettings, type DispatcherSettings } from './dispatcher-settings';
+import { DELIVERY_ENTITIES } from './entities';
+import { RedeliveryQueue } from './redelivery.queue';
+import { SigningKeys } from './signing-keys';
+import { OutboundDispatcher } from './outbound-dispatcher';
+
+export interface DeliveriesModuleOptions {
+  /** BullMQ key prefix; tests isolate their queues with one of their own. */
+  queuePrefix?: string;
+}
+
+/** Delivers callbacks (the BullMQ worker) and answers for the delivery log over NATS. */
+@Module({})
+export class DeliveriesModule {
+  static forRoot(options: DeliveriesModuleOptions = {}): DynamicModule {
+    return {
+      module: DeliveriesModule,
+      imports: [TypeOrmModule.forFeature(DELIVERY_ENTITIES)],
+      controllers: [DeliveriesController],
+      providers: [
+        {
+          provide: DISPATCHER_SETTINGS,
+          useFactory: (env: CallbackDispatcherEnv) => dispatcherSettings(env, options.queuePrefix),
+          inject: [APP_ENV],
+        },
+        {
+          provide: CallbackUrlPolicy,
+          useFactory: (settings: DispatcherSettings) => new CallbackUrlPolicy(settings.allowlist),
+          inject: [DISPATCHER_SETTINGS],
+        },
+        {
+          provide: OutboundDispatcher,
+          useFactory: (policy: CallbackUrlPolicy, settings: DispatcherSettings) =>
+            new OutboundDispatcher(createGuardedDispatcher(policy, { connectTimeoutMs: Math.min(settings.timeoutMs, 10_000) })),
+          inject: [CallbackUrlPolicy, DISPATCHER_SETTINGS],
+        },
+        {
+          provide: CallbackSender,
+          useFactory: (policy: CallbackUrlPolicy, outbound: OutboundDispatcher, settings: DispatcherSettings) =>
+            new CallbackSender(policy, outbound.agent, settings.timeoutMs),
+          inject: [CallbackUrlPolicy, OutboundDispatcher, DISPATCHER_SETTINGS],
+        },
+        {
+          provide: SigningKeys,
+          useFactory: (redis: Redis, env: CallbackDispatcherEnv) => new SigningKeys(new WebhookRegistry(redis), SecretSealer.fromEnv(env)),
+          inject: [REDIS_CLIENT, APP_ENV],
+        },
+        DeliveryLogRepository,
+        CallbackDeliveryProcessor,
+        DeliveryWorker,
+        RedeliveryQueue,
+        DeliveriesService,
+      ],
+    };
+  }
+}

@@ -1,0 +1,137 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { CallbackDeliveryJob, DeliveryIdRequest, DeliverySummary, ListDeliveriesRequest } from '@waggle/contracts';
+import { WaggleException } from '@waggle/errors';
+import { In, type Repository } from 'typeorm';
+import { DeliveryAttemptEntity } from './entities/delivery-attempt.entity';
+import { DeliveryEntity } from './entities/delivery.entity';
+import { RedeliveryQueue } from './redelivery.queue';
+
+const DEFAULT_LIST_LIMIT = 100;
+
+export function toDeliverySummary(delivery: DeliveryEntity, attempts: DeliveryAttemptEntity[]): DeliverySummary {
+  return {
+    delivery_id: delivery.id,
+    request_id: delivery.requestId,
+    event_type: delivery.eventType,
+    url: delivery.url,
+    status: delivery.status,
+    attempts: attempts.map((attempt) => ({
+      attempt: attempt.attempt,
+      attempted_at: attempt.attemptedAt.toISOString(),
+      status_code: attempt.statusCode,
+      latency_ms: attempt.latencyMs,
+      error: attempt.error,
+    })),
+    created_at: delivery.createdAt.toISOString(),
+    next_attempt_at: delivery.nextAttemptAt?.toISOString() ?? null,
+    completed_at: delivery.completedAt?.toISOString() ?? null,
+  };
+}
+
+/** `msg_…`, then `msg_…:redeliver:1`, `:2`, …: BullMQ keeps finished job ids, so each redelivery needs its own. */
+export function nextRedeliveryJobId(deliveryId: string, currentJobId: string): string {
+  const match = /:redeliver:(\d+)$/.exec(currentJobId);
+  return `${deliveryId}:redeliver:${match ? Number(match[1]) + 1 : 1}`;
+}
+
+/** The delivery log as the workspace sees it, and redelivery. */
+@Injectable()
+export class DeliveriesService {
+  constructor(
+    @InjectRepository(DeliveryEntity) private readonly deliveries: Repository<DeliveryEntity>,
+    @InjectRepository(DeliveryAttemptEntity) private readonly attempts: Repository<DeliveryAttemptEntity>,
+    private readonly queue: RedeliveryQueue,
+  ) {}
+
+  /** Newest first, each with its attempts in order. */
+  async list(query: ListDeliveriesRequest): Promise<DeliverySummary[]> {
+    const builder = this.deliveries
+      .createQueryBuilder('delivery')
+      .where('delivery.workspace_id = :workspace', { workspace: query.workspace_id })
+      .orderBy('delivery.created_at', 'DESC')
+      .addOrderBy('delivery.id', 'DESC')
+      .limit(query.limit ?? DEFAULT_LIST_LIMIT);
+    if (query.request_id) builder.andWhere('delivery.request_id = :requestId', { requestId: query.request_id });
+    if (query.status) builder.andWhere('delivery.status = :status', { status: query.status });
+    const deliveries = await builder.getMany();
+    const attempts = await this.attemptsOf(deliveries.map((delivery) => delivery.id));
+    return deliveries.map((delivery) => toDeliverySummary(delivery, attempts.get(delivery.id) ?? []));
+  }
+
+  async get(request: DeliveryIdRequest): Promise<DeliverySummary> {
+    const delivery = await this.find(request);
+    return toDeliverySummary(delivery, (await this.attemptsOf([delivery.id])).get(delivery.id) ?? []);
+  }
+
+  /**
+   * Sends the delivery again at once with a fresh retry budget, whatever its state: the
+   * same delivery id (so `webhook-id`) and body, signed with the secrets in force now,
+   * under a new job. The row names the new job first, so a job of the old budget still
+   * waiting in Redis finds it is superseded and sends nothing.
+   */
+  async redeliver(request: DeliveryIdRequest): Promise<DeliverySummary> {
+    for (;;) {
+      const delivery = await this.find(request);
+      const jobId = nextRedeliveryJobId(delivery.id, delivery.jobId);
+      const claimed = await this.deliveries
+        .createQueryBuilder()
+        .update(DeliveryEntity)
+        .set({ status: 'pending', jobId, jobAttemptCount: 0, nextAttemptAt: () => 'now()', completedAt: null })
+        .where('id = :id AND job_id = :current', { id: delivery.id, current: delivery.jobId })
+        .execute();
+      // Another redelivery of the same delivery won the row: read it again and go after it.
+      if (!claimed.affected) continue;
+      const job: CallbackDeliveryJob = {
+        delivery_id: delivery.id,
+        workspace_id: delivery.workspaceId,
+        request_id: delivery.requestId,
+        event_type: delivery.eventType,
+        url: delivery.url,
+        body: delivery.body,
+        owner: { kind: delivery.ownerKind, id: delivery.ownerId },
+        // A redelivery's latency counts from the operator's request, not the long-past run.
+        run_ended_at: new Date().toISOString(),
+      };
+      try {
+        await this.queue.add(jobId, job);
+      } catch (error) {
+        // Redis did not take it: put the row back as it was, so it does not wait for a job that never comes.
+        await this.deliveries
+          .createQueryBuilder()
+          .update(DeliveryEntity)
+          .set({
+            status: delivery.status,
+            jobId: delivery.jobId,
+            jobAttemptCount: delivery.jobAttemptCount,
+            nextAttemptAt: delivery.nextAttemptAt,
+            completedAt: delivery.completedAt,
+          })
+          .where('id = :id AND job_id = :jobId', { id: delivery.id, jobId })
+          .execute();
+        throw new WaggleException('upstream_request_failed', { status: 503, message: 'The redelivery could not be queued', cause: error });
+      }
+      return this.get(request);
+    }
+  }
+
+  /** The workspace's own delivery only: another workspace's id is simply not found. */
+  private async find({ workspace_id, delivery_id }: DeliveryIdRequest): Promise<DeliveryEntity> {
+    const delivery = await this.deliveries.findOneBy({ id: delivery_id });
+    if (!delivery || delivery.workspaceId !== workspace_id)
+      throw new WaggleException('resource_not_found', { message: 'Delivery not found' });
+    return delivery;
+  }
+
+  private async attemptsOf(deliveryIds: string[]): Promise<Map<string, DeliveryAttemptEntity[]>> {
+    const byDelivery = new Map<string, DeliveryAttemptEntity[]>();
+    if (deliveryIds.length === 0) return byDelivery;
+    const attempts = await this.attempts.find({ where: { deliveryId: In(deliveryIds) }, order: { attempt: 'ASC' } });
+    for (const attempt of attempts) {
+      const list = byDelivery.get(attempt.deliveryId) ?? [];
+      list.push(attempt);
+      byDelivery.set(attempt.deliveryId, list);
+    }
+    return byDelivery;
+  }
+}

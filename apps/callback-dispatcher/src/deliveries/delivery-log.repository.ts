@@ -1,0 +1,182 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { CallbackDeliveryJob, DeliveryStatus } from '@waggle/contracts';
+import type { DataSource } from 'typeorm';
+import { SCHEMA } from '../database/data-source';
+import { GroupCommit } from './group-commit';
+
+const DELIVERIES = `"${SCHEMA}"."deliveries"`;
+const ATTEMPTS = `"${SCHEMA}"."delivery_attempts"`;
+/** Rows per statement: large enough to absorb a burst, small enough to keep one statement short. */
+const MAX_BATCH = 200;
+/** Statements of one kind running at once (the pool has 10 connections). */
+const MAX_IN_FLIGHT = 3;
+
+/** Where a delivery stands when a job picks it up. */
+export interface DeliveryState {
+  status: DeliveryStatus;
+  attemptCount: number;
+  jobId: string;
+  jobAttemptCount: number;
+  nextAttemptAt: Date | null;
+}
+
+export interface AttemptRecord {
+  deliveryId: string;
+  jobId: string;
+  attemptedAt: Date;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  /** The delivery's status after this attempt. */
+  status: DeliveryStatus;
+  nextAttemptAt: Date | null;
+}
+
+interface OpenRequest {
+  job: CallbackDeliveryJob;
+  jobId: string;
+  body: string;
+}
+
+interface StateRow {
+  id: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  job_id: string;
+  job_attempt_count: number;
+  next_attempt_at: Date | null;
+}
+
+function toState(row: StateRow): DeliveryState {
+  return {
+    status: row.status,
+    attemptCount: row.attempt_count,
+    jobId: row.job_id,
+    jobAttemptCount: row.job_attempt_count,
+    nextAttemptAt: row.next_attempt_at,
+  };
+}
+
+/**
+ * The worker's two statements per attempt: one before sending (create the delivery on
+ * first sight, read where it stands), one after (record the attempt and the delivery's new
+ * state together). Every callback pays them, so concurrent attempts share statements
+ * (see GroupCommit): under load one multi-row statement and one commit serve many
+ * callbacks, and each caller still waits for its own row to be committed.
+ */
+@Injectable()
+export class DeliveryLogRepository {
+  private readonly opens = new GroupCommit<OpenRequest, DeliveryState>({
+    run: (requests) => this.openBatch(requests),
+    keyOf: (request) => request.job.delivery_id,
+    maxBatch: MAX_BATCH,
+    maxInFlight: MAX_IN_FLIGHT,
+  });
+
+  private readonly attempts = new GroupCommit<AttemptRecord, number>({
+    run: (records) => this.recordBatch(records),
+    keyOf: (record) => record.deliveryId,
+    maxBatch: MAX_BATCH,
+    maxInFlight: MAX_IN_FLIGHT,
+  });
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Creates the delivery the first time its job runs; answers its current state either way. */
+  open(job: CallbackDeliveryJob, jobId: string, body: string): Promise<DeliveryState> {
+    return this.opens.submit({ job, jobId, body });
+  }
+
+  /**
+   * Records an attempt and moves the delivery on. The attempt number is the delivery's
+   * count + 1 taken under the row lock of the UPDATE, so two runs of one job (a stalled job
+   * re-run while the first still finishes) never share a number. Only the job that owns a
+   * pending delivery changes its status: an older job's late answer is recorded but
+   * decides nothing.
+   */
+  recordAttempt(record: AttemptRecord): Promise<number> {
+    return this.attempts.submit(record);
+  }
+
+  private async openBatch(requests: OpenRequest[]): Promise<Array<DeliveryState | Error>> {
+    const input = requests.map(({ job, jobId, body }) => ({
+      id: job.delivery_id,
+      workspace_id: job.workspace_id,
+      request_id: job.request_id,
+      event_type: job.event_type,
+      url: job.url,
+      owner_kind: job.owner.kind,
+      owner_id: job.owner.id,
+      // The exact text the attempts send; the json column keeps it as written.
+      body,
+      job_id: jobId,
+    }));
+    const rows = (await this.dataSource.query(
+      `WITH input AS (
+         SELECT * FROM json_to_recordset($1::json) AS i("id" text, "workspace_id" uuid, "request_id" text, "event_type" text, "url" text, "owner_kind" text, "owner_id" uuid, "body" text, "job_id" text)
+       ), inserted AS (
+         INSERT INTO ${DELIVERIES} ("id", "workspace_id", "request_id", "event_type", "url", "owner_kind", "owner_id", "body", "status", "job_id", "next_attempt_at")
+         SELECT "id", "workspace_id", "request_id", "event_type", "url", "owner_kind", "owner_id", "body"::json, 'pending', "job_id", now() FROM input
+         ON CONFLICT ("id") DO NOTHING
+         RETURNING "id", "status", "attempt_count", "job_id", "job_attempt_count", "next_attempt_at"
+       )
+       SELECT * FROM inserted
+       UNION ALL
+       SELECT d."id", d."status", d."attempt_count", d."job_id", d."job_attempt_count", d."next_attempt_at"
+       FROM ${DELIVERIES} d JOIN input USING ("id")
+       WHERE NOT EXISTS (SELECT 1 FROM inserted WHERE inserted."id" = d."id")`,
+      [JSON.stringify(input)],
+    )) as StateRow[];
+    const byId = new Map(rows.map((row) => [row.id, toState(row)]));
+    // A row another worker inserted concurrently is invisible to the statement's snapshot.
+    const missing = requests.filter((request) => !byId.has(request.job.delivery_id)).map((request) => request.job.delivery_id);
+    if (missing.length > 0) {
+      const late = (await this.dataSource.query(
+        `SELECT "id", "status", "attempt_count", "job_id", "job_attempt_count", "next_attempt_at" FROM ${DELIVERIES} WHERE "id" = ANY($1::text[])`,
+        [missing],
+      )) as StateRow[];
+      for (const row of late) byId.set(row.id, toState(row));
+    }
+    return requests.map(
+      (request) => byId.get(request.job.delivery_id) ?? new Error(`delivery ${request.job.delivery_id} could not be opened`),
+    );
+  }
+
+  private async recordBatch(records: AttemptRecord[]): Promise<Array<number | Error>> {
+    const input = records.map((record) => ({
+      delivery_id: record.deliveryId,
+      job_id: record.jobId,
+      status: record.status,
+      next_attempt_at: record.nextAttemptAt?.toISOString() ?? null,
+      attempted_at: record.attemptedAt.toISOString(),
+      status_code: record.statusCode,
+      latency_ms: record.latencyMs,
+      error: record.error,
+    }));
+    const rows = (await this.dataSource.query(
+      `WITH input AS (
+         SELECT * FROM json_to_recordset($1::json) AS i("delivery_id" text, "job_id" text, "status" text, "next_attempt_at" timestamptz, "attempted_at" timestamptz, "status_code" integer, "latency_ms" integer, "error" text)
+       ), updated AS (
+         UPDATE ${DELIVERIES} AS d SET
+           "attempt_count" = d."attempt_count" + 1,
+           "job_attempt_count" = CASE WHEN d."job_id" = i."job_id" THEN d."job_attempt_count" + 1 ELSE d."job_attempt_count" END,
+           "status" = CASE WHEN d."job_id" = i."job_id" AND d."status" = 'pending' THEN i."status" ELSE d."status" END,
+           "next_attempt_at" = CASE WHEN d."job_id" = i."job_id" AND d."status" = 'pending' THEN i."next_attempt_at" ELSE d."next_attempt_at" END,
+           "completed_at" = CASE WHEN d."job_id" = i."job_id" AND d."status" = 'pending' AND i."status" <> 'pending' THEN now() ELSE d."completed_at" END
+         FROM input i
+         WHERE d."id" = i."delivery_id"
+         RETURNING d."id", d."attempt_count"
+       )
+       INSERT INTO ${ATTEMPTS} ("delivery_id", "attempt", "attempted_at", "status_code", "latency_ms", "error")
+       SELECT i."delivery_id", u."attempt_count", i."attempted_at", i."status_code", i."latency_ms", i."error"
+       FROM input i JOIN updated u ON u."id" = i."delivery_id"
+       RETURNING "delivery_id", "attempt"`,
+      [JSON.stringify(input)],
+    )) as Array<{ delivery_id: string; attempt: number }>;
+    const byId = new Map(rows.map((row) => [row.delivery_id, row.attempt]));
+    return records.map(
+      (record) => byId.get(record.deliveryId) ?? new Error(`delivery ${record.deliveryId} is missing: its attempt could not be recorded`),
+    );
+  }
+}

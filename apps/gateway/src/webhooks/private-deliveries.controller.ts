@@ -1,0 +1,52 @@
+import { Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { CallbackPatterns, DELIVERY_STATUSES, REQUEST_ID_FORMAT, sendRpc, type DeliveryStatus, type DeliverySummary } from '@waggle/contracts';
+import { NatsRpcClient } from '@waggle/platform';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+import type { AuthenticatedRequest } from '../auth/authenticated-request';
+import { PrivateApiRoute } from '../auth/authenticated.decorator';
+
+const TIMEOUT_MS = 30_000;
+
+class ListDeliveriesQuery {
+  @IsOptional()
+  @Matches(REQUEST_ID_FORMAT)
+  request_id?: string;
+
+  @IsOptional()
+  @IsIn(DELIVERY_STATUSES)
+  status?: DeliveryStatus;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  limit?: number;
+}
+
+/** The callback delivery log: every delivery with its attempts, and redelivery. */
+@ApiExcludeController()
+@Controller('v1/private/deliveries')
+@PrivateApiRoute()
+export class PrivateDeliveriesController {
+  constructor(private readonly rpc: NatsRpcClient) {}
+
+  @Get()
+  async list(@Query() query: ListDeliveriesQuery, @Req() request: AuthenticatedRequest): Promise<{ deliveries: DeliverySummary[] }> {
+    return { deliveries: await sendRpc(this.rpc, CallbackPatterns.listDeliveries, { workspace_id: request.auth.workspace_id, ...query }, { timeoutMs: TIMEOUT_MS }) };
+  }
+
+  @Get(':delivery_id')
+  async get(@Param('delivery_id') deliveryId: string, @Req() request: AuthenticatedRequest): Promise<{ delivery: DeliverySummary }> {
+    return { delivery: await sendRpc(this.rpc, CallbackPatterns.getDelivery, { workspace_id: request.auth.workspace_id, delivery_id: deliveryId }, { timeoutMs: TIMEOUT_MS }) };
+  }
+
+  /** Sends the same callback again (same webhook-id), with a fresh attempt budget. */
+  @Post(':delivery_id/redeliver')
+  @HttpCode(202)
+  async redeliver(@Param('delivery_id') deliveryId: string, @Req() request: AuthenticatedRequest): Promise<{ delivery: DeliverySummary }> {
+    return { delivery: await sendRpc(this.rpc, CallbackPatterns.redeliver, { workspace_id: request.auth.workspace_id, delivery_id: deliveryId }, { timeoutMs: TIMEOUT_MS }) };
+  }
+}

@@ -1,0 +1,78 @@
+import { Body, Controller, HttpCode, Inject, Logger, Param, Post, Req, type OnModuleDestroy } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { WaggleException } from '@waggle/errors';
+import { APP_ENV, REDIS_CLIENT, requestContext } from '@waggle/platform';
+import { CallbackUrlPolicy, PromptTriggerQueue } from '@waggle/webhooks';
+import type Redis from 'ioredis';
+import type { GatewayEnv } from '../config/gateway.env';
+import { PromptWebhookBody } from './prompt-webhook.dto';
+import { WebhookTriggerRoute, type WebhookTriggerRequest } from './webhook-secret.guard';
+
+export interface AcceptedTrigger {
+  request_id: string;
+  run_status: 'running';
+}
+
+/**
+ * A prompt deployment variant run by a webhook: accepted here (queued in Redis, where
+ * invocation's workers take it) and answered by a callback to `async.callback_url`.
+ */
+@ApiExcludeController()
+@Controller('v1/prompt/webhooks')
+export class PromptWebhookController implements OnModuleDestroy {
+  private readonly logger = new Logger(PromptWebhookController.name);
+  private readonly triggers: PromptTriggerQueue;
+  private readonly callbackUrls: CallbackUrlPolicy;
+
+  constructor(@Inject(REDIS_CLIENT) redis: Redis, @Inject(APP_ENV) env: GatewayEnv) {
+    this.triggers = new PromptTriggerQueue(redis);
+    this.callbackUrls = CallbackUrlPolicy.fromEnv(env);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.triggers.close();
+  }
+
+  @Post(':prompt_endpoint_id/variants/:variant_id')
+  @HttpCode(202)
+  @WebhookTriggerRoute('prompt_deployment', 'prompt_endpoint_id')
+  async trigger(@Param('variant_id') variantId: string, @Body() body: PromptWebhookBody, @Req() request: WebhookTriggerRequest): Promise<AcceptedTrigger> {
+    const target = request.webhookTarget;
+    const variant = target.variants?.[variantId.toLowerCase()];
+    if (!variant) throw new WaggleException('resource_not_found', { message: 'Variant not found' });
+    const callbackUrl = body.async?.callback_url;
+    if (callbackUrl === undefined) {
+      throw new WaggleException('missing_required_field', { message: 'async.callback_url is required', details: [{ field: 'async.callback_url', messages: ['async.callback_url is required: delivery is always by callback'] }] });
+    }
+    const inputs = body.inputs ?? {};
+    const missing = variant.variables.filter((name) => !Object.hasOwn(inputs, name));
+    if (missing.length > 0) {
+      throw new WaggleException('missing_required_field', {
+        message: `Missing required inputs: ${missing.join(', ')}`,
+        details: missing.map((name) => ({ field: `inputs.${name}`, messages: [`inputs.${name} is required by the deployed prompt version`] })),
+      });
+    }
+    const refusal = this.callbackUrls.check(callbackUrl);
+    if (refusal) throw new WaggleException('validation_error', { message: refusal, details: [{ field: 'async.callback_url', messages: [refusal] }] });
+
+    const requestId = requestContext.get()?.requestId ?? '';
+    try {
+      await this.triggers.enqueue({
+        request_id: requestId,
+        workspace_id: target.workspace_id,
+        prompt_endpoint_id: target.id,
+        variant_id: variantId.toLowerCase(),
+        version_id: variant.version_id,
+        inputs,
+        metadata: body.metadata ?? {},
+        user: body.user ?? null,
+        callback_url: callbackUrl,
+        accepted_at: new Date().toISOString(),
+      });
+    } catch (error) {
+      this.logger.error({ err: error }, 'a webhook trigger could not be queued');
+      throw new WaggleException('upstream_request_failed', { status: 503, message: 'The run could not be accepted. Retry shortly.' });
+    }
+    return { request_id: requestId, run_status: 'running' };
+  }
+}

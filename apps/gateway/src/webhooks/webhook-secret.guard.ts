@@ -1,0 +1,82 @@
+import { Inject, Injectable, Logger, SetMetadata, applyDecorators, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { WebhookOwnerKind } from '@waggle/contracts';
+import { WaggleException } from '@waggle/errors';
+import { REDIS_CLIENT, requestContext } from '@waggle/platform';
+import { acceptsSecret, WebhookRegistry, type WebhookTarget } from '@waggle/webhooks';
+import type { Request } from 'express';
+import type Redis from 'ioredis';
+
+/** The header a trigger carries its secret in; `?secret=` is the fallback for callers that cannot set headers. */
+export const WEBHOOK_SECRET_HEADER = 'x-service-webhook-secret';
+
+const TRIGGER_OWNER = Symbol('waggle:webhook-trigger-owner');
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface TriggerOwner {
+  kind: WebhookOwnerKind;
+  /** The route parameter holding the owner's id. */
+  param: string;
+}
+
+/** A request that passed the webhook secret guard. */
+export type WebhookTriggerRequest = Request & { webhookTarget: WebhookTarget };
+
+/**
+ * A webhook trigger route: no API key and not metered; the secret of the owner named by
+ * `param` authenticates it (WebhookSecretGuard). Agent triggers use the same decorator.
+ */
+export const WebhookTriggerRoute = (kind: WebhookOwnerKind, param: string) =>
+  applyDecorators(SetMetadata(TRIGGER_OWNER, { kind, param } satisfies TriggerOwner), UseGuards(WebhookSecretGuard));
+
+function presentedSecret(request: Request): string | undefined {
+  const header = request.headers[WEBHOOK_SECRET_HEADER];
+  if (typeof header === 'string' && header !== '') return header;
+  const query = request.query.secret;
+  return typeof query === 'string' && query !== '' ? query : undefined;
+}
+
+/**
+ * Authenticates a trigger from the webhook registry in Redis, without asking the owning
+ * service, so triggers are accepted while it restarts. An unknown owner answers 404; a
+ * missing or wrong secret 401 `unauthorized`, compared in constant time against every
+ * secret in force (two during a rotation's overlap).
+ */
+@Injectable()
+export class WebhookSecretGuard implements CanActivate {
+  private readonly logger = new Logger(WebhookSecretGuard.name);
+  private readonly registry: WebhookRegistry;
+
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(REDIS_CLIENT) redis: Redis,
+  ) {
+    this.registry = new WebhookRegistry(redis);
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const owner = this.reflector.get<TriggerOwner | undefined>(TRIGGER_OWNER, context.getHandler()) ?? this.reflector.get<TriggerOwner>(TRIGGER_OWNER, context.getClass());
+    const request = context.switchToHttp().getRequest<WebhookTriggerRequest>();
+    const param = request.params[owner.param];
+    const id = typeof param === 'string' ? param : '';
+    const target = UUID.test(id) ? await this.lookup(owner.kind, id.toLowerCase()) : null;
+    if (!target) throw new WaggleException('resource_not_found', { message: owner.kind === 'agent' ? 'Agent not found' : 'Prompt deployment not found' });
+    const secret = presentedSecret(request);
+    if (secret === undefined || !acceptsSecret(target, secret)) {
+      throw new WaggleException('unauthorized', { message: 'A valid webhook secret is required (X-Service-Webhook-Secret header or ?secret=)' });
+    }
+    request.webhookTarget = target;
+    const store = requestContext.get();
+    if (store) store.workspaceId = target.workspace_id;
+    return true;
+  }
+
+  private async lookup(kind: WebhookOwnerKind, id: string): Promise<WebhookTarget | null> {
+    try {
+      return await this.registry.get(kind, id);
+    } catch (error) {
+      this.logger.error({ err: error }, 'the webhook registry is unavailable');
+      throw new WaggleException('upstream_request_failed', { status: 503, message: 'Webhook triggers are temporarily unavailable. Retry shortly.' });
+    }
+  }
+}
