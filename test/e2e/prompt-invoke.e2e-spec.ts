@@ -1,29 +1,12 @@
 import type { AppliedDeployment } from '@waggle/contracts';
-import { cliJson, collectSse, expectEventually, FakeProviderServer, freePort, readSse, REPO_ROOT, spawnApp, waitUntilLive, type AppProcess } from '@waggle/testing';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cliJson, collectSse, expectEventually, FakeProviderServer, fakeModel, freePort, loadCatalogWithFakeModels, readSse, spawnApp, waitUntilLive, type AppProcess } from '@waggle/testing';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { parse, stringify } from 'yaml';
 import { TEST_DATABASE_URL } from '../setup/test-env';
-
 const isUnmetered = (response: Response) => response.headers.get('x-ratelimit-limit') === null;
 
-const model = (id: string, extra: Record<string, unknown> = {}) => ({
-  id,
-  name: `Fake ${id}`,
-  provider: 'fake',
-  maker: 'fake',
-  provider_model_id: id,
-  model_type: 'llm',
-  context_limit: 8192,
-  vision: false,
-  reasoning: true,
-  tool_calling: false,
-  json_schema: false,
-  status: 'active',
-  ...extra,
-});
 
 const PROMPTS = `
 prompts:
@@ -80,24 +63,12 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
     gateway = apps[2].baseUrl;
 
     // The shipped catalog plus the fake provider's models.
-    const catalog = parse(readFileSync(join(REPO_ROOT, 'apps/catalog/src/models/data/models.yaml'), 'utf8')) as {
-      version: string;
-      providers: Record<string, unknown>;
-      makers: Record<string, unknown>;
-      models: unknown[];
-    };
-    catalog.version = '2099.2.1';
-    catalog.providers.fake = { name: 'Fake Provider', api: 'openai-compatible' };
-    catalog.makers.fake = 'Fake Labs';
-    catalog.models.push(
-      model('fake-chat'),
-      model('fake-broken'),
-      model('fake-old', { status: 'deprecated' }),
-      { ...model('claude-fake-1'), provider: 'anthropic', maker: 'anthropic', name: 'Claude Fake 1' },
-    );
-    const file = join(mkdtempSync(join(tmpdir(), 'waggle-invoke-')), 'models.yaml');
-    writeFileSync(file, stringify(catalog));
-    await cliJson(['catalog', 'load', '--file', file]);
+    await loadCatalogWithFakeModels('2099.2.1', [
+      fakeModel('fake-chat'),
+      fakeModel('fake-broken'),
+      fakeModel('fake-old', { status: 'deprecated' }),
+      fakeModel('claude-fake-1', { provider: 'anthropic', maker: 'anthropic', name: 'Claude Fake 1' }),
+    ]);
     const created = await cliJson<{ workspace_id: string; api_key: string }>(['workspace', 'create', '--name', 'e2e invoke']);
     key = created.api_key;
     const prompts = join(mkdtempSync(join(tmpdir(), 'waggle-invoke-')), 'prompts.yaml');

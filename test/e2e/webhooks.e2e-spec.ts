@@ -4,20 +4,26 @@ import {
   cliJson,
   expectEventually,
   FakeProviderServer,
+  fakeModel,
   freePort,
+  loadCatalogWithFakeModels,
   OtlpReceiver,
-  REPO_ROOT,
+ 
   spawnApp,
   waitUntilLive,
   type AppProcess,
   type ReceivedCallback,
 } from '@waggle/testing';
-import { createHmac } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { QueueNames, type PromptTriggerJob } from '@waggle/contracts';
+import { Queue } from 'bullmq';
+import Redis from 'ioredis';
+import { createHmac, randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { parse, stringify } from 'yaml';
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../setup/test-env';
 
 const PROMPTS = `
 prompts:
@@ -40,20 +46,6 @@ prompts:
           - { role: user, content: "{{ question }}" }
 `;
 
-const model = (id: string) => ({
-  id,
-  name: `Fake ${id}`,
-  provider: 'fake',
-  maker: 'fake',
-  provider_model_id: id,
-  model_type: 'llm',
-  context_limit: 8192,
-  vision: false,
-  reasoning: false,
-  tool_calling: false,
-  json_schema: false,
-  status: 'active',
-});
 
 /** Both signatures of a callback, verified the way a receiver would. */
 function expectSignedWith(callback: ReceivedCallback, secret: string): void {
@@ -139,19 +131,7 @@ describe('prompt webhook triggers and signed callbacks', () => {
     await Promise.all(Object.values(apps).map((app) => waitUntilLive(app)));
     gateway = apps.gateway.baseUrl;
 
-    const catalog = parse(readFileSync(join(REPO_ROOT, 'apps/catalog/src/models/data/models.yaml'), 'utf8')) as {
-      version: string;
-      providers: Record<string, unknown>;
-      makers: Record<string, unknown>;
-      models: unknown[];
-    };
-    catalog.version = '2099.5.1';
-    catalog.providers.fake = { name: 'Fake Provider', api: 'openai-compatible' };
-    catalog.makers.fake = 'Fake Labs';
-    catalog.models.push(model('fake-hook-chat'), model('fake-hook-broken'));
-    const file = join(mkdtempSync(join(tmpdir(), 'waggle-hooks-')), 'models.yaml');
-    writeFileSync(file, stringify(catalog));
-    await cliJson(['catalog', 'load', '--file', file]);
+    await loadCatalogWithFakeModels('2099.5.1', [fakeModel('fake-hook-chat', { reasoning: false }), fakeModel('fake-hook-broken', { reasoning: false })]);
     const created = await cliJson<{ workspace_id: string; api_key: string }>(['workspace', 'create', '--name', 'e2e webhooks']);
     key = created.api_key;
     workspaceId = created.workspace_id;
@@ -416,6 +396,54 @@ describe('prompt webhook triggers and signed callbacks', () => {
     });
     expectSignedWith(callback, again.webhook_secret);
     expect(String(callback.headers['webhook-signature']).split(' ')).toHaveLength(1);
+  });
+
+  it('re-runs a job whose result is already recorded without calling the model again, and delivers once', async () => {
+    // What a worker crash after the ledger write leaves behind: a completed record and its job still queued.
+    const requestId = `req_${randomBytes(16).toString('hex')}`;
+    const db = new Client({ connectionString: TEST_DATABASE_URL });
+    await db.connect();
+    try {
+      await db.query(
+        `INSERT INTO invocation.requests (id, workspace_id, request_type, requestable_type, requestable_id, model, status, metadata, generated_at, started_at, ended_at, duration_ms, usage, data)
+         VALUES ($1, $2, 'prompt', 'prompt_deployment', $3, 'fake-hook-chat', 'completed', '{}', now(), now(), now(), 5, $4, $5)`,
+        [requestId, workspaceId, hooked.prompt_endpoint_id, { prompt_tokens: { total_tokens: 1, cached_tokens: 0 }, completion_tokens: { total_tokens: 2, reasoning_tokens: 0 }, total_tokens: 3 }, { response: 'recorded before the crash' }],
+      );
+    } finally {
+      await db.end();
+    }
+    const job: PromptTriggerJob = {
+      request_id: requestId,
+      workspace_id: workspaceId,
+      prompt_endpoint_id: hooked.prompt_endpoint_id,
+      variant_id: variantId(hooked, 'default'),
+      version_id: '00000000-0000-4000-8000-000000000000',
+      inputs: { company: 'A', question: 'Q' },
+      metadata: {},
+      user: null,
+      callback_url: `${receiverUrl}/recorded`,
+      accepted_at: new Date().toISOString(),
+    };
+    const modelCalls = fake.requests.length;
+    const connection = new Redis(TEST_REDIS_URL);
+    const queue = new Queue<PromptTriggerJob>(QueueNames.promptRuns, { connection });
+    try {
+      await queue.add('run', job, { jobId: requestId });
+      // The same job id again (a producer retrying) is one job.
+      await queue.add('run', job, { jobId: requestId });
+    } finally {
+      await queue.close();
+      connection.disconnect();
+    }
+    const [callback] = await expectEventually(() => {
+      const arrived = receiver.on('/recorded');
+      expect(arrived).toHaveLength(1);
+      return arrived;
+    });
+    expect(JSON.parse(callback.body)).toMatchObject({ event_type: 'prompt.completed', request_id: requestId, data: { response: 'recorded before the crash', model: 'fake-hook-chat' } });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.on('/recorded')).toHaveLength(1);
+    expect(fake.requests.length).toBe(modelCalls);
   });
 
   it('loses nothing when the dispatcher is killed while a delivery waits for its retry', async () => {

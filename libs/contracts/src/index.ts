@@ -69,6 +69,7 @@ export {
   DELIVERY_ID_FORMAT,
   DELIVERY_STATUSES,
   DeliveryIdRequest,
+  ListDeliveriesFilter,
   ListDeliveriesRequest,
   PromptWebhookSecretRequest,
   QueueNames,

@@ -102,10 +102,8 @@ export interface DeliverySummary {
   completed_at: string | null;
 }
 
-export class ListDeliveriesRequest {
-  @IsUUID()
-  workspace_id!: string;
-
+/** The delivery log's filters, newest first. */
+export class ListDeliveriesFilter {
   @IsOptional()
   @Matches(REQUEST_ID_FORMAT)
   request_id?: string;
@@ -120,6 +118,11 @@ export class ListDeliveriesRequest {
   @Min(1)
   @Max(1000)
   limit?: number;
+}
+
+export class ListDeliveriesRequest extends ListDeliveriesFilter {
+  @IsUUID()
+  workspace_id!: string;
 }
 
 export class DeliveryIdRequest {

@@ -6,3 +6,4 @@ export { cliJson } from './cli';
 export { FakeProviderServer, type FakeBehaviour, type FakeRequestRecord } from '@waggle/fake-provider';
 export { collectSse, readSse } from './sse';
 export { CallbackReceiver, type ReceivedCallback, type ScriptedAnswer } from './callback-receiver';
+export { fakeModel, loadCatalogWithFakeModels } from './fake-catalog';

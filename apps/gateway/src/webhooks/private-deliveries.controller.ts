@@ -1,30 +1,11 @@
 import { Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { CallbackPatterns, DELIVERY_STATUSES, REQUEST_ID_FORMAT, sendRpc, type DeliveryStatus, type DeliverySummary } from '@waggle/contracts';
+import { CallbackPatterns, ListDeliveriesFilter, sendRpc, type DeliverySummary } from '@waggle/contracts';
 import { NatsRpcClient } from '@waggle/platform';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { PrivateApiRoute } from '../auth/authenticated.decorator';
 
 const TIMEOUT_MS = 30_000;
-
-class ListDeliveriesQuery {
-  @IsOptional()
-  @Matches(REQUEST_ID_FORMAT)
-  request_id?: string;
-
-  @IsOptional()
-  @IsIn(DELIVERY_STATUSES)
-  status?: DeliveryStatus;
-
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(1000)
-  limit?: number;
-}
 
 /** The callback delivery log: every delivery with its attempts, and redelivery. */
 @ApiExcludeController()
@@ -34,7 +15,7 @@ export class PrivateDeliveriesController {
   constructor(private readonly rpc: NatsRpcClient) {}
 
   @Get()
-  async list(@Query() query: ListDeliveriesQuery, @Req() request: AuthenticatedRequest): Promise<{ deliveries: DeliverySummary[] }> {
+  async list(@Query() query: ListDeliveriesFilter, @Req() request: AuthenticatedRequest): Promise<{ deliveries: DeliverySummary[] }> {
     return { deliveries: await sendRpc(this.rpc, CallbackPatterns.listDeliveries, { workspace_id: request.auth.workspace_id, ...query }, { timeoutMs: TIMEOUT_MS }) };
   }
 

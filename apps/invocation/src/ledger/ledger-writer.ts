@@ -17,6 +17,8 @@ const MAX_BATCH = 500;
 export class LedgerWriter implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(LedgerWriter.name);
   private readonly dirty = new Map<string, RequestRecordEntity>();
+  /** Taken out of `dirty` by the batch being written, until that write commits. */
+  private readonly writing = new Map<string, RequestRecordEntity>();
   private timer?: NodeJS.Timeout;
   private flushing?: Promise<void>;
 
@@ -39,9 +41,13 @@ export class LedgerWriter implements OnModuleInit, OnApplicationShutdown {
     this.dirty.set(record.id, record);
   }
 
-  /** A record not yet written, so a lookup right after a run still finds it. */
+  /**
+   * A record whose latest state is not committed yet (waiting, or in the batch being
+   * written), so a lookup right after a run still finds it, and whoever must act only on a
+   * written result knows to flush and wait.
+   */
   pendingRecord(id: string): RequestRecordEntity | undefined {
-    return this.dirty.get(id);
+    return this.dirty.get(id) ?? this.writing.get(id);
   }
 
   get pending(): number {
@@ -57,13 +63,18 @@ export class LedgerWriter implements OnModuleInit, OnApplicationShutdown {
     if (this.dirty.size === 0) return;
     const batch = [...this.dirty.values()].slice(0, MAX_BATCH);
     // Taken out before the write: a change made meanwhile marks the record dirty again.
-    for (const record of batch) this.dirty.delete(record.id);
+    for (const record of batch) {
+      this.dirty.delete(record.id);
+      this.writing.set(record.id, record);
+    }
     try {
       // jsonb columns are plain objects; TypeORM's deep-partial type cannot see that.
       await this.records.upsert(batch.map((record) => ({ ...record })) as QueryDeepPartialEntity<RequestRecordEntity>[], ['id']);
     } catch (error) {
       for (const record of batch) if (!this.dirty.has(record.id)) this.dirty.set(record.id, record);
       this.logger.warn({ err: error, records: batch.length }, 'ledger batch failed; retrying');
+    } finally {
+      for (const record of batch) this.writing.delete(record.id);
     }
   }
 }

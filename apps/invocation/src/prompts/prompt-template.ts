@@ -1,11 +1,29 @@
 import { WaggleException } from '@waggle/errors';
-import { Liquid } from 'liquidjs';
+import { Liquid, type Template } from 'liquidjs';
 
 /**
  * Prompt templates are LiquidJS. Strict filters catch typos at apply time; variables
  * missing at run time render empty (a webhook may send null or "" on purpose).
  */
-const liquid = new Liquid({ strictFilters: true, strictVariables: false, cache: 500 });
+const liquid = new Liquid({ strictFilters: true, strictVariables: false });
+
+/**
+ * Parsed templates by source text: a version's templates never change, so each is parsed
+ * once, not on every run (Liquid's own cache covers template files, not strings).
+ */
+const PARSED_LIMIT = 2_000;
+const parsed = new Map<string, Template[]>();
+
+function parsedTemplate(source: string): Template[] {
+  let templates = parsed.get(source);
+  if (!templates) {
+    templates = liquid.parse(source);
+    // Oldest first out: Map keeps insertion order.
+    if (parsed.size >= PARSED_LIMIT) parsed.delete(parsed.keys().next().value as string);
+    parsed.set(source, templates);
+  }
+  return templates;
+}
 
 /** The top-level input variables the templates use, in first-use order. */
 export function declaredVariables(templates: string[]): string[] {
@@ -24,5 +42,5 @@ export function declaredVariables(templates: string[]): string[] {
 }
 
 export function renderTemplate(template: string, inputs: Record<string, unknown>): string {
-  return liquid.parseAndRenderSync(template, inputs);
+  return liquid.renderSync(parsedTemplate(template), inputs) as string;
 }

@@ -100,7 +100,9 @@ export class PromptTriggerWorker implements OnApplicationBootstrap, BeforeApplic
   private async writtenRecord(requestId: string): Promise<RequestRecordEntity> {
     for (let attempt = 0; attempt < LEDGER_WRITE_ATTEMPTS && this.ledger.pendingRecord(requestId); attempt += 1) await this.ledger.flush();
     const record = await this.records.findOneBy({ id: requestId });
+    // Retried (the job throws) rather than announcing a result the database does not hold.
     if (!record || this.ledger.pendingRecord(requestId)) throw new Error(`The ledger record of ${requestId} could not be written`);
+    if (record.status !== 'completed' && record.status !== 'failed') throw new Error(`The ledger record of ${requestId} is ${record.status}, not finished`);
     return record;
   }
 
