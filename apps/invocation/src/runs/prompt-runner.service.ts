@@ -50,6 +50,7 @@ function toPromptParams(params: StoredPromptParams): PromptParams {
 }
 
 const seconds = (ms: number) => Math.round(ms) / 1000;
+const PINNED_LIMIT = 1_000;
 
 /**
  * Runs prompt deployments: everything that can be refused is refused before the
@@ -58,6 +59,7 @@ const seconds = (ms: number) => Math.round(ms) / 1000;
 @Injectable()
 export class PromptRunner {
   private readonly registry = new ProviderRegistry(providerSettingsFromEnv());
+  private readonly pinned = new Map<string, ResolvedPrompt>();
 
   constructor(
     @InjectRepository(PromptDeploymentEntity) private readonly deployments: Repository<PromptDeploymentEntity>,
@@ -150,10 +152,7 @@ export class PromptRunner {
 
   /** A webhook trigger's run, of the version pinned when the trigger was accepted. */
   async invokeTriggered(job: PromptTriggerJob): Promise<PromptInvokeResponse> {
-    const deployment = await this.deployments.findOneBy({ id: job.prompt_endpoint_id, workspaceId: job.workspace_id });
-    const variant = deployment && (await this.variants.findOneBy({ id: job.variant_id, deploymentId: deployment.id }));
-    const version = variant && (await this.versions.findOneBy({ id: job.version_id, variantId: variant.id }));
-    if (!deployment || !variant || !version) throw new WaggleException('resource_not_found', { message: 'The prompt deployment or variant no longer exists' });
+    const { deployment, variant, version } = await this.pinnedPrompt(job);
     const request: PromptRunRequest = {
       workspace_id: job.workspace_id,
       request_id: job.request_id,
@@ -164,6 +163,24 @@ export class PromptRunner {
       user: job.user ?? undefined,
     };
     return this.invoke(request, { deployment, variant, version });
+  }
+
+  /**
+   * The deployment, variant and version a trigger pinned. What a run reads of them never
+   * changes (names and workspace, and a version is immutable), so they are kept in memory.
+   */
+  private async pinnedPrompt(job: PromptTriggerJob): Promise<ResolvedPrompt> {
+    const key = `${job.prompt_endpoint_id}/${job.variant_id}/${job.version_id}`;
+    const cached = this.pinned.get(key);
+    if (cached && cached.deployment.workspaceId === job.workspace_id) return cached;
+    const deployment = await this.deployments.findOneBy({ id: job.prompt_endpoint_id, workspaceId: job.workspace_id });
+    const variant = deployment && (await this.variants.findOneBy({ id: job.variant_id, deploymentId: deployment.id }));
+    const version = variant && (await this.versions.findOneBy({ id: job.version_id, variantId: variant.id }));
+    if (!deployment || !variant || !version) throw new WaggleException('resource_not_found', { message: 'The prompt deployment or variant no longer exists' });
+    if (this.pinned.size >= PINNED_LIMIT) this.pinned.delete(this.pinned.keys().next().value as string);
+    const resolved = { deployment, variant, version };
+    this.pinned.set(key, resolved);
+    return resolved;
   }
 
   private async resolve(request: PromptRunRequest): Promise<ResolvedPrompt> {

@@ -98,10 +98,13 @@ export class PromptTriggerWorker implements OnApplicationBootstrap, BeforeApplic
 
   /** The run's record once it is in the database: a callback never announces a result that could be lost. */
   private async writtenRecord(requestId: string): Promise<RequestRecordEntity> {
+    const inMemory = this.ledger.pendingRecord(requestId);
     for (let attempt = 0; attempt < LEDGER_WRITE_ATTEMPTS && this.ledger.pendingRecord(requestId); attempt += 1) await this.ledger.flush();
-    const record = await this.records.findOneBy({ id: requestId });
     // Retried (the job throws) rather than announcing a result the database does not hold.
-    if (!record || this.ledger.pendingRecord(requestId)) throw new Error(`The ledger record of ${requestId} could not be written`);
+    if (this.ledger.pendingRecord(requestId)) throw new Error(`The ledger record of ${requestId} could not be written`);
+    // Once no longer pending, the state held in memory is the state committed.
+    const record = inMemory ?? (await this.records.findOneBy({ id: requestId }));
+    if (!record) throw new Error(`The ledger record of ${requestId} is missing`);
     if (record.status !== 'completed' && record.status !== 'failed') throw new Error(`The ledger record of ${requestId} is ${record.status}, not finished`);
     return record;
   }
