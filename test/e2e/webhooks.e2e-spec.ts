@@ -482,4 +482,18 @@ describe('prompt webhook triggers and signed callbacks', () => {
     }, { timeoutMs: 15_000 });
     expect(JSON.parse(callback.body)).toMatchObject({ event_type: 'prompt.completed', request_id });
   });
+
+  // Last: it deletes the workspace the other tests use.
+  it("stops a deleted workspace's webhooks within 5 s, like its API keys", async () => {
+    expect((await trigger(triggerUrl(hooked), validBody('/deleted'), hooked.webhook_secret)).status).toBe(202);
+    await cliJson(['workspace', 'delete', workspaceId]);
+    const deletedAt = Date.now();
+    const refused = await expectEventually(async () => {
+      const response = await trigger(triggerUrl(hooked), validBody('/deleted'), hooked.webhook_secret);
+      expect(response.status).toBe(404);
+      return (await response.json()) as Record<string, unknown>;
+    }, { timeoutMs: 6_000, intervalMs: 250 });
+    expect(Date.now() - deletedAt).toBeLessThan(5_000);
+    expect(refused).toMatchObject({ error_code: 'resource_not_found' });
+  });
 });

@@ -23,6 +23,7 @@ import { ServicesReadinessReporter } from './health/services-readiness.reporter'
 import { PrivateDeliveriesController } from './webhooks/private-deliveries.controller';
 import { PromptWebhookController } from './webhooks/prompt-webhook.controller';
 import { WebhookSecretGuard } from './webhooks/webhook-secret.guard';
+import { ActiveWorkspaces } from './webhooks/active-workspaces';
 
 /** Builds the gateway without listening, so tests can choose how to start it. */
 export async function createGatewayApp(env: GatewayEnv): Promise<NestExpressApplication> {
@@ -41,7 +42,7 @@ export async function createGatewayApp(env: GatewayEnv): Promise<NestExpressAppl
       PrivatePromptsController,
       PrivateDeliveriesController,
     ],
-    providers: [Clock, ApiKeyAuthenticator, ApiKeyGuard, ApiMeterGuard, WebhookSecretGuard, OpenApiDocumentHolder],
+    providers: [Clock, ApiKeyAuthenticator, ApiKeyGuard, ApiMeterGuard, WebhookSecretGuard, ActiveWorkspaces, OpenApiDocumentHolder],
   })
   class GatewayModule {}
 

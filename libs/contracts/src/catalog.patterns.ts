@@ -10,6 +10,7 @@ export const CatalogPatterns = {
   revokeApiKey: 'catalog.api-keys.revoke',
   createWorkspace: 'catalog.workspaces.create',
   listWorkspaces: 'catalog.workspaces.list',
+  getWorkspace: 'catalog.workspaces.get',
   setWorkspacePlan: 'catalog.workspaces.set-plan',
   setWorkspaceLimits: 'catalog.workspaces.set-limits',
   deleteWorkspace: 'catalog.workspaces.delete',

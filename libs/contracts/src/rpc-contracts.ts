@@ -44,6 +44,8 @@ export type RpcContracts = {
   'catalog.api-keys.revoke': RpcContract<RevokeApiKeyRequest, ApiKeySummary>;
   'catalog.workspaces.create': RpcContract<CreateWorkspaceRequest, CreatedWorkspace>;
   'catalog.workspaces.list': RpcContract<NoPayload, WorkspaceSummary[]>;
+  /** A workspace that exists and is not deleted; otherwise `not_found`. */
+  'catalog.workspaces.get': RpcContract<WorkspaceIdRequest, WorkspaceSummary>;
   'catalog.workspaces.set-plan': RpcContract<SetWorkspacePlanRequest, WorkspaceSummary>;
   'catalog.workspaces.set-limits': RpcContract<SetWorkspaceLimitsRequest, WorkspaceSummary>;
   'catalog.workspaces.delete': RpcContract<WorkspaceIdRequest, WorkspaceSummary>;

@@ -9,7 +9,7 @@ import {
   type CreatedWorkspace,
   type WorkspaceSummary,
 } from '@waggle/contracts';
-import { WorkspacesService } from './workspaces.service';
+import { toWorkspaceSummary, WorkspacesService } from './workspaces.service';
 
 @Controller()
 export class WorkspacesController {
@@ -23,6 +23,11 @@ export class WorkspacesController {
   @MessagePattern(CatalogPatterns.listWorkspaces)
   list(): Promise<WorkspaceSummary[]> {
     return this.workspaces.list();
+  }
+
+  @MessagePattern(CatalogPatterns.getWorkspace)
+  async get(@Payload() request: WorkspaceIdRequest): Promise<WorkspaceSummary> {
+    return toWorkspaceSummary(await this.workspaces.get(request.workspace_id));
   }
 
   @MessagePattern(CatalogPatterns.setWorkspacePlan)

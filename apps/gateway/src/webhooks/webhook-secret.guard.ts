@@ -4,7 +4,8 @@ import type { WebhookOwnerKind } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { REDIS_CLIENT, requestContext } from '@waggle/platform';
 import { acceptsSecret, WebhookRegistry, type WebhookTarget } from '@waggle/webhooks';
-import type { Request } from 'express';
+import type { LocalizedRequest } from '../errors/http-exception.filter';
+import { ActiveWorkspaces } from './active-workspaces';
 import type Redis from 'ioredis';
 
 /** The header a trigger carries its secret in; `?secret=` is the fallback for callers that cannot set headers. */
@@ -20,7 +21,7 @@ interface TriggerOwner {
 }
 
 /** A request that passed the webhook secret guard. */
-export type WebhookTriggerRequest = Request & { webhookTarget: WebhookTarget };
+export type WebhookTriggerRequest = LocalizedRequest & { webhookTarget: WebhookTarget };
 
 /**
  * A webhook trigger route: no API key and not metered; the secret of the owner named by
@@ -29,7 +30,7 @@ export type WebhookTriggerRequest = Request & { webhookTarget: WebhookTarget };
 export const WebhookTriggerRoute = (kind: WebhookOwnerKind, param: string) =>
   applyDecorators(SetMetadata(TRIGGER_OWNER, { kind, param } satisfies TriggerOwner), UseGuards(WebhookSecretGuard));
 
-function presentedSecret(request: Request): string | undefined {
+function presentedSecret(request: LocalizedRequest): string | undefined {
   const header = request.headers[WEBHOOK_SECRET_HEADER];
   if (typeof header === 'string' && header !== '') return header;
   const query = request.query.secret;
@@ -40,7 +41,8 @@ function presentedSecret(request: Request): string | undefined {
  * Authenticates a trigger from the webhook registry in Redis, without asking the owning
  * service, so triggers are accepted while it restarts. An unknown owner answers 404; a
  * missing or wrong secret 401 `unauthorized`, compared in constant time against every
- * secret in force (two during a rotation's overlap).
+ * secret in force (two during a rotation's overlap). The workspace must still exist
+ * (ActiveWorkspaces); its language localizes the answers.
  */
 @Injectable()
 export class WebhookSecretGuard implements CanActivate {
@@ -49,6 +51,7 @@ export class WebhookSecretGuard implements CanActivate {
 
   constructor(
     private readonly reflector: Reflector,
+    private readonly workspaces: ActiveWorkspaces,
     @Inject(REDIS_CLIENT) redis: Redis,
   ) {
     this.registry = new WebhookRegistry(redis);
@@ -60,11 +63,16 @@ export class WebhookSecretGuard implements CanActivate {
     const param = request.params[owner.param];
     const id = typeof param === 'string' ? param : '';
     const target = UUID.test(id) ? await this.lookup(owner.kind, id.toLowerCase()) : null;
-    if (!target) throw new WaggleException('resource_not_found', { message: owner.kind === 'agent' ? 'Agent not found' : 'Prompt deployment not found' });
+    const notFound = owner.kind === 'agent' ? 'Agent not found' : 'Prompt deployment not found';
+    if (!target) throw new WaggleException('resource_not_found', { message: notFound });
     const secret = presentedSecret(request);
     if (secret === undefined || !acceptsSecret(target, secret)) {
       throw new WaggleException('unauthorized', { message: 'A valid webhook secret is required (X-Service-Webhook-Secret header or ?secret=)' });
     }
+    // A deleted workspace's deployments answer as if they never existed.
+    const workspace = await this.workspaces.get(target.workspace_id);
+    if (!workspace) throw new WaggleException('resource_not_found', { message: notFound });
+    request.locale = workspace.language;
     request.webhookTarget = target;
     const store = requestContext.get();
     if (store) store.workspaceId = target.workspace_id;

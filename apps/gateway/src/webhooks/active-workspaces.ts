@@ -1,0 +1,59 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { CatalogPatterns, sendRpc, type WorkspaceSummary } from '@waggle/contracts';
+import { WaggleException } from '@waggle/errors';
+import { APP_ENV, NatsRpcClient } from '@waggle/platform';
+import type { GatewayEnv } from '../config/gateway.env';
+import { API_KEY_CACHE_TTL_MS } from '../auth/api-key-authenticator';
+
+/** How long a last answer still serves while the catalog cannot be reached. */
+const STALE_WHILE_UNREACHABLE_MS = 10 * 60_000;
+const MAX_CACHED = 10_000;
+
+interface Checked {
+  workspace: WorkspaceSummary | null;
+  at: number;
+}
+
+/**
+ * Whether a trigger's workspace still exists, and its account language, from the catalog:
+ * a deleted workspace's webhooks stop within the same 4 s as its API keys. A brief catalog
+ * outage does not stop triggers of workspaces seen in the last minutes.
+ */
+@Injectable()
+export class ActiveWorkspaces {
+  private readonly logger = new Logger(ActiveWorkspaces.name);
+  private readonly checked = new Map<string, Checked>();
+
+  constructor(
+    private readonly rpc: NatsRpcClient,
+    @Inject(APP_ENV) private readonly env: GatewayEnv,
+  ) {}
+
+  /** The workspace, or null when it does not exist or was deleted. */
+  async get(workspaceId: string): Promise<WorkspaceSummary | null> {
+    const now = Date.now();
+    const last = this.checked.get(workspaceId);
+    if (last && now - last.at < API_KEY_CACHE_TTL_MS) return last.workspace;
+    try {
+      const workspace = await sendRpc(this.rpc, CatalogPatterns.getWorkspace, { workspace_id: workspaceId }, { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS });
+      this.remember(workspaceId, { workspace, at: now });
+      return workspace;
+    } catch (error) {
+      if (error instanceof WaggleException && error.code === 'not_found') {
+        this.remember(workspaceId, { workspace: null, at: now });
+        return null;
+      }
+      if (last && now - last.at < STALE_WHILE_UNREACHABLE_MS) {
+        this.logger.warn({ err: error, workspace_id: workspaceId }, 'catalog unreachable; using the last known workspace state');
+        return last.workspace;
+      }
+      throw error;
+    }
+  }
+
+  private remember(workspaceId: string, checked: Checked): void {
+    this.checked.delete(workspaceId);
+    if (this.checked.size >= MAX_CACHED) this.checked.delete(this.checked.keys().next().value as string);
+    this.checked.set(workspaceId, checked);
+  }
+}
