@@ -330,6 +330,25 @@ describe('Helm chart deploy/helm/waggle', () => {
       expect(template('_helpers.tpl')).toContain(`${key}: {{ . | quote }}`);
     }
   });
+
+  it('refuses to render without the webhook secret key, for the apps and the migrations hook', () => {
+    const requiredKey = /WEBHOOK_SECRET_KEY: \{\{ required "[^"]+" \.Values\.secrets\.webhookSecretKey \| quote \}\}/;
+    expect(template('_helpers.tpl')).toMatch(requiredKey);
+    expect(template('migrations-job.yaml')).toMatch(requiredKey);
+    expect(template('_helpers.tpl')).toContain('CALLBACK_URL_ALLOWLIST: {{ . | quote }}');
+  });
+
+  it('the schema accepts a webhook secret key only as base64 of 32 bytes', () => {
+    const withKey = (key: string) => {
+      const copy = structuredClone(values);
+      copy.secrets.webhookSecretKey = key;
+      return validate(copy);
+    };
+    expect(withKey(Buffer.alloc(32, 7).toString('base64'))).toBe(true);
+    expect(withKey('')).toBe(true);
+    expect(withKey('not-a-key')).toBe(false);
+    expect(withKey(Buffer.alloc(16, 7).toString('base64'))).toBe(false);
+  });
 });
 
 describe('docker-compose.yml', () => {
@@ -373,6 +392,8 @@ describe('docker-compose.yml', () => {
       expect(service.depends_on?.[infra]).toEqual({ condition: 'service_healthy' });
     }
     expect(service.environment).toMatchObject({
+      // Required: compose refuses to start without it rather than run with a known key.
+      WEBHOOK_SECRET_KEY: expect.stringMatching(/^\$\{WEBHOOK_SECRET_KEY:\?.+\}$/),
       PORT: String(APP_PORTS[app]),
       DATABASE_URL: expect.stringMatching(/^postgres:\/\/.*@postgres:5432\//),
       REDIS_URL: 'redis://redis:6379',

@@ -87,6 +87,9 @@ SHUTDOWN_GRACE_MS: {{ int64 .Values.config.shutdownGraceMs | quote }}
 {{- with .Values.config.otelExporterOtlpEndpoint }}
 OTEL_EXPORTER_OTLP_ENDPOINT: {{ . | quote }}
 {{- end }}
+{{- with .Values.config.callbackUrlAllowlist }}
+CALLBACK_URL_ALLOWLIST: {{ . | quote }}
+{{- end }}
 {{- end }}
 
 {{/*
@@ -100,6 +103,7 @@ DATABASE_URL: {{ . | quote }}
 {{- with .Values.secrets.redisUrl }}
 REDIS_URL: {{ . | quote }}
 {{- end }}
+WEBHOOK_SECRET_KEY: {{ required "secrets.webhookSecretKey is required (openssl rand -base64 32), or set secrets.existingSecret" .Values.secrets.webhookSecretKey | quote }}
 {{- with .Values.secrets.openaiApiKey }}
 OPENAI_API_KEY: {{ . | quote }}
 {{- end }}
