@@ -347,6 +347,14 @@ describe('prompt webhook triggers and signed callbacks', () => {
     expect(answer.details.map((detail) => detail.field)).toContain(field);
   });
 
+  it('names every missing field at once', async () => {
+    const response = await trigger(triggerUrl(hooked), { inputs: { company: 'A' } }, hooked.webhook_secret);
+    expect(response.status).toBe(422);
+    const answer = (await response.json()) as { error_code: string; details: Array<{ field: string }> };
+    expect(answer.error_code).toBe('missing_required_field');
+    expect(answer.details.map((detail) => detail.field)).toEqual(['inputs.question', 'async.callback_url']);
+  });
+
   it('accepts empty-string and null variable values, and extra keys', async () => {
     const response = await trigger(triggerUrl(hooked), { inputs: { company: '', question: null, extra: 1 }, async: { callback_url: `${receiverUrl}/empty` } }, hooked.webhook_secret);
     expect(response.status).toBe(202);

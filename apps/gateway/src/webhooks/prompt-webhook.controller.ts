@@ -40,16 +40,15 @@ export class PromptWebhookController implements OnModuleDestroy {
     const target = request.webhookTarget;
     const variant = target.variants?.[variantId.toLowerCase()];
     if (!variant) throw new WaggleException('resource_not_found', { message: 'Variant not found' });
-    const callbackUrl = body.async?.callback_url;
-    if (callbackUrl === undefined) {
-      throw new WaggleException('missing_required_field', { message: 'async.callback_url is required', details: [{ field: 'async.callback_url', messages: ['async.callback_url is required: delivery is always by callback'] }] });
-    }
+    // Every missing field is named at once: the variables, and where the result goes.
     const inputs = body.inputs ?? {};
-    const missing = variant.variables.filter((name) => !Object.hasOwn(inputs, name));
-    if (missing.length > 0) {
+    const missing = variant.variables.filter((name) => !Object.hasOwn(inputs, name)).map((name) => `inputs.${name}`);
+    const callbackUrl = body.async?.callback_url;
+    if (callbackUrl === undefined) missing.push('async.callback_url');
+    if (missing.length > 0 || callbackUrl === undefined) {
       throw new WaggleException('missing_required_field', {
-        message: `Missing required inputs: ${missing.join(', ')}`,
-        details: missing.map((name) => ({ field: `inputs.${name}`, messages: [`inputs.${name} is required by the deployed prompt version`] })),
+        message: `Missing required fields: ${missing.join(', ')}`,
+        details: missing.map((field) => ({ field, messages: [field === 'async.callback_url' ? 'async.callback_url is required: delivery is always by callback' : `${field} is required by the deployed prompt version`] })),
       });
     }
     const refusal = this.callbackUrls.check(callbackUrl);
