@@ -34,6 +34,7 @@ export class PromptTriggerWorker implements OnApplicationBootstrap, BeforeApplic
   private readonly logger = new Logger(PromptTriggerWorker.name);
   private readonly callbacks: CallbackQueue;
   private worker?: Worker<PromptTriggerJob>;
+  private connection?: Redis;
 
   constructor(
     private readonly runner: PromptRunner,
@@ -47,9 +48,9 @@ export class PromptTriggerWorker implements OnApplicationBootstrap, BeforeApplic
 
   onApplicationBootstrap(): void {
     // A worker blocks on its connection, which BullMQ requires to retry forever.
-    const connection = new Redis(this.env.REDIS_URL, { maxRetriesPerRequest: null, connectionName: 'waggle-invocation-prompt-runs' });
+    this.connection = new Redis(this.env.REDIS_URL, { maxRetriesPerRequest: null, connectionName: 'waggle-invocation-prompt-runs' });
     this.worker = new Worker<PromptTriggerJob>(QueueNames.promptRuns, (job) => requestContext.run({ requestId: job.data.request_id, workspaceId: job.data.workspace_id }, () => this.process(job)), {
-      connection,
+      connection: this.connection,
       concurrency: this.env.PROMPT_TRIGGER_CONCURRENCY,
     });
     this.worker.on('error', (error) => this.logger.warn({ err: error }, 'prompt trigger worker error'));
@@ -60,6 +61,8 @@ export class PromptTriggerWorker implements OnApplicationBootstrap, BeforeApplic
   async beforeApplicationShutdown(): Promise<void> {
     await this.worker?.close();
     await this.callbacks.close();
+    // A connection handed to BullMQ is the caller's to close.
+    await this.connection?.quit().catch(() => this.connection?.disconnect());
   }
 
   private async process(job: Job<PromptTriggerJob>): Promise<void> {
