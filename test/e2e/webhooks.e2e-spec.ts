@@ -38,6 +38,10 @@ prompts:
         model: fake-hook-broken
         messages:
           - { role: user, content: "{{ question }}" }
+      - name: slow
+        model: fake-hook-slow
+        messages:
+          - { role: user, content: "{{ question }}" }
   - deployment: rotating
     variants:
       - name: default
@@ -115,11 +119,13 @@ describe('prompt webhook triggers and signed callbacks', () => {
   beforeAll(async () => {
     const fakeUrl = await fake.start();
     fake.setModel('fake-hook-broken', { error: { status: 500, message: 'upstream exploded' } });
+    fake.setModel('fake-hook-slow', { latencyMs: 1_500 });
     receiverUrl = await receiver.start();
     const otlp = await traces.start();
     const env = serviceEnv(fakeUrl);
     apps.catalog = spawnApp('catalog', await freePort(), env);
-    apps.invocation = spawnApp('invocation', await freePort(), env);
+    // Short locks: a run of a killed invocation goes back to the queue within seconds.
+    apps.invocation = spawnApp('invocation', await freePort(), { ...env, PROMPT_TRIGGER_LOCK_MS: '2000' });
     apps.gateway = spawnApp('gateway', await freePort(), {
       ...env,
       LOG_LEVEL: 'info',
@@ -131,7 +137,7 @@ describe('prompt webhook triggers and signed callbacks', () => {
     await Promise.all(Object.values(apps).map((app) => waitUntilLive(app)));
     gateway = apps.gateway.baseUrl;
 
-    await loadCatalogWithFakeModels('2099.5.1', [fakeModel('fake-hook-chat', { reasoning: false }), fakeModel('fake-hook-broken', { reasoning: false })]);
+    await loadCatalogWithFakeModels('2099.5.1', [fakeModel('fake-hook-chat', { reasoning: false }), fakeModel('fake-hook-broken', { reasoning: false }), fakeModel('fake-hook-slow', { reasoning: false })]);
     const created = await cliJson<{ workspace_id: string; api_key: string }>(['workspace', 'create', '--name', 'e2e webhooks']);
     key = created.api_key;
     workspaceId = created.workspace_id;
@@ -489,6 +495,26 @@ describe('prompt webhook triggers and signed callbacks', () => {
       return arrived;
     }, { timeoutMs: 15_000 });
     expect(JSON.parse(callback.body)).toMatchObject({ event_type: 'prompt.completed', request_id });
+  });
+
+  it('runs again a trigger whose invocation replica was killed mid-run', async () => {
+    const response = await trigger(triggerUrl(hooked, 'slow'), validBody('/killed-run', { inputs: { question: 'survive this' } }), hooked.webhook_secret);
+    expect(response.status).toBe(202);
+    const { request_id } = (await response.json()) as { request_id: string };
+    const sentToModel = () => fake.requests.filter((request) => JSON.stringify(request.body).includes('survive this')).length;
+    await expectEventually(() => expect(sentToModel()).toBe(1));
+    const killed = apps.invocation;
+    await killed.stop('SIGKILL');
+    apps.invocation = spawnApp('invocation', killed.port, killed.env);
+    await waitUntilLive(apps.invocation);
+    const [callback] = await expectEventually(() => {
+      const arrived = receiver.on('/killed-run');
+      expect(arrived).toHaveLength(1);
+      return arrived;
+    }, { timeoutMs: 20_000 });
+    expect(JSON.parse(callback.body)).toMatchObject({ event_type: 'prompt.completed', request_id, data: { response: 'Echo: survive this' } });
+    // The killed run had no result, so the model was asked again: at least once, not never.
+    expect(sentToModel()).toBe(2);
   });
 
   // Last: it deletes the workspace the other tests use.

@@ -20,4 +20,10 @@ export class InvocationEnv extends WithWebhookSecretKey(WithProviderCredentials(
   @Min(1)
   @Max(1000)
   PROMPT_TRIGGER_CONCURRENCY: number = 32;
+
+  @EnvVar('How long a worker holds a prompt trigger without renewing its lock before BullMQ hands the run to another worker (ms): the wait before a run of a crashed replica is retried')
+  @IsInt()
+  @Min(1_000)
+  @Max(600_000)
+  PROMPT_TRIGGER_LOCK_MS: number = 30_000;
 }

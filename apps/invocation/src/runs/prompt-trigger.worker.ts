@@ -52,6 +52,9 @@ export class PromptTriggerWorker implements OnApplicationBootstrap, BeforeApplic
     this.worker = new Worker<PromptTriggerJob>(QueueNames.promptRuns, (job) => requestContext.run({ requestId: job.data.request_id, workspaceId: job.data.workspace_id }, () => this.process(job)), {
       connection: this.connection,
       concurrency: this.env.PROMPT_TRIGGER_CONCURRENCY,
+      // A replica that dies mid-run stops renewing its locks; the run goes back to the queue.
+      lockDuration: this.env.PROMPT_TRIGGER_LOCK_MS,
+      stalledInterval: this.env.PROMPT_TRIGGER_LOCK_MS,
     });
     this.worker.on('error', (error) => this.logger.warn({ err: error }, 'prompt trigger worker error'));
     this.worker.on('failed', (job, error) => this.logger.warn({ request_id: job?.id, attempts: job?.attemptsMade, err: error }, 'prompt trigger job failed'));
