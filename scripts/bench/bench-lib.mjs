@@ -10,6 +10,7 @@ import { createServer } from 'node:net';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -314,3 +315,36 @@ export async function cannon({ url, method = 'GET', headers = {}, body, connecti
 }
 
 export const fmt = (value, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+
+const SHIPPED_CATALOG = 'apps/catalog/src/models/data/models.yaml';
+
+/** The shipped model catalog plus one chat model served by the fake provider, under `version` (newer than any real one). */
+export function benchCatalogYaml(version, model) {
+  const catalog = YAML.parse(readFileSync(join(ROOT, SHIPPED_CATALOG), 'utf8'));
+  catalog.version = version;
+  catalog.providers.fake = { name: 'Fake Provider', api: 'openai-compatible' };
+  catalog.makers.fake = 'Fake Labs';
+  catalog.models = catalog.models.filter((entry) => entry.id !== model);
+  catalog.models.push({
+    id: model,
+    name: 'Fake Chat',
+    provider: 'fake',
+    maker: 'fake',
+    provider_model_id: model,
+    model_type: 'llm',
+    context_limit: 8192,
+    vision: false,
+    reasoning: false,
+    tool_calling: false,
+    json_schema: false,
+    status: 'active',
+  });
+  return YAML.stringify(catalog);
+}
+
+/** A definition file with one deployment whose `default` variant asks `model` the input `question`. */
+export function benchPromptYaml(deployment, model) {
+  return YAML.stringify({
+    prompts: [{ deployment, variants: [{ name: 'default', model, messages: [{ role: 'user', content: '{{ question }}' }] }] }],
+  });
+}

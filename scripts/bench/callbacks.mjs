@@ -47,6 +47,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  benchCatalogYaml,
+  benchPromptYaml,
   ROOT,
   EXIT_TIMEOUT_MS,
   cpuBetween,
@@ -72,7 +74,6 @@ const require = createRequire(import.meta.url);
 const { Queue } = require('bullmq');
 const Redis = require('ioredis');
 const pg = require('pg');
-const YAML = require('yaml');
 const { Webhook } = require('standardwebhooks');
 
 const ENTRIES = {
@@ -85,7 +86,6 @@ const ENTRIES = {
   dispatcher: 'dist/apps/callback-dispatcher/src/main.js',
   webhooks: 'dist/libs/webhooks/src/index.js',
 };
-const SHIPPED_CATALOG = 'apps/catalog/src/models/data/models.yaml';
 const MODEL = 'fake-chat';
 const QUESTION = 'hello there';
 const DEPLOYMENT = 'bench-callbacks';
@@ -665,34 +665,6 @@ async function dispatcherPart(ctx) {
 // ---------------------------------------------------------------------------------------
 // Part 2: the whole stack
 
-function benchCatalogYaml() {
-  const catalog = YAML.parse(readFileSync(join(ROOT, SHIPPED_CATALOG), 'utf8'));
-  catalog.version = '2099.9.2';
-  catalog.providers.fake = { name: 'Fake Provider', api: 'openai-compatible' };
-  catalog.makers.fake = 'Fake Labs';
-  catalog.models = catalog.models.filter((model) => model.id !== MODEL);
-  catalog.models.push({
-    id: MODEL,
-    name: 'Fake Chat',
-    provider: 'fake',
-    maker: 'fake',
-    provider_model_id: MODEL,
-    model_type: 'llm',
-    context_limit: 8192,
-    vision: false,
-    reasoning: false,
-    tool_calling: false,
-    json_schema: false,
-    status: 'active',
-  });
-  return YAML.stringify(catalog);
-}
-
-const PROMPT_YAML = YAML.stringify({
-  prompts: [
-    { deployment: DEPLOYMENT, variants: [{ name: 'default', model: MODEL, messages: [{ role: 'user', content: '{{ question }}' }] }] },
-  ],
-});
 
 /** One request on a keep-alive agent; status, parsed JSON body and wall/perf times of sending and of the answer's end. */
 function jsonRequest(agent, port, path, { method = 'GET', headers = {}, body } = {}) {
@@ -774,7 +746,7 @@ async function stackPart(ctx) {
   });
 
   const catalogFile = join(ctx.tmp, 'models.yaml');
-  writeFileSync(catalogFile, benchCatalogYaml());
+  writeFileSync(catalogFile, benchCatalogYaml('2099.9.2', MODEL));
   log('whole stack: loading the shipped catalog plus fake-chat (cli catalog load --force)');
   ctx.catalogLoaded = true;
   const loaded = JSON.parse(runNode(ENTRIES.cli, ['catalog', 'load', '--file', catalogFile, '--force', '--json'], env, 'catalog load'));
@@ -784,7 +756,7 @@ async function stackPart(ctx) {
     runNode(ENTRIES.cli, ['workspace', 'create', '--name', 'bench-callbacks', '--plan', 'enterprise', '--json'], env, 'workspace create'),
   );
   const promptFile = join(ctx.tmp, 'prompts.yaml');
-  writeFileSync(promptFile, PROMPT_YAML);
+  writeFileSync(promptFile, benchPromptYaml(DEPLOYMENT, MODEL));
   const applied = JSON.parse(
     runNode(ENTRIES.cli, ['apply', '-f', promptFile, '--workspace', created.workspace_id, '--json'], env, 'apply'),
   );

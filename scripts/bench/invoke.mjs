@@ -21,11 +21,12 @@
 // with --json), progress on stderr. Exits 1 when any request failed or answered non-2xx,
 // when the stack did not start, or when a process did not exit 0 after SIGTERM.
 import { Agent, request } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
 import {
+  benchCatalogYaml,
+  benchPromptYaml,
   ROOT,
   cannon,
   cpuBetween,
@@ -47,8 +48,6 @@ import {
   EXIT_TIMEOUT_MS,
 } from './bench-lib.mjs';
 
-const YAML = createRequire(import.meta.url)('yaml');
-
 const ENTRIES = {
   migrate: 'dist/tools/migrate/src/main.js',
   cli: 'dist/tools/cli/src/main.js',
@@ -57,7 +56,6 @@ const ENTRIES = {
   invocation: 'dist/apps/invocation/src/main.js',
   gateway: 'dist/apps/gateway/src/main.js',
 };
-const SHIPPED_CATALOG = 'apps/catalog/src/models/data/models.yaml';
 
 const WARMUP = { connections: 8, duration: 2, streams: 20 };
 const THROUGHPUT_CONNECTIONS = 64;
@@ -126,35 +124,6 @@ function baseEnv(tracing) {
   return env;
 }
 
-/** The shipped catalog plus the fake provider's model, under a version newer than any real one. */
-function benchCatalogYaml() {
-  const catalog = YAML.parse(readFileSync(join(ROOT, SHIPPED_CATALOG), 'utf8'));
-  catalog.version = '2099.9.1';
-  catalog.providers.fake = { name: 'Fake Provider', api: 'openai-compatible' };
-  catalog.makers.fake = 'Fake Labs';
-  catalog.models = catalog.models.filter((model) => model.id !== MODEL);
-  catalog.models.push({
-    id: MODEL,
-    name: 'Fake Chat',
-    provider: 'fake',
-    maker: 'fake',
-    provider_model_id: MODEL,
-    model_type: 'llm',
-    context_limit: 8192,
-    vision: false,
-    reasoning: false,
-    tool_calling: false,
-    json_schema: false,
-    status: 'active',
-  });
-  return YAML.stringify(catalog);
-}
-
-const PROMPT_YAML = YAML.stringify({
-  prompts: [
-    { deployment: 'bench', variants: [{ name: 'default', model: MODEL, messages: [{ role: 'user', content: '{{ question }}' }] }] },
-  ],
-});
 
 /**
  * One streamed request on `agent` (keep-alive, one socket): times from just before the
@@ -463,7 +432,7 @@ async function main() {
     });
 
     const catalogFile = join(tmp, 'models.yaml');
-    writeFileSync(catalogFile, benchCatalogYaml());
+    writeFileSync(catalogFile, benchCatalogYaml('2099.9.1', MODEL));
     log('loading the shipped catalog plus fake-chat (cli catalog load)');
     catalogLoaded = true; // restore even if the load half-worked
     const loaded = JSON.parse(runNode(ENTRIES.cli, ['catalog', 'load', '--file', catalogFile, '--json'], env, 'catalog load'));
@@ -475,7 +444,7 @@ async function main() {
     );
     if (typeof created.api_key !== 'string') throw new Error(`workspace create printed no api_key: ${JSON.stringify(created)}`);
     const promptFile = join(tmp, 'prompts.yaml');
-    writeFileSync(promptFile, PROMPT_YAML);
+    writeFileSync(promptFile, benchPromptYaml('bench', MODEL));
     runNode(ENTRIES.cli, ['apply', '-f', promptFile, '--workspace', created.workspace_id, '--json'], env, 'apply');
 
     const json = { 'content-type': 'application/json' };
