@@ -80,7 +80,14 @@ describe('prompt webhook triggers and signed callbacks', () => {
   let rotating: AppliedDeployment;
 
   const serviceEnv = (fakeUrl: string) => ({ LOG_LEVEL: 'warn', FAKE_BASE_URL: `${fakeUrl}/v1`, FAKE_API_KEY: 'fake-key' });
-  const dispatcherEnv = { LOG_LEVEL: 'info', CALLBACK_URL_ALLOWLIST: '127.0.0.1', CALLBACK_RETRY_SCHEDULE: '300ms,300ms,300ms', CALLBACK_RETRY_JITTER: '0' };
+  const dispatcherEnv = {
+    LOG_LEVEL: 'info',
+    CALLBACK_URL_ALLOWLIST: '127.0.0.1',
+    CALLBACK_RETRY_SCHEDULE: '300ms,300ms,300ms',
+    CALLBACK_RETRY_JITTER: '0',
+    // Short locks: a delivery of a killed dispatcher is sent again within seconds.
+    CALLBACK_LOCK_MS: '2000',
+  };
 
   const variantId = (deployment: AppliedDeployment, name: string) => {
     const variant = deployment.variants.find((candidate) => candidate.name === name);
@@ -476,6 +483,30 @@ describe('prompt webhook triggers and signed callbacks', () => {
       return deliveries;
     });
     expect(delivery.attempts.map((attempt) => attempt.status_code)).toEqual([500, 200]);
+  });
+
+  it('sends again a callback whose dispatcher was killed while sending it, with the same webhook-id', async () => {
+    // The receiver holds the first request open; the dispatcher dies before it hears back.
+    receiver.script('/killed-send', [{ status: 200, delayMs: 5_000 }]);
+    const response = await trigger(triggerUrl(hooked), validBody('/killed-send'), hooked.webhook_secret);
+    const { request_id } = (await response.json()) as { request_id: string };
+    await expectEventually(() => expect(receiver.on('/killed-send')).toHaveLength(1));
+    await apps.dispatcher.stop('SIGKILL');
+    await startDispatcher();
+    const arrived = await expectEventually(() => {
+      const all = receiver.on('/killed-send');
+      expect(all).toHaveLength(2);
+      return all;
+    }, { timeoutMs: 15_000 });
+    expect(arrived[1].headers['webhook-id']).toBe(arrived[0].headers['webhook-id']);
+    expect(arrived[1].body).toBe(arrived[0].body);
+    const [delivery] = await expectEventually(async () => {
+      const deliveries = await deliveryOf(request_id);
+      expect(deliveries[0]?.status).toBe('succeeded');
+      return deliveries;
+    });
+    // The killed attempt never came back, so only the one that did is on record.
+    expect(delivery.attempts.map((attempt) => attempt.status_code)).toEqual([200]);
   });
 
   it('completes a run accepted while the invocation service is down once it is back', async () => {

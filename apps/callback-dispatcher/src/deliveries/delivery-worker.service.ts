@@ -39,6 +39,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         connection: this.connection,
         prefix: this.settings.queuePrefix,
         concurrency: this.settings.concurrency,
+        lockDuration: this.settings.lockMs,
+        stalledInterval: this.settings.lockMs,
         ...JOB_RETENTION,
         // A job is re-run after its worker died; a few deaths in a row before BullMQ gives up on it.
         maxStalledCount: 5,

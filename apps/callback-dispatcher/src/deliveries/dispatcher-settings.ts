@@ -9,6 +9,8 @@ export interface DispatcherSettings {
   /** BullMQ key prefix; producers use BullMQ's default, tests an isolated one. */
   queuePrefix: string;
   concurrency: number;
+  /** BullMQ lock (and stalled-check interval) of an active delivery job. */
+  lockMs: number;
   timeoutMs: number;
   retry: RetryPolicy;
   allowlist: string;
@@ -22,6 +24,7 @@ export function dispatcherSettings(env: CallbackDispatcherEnv, queuePrefix: stri
     redisUrl: env.REDIS_URL,
     queuePrefix,
     concurrency: env.CALLBACK_CONCURRENCY,
+    lockMs: env.CALLBACK_LOCK_MS,
     timeoutMs: env.CALLBACK_TIMEOUT_MS,
     retry: {
       schedule: parseRetrySchedule(env.CALLBACK_RETRY_SCHEDULE),
