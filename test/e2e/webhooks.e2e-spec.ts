@@ -42,6 +42,10 @@ prompts:
         model: fake-hook-slow
         messages:
           - { role: user, content: "{{ question }}" }
+      - name: stuck
+        model: fake-hook-stuck
+        messages:
+          - { role: user, content: "{{ question }}" }
   - deployment: rotating
     variants:
       - name: default
@@ -127,12 +131,13 @@ describe('prompt webhook triggers and signed callbacks', () => {
     const fakeUrl = await fake.start();
     fake.setModel('fake-hook-broken', { error: { status: 500, message: 'upstream exploded' } });
     fake.setModel('fake-hook-slow', { latencyMs: 1_500 });
+    fake.setModel('fake-hook-stuck', { latencyMs: 60_000 });
     receiverUrl = await receiver.start();
     const otlp = await traces.start();
     const env = serviceEnv(fakeUrl);
     apps.catalog = spawnApp('catalog', await freePort(), env);
     // Short locks: a run of a killed invocation goes back to the queue within seconds.
-    apps.invocation = spawnApp('invocation', await freePort(), { ...env, PROMPT_TRIGGER_LOCK_MS: '2000' });
+    apps.invocation = spawnApp('invocation', await freePort(), { ...env, PROMPT_TRIGGER_LOCK_MS: '2000', PROMPT_TRIGGER_TIMEOUT_MS: '3000' });
     apps.gateway = spawnApp('gateway', await freePort(), {
       ...env,
       LOG_LEVEL: 'info',
@@ -144,7 +149,7 @@ describe('prompt webhook triggers and signed callbacks', () => {
     await Promise.all(Object.values(apps).map((app) => waitUntilLive(app)));
     gateway = apps.gateway.baseUrl;
 
-    await loadCatalogWithFakeModels('2099.5.1', [fakeModel('fake-hook-chat', { reasoning: false }), fakeModel('fake-hook-broken', { reasoning: false }), fakeModel('fake-hook-slow', { reasoning: false })]);
+    await loadCatalogWithFakeModels('2099.5.1', [fakeModel('fake-hook-chat', { reasoning: false }), fakeModel('fake-hook-broken', { reasoning: false }), fakeModel('fake-hook-slow', { reasoning: false }), fakeModel('fake-hook-stuck', { reasoning: false })]);
     const created = await cliJson<{ workspace_id: string; api_key: string }>(['workspace', 'create', '--name', 'e2e webhooks']);
     key = created.api_key;
     workspaceId = created.workspace_id;
@@ -234,6 +239,17 @@ describe('prompt webhook triggers and signed callbacks', () => {
     expect(body).toEqual({ event_type: 'prompt.failed', request_id, data: { error: expect.stringContaining('Fake Provider'), error_code: 'provider_error' } });
     expect(callback.body).not.toContain('fake-key');
     expectSignedWith(callback, hooked.webhook_secret);
+  });
+
+  it('fails a triggered run whose provider does not answer within PROMPT_TRIGGER_TIMEOUT_MS', async () => {
+    const response = await trigger(triggerUrl(hooked, 'stuck'), validBody('/stuck'), hooked.webhook_secret);
+    const { request_id } = (await response.json()) as { request_id: string };
+    const [callback] = await expectEventually(() => {
+      const arrived = receiver.on('/stuck');
+      expect(arrived).toHaveLength(1);
+      return arrived;
+    }, { timeoutMs: 10_000 });
+    expect(JSON.parse(callback.body)).toEqual({ event_type: 'prompt.failed', request_id, data: { error: expect.stringContaining('Fake Provider'), error_code: 'provider_error' } });
   });
 
   it('retries a failing receiver with the same webhook-id and records every attempt', async () => {

@@ -26,4 +26,10 @@ export class InvocationEnv extends WithWebhookSecretKey(WithProviderCredentials(
   @Min(1_000)
   @Max(600_000)
   PROMPT_TRIGGER_LOCK_MS: number = 30_000;
+
+  @EnvVar('Longest a webhook-triggered run may wait for its provider (ms); past it the call is aborted and the run fails with provider_error')
+  @IsInt()
+  @Min(1_000)
+  @Max(3_600_000)
+  PROMPT_TRIGGER_TIMEOUT_MS: number = 300_000;
 }

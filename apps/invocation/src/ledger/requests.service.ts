@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { ListRequestsRequest, PromptTriggerJob, RequestLookup } from '@waggle/contracts';
 import { PromptTriggerQueue } from '@waggle/webhooks';
@@ -41,6 +41,8 @@ function acceptedTriggerLookup(trigger: PromptTriggerJob): RequestLookup {
 
 @Injectable()
 export class RequestsService {
+  private readonly logger = new Logger(RequestsService.name);
+
   constructor(
     @InjectRepository(RequestRecordEntity) private readonly records: Repository<RequestRecordEntity>,
     private readonly ledger: LedgerWriter,
@@ -72,9 +74,18 @@ export class RequestsService {
     const record = this.ledger.pendingRecord(requestId) ?? (await this.records.findOneBy({ id: requestId }));
     if (record?.workspaceId === workspaceId) return toRequestLookup(record);
     // A webhook trigger accepted but not yet picked up by a worker has no record yet.
-    const accepted = record ? null : await this.triggers.pending(requestId);
+    const accepted = record ? null : await this.acceptedTrigger(requestId);
     if (accepted?.workspace_id === workspaceId) return acceptedTriggerLookup(accepted);
     throw new WaggleException('not_found', { message: 'Request not found' });
+  }
+
+  private async acceptedTrigger(requestId: string): Promise<PromptTriggerJob | null> {
+    try {
+      return await this.triggers.pending(requestId);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'the prompt-runs queue could not be read');
+      throw new WaggleException('upstream_request_failed', { status: 503, message: 'The request could not be looked up. Retry shortly.' });
+    }
   }
 }
 

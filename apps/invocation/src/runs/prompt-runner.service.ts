@@ -75,11 +75,11 @@ export class PromptRunner {
     routeProviderWarnings(({ warnings, provider, model }) => logger.warn({ msg: 'provider warning', provider, model, warnings }));
   }
 
-  async invoke(request: PromptRunRequest, resolved?: ResolvedPrompt): Promise<PromptInvokeResponse> {
+  async invoke(request: PromptRunRequest, resolved?: ResolvedPrompt, abortSignal?: AbortSignal): Promise<PromptInvokeResponse> {
     const run = await this.prepare(request, resolved);
     const started = Date.now();
     try {
-      const result = await complete(this.registry, run.route, { messages: run.messages, params: run.params });
+      const result = await complete(this.registry, run.route, { messages: run.messages, params: run.params, abortSignal });
       const durationMs = Date.now() - started;
       this.finish(run, 'completed', durationMs, result.usage, { response: result.response, reasoning: result.reasoning, stop_reason: result.stopReason });
       return {
@@ -150,8 +150,12 @@ export class PromptRunner {
     });
   }
 
-  /** A webhook trigger's run, of the version pinned when the trigger was accepted. */
-  async invokeTriggered(job: PromptTriggerJob): Promise<PromptInvokeResponse> {
+  /**
+   * A webhook trigger's run, of the version pinned when the trigger was accepted. No client
+   * waits on it, so it has a time limit of its own: past it the provider call is aborted
+   * and the run fails.
+   */
+  async invokeTriggered(job: PromptTriggerJob, timeoutMs: number): Promise<PromptInvokeResponse> {
     const { deployment, variant, version } = await this.pinnedPrompt(job);
     const request: PromptRunRequest = {
       workspace_id: job.workspace_id,
@@ -162,7 +166,7 @@ export class PromptRunner {
       metadata: job.metadata,
       user: job.user ?? undefined,
     };
-    return this.invoke(request, { deployment, variant, version });
+    return this.invoke(request, { deployment, variant, version }, AbortSignal.timeout(timeoutMs));
   }
 
   /**

@@ -88,7 +88,7 @@ export class PromptTriggerWorker implements OnApplicationBootstrap, BeforeApplic
   private async run(job: Job<PromptTriggerJob>): Promise<void> {
     const trigger = job.data;
     try {
-      await this.runner.invokeTriggered(trigger);
+      await this.runner.invokeTriggered(trigger, this.env.PROMPT_TRIGGER_TIMEOUT_MS);
     } catch (error) {
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       // An outage (database, Redis) is retried; a run that failed for a reason is reported.
