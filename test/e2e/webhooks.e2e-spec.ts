@@ -483,6 +483,20 @@ describe('prompt webhook triggers and signed callbacks', () => {
     expect(fake.requests.length).toBe(modelCalls);
   });
 
+  it('heals a webhook target Redis lost: the owner writes it again and the trigger is accepted', async () => {
+    const redis = new Redis(TEST_REDIS_URL);
+    const key = `waggle:webhook-targets:prompt_deployment:${hooked.prompt_endpoint_id}`;
+    try {
+      expect(await redis.del(key)).toBe(1);
+      const response = await trigger(triggerUrl(hooked), validBody('/healed'), hooked.webhook_secret);
+      expect(response.status).toBe(202);
+      expect(await redis.exists(key)).toBe(1);
+    } finally {
+      redis.disconnect();
+    }
+    await expectEventually(() => expect(receiver.on('/healed')).toHaveLength(1));
+  });
+
   it('loses nothing when the dispatcher is killed while a delivery waits for its retry', async () => {
     receiver.script('/killed', [{ status: 500 }]);
     const response = await trigger(triggerUrl(hooked), validBody('/killed'), hooked.webhook_secret);

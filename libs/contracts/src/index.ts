@@ -73,6 +73,7 @@ export {
   ListDeliveriesRequest,
   PromptWebhookSecretRequest,
   QueueNames,
+  RepublishWebhookTargetRequest,
   RotatePromptWebhookSecretRequest,
   WEBHOOK_OWNER_KINDS,
   type CallbackBody,
@@ -82,6 +83,7 @@ export {
   type DeliveryStatus,
   type DeliverySummary,
   type PromptTriggerJob,
+  type RepublishedWebhookTarget,
   type WebhookOwnerKind,
   type WebhookSecretView,
 } from './webhooks.patterns';

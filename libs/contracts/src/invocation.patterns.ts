@@ -31,6 +31,7 @@ export const InvocationPatterns = {
   listPromptVersions: 'invocation.prompts.versions',
   getWebhookSecret: 'invocation.prompts.webhook-secret.get',
   rotateWebhookSecret: 'invocation.prompts.webhook-secret.rotate',
+  republishWebhookTarget: 'invocation.prompts.webhook-target.republish',
 } as const;
 
 /**

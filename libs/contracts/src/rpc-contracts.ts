@@ -19,7 +19,16 @@ import type {
   WorkspaceIdRequest,
   WorkspaceSummary,
 } from './catalog.patterns';
-import type { DeliveryIdRequest, DeliverySummary, ListDeliveriesRequest, PromptWebhookSecretRequest, RotatePromptWebhookSecretRequest, WebhookSecretView } from './webhooks.patterns';
+import type {
+  DeliveryIdRequest,
+  DeliverySummary,
+  ListDeliveriesRequest,
+  PromptWebhookSecretRequest,
+  RepublishedWebhookTarget,
+  RepublishWebhookTargetRequest,
+  RotatePromptWebhookSecretRequest,
+  WebhookSecretView,
+} from './webhooks.patterns';
 import type { HealthPingPattern, HealthPingRequest, HealthPingResponse } from './health.patterns';
 import type { AppliedDeployment, ApplyPromptsRequest, PromptInvokeResponse, PromptRunRequest, PromptStreamEvent, RequestLookup, RequestLookupRequest, ListRequestsRequest, PromptDeploymentSummary, PromptVersionsRequest, PromptVersionSummary } from './invocation.patterns';
 
@@ -64,6 +73,7 @@ export type RpcContracts = {
   'invocation.prompts.versions': RpcContract<PromptVersionsRequest, PromptVersionSummary[]>;
   'invocation.prompts.webhook-secret.get': RpcContract<PromptWebhookSecretRequest, WebhookSecretView>;
   'invocation.prompts.webhook-secret.rotate': RpcContract<RotatePromptWebhookSecretRequest, WebhookSecretView>;
+  'invocation.prompts.webhook-target.republish': RpcContract<RepublishWebhookTargetRequest, RepublishedWebhookTarget>;
   'callback-dispatcher.deliveries.list': RpcContract<ListDeliveriesRequest, DeliverySummary[]>;
   'callback-dispatcher.deliveries.get': RpcContract<DeliveryIdRequest, DeliverySummary>;
   'callback-dispatcher.deliveries.redeliver': RpcContract<DeliveryIdRequest, DeliverySummary>;

@@ -161,3 +161,14 @@ export interface WebhookSecretView {
   /** Set during a rotation's overlap: until then the previous secret is accepted and signs too. */
   previous_secret_expires_at: string | null;
 }
+
+/** Asks the owner to write a webhook target to the registry again (the registry lost it). */
+export class RepublishWebhookTargetRequest {
+  @IsUUID()
+  id!: string;
+}
+
+export interface RepublishedWebhookTarget {
+  /** False when the owner has no such deployment: the trigger's 404 is real. */
+  found: boolean;
+}

@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger, SetMetadata, applyDecorators, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { WebhookOwnerKind } from '@waggle/contracts';
+import { InvocationPatterns, sendRpc, type RpcPattern, type WebhookOwnerKind } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { REDIS_CLIENT, requestContext } from '@waggle/platform';
+import { APP_ENV, NatsRpcClient, REDIS_CLIENT, requestContext } from '@waggle/platform';
+import type { GatewayEnv } from '../config/gateway.env';
 import { acceptsSecret, WebhookRegistry, type WebhookTarget } from '@waggle/webhooks';
 import type { LocalizedRequest } from '../errors/http-exception.filter';
 import { ActiveWorkspaces } from './active-workspaces';
@@ -12,6 +13,14 @@ import type Redis from 'ioredis';
 export const WEBHOOK_SECRET_HEADER = 'x-service-webhook-secret';
 
 const TRIGGER_OWNER = Symbol('waggle:webhook-trigger-owner');
+
+/** Who can write a lost registry entry again, per owner kind (agents and workflows add theirs). */
+const REPUBLISHERS: Partial<Record<WebhookOwnerKind, Extract<RpcPattern, 'invocation.prompts.webhook-target.republish'>>> = {
+  prompt_deployment: InvocationPatterns.republishWebhookTarget,
+};
+/** An id its owner said does not exist is not asked about again for this long. */
+const KNOWN_MISSING_MS = 30_000;
+const MAX_KNOWN_MISSING = 10_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface TriggerOwner {
@@ -48,10 +57,13 @@ function presentedSecret(request: LocalizedRequest): string | undefined {
 export class WebhookSecretGuard implements CanActivate {
   private readonly logger = new Logger(WebhookSecretGuard.name);
   private readonly registry: WebhookRegistry;
+  private readonly knownMissing = new Map<string, number>();
 
   constructor(
     private readonly reflector: Reflector,
     private readonly workspaces: ActiveWorkspaces,
+    private readonly rpc: NatsRpcClient,
+    @Inject(APP_ENV) private readonly env: GatewayEnv,
     @Inject(REDIS_CLIENT) redis: Redis,
   ) {
     this.registry = new WebhookRegistry(redis);
@@ -80,6 +92,29 @@ export class WebhookSecretGuard implements CanActivate {
   }
 
   private async lookup(kind: WebhookOwnerKind, id: string): Promise<WebhookTarget | null> {
+    const found = await this.read(kind, id);
+    if (found) return found;
+    // Not in the registry: Redis may have lost it (a restart without persistence). Its
+    // owner writes it again, so the trigger works now rather than at the next resync.
+    const republish = REPUBLISHERS[kind];
+    const missingUntil = this.knownMissing.get(id);
+    if (!republish || (missingUntil !== undefined && missingUntil > Date.now())) return null;
+    let exists: boolean;
+    try {
+      exists = (await sendRpc(this.rpc, republish, { id }, { timeoutMs: Math.min(this.env.NATS_REQUEST_TIMEOUT_MS, 5_000) })).found;
+    } catch (error) {
+      this.logger.warn({ err: error, owner_id: id }, 'a webhook target is missing and its owner could not be asked');
+      throw new WaggleException('upstream_request_failed', { status: 503, message: 'Webhook triggers are temporarily unavailable. Retry shortly.' });
+    }
+    if (!exists) {
+      if (this.knownMissing.size >= MAX_KNOWN_MISSING) this.knownMissing.delete(this.knownMissing.keys().next().value as string);
+      this.knownMissing.set(id, Date.now() + KNOWN_MISSING_MS);
+      return null;
+    }
+    return this.read(kind, id);
+  }
+
+  private async read(kind: WebhookOwnerKind, id: string): Promise<WebhookTarget | null> {
     try {
       return await this.registry.get(kind, id);
     } catch (error) {

@@ -79,12 +79,13 @@ export class WebhookSecretsService implements OnApplicationBootstrap, OnModuleDe
     return this.toView(deployment);
   }
 
-  /** Rewrites the registry entries of these deployments from the database. */
-  async publish(deploymentIds: string[]): Promise<void> {
-    if (deploymentIds.length === 0) return;
+  /** Rewrites the registry entries of these deployments from the database; answers how many exist. */
+  async publish(deploymentIds: string[]): Promise<number> {
+    if (deploymentIds.length === 0) return 0;
     const deployments = await this.dataSource.getRepository(PromptDeploymentEntity).findBy({ id: In(deploymentIds) });
     const variants = await this.dataSource.getRepository(PromptVariantEntity).find({ where: { deploymentId: In(deploymentIds) }, relations: { currentVersion: true } });
     await this.registry.put(...deployments.map((deployment) => this.targetOf(deployment, variants.filter((variant) => variant.deploymentId === deployment.id))));
+    return deployments.length;
   }
 
   async publishAll(): Promise<number> {

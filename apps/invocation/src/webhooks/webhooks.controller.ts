@@ -1,6 +1,13 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { InvocationPatterns, PromptWebhookSecretRequest, RotatePromptWebhookSecretRequest, type WebhookSecretView } from '@waggle/contracts';
+import {
+  InvocationPatterns,
+  PromptWebhookSecretRequest,
+  RepublishWebhookTargetRequest,
+  RotatePromptWebhookSecretRequest,
+  type RepublishedWebhookTarget,
+  type WebhookSecretView,
+} from '@waggle/contracts';
 import { WebhookSecretsService } from './webhook-secrets.service';
 
 @Controller()
@@ -15,5 +22,10 @@ export class WebhooksController {
   @MessagePattern(InvocationPatterns.rotateWebhookSecret)
   rotate(@Payload() request: RotatePromptWebhookSecretRequest): Promise<WebhookSecretView> {
     return this.secrets.rotate(request.workspace_id, request.deployment, request.overlap_seconds);
+  }
+
+  @MessagePattern(InvocationPatterns.republishWebhookTarget)
+  async republish(@Payload() request: RepublishWebhookTargetRequest): Promise<RepublishedWebhookTarget> {
+    return { found: (await this.secrets.publish([request.id])) > 0 };
   }
 }
