@@ -116,6 +116,13 @@ describe('prompt webhook triggers and signed callbacks', () => {
     async: { callback_url: `${receiverUrl}${path}` },
     ...extra,
   });
+  /** Waits until exactly `count` callbacks arrived on `path`, and answers them. */
+  const callbacksOn = (path: string, count = 1, timeoutMs = 10_000) =>
+    expectEventually(() => {
+      const arrived = receiver.on(path);
+      expect(arrived).toHaveLength(count);
+      return arrived;
+    }, { timeoutMs });
   const privateGet = async <T>(path: string): Promise<T> => {
     const response = await fetch(`${gateway}${path}`, { headers: { authorization: `Bearer ${key}` } });
     expect(response.status).toBe(200);
@@ -179,11 +186,7 @@ describe('prompt webhook triggers and signed callbacks', () => {
     expect(Object.keys(accepted).sort()).toEqual(['request_id', 'run_status']);
     expect(accepted).toEqual({ request_id: expect.stringMatching(/^req_[0-9a-f]{32}$/), run_status: 'running' });
 
-    const [callback] = await expectEventually(() => {
-      const arrived = receiver.on('/header');
-      expect(arrived).toHaveLength(1);
-      return arrived;
-    });
+    const [callback] = await callbacksOn('/header');
     expect(JSON.parse(callback.body)).toEqual({
       event_type: 'prompt.completed',
       request_id: accepted.request_id,
@@ -207,11 +210,7 @@ describe('prompt webhook triggers and signed callbacks', () => {
     const response = await trigger(`${triggerUrl(hooked)}?secret=${encodeURIComponent(hooked.webhook_secret)}`, validBody('/query'));
     expect(response.status).toBe(202);
     const { request_id } = (await response.json()) as { request_id: string };
-    const [callback] = await expectEventually(() => {
-      const arrived = receiver.on('/query');
-      expect(arrived).toHaveLength(1);
-      return arrived;
-    });
+    const [callback] = await callbacksOn('/query');
     expect(JSON.parse(callback.body)).toMatchObject({ event_type: 'prompt.completed', request_id });
     expectSignedWith(callback, hooked.webhook_secret);
 
@@ -230,11 +229,7 @@ describe('prompt webhook triggers and signed callbacks', () => {
     const response = await trigger(triggerUrl(hooked, 'broken'), validBody('/failed'), hooked.webhook_secret);
     expect(response.status).toBe(202);
     const { request_id } = (await response.json()) as { request_id: string };
-    const [callback] = await expectEventually(() => {
-      const arrived = receiver.on('/failed');
-      expect(arrived).toHaveLength(1);
-      return arrived;
-    });
+    const [callback] = await callbacksOn('/failed');
     const body = JSON.parse(callback.body) as { event_type: string; request_id: string; data: { error: string; error_code: string } };
     expect(body).toEqual({ event_type: 'prompt.failed', request_id, data: { error: expect.stringContaining('Fake Provider'), error_code: 'provider_error' } });
     expect(callback.body).not.toContain('fake-key');
@@ -244,11 +239,7 @@ describe('prompt webhook triggers and signed callbacks', () => {
   it('fails a triggered run whose provider does not answer within PROMPT_TRIGGER_TIMEOUT_MS', async () => {
     const response = await trigger(triggerUrl(hooked, 'stuck'), validBody('/stuck'), hooked.webhook_secret);
     const { request_id } = (await response.json()) as { request_id: string };
-    const [callback] = await expectEventually(() => {
-      const arrived = receiver.on('/stuck');
-      expect(arrived).toHaveLength(1);
-      return arrived;
-    }, { timeoutMs: 10_000 });
+    const [callback] = await callbacksOn('/stuck', 1, 10_000);
     expect(JSON.parse(callback.body)).toEqual({ event_type: 'prompt.failed', request_id, data: { error: expect.stringContaining('Fake Provider'), error_code: 'provider_error' } });
   });
 
@@ -256,11 +247,7 @@ describe('prompt webhook triggers and signed callbacks', () => {
     receiver.script('/flaky', [{ status: 500 }, { status: 503 }]);
     const response = await trigger(triggerUrl(hooked), validBody('/flaky'), hooked.webhook_secret);
     const { request_id } = (await response.json()) as { request_id: string };
-    const arrived = await expectEventually(() => {
-      const all = receiver.on('/flaky');
-      expect(all).toHaveLength(3);
-      return all;
-    });
+    const arrived = await callbacksOn('/flaky', 3);
     expect(new Set(arrived.map((callback) => callback.headers['webhook-id'])).size).toBe(1);
     for (const callback of arrived) expectSignedWith(callback, hooked.webhook_secret);
     const [delivery] = await expectEventually(async () => {
@@ -300,11 +287,7 @@ describe('prompt webhook triggers and signed callbacks', () => {
     });
     const redelivered = await fetch(`${gateway}/v1/private/deliveries/${delivery.delivery_id}/redeliver`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
     expect(redelivered.status).toBe(202);
-    const arrived = await expectEventually(() => {
-      const all = receiver.on('/again');
-      expect(all).toHaveLength(2);
-      return all;
-    });
+    const arrived = await callbacksOn('/again', 2);
     expect(arrived[1].headers['webhook-id']).toBe(arrived[0].headers['webhook-id']);
     expect(arrived[1].body).toBe(arrived[0].body);
   });
@@ -411,11 +394,7 @@ describe('prompt webhook triggers and signed callbacks', () => {
     for (const [path, secret] of [['/rotated-old', old], ['/rotated-new', rotated.webhook_secret]] as const) {
       const response = await trigger(triggerUrl(rotating), { inputs: { question: 'q' }, async: { callback_url: `${receiverUrl}${path}` } }, secret);
       expect(response.status).toBe(202);
-      const [callback] = await expectEventually(() => {
-        const arrived = receiver.on(path);
-        expect(arrived).toHaveLength(1);
-        return arrived;
-      });
+      const [callback] = await callbacksOn(path);
       expectSignedWith(callback, old);
       expectSignedWith(callback, rotated.webhook_secret);
     }
@@ -426,11 +405,7 @@ describe('prompt webhook triggers and signed callbacks', () => {
     expect((await trigger(triggerUrl(rotating), { inputs: { question: 'q' }, async: { callback_url: `${receiverUrl}/x` } }, rotated.webhook_secret)).status).toBe(401);
     const response = await trigger(triggerUrl(rotating), { inputs: { question: 'q' }, async: { callback_url: `${receiverUrl}/rotated-final` } }, again.webhook_secret);
     expect(response.status).toBe(202);
-    const [callback] = await expectEventually(() => {
-      const arrived = receiver.on('/rotated-final');
-      expect(arrived).toHaveLength(1);
-      return arrived;
-    });
+    const [callback] = await callbacksOn('/rotated-final');
     expectSignedWith(callback, again.webhook_secret);
     expect(String(callback.headers['webhook-signature']).split(' ')).toHaveLength(1);
   });
@@ -472,11 +447,7 @@ describe('prompt webhook triggers and signed callbacks', () => {
       await queue.close();
       connection.disconnect();
     }
-    const [callback] = await expectEventually(() => {
-      const arrived = receiver.on('/recorded');
-      expect(arrived).toHaveLength(1);
-      return arrived;
-    });
+    const [callback] = await callbacksOn('/recorded');
     expect(JSON.parse(callback.body)).toMatchObject({ event_type: 'prompt.completed', request_id: requestId, data: { response: 'recorded before the crash', model: 'fake-hook-chat' } });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.on('/recorded')).toHaveLength(1);
@@ -523,11 +494,7 @@ describe('prompt webhook triggers and signed callbacks', () => {
     await expectEventually(() => expect(receiver.on('/killed-send')).toHaveLength(1));
     await apps.dispatcher.stop('SIGKILL');
     await startDispatcher();
-    const arrived = await expectEventually(() => {
-      const all = receiver.on('/killed-send');
-      expect(all).toHaveLength(2);
-      return all;
-    }, { timeoutMs: 15_000 });
+    const arrived = await callbacksOn('/killed-send', 2, 15_000);
     expect(arrived[1].headers['webhook-id']).toBe(arrived[0].headers['webhook-id']);
     expect(arrived[1].body).toBe(arrived[0].body);
     const [delivery] = await expectEventually(async () => {
@@ -550,11 +517,7 @@ describe('prompt webhook triggers and signed callbacks', () => {
 
     apps.invocation = spawnApp('invocation', invocation.port, invocation.env);
     await waitUntilLive(apps.invocation);
-    const [callback] = await expectEventually(() => {
-      const arrived = receiver.on('/while-down');
-      expect(arrived).toHaveLength(1);
-      return arrived;
-    }, { timeoutMs: 15_000 });
+    const [callback] = await callbacksOn('/while-down', 1, 15_000);
     expect(JSON.parse(callback.body)).toMatchObject({ event_type: 'prompt.completed', request_id });
   });
 
@@ -568,11 +531,7 @@ describe('prompt webhook triggers and signed callbacks', () => {
     await killed.stop('SIGKILL');
     apps.invocation = spawnApp('invocation', killed.port, killed.env);
     await waitUntilLive(apps.invocation);
-    const [callback] = await expectEventually(() => {
-      const arrived = receiver.on('/killed-run');
-      expect(arrived).toHaveLength(1);
-      return arrived;
-    }, { timeoutMs: 20_000 });
+    const [callback] = await callbacksOn('/killed-run', 1, 20_000);
     expect(JSON.parse(callback.body)).toMatchObject({ event_type: 'prompt.completed', request_id, data: { response: 'Echo: survive this' } });
     // The killed run had no result, so the model was asked again: at least once, not never.
     expect(sentToModel()).toBe(2);
