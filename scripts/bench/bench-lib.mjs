@@ -348,3 +348,11 @@ export function benchPromptYaml(deployment, model) {
     prompts: [{ deployment, variants: [{ name: 'default', model, messages: [{ role: 'user', content: '{{ question }}' }] }] }],
   });
 }
+
+/** Stops the benchmark when an entry point it starts has not been built. */
+export function exitUnlessBuilt(entries) {
+  const missing = Object.values(entries).filter((entry) => !existsSync(join(ROOT, entry)));
+  if (missing.length === 0) return;
+  log(`${missing.join(', ')} missing: run npm run build first`);
+  process.exit(1);
+}

@@ -42,11 +42,12 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { Agent, createServer, request } from 'node:http';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  exitUnlessBuilt,
   benchCatalogYaml,
   benchPromptYaml,
   ROOT,
@@ -1085,11 +1086,7 @@ function summary(report) {
 
 async function main() {
   const options = parseArgs(process.argv.slice(2));
-  const missingEntries = Object.values(ENTRIES).filter((entry) => !existsSync(join(ROOT, entry)));
-  if (missingEntries.length) {
-    log(`${missingEntries.join(', ')} missing: run npm run build first`);
-    process.exit(1);
-  }
+  exitUnlessBuilt(ENTRIES);
   const info = machine();
   const others = otherWaggleProcesses();
   if (others.length) {

@@ -18,9 +18,8 @@
 // Needs PostgreSQL, Redis and NATS (scripts/ensure-infra.sh). Prints a Markdown report (or
 // JSON with --json) on stdout; progress goes to stderr. Exits 1 when any request failed,
 // timed out or answered non-2xx, or when the stack did not start.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import {
+  exitUnlessBuilt,
   cannon as runCannon,
   EXIT_TIMEOUT_MS,
   fmt,
@@ -29,7 +28,6 @@ import {
   log,
   machine,
   otherWaggleProcesses,
-  ROOT,
   runNode as runEntry,
   startProcess,
   stopProcess as stopApp,
@@ -151,11 +149,7 @@ function markdown(report) {
 
 async function main() {
   const options = parseArgs(process.argv.slice(2));
-  const missing = Object.values(ENTRIES).filter((entry) => !existsSync(join(ROOT, entry)));
-  if (missing.length) {
-    log(`${missing.join(', ')} missing: run npm run build first`);
-    process.exit(1);
-  }
+  exitUnlessBuilt(ENTRIES);
   const info = machine();
   const others = otherWaggleApps();
   if (others.length) {

@@ -21,13 +21,13 @@
 // with --json), progress on stderr. Exits 1 when any request failed or answered non-2xx,
 // when the stack did not start, or when a process did not exit 0 after SIGTERM.
 import { Agent, request } from 'node:http';
-import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  exitUnlessBuilt,
   benchCatalogYaml,
   benchPromptYaml,
-  ROOT,
   cannon,
   cpuBetween,
   cpuMsPerRequest,
@@ -346,11 +346,7 @@ function markdown(report) {
 
 async function main() {
   const options = parseArgs(process.argv.slice(2));
-  const missing = Object.values(ENTRIES).filter((entry) => !existsSync(join(ROOT, entry)));
-  if (missing.length) {
-    log(`${missing.join(', ')} missing: run npm run build first`);
-    process.exit(1);
-  }
+  exitUnlessBuilt(ENTRIES);
   const info = machine();
   const others = otherWaggleProcesses();
   if (others.length) {

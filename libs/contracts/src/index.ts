@@ -43,6 +43,7 @@ export {
   PromptMessageDto,
   PromptParamsDto,
   PromptVariantSpec,
+  PromptRunInputs,
   PromptRunRequest,
   REASONING_EFFORTS,
   REQUEST_ID_FORMAT,

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { IsFlatMetadata, type FlatMetadata } from './flat-metadata';
+import { ListLimit } from './list-limit';
 import { Type } from 'class-transformer';
 import {
   IsISO8601,
@@ -188,8 +189,24 @@ export interface UsageObject {
 
 export const REQUEST_ID_FORMAT = /^req_[0-9a-f]{32}$/;
 
+/** What a caller gives a prompt run, by invoke or by webhook: variable values, flat metadata, a user label. */
+export class PromptRunInputs {
+  @IsOptional()
+  @IsObject()
+  inputs?: Record<string, unknown>;
+
+  @IsOptional()
+  @IsFlatMetadata()
+  metadata?: FlatMetadata;
+
+  @IsOptional()
+  @IsString()
+  @Length(0, 500)
+  user?: string;
+}
+
 /** A prompt run as the gateway hands it to the invocation service. */
-export class PromptRunRequest {
+export class PromptRunRequest extends PromptRunInputs {
   @IsUUID()
   workspace_id!: string;
 
@@ -203,19 +220,6 @@ export class PromptRunRequest {
   @IsString()
   @Length(1, 200)
   variant!: string;
-
-  @IsOptional()
-  @IsObject()
-  inputs?: Record<string, unknown>;
-
-  @IsOptional()
-  @IsFlatMetadata()
-  metadata?: FlatMetadata;
-
-  @IsOptional()
-  @IsString()
-  @Length(0, 500)
-  user?: string;
 }
 
 /** The non-streaming answer: exactly the spec's seven fields. */
@@ -272,7 +276,7 @@ export interface RequestLookup {
 }
 
 /** The ledger filters: one metadata pair and a time range, newest first. */
-export class ListRequestsFilter {
+export class ListRequestsFilter extends ListLimit {
   @IsOptional()
   @IsString()
   @Length(1, 128)
@@ -291,13 +295,6 @@ export class ListRequestsFilter {
   @IsOptional()
   @IsISO8601()
   to?: string;
-
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(1000)
-  limit?: number;
 }
 
 /** A workspace's requests, newest first. */

@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Matches, Max, Min } from 'class-validator';
 import type { FlatMetadata } from './flat-metadata';
 import { REQUEST_ID_FORMAT, type UsageObject } from './invocation.patterns';
+import { ListLimit } from './list-limit';
 
 /**
  * BullMQ queue names. They are wire format: renaming one strands the jobs already in
@@ -103,7 +104,7 @@ export interface DeliverySummary {
 }
 
 /** The delivery log's filters, newest first. */
-export class ListDeliveriesFilter {
+export class ListDeliveriesFilter extends ListLimit {
   @IsOptional()
   @Matches(REQUEST_ID_FORMAT)
   request_id?: string;
@@ -111,13 +112,6 @@ export class ListDeliveriesFilter {
   @IsOptional()
   @IsIn(DELIVERY_STATUSES)
   status?: DeliveryStatus;
-
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(1000)
-  limit?: number;
 }
 
 export class ListDeliveriesRequest extends ListDeliveriesFilter {

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { API_KEY_PATTERN, API_KEY_PREFIX_LENGTH, CatalogPatterns, sendRpc, type ResolvedApiKey } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { APP_ENV, NatsRpcClient } from '@waggle/platform';
+import { LRUCache } from 'lru-cache';
 import { createHash } from 'node:crypto';
 import type { GatewayEnv } from '../config/gateway.env';
 
@@ -24,7 +25,7 @@ interface CacheEntry {
  */
 @Injectable()
 export class ApiKeyAuthenticator {
-  private readonly cache = new Map<string, CacheEntry>();
+  private readonly cache = new LRUCache<string, CacheEntry>({ max: MAX_CACHED_KEYS });
 
   constructor(
     private readonly rpc: NatsRpcClient,
@@ -49,17 +50,9 @@ export class ApiKeyAuthenticator {
       { prefix: key.slice(0, API_KEY_PREFIX_LENGTH), key_hash: hash },
       { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS },
     );
-    this.remember(hash, { resolved, expiresAt: now + API_KEY_CACHE_TTL_MS });
+    this.cache.set(hash, { resolved, expiresAt: now + API_KEY_CACHE_TTL_MS });
     // Only answers are cached; a failed lookup is asked again next time.
     resolved.catch(() => this.cache.delete(hash));
     return resolved;
-  }
-
-  private remember(hash: string, entry: CacheEntry): void {
-    if (this.cache.size >= MAX_CACHED_KEYS) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
-    }
-    this.cache.set(hash, entry);
   }
 }

@@ -2,12 +2,12 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CatalogPatterns, sendRpc, type WorkspaceSummary } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { APP_ENV, NatsRpcClient } from '@waggle/platform';
+import { LRUCache } from 'lru-cache';
 import type { GatewayEnv } from '../config/gateway.env';
 import { API_KEY_CACHE_TTL_MS } from '../auth/api-key-authenticator';
 
 /** How long a last answer still serves while the catalog cannot be reached. */
 const STALE_WHILE_UNREACHABLE_MS = 10 * 60_000;
-const MAX_CACHED = 10_000;
 
 interface Checked {
   workspace: WorkspaceSummary | null;
@@ -22,7 +22,8 @@ interface Checked {
 @Injectable()
 export class ActiveWorkspaces {
   private readonly logger = new Logger(ActiveWorkspaces.name);
-  private readonly checked = new Map<string, Checked>();
+  /** Fresh for 4 s; serves up to STALE_WHILE_UNREACHABLE_MS while the catalog is away. */
+  private readonly checked = new LRUCache<string, Checked>({ max: 10_000 });
 
   constructor(
     private readonly rpc: NatsRpcClient,
@@ -36,11 +37,11 @@ export class ActiveWorkspaces {
     if (last && now - last.at < API_KEY_CACHE_TTL_MS) return last.workspace;
     try {
       const workspace = await sendRpc(this.rpc, CatalogPatterns.getWorkspace, { workspace_id: workspaceId }, { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS });
-      this.remember(workspaceId, { workspace, at: now });
+      this.checked.set(workspaceId, { workspace, at: now });
       return workspace;
     } catch (error) {
       if (error instanceof WaggleException && error.code === 'not_found') {
-        this.remember(workspaceId, { workspace: null, at: now });
+        this.checked.set(workspaceId, { workspace: null, at: now });
         return null;
       }
       if (last && now - last.at < STALE_WHILE_UNREACHABLE_MS) {
@@ -49,11 +50,5 @@ export class ActiveWorkspaces {
       }
       throw error;
     }
-  }
-
-  private remember(workspaceId: string, checked: Checked): void {
-    this.checked.delete(workspaceId);
-    if (this.checked.size >= MAX_CACHED) this.checked.delete(this.checked.keys().next().value as string);
-    this.checked.set(workspaceId, checked);
   }
 }

@@ -1,4 +1,4 @@
-import { IsFlatMetadata, type FlatMetadata } from '@waggle/contracts';
+import { PromptRunInputs } from '@waggle/contracts';
 import { Type } from 'class-transformer';
 import { IsObject, IsOptional, IsString, Length, ValidateNested } from 'class-validator';
 
@@ -8,22 +8,12 @@ export class CallbackSettings {
   callback_url!: string;
 }
 
-/** `POST /v1/prompt/webhooks/{prompt_endpoint_id}/variants/{variant_id}`. */
-export class PromptWebhookBody {
-  /** Every variable of the deployed version must be present (null and "" count); extra keys are allowed. */
-  @IsOptional()
-  @IsObject()
-  inputs?: Record<string, unknown>;
-
-  @IsOptional()
-  @IsFlatMetadata()
-  metadata?: FlatMetadata;
-
-  @IsOptional()
-  @IsString()
-  @Length(0, 500)
-  user?: string;
-
+/**
+ * `POST /v1/prompt/webhooks/{prompt_endpoint_id}/variants/{variant_id}`: the run's inputs
+ * (every variable of the deployed version must be present; null and "" count, extra keys
+ * are allowed), metadata and user label, and where the result goes.
+ */
+export class PromptWebhookBody extends PromptRunInputs {
   /** Required: delivery is always by callback (checked in the handler, so its absence names `async.callback_url`). */
   @IsOptional()
   @IsObject()

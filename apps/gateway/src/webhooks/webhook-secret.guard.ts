@@ -8,6 +8,7 @@ import { acceptsSecret, WebhookRegistry, type WebhookTarget } from '@waggle/webh
 import type { LocalizedRequest } from '../errors/http-exception.filter';
 import { ActiveWorkspaces } from './active-workspaces';
 import type Redis from 'ioredis';
+import { LRUCache } from 'lru-cache';
 
 /** The header a trigger carries its secret in; `?secret=` is the fallback for callers that cannot set headers. */
 export const WEBHOOK_SECRET_HEADER = 'x-service-webhook-secret';
@@ -18,9 +19,7 @@ const TRIGGER_OWNER = Symbol('waggle:webhook-trigger-owner');
 const REPUBLISHERS: Partial<Record<WebhookOwnerKind, Extract<RpcPattern, 'invocation.prompts.webhook-target.republish'>>> = {
   prompt_deployment: InvocationPatterns.republishWebhookTarget,
 };
-/** An id its owner said does not exist is not asked about again for this long. */
-const KNOWN_MISSING_MS = 30_000;
-const MAX_KNOWN_MISSING = 10_000;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface TriggerOwner {
@@ -57,7 +56,8 @@ function presentedSecret(request: LocalizedRequest): string | undefined {
 export class WebhookSecretGuard implements CanActivate {
   private readonly logger = new Logger(WebhookSecretGuard.name);
   private readonly registry: WebhookRegistry;
-  private readonly knownMissing = new Map<string, number>();
+  /** Ids their owner said do not exist, not asked about again for 30 s. */
+  private readonly knownMissing = new LRUCache<string, true>({ max: 10_000, ttl: 30_000 });
 
   constructor(
     private readonly reflector: Reflector,
@@ -97,8 +97,7 @@ export class WebhookSecretGuard implements CanActivate {
     // Not in the registry: Redis may have lost it (a restart without persistence). Its
     // owner writes it again, so the trigger works now rather than at the next resync.
     const republish = REPUBLISHERS[kind];
-    const missingUntil = this.knownMissing.get(id);
-    if (!republish || (missingUntil !== undefined && missingUntil > Date.now())) return null;
+    if (!republish || this.knownMissing.has(id)) return null;
     let exists: boolean;
     try {
       exists = (await sendRpc(this.rpc, republish, { id }, { timeoutMs: Math.min(this.env.NATS_REQUEST_TIMEOUT_MS, 5_000) })).found;
@@ -107,8 +106,7 @@ export class WebhookSecretGuard implements CanActivate {
       throw new WaggleException('upstream_request_failed', { status: 503, message: 'Webhook triggers are temporarily unavailable. Retry shortly.' });
     }
     if (!exists) {
-      if (this.knownMissing.size >= MAX_KNOWN_MISSING) this.knownMissing.delete(this.knownMissing.keys().next().value as string);
-      this.knownMissing.set(id, Date.now() + KNOWN_MISSING_MS);
+      this.knownMissing.set(id, true);
       return null;
     }
     return this.read(kind, id);

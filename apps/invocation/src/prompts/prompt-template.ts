@@ -1,5 +1,6 @@
 import { WaggleException } from '@waggle/errors';
 import { Liquid, type Template } from 'liquidjs';
+import { LRUCache } from 'lru-cache';
 
 /**
  * Prompt templates are LiquidJS. Strict filters catch typos at apply time; variables
@@ -11,15 +12,12 @@ const liquid = new Liquid({ strictFilters: true, strictVariables: false });
  * Parsed templates by source text: a version's templates never change, so each is parsed
  * once, not on every run (Liquid's own cache covers template files, not strings).
  */
-const PARSED_LIMIT = 2_000;
-const parsed = new Map<string, Template[]>();
+const parsed = new LRUCache<string, Template[]>({ max: 2_000 });
 
 function parsedTemplate(source: string): Template[] {
   let templates = parsed.get(source);
   if (!templates) {
     templates = liquid.parse(source);
-    // Oldest first out: Map keeps insertion order.
-    if (parsed.size >= PARSED_LIMIT) parsed.delete(parsed.keys().next().value as string);
     parsed.set(source, templates);
   }
   return templates;

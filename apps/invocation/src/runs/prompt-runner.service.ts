@@ -14,6 +14,7 @@ import {
   type PromptMessage,
   type PromptParams,
 } from '@waggle/providers';
+import { LRUCache } from 'lru-cache';
 import { Observable } from 'rxjs';
 import type { Repository } from 'typeorm';
 import { LedgerWriter } from '../ledger/ledger-writer';
@@ -50,7 +51,6 @@ function toPromptParams(params: StoredPromptParams): PromptParams {
 }
 
 const seconds = (ms: number) => Math.round(ms) / 1000;
-const PINNED_LIMIT = 1_000;
 
 /**
  * Runs prompt deployments: everything that can be refused is refused before the
@@ -59,7 +59,7 @@ const PINNED_LIMIT = 1_000;
 @Injectable()
 export class PromptRunner {
   private readonly registry = new ProviderRegistry(providerSettingsFromEnv());
-  private readonly pinned = new Map<string, ResolvedPrompt>();
+  private readonly pinned = new LRUCache<string, ResolvedPrompt>({ max: 1_000 });
 
   constructor(
     @InjectRepository(PromptDeploymentEntity) private readonly deployments: Repository<PromptDeploymentEntity>,
@@ -181,7 +181,6 @@ export class PromptRunner {
     const variant = deployment && (await this.variants.findOneBy({ id: job.variant_id, deploymentId: deployment.id }));
     const version = variant && (await this.versions.findOneBy({ id: job.version_id, variantId: variant.id }));
     if (!deployment || !variant || !version) throw new WaggleException('resource_not_found', { message: 'The prompt deployment or variant no longer exists' });
-    if (this.pinned.size >= PINNED_LIMIT) this.pinned.delete(this.pinned.keys().next().value as string);
     const resolved = { deployment, variant, version };
     this.pinned.set(key, resolved);
     return resolved;
