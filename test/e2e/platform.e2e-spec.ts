@@ -58,12 +58,11 @@ describe('the seven apps, started as processes', () => {
     expect(await dispatcher.json()).toMatchObject({ details: { postgres: { status: 'up' }, nats: { status: 'up' }, redis: { status: 'up' } } });
   });
 
-  it('shows a stopped service as down within a few seconds, and up again once it is back', async () => {
+  it('shows a stopped service as down, and up again once it is back', async () => {
     const catalog = running('catalog');
     await expect(catalog.stop('SIGTERM')).resolves.toBe(0);
-    const stoppedAt = Date.now();
-    await expectEventually(async () => expect((await readiness()).services.catalog.status).toBe('down'), { timeoutMs: 5_000 });
-    expect(Date.now() - stoppedAt).toBeLessThan(5_000);
+    // Nothing is cached: the next readiness check pings the services and hears no one.
+    expect((await readiness()).services.catalog).toMatchObject({ status: 'down' });
     // The others are unaffected, and the gateway itself stays ready.
     const during = await fetch(`${gateway}/health/ready`);
     expect(during.status).toBe(200);
@@ -115,12 +114,12 @@ describe('the seven apps, started as processes', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get('content-type')).toMatch(/application\/json/);
     const notFound = (await unknown.json()) as Record<string, string>;
-    expect(notFound).toEqual({ error: notFound.message, message: expect.any(String), error_code: 'not_found' });
+    expect(notFound).toEqual({ error: notFound.message, message: expect.any(String), error_code: 'not_found', code: 'not_found' });
 
     const malformed = await fetch(`${gateway}/v1/prompt/invoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"deployment":' });
     expect(malformed.status).toBe(400);
     const invalid = (await malformed.json()) as Record<string, string>;
-    expect(invalid).toEqual({ error: invalid.message, message: expect.any(String), error_code: 'invalid_request' });
+    expect(invalid).toEqual({ error: invalid.message, message: expect.any(String), error_code: 'invalid_request', code: 'invalid_request' });
   });
 
   it('refuses to start an app with a bad variable, naming it and not echoing its value', async () => {

@@ -8,13 +8,13 @@ import {
   freePort,
   loadCatalogWithFakeModels,
   OtlpReceiver,
- 
   spawnApp,
   waitUntilLive,
   type AppProcess,
   type ReceivedCallback,
 } from '@waggle/testing';
-import { QueueNames, type PromptTriggerJob } from '@waggle/contracts';
+import { QueueNames, type CallbackDeliveryJob, type PromptTriggerJob } from '@waggle/contracts';
+import { deliveryIdFor } from '@waggle/webhooks';
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { createHmac, randomBytes } from 'node:crypto';
@@ -82,6 +82,10 @@ describe('prompt webhook triggers and signed callbacks', () => {
   let workspaceId: string;
   let hooked: AppliedDeployment;
   let rotating: AppliedDeployment;
+  // The stack's BullMQ queues (default prefix, test Redis): tests wait on their jobs, never on a clock.
+  let queueConnection: Redis;
+  let callbacks: Queue<CallbackDeliveryJob>;
+  let promptRuns: Queue<PromptTriggerJob>;
 
   const serviceEnv = (fakeUrl: string) => ({ LOG_LEVEL: 'warn', FAKE_BASE_URL: `${fakeUrl}/v1`, FAKE_API_KEY: 'fake-key' });
   const dispatcherEnv = {
@@ -129,15 +133,26 @@ describe('prompt webhook triggers and signed callbacks', () => {
     return (await response.json()) as T;
   };
   const deliveryOf = async (requestId: string) => (await privateGet<{ deliveries: DeliverySummary[] }>(`/v1/private/deliveries?request_id=${requestId}`)).deliveries;
+  /** Waits until a job has nothing left to do: completed, or failed for good (the dead-letter set). */
+  const jobFinished = (queue: Queue, jobId: string, timeoutMs = 10_000) =>
+    expectEventually(async () => {
+      const state = await queue.getJobState(jobId);
+      expect(['completed', 'failed']).toContain(state);
+      return state;
+    }, { timeoutMs });
   const startDispatcher = async () => {
     apps.dispatcher = spawnApp('callback-dispatcher', await freePort(), dispatcherEnv);
     await waitUntilLive(apps.dispatcher);
   };
 
   beforeAll(async () => {
+    queueConnection = new Redis(TEST_REDIS_URL);
+    callbacks = new Queue<CallbackDeliveryJob>(QueueNames.callbacks, { connection: queueConnection });
+    promptRuns = new Queue<PromptTriggerJob>(QueueNames.promptRuns, { connection: queueConnection });
     const fakeUrl = await fake.start();
     fake.setModel('fake-hook-broken', { error: { status: 500, message: 'upstream exploded' } });
-    fake.setModel('fake-hook-slow', { latencyMs: 1_500 });
+    // Held until the test lets it go (or the run's time-out ends it).
+    fake.setModel('fake-hook-slow', { latencyMs: 60_000 });
     fake.setModel('fake-hook-stuck', { latencyMs: 60_000 });
     receiverUrl = await receiver.start();
     const otlp = await traces.start();
@@ -171,6 +186,8 @@ describe('prompt webhook triggers and signed callbacks', () => {
     await cliJson(['catalog', 'load', '--force']);
     await Promise.all(Object.values(apps).map((app) => app.stop()));
     await Promise.all([fake.stop(), receiver.stop(), traces.stop()]);
+    await Promise.all([callbacks?.close(), promptRuns?.close()]);
+    queueConnection?.disconnect();
   });
 
   it('gives each deployment a whsec_ secret, shown by apply and by the private route', async () => {
@@ -272,8 +289,8 @@ describe('prompt webhook triggers and signed callbacks', () => {
       return deliveries;
     });
     expect(delivery.attempts.map((attempt) => attempt.status_code)).toEqual([410]);
-    // Longer than the whole retry schedule: nothing more arrives.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Its job ended in the dead-letter set, so no attempt is left to make: nothing more arrives.
+    expect(await jobFinished(callbacks, delivery.delivery_id)).toBe('failed');
     expect(receiver.on('/gone')).toHaveLength(1);
   });
 
@@ -403,11 +420,14 @@ describe('prompt webhook triggers and signed callbacks', () => {
     const again = await cliJson<WebhookSecretView>(['webhook-secret', 'rotate', workspaceId, 'rotating', '--overlap', '0']);
     expect(again.previous_secret_expires_at).toBeNull();
     expect((await trigger(triggerUrl(rotating), { inputs: { question: 'q' }, async: { callback_url: `${receiverUrl}/x` } }, rotated.webhook_secret)).status).toBe(401);
+    // The dispatcher reads the secrets in force when it sends: the first callback after the
+    // rotation is signed with the new secret alone.
     const response = await trigger(triggerUrl(rotating), { inputs: { question: 'q' }, async: { callback_url: `${receiverUrl}/rotated-final` } }, again.webhook_secret);
     expect(response.status).toBe(202);
     const [callback] = await callbacksOn('/rotated-final');
     expectSignedWith(callback, again.webhook_secret);
     expect(String(callback.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    expect(String(callback.headers['x-service-signature']).split(', ')).toHaveLength(1);
   });
 
   it('re-runs a job whose result is already recorded without calling the model again, and delivers once', async () => {
@@ -437,19 +457,14 @@ describe('prompt webhook triggers and signed callbacks', () => {
       accepted_at: new Date().toISOString(),
     };
     const modelCalls = fake.requests.length;
-    const connection = new Redis(TEST_REDIS_URL);
-    const queue = new Queue<PromptTriggerJob>(QueueNames.promptRuns, { connection });
-    try {
-      await queue.add('run', job, { jobId: requestId });
-      // The same job id again (a producer retrying) is one job.
-      await queue.add('run', job, { jobId: requestId });
-    } finally {
-      await queue.close();
-      connection.disconnect();
-    }
+    await promptRuns.add('run', job, { jobId: requestId });
+    // The same job id again (a producer retrying) is one job.
+    await promptRuns.add('run', job, { jobId: requestId });
     const [callback] = await callbacksOn('/recorded');
     expect(JSON.parse(callback.body)).toMatchObject({ event_type: 'prompt.completed', request_id: requestId, data: { response: 'recorded before the crash', model: 'fake-hook-chat' } });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Both the run and its one delivery are done: nothing is left that could send again.
+    expect(await jobFinished(promptRuns, requestId)).toBe('completed');
+    expect(await jobFinished(callbacks, deliveryIdFor(requestId))).toBe('completed');
     expect(receiver.on('/recorded')).toHaveLength(1);
     expect(fake.requests.length).toBe(modelCalls);
   });
@@ -469,13 +484,17 @@ describe('prompt webhook triggers and signed callbacks', () => {
   });
 
   it('loses nothing when the dispatcher is killed while a delivery waits for its retry', async () => {
-    receiver.script('/killed', [{ status: 500 }]);
+    // Retry-After keeps the retry well clear of the kill (the spec's schedule is 300 ms).
+    receiver.script('/killed', [{ status: 500, headers: { 'retry-after': '3' } }]);
     const response = await trigger(triggerUrl(hooked), validBody('/killed'), hooked.webhook_secret);
     const { request_id } = (await response.json()) as { request_id: string };
     await expectEventually(() => expect(receiver.on('/killed')).toHaveLength(1));
+    // The first attempt is recorded and its retry scheduled: the job waits in the delayed set.
+    await expectEventually(async () => expect(await callbacks.getJobState(deliveryIdFor(request_id))).toBe('delayed'));
     await apps.dispatcher.stop('SIGKILL');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The only process that sends callbacks is gone; the retry still waits in Redis.
     expect(receiver.on('/killed')).toHaveLength(1);
+    expect(await callbacks.getJobState(deliveryIdFor(request_id))).toBe('delayed');
     await startDispatcher();
     await expectEventually(() => expect(receiver.on('/killed')).toHaveLength(2), { timeoutMs: 15_000 });
     const [delivery] = await expectEventually(async () => {
@@ -512,7 +531,8 @@ describe('prompt webhook triggers and signed callbacks', () => {
     const response = await trigger(triggerUrl(hooked), validBody('/while-down'), hooked.webhook_secret);
     expect(response.status).toBe(202);
     const { request_id } = (await response.json()) as { request_id: string };
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Accepted onto the queue with no worker to run it (the one process that could is stopped).
+    expect(await promptRuns.getJobState(request_id)).toBe('waiting');
     expect(receiver.on('/while-down')).toHaveLength(0);
 
     apps.invocation = spawnApp('invocation', invocation.port, invocation.env);
@@ -522,6 +542,11 @@ describe('prompt webhook triggers and signed callbacks', () => {
   });
 
   it('runs again a trigger whose invocation replica was killed mid-run', async () => {
+    // A replica whose own run time-out cannot end the held run before the kill does.
+    const usual = apps.invocation;
+    expect(await usual.stop()).toBe(0);
+    apps.invocation = spawnApp('invocation', usual.port, { ...usual.env, PROMPT_TRIGGER_TIMEOUT_MS: '300000' });
+    await waitUntilLive(apps.invocation);
     const response = await trigger(triggerUrl(hooked, 'slow'), validBody('/killed-run', { inputs: { question: 'survive this' } }), hooked.webhook_secret);
     expect(response.status).toBe(202);
     const { request_id } = (await response.json()) as { request_id: string };
@@ -529,7 +554,10 @@ describe('prompt webhook triggers and signed callbacks', () => {
     await expectEventually(() => expect(sentToModel()).toBe(1));
     const killed = apps.invocation;
     await killed.stop('SIGKILL');
-    apps.invocation = spawnApp('invocation', killed.port, killed.env);
+    // The run the killed replica held never ended; the one run again answers at once.
+    expect(fake.requests.find((request) => JSON.stringify(request.body).includes('survive this'))?.finishedAt).toBeUndefined();
+    fake.setModel('fake-hook-slow', { latencyMs: 5 });
+    apps.invocation = spawnApp('invocation', usual.port, usual.env);
     await waitUntilLive(apps.invocation);
     const [callback] = await callbacksOn('/killed-run', 1, 20_000);
     expect(JSON.parse(callback.body)).toMatchObject({ event_type: 'prompt.completed', request_id, data: { response: 'Echo: survive this' } });
@@ -537,17 +565,16 @@ describe('prompt webhook triggers and signed callbacks', () => {
     expect(sentToModel()).toBe(2);
   });
 
-  // Last: it deletes the workspace the other tests use.
-  it("stops a deleted workspace's webhooks within 5 s, like its API keys", async () => {
+  // Last: it deletes the workspace the other tests use. How soon (the gateway's 4 s cache,
+  // like API keys') is proven with a controlled clock in active-workspaces.spec.ts.
+  it("stops a deleted workspace's webhooks, like its API keys", async () => {
     expect((await trigger(triggerUrl(hooked), validBody('/deleted'), hooked.webhook_secret)).status).toBe(202);
     await cliJson(['workspace', 'delete', workspaceId]);
-    const deletedAt = Date.now();
     const refused = await expectEventually(async () => {
       const response = await trigger(triggerUrl(hooked), validBody('/deleted'), hooked.webhook_secret);
       expect(response.status).toBe(404);
       return (await response.json()) as Record<string, unknown>;
-    }, { timeoutMs: 6_000, intervalMs: 250 });
-    expect(Date.now() - deletedAt).toBeLessThan(5_000);
+    }, { timeoutMs: 20_000, intervalMs: 250 });
     expect(refused).toMatchObject({ error_code: 'resource_not_found' });
   });
 });

@@ -1,68 +1,114 @@
 import { Controller, Module, type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { MessagePattern } from '@nestjs/microservices';
-import { sendRpc, type RpcPattern } from '@waggle/contracts';
+import { sendRpc, type ReplyPattern } from '@waggle/contracts';
 import { applyRpcConventions, BaseEnv, GracefulNatsServer, loadConfig, NatsRpcClient } from '@waggle/platform';
 import { expectEventually } from '@waggle/testing';
 
-const SLOW_MS = 600;
+/** Held shut by the test: the handler's work ends exactly when the test says so, never on a timer. */
+class Gate {
+  readonly opened: Promise<void>;
+  private release!: () => void;
+
+  constructor() {
+    this.opened = new Promise((resolve) => (this.release = resolve));
+  }
+
+  open(): void {
+    this.release();
+  }
+}
+
+let gate = new Gate();
 
 @Controller()
-class SlowController {
-  @MessagePattern('test.graceful.slow')
-  async slow(): Promise<{ finished: boolean }> {
-    await new Promise((resolve) => setTimeout(resolve, SLOW_MS));
+class GatedController {
+  @MessagePattern('test.graceful.gated')
+  async gated(): Promise<{ finished: boolean }> {
+    await gate.opened;
     return { finished: true };
   }
 }
 
-@Module({ controllers: [SlowController] })
-class SlowModule {}
+@Module({ controllers: [GatedController] })
+class GatedModule {}
 
 describe('GracefulNatsServer shutdown', () => {
   const { NATS_URL } = loadConfig(BaseEnv);
   let client: NatsRpcClient;
-  let server: GracefulNatsServer;
-  let service: INestMicroservice;
+  let service: INestMicroservice | undefined;
 
   beforeEach(async () => {
+    gate = new Gate();
     client = new NatsRpcClient(NATS_URL, 'graceful-test');
     await client.connect();
-    server = new GracefulNatsServer({ servers: NATS_URL.split(','), queue: 'test-graceful' }, 5_000);
-    service = await NestFactory.createMicroservice(SlowModule, { strategy: server, logger: false });
-    applyRpcConventions(service);
-    await service.listen();
   });
 
   afterEach(async () => {
+    // Whatever a test left held is let go, so no handler outlives it.
+    gate.open();
+    await stopService();
     await client.close();
   });
 
-  const slowCall = (timeoutMs = 5_000) => sendRpc(client, 'test.graceful.slow' as RpcPattern, {}, { timeoutMs });
+  /** Closes the running service once; afterEach closes whatever a test left running. */
+  function stopService(): Promise<void> {
+    const running = service;
+    service = undefined;
+    return running ? running.close() : Promise.resolve();
+  }
+
+  async function startService(queue: string, graceMs: number): Promise<GracefulNatsServer> {
+    const server = new GracefulNatsServer({ servers: NATS_URL.split(','), queue }, graceMs);
+    const microservice = await NestFactory.createMicroservice(GatedModule, { strategy: server, logger: false });
+    applyRpcConventions(microservice);
+    await microservice.listen();
+    service = microservice;
+    return server;
+  }
+
+  const gatedCall = (timeoutMs = 30_000) => sendRpc(client, 'test.graceful.gated' as ReplyPattern, {}, { timeoutMs });
 
   it('answers every request already received, then stops taking new ones', async () => {
-    const inflight = [slowCall(), slowCall(), slowCall()];
-    await expectEventually(() => expect(server.inflightCount).toBe(3), { timeoutMs: 2_000, intervalMs: 10 });
+    const server = await startService('test-graceful', 30_000);
+    const events: string[] = [];
+    const inflight = [gatedCall(), gatedCall(), gatedCall()].map((call) =>
+      call.then((answer) => {
+        events.push('answered');
+        return answer;
+      }),
+    );
+    await expectEventually(() => expect(server.inflightCount).toBe(3), { timeoutMs: 10_000, intervalMs: 10 });
 
-    const closing = service.close();
+    const closing = stopService().then(() => events.push('closed'));
+    // Intake stops while the three are still held: a new request finds no subscriber (502 at
+    // once, not a 504 time-out), and the connection stays open for the replies still owed.
+    await expectEventually(() => expect(gatedCall(5_000)).rejects.toMatchObject({ code: 'upstream_request_failed', status: 502 }), { timeoutMs: 10_000, intervalMs: 20 });
+    expect(server.connection()?.isClosed()).toBe(false);
+    expect(events).toEqual([]);
+
+    events.push('released');
+    gate.open();
     await expect(Promise.all(inflight)).resolves.toEqual([{ finished: true }, { finished: true }, { finished: true }]);
     await closing;
-
-    // Nobody is subscribed any more: the next request is refused, not silently queued.
-    await expect(slowCall()).rejects.toMatchObject({ code: 'upstream_request_failed' });
+    // close() returned only after the release. (Whether the client reads the replies before
+    // or after it returns is up to two sockets, so that order is not asserted.)
+    expect(events[0]).toBe('released');
+    expect([...events].sort()).toEqual(['answered', 'answered', 'answered', 'closed', 'released']);
   });
 
   it('gives up waiting after the grace period', async () => {
-    const impatient = new GracefulNatsServer({ servers: NATS_URL.split(','), queue: 'test-graceful-impatient' }, 100);
-    await service.close();
-    service = await NestFactory.createMicroservice(SlowModule, { strategy: impatient, logger: false });
-    await service.listen();
-    const call = slowCall(1_500).catch((error: unknown) => error);
-    await expectEventually(() => expect(impatient.inflightCount).toBe(1), { timeoutMs: 2_000, intervalMs: 10 });
-    const started = Date.now();
-    await service.close();
-    expect(Date.now() - started).toBeLessThan(SLOW_MS);
-    // Work still running past the grace period loses its reply; the caller times out.
-    await expect(call).resolves.toMatchObject({ code: 'upstream_request_failed' });
+    const server = await startService('test-graceful-impatient', 100);
+    const call = gatedCall(3_000).catch((error: unknown) => error);
+    await expectEventually(() => expect(server.inflightCount).toBe(1), { timeoutMs: 10_000, intervalMs: 10 });
+
+    // The gate is still shut, so close() can only return by giving up on the held request.
+    await stopService();
+    expect(server.connection()).toBeUndefined();
+    expect(server.inflightCount).toBe(1);
+    gate.open();
+
+    // Work still running past the grace period loses its reply: the caller times out (504).
+    await expect(call).resolves.toMatchObject({ code: 'upstream_request_failed', status: 504 });
   });
 });

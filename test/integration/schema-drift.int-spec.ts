@@ -1,5 +1,5 @@
 import { DOMAIN_SERVICES } from '@waggle/contracts';
-import type { PostgresDataSourceOptions } from '@waggle/platform';
+import { pendingSchemaChanges, type PostgresDataSourceOptions } from '@waggle/platform';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { TEST_DATABASE_URL } from '../setup/test-env';
@@ -17,8 +17,9 @@ describe.each(DOMAIN_SERVICES)('%s schema', (service) => {
     const dataSource = new DataSource(dataSourceOptions(TEST_DATABASE_URL));
     await dataSource.initialize();
     try {
-      const pending = await dataSource.driver.createSchemaBuilder().log();
-      expect(pending.upQueries.map((query) => query.query)).toEqual([]);
+      // The same diff `npm run migration:generate` would write as a migration.
+      const pending = await pendingSchemaChanges(dataSource);
+      expect(pending.up.map((query) => query.query)).toEqual([]);
     } finally {
       await dataSource.destroy();
     }

@@ -1,14 +1,30 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { LedgerStream } from '@waggle/contracts';
 import Redis from 'ioredis';
+import { connect } from 'nats';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './test-env';
 
+/** Run records an earlier run left in the ledger stream would land in this run's fresh database. */
+async function purgeLedgerStream(): Promise<void> {
+  const connection = await connect({ servers: (process.env.NATS_URL ?? 'nats://127.0.0.1:4222').split(',') });
+  try {
+    const manager = await connection.jetstreamManager();
+    await manager.streams.purge(LedgerStream.name).catch((error: unknown) => {
+      if (!(error instanceof Error && /stream not found/i.test(error.message))) throw error;
+    });
+  } finally {
+    await connection.close();
+  }
+}
+
 /**
- * Once per run: drop every service schema of the test database and migrate afresh, and
- * empty the test Redis database (queues, registry, meters left by an earlier run).
+ * Once per run: drop every service schema of the test database and migrate afresh, empty the
+ * test Redis database (queues, registry, meters left by an earlier run) and the ledger stream.
  */
 export default async function resetTestDatabase(): Promise<void> {
+  await purgeLedgerStream();
   const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
   await redis.flushdb();

@@ -1,11 +1,21 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig, startServiceApp } from '@waggle/platform';
-import { CatalogModule } from './catalog.module';
+import { ApiKeysModule } from './api-keys/api-keys.module';
 import { CatalogEnv } from './config/catalog.env';
 import { dataSourceOptions } from './database/data-source';
+import { ModelsModule } from './models/models.module';
+import { PlansModule } from './plans/plans.module';
+import { CreateWorkspaceModule } from './usecases/create-workspace/create-workspace.module';
+import { WorkspacesModule } from './workspaces/workspaces.module';
 
 export function bootstrap(): Promise<INestApplication> {
   const env = loadConfig(CatalogEnv);
   const database = dataSourceOptions(env.DATABASE_URL);
-  return startServiceApp({ service: 'catalog', env, dependencies: ['postgres', 'nats'], database, imports: [CatalogModule] });
+  return startServiceApp({
+    service: 'catalog',
+    env,
+    dependencies: ['postgres', 'nats'],
+    database,
+    imports: [PlansModule, WorkspacesModule, ApiKeysModule, CreateWorkspaceModule, ModelsModule],
+  });
 }

@@ -1,52 +1,19 @@
-import { Logger as NestLogger, Module, type INestApplication } from '@nestjs/common';
+import { Logger as NestLogger, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { createValidationPipe, loadConfig, newRequestId, PlatformModule, requestContext } from '@waggle/platform';
+import { createValidationPipe, loadConfig, newRequestId, requestContext } from '@waggle/platform';
 import { json, type NextFunction, type Request, type Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import { GatewayEnv } from './config/gateway.env';
-import { ApiKeyAuthenticator } from './auth/api-key-authenticator';
-import { ApiKeyGuard } from './auth/api-key.guard';
-import { ErrorCodesController } from './error-codes/error-codes.controller';
-import { ApiMeterGuard } from './meter/api-meter.guard';
-import { Clock } from './meter/clock';
-import { ModelsController } from './models/models.controller';
-import { buildPublicOpenApiDocument } from './openapi/openapi-document';
-import { OpenApiController, OpenApiDocumentHolder } from './openapi/openapi.controller';
-import { PrivatePromptsController } from './prompts/private-prompts.controller';
-import { PromptInvokeController } from './prompts/prompt-invoke.controller';
-import { PrivateRequestsController } from './requests/private-requests.controller';
-import { RequestsController } from './requests/requests.controller';
 import { answerMalformedRequestsWithJson } from './errors/client-error.handler';
 import { HttpExceptionFilter, sendError } from './errors/http-exception.filter';
-import { ServicesReadinessReporter } from './health/services-readiness.reporter';
-import { PrivateDeliveriesController } from './webhooks/private-deliveries.controller';
-import { PromptWebhookController } from './webhooks/prompt-webhook.controller';
-import { WebhookSecretGuard } from './webhooks/webhook-secret.guard';
-import { ActiveWorkspaces } from './webhooks/active-workspaces';
+import { GatewayModule } from './gateway.module';
+import { buildPublicOpenApiDocument } from './openapi/openapi-document';
+import { OpenApiDocumentHolder } from './openapi/openapi.controller';
 
 /** Builds the gateway without listening, so tests can choose how to start it. */
 export async function createGatewayApp(env: GatewayEnv): Promise<NestExpressApplication> {
-  @Module({
-    imports: [
-      PlatformModule.forApp({ app: 'gateway', env, dependencies: ['nats', 'redis'], readinessReporters: [ServicesReadinessReporter] }),
-    ],
-    controllers: [
-      ErrorCodesController,
-      ModelsController,
-      OpenApiController,
-      PromptInvokeController,
-      PromptWebhookController,
-      RequestsController,
-      PrivateRequestsController,
-      PrivatePromptsController,
-      PrivateDeliveriesController,
-    ],
-    providers: [Clock, ApiKeyAuthenticator, ApiKeyGuard, ApiMeterGuard, WebhookSecretGuard, ActiveWorkspaces, OpenApiDocumentHolder],
-  })
-  class GatewayModule {}
-
-  const app = await NestFactory.create<NestExpressApplication>(GatewayModule, { bufferLogs: true, bodyParser: false });
+  const app = await NestFactory.create<NestExpressApplication>(GatewayModule.forRoot(env), { bufferLogs: true, bodyParser: false });
   configureGatewayApp(app, env);
   app.get(OpenApiDocumentHolder).document = buildPublicOpenApiDocument(app);
   return app;

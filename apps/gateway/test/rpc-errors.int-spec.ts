@@ -1,10 +1,10 @@
 import { Body, Controller, Module, Param, Post, type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { MessagePattern } from '@nestjs/microservices';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { sendRpc, type RpcPattern } from '@waggle/contracts';
+import { sendRpc, type ReplyPattern } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { applyRpcConventions, GracefulNatsServer, loadConfig, NatsRpcClient, PlatformModule, requestContext } from '@waggle/platform';
+import { applyRpcConventions, GracefulNatsServer, loadConfig, NatsRpcClient, PlatformModule, requestContext, ValidatedPayload } from '@waggle/platform';
 import { IsInt, IsString, Min } from 'class-validator';
 import type { NextFunction, Request, Response } from 'express';
 import { configureGatewayApp } from '../src/bootstrap';
@@ -22,6 +22,10 @@ class ProbeDto {
   @Min(1)
   count!: number;
 }
+
+/** Holds the slow handler until the test lets it go: its reply can only come after the time-out. */
+let releaseSlow: () => void = () => undefined;
+const slowReleased = new Promise<void>((resolve) => (releaseSlow = resolve));
 
 @Controller()
 class ProbeServiceController {
@@ -42,12 +46,12 @@ class ProbeServiceController {
 
   @MessagePattern('test.probe.slow')
   async slow(): Promise<{ ok: boolean }> {
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await slowReleased;
     return { ok: true };
   }
 
   @MessagePattern('test.probe.validate')
-  validate(@Payload() probe: ProbeDto): ProbeDto {
+  validate(@ValidatedPayload(ProbeDto) probe: ProbeDto): ProbeDto {
     return probe;
   }
 
@@ -67,7 +71,7 @@ class ProbeGatewayController {
   @Post(':kind')
   probe(@Param('kind') kind: string, @Body() body: unknown): Promise<unknown> {
     // Test-only patterns: they are not part of the typed contract map.
-    return sendRpc(this.rpc, `test.probe.${kind}` as RpcPattern, body as Record<string, never>, { timeoutMs: 700 });
+    return sendRpc(this.rpc, `test.probe.${kind}` as ReplyPattern, body as Record<string, never>, { timeoutMs: 700 });
   }
 }
 
@@ -102,6 +106,7 @@ describe('errors across the NATS wire', () => {
   });
 
   afterAll(async () => {
+    releaseSlow();
     await gateway?.close();
     await service?.close();
   });
@@ -113,7 +118,7 @@ describe('errors across the NATS wire', () => {
     const response = await post('/probe/deprecated');
     expect(response.status).toBe(422);
     const message = 'The model gpt-3.5-turbo-0301 is no longer available. Choose another model.';
-    expect(await response.json()).toEqual({ error: message, message, error_code: 'model_deprecated' });
+    expect(await response.json()).toEqual({ error: message, message, error_code: 'model_deprecated', code: 'model_deprecated' });
   });
 
   it('localizes the message in the account language', async () => {
@@ -161,11 +166,9 @@ describe('errors across the NATS wire', () => {
   });
 
   it('answers 502 at once when no service listens on the pattern', async () => {
-    const started = Date.now();
     const response = await post('/probe/nobody-listens');
+    // NATS reports "no responders" instead of letting the call run into its time-out (504).
     expect(response.status).toBe(502);
-    // NATS reports "no responders" instead of letting the call run into its time-out.
-    expect(Date.now() - started).toBeLessThan(700);
     expect(await response.json()).toMatchObject({ error_code: 'upstream_request_failed' });
   });
 

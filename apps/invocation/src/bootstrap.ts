@@ -2,11 +2,19 @@ import type { INestApplication } from '@nestjs/common';
 import { loadConfig, startServiceApp } from '@waggle/platform';
 import { InvocationEnv } from './config/invocation.env';
 import { dataSourceOptions } from './database/data-source';
+import { LedgerModule } from './ledger/ledger.module';
 import { PromptsModule } from './prompts/prompts.module';
 import { RunsModule } from './runs/runs.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 export function bootstrap(): Promise<INestApplication> {
   const env = loadConfig(InvocationEnv);
   const database = dataSourceOptions(env.DATABASE_URL);
-  return startServiceApp({ service: 'invocation', env, dependencies: ['postgres', 'nats', 'redis'], database, imports: [PromptsModule, RunsModule] });
+  return startServiceApp({
+    service: 'invocation',
+    env,
+    dependencies: ['postgres', 'nats', 'redis'],
+    database,
+    imports: [PromptsModule, RunsModule, LedgerModule, WebhooksModule],
+  });
 }

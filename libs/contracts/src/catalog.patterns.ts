@@ -1,25 +1,8 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Matches, Max, Min, ValidateIf } from 'class-validator';
-
-/** The catalog service: plans, workspaces, API keys and the model catalog. */
-export const CatalogPatterns = {
-  resolveApiKey: 'catalog.api-keys.resolve',
-  createApiKey: 'catalog.api-keys.create',
-  listApiKeys: 'catalog.api-keys.list',
-  revokeApiKey: 'catalog.api-keys.revoke',
-  createWorkspace: 'catalog.workspaces.create',
-  listWorkspaces: 'catalog.workspaces.list',
-  getWorkspace: 'catalog.workspaces.get',
-  setWorkspacePlan: 'catalog.workspaces.set-plan',
-  setWorkspaceLimits: 'catalog.workspaces.set-limits',
-  deleteWorkspace: 'catalog.workspaces.delete',
-  listPlans: 'catalog.plans.list',
-  setPlanLimits: 'catalog.plans.set',
-  listModels: 'catalog.models.list',
-  loadModels: 'catalog.models.load',
-  getModelRoute: 'catalog.models.route',
-} as const;
+import { WorkspaceIdRequest } from './common.dto';
+import { EmptyRequest, patternNames, rpc } from './rpc-contract';
 
 export const ACCOUNT_LANGUAGES = ['en', 'es'] as const;
 export type AccountLanguage = (typeof ACCOUNT_LANGUAGES)[number];
@@ -101,11 +84,6 @@ export class CreateWorkspaceRequest {
   @IsOptional()
   @IsIn(ACCOUNT_LANGUAGES)
   language?: AccountLanguage;
-}
-
-export class WorkspaceIdRequest {
-  @IsUUID()
-  workspace_id!: string;
 }
 
 export class SetWorkspacePlanRequest extends WorkspaceIdRequest {
@@ -225,3 +203,26 @@ export interface LoadModelsResponse {
   model_count: number;
   listed_count: number;
 }
+
+/** The catalog service: plans, workspaces, API keys and the model catalog. */
+export const CatalogContracts = {
+  /** The gateway's key check: prefix and SHA-256 only, the key itself never travels. */
+  resolveApiKey: rpc('catalog.api-keys.resolve', ResolveApiKeyRequest).returns<ResolvedApiKey>(),
+  createApiKey: rpc('catalog.api-keys.create', WorkspaceIdRequest).returns<CreatedApiKey>(),
+  listApiKeys: rpc('catalog.api-keys.list', WorkspaceIdRequest).returns<ApiKeySummary[]>(),
+  revokeApiKey: rpc('catalog.api-keys.revoke', RevokeApiKeyRequest).returns<ApiKeySummary>(),
+  createWorkspace: rpc('catalog.workspaces.create', CreateWorkspaceRequest).returns<CreatedWorkspace>(),
+  listWorkspaces: rpc('catalog.workspaces.list', EmptyRequest).returns<WorkspaceSummary[]>(),
+  /** A workspace that exists and is not deleted; otherwise `not_found`. */
+  getWorkspace: rpc('catalog.workspaces.get', WorkspaceIdRequest).returns<WorkspaceSummary>(),
+  setWorkspacePlan: rpc('catalog.workspaces.set-plan', SetWorkspacePlanRequest).returns<WorkspaceSummary>(),
+  setWorkspaceLimits: rpc('catalog.workspaces.set-limits', SetWorkspaceLimitsRequest).returns<WorkspaceSummary>(),
+  deleteWorkspace: rpc('catalog.workspaces.delete', WorkspaceIdRequest).returns<WorkspaceSummary>(),
+  listPlans: rpc('catalog.plans.list', EmptyRequest).returns<PlanSummary[]>(),
+  setPlanLimits: rpc('catalog.plans.set', SetPlanLimitsRequest).returns<PlanSummary>(),
+  listModels: rpc('catalog.models.list', ListModelsRequest).returns<PublicModel[]>(),
+  loadModels: rpc('catalog.models.load', LoadModelsRequest).returns<LoadModelsResponse>(),
+  getModelRoute: rpc('catalog.models.route', ModelIdRequest).returns<ModelRoute>(),
+};
+
+export const CatalogPatterns = patternNames(CatalogContracts);

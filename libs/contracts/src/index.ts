@@ -1,12 +1,19 @@
 export { APP_NAMES, DOMAIN_SERVICES, queueGroupOf, type AppName, type DomainService } from './services';
-export { HealthPatterns, type HealthPingPattern, type HealthPingRequest, type HealthPingResponse } from './health.patterns';
-export { RpcHeaders, type RpcCallContext } from './rpc-headers';
-export type { RpcContract, RpcContracts, RpcPattern, RpcRequest, RpcResponse } from './rpc-contracts';
+export { EmptyRequest, patternNames, rpc, type ContractMap, type ContractsByPattern, type RequestClass, type RpcContract, type RpcKind } from './rpc-contract';
+export { RPC_CONTRACTS, type ReplyPattern, type RpcContracts, type RpcPattern, type RpcRequest, type RpcResponse, type StreamPattern } from './rpc-contracts';
 export { sendRpc, streamRpc, type RpcTransport, type SendOptions } from './send';
+export { RpcHeaders, type RpcCallContext } from './rpc-headers';
+export { QueueNames, type QueueJobs, type QueueName } from './queues';
+export { LedgerStream, RUN_KINDS, RUN_STATUSES, TERMINAL_RUN_STATUSES, type LedgerRecord, type RunKind, type RunStatus } from './ledger';
+export { WEBHOOK_OWNER_KINDS, type WebhookOwnerKind } from './webhook-owners';
+export { ListLimit, WorkspaceIdRequest } from './common.dto';
+export { flatMetadataProblem, IsFlatMetadata, METADATA_LIMITS, type FlatMetadata, type MetadataValue } from './flat-metadata';
+export { HealthContracts, HealthPatterns, type HealthPingPattern, type HealthPingRequest, type HealthPingResponse } from './health.patterns';
 export {
   ACCOUNT_LANGUAGES,
   API_KEY_PATTERN,
   API_KEY_PREFIX_LENGTH,
+  CatalogContracts,
   CatalogPatterns,
   CreateWorkspaceRequest,
   LimitsPatch,
@@ -20,7 +27,6 @@ export {
   SetPlanLimitsRequest,
   SetWorkspaceLimitsRequest,
   SetWorkspacePlanRequest,
-  WorkspaceIdRequest,
   type AccountLanguage,
   type ApiKeySummary,
   type CreatedApiKey,
@@ -36,55 +42,54 @@ export {
 } from './catalog.patterns';
 export {
   ApplyPromptsRequest,
+  InvocationContracts,
   InvocationPatterns,
+  ListRequestsFilter,
+  ListRequestsRequest,
   PROMPT_NAME_PATTERN,
   PROMPT_ROLES,
   PromptDeploymentSpec,
   PromptMessageDto,
   PromptParamsDto,
-  PromptVariantSpec,
   PromptRunInputs,
   PromptRunRequest,
+  PromptVariantSpec,
+  PromptVersionsRequest,
+  PromptWebhookSecretRequest,
   REASONING_EFFORTS,
   REQUEST_ID_FORMAT,
+  RepublishWebhookTargetRequest,
   RequestLookupRequest,
-  ListRequestsFilter,
-  ListRequestsRequest,
-  PromptVersionsRequest,
   ResponseFormatDto,
+  RotatePromptWebhookSecretRequest,
   RUN_CANCEL_SUBJECT,
   type AppliedDeployment,
   type AppliedVariant,
   type CancelRunMessage,
+  type PromptDeploymentSummary,
   type PromptInvokeResponse,
   type PromptStreamEvent,
-  type RequestLookup,
-  type PromptDeploymentSummary,
+  type PromptTriggerJob,
   type PromptVersionSummary,
+  type RepublishedWebhookTarget,
+  type RequestListItem,
+  type RequestLookup,
   type UsageObject,
+  type WebhookSecretView,
 } from './invocation.patterns';
-export { flatMetadataProblem, IsFlatMetadata, METADATA_LIMITS, type FlatMetadata, type MetadataValue } from './flat-metadata';
 export {
   CALLBACK_EVENT_TYPES,
+  CallbackDispatcherContracts,
   CallbackPatterns,
   DELIVERY_ID_FORMAT,
   DELIVERY_STATUSES,
   DeliveryIdRequest,
   ListDeliveriesFilter,
   ListDeliveriesRequest,
-  PromptWebhookSecretRequest,
-  QueueNames,
-  RepublishWebhookTargetRequest,
-  RotatePromptWebhookSecretRequest,
-  WEBHOOK_OWNER_KINDS,
   type CallbackBody,
   type CallbackDeliveryJob,
   type CallbackEventType,
   type DeliveryAttemptSummary,
   type DeliveryStatus,
   type DeliverySummary,
-  type PromptTriggerJob,
-  type RepublishedWebhookTarget,
-  type WebhookOwnerKind,
-  type WebhookSecretView,
-} from './webhooks.patterns';
+} from './callback-dispatcher.patterns';

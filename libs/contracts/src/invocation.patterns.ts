@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { IsFlatMetadata, type FlatMetadata } from './flat-metadata';
-import { ListLimit } from './list-limit';
+import { ListLimit, WorkspaceIdRequest } from './common.dto';
+import { patternNames, rpc } from './rpc-contract';
 import { Type } from 'class-transformer';
 import {
   IsISO8601,
@@ -20,20 +21,6 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-
-/** The invocation service: prompt deployments, their variants and versions, and runs. */
-export const InvocationPatterns = {
-  applyPrompts: 'invocation.prompts.apply',
-  invokePrompt: 'invocation.prompts.invoke',
-  streamPrompt: 'invocation.prompts.stream',
-  getRequest: 'invocation.requests.get',
-  listRequests: 'invocation.requests.list',
-  listPrompts: 'invocation.prompts.list',
-  listPromptVersions: 'invocation.prompts.versions',
-  getWebhookSecret: 'invocation.prompts.webhook-secret.get',
-  rotateWebhookSecret: 'invocation.prompts.webhook-secret.rotate',
-  republishWebhookTarget: 'invocation.prompts.webhook-target.republish',
-} as const;
 
 /**
  * Published (not requested) to every invocation replica when a streaming client goes
@@ -199,9 +186,10 @@ export class PromptRunInputs {
   @IsFlatMetadata()
   metadata?: FlatMetadata;
 
+  /** decisions: the run's user label, recorded and filterable, never given to the model. */
   @IsOptional()
   @IsString()
-  @Length(0, 500)
+  @Length(0, 256)
   user?: string;
 }
 
@@ -288,6 +276,12 @@ export class ListRequestsFilter extends ListLimit {
   @Length(0, 2048)
   metadata_value?: string;
 
+  /** Runs whose caller gave this user label. */
+  @IsOptional()
+  @IsString()
+  @Length(0, 256)
+  user?: string;
+
   @IsOptional()
   @IsISO8601()
   from?: string;
@@ -295,6 +289,11 @@ export class ListRequestsFilter extends ListLimit {
   @IsOptional()
   @IsISO8601()
   to?: string;
+}
+
+/** A run as the private ledger listing shows it: the lookup's fields and the user label. */
+export interface RequestListItem extends RequestLookup {
+  user: string | null;
 }
 
 /** A workspace's requests, newest first. */
@@ -334,3 +333,76 @@ export interface PromptDeploymentSummary {
   created_at: string;
   variants: Array<{ name: string; variant_id: string; version: number | null; model: string | null; variables: string[] }>;
 }
+
+/**
+ * A prompt webhook trigger the gateway accepted (queue `prompt-runs`, job id =
+ * request_id). The version is pinned when the trigger is accepted.
+ */
+export interface PromptTriggerJob {
+  request_id: string;
+  workspace_id: string;
+  prompt_endpoint_id: string;
+  variant_id: string;
+  version_id: string;
+  inputs: Record<string, unknown>;
+  metadata: FlatMetadata;
+  user: string | null;
+  callback_url: string;
+  accepted_at: string;
+}
+
+/** Webhook secrets of prompt deployments: shown and rotated through private routes and the CLI. */
+export class PromptWebhookSecretRequest {
+  @IsUUID()
+  workspace_id!: string;
+
+  @IsString()
+  @Length(1, 200)
+  deployment!: string;
+}
+
+export class RotatePromptWebhookSecretRequest extends PromptWebhookSecretRequest {
+  /** How long the previous secret keeps working; the operator's default when absent. */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(30 * 24 * 3600)
+  overlap_seconds?: number;
+}
+
+export interface WebhookSecretView {
+  deployment: string;
+  prompt_endpoint_id: string;
+  webhook_secret: string;
+  /** Set during a rotation's overlap: until then the previous secret is accepted and signs too. */
+  previous_secret_expires_at: string | null;
+}
+
+/** Asks the owner to write a webhook target to the registry again (the registry lost it). */
+export class RepublishWebhookTargetRequest {
+  @IsUUID()
+  id!: string;
+}
+
+export interface RepublishedWebhookTarget {
+  /** False when the owner has no such deployment: the trigger's 404 is real. */
+  found: boolean;
+}
+
+/** The invocation service: prompt deployments, their variants and versions, runs and the request ledger. */
+export const InvocationContracts = {
+  applyPrompts: rpc('invocation.prompts.apply', ApplyPromptsRequest).returns<AppliedDeployment[]>(),
+  listPrompts: rpc('invocation.prompts.list', WorkspaceIdRequest).returns<PromptDeploymentSummary[]>(),
+  listPromptVersions: rpc('invocation.prompts.versions', PromptVersionsRequest).returns<PromptVersionSummary[]>(),
+  invokePrompt: rpc('invocation.prompts.invoke', PromptRunRequest).returns<PromptInvokeResponse>(),
+  /** One value per event. */
+  streamPrompt: rpc('invocation.prompts.stream', PromptRunRequest).streams<PromptStreamEvent>(),
+  getWebhookSecret: rpc('invocation.prompts.webhook-secret.get', PromptWebhookSecretRequest).returns<WebhookSecretView>(),
+  rotateWebhookSecret: rpc('invocation.prompts.webhook-secret.rotate', RotatePromptWebhookSecretRequest).returns<WebhookSecretView>(),
+  republishWebhookTarget: rpc('invocation.prompts.webhook-target.republish', RepublishWebhookTargetRequest).returns<RepublishedWebhookTarget>(),
+  getRequest: rpc('invocation.requests.get', RequestLookupRequest).returns<RequestLookup>(),
+  listRequests: rpc('invocation.requests.list', ListRequestsRequest).returns<RequestListItem[]>(),
+};
+
+export const InvocationPatterns = patternNames(InvocationContracts);

@@ -1,6 +1,7 @@
 import { WaggleException } from '@waggle/errors';
 import { firstValueFrom, NEVER, of, toArray, concat, timer, map } from 'rxjs';
 import { HealthPatterns } from './health.patterns';
+import { InvocationPatterns, type PromptRunRequest } from './invocation.patterns';
 import { sendRpc, streamRpc, type RpcTransport } from './send';
 
 const transportOf = (reply: ReturnType<RpcTransport['request']>): RpcTransport => ({ request: () => reply });
@@ -21,7 +22,8 @@ describe('sendRpc', () => {
 describe('streamRpc', () => {
   it('applies the time-out to each gap between values, not to the whole stream', async () => {
     const slowButSteady = concat(...[1, 2, 3].map((n) => timer(15).pipe(map(() => n))));
-    const values = await firstValueFrom(streamRpc(transportOf(slowButSteady), HealthPatterns.catalog, {}, { timeoutMs: 40 }).pipe(toArray()));
+    const run = { workspace_id: 'w', request_id: 'r', deployment: 'd', variant: 'v' } satisfies PromptRunRequest;
+    const values = await firstValueFrom(streamRpc(transportOf(slowButSteady), InvocationPatterns.streamPrompt, run, { timeoutMs: 40 }).pipe(toArray()));
     expect(values).toEqual([1, 2, 3]);
   });
 });

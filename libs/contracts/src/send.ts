@@ -1,7 +1,7 @@
 import { WaggleException } from '@waggle/errors';
 import { lastValueFrom, Observable, throwError, timeout, TimeoutError, catchError } from 'rxjs';
 import type { RpcCallContext } from './rpc-headers';
-import type { RpcPattern, RpcRequest, RpcResponse } from './rpc-contracts';
+import type { ReplyPattern, RpcRequest, RpcResponse, StreamPattern } from './rpc-contracts';
 
 /** Implemented by the platform's NATS client; kept abstract so contracts import no server code. */
 export interface RpcTransport {
@@ -25,7 +25,7 @@ function timeoutToUpstreamFailure(pattern: string) {
 }
 
 /** One request, one reply. A time-out becomes `upstream_request_failed` (504). */
-export function sendRpc<P extends RpcPattern>(
+export function sendRpc<P extends ReplyPattern>(
   transport: RpcTransport,
   pattern: P,
   payload: RpcRequest<P>,
@@ -41,7 +41,7 @@ export function sendRpc<P extends RpcPattern>(
  * A streamed reply: every value the service emits, in order. The time-out applies to
  * the first value and then to each gap between values.
  */
-export function streamRpc<P extends RpcPattern>(
+export function streamRpc<P extends StreamPattern>(
   transport: RpcTransport,
   pattern: P,
   payload: RpcRequest<P>,

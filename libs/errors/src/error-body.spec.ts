@@ -1,19 +1,23 @@
-import { toErrorBody } from './error-body';
+import { toErrorBody, type ErrorBody } from './error-body';
+import { errorCodes } from './error-catalog';
 import { WaggleException } from './waggle.exception';
 
 describe('toErrorBody', () => {
   it('shapes a catalog error with `error` as the alias of the localized message', () => {
     const exception = new WaggleException('model_deprecated', { params: { model: 'gpt-4-0314' } });
-    const english = toErrorBody(exception, 'en');
-    expect(english).toEqual({ error: english.message, message: expect.stringContaining('gpt-4-0314'), error_code: 'model_deprecated' });
-    const spanish = toErrorBody(exception, 'es');
+    const english = toErrorBody(exception, 'en') as ErrorBody;
+    expect(english).toEqual({ error: english.message, message: expect.stringContaining('gpt-4-0314'), error_code: 'model_deprecated', code: 'model_deprecated' });
+    const spanish = toErrorBody(exception, 'es') as ErrorBody;
     expect(spanish.message).toContain('gpt-4-0314');
     expect(spanish.message).not.toEqual(english.message);
   });
 
-  it('adds the deprecated `code` alias only for the codes the spec lists', () => {
-    expect(toErrorBody(new WaggleException('workspace_limit_reached'), 'en').code).toBe('workspace_limit_reached');
-    expect(toErrorBody(new WaggleException('provider_error'), 'en')).not.toHaveProperty('code');
+  it('carries the deprecated `code` alias, equal to error_code, on every body but the concurrency cap, which is `error` only', () => {
+    for (const code of errorCodes().filter((candidate) => candidate !== 'concurrency_limit_reached')) {
+      expect(toErrorBody(new WaggleException(code), 'en')).toMatchObject({ error_code: code, code });
+    }
+    const cap = toErrorBody(new WaggleException('concurrency_limit_reached'), 'es');
+    expect(cap).toEqual({ error: expect.any(String) });
   });
 
   it('puts validation_failed details in `errors` and other details in `details`', () => {
@@ -23,7 +27,7 @@ describe('toErrorBody', () => {
 
   it('keeps a specific message override', () => {
     const body = toErrorBody(new WaggleException('not_found', { message: 'Workspace not found' }), 'es');
-    expect(body).toEqual({ error: 'Workspace not found', message: 'Workspace not found', error_code: 'not_found' });
+    expect(body).toEqual({ error: 'Workspace not found', message: 'Workspace not found', error_code: 'not_found', code: 'not_found' });
   });
 });
 

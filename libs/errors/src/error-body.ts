@@ -1,3 +1,4 @@
+import { ERROR_ONLY_BODY_CODES } from './error-catalog';
 import { ERROR_CATALOG, type SupportedLocale } from './error-catalog.data';
 import { interpolate, type WaggleException } from './waggle.exception';
 
@@ -6,21 +7,28 @@ export interface ErrorBody {
   error: string;
   message: string;
   error_code: string;
-  code?: string;
+  /** Deprecated alias of error_code, on every body. */
+  code: string;
   details?: unknown;
   errors?: unknown;
   [extra: string]: unknown;
 }
 
+/** The concurrency-cap 429: `error` and nothing else (the spec's shape). */
+export interface ErrorOnlyBody {
+  error: string;
+}
+
 /**
- * Shapes an exception for a client: localized message, `error` as its alias, `code`
- * where the catalog says the deprecated alias is carried, `errors` for validation_failed.
+ * Shapes an exception for a client: localized message, `error` as its alias, `code` as
+ * the deprecated alias of `error_code`, `errors` for validation_failed. The concurrency
+ * cap answers `error` only.
  */
-export function toErrorBody(exception: WaggleException, locale: SupportedLocale): ErrorBody {
+export function toErrorBody(exception: WaggleException, locale: SupportedLocale): ErrorBody | ErrorOnlyBody {
   const entry = ERROR_CATALOG[exception.code];
   const message = exception.messageOverride ?? interpolate(entry.text[locale].message, exception.params);
-  const body: ErrorBody = { error: message, message, error_code: exception.code };
-  if ((entry.fieldAliases as readonly string[]).includes('code')) body.code = exception.code;
+  if (ERROR_ONLY_BODY_CODES.has(exception.code)) return { error: message };
+  const body: ErrorBody = { error: message, message, error_code: exception.code, code: exception.code };
   if (exception.details !== undefined) {
     if (exception.code === 'validation_failed') body.errors = exception.details;
     else body.details = exception.details;

@@ -1,4 +1,5 @@
-import { ERROR_CATALOG, type ErrorCatalogEntryData } from './error-catalog.data';
+import { describeErrorCode } from './error-catalog';
+import { ERROR_CATALOG, type ErrorCatalogEntryData, type ErrorCode } from './error-catalog.data';
 
 /**
  * [code, usual status] for every row of the public spec's table
@@ -65,13 +66,6 @@ const SPEC_CODES: ReadonlyArray<readonly [string, number]> = [
   ['unsupported_resource_type', 400],
 ];
 
-const CODES_WITH_CODE_ALIAS = [
-  'workflow_step_limit_reached',
-  'workspace_limit_reached',
-  'api_rate_limit_exceeded',
-  'log_range_limit_exceeded',
-];
-
 const ALLOWED_PLACEHOLDERS: Record<string, readonly string[]> = {
   model_deprecated: ['%{model}'],
   api_rate_limit_exceeded: ['%{limit}'],
@@ -108,10 +102,10 @@ describe('ERROR_CATALOG', () => {
     }
   });
 
-  it('gives the deprecated `code` alias to exactly the four codes the spec lists', () => {
-    for (const [code, entry] of entries) {
-      const expected = CODES_WITH_CODE_ALIAS.includes(code) ? ['code'] : [];
-      expect({ code, fieldAliases: entry.fieldAliases }).toEqual({ code, fieldAliases: expected });
+  it('lists `code` as the alias field of every code but the concurrency cap (decisions: `code` on every body)', () => {
+    for (const code of Object.keys(ERROR_CATALOG) as ErrorCode[]) {
+      const expected = code === 'concurrency_limit_reached' ? [] : ['code'];
+      expect({ code, field_aliases: describeErrorCode(code, 'en').field_aliases }).toEqual({ code, field_aliases: expected });
     }
   });
 

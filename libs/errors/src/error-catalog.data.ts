@@ -3,7 +3,7 @@
  *
  * One entry per code of the public spec's table "Error codes (field is always
  * `error_code`)", in the spec's order and with the spec's status. Serves both the
- * error bodies (`message`, `error_code`, the deprecated `code` alias where listed)
+ * error bodies (`message`, `error_code` and its deprecated alias `code`)
  * and `GET /v1/error_codes?locale=`.
  *
  * Placeholders in messages (substituted by the caller; left as-is when no value is given):
@@ -41,8 +41,6 @@ export interface ErrorCatalogEntryData {
   /** Other statuses the code may be raised with (e.g. validation_error also 400 and 413; upstream_request_failed also 504). */
   alternateStatuses: readonly number[];
   category: ErrorCategory;
-  /** Deprecated alias fields carried on the wire for this code: ['code'] for exactly the four codes the spec lists (workflow_step_limit_reached, workspace_limit_reached, api_rate_limit_exceeded, log_range_limit_exceeded), [] otherwise. */
-  fieldAliases: readonly string[];
   text: Record<SupportedLocale, LocalizedErrorText>;
 }
 
@@ -51,7 +49,6 @@ export const ERROR_CATALOG = {
     status: 422,
     alternateStatuses: [],
     category: 'provider',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The model %{model} is no longer available. Choose another model.',
@@ -67,7 +64,6 @@ export const ERROR_CATALOG = {
     status: 422,
     alternateStatuses: [],
     category: 'provider',
-    fieldAliases: [],
     text: {
       en: {
         message: 'This personal model has no provider credentials configured.',
@@ -83,7 +79,6 @@ export const ERROR_CATALOG = {
     status: 422,
     alternateStatuses: [],
     category: 'provider',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The model provider rejected the credentials for this personal model.',
@@ -99,7 +94,6 @@ export const ERROR_CATALOG = {
     status: 402,
     alternateStatuses: [],
     category: 'billing',
-    fieldAliases: [],
     text: {
       en: {
         message: 'There are not enough hosted LLM credits to run this request.',
@@ -115,7 +109,6 @@ export const ERROR_CATALOG = {
     status: 422,
     alternateStatuses: [],
     category: 'billing',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The account has reached its credit cap.',
@@ -131,7 +124,6 @@ export const ERROR_CATALOG = {
     status: 402,
     alternateStatuses: [],
     category: 'billing',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The asset storage limit of your plan has been reached.',
@@ -147,7 +139,6 @@ export const ERROR_CATALOG = {
     status: 422,
     alternateStatuses: [],
     category: 'provider',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The selected model cannot process images.',
@@ -163,7 +154,6 @@ export const ERROR_CATALOG = {
     status: 402,
     alternateStatuses: [],
     category: 'billing',
-    fieldAliases: ['code'],
     text: {
       en: {
         message: 'The workflow step limit of your plan has been reached.',
@@ -179,7 +169,6 @@ export const ERROR_CATALOG = {
     status: 402,
     alternateStatuses: [],
     category: 'billing',
-    fieldAliases: ['code'],
     text: {
       en: {
         message: 'The workspace limit of your plan has been reached.',
@@ -195,7 +184,6 @@ export const ERROR_CATALOG = {
     status: 429,
     alternateStatuses: [],
     category: 'limits',
-    fieldAliases: ['code'],
     text: {
       // %{limit} names the plan's daily API request cap; the count resets at midnight UTC.
       en: {
@@ -212,7 +200,6 @@ export const ERROR_CATALOG = {
     status: 429,
     alternateStatuses: [],
     category: 'guest',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The guest chat usage limit has been reached.',
@@ -228,7 +215,6 @@ export const ERROR_CATALOG = {
     status: 403,
     alternateStatuses: [],
     category: 'guest',
-    fieldAliases: [],
     text: {
       en: {
         message: 'This feature is not available to guests.',
@@ -244,7 +230,6 @@ export const ERROR_CATALOG = {
     status: 403,
     alternateStatuses: [],
     category: 'guest',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The guest session is missing or has expired.',
@@ -260,7 +245,6 @@ export const ERROR_CATALOG = {
     status: 503,
     alternateStatuses: [],
     category: 'guest',
-    fieldAliases: [],
     text: {
       en: {
         message: 'Guest chat is temporarily unavailable.',
@@ -276,7 +260,6 @@ export const ERROR_CATALOG = {
     status: 429,
     alternateStatuses: [],
     category: 'limits',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The daily limit of provider tool calls has been reached.',
@@ -292,7 +275,6 @@ export const ERROR_CATALOG = {
     status: 402,
     alternateStatuses: [],
     category: 'billing',
-    fieldAliases: ['code'],
     text: {
       en: {
         message: 'The requested log range is larger than your plan allows.',
@@ -308,7 +290,6 @@ export const ERROR_CATALOG = {
     status: 422,
     alternateStatuses: [],
     category: 'experiment',
-    fieldAliases: [],
     text: {
       en: {
         message: 'This experiment run would exceed the allowed number of result cells.',
@@ -324,7 +305,6 @@ export const ERROR_CATALOG = {
     status: 422,
     alternateStatuses: [],
     category: 'experiment',
-    fieldAliases: [],
     text: {
       en: {
         message: 'This candidate type is not supported by prompt-only experiments.',
@@ -340,7 +320,6 @@ export const ERROR_CATALOG = {
     status: 422,
     alternateStatuses: [],
     category: 'experiment',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The run includes active candidates that cannot be run.',
@@ -356,7 +335,6 @@ export const ERROR_CATALOG = {
     status: 422,
     alternateStatuses: [],
     category: 'experiment',
-    fieldAliases: [],
     text: {
       en: {
         message: 'A dataset version cannot have more than 10,000 rows.',
@@ -372,7 +350,6 @@ export const ERROR_CATALOG = {
     status: 503,
     alternateStatuses: [],
     category: 'experiment',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The experiment run could not be started.',
@@ -388,7 +365,6 @@ export const ERROR_CATALOG = {
     status: 422,
     alternateStatuses: [],
     category: 'runtime',
-    fieldAliases: [],
     text: {
       en: {
         message: 'A workflow loop ran more times than allowed.',
@@ -404,7 +380,6 @@ export const ERROR_CATALOG = {
     status: 500,
     alternateStatuses: [],
     category: 'runtime',
-    fieldAliases: [],
     text: {
       en: {
         message: 'An unexpected error occurred.',
@@ -420,7 +395,6 @@ export const ERROR_CATALOG = {
     status: 429,
     alternateStatuses: [],
     category: 'limits',
-    fieldAliases: [],
     text: {
       en: {
         message: 'Too many requests. Please slow down.',
@@ -436,7 +410,6 @@ export const ERROR_CATALOG = {
     status: 429,
     alternateStatuses: [],
     category: 'limits',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The limit of concurrent workflow runs for your plan has been reached.',
@@ -452,7 +425,6 @@ export const ERROR_CATALOG = {
     status: 422,
     alternateStatuses: [400, 413],
     category: 'validation',
-    fieldAliases: [],
     text: {
       en: {
         message: 'One or more request parameters are invalid.',
@@ -468,7 +440,6 @@ export const ERROR_CATALOG = {
     status: 400,
     alternateStatuses: [],
     category: 'validation',
-    fieldAliases: [],
     text: {
       en: {
         message: 'This provider is not supported for this request.',
@@ -484,7 +455,6 @@ export const ERROR_CATALOG = {
     status: 500,
     alternateStatuses: [],
     category: 'runtime',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The operation could not be completed.',
@@ -500,7 +470,6 @@ export const ERROR_CATALOG = {
     status: 500,
     alternateStatuses: [],
     category: 'runtime',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The service is not configured to handle this request.',
@@ -516,7 +485,6 @@ export const ERROR_CATALOG = {
     status: 502,
     alternateStatuses: [],
     category: 'provider',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The model provider rejected or failed the request.',
@@ -532,7 +500,6 @@ export const ERROR_CATALOG = {
     status: 503,
     alternateStatuses: [],
     category: 'runtime',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The agent response could not be saved.',
@@ -549,7 +516,6 @@ export const ERROR_CATALOG = {
     // 503 (our decision): the gateway's own upstream, the meter store, is unavailable.
     alternateStatuses: [504, 503],
     category: 'runtime',
-    fieldAliases: [],
     text: {
       en: {
         message: 'An upstream service did not return a successful response.',
@@ -565,7 +531,6 @@ export const ERROR_CATALOG = {
     status: 500,
     alternateStatuses: [],
     category: 'runtime',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The workflow run could not be queued.',
@@ -581,7 +546,6 @@ export const ERROR_CATALOG = {
     status: 404,
     alternateStatuses: [],
     category: 'not_found',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The resource was not found for this account.',
@@ -597,7 +561,6 @@ export const ERROR_CATALOG = {
     status: 404,
     alternateStatuses: [],
     category: 'not_found',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The requested resource was not found.',
@@ -613,7 +576,6 @@ export const ERROR_CATALOG = {
     status: 401,
     alternateStatuses: [],
     category: 'auth',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The request is not authenticated for this account.',
@@ -629,7 +591,6 @@ export const ERROR_CATALOG = {
     status: 401,
     alternateStatuses: [],
     category: 'auth',
-    fieldAliases: [],
     text: {
       en: {
         message: 'Valid authorization is required.',
@@ -645,7 +606,6 @@ export const ERROR_CATALOG = {
     status: 403,
     alternateStatuses: [],
     category: 'auth',
-    fieldAliases: [],
     text: {
       en: {
         message: 'You are not allowed to perform this action.',
@@ -661,7 +621,6 @@ export const ERROR_CATALOG = {
     status: 401,
     alternateStatuses: [],
     category: 'auth',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The API key is invalid.',
@@ -677,7 +636,6 @@ export const ERROR_CATALOG = {
     status: 400,
     alternateStatuses: [],
     category: 'validation',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The request is invalid.',
@@ -693,7 +651,6 @@ export const ERROR_CATALOG = {
     status: 422,
     alternateStatuses: [],
     category: 'validation',
-    fieldAliases: [],
     text: {
       en: {
         message: 'A required field is missing.',
@@ -709,7 +666,6 @@ export const ERROR_CATALOG = {
     status: 400,
     alternateStatuses: [],
     category: 'validation',
-    fieldAliases: [],
     text: {
       en: {
         message: 'A required header is missing.',
@@ -725,7 +681,6 @@ export const ERROR_CATALOG = {
     status: 422,
     alternateStatuses: [],
     category: 'validation',
-    fieldAliases: [],
     text: {
       en: {
         message: 'Validation failed.',
@@ -741,7 +696,6 @@ export const ERROR_CATALOG = {
     status: 422,
     alternateStatuses: [],
     category: 'billing',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The payment could not be completed.',
@@ -757,7 +711,6 @@ export const ERROR_CATALOG = {
     status: 409,
     alternateStatuses: [],
     category: 'billing',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The credit pack price quote is missing or out of date.',
@@ -773,7 +726,6 @@ export const ERROR_CATALOG = {
     status: 422,
     alternateStatuses: [],
     category: 'billing',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The credit amount must be a whole number of dollars from 10 to 999,999.',
@@ -789,7 +741,6 @@ export const ERROR_CATALOG = {
     status: 422,
     alternateStatuses: [],
     category: 'billing',
-    fieldAliases: [],
     text: {
       en: {
         message: 'Payments are not set up for this plan.',
@@ -805,7 +756,6 @@ export const ERROR_CATALOG = {
     status: 422,
     alternateStatuses: [],
     category: 'billing',
-    fieldAliases: [],
     text: {
       en: {
         message: 'Your billing profile could not be created or loaded.',
@@ -821,7 +771,6 @@ export const ERROR_CATALOG = {
     status: 200,
     alternateStatuses: [],
     category: 'billing',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The discount code is missing, invalid or expired.',
@@ -837,7 +786,6 @@ export const ERROR_CATALOG = {
     status: 409,
     alternateStatuses: [],
     category: 'runtime',
-    fieldAliases: [],
     text: {
       en: {
         message: 'An archive restore is already in progress.',
@@ -853,7 +801,6 @@ export const ERROR_CATALOG = {
     status: 500,
     alternateStatuses: [],
     category: 'runtime',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The completion could not be linked to its dashboard page.',
@@ -869,7 +816,6 @@ export const ERROR_CATALOG = {
     status: 502,
     alternateStatuses: [],
     category: 'integration',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The integration connection could not be started or synced.',
@@ -885,7 +831,6 @@ export const ERROR_CATALOG = {
     status: 400,
     alternateStatuses: [],
     category: 'webhook',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The webhook signature could not be verified.',
@@ -901,7 +846,6 @@ export const ERROR_CATALOG = {
     status: 500,
     alternateStatuses: [],
     category: 'webhook',
-    fieldAliases: [],
     text: {
       en: {
         message: 'Webhook signature verification is not set up for this endpoint.',
@@ -917,7 +861,6 @@ export const ERROR_CATALOG = {
     status: 400,
     alternateStatuses: [],
     category: 'webhook',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The webhook payload could not be parsed.',
@@ -933,7 +876,6 @@ export const ERROR_CATALOG = {
     status: 422,
     alternateStatuses: [],
     category: 'integration',
-    fieldAliases: [],
     text: {
       en: {
         message: 'The connection test to the MCP server failed.',
@@ -949,7 +891,6 @@ export const ERROR_CATALOG = {
     status: 400,
     alternateStatuses: [],
     category: 'validation',
-    fieldAliases: [],
     text: {
       en: {
         message: 'This resource type is not supported.',

@@ -2,9 +2,21 @@ import { ERROR_CATALOG, type ErrorCode, type SupportedLocale } from './error-cat
 
 export const SUPPORTED_LOCALES: readonly SupportedLocale[] = ['en', 'es'];
 export const DEFAULT_LOCALE: SupportedLocale = 'en';
-/** The body field clients read first; `code` is its deprecated alias on some answers. */
+/** The body field clients read first; `code` is its deprecated alias. */
 export const ERROR_CODE_FIELD = 'error_code';
 export const ERROR_CODE_COMPATIBILITY_ALIASES: readonly string[] = ['code'];
+
+/**
+ * decisions.md: every error body carries `code` (equal to `error_code`: the official
+ * client SDK's typed errors read only `error` and `code`), except the concurrency-cap 429,
+ * whose body the spec gives as `error` only.
+ */
+export const ERROR_ONLY_BODY_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['concurrency_limit_reached']);
+
+/** The alias fields a code's error body carries besides `error_code`. */
+export function fieldAliasesOf(code: ErrorCode): string[] {
+  return ERROR_ONLY_BODY_CODES.has(code) ? [] : [...ERROR_CODE_COMPATIBILITY_ALIASES];
+}
 
 /** Any value that is not a supported locale falls back to English. */
 export function resolveLocale(value: unknown): SupportedLocale {
@@ -45,7 +57,7 @@ export function describeErrorCode(code: ErrorCode, locale: SupportedLocale): Err
     field: ERROR_CODE_FIELD,
     message_key: `errors.codes.${code}`,
     message: text.message,
-    field_aliases: [...entry.fieldAliases],
+    field_aliases: fieldAliasesOf(code),
     category: entry.category,
     client_action_key: `errors.client_actions.${code}`,
     client_action: text.client_action,

@@ -6,11 +6,13 @@ export {
   describeErrorCode,
   errorCodeCatalog,
   errorCodes,
+  ERROR_ONLY_BODY_CODES,
+  fieldAliasesOf,
   resolveLocale,
   type ErrorCodeCatalog,
   type ErrorCodeEntry,
 } from './error-catalog';
-export { toErrorBody, type ErrorBody } from './error-body';
+export { toErrorBody, type ErrorBody, type ErrorOnlyBody } from './error-body';
 export {
   WaggleException,
   interpolate,

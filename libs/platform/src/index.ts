@@ -5,16 +5,36 @@ export { GracefulNatsServer } from './nats/graceful-nats.server';
 export { NatsRpcClient, toUpstreamException } from './nats/nats-rpc.client';
 export { RpcContextInterceptor } from './nats/rpc-context.interceptor';
 export { WaggleRpcExceptionFilter } from './nats/rpc-exception.filter';
-export { createValidationPipe, validationExceptionFactory, type FieldProblem } from './nats/validation';
+export { createPayloadPipe, createValidationPipe, validationExceptionFactory, type FieldProblem } from './nats/validation';
+export { RpcHandler, ValidatedPayload, type RpcHandlerMismatch, type RpcHandlerResult } from './nats/rpc-handler';
 export { natsHeaderGetter, natsHeaderSetter, startNatsClientSpan, startNatsServerSpan } from './nats/trace-propagation';
 export { HealthController } from './health/health.controller';
 export { createHealthPingController } from './health/health-ping.controller';
 export { DependencyIndicators, NATS_CONNECTION_SOURCE, REDIS_CLIENT, withTimeout, type NatsConnectionSource } from './health/indicators';
 export { APP_DEPENDENCIES, READINESS_REPORTERS, ReadinessService, type Dependency, type ReadinessReporter } from './health/readiness.service';
 export { ShutdownState } from './health/shutdown-state';
+export { LEDGER_FLUSH_INTERVAL_MS, LedgerPublisher } from './ledger/ledger-publisher';
+export { DEFAULT_LEDGER_STREAM_SETTINGS, ensureLedgerStream, type LedgerStreamSettings } from './ledger/ledger-stream';
+export { GroupCommit, type GroupCommitOptions } from './database/group-commit';
 export { serviceDataSourceOptions, type PostgresDataSourceOptions, type ServiceDataSourceSpec } from './database/data-source-options';
 export { APP_ENV, APP_NAME, PlatformModule, type PlatformOptions } from './app/platform.module';
 export { applyRpcConventions, startServiceApp, type ServiceAppSpec } from './app/create-service-app';
 export { exitOnStartupFailure, installGracefulShutdown } from './app/run-app';
 export { runMain } from './app/run-main';
+export { QueueWorker, queueTelemetry, type QueueWorkerSettings } from './queues/queue-worker';
+export { JOB_RETENTION, QueueProducer } from './queues/queue-producer';
 export { ensureDatabase, migrateAll, type MigrateOptions, type MigrationReport, type ServiceMigrationTarget } from './database/migrate';
+export {
+  MIGRATIONS_INDEX,
+  diffEntitiesAgainstMigrations,
+  generateMigration,
+  migrationNames,
+  pendingSchemaChanges,
+  registerMigration,
+  renderMigration,
+  type GenerateMigrationOptions,
+  type GenerateMigrationResult,
+  type MigrationNames,
+  type SchemaDiff,
+  type SchemaQuery,
+} from './database/generate-migration';

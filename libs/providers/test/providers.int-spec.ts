@@ -189,14 +189,15 @@ describe('provider layer against the fake provider over HTTP', () => {
     });
 
     it('yields the first fragment before the provider has finished the answer', async () => {
-      server.setModel(model, { response: 'a b c d e f', tokenDelayMs: 150 });
+      // A minute between fragments: the answer cannot finish while the test looks at it.
+      server.setModel(model, { response: 'a b c d e f', tokenDelayMs: 60_000 });
       const iterator = stream(registry, route, call('slowly'))[Symbol.asyncIterator]();
       const first = await iterator.next();
       expect(first.value).toEqual({ type: 'response', text: 'a ' });
       expect(server.requests[0].finishedAt).toBeUndefined();
       // Leaving early must not leave the provider generating.
       await iterator.return?.();
-      await expect(server.waitForRequest((record) => record.aborted, 1_000)).resolves.toMatchObject({ model });
+      await expect(server.waitForRequest((record) => record.aborted, 10_000)).resolves.toMatchObject({ model });
     });
 
     it.each([429, 500])('turns an HTTP %s into provider_error naming the provider', async (status) => {
@@ -224,38 +225,34 @@ describe('provider layer against the fake provider over HTTP', () => {
     });
 
     it('aborting a streaming call ends the provider request and surfaces as an abort, not provider_error', async () => {
-      server.setModel(model, { response: 'word '.repeat(100), tokenDelayMs: 50 });
+      // 50 s of fragments: only the abort can end it early, and a finished stream is not marked aborted.
+      server.setModel(model, { response: 'word '.repeat(1_000), tokenDelayMs: 50 });
       const controller = new AbortController();
       const seen: StreamPart[] = [];
       let failure: unknown;
-      let abortedAt = 0;
       try {
         for await (const part of stream(registry, route, call('x', { abortSignal: controller.signal }))) {
           seen.push(part);
-          if (seen.length === 2) {
-            abortedAt = Date.now();
-            controller.abort();
-          }
+          if (seen.length === 2) controller.abort();
         }
       } catch (error) {
         failure = error;
       }
       expect(failure).not.toBeInstanceOf(WaggleException);
       expect(isAbortError(failure)).toBe(true);
-      const record = await server.waitForRequest((candidate) => candidate.aborted, 1_000);
-      expect((record.abortedAt ?? Infinity) - abortedAt).toBeLessThan(1_000);
+      const record = await server.waitForRequest((candidate) => candidate.aborted, 10_000);
       expect(record.finishedAt).toBeUndefined();
     });
 
     it('aborting a whole call ends the provider request and rejects with the signal reason', async () => {
-      server.setModel(model, { latencyMs: 10_000 });
+      server.setModel(model, { latencyMs: 60_000 });
       const controller = new AbortController();
       const pending = complete(registry, route, call('x', { abortSignal: controller.signal })).catch((error: unknown) => error);
       await server.waitForRequest((record) => record.model === model);
       const reason = new Error('client disconnected');
       controller.abort(reason);
       expect(await pending).toBe(reason);
-      await expect(server.waitForRequest((record) => record.aborted, 1_000)).resolves.toMatchObject({ model, stream: false });
+      await expect(server.waitForRequest((record) => record.aborted, 10_000)).resolves.toMatchObject({ model, stream: false });
     });
 
     it('passes an image URL to the provider as a URL', async () => {

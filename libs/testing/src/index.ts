@@ -7,3 +7,5 @@ export { FakeProviderServer, type FakeBehaviour, type FakeRequestRecord } from '
 export { collectSse, readSse } from './sse';
 export { CallbackReceiver, type ReceivedCallback, type ScriptedAnswer } from './callback-receiver';
 export { fakeModel, loadCatalogWithFakeModels } from './fake-catalog';
+export { startServiceUnderTest, type ServiceUnderTest } from './service-under-test';
+export { describeServiceBasics } from './service-basics';

@@ -1,6 +1,6 @@
 export { digestWebhookSecret, generateWebhookSecret, matchesWebhookSecret, SecretSealer, standardWebhooksKey } from './secrets';
 export { SIGNATURE_HEADERS, signCallback, type CallbackSignatureInput } from './signatures';
 export { acceptsSecret, secretsInForce, WebhookRegistry, type RegisteredPromptVariant, type RegisteredSecret, type WebhookTarget } from './registry';
-export { CallbackQueue, deliveryIdFor, PROMPT_TRIGGER_JOB_OPTIONS, PromptTriggerQueue } from './queues';
+export { deliveryIdFor } from './delivery-id';
 export { CallbackRefusedError, CallbackUrlPolicy, nonPublicRange } from './callback-url-policy';
 export { checkResolvedAddresses, createGuardedDispatcher, refusalOf, type GuardedDispatcherOptions } from './guarded-dispatcher';

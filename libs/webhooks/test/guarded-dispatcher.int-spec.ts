@@ -3,6 +3,8 @@ import type * as dns from 'node:dns';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
+import { once } from 'node:events';
+import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,6 +50,36 @@ class Receiver {
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/**
+ * How many connections the receiver took before a probe of ours: loopback accepts them in
+ * the order they were opened, so anything dialled before the probe has been counted once
+ * the probe arrives, without waiting on a clock.
+ */
+async function connectionsBefore(receiver: Receiver): Promise<number> {
+  // The receiver's count as each connection arrived, by the client's port.
+  const countAt = new Map<number | undefined, number>();
+  let probePort: number | undefined;
+  let probeArrived = () => undefined as void;
+  const onConnection = (socket: net.Socket) => {
+    countAt.set(socket.remotePort, receiver.connections);
+    if (socket.remotePort === probePort) probeArrived();
+  };
+  receiver.server.on('connection', onConnection);
+  const probe = net.connect(receiver.port, '127.0.0.1');
+  try {
+    await once(probe, 'connect');
+    probePort = probe.localPort;
+    await new Promise<void>((resolve) => {
+      probeArrived = resolve;
+      if (countAt.has(probePort)) resolve();
+    });
+    return (countAt.get(probePort) as number) - 1;
+  } finally {
+    receiver.server.off('connection', onConnection);
+    probe.destroy();
   }
 }
 
@@ -179,8 +211,7 @@ describe('guarded dispatcher against real servers', () => {
     async (template) => {
       const error = await failureOf(post(template.replace('PORT', String(plain.port)), dispatcher('')));
       expect(refusalOf(error)?.reason).toMatch(/^callback_url points to an? (IPv4-mapped )?loopback address/);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(plain.connections).toBe(0);
+      expect(await connectionsBefore(plain)).toBe(0);
     },
   );
 

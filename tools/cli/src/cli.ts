@@ -8,7 +8,7 @@ import {
   type ApplyPromptsRequest,
   type PlanLimits,
   type PlanSummary,
-  type RpcPattern,
+  type ReplyPattern,
   type RpcRequest,
   type RpcResponse,
   type WorkspaceSummary,
@@ -20,7 +20,7 @@ import { addLimitOptions, limitsFromOptions } from './limit-options';
 import { formatLimit, print } from './output';
 
 /** How the CLI reaches the catalog service; the entry point passes the NATS client. */
-export type Caller = <P extends RpcPattern>(pattern: P, payload: RpcRequest<P>) => Promise<RpcResponse<P>>;
+export type Caller = <P extends ReplyPattern>(pattern: P, payload: RpcRequest<P>) => Promise<RpcResponse<P>>;
 
 const limitColumns = (limits: PlanLimits) => ({
   per_day: formatLimit(limits.rate_limit_per_day),

@@ -25,7 +25,7 @@ async function main(argv: string[]): Promise<number> {
     if (error instanceof WaggleException) {
       const body = toErrorBody(error, 'en');
       if (json) process.stderr.write(`${JSON.stringify(body)}\n`);
-      else process.stderr.write(`error: ${body.message} (${body.error_code})${body.details ? `\n${JSON.stringify(body.details, null, 2)}` : ''}\n`);
+      else process.stderr.write(`error: ${error.message} (${error.code})${error.details ? `\n${JSON.stringify(error.details, null, 2)}` : ''}\n`);
       return 1;
     }
     if (error instanceof ConfigError) {

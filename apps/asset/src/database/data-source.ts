@@ -1,4 +1,5 @@
 import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/platform';
+import { MIGRATIONS } from './migrations';
 
 export const SCHEMA = 'asset';
 
@@ -8,7 +9,7 @@ export function dataSourceOptions(databaseUrl: string): PostgresDataSourceOption
     schema: SCHEMA,
     databaseUrl,
     entities: [],
-    migrations: [],
+    migrations: MIGRATIONS,
     applicationName: 'waggle-asset',
   });
 }

@@ -1,6 +1,6 @@
 import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/platform';
 import { DELIVERY_ENTITIES } from '../deliveries/entities';
-import { CreateDeliveryLog1763784000000 } from './migrations/1763784000000-create-delivery-log';
+import { MIGRATIONS } from './migrations';
 
 export const SCHEMA = 'callback_dispatcher';
 
@@ -10,7 +10,7 @@ export function dataSourceOptions(databaseUrl: string): PostgresDataSourceOption
     schema: SCHEMA,
     databaseUrl,
     entities: DELIVERY_ENTITIES,
-    migrations: [CreateDeliveryLog1763784000000],
+    migrations: MIGRATIONS,
     applicationName: 'waggle-callback-dispatcher',
   });
 }

@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DELIVERY_ID_FORMAT, type CallbackDeliveryJob, type DeliveryStatus } from '@waggle/contracts';
-import { requestContext } from '@waggle/platform';
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { CallbackSender, type SentAttempt } from './callback-sender';
 import { DeliveryLogRepository, type DeliveryState } from './delivery-log.repository';
@@ -62,11 +61,8 @@ export class CallbackDeliveryProcessor {
     private readonly sender: CallbackSender,
   ) {}
 
-  process(job: Job<CallbackDeliveryJob>, token?: string): Promise<DeliveryJobResult> {
-    return requestContext.run({ requestId: job.data.request_id, workspaceId: job.data.workspace_id }, () => this.runAttempt(job, token));
-  }
-
-  private async runAttempt(job: Job<CallbackDeliveryJob>, token: string | undefined): Promise<DeliveryJobResult> {
+  /** Runs inside the job's request context (the worker restores it). */
+  async process(job: Job<CallbackDeliveryJob>, token: string | undefined): Promise<DeliveryJobResult> {
     const data = job.data;
     const jobId = job.id ?? data.delivery_id;
     // A malformed job would fail every statement it shares with other deliveries' rows.

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { CallbackDeliveryJob, DeliveryStatus } from '@waggle/contracts';
+import { GroupCommit } from '@waggle/platform';
 import type { DataSource } from 'typeorm';
 import { SCHEMA } from '../database/data-source';
-import { GroupCommit } from './group-commit';
 
 const DELIVERIES = `"${SCHEMA}"."deliveries"`;
 const ATTEMPTS = `"${SCHEMA}"."delivery_attempts"`;

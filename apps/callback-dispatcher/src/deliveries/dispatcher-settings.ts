@@ -35,13 +35,3 @@ export function dispatcherSettings(env: CallbackDispatcherEnv, queuePrefix: stri
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
   };
 }
-
-/**
- * Finished jobs are kept a while (a producer's second enqueue of a finished delivery is
- * then a no-op in BullMQ too); failed jobs are the dead-letter queue and stay a month.
- * The delivery log in PostgreSQL is the lasting record.
- */
-export const JOB_RETENTION = {
-  removeOnComplete: { age: 24 * 3600, count: 50_000 },
-  removeOnFail: { age: 30 * 24 * 3600 },
-} as const;

@@ -1,14 +1,14 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { QueueNames, type CallbackDeliveryJob } from '@waggle/contracts';
-import { Queue } from 'bullmq';
+import { QueueProducer } from '@waggle/platform';
 import Redis from 'ioredis';
-import { DISPATCHER_SETTINGS, JOB_RETENTION, type DispatcherSettings } from './dispatcher-settings';
+import { DISPATCHER_SETTINGS, type DispatcherSettings } from './dispatcher-settings';
 
 /** Puts a delivery back on the `callbacks` queue under a new job id, for an operator's redelivery. */
 @Injectable()
 export class RedeliveryQueue implements OnApplicationShutdown {
   private readonly connection: Redis;
-  private readonly queue: Queue<CallbackDeliveryJob>;
+  private readonly queue: QueueProducer<'callbacks'>;
 
   constructor(@Inject(DISPATCHER_SETTINGS) settings: DispatcherSettings) {
     // Fails fast while Redis is away, so the caller hears of it instead of waiting.
@@ -17,11 +17,11 @@ export class RedeliveryQueue implements OnApplicationShutdown {
       enableOfflineQueue: false,
       connectionName: 'waggle-callback-dispatcher-redelivery',
     });
-    this.queue = new Queue<CallbackDeliveryJob>(QueueNames.callbacks, { connection: this.connection, prefix: settings.queuePrefix });
+    this.queue = new QueueProducer(QueueNames.callbacks, this.connection, { prefix: settings.queuePrefix });
   }
 
-  async add(jobId: string, job: CallbackDeliveryJob): Promise<void> {
-    await this.queue.add('deliver', job, { ...JOB_RETENTION, jobId });
+  add(jobId: string, job: CallbackDeliveryJob): Promise<void> {
+    return this.queue.add(jobId, job);
   }
 
   async onApplicationShutdown(): Promise<void> {

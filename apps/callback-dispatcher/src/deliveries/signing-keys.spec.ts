@@ -35,20 +35,21 @@ describe('SigningKeys', () => {
     expect(await new SigningKeys(registry, sealer).secretsFor('agent', 'a1', now)).toEqual(['whsec_new', 'whsec_old']);
   });
 
-  it('reads the registry once per owner within the cache time, again after it', async () => {
-    const target: WebhookTarget = { kind: 'agent', id: 'a1', workspace_id: 'w', secrets: [entry('whsec_x')] };
-    const { registry, reads } = registryWith(new Map([['a1', target]]));
-    const keys = new SigningKeys(registry, sealer, 1_000);
-    await Promise.all([keys.secretsFor('agent', 'a1', now), keys.secretsFor('agent', 'a1', new Date(now.getTime() + 999))]);
+  it('shares one registry read among overlapping sends, and reads again for the next send (a rotation counts at once)', async () => {
+    const targets = new Map<string, WebhookTarget>([['a1', { kind: 'agent', id: 'a1', workspace_id: 'w', secrets: [entry('whsec_x')] }]]);
+    const { registry, reads } = registryWith(targets);
+    const keys = new SigningKeys(registry, sealer);
+    await Promise.all([keys.secretsFor('agent', 'a1', now), keys.secretsFor('agent', 'a1', now)]);
     expect(reads).toHaveLength(1);
-    await keys.secretsFor('agent', 'a1', new Date(now.getTime() + 1_000));
+    targets.set('a1', { kind: 'agent', id: 'a1', workspace_id: 'w', secrets: [entry('whsec_rotated')] });
+    expect(await keys.secretsFor('agent', 'a1', now)).toEqual(['whsec_rotated']);
     expect(reads).toHaveLength(2);
   });
 
   it('does not remember a missing owner', async () => {
     const targets = new Map<string, WebhookTarget>();
     const { registry, reads } = registryWith(targets);
-    const keys = new SigningKeys(registry, sealer, 60_000);
+    const keys = new SigningKeys(registry, sealer);
     expect(await keys.secretsFor('agent', 'a2', now)).toBeNull();
     targets.set('a2', { kind: 'agent', id: 'a2', workspace_id: 'w', secrets: [entry('whsec_y')] });
     expect(await keys.secretsFor('agent', 'a2', now)).toEqual(['whsec_y']);

@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { RpcHandler } from '@waggle/platform';
 import {
   CatalogPatterns,
   ResolveApiKeyRequest,
@@ -15,23 +15,23 @@ import { ApiKeysService } from './api-keys.service';
 export class ApiKeysController {
   constructor(private readonly keys: ApiKeysService) {}
 
-  @MessagePattern(CatalogPatterns.resolveApiKey)
-  resolve(@Payload() request: ResolveApiKeyRequest): Promise<ResolvedApiKey> {
+  @RpcHandler(CatalogPatterns.resolveApiKey)
+  resolve(request: ResolveApiKeyRequest): Promise<ResolvedApiKey> {
     return this.keys.resolve(request.prefix, request.key_hash);
   }
 
-  @MessagePattern(CatalogPatterns.createApiKey)
-  create(@Payload() request: WorkspaceIdRequest): Promise<CreatedApiKey> {
+  @RpcHandler(CatalogPatterns.createApiKey)
+  create(request: WorkspaceIdRequest): Promise<CreatedApiKey> {
     return this.keys.create(request.workspace_id);
   }
 
-  @MessagePattern(CatalogPatterns.listApiKeys)
-  list(@Payload() request: WorkspaceIdRequest): Promise<ApiKeySummary[]> {
+  @RpcHandler(CatalogPatterns.listApiKeys)
+  list(request: WorkspaceIdRequest): Promise<ApiKeySummary[]> {
     return this.keys.list(request.workspace_id);
   }
 
-  @MessagePattern(CatalogPatterns.revokeApiKey)
-  revoke(@Payload() request: RevokeApiKeyRequest): Promise<ApiKeySummary> {
+  @RpcHandler(CatalogPatterns.revokeApiKey)
+  revoke(request: RevokeApiKeyRequest): Promise<ApiKeySummary> {
     return this.keys.revoke(request.key);
   }
 }

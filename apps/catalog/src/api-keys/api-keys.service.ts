@@ -5,7 +5,7 @@ import { WaggleException } from '@waggle/errors';
 import { isUUID } from 'class-validator';
 import { IsNull, LessThan, type EntityManager, type Repository } from 'typeorm';
 import { effectiveLimits } from '../workspaces/workspace-limits';
-import { WorkspaceEntity } from '../workspaces/workspace.entity';
+import { WorkspacesService } from '../workspaces/workspaces.service';
 import { apiKeyPrefix, generateApiKey, hashApiKey, sameHash } from './api-key-secret';
 import { ApiKeyEntity } from './api-key.entity';
 
@@ -27,11 +27,13 @@ export function toApiKeySummary(key: ApiKeyEntity): ApiKeySummary {
 export class ApiKeysService {
   private readonly logger = new Logger(ApiKeysService.name);
 
-  constructor(@InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>) {}
+  constructor(
+    @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
+    private readonly workspaces: WorkspacesService,
+  ) {}
 
   async create(workspaceId: string, manager: EntityManager = this.keys.manager): Promise<CreatedApiKey> {
-    const workspace = await manager.findOneBy(WorkspaceEntity, { id: workspaceId, deletedAt: IsNull() });
-    if (!workspace) throw new WaggleException('not_found', { message: 'Workspace not found' });
+    await this.workspaces.get(workspaceId, manager);
     const apiKey = generateApiKey();
     const saved = await manager.save(manager.create(ApiKeyEntity, { workspaceId, prefix: apiKeyPrefix(apiKey), keyHash: hashApiKey(apiKey) }));
     return { ...toApiKeySummary(saved), api_key: apiKey };

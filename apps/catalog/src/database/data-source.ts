@@ -1,10 +1,10 @@
 import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/platform';
 import { ApiKeyEntity } from '../api-keys/api-key.entity';
-import { CreateCatalogTables1763769600000 } from './migrations/1763769600000-create-catalog-tables';
 import { CatalogVersionEntity } from '../models/catalog-version.entity';
 import { ModelEntity } from '../models/model.entity';
 import { PlanEntity } from '../plans/plan.entity';
 import { WorkspaceEntity } from '../workspaces/workspace.entity';
+import { MIGRATIONS } from './migrations';
 
 export const SCHEMA = 'catalog';
 
@@ -16,7 +16,7 @@ export function dataSourceOptions(databaseUrl: string): PostgresDataSourceOption
     schema: SCHEMA,
     databaseUrl,
     entities: CATALOG_ENTITIES,
-    migrations: [CreateCatalogTables1763769600000],
+    migrations: MIGRATIONS,
     applicationName: 'waggle-catalog',
   });
 }

@@ -1,14 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import type { CreatedWorkspace, CreateWorkspaceRequest, LimitsPatch, WorkspaceSummary } from '@waggle/contracts';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { AccountLanguage, LimitsPatch, WorkspaceSummary } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { IsNull, type DataSource, type Repository } from 'typeorm';
-import { ApiKeysService } from '../api-keys/api-keys.service';
+import { IsNull, type EntityManager, type Repository } from 'typeorm';
+import type { PlanEntity } from '../plans/plan.entity';
 import { PlansService, presentLimits } from '../plans/plans.service';
 import { effectiveLimits } from './workspace-limits';
 import { WorkspaceEntity } from './workspace.entity';
-
-export const DEFAULT_PLAN = 'developer';
 
 export function toWorkspaceSummary(workspace: WorkspaceEntity): WorkspaceSummary {
   return {
@@ -26,22 +24,14 @@ export function toWorkspaceSummary(workspace: WorkspaceEntity): WorkspaceSummary
 export class WorkspacesService {
   constructor(
     @InjectRepository(WorkspaceEntity) private readonly workspaces: Repository<WorkspaceEntity>,
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly plans: PlansService,
-    private readonly apiKeys: ApiKeysService,
   ) {}
 
-  /** A workspace and its first API key, in one transaction. */
-  async create(request: CreateWorkspaceRequest): Promise<CreatedWorkspace> {
-    const plan = await this.plans.get(request.plan ?? DEFAULT_PLAN);
-    return this.dataSource.transaction(async (manager) => {
-      const workspace = await manager.save(
-        manager.create(WorkspaceEntity, { name: request.name, planKey: plan.key, language: request.language ?? 'en', limitOverrides: {} }),
-      );
-      workspace.plan = plan;
-      const apiKey = await this.apiKeys.create(workspace.id, manager);
-      return { workspace: toWorkspaceSummary(workspace), api_key: apiKey };
-    });
+  /** A new workspace on a plan, inside the caller's transaction. */
+  async insert(manager: EntityManager, values: { name: string; plan: PlanEntity; language: AccountLanguage }): Promise<WorkspaceEntity> {
+    const workspace = await manager.save(manager.create(WorkspaceEntity, { name: values.name, planKey: values.plan.key, language: values.language, limitOverrides: {} }));
+    workspace.plan = values.plan;
+    return workspace;
   }
 
   async list(): Promise<WorkspaceSummary[]> {
@@ -49,8 +39,9 @@ export class WorkspacesService {
     return workspaces.map(toWorkspaceSummary);
   }
 
-  async get(id: string): Promise<WorkspaceEntity> {
-    const workspace = await this.workspaces.findOne({ where: { id, deletedAt: IsNull() }, relations: { plan: true } });
+  /** A workspace that exists and is not deleted (inside the caller's transaction when given); otherwise `not_found`. */
+  async get(id: string, manager: EntityManager = this.workspaces.manager): Promise<WorkspaceEntity> {
+    const workspace = await manager.findOne(WorkspaceEntity, { where: { id, deletedAt: IsNull() }, relations: { plan: true } });
     if (!workspace) throw new WaggleException('not_found', { message: 'Workspace not found' });
     return workspace;
   }

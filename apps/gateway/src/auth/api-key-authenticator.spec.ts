@@ -49,6 +49,8 @@ describe('ApiKeyAuthenticator', () => {
     jest.setSystemTime(Date.now() + API_KEY_CACHE_TTL_MS + 1);
     await authenticator.authenticate(`Bearer ${KEY}`);
     expect(transport.calls).toHaveLength(2);
+    // decisions.md: a revoked key is refused within 5 s everywhere; this cache is that bound.
+    expect(API_KEY_CACHE_TTL_MS).toBeLessThan(5_000);
   });
 
   it('does not cache a refusal', async () => {

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import type { ErrorBody } from '@waggle/errors';
 
 /** The JSON error shape, as the OpenAPI document describes it. */
@@ -14,8 +14,8 @@ export class ErrorBodyDto implements ErrorBody {
   @ApiProperty({ description: 'Stable code; clients read this first (see GET /v1/error_codes)', example: 'invalid_api_key' })
   error_code!: string;
 
-  @ApiPropertyOptional({ description: 'Deprecated alias of error_code, on some plan and rate-limit answers' })
-  code?: string;
+  @ApiProperty({ description: 'Deprecated alias of error_code (the official client SDK reads it)' })
+  code!: string;
 }
 
 /** The daily API cap answer (429). */

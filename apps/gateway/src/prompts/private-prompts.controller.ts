@@ -1,8 +1,9 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiExcludeController, OmitType, PickType } from '@nestjs/swagger';
 import {
+  ApplyPromptsRequest,
   InvocationPatterns,
-  PromptDeploymentSpec,
+  RotatePromptWebhookSecretRequest,
   sendRpc,
   type AppliedDeployment,
   type PromptDeploymentSummary,
@@ -10,30 +11,15 @@ import {
   type WebhookSecretView,
 } from '@waggle/contracts';
 import { NatsRpcClient } from '@waggle/platform';
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsInt, IsOptional, Max, Min, ValidateNested } from 'class-validator';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { PrivateApiRoute } from '../auth/authenticated.decorator';
 
 const TIMEOUT_MS = 30_000;
 
-/** The definition file's shape, as JSON. */
-class ApplyPromptsBody {
-  @IsArray()
-  @ArrayMaxSize(500)
-  @ValidateNested({ each: true })
-  @Type(() => PromptDeploymentSpec)
-  prompts!: PromptDeploymentSpec[];
-}
+/** The definition file's shape, as JSON: the contract's apply request for the key's workspace. */
+class ApplyPromptsBody extends OmitType(ApplyPromptsRequest, ['workspace_id'] as const) {}
 
-class RotateWebhookSecretBody {
-  /** How long the previous secret keeps working (seconds); the operator's default when absent. */
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(30 * 24 * 3600)
-  overlap_seconds?: number;
-}
+class RotateWebhookSecretBody extends PickType(RotatePromptWebhookSecretRequest, ['overlap_seconds'] as const) {}
 
 /**
  * First-party management of prompt deployments (the CLI's `apply` does the same over

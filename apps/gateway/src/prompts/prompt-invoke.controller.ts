@@ -30,6 +30,7 @@ export class PromptInvokeController {
       variant: body.variant,
       inputs: body.inputs,
       metadata: body.metadata,
+      user: body.user,
     };
     if (!body.streaming) {
       response.status(200).json(await sendRpc(this.rpc, InvocationPatterns.invokePrompt, run, { timeoutMs: SYNC_INVOKE_TIMEOUT_MS }));

@@ -3,6 +3,7 @@ import { WaggleException } from '@waggle/errors';
 import type { NatsRpcClient } from '@waggle/platform';
 import { Observable, of, throwError } from 'rxjs';
 import type { GatewayEnv } from '../config/gateway.env';
+import { API_KEY_CACHE_TTL_MS } from '../auth/api-key-authenticator';
 import { ActiveWorkspaces } from './active-workspaces';
 
 const WORKSPACE = '00000000-0000-4000-8000-000000000001';
@@ -36,6 +37,22 @@ describe('ActiveWorkspaces', () => {
     jest.setSystemTime(4_001);
     await workspaces.get(WORKSPACE);
     expect(calls).toHaveLength(2);
+  });
+
+  it('sees a deletion no later than 4 s after its last answer, like API keys', async () => {
+    jest.useFakeTimers({ now: 0, doNotFake: ['nextTick', 'setImmediate'] });
+    const { rpc, calls } = catalogAnswering(summary, new WaggleException('not_found', { message: 'Workspace not found' }));
+    const workspaces = new ActiveWorkspaces(rpc, env);
+    expect(await workspaces.get(WORKSPACE)).toEqual(summary);
+    // Deleted right after that answer: the cached one still serves just inside the 4 s...
+    jest.setSystemTime(API_KEY_CACHE_TTL_MS - 1);
+    expect(await workspaces.get(WORKSPACE)).toEqual(summary);
+    expect(calls).toHaveLength(1);
+    // ...and at 4 s the catalog is asked again, so the webhook is refused.
+    jest.setSystemTime(API_KEY_CACHE_TTL_MS);
+    expect(await workspaces.get(WORKSPACE)).toBeNull();
+    expect(calls).toHaveLength(2);
+    expect(API_KEY_CACHE_TTL_MS).toBe(4_000);
   });
 
   it('answers null for a deleted workspace', async () => {

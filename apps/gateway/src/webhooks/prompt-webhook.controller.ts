@@ -1,8 +1,9 @@
 import { Body, Controller, HttpCode, Inject, Logger, Param, Post, Req, type OnModuleDestroy } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { WaggleException } from '@waggle/errors';
-import { APP_ENV, REDIS_CLIENT, requestContext } from '@waggle/platform';
-import { CallbackUrlPolicy, PromptTriggerQueue } from '@waggle/webhooks';
+import { QueueNames, type PromptTriggerJob } from '@waggle/contracts';
+import { APP_ENV, LedgerPublisher, QueueProducer, REDIS_CLIENT, requestContext } from '@waggle/platform';
+import { CallbackUrlPolicy } from '@waggle/webhooks';
 import type Redis from 'ioredis';
 import type { GatewayEnv } from '../config/gateway.env';
 import { PromptWebhookBody } from './prompt-webhook.dto';
@@ -21,11 +22,15 @@ export interface AcceptedTrigger {
 @Controller('v1/prompt/webhooks')
 export class PromptWebhookController implements OnModuleDestroy {
   private readonly logger = new Logger(PromptWebhookController.name);
-  private readonly triggers: PromptTriggerQueue;
+  private readonly triggers: QueueProducer<'prompt-runs'>;
   private readonly callbackUrls: CallbackUrlPolicy;
 
-  constructor(@Inject(REDIS_CLIENT) redis: Redis, @Inject(APP_ENV) env: GatewayEnv) {
-    this.triggers = new PromptTriggerQueue(redis);
+  constructor(
+    private readonly ledger: LedgerPublisher,
+    @Inject(REDIS_CLIENT) redis: Redis,
+    @Inject(APP_ENV) env: GatewayEnv,
+  ) {
+    this.triggers = new QueueProducer(QueueNames.promptRuns, redis);
     this.callbackUrls = CallbackUrlPolicy.fromEnv(env);
   }
 
@@ -55,23 +60,48 @@ export class PromptWebhookController implements OnModuleDestroy {
     if (refusal) throw new WaggleException('validation_error', { message: refusal, details: [{ field: 'async.callback_url', messages: [refusal] }] });
 
     const requestId = requestContext.get()?.requestId ?? '';
+    const job: PromptTriggerJob = {
+      request_id: requestId,
+      workspace_id: target.workspace_id,
+      prompt_endpoint_id: target.id,
+      variant_id: variantId.toLowerCase(),
+      version_id: variant.version_id,
+      inputs,
+      metadata: body.metadata ?? {},
+      user: body.user ?? null,
+      callback_url: callbackUrl,
+      accepted_at: new Date().toISOString(),
+    };
     try {
-      await this.triggers.enqueue({
-        request_id: requestId,
-        workspace_id: target.workspace_id,
-        prompt_endpoint_id: target.id,
-        variant_id: variantId.toLowerCase(),
-        version_id: variant.version_id,
-        inputs,
-        metadata: body.metadata ?? {},
-        user: body.user ?? null,
-        callback_url: callbackUrl,
-        accepted_at: new Date().toISOString(),
-      });
+      await this.triggers.add(requestId, job);
     } catch (error) {
       this.logger.error({ err: error }, 'a webhook trigger could not be queued');
       throw new WaggleException('upstream_request_failed', { status: 503, message: 'The run could not be accepted. Retry shortly.' });
     }
+    // The run is in the ledger from the moment it is accepted, even while its runner is down.
+    this.ledger.save({
+      request_id: requestId,
+      workspace_id: job.workspace_id,
+      request_type: 'prompt',
+      requestable_type: 'prompt_deployment',
+      requestable_id: job.prompt_endpoint_id,
+      deployment: null,
+      variant: variant.name,
+      variant_id: job.variant_id,
+      version_id: job.version_id,
+      version: null,
+      model: null,
+      status: 'running',
+      message: null,
+      metadata: job.metadata,
+      user: job.user,
+      generated_at: job.accepted_at,
+      started_at: null,
+      ended_at: null,
+      duration_ms: null,
+      usage: null,
+      data: null,
+    });
     return { request_id: requestId, run_status: 'running' };
   }
 }

@@ -1,4 +1,5 @@
 import { DatabaseEnv, EnvVar, WithProviderCredentials, WithRedis, WithWebhookSecretKey } from '@waggle/platform';
+import { DEFAULT_LEDGER_STREAM_SETTINGS } from '@waggle/platform';
 import { IsInt, Max, Min } from 'class-validator';
 
 export class InvocationEnv extends WithWebhookSecretKey(WithProviderCredentials(WithRedis(DatabaseEnv))) {
@@ -32,4 +33,15 @@ export class InvocationEnv extends WithWebhookSecretKey(WithProviderCredentials(
   @Min(1_000)
   @Max(3_600_000)
   PROMPT_TRIGGER_TIMEOUT_MS: number = 300_000;
+
+  @EnvVar('Copies of the request ledger stream in a NATS cluster (1 on a single NATS server)')
+  @IsInt()
+  @Min(1)
+  @Max(5)
+  LEDGER_STREAM_REPLICAS: number = DEFAULT_LEDGER_STREAM_SETTINGS.replicas;
+
+  @EnvVar('Most bytes of run records the ledger stream holds while waiting to be written; past it, publishers are refused and retry')
+  @IsInt()
+  @Min(1024 * 1024)
+  LEDGER_STREAM_MAX_BYTES: number = DEFAULT_LEDGER_STREAM_SETTINGS.maxBytes;
 }

@@ -1,10 +1,12 @@
 import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/platform';
-import { INVOCATION_ENTITIES } from '../prompts/entities';
-import { CreatePromptTables1763772000000 } from './migrations/1763772000000-create-prompt-tables';
-import { CreateRequestLedger1763775600000 } from './migrations/1763775600000-create-request-ledger';
-import { SealWebhookSecrets1763900000000 } from './migrations/1763900000000-seal-webhook-secrets';
+import { LEDGER_ENTITIES } from '../ledger/request-record.entity';
+import { PROMPT_ENTITIES } from '../prompts/entities';
+import { MIGRATIONS } from './migrations';
 
 export const SCHEMA = 'invocation';
+
+/** Every table of the invocation schema. */
+export const INVOCATION_ENTITIES = [...PROMPT_ENTITIES, ...LEDGER_ENTITIES];
 
 /** Shared by the app and the migrate command. */
 export function dataSourceOptions(databaseUrl: string): PostgresDataSourceOptions {
@@ -12,7 +14,7 @@ export function dataSourceOptions(databaseUrl: string): PostgresDataSourceOption
     schema: SCHEMA,
     databaseUrl,
     entities: INVOCATION_ENTITIES,
-    migrations: [CreatePromptTables1763772000000, CreateRequestLedger1763775600000, SealWebhookSecrets1763900000000],
+    migrations: MIGRATIONS,
     applicationName: 'waggle-invocation',
   });
 }

@@ -1,10 +1,10 @@
+import type { RunKind, RunStatus } from '@waggle/contracts';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-
-export type RequestStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
 
 /** One run in the request ledger: what was asked, of what, by whom, and how it ended. */
 @Entity({ name: 'requests' })
 @Index('IDX_requests_workspace_generated_at', ['workspaceId', 'generatedAt'])
+@Index('IDX_requests_workspace_user', ['workspaceId', 'userLabel'])
 export class RequestRecordEntity {
   /** `req_` + 32 hex digits (a UUIDv7), made by the gateway. */
   @PrimaryColumn({ type: 'text' })
@@ -14,7 +14,7 @@ export class RequestRecordEntity {
   workspaceId!: string;
 
   @Column({ name: 'request_type', type: 'text' })
-  requestType!: 'prompt' | 'workflow' | 'agent';
+  requestType!: RunKind;
 
   @Column({ name: 'requestable_type', type: 'text' })
   requestableType!: string;
@@ -41,7 +41,7 @@ export class RequestRecordEntity {
   model!: string | null;
 
   @Column({ type: 'text' })
-  status!: RequestStatus;
+  status!: RunStatus;
 
   /** The last user message as sent to the model. */
   @Column({ type: 'text', nullable: true })
@@ -74,3 +74,5 @@ export class RequestRecordEntity {
   @Column({ type: 'jsonb', nullable: true })
   data!: Record<string, unknown> | null;
 }
+
+export const LEDGER_ENTITIES = [RequestRecordEntity];

@@ -1,32 +1,49 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   ApplyPromptsRequest,
   InvocationPatterns,
   PromptVersionsRequest,
+  PromptWebhookSecretRequest,
+  RotatePromptWebhookSecretRequest,
   WorkspaceIdRequest,
   type AppliedDeployment,
   type PromptDeploymentSummary,
   type PromptVersionSummary,
+  type WebhookSecretView,
 } from '@waggle/contracts';
+import { RpcHandler } from '@waggle/platform';
+import { PromptWebhookSecrets } from './prompt-webhook-secrets.service';
 import { PromptsService } from './prompts.service';
 
 @Controller()
 export class PromptsController {
-  constructor(private readonly prompts: PromptsService) {}
+  constructor(
+    private readonly prompts: PromptsService,
+    private readonly secrets: PromptWebhookSecrets,
+  ) {}
 
-  @MessagePattern(InvocationPatterns.listPrompts)
-  list(@Payload() request: WorkspaceIdRequest): Promise<PromptDeploymentSummary[]> {
+  @RpcHandler(InvocationPatterns.listPrompts)
+  list(request: WorkspaceIdRequest): Promise<PromptDeploymentSummary[]> {
     return this.prompts.list(request.workspace_id);
   }
 
-  @MessagePattern(InvocationPatterns.listPromptVersions)
-  versions(@Payload() request: PromptVersionsRequest): Promise<PromptVersionSummary[]> {
+  @RpcHandler(InvocationPatterns.listPromptVersions)
+  versions(request: PromptVersionsRequest): Promise<PromptVersionSummary[]> {
     return this.prompts.versions(request.workspace_id, request.deployment, request.variant);
   }
 
-  @MessagePattern(InvocationPatterns.applyPrompts)
-  apply(@Payload() request: ApplyPromptsRequest): Promise<AppliedDeployment[]> {
+  @RpcHandler(InvocationPatterns.applyPrompts)
+  apply(request: ApplyPromptsRequest): Promise<AppliedDeployment[]> {
     return this.prompts.apply(request);
+  }
+
+  @RpcHandler(InvocationPatterns.getWebhookSecret)
+  webhookSecret(request: PromptWebhookSecretRequest): Promise<WebhookSecretView> {
+    return this.secrets.view(request.workspace_id, request.deployment);
+  }
+
+  @RpcHandler(InvocationPatterns.rotateWebhookSecret)
+  rotateWebhookSecret(request: RotatePromptWebhookSecretRequest): Promise<WebhookSecretView> {
+    return this.secrets.rotate(request.workspace_id, request.deployment, request.overlap_seconds);
   }
 }

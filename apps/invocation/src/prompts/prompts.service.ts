@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type {
   AppliedDeployment,
   AppliedVariant,
@@ -11,13 +10,13 @@ import type {
 } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { createHash } from 'node:crypto';
-import type { DataSource, EntityManager } from 'typeorm';
-import { PromptDeploymentEntity } from './entities/prompt-deployment.entity';
-import { PromptVariantEntity } from './entities/prompt-variant.entity';
-import { PromptVersionEntity, type StoredPromptParams } from './entities/prompt-version.entity';
-import { WebhookSecretsService } from '../webhooks/webhook-secrets.service';
+import type { EntityManager } from 'typeorm';
+import type { PromptDeploymentEntity } from './entities/prompt-deployment.entity';
+import type { StoredPromptParams } from './entities/prompt-version.entity';
 import { PromptResolutionCache } from './prompt-resolution.cache';
 import { declaredVariables } from './prompt-template';
+import { PromptWebhookSecrets } from './prompt-webhook-secrets.service';
+import { PromptsRepository } from './prompts.repository';
 
 /** JSON with sorted keys, so equal definitions hash equally whatever the file's key order. */
 function canonicalJson(value: unknown): string {
@@ -45,9 +44,9 @@ function duplicates(names: string[]): string[] {
 @Injectable()
 export class PromptsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly prompts: PromptsRepository,
     private readonly resolutions: PromptResolutionCache,
-    private readonly secrets: WebhookSecretsService,
+    private readonly secrets: PromptWebhookSecrets,
   ) {}
 
   /**
@@ -65,7 +64,7 @@ export class PromptsService {
       if (repeatedVariants.length) throw new WaggleException('validation_error', { message: `Variant defined twice in ${prompt.deployment}: ${repeatedVariants.join(', ')}` });
       for (const variant of prompt.variants) variables.set(variant, declaredVariables(variant.messages.map((message) => message.content)));
     }
-    const applied = await this.dataSource.transaction(async (manager) => {
+    const applied = await this.prompts.transaction(async (manager) => {
       const deployments: AppliedDeployment[] = [];
       for (const prompt of request.prompts) deployments.push(await this.applyDeployment(manager, request.workspace_id, prompt, variables));
       return deployments;
@@ -77,10 +76,8 @@ export class PromptsService {
   }
 
   async list(workspaceId: string): Promise<PromptDeploymentSummary[]> {
-    const deployments = await this.dataSource.getRepository(PromptDeploymentEntity).find({ where: { workspaceId }, order: { name: 'ASC' } });
-    const variants = deployments.length
-      ? await this.dataSource.getRepository(PromptVariantEntity).find({ where: deployments.map((deployment) => ({ deploymentId: deployment.id })), relations: { currentVersion: true }, order: { name: 'ASC' } })
-      : [];
+    const deployments = await this.prompts.listDeployments(workspaceId);
+    const variants = await this.prompts.listVariants(deployments.map((deployment) => deployment.id));
     return deployments.map((deployment) => ({
       deployment: deployment.name,
       prompt_endpoint_id: deployment.id,
@@ -99,10 +96,10 @@ export class PromptsService {
 
   /** Every version of a variant, newest first: older versions stay readable. */
   async versions(workspaceId: string, deploymentName: string, variantName: string): Promise<PromptVersionSummary[]> {
-    const deployment = await this.dataSource.getRepository(PromptDeploymentEntity).findOneBy({ workspaceId, name: deploymentName });
-    const variant = deployment && (await this.dataSource.getRepository(PromptVariantEntity).findOneBy({ deploymentId: deployment.id, name: variantName }));
+    const deployment = await this.prompts.findDeployment(workspaceId, deploymentName);
+    const variant = deployment && (await this.prompts.findVariant(deployment.id, variantName));
     if (!variant) throw new WaggleException('resource_not_found', { message: `Variant not found: ${deploymentName}/${variantName}` });
-    const versions = await this.dataSource.getRepository(PromptVersionEntity).find({ where: { variantId: variant.id }, order: { version: 'DESC' } });
+    const versions = await this.prompts.versionsOf(variant.id);
     return versions.map((version) => ({
       version_id: version.id,
       version: version.version,
@@ -122,9 +119,9 @@ export class PromptsService {
     prompt: PromptDeploymentSpec,
     variables: Map<PromptVariantSpec, string[]>,
   ): Promise<AppliedDeployment> {
-    let deployment = await manager.findOne(PromptDeploymentEntity, { where: { workspaceId, name: prompt.deployment }, lock: { mode: 'pessimistic_write' } });
+    let deployment = await this.prompts.findDeployment(workspaceId, prompt.deployment, { manager, lock: true });
     const created = deployment === null;
-    deployment ??= await manager.save(manager.create(PromptDeploymentEntity, { workspaceId, name: prompt.deployment, webhookSecretSealed: this.secrets.newSealedSecret() }));
+    deployment ??= await this.prompts.createDeployment(manager, { workspaceId, name: prompt.deployment, webhookSecretSealed: this.secrets.newSealedSecret() });
     const variants: AppliedVariant[] = [];
     for (const spec of prompt.variants) variants.push(await this.applyVariant(manager, deployment, spec, variables.get(spec) ?? []));
     return { deployment: deployment.name, prompt_endpoint_id: deployment.id, webhook_secret: this.secrets.open(deployment.webhookSecretSealed), created, variants };
@@ -133,25 +130,19 @@ export class PromptsService {
   private async applyVariant(manager: EntityManager, deployment: PromptDeploymentEntity, spec: PromptVariantSpec, variables: string[]): Promise<AppliedVariant> {
     const definition = definitionOf(spec);
     const contentHash = createHash('sha256').update(canonicalJson(definition)).digest('hex');
-    let variant = await manager.findOne(PromptVariantEntity, { where: { deploymentId: deployment.id, name: spec.name }, relations: { currentVersion: true } });
+    let variant = await this.prompts.findVariant(deployment.id, spec.name, manager);
     if (variant?.currentVersion?.contentHash === contentHash) {
       return { name: variant.name, variant_id: variant.id, version: variant.currentVersion.version, changed: false };
     }
-    variant ??= await manager.save(manager.create(PromptVariantEntity, { deploymentId: deployment.id, name: spec.name, currentVersionId: null }));
-    const latest = await manager.findOne(PromptVersionEntity, { where: { variantId: variant.id }, order: { version: 'DESC' } });
-    const version = await manager.save(
-      manager.create(PromptVersionEntity, {
-        variantId: variant.id,
-        version: (latest?.version ?? 0) + 1,
-        model: definition.model,
-        messages: definition.messages,
-        params: definition.params,
-        variables,
-        imageInputs: definition.imageInputs,
-        contentHash,
-      }),
-    );
-    await manager.update(PromptVariantEntity, { id: variant.id }, { currentVersionId: version.id });
+    variant ??= await this.prompts.createVariant(manager, deployment.id, spec.name);
+    const version = await this.prompts.addVersion(manager, variant.id, {
+      model: definition.model,
+      messages: definition.messages,
+      params: definition.params,
+      variables,
+      imageInputs: definition.imageInputs,
+      contentHash,
+    });
     return { name: variant.name, variant_id: variant.id, version: version.version, changed: true };
   }
 }

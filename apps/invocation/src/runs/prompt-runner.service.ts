@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import type { ModelRoute as CatalogRoute, PromptInvokeResponse, PromptRunRequest, PromptStreamEvent, PromptTriggerJob, UsageObject } from '@waggle/contracts';
+import type { ModelRoute as CatalogRoute, LedgerRecord, PromptInvokeResponse, PromptRunRequest, PromptStreamEvent, PromptTriggerJob, RunStatus, UsageObject } from '@waggle/contracts';
 import { ERROR_CATALOG, WaggleException } from '@waggle/errors';
 import {
   complete,
@@ -14,15 +13,13 @@ import {
   type PromptMessage,
   type PromptParams,
 } from '@waggle/providers';
-import { LRUCache } from 'lru-cache';
+import { LedgerPublisher } from '@waggle/platform';
 import { Observable } from 'rxjs';
-import type { Repository } from 'typeorm';
-import { LedgerWriter } from '../ledger/ledger-writer';
-import { RequestRecordEntity } from '../ledger/request-record.entity';
-import { PromptDeploymentEntity } from '../prompts/entities/prompt-deployment.entity';
-import { PromptVariantEntity } from '../prompts/entities/prompt-variant.entity';
-import { PromptVersionEntity, type StoredPromptParams } from '../prompts/entities/prompt-version.entity';
-import { PromptResolutionCache, type ResolvedPrompt } from '../prompts/prompt-resolution.cache';
+import type { PromptDeploymentEntity } from '../prompts/entities/prompt-deployment.entity';
+import type { PromptVariantEntity } from '../prompts/entities/prompt-variant.entity';
+import type { PromptVersionEntity, StoredPromptParams } from '../prompts/entities/prompt-version.entity';
+import { PromptResolutionCache } from '../prompts/prompt-resolution.cache';
+import type { ResolvedPrompt } from '../prompts/prompts.repository';
 import { ModelRoutes } from './model-routes';
 import { imageUrls, lastUserText, renderMessages } from './prompt-messages';
 import { RunCancellation } from './run-cancellation';
@@ -35,7 +32,7 @@ interface PreparedRun {
   route: ModelRoute;
   messages: PromptMessage[];
   params: PromptParams;
-  record: RequestRecordEntity;
+  record: LedgerRecord;
 }
 
 function toPromptParams(params: StoredPromptParams): PromptParams {
@@ -59,14 +56,10 @@ const seconds = (ms: number) => Math.round(ms) / 1000;
 @Injectable()
 export class PromptRunner {
   private readonly registry = new ProviderRegistry(providerSettingsFromEnv());
-  private readonly pinned = new LRUCache<string, ResolvedPrompt>({ max: 1_000 });
 
   constructor(
-    @InjectRepository(PromptDeploymentEntity) private readonly deployments: Repository<PromptDeploymentEntity>,
-    @InjectRepository(PromptVariantEntity) private readonly variants: Repository<PromptVariantEntity>,
-    @InjectRepository(PromptVersionEntity) private readonly versions: Repository<PromptVersionEntity>,
     private readonly routes: ModelRoutes,
-    private readonly ledger: LedgerWriter,
+    private readonly ledger: LedgerPublisher,
     private readonly cancellation: RunCancellation,
     private readonly resolutions: PromptResolutionCache,
   ) {
@@ -156,47 +149,21 @@ export class PromptRunner {
    * and the run fails.
    */
   async invokeTriggered(job: PromptTriggerJob, timeoutMs: number): Promise<PromptInvokeResponse> {
-    const { deployment, variant, version } = await this.pinnedPrompt(job);
+    const pinned = await this.resolutions.pinned({ workspaceId: job.workspace_id, deploymentId: job.prompt_endpoint_id, variantId: job.variant_id, versionId: job.version_id });
     const request: PromptRunRequest = {
       workspace_id: job.workspace_id,
       request_id: job.request_id,
-      deployment: deployment.name,
-      variant: variant.name,
+      deployment: pinned.deployment.name,
+      variant: pinned.variant.name,
       inputs: job.inputs,
       metadata: job.metadata,
       user: job.user ?? undefined,
     };
-    return this.invoke(request, { deployment, variant, version }, AbortSignal.timeout(timeoutMs));
-  }
-
-  /**
-   * The deployment, variant and version a trigger pinned. What a run reads of them never
-   * changes (names and workspace, and a version is immutable), so they are kept in memory.
-   */
-  private async pinnedPrompt(job: PromptTriggerJob): Promise<ResolvedPrompt> {
-    const key = `${job.prompt_endpoint_id}/${job.variant_id}/${job.version_id}`;
-    const cached = this.pinned.get(key);
-    if (cached && cached.deployment.workspaceId === job.workspace_id) return cached;
-    const deployment = await this.deployments.findOneBy({ id: job.prompt_endpoint_id, workspaceId: job.workspace_id });
-    const variant = deployment && (await this.variants.findOneBy({ id: job.variant_id, deploymentId: deployment.id }));
-    const version = variant && (await this.versions.findOneBy({ id: job.version_id, variantId: variant.id }));
-    if (!deployment || !variant || !version) throw new WaggleException('resource_not_found', { message: 'The prompt deployment or variant no longer exists' });
-    const resolved = { deployment, variant, version };
-    this.pinned.set(key, resolved);
-    return resolved;
-  }
-
-  private async resolve(request: PromptRunRequest): Promise<ResolvedPrompt> {
-    const deployment = await this.deployments.findOneBy({ workspaceId: request.workspace_id, name: request.deployment });
-    if (!deployment) throw new WaggleException('resource_not_found', { message: `Deployment not found: ${request.deployment}` });
-    const variant = await this.variants.findOne({ where: { deploymentId: deployment.id, name: request.variant }, relations: { currentVersion: true } });
-    const version = variant?.currentVersion;
-    if (!variant || !version) throw new WaggleException('resource_not_found', { message: `Variant not found: ${request.variant}` });
-    return { deployment, variant, version };
+    return this.invoke(request, pinned, AbortSignal.timeout(timeoutMs));
   }
 
   private async prepare(request: PromptRunRequest, resolved?: ResolvedPrompt): Promise<PreparedRun> {
-    const { deployment, variant, version } = resolved ?? (await this.resolutions.get(request.workspace_id, request.deployment, request.variant, () => this.resolve(request)));
+    const { deployment, variant, version } = resolved ?? (await this.resolutions.resolve(request.workspace_id, request.deployment, request.variant));
     const catalogRoute = await this.routes.get(version.model).catch((error: unknown) => {
       if (error instanceof WaggleException && error.code === 'resource_not_found') throw new WaggleException('model_deprecated', { params: { model: version.model } });
       throw error;
@@ -210,35 +177,36 @@ export class PromptRunner {
     // Missing credentials answer config_error here, before anything is recorded or sent.
     this.registry.languageModel(route);
     const rendered = renderMessages(version.messages, inputs, images);
-    const record = Object.assign(new RequestRecordEntity(), {
-      id: request.request_id,
-      workspaceId: request.workspace_id,
-      requestType: 'prompt',
-      requestableType: 'prompt_deployment',
-      requestableId: deployment.id,
+    const now = new Date().toISOString();
+    const record: LedgerRecord = {
+      request_id: request.request_id,
+      workspace_id: request.workspace_id,
+      request_type: 'prompt',
+      requestable_type: 'prompt_deployment',
+      requestable_id: deployment.id,
       deployment: deployment.name,
       variant: variant.name,
-      variantId: variant.id,
-      versionId: version.id,
+      variant_id: variant.id,
+      version_id: version.id,
       version: version.version,
       model: catalogRoute.id,
       status: 'running',
       message: lastUserText(rendered),
       metadata: request.metadata ?? {},
-      userLabel: request.user ?? null,
-      generatedAt: new Date(),
-      startedAt: new Date(),
-      endedAt: null,
-      durationMs: null,
+      user: request.user ?? null,
+      generated_at: now,
+      started_at: now,
+      ended_at: null,
+      duration_ms: null,
       usage: null,
       data: null,
-    } satisfies Partial<RequestRecordEntity>);
+    };
     this.ledger.save(record);
     return { deployment, variant, version, catalogRoute, route, messages: rendered as PromptMessage[], params: toPromptParams(version.params), record };
   }
 
-  private finish(run: PreparedRun, status: RequestRecordEntity['status'], durationMs: number, usage: UsageObject | null, data: Record<string, unknown> | null): void {
-    Object.assign(run.record, { status, endedAt: new Date(), durationMs, usage, data });
+  private finish(run: PreparedRun, status: RunStatus, durationMs: number, usage: UsageObject | null, data: Record<string, unknown> | null): void {
+    run.record = { ...run.record, status, ended_at: new Date().toISOString(), duration_ms: durationMs, usage: usage as Record<string, unknown> | null, data };
     this.ledger.save(run.record);
   }
 }

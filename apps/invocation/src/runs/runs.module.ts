@@ -1,33 +1,16 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { LedgerWriter } from '../ledger/ledger-writer';
-import { RequestRecordEntity } from '../ledger/request-record.entity';
-import { RequestsService } from '../ledger/requests.service';
-import { PromptDeploymentEntity } from '../prompts/entities/prompt-deployment.entity';
-import { PromptVariantEntity } from '../prompts/entities/prompt-variant.entity';
-import { PromptVersionEntity } from '../prompts/entities/prompt-version.entity';
+import { LedgerModule } from '../ledger/ledger.module';
 import { PromptsModule } from '../prompts/prompts.module';
 import { ModelRoutes } from './model-routes';
 import { PromptRunner } from './prompt-runner.service';
+import { PromptTriggerWorker } from './prompt-trigger.worker';
 import { RunCancellation } from './run-cancellation';
 import { RunsController } from './runs.controller';
-import { PromptTriggerWorker } from './prompt-trigger.worker';
-import { REDIS_CLIENT } from '@waggle/platform';
-import { PromptTriggerQueue } from '@waggle/webhooks';
-import type Redis from 'ioredis';
 
-/** Prompt runs (invoked and webhook-triggered), their cancellation and the request ledger. */
+/** Prompt runs: invoked (whole or streamed, cancellable) and webhook-triggered (the prompt-runs worker). */
 @Module({
-  imports: [TypeOrmModule.forFeature([PromptDeploymentEntity, PromptVariantEntity, PromptVersionEntity, RequestRecordEntity]), PromptsModule],
+  imports: [PromptsModule, LedgerModule],
   controllers: [RunsController],
-  providers: [
-    ModelRoutes,
-    LedgerWriter,
-    RunCancellation,
-    PromptRunner,
-    RequestsService,
-    PromptTriggerWorker,
-    { provide: PromptTriggerQueue, useFactory: (redis: Redis) => new PromptTriggerQueue(redis), inject: [REDIS_CLIENT] },
-  ],
+  providers: [ModelRoutes, RunCancellation, PromptRunner, PromptTriggerWorker],
 })
 export class RunsModule {}

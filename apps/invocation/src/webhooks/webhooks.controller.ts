@@ -1,31 +1,15 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import {
-  InvocationPatterns,
-  PromptWebhookSecretRequest,
-  RepublishWebhookTargetRequest,
-  RotatePromptWebhookSecretRequest,
-  type RepublishedWebhookTarget,
-  type WebhookSecretView,
-} from '@waggle/contracts';
-import { WebhookSecretsService } from './webhook-secrets.service';
+import { InvocationPatterns, RepublishWebhookTargetRequest, type RepublishedWebhookTarget } from '@waggle/contracts';
+import { RpcHandler } from '@waggle/platform';
+import { WebhookTargetsService } from './webhook-targets.service';
 
 @Controller()
 export class WebhooksController {
-  constructor(private readonly secrets: WebhookSecretsService) {}
+  constructor(private readonly targets: WebhookTargetsService) {}
 
-  @MessagePattern(InvocationPatterns.getWebhookSecret)
-  show(@Payload() request: PromptWebhookSecretRequest): Promise<WebhookSecretView> {
-    return this.secrets.view(request.workspace_id, request.deployment);
-  }
-
-  @MessagePattern(InvocationPatterns.rotateWebhookSecret)
-  rotate(@Payload() request: RotatePromptWebhookSecretRequest): Promise<WebhookSecretView> {
-    return this.secrets.rotate(request.workspace_id, request.deployment, request.overlap_seconds);
-  }
-
-  @MessagePattern(InvocationPatterns.republishWebhookTarget)
-  async republish(@Payload() request: RepublishWebhookTargetRequest): Promise<RepublishedWebhookTarget> {
-    return { found: (await this.secrets.publish([request.id])) > 0 };
+  /** The gateway found no registry entry for a trigger: write it again if the owner exists. */
+  @RpcHandler(InvocationPatterns.republishWebhookTarget)
+  async republish(request: RepublishWebhookTargetRequest): Promise<RepublishedWebhookTarget> {
+    return { found: await this.targets.republish(request.id) };
   }
 }

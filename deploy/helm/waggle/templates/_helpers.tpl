@@ -90,6 +90,7 @@ OTEL_EXPORTER_OTLP_ENDPOINT: {{ . | quote }}
 {{- with .Values.config.callbackUrlAllowlist }}
 CALLBACK_URL_ALLOWLIST: {{ . | quote }}
 {{- end }}
+LEDGER_STREAM_REPLICAS: {{ int64 .Values.config.ledgerStreamReplicas | quote }}
 {{- end }}
 
 {{/*

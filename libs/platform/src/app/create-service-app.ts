@@ -1,5 +1,6 @@
 import { Module, type DynamicModule, type INestApplication, type INestMicroservice, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { NestMicroservice } from '@nestjs/microservices';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { DataSourceOptions } from 'typeorm';
 import { queueGroupOf, type DomainService } from '@waggle/contracts';
@@ -10,7 +11,6 @@ import type { Dependency } from '../health/readiness.service';
 import { GracefulNatsServer } from '../nats/graceful-nats.server';
 import { RpcContextInterceptor } from '../nats/rpc-context.interceptor';
 import { WaggleRpcExceptionFilter } from '../nats/rpc-exception.filter';
-import { createValidationPipe } from '../nats/validation';
 import { PlatformModule } from './platform.module';
 
 export interface ServiceAppSpec {
@@ -45,20 +45,25 @@ export async function startServiceApp(spec: ServiceAppSpec): Promise<INestApplic
 
   const app = await NestFactory.create(ServiceRootModule, { bufferLogs: true });
   app.useLogger(app.get(Logger));
-  // Deferred so the conventions are registered before the NATS handlers are built.
-  applyRpcConventions(app.connectMicroservice({ strategy: server }, { deferInitialization: true }));
+  // Deferred so the conventions are registered before the NATS handlers are built. A
+  // deferred microservice would also run every module's init and bootstrap hooks when it
+  // starts, and the HTTP app again on listen (two queue workers, two subscriptions…): the
+  // app runs them, once, and the microservice only registers its handlers.
+  const microservice = applyRpcConventions(app.connectMicroservice({ strategy: server }, { deferInitialization: true }));
+  (microservice as NestMicroservice).setIsInitHookCalled(true);
+  await app.init();
   await app.startAllMicroservices();
   await app.listen(spec.env.PORT, spec.env.HOST);
   return app;
 }
 
 /**
- * What every NATS handler gets: the caller's trace and request context, validated
- * payloads, and errors sent as the catalog's wire envelope.
+ * What every NATS handler gets: the caller's trace and request context, and errors sent as
+ * the catalog's wire envelope. Payloads are validated by each `@RpcHandler` against its
+ * contract's request class.
  */
 export function applyRpcConventions(microservice: INestMicroservice): INestMicroservice {
   microservice.useGlobalInterceptors(new RpcContextInterceptor());
   microservice.useGlobalFilters(new WaggleRpcExceptionFilter());
-  microservice.useGlobalPipes(createValidationPipe());
   return microservice;
 }

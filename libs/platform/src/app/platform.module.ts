@@ -9,6 +9,7 @@ import { DependencyIndicators, NATS_CONNECTION_SOURCE, REDIS_CLIENT, type NatsCo
 import { APP_DEPENDENCIES, READINESS_REPORTERS, ReadinessService, type Dependency, type ReadinessReporter } from '../health/readiness.service';
 import { ShutdownState } from '../health/shutdown-state';
 import { loggerModuleParams } from '../logging/logger-options';
+import { LedgerPublisher } from '../ledger/ledger-publisher';
 import { NatsRpcClient } from '../nats/nats-rpc.client';
 
 export const APP_ENV = Symbol('APP_ENV');
@@ -27,18 +28,21 @@ export interface PlatformOptions {
 class PlatformConnections implements OnApplicationShutdown {
   constructor(
     private readonly rpc: NatsRpcClient,
+    private readonly ledger: LedgerPublisher,
     @Inject(REDIS_CLIENT) private readonly redis: Redis | null,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
+    // Runs recorded while the app drained go out before the connection closes.
+    await this.ledger.close();
     await this.rpc.close().catch(() => undefined);
     await this.redis?.quit().catch(() => this.redis?.disconnect());
   }
 }
 
 /**
- * What every app shares: validated config, JSON logging, the NATS RPC client, Redis
- * where the app uses it, and `/health/live` + `/health/ready`.
+ * What every app shares: validated config, JSON logging, the NATS RPC client, the request
+ * ledger's publisher, Redis where the app uses it, and `/health/live` + `/health/ready`.
  */
 @Module({})
 export class PlatformModule {
@@ -74,6 +78,7 @@ export class PlatformModule {
       },
       ...reporters,
       { provide: READINESS_REPORTERS, useFactory: (...instances: ReadinessReporter[]) => instances, inject: reporters },
+      LedgerPublisher,
       PlatformConnections,
       ShutdownState,
       DependencyIndicators,
@@ -88,7 +93,7 @@ export class PlatformModule {
       ],
       controllers: [HealthController],
       providers,
-      exports: [APP_ENV, APP_NAME, NatsRpcClient, REDIS_CLIENT, ShutdownState, ReadinessService, DependencyIndicators, NATS_CONNECTION_SOURCE],
+      exports: [APP_ENV, APP_NAME, NatsRpcClient, LedgerPublisher, REDIS_CLIENT, ShutdownState, ReadinessService, DependencyIndicators, NATS_CONNECTION_SOURCE],
     };
   }
 }

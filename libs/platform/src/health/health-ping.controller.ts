@@ -1,6 +1,6 @@
 import { Controller, type Type } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
 import { HealthPatterns, type DomainService, type HealthPingResponse } from '@waggle/contracts';
+import { RpcHandler } from '../nats/rpc-handler';
 import { ReadinessService } from './readiness.service';
 
 /** Answers `<service>.health.ping` over NATS, which the gateway's readiness asks. */
@@ -9,7 +9,7 @@ export function createHealthPingController(service: DomainService): Type<unknown
   class HealthPingController {
     constructor(private readonly readiness: ReadinessService) {}
 
-    @MessagePattern(HealthPatterns[service])
+    @RpcHandler(HealthPatterns[service])
     async ping(): Promise<HealthPingResponse> {
       const { ready } = await this.readiness.evaluate();
       return { service, uptime_s: Math.round(process.uptime()), ready };

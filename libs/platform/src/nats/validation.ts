@@ -1,4 +1,5 @@
-import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { ValidationPipe, type PipeTransform, type ValidationError } from '@nestjs/common';
+import { EmptyRequest, type RequestClass } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 
 export interface FieldProblem {
@@ -37,6 +38,29 @@ export function createValidationPipe(): ValidationPipe {
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
+    exceptionFactory: validationExceptionFactory,
+  });
+}
+
+/** A payload that must carry nothing: no properties at all. */
+class EmptyPayloadPipe implements PipeTransform {
+  transform(value: unknown): EmptyRequest {
+    if (value === undefined || value === null) return {};
+    if (typeof value !== 'object' || Array.isArray(value)) throw new WaggleException('validation_error', { details: [{ field: '', messages: ['the payload must be an empty object'] }] });
+    const unknown = Object.keys(value);
+    if (unknown.length > 0) throw new WaggleException('validation_error', { details: unknown.map((field) => ({ field, messages: [`property ${field} should not exist`] })) });
+    return {};
+  }
+}
+
+/** Validates (and transforms) a NATS payload against its contract's request class, whatever the parameter's declared type. */
+export function createPayloadPipe(requestClass: RequestClass<unknown>): PipeTransform {
+  if (requestClass === EmptyRequest) return new EmptyPayloadPipe();
+  return new ValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    transform: true,
+    expectedType: requestClass,
     exceptionFactory: validationExceptionFactory,
   });
 }

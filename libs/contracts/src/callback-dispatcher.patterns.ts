@@ -1,24 +1,11 @@
 import 'reflect-metadata';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Matches, Max, Min } from 'class-validator';
-import type { FlatMetadata } from './flat-metadata';
+import { IsIn, IsOptional, IsString, IsUUID, Length, Matches } from 'class-validator';
 import { REQUEST_ID_FORMAT, type UsageObject } from './invocation.patterns';
-import { ListLimit } from './list-limit';
+import { ListLimit } from './common.dto';
+import { patternNames, rpc } from './rpc-contract';
+import type { WebhookOwnerKind } from './webhook-owners';
 
-/**
- * BullMQ queue names. They are wire format: renaming one strands the jobs already in
- * Redis, so a rename is a migration.
- */
-export const QueueNames = {
-  /** Terminal results waiting to be delivered; only the callback-dispatcher consumes it. */
-  callbacks: 'callbacks',
-  /** Accepted prompt webhook triggers; invocation's workers consume it. */
-  promptRuns: 'prompt-runs',
-} as const;
-
-/** Who owns a webhook secret (decisions: each deployment, agent and workflow deployment has its own). */
-export const WEBHOOK_OWNER_KINDS = ['prompt_deployment', 'agent', 'workflow_deployment'] as const;
-export type WebhookOwnerKind = (typeof WEBHOOK_OWNER_KINDS)[number];
+/** The callback-dispatcher: the only sender of callbacks, and the keeper of their delivery log. */
 
 export const CALLBACK_EVENT_TYPES = ['prompt.completed', 'prompt.failed', 'agent.completed', 'agent.failed', 'workflow.completed', 'workflow.failed'] as const;
 export type CallbackEventType = (typeof CALLBACK_EVENT_TYPES)[number];
@@ -49,30 +36,6 @@ export interface CallbackDeliveryJob {
   /** When the run ended (ISO time): the start of the end-to-callback latency. */
   run_ended_at: string;
 }
-
-/**
- * A prompt webhook trigger the gateway accepted (queue `prompt-runs`, job id =
- * request_id). The version is pinned when the trigger is accepted.
- */
-export interface PromptTriggerJob {
-  request_id: string;
-  workspace_id: string;
-  prompt_endpoint_id: string;
-  variant_id: string;
-  version_id: string;
-  inputs: Record<string, unknown>;
-  metadata: FlatMetadata;
-  user: string | null;
-  callback_url: string;
-  accepted_at: string;
-}
-
-/** The delivery log: what the callback-dispatcher answers over NATS. */
-export const CallbackPatterns = {
-  listDeliveries: 'callback-dispatcher.deliveries.list',
-  getDelivery: 'callback-dispatcher.deliveries.get',
-  redeliver: 'callback-dispatcher.deliveries.redeliver',
-} as const;
 
 /**
  * pending: waiting for its first or next attempt. succeeded: a 2xx arrived. gone: the
@@ -128,41 +91,11 @@ export class DeliveryIdRequest {
   delivery_id!: string;
 }
 
-/** Webhook secrets of prompt deployments: shown and rotated through private routes and the CLI. */
-export class PromptWebhookSecretRequest {
-  @IsUUID()
-  workspace_id!: string;
+export const CallbackDispatcherContracts = {
+  listDeliveries: rpc('callback-dispatcher.deliveries.list', ListDeliveriesRequest).returns<DeliverySummary[]>(),
+  getDelivery: rpc('callback-dispatcher.deliveries.get', DeliveryIdRequest).returns<DeliverySummary>(),
+  /** Sends the same callback again (same webhook-id), with a fresh attempt budget. */
+  redeliver: rpc('callback-dispatcher.deliveries.redeliver', DeliveryIdRequest).returns<DeliverySummary>(),
+};
 
-  @IsString()
-  @Length(1, 200)
-  deployment!: string;
-}
-
-export class RotatePromptWebhookSecretRequest extends PromptWebhookSecretRequest {
-  /** How long the previous secret keeps working; the operator's default when absent. */
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(30 * 24 * 3600)
-  overlap_seconds?: number;
-}
-
-export interface WebhookSecretView {
-  deployment: string;
-  prompt_endpoint_id: string;
-  webhook_secret: string;
-  /** Set during a rotation's overlap: until then the previous secret is accepted and signs too. */
-  previous_secret_expires_at: string | null;
-}
-
-/** Asks the owner to write a webhook target to the registry again (the registry lost it). */
-export class RepublishWebhookTargetRequest {
-  @IsUUID()
-  id!: string;
-}
-
-export interface RepublishedWebhookTarget {
-  /** False when the owner has no such deployment: the trigger's 404 is real. */
-  found: boolean;
-}
+export const CallbackPatterns = patternNames(CallbackDispatcherContracts);

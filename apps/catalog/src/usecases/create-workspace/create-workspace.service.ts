@@ -1,0 +1,30 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { CreatedWorkspace, CreateWorkspaceRequest } from '@waggle/contracts';
+import type { DataSource } from 'typeorm';
+import { ApiKeysService } from '../../api-keys/api-keys.service';
+import { PlansService } from '../../plans/plans.service';
+import { toWorkspaceSummary, WorkspacesService } from '../../workspaces/workspaces.service';
+
+/** New workspaces get this plan unless the operator names another. */
+export const DEFAULT_PLAN = 'developer';
+
+/** A workspace and its first API key, in one transaction: neither exists without the other. */
+@Injectable()
+export class CreateWorkspaceService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly plans: PlansService,
+    private readonly workspaces: WorkspacesService,
+    private readonly apiKeys: ApiKeysService,
+  ) {}
+
+  async create(request: CreateWorkspaceRequest): Promise<CreatedWorkspace> {
+    const plan = await this.plans.get(request.plan ?? DEFAULT_PLAN);
+    return this.dataSource.transaction(async (manager) => {
+      const workspace = await this.workspaces.insert(manager, { name: request.name, plan, language: request.language ?? 'en' });
+      const apiKey = await this.apiKeys.create(workspace.id, manager);
+      return { workspace: toWorkspaceSummary(workspace), api_key: apiKey };
+    });
+  }
+}

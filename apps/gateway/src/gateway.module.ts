@@ -1,0 +1,29 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { PlatformModule } from '@waggle/platform';
+import type { GatewayEnv } from './config/gateway.env';
+import { ErrorCodesModule } from './error-codes/error-codes.module';
+import { ServicesReadinessReporter } from './health/services-readiness.reporter';
+import { ModelsModule } from './models/models.module';
+import { OpenApiModule } from './openapi/openapi.module';
+import { PromptsModule } from './prompts/prompts.module';
+import { RequestsModule } from './requests/requests.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
+
+/** The gateway: the platform (readiness asks every service) and one module per public feature. */
+@Module({})
+export class GatewayModule {
+  static forRoot(env: GatewayEnv): DynamicModule {
+    return {
+      module: GatewayModule,
+      imports: [
+        PlatformModule.forApp({ app: 'gateway', env, dependencies: ['nats', 'redis'], readinessReporters: [ServicesReadinessReporter] }),
+        ErrorCodesModule,
+        OpenApiModule,
+        ModelsModule,
+        PromptsModule,
+        RequestsModule,
+        WebhooksModule,
+      ],
+    };
+  }
+}

@@ -1,0 +1,13 @@
+import type { MigrationInterface } from 'typeorm';
+import { CreatePromptTables1763772000000 } from './1763772000000-create-prompt-tables';
+import { CreateRequestLedger1763775600000 } from './1763775600000-create-request-ledger';
+import { SealWebhookSecrets1763900000000 } from './1763900000000-seal-webhook-secrets';
+import { IndexRequestsByUser1764000000000 } from './1764000000000-index-requests-by-user';
+
+/** Every migration of this service, oldest first. `npm run migration:generate` appends here. */
+export const MIGRATIONS: Array<new () => MigrationInterface> = [
+  CreatePromptTables1763772000000,
+  CreateRequestLedger1763775600000,
+  SealWebhookSecrets1763900000000,
+  IndexRequestsByUser1764000000000,
+];

@@ -1,0 +1,104 @@
+import type { INestApplication } from '@nestjs/common';
+import { InvocationPatterns, LedgerStream, sendRpc, type LedgerRecord } from '@waggle/contracts';
+import { LedgerPublisher, loadConfig, NatsRpcClient, newRequestId, startServiceApp } from '@waggle/platform';
+import { randomUUID } from 'node:crypto';
+import { InvocationEnv } from '../src/config/invocation.env';
+import { dataSourceOptions } from '../src/database/data-source';
+import { LedgerModule } from '../src/ledger/ledger.module';
+
+/**
+ * The ledger's owner side over its real parts: records published to the JetStream stream (as
+ * any service publishes them) are written by the consumer and answered over NATS.
+ */
+describe('the request ledger consumer', () => {
+  const env = loadConfig(InvocationEnv, { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: process.env.LOG_LEVEL ?? 'error' });
+  const workspaceId = randomUUID();
+  const rpc = new NatsRpcClient(env.NATS_URL, 'ledger-int-test');
+  let app: INestApplication;
+  let publisher: LedgerPublisher;
+
+  const record = (overrides: Partial<LedgerRecord> = {}): LedgerRecord => ({
+    request_id: newRequestId(),
+    workspace_id: workspaceId,
+    request_type: 'workflow',
+    requestable_type: 'workflow_deployment',
+    requestable_id: randomUUID(),
+    deployment: 'nightly',
+    variant: 'default',
+    variant_id: null,
+    version_id: null,
+    version: 3,
+    model: null,
+    status: 'running',
+    message: null,
+    metadata: { batch: 7 },
+    user: null,
+    generated_at: new Date().toISOString(),
+    started_at: new Date().toISOString(),
+    ended_at: null,
+    duration_ms: null,
+    usage: null,
+    data: null,
+    ...overrides,
+  });
+  const publish = async (...records: LedgerRecord[]) => {
+    for (const one of records) publisher.save(one);
+    await publisher.flush();
+    expect(publisher.pending).toBe(0);
+  };
+  const lookup = (requestId: string, workspace = workspaceId) => sendRpc(rpc, InvocationPatterns.getRequest, { workspace_id: workspace, request_id: requestId }, { timeoutMs: 5_000 });
+
+  beforeAll(async () => {
+    await rpc.connect();
+    // A publisher of its own, as another service's: nothing it sends is in the app's memory.
+    publisher = new LedgerPublisher(rpc);
+    app = await startServiceApp({ service: 'invocation', env, dependencies: ['postgres', 'nats'], database: dataSourceOptions(env.DATABASE_URL), imports: [LedgerModule] });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await publisher.close();
+    await rpc.close();
+  });
+
+  it("answers a run another service published, at once: a lookup that misses waits for the consumer's catch-up", async () => {
+    const run = record({ status: 'completed', data: { output: 'done' } });
+    await publish(run);
+    await expect(lookup(run.request_id)).resolves.toMatchObject({ request_id: run.request_id, request_type: 'workflow', status: 'completed', metadata: { batch: 7 }, data: { output: 'done' } });
+    // Another workspace's id is not found, whoever wrote it.
+    await expect(lookup(run.request_id, randomUUID())).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('keeps the latest state, and never moves a run out of a terminal state', async () => {
+    const run = record();
+    await publish(run);
+    await publish({ ...run, status: 'failed', ended_at: new Date().toISOString(), data: { error: 'boom', error_code: 'provider_error' } });
+    // A stale state arriving late (another replica's slow batch) changes nothing.
+    await publish({ ...run, status: 'running', data: null });
+    await expect(lookup(run.request_id)).resolves.toMatchObject({ status: 'failed', data: { error: 'boom', error_code: 'provider_error' } });
+  });
+
+  it('stores text PostgreSQL cannot hold (U+0000) as U+FFFD instead of failing the batch', async () => {
+    const run = record({ status: 'completed', message: 'a\u0000b', data: { response: 'x\u0000y' } });
+    const neighbour = record({ status: 'completed' });
+    await publish(run, neighbour);
+    await expect(lookup(run.request_id)).resolves.toMatchObject({ message: 'a\uFFFDb', data: { response: 'x\uFFFDy' } });
+    await expect(lookup(neighbour.request_id)).resolves.toMatchObject({ status: 'completed' });
+  });
+
+  it('sets aside a message that is not a batch of records and goes on with the next', async () => {
+    const connection = rpc.connection();
+    if (!connection) throw new Error('NATS is not connected');
+    await connection.jetstream().publish(LedgerStream.subject, new TextEncoder().encode('not json'));
+    const after = record({ status: 'completed' });
+    await publish(after);
+    await expect(lookup(after.request_id)).resolves.toMatchObject({ status: 'completed' });
+  });
+
+  it("lists a workspace's runs by user label, with the label", async () => {
+    const labelled = record({ status: 'completed', user: 'ops@example.com' });
+    await publish(labelled, record({ status: 'completed', user: 'someone-else' }));
+    const listed = await sendRpc(rpc, InvocationPatterns.listRequests, { workspace_id: workspaceId, user: 'ops@example.com' }, { timeoutMs: 5_000 });
+    expect(listed).toEqual([expect.objectContaining({ request_id: labelled.request_id, user: 'ops@example.com' })]);
+  });
+});

@@ -1,0 +1,54 @@
+import type { FlatMetadata } from './flat-metadata';
+
+/**
+ * The request ledger's feed: every service that runs (or accepts) a run publishes the run's
+ * record, whole, to this JetStream stream each time it changes; the ledger's owner (the
+ * invocation service) consumes it in batches into its table. The stream keeps a record until
+ * the owner has written it, so nothing is lost while the owner is down or restarting, and
+ * no service reads another's tables. Names are wire format.
+ */
+export const LedgerStream = {
+  name: 'WAGGLE_LEDGER',
+  /** One message carries a batch of records (a JSON array of LedgerRecord). */
+  subject: 'waggle.ledger.records',
+  /** The owner's durable consumer: its replicas share the work. */
+  consumer: 'ledger-writer',
+} as const;
+
+export const RUN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+/** decisions: nothing leaves a terminal state. */
+export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
+
+export const RUN_KINDS = ['prompt', 'workflow', 'agent'] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
+
+/** One run's record as it is published: its latest state, complete (a later message replaces it). */
+export interface LedgerRecord {
+  request_id: string;
+  workspace_id: string;
+  request_type: RunKind;
+  /** What ran: `prompt_deployment`, `agent`, `workflow_deployment`. */
+  requestable_type: string;
+  requestable_id: string;
+  deployment: string | null;
+  variant: string | null;
+  variant_id: string | null;
+  version_id: string | null;
+  version: number | null;
+  model: string | null;
+  status: RunStatus;
+  /** The last user message as sent to the model. */
+  message: string | null;
+  metadata: FlatMetadata;
+  /** The caller's user label (decisions: recorded, filterable, never given to the model). */
+  user: string | null;
+  /** ISO times. */
+  generated_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  duration_ms: number | null;
+  usage: Record<string, unknown> | null;
+  /** The final response, output or error. */
+  data: Record<string, unknown> | null;
+}

@@ -1,0 +1,46 @@
+/** A request DTO class: class-validator decorators on its properties describe a valid payload. */
+export type RequestClass<Request> = new () => Request;
+
+/** `reply`: one answer per request. `stream`: a sequence of values, then completion. */
+export type RpcKind = 'reply' | 'stream';
+
+/**
+ * One NATS pattern with everything both sides need: its name (wire format), the class that
+ * validates its payload, whether it answers once or streams, and (in the type only) what it
+ * answers. The sender (`sendRpc`/`streamRpc`) and the handler (`@RpcHandler`) are both
+ * typed from this one object, so they cannot disagree.
+ */
+export interface RpcContract<Pattern extends string = string, Request = unknown, Response = unknown, Kind extends RpcKind = RpcKind> {
+  readonly pattern: Pattern;
+  readonly request: RequestClass<Request>;
+  readonly kind: Kind;
+  /** Never set: carries the response type. */
+  readonly response?: Response;
+}
+
+/**
+ * `rpc('catalog.models.route', ModelIdRequest).returns<ModelRoute>()`, or `.streams<Event>()`
+ * for a pattern that answers with a stream of events.
+ */
+export function rpc<Pattern extends string, Request>(pattern: Pattern, request: RequestClass<Request>) {
+  return {
+    returns: <Response>(): RpcContract<Pattern, Request, Response, 'reply'> => ({ pattern, request, kind: 'reply' }),
+    streams: <Event>(): RpcContract<Pattern, Request, Event, 'stream'> => ({ pattern, request, kind: 'stream' }),
+  };
+}
+
+/** The payload of a pattern that takes none: an object without properties. */
+export class EmptyRequest {
+  [key: string]: never;
+}
+
+/** A service's contracts by a readable name, e.g. `{ routeModel: rpc('catalog.models.route', …) }`. */
+export type ContractMap = Readonly<Record<string, RpcContract>>;
+
+/** `{ routeModel: 'catalog.models.route', … }`: the pattern names of a contract map. */
+export function patternNames<Map extends ContractMap>(contracts: Map): { readonly [Name in keyof Map]: Map[Name]['pattern'] } {
+  return Object.fromEntries(Object.entries(contracts).map(([name, contract]) => [name, contract.pattern])) as { readonly [Name in keyof Map]: Map[Name]['pattern'] };
+}
+
+/** A contract map re-keyed by pattern name. */
+export type ContractsByPattern<Map extends ContractMap> = { [Name in keyof Map as Map[Name]['pattern']]: Map[Name] };

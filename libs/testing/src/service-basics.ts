@@ -1,0 +1,47 @@
+import type { INestApplication } from '@nestjs/common';
+import { HealthPatterns, sendRpc, type DomainService } from '@waggle/contracts';
+import type { WaggleException } from '@waggle/errors';
+import { startServiceUnderTest, type ServiceUnderTest } from './service-under-test';
+
+/**
+ * What every service proves over NATS before it has patterns of its own: it answers its
+ * health ping in its queue group, checks its own dependencies, refuses a bad payload with the
+ * validation envelope and, once closed, is gone (502 at once, not a time-out). A new
+ * service's `apps/<service>/test/<service>-service.int-spec.ts` starts with this and grows
+ * its own specs beside it.
+ */
+export function describeServiceBasics(service: DomainService, bootstrap: () => Promise<INestApplication>, dependencies: readonly string[]): void {
+  describe(`${service} service over NATS`, () => {
+    let underTest: ServiceUnderTest;
+    const ping = HealthPatterns[service];
+
+    beforeAll(async () => {
+      underTest = await startServiceUnderTest(bootstrap, { LOG_LEVEL: 'error' });
+    });
+
+    afterAll(async () => {
+      await underTest?.stop();
+    });
+
+    it(`answers ${ping} in its queue group`, async () => {
+      expect(await underTest.send(ping, {})).toEqual({ service, ready: true, uptime_s: expect.any(Number) });
+    });
+
+    it('checks its own dependencies on /health/ready', async () => {
+      const response = await fetch(`${underTest.baseUrl}/health/ready`);
+      expect(response.status).toBe(200);
+      const details = Object.fromEntries(dependencies.map((dependency) => [dependency, { status: 'up' }]));
+      expect(await response.json()).toMatchObject({ status: 'ok', details });
+    });
+
+    it('refuses a ping that carries a payload, with the validation envelope', async () => {
+      const refused = await underTest.send(ping, { extra: 1 } as never).catch((error: WaggleException) => error);
+      expect(refused).toMatchObject({ code: 'validation_error', status: 422, details: [{ field: 'extra', messages: ['property extra should not exist'] }] });
+    });
+
+    it('stops answering once closed: the next ping finds no one (502, not a time-out)', async () => {
+      await underTest.closeApp();
+      await expect(sendRpc(underTest.rpc, ping, {}, { timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'upstream_request_failed', status: 502 });
+    });
+  });
+}

@@ -1,0 +1,162 @@
+import { QueueNames, type AppliedDeployment, type LedgerRecord, type RequestListItem } from '@waggle/contracts';
+import { BaseEnv, LedgerPublisher, loadConfig, newRequestId, NatsRpcClient } from '@waggle/platform';
+import { cliJson, expectEventually, FakeProviderServer, fakeModel, freePort, loadCatalogWithFakeModels, spawnApp, waitUntilLive, type AppProcess } from '@waggle/testing';
+import { deliveryIdFor } from '@waggle/webhooks';
+import { Queue } from 'bullmq';
+import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TEST_REDIS_URL } from '../setup/test-env';
+
+const PROMPTS = `
+prompts:
+  - deployment: ledgered
+    variants:
+      - name: default
+        model: fake-ledger-chat
+        messages:
+          - { role: user, content: "{{ question }}" }
+`;
+
+/**
+ * One request ledger for every run kind: services publish run records to a durable JetStream
+ * stream and the ledger's owner (invocation) writes them, so a record published while the owner
+ * is down is there once it is back, and lookups find prompt, agent and workflow runs alike.
+ */
+describe('the request ledger', () => {
+  const fake = new FakeProviderServer();
+  const apps: Record<'catalog' | 'invocation' | 'gateway', AppProcess> = {} as never;
+  const { NATS_URL } = loadConfig(BaseEnv);
+  const rpc = new NatsRpcClient(NATS_URL, 'ledger-e2e');
+  let gateway: string;
+  let key: string;
+  let workspaceId: string;
+  let ledgered: AppliedDeployment;
+  /** Callbacks this spec queued with no dispatcher running: removed so no later spec's dispatcher sends them. */
+  const queuedCallbacks: string[] = [];
+
+  const authorized = { headers: { authorization: '' } };
+  const get = (path: string) => fetch(`${gateway}${path}`, authorized);
+
+  beforeAll(async () => {
+    const fakeUrl = await fake.start();
+    const env = { LOG_LEVEL: 'warn', FAKE_BASE_URL: `${fakeUrl}/v1`, FAKE_API_KEY: 'fake-key' };
+    apps.catalog = spawnApp('catalog', await freePort(), env);
+    apps.invocation = spawnApp('invocation', await freePort(), env);
+    apps.gateway = spawnApp('gateway', await freePort(), { ...env, CALLBACK_URL_ALLOWLIST: '127.0.0.1' });
+    await Promise.all(Object.values(apps).map((app) => waitUntilLive(app)));
+    gateway = apps.gateway.baseUrl;
+    await rpc.connect();
+    await loadCatalogWithFakeModels('2099.6.1', [fakeModel('fake-ledger-chat', { reasoning: false })]);
+    const created = await cliJson<{ workspace_id: string; api_key: string }>(['workspace', 'create', '--name', 'e2e ledger']);
+    key = created.api_key;
+    workspaceId = created.workspace_id;
+    authorized.headers.authorization = `Bearer ${key}`;
+    const file = join(mkdtempSync(join(tmpdir(), 'waggle-ledger-')), 'prompts.yaml');
+    writeFileSync(file, PROMPTS);
+    [ledgered] = await cliJson<AppliedDeployment[]>(['apply', '-f', file, '--workspace', workspaceId]);
+  });
+
+  afterAll(async () => {
+    const connection = new Redis(TEST_REDIS_URL);
+    const callbacks = new Queue(QueueNames.callbacks, { connection });
+    await Promise.all(queuedCallbacks.map((deliveryId) => callbacks.remove(deliveryId)));
+    await callbacks.close();
+    connection.disconnect();
+    await cliJson(['catalog', 'load', '--force']);
+    await rpc.close();
+    await Promise.all(Object.values(apps).map((app) => app.stop()));
+    await fake.stop();
+  });
+
+  it('keeps records published while its owner is stopped, and answers them once it is back', async () => {
+    expect(await apps.invocation.stop()).toBe(0);
+
+    // A webhook trigger accepted while the owner is down: the gateway records the run as it accepts it.
+    const variantId = ledgered.variants[0].variant_id;
+    const trigger = await fetch(`${gateway}/v1/prompt/webhooks/${ledgered.prompt_endpoint_id}/variants/${variantId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-webhook-secret': ledgered.webhook_secret },
+      body: JSON.stringify({ inputs: { question: 'while you were out' }, metadata: { source: 'trigger' }, user: 'trigger-user', async: { callback_url: 'http://127.0.0.1:9/unused' } }),
+    });
+    expect(trigger.status).toBe(202);
+    const { request_id: triggeredId } = (await trigger.json()) as { request_id: string };
+    queuedCallbacks.push(deliveryIdFor(triggeredId));
+
+    // An agent run, published the way the agent service publishes its runs (the shared publisher).
+    const agentRun: LedgerRecord = {
+      request_id: newRequestId(),
+      workspace_id: workspaceId,
+      request_type: 'agent',
+      requestable_type: 'agent',
+      requestable_id: randomUUID(),
+      deployment: null,
+      variant: null,
+      variant_id: null,
+      version_id: null,
+      version: null,
+      model: 'fake-ledger-chat',
+      status: 'completed',
+      message: 'What is on my calendar?',
+      metadata: { channel: 'slack', attempt: 2 },
+      user: 'agent-user',
+      generated_at: new Date().toISOString(),
+      started_at: new Date().toISOString(),
+      ended_at: new Date().toISOString(),
+      duration_ms: 12,
+      usage: { total_tokens: 7 },
+      data: { response: 'Nothing today.' },
+    };
+    const publisher = new LedgerPublisher(rpc);
+    publisher.save(agentRun);
+    await publisher.flush();
+    expect(publisher.pending).toBe(0);
+    // Nobody can have written it yet: the owner is stopped.
+    expect(apps.invocation.child.exitCode).toBe(0);
+
+    apps.invocation = spawnApp('invocation', apps.invocation.port, apps.invocation.env);
+    await waitUntilLive(apps.invocation);
+
+    const agentLookup = await get(`/v1/public/requests/${agentRun.request_id}`);
+    expect(agentLookup.status).toBe(200);
+    expect(await agentLookup.json()).toEqual({
+      request_id: agentRun.request_id,
+      status: 'completed',
+      request_type: 'agent',
+      requestable_type: 'agent',
+      requestable_id: agentRun.requestable_id,
+      message: 'What is on my calendar?',
+      metadata: { channel: 'slack', attempt: 2 },
+      generated_at: agentRun.generated_at,
+      started_at: agentRun.started_at,
+      ended_at: agentRun.ended_at,
+      data: { response: 'Nothing today.' },
+    });
+
+    // The trigger accepted meanwhile is in the ledger too, and runs to completion now.
+    await expectEventually(async () => {
+      const lookup = await get(`/v1/public/requests/${triggeredId}`);
+      expect(lookup.status).toBe(200);
+      expect(await lookup.json()).toMatchObject({ request_id: triggeredId, request_type: 'prompt', status: 'completed', metadata: { source: 'trigger' }, data: { response: 'Echo: while you were out' } });
+    });
+
+    // Both user labels filter the private listing.
+    const byUser = async (user: string) => ((await (await get(`/v1/private/requests?user=${user}`)).json()) as { requests: RequestListItem[] }).requests;
+    expect(await byUser('agent-user')).toEqual([expect.objectContaining({ request_id: agentRun.request_id, request_type: 'agent', user: 'agent-user' })]);
+    expect(await byUser('trigger-user')).toEqual([expect.objectContaining({ request_id: triggeredId, request_type: 'prompt', user: 'trigger-user' })]);
+  });
+
+  it("never shows another workspace's run, whichever service recorded it", async () => {
+    const stranger = await cliJson<{ api_key: string }>(['workspace', 'create', '--name', 'e2e ledger stranger']);
+    const listed = (await (await get('/v1/private/requests')).json()) as { requests: RequestListItem[] };
+    expect(listed.requests.length).toBeGreaterThan(0);
+    for (const request of listed.requests) {
+      const foreign = await fetch(`${gateway}/v1/public/requests/${request.request_id}`, { headers: { authorization: `Bearer ${stranger.api_key}` } });
+      expect(foreign.status).toBe(404);
+    }
+    const theirs = (await (await fetch(`${gateway}/v1/private/requests`, { headers: { authorization: `Bearer ${stranger.api_key}` } })).json()) as { requests: RequestListItem[] };
+    expect(theirs.requests).toEqual([]);
+  });
+});
