@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig, startServiceApp } from '@waggle/platform';
+import { loadConfig, NatsRpcClient, startServiceApp } from '@waggle/platform';
+import { ProvidersModule } from '@waggle/providers';
 import { InvocationEnv } from './config/invocation.env';
 import { dataSourceOptions } from './database/data-source';
 import { LedgerModule } from './ledger/ledger.module';
@@ -15,6 +16,12 @@ export function bootstrap(): Promise<INestApplication> {
     env,
     dependencies: ['postgres', 'nats', 'redis'],
     database,
-    imports: [PromptsModule, RunsModule, LedgerModule, WebhooksModule],
+    imports: [
+      ProvidersModule.forRoot({ env, catalogTransport: NatsRpcClient }),
+      PromptsModule,
+      RunsModule,
+      LedgerModule,
+      WebhooksModule,
+    ],
   });
 }

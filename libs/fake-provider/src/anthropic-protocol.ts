@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { countWords, type FakeAnswer, type FakeConversation, type FakeUsage } from './behaviour';
+import { countWords, type FakeAnswer, type FakeConversation, type FakeImage, type FakeUsage } from './behaviour';
 
 type Json = Record<string, unknown>;
 
@@ -14,6 +14,19 @@ function textOf(content: unknown): string {
     .join(' ');
 }
 
+function blocksOf(message: Json | undefined): Json[] {
+  return Array.isArray(message?.content) ? (message.content as Json[]) : [];
+}
+
+function anthropicImage(block: Json): FakeImage[] {
+  const source = block?.type === 'image' ? (block.source as Json | undefined) : undefined;
+  if (source?.type === 'url' && typeof source.url === 'string') return [{ source: 'url', url: source.url }];
+  if (source?.type === 'base64' && typeof source.data === 'string') {
+    return [{ source: 'base64', mediaType: String(source.media_type), data: source.data }];
+  }
+  return [];
+}
+
 /** Reads a messages request body; `undefined` when it is not one (max_tokens is required there). */
 export function anthropicConversation(body: Json): FakeConversation | undefined {
   if (!Array.isArray(body.messages)) return undefined;
@@ -23,14 +36,19 @@ export function anthropicConversation(body: Json): FakeConversation | undefined 
   const stop = Array.isArray(body.stop_sequences) ? body.stop_sequences.filter((s): s is string => typeof s === 'string') : [];
   return {
     lastUserText: lastUser ? textOf(lastUser.content) : '',
+    // Tool results come back as one user message holding a tool_result block per call.
+    toolRounds: messages.filter((message) => message?.role === 'user' && blocksOf(message).some((block) => block?.type === 'tool_result')).length,
+    images: messages.flatMap((message) => blocksOf(message).flatMap(anthropicImage)),
+    toolsAllowed: Array.isArray(body.tools) && body.tools.length > 0 && (body.tool_choice as Json | undefined)?.type !== 'none',
     promptWords: countWords(textOf(body.system)) + messages.reduce((sum, message) => sum + countWords(textOf(message?.content)), 0),
     maxTokens: body.max_tokens,
     stop,
   };
 }
 
-export function anthropicStopReason(answer: FakeAnswer): 'end_turn' | 'stop_sequence' | 'max_tokens' {
+export function anthropicStopReason(answer: FakeAnswer): 'end_turn' | 'stop_sequence' | 'max_tokens' | 'tool_use' {
   if (answer.finish === 'length') return 'max_tokens';
+  if (answer.finish === 'tool_calls') return 'tool_use';
   return answer.finish === 'stop_sequence' ? 'stop_sequence' : 'end_turn';
 }
 
@@ -68,12 +86,18 @@ export function anthropicMessage(id: string, model: string, answer: FakeAnswer):
     model,
     content: [
       ...(reasoning.length > 0 ? [{ type: 'thinking', thinking: reasoning, signature: thinkingSignature(reasoning) }] : []),
-      { type: 'text', text },
+      ...(hasTextBlock(answer) ? [{ type: 'text', text }] : []),
+      ...answer.toolCalls.map((call) => ({ type: 'tool_use', id: call.id, name: call.name, input: JSON.parse(call.argumentFragments.join('')) })),
     ],
     stop_reason: anthropicStopReason(answer),
     stop_sequence: answer.stopSequence ?? null,
     usage: { ...anthropicInputUsage(answer.usage), ...anthropicOutputUsage(answer.usage), service_tier: 'standard' },
   };
+}
+
+/** Claude answers a turn of only tool calls without a text block. */
+export function hasTextBlock(answer: FakeAnswer): boolean {
+  return answer.responseFragments.length > 0 || answer.toolCalls.length === 0;
 }
 
 export function anthropicEvent(type: string, data: Json): string {

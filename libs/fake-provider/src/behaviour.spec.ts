@@ -2,6 +2,9 @@ import { parseBehaviour, planAnswer, resolveBehaviour, splitWords, type FakeConv
 
 const conversation = (overrides: Partial<FakeConversation> = {}): FakeConversation => ({
   lastUserText: 'hello there',
+  toolRounds: 0,
+  toolsAllowed: true,
+  images: [],
   promptWords: 7,
   stop: [],
   ...overrides,
@@ -24,6 +27,7 @@ describe('resolveBehaviour', () => {
       latencyMs: 50,
       tokenDelayMs: 0,
       chunkSize: 1,
+      embeddingDimensions: 256,
       response: 'hi',
       usage: { promptTokens: 9, cachedTokens: 4 },
     });
@@ -71,6 +75,34 @@ describe('planAnswer', () => {
     expect(answer.usage.completionTokens).toBe(3);
     expect(planAnswer(behaviour, conversation({ maxTokens: 6 })).finish).toBe('stop');
   });
+
+  it('answers the scripted turn of the conversation\'s tool round, then the plain response', () => {
+    const behaviour = resolveBehaviour({
+      response: 'All done.',
+      turns: [
+        { response: 'Checking.', toolCalls: [{ name: 'search', arguments: { query: 'a long query text' } }] },
+        { toolCalls: [{ name: 'fetch', arguments: { id: 7 } }] },
+      ],
+    });
+    const first = planAnswer(behaviour, conversation());
+    expect(first).toMatchObject({ finish: 'tool_calls', responseFragments: ['Checking.'] });
+    expect(first.toolCalls).toEqual([{ id: 'call_fake_0_0', name: 'search', argumentFragments: ['{"query"', ':"a long', ' query t', 'ext"}'] }]);
+    expect(first.usage.completionTokens).toBe(1 + 4);
+    const second = planAnswer(behaviour, conversation({ toolRounds: 1 }));
+    expect(second).toMatchObject({ finish: 'tool_calls', responseFragments: [], toolCalls: [{ id: 'call_fake_1_0', name: 'fetch' }] });
+    const last = planAnswer(behaviour, conversation({ toolRounds: 2 }));
+    expect(last).toMatchObject({ finish: 'stop', responseFragments: ['All ', 'done.'], toolCalls: [] });
+  });
+
+  it('answers the plain response when the request offers no tools or forbids calling them', () => {
+    const behaviour = resolveBehaviour({ response: 'Plain.', turns: [{ toolCalls: [{ name: 't', arguments: {} }] }] });
+    expect(planAnswer(behaviour, conversation({ toolsAllowed: false }))).toMatchObject({ finish: 'stop', toolCalls: [], responseFragments: ['Plain.'] });
+  });
+
+  it('drops the tool calls of a turn cut at the output limit', () => {
+    const behaviour = resolveBehaviour({ turns: [{ response: 'one two three', toolCalls: [{ name: 't', arguments: {} }] }] });
+    expect(planAnswer(behaviour, conversation({ maxTokens: 2 }))).toMatchObject({ finish: 'length', toolCalls: [] });
+  });
 });
 
 describe('parseBehaviour', () => {
@@ -84,6 +116,8 @@ describe('parseBehaviour', () => {
       usage: { promptTokens: 1, cachedTokens: 0, reasoningTokens: 2, completionTokens: 3 },
       error: { status: 429, message: 'slow down', retryAfterSeconds: 2 },
       failAfterFragments: 4,
+      turns: [{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] }, { response: 'Sunny.' }],
+      embeddingDimensions: 64,
     };
     expect(parseBehaviour(behaviour)).toEqual(behaviour);
   });
@@ -97,6 +131,14 @@ describe('parseBehaviour', () => {
     [{ usage: { inputTokens: 1 } }, 'unknown usage field: inputTokens'],
     [{ error: { status: 200 } }, 'error.status must be an HTTP error status (400-599)'],
     [{ reasoning: 3 }, 'reasoning must be a string or null'],
+    [{ turns: {} }, 'turns must be an array or null'],
+    [{ turns: [{}] }, 'turns[0] needs toolCalls or a response'],
+    [{ turns: [{ toolCalls: [] }] }, 'turns[0].toolCalls must be a non-empty array'],
+    [{ turns: [{ tools: [] }] }, 'turns[0] has unknown field(s): tools'],
+    [{ turns: [{ toolCalls: [{ name: 'a b', arguments: {} }] }] }, 'turns[0].toolCalls[0].name must be 1-64 letters, digits, _ or -'],
+    [{ turns: [{ toolCalls: [{ name: 'a', arguments: '{}' }] }] }, 'turns[0].toolCalls[0].arguments must be a JSON object'],
+    [{ embeddingDimensions: 0 }, 'embeddingDimensions must be from 1 to 4096'],
+    [{ embeddingDimensions: 5000 }, 'embeddingDimensions must be from 1 to 4096'],
   ])('refuses %j', (value, message) => {
     expect(() => parseBehaviour(value)).toThrow(message);
   });

@@ -14,6 +14,22 @@ export interface FakeError {
   retryAfterSeconds?: number;
 }
 
+/** One tool call the fake's model makes: the tool's name and the JSON object it passes. */
+export interface FakeToolCall {
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/**
+ * One model turn of a scripted tool conversation: tool calls (with optional text before
+ * them), or a plain answer. Which turn answers depends on how many rounds of tool results
+ * the request already carries, so a client's tool loop walks through the turns in order.
+ */
+export interface FakeTurn {
+  toolCalls?: FakeToolCall[];
+  response?: string;
+}
+
 /** How the fake answers a model: server-wide defaults, overridable per model id. */
 export interface FakeBehaviour {
   /** The answer text; unset answers `Echo: <last user message text>`. */
@@ -34,9 +50,25 @@ export interface FakeBehaviour {
    * destroyed connection, as when a network fails.
    */
   failAfterFragments?: number | null;
+  /**
+   * The answer of the request that carries N rounds of tool results is `turns[N]`; past the
+   * last turn (or unset), the plain `response`.
+   */
+  turns?: FakeTurn[] | null;
+  /** Length of the vectors `/v1/embeddings` answers when the request names no `dimensions`. */
+  embeddingDimensions: number;
 }
 
-export const DEFAULT_BEHAVIOUR: Readonly<FakeBehaviour> = Object.freeze({ latencyMs: 0, tokenDelayMs: 0, chunkSize: 1, usage: {} });
+export const DEFAULT_BEHAVIOUR: Readonly<FakeBehaviour> = Object.freeze({
+  latencyMs: 0,
+  tokenDelayMs: 0,
+  chunkSize: 1,
+  usage: {},
+  embeddingDimensions: 256,
+});
+
+/** The most vector dimensions `/v1/embeddings` answers, as the largest hosted models do. */
+export const MAX_EMBEDDING_DIMENSIONS = 4096;
 
 export function resolveBehaviour(...layers: ReadonlyArray<Partial<FakeBehaviour> | undefined>): FakeBehaviour {
   const merged: FakeBehaviour = { ...DEFAULT_BEHAVIOUR, usage: {} };
@@ -47,9 +79,11 @@ export function resolveBehaviour(...layers: ReadonlyArray<Partial<FakeBehaviour>
   return merged;
 }
 
-const NUMBER_FIELDS = ['latencyMs', 'tokenDelayMs', 'chunkSize'] as const;
+const NUMBER_FIELDS = ['latencyMs', 'tokenDelayMs', 'chunkSize', 'embeddingDimensions'] as const;
 const USAGE_FIELDS = ['promptTokens', 'cachedTokens', 'reasoningTokens', 'completionTokens'] as const;
-const KNOWN_FIELDS = new Set<string>(['response', 'reasoning', 'usage', 'error', 'failAfterFragments', ...NUMBER_FIELDS]);
+const KNOWN_FIELDS = new Set<string>(['response', 'reasoning', 'usage', 'error', 'failAfterFragments', 'turns', ...NUMBER_FIELDS]);
+/** The names OpenAI and Anthropic accept for a function. */
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0;
@@ -72,6 +106,10 @@ export function parseBehaviour(value: unknown): Partial<FakeBehaviour> {
     if (input[field] !== undefined && !isCount(input[field])) throw new Error(`${field} must be a non-negative integer`);
   }
   if (input.chunkSize === 0) throw new Error('chunkSize must be at least 1');
+  if (input.embeddingDimensions === 0 || (input.embeddingDimensions as number) > MAX_EMBEDDING_DIMENSIONS) {
+    throw new Error(`embeddingDimensions must be from 1 to ${MAX_EMBEDDING_DIMENSIONS}`);
+  }
+  if (input.turns !== undefined && input.turns !== null) parseTurns(input.turns);
   if (input.failAfterFragments !== undefined && input.failAfterFragments !== null && !isCount(input.failAfterFragments)) {
     throw new Error('failAfterFragments must be a non-negative integer or null');
   }
@@ -96,16 +134,51 @@ export function parseBehaviour(value: unknown): Partial<FakeBehaviour> {
   return input as Partial<FakeBehaviour>;
 }
 
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function parseTurns(turns: unknown): void {
+  if (!Array.isArray(turns)) throw new Error('turns must be an array or null');
+  turns.forEach((turn: unknown, index) => {
+    const where = `turns[${index}]`;
+    if (!isPlainObject(turn)) throw new Error(`${where} must be an object`);
+    const unknownFields = Object.keys(turn).filter((key) => key !== 'toolCalls' && key !== 'response');
+    if (unknownFields.length > 0) throw new Error(`${where} has unknown field(s): ${unknownFields.join(', ')}`);
+    if (turn.response !== undefined && typeof turn.response !== 'string') throw new Error(`${where}.response must be a string`);
+    if (turn.toolCalls === undefined) {
+      if (turn.response === undefined) throw new Error(`${where} needs toolCalls or a response`);
+      return;
+    }
+    if (!Array.isArray(turn.toolCalls) || turn.toolCalls.length === 0) throw new Error(`${where}.toolCalls must be a non-empty array`);
+    turn.toolCalls.forEach((call: unknown, callIndex) => {
+      const callWhere = `${where}.toolCalls[${callIndex}]`;
+      if (!isPlainObject(call)) throw new Error(`${callWhere} must be an object`);
+      if (typeof call.name !== 'string' || !TOOL_NAME.test(call.name)) throw new Error(`${callWhere}.name must be 1-64 letters, digits, _ or -`);
+      if (!isPlainObject(call.arguments)) throw new Error(`${callWhere}.arguments must be a JSON object`);
+    });
+  });
+}
+
+/** An image part of a request: a URL, or inline base64 data. */
+export type FakeImage = { source: 'url'; url: string } | { source: 'base64'; mediaType: string; data: string };
+
 /** What the fake understood of a request, whichever protocol it came in. */
 export interface FakeConversation {
   lastUserText: string;
+  /** Rounds of tool results the conversation carries: the index of the scripted turn that answers it. */
+  toolRounds: number;
+  /** The request offers tools and its tool choice is not `none`: scripted tool calls may be answered. */
+  toolsAllowed: boolean;
+  /** Image parts of every message, in order. */
+  images: FakeImage[];
   /** Words across every message, the default prompt token count. */
   promptWords: number;
   maxTokens?: number;
   stop: string[];
 }
 
-export type FakeFinish = 'stop' | 'stop_sequence' | 'length';
+export type FakeFinish = 'stop' | 'stop_sequence' | 'length' | 'tool_calls';
 
 export interface FakeUsage {
   promptTokens: number;
@@ -114,10 +187,21 @@ export interface FakeUsage {
   reasoningTokens: number;
 }
 
+/** A tool call as answered: its id, and its JSON arguments in the pieces a stream sends them in. */
+export interface FakePlannedToolCall {
+  id: string;
+  name: string;
+  argumentFragments: string[];
+}
+
+/** Streams send a tool call's JSON arguments in pieces this long, so clients must join partial JSON. */
+export const ARGUMENT_FRAGMENT_CHARS = 8;
+
 /** The whole answer, decided before the first byte so both protocols say the same thing. */
 export interface FakeAnswer {
   reasoningFragments: string[];
   responseFragments: string[];
+  toolCalls: FakePlannedToolCall[];
   finish: FakeFinish;
   stopSequence?: string;
   usage: FakeUsage;
@@ -145,7 +229,10 @@ function group(words: string[], size: number): string[] {
  * together, as OpenAI's max_completion_tokens and Anthropic's max_tokens do.
  */
 export function planAnswer(behaviour: FakeBehaviour, conversation: FakeConversation): FakeAnswer {
-  let responseText = behaviour.response ?? `Echo: ${conversation.lastUserText}`;
+  // A request that offers no tools (or forbids calling them) gets the plain answer, as a real model's.
+  const turn = conversation.toolsAllowed ? behaviour.turns?.[conversation.toolRounds] : undefined;
+  const toolCalls = (turn?.toolCalls ?? []).map((call, index) => planToolCall(call, conversation.toolRounds, index));
+  let responseText = turn ? (turn.response ?? '') : (behaviour.response ?? `Echo: ${conversation.lastUserText}`);
   let finish: FakeFinish = 'stop';
   let stopSequence: string | undefined;
   let cutAt = responseText.length;
@@ -173,19 +260,36 @@ export function planAnswer(behaviour: FakeBehaviour, conversation: FakeConversat
     }
   }
 
+  if (toolCalls.length > 0 && finish !== 'length') {
+    finish = 'tool_calls';
+    stopSequence = undefined;
+  }
+
   const chunkSize = Math.max(1, behaviour.chunkSize);
   const overrides = behaviour.usage;
   const reasoningTokens = overrides.reasoningTokens ?? reasoningWords.length;
+  // An answer cut at the output limit never reaches its tool calls.
+  const answeredCalls = finish === 'length' ? [] : toolCalls;
+  const toolCallTokens = answeredCalls.reduce((sum, call) => sum + call.argumentFragments.length, 0);
   return {
     reasoningFragments: group(reasoningWords, chunkSize),
     responseFragments: group(responseWords, chunkSize),
+    toolCalls: answeredCalls,
     finish,
     ...(stopSequence !== undefined && { stopSequence }),
     usage: {
       promptTokens: overrides.promptTokens ?? conversation.promptWords,
       cachedTokens: overrides.cachedTokens ?? 0,
       reasoningTokens,
-      completionTokens: overrides.completionTokens ?? responseWords.length + reasoningTokens,
+      completionTokens: overrides.completionTokens ?? responseWords.length + reasoningTokens + toolCallTokens,
     },
   };
+}
+
+/** Ids are stable for a turn and call index, so a test can name the result it sends back. */
+function planToolCall(call: FakeToolCall, round: number, index: number): FakePlannedToolCall {
+  const json = JSON.stringify(call.arguments);
+  const argumentFragments: string[] = [];
+  for (let start = 0; start < json.length; start += ARGUMENT_FRAGMENT_CHARS) argumentFragments.push(json.slice(start, start + ARGUMENT_FRAGMENT_CHARS));
+  return { id: `call_fake_${round}_${index}`, name: call.name, argumentFragments };
 }

@@ -9,10 +9,20 @@ import {
   anthropicMessage,
   anthropicOutputUsage,
   anthropicStopReason,
+  hasTextBlock,
   thinkingSignature,
 } from './anthropic-protocol';
-import { parseBehaviour, planAnswer, resolveBehaviour, type FakeAnswer, type FakeBehaviour } from './behaviour';
-import { openAIChunk, openAICompletion, openAIConversation, openAIError, openAIFinishReason, type OpenAIIdentity } from './openai-protocol';
+import { parseBehaviour, planAnswer, resolveBehaviour, type FakeAnswer, type FakeBehaviour, type FakeConversation, type FakeImage } from './behaviour';
+import { embeddingRequest, openAIEmbeddings, type FakeEmbeddingRequest } from './embeddings';
+import {
+  openAIChunk,
+  openAICompletion,
+  openAIConversation,
+  openAIError,
+  openAIFinishReason,
+  openAIToolCallDeltas,
+  type OpenAIIdentity,
+} from './openai-protocol';
 
 export type FakeProtocol = 'openai' | 'anthropic';
 
@@ -34,6 +44,10 @@ export interface FakeRequestRecord {
   /** The client closed the connection before the answer finished. */
   aborted: boolean;
   abortedAt?: number;
+  /** Image parts of the request's messages (none for embeddings). */
+  images: FakeImage[];
+  /** Rounds of tool results the request carried: which scripted turn answered it. */
+  toolRounds: number;
 }
 
 export interface FakeProviderOptions {
@@ -196,6 +210,7 @@ export class FakeProviderServer {
     try {
       if (request.method === 'POST' && path === '/v1/chat/completions') return await this.serveModel('openai', path, request, response);
       if (request.method === 'POST' && path === '/v1/messages') return await this.serveModel('anthropic', path, request, response);
+      if (request.method === 'POST' && path === '/v1/embeddings') return await this.serveModel('openai', path, request, response);
       if (path === '/_fake/requests' && request.method === 'GET') return sendJson(response, 200, this.records);
       if (path === '/_fake/requests' && request.method === 'DELETE') {
         this.clearRequests();
@@ -251,6 +266,8 @@ export class FakeProviderServer {
       stream: body?.stream === true,
       receivedAt: Date.now(),
       aborted: false,
+      images: [],
+      toolRounds: 0,
     };
     this.records.push(record);
     if (this.records.length > this.maxRecords) this.records.splice(0, this.records.length - this.maxRecords);
@@ -282,10 +299,11 @@ export class FakeProviderServer {
       if (!request.headers['x-api-key']) return fail(401, 'x-api-key header is required');
       if (!request.headers['anthropic-version']) return fail(400, 'anthropic-version: header is required');
     }
-    const conversation = body && (protocol === 'openai' ? openAIConversation(body) : anthropicConversation(body));
-    if (!body || !conversation || !record.model) {
-      return fail(400, protocol === 'anthropic' ? 'model, messages and max_tokens are required' : 'model and messages are required');
+    const parsed = body && parseModelRequest(protocol, path, body);
+    if (!body || typeof parsed !== 'object' || parsed === null || !record.model) {
+      return fail(400, typeof parsed === 'string' ? parsed : protocol === 'anthropic' ? 'model, messages and max_tokens are required' : 'model and messages are required');
     }
+    if ('images' in parsed) Object.assign(record, { images: parsed.images, toolRounds: parsed.toolRounds });
 
     const behaviour = this.behaviourFor(record.model);
     if (!(await pause(behaviour.latencyMs, aborted.signal))) return;
@@ -299,7 +317,12 @@ export class FakeProviderServer {
       return finish();
     }
 
-    const answer = planAnswer(behaviour, conversation);
+    if (!('images' in parsed)) {
+      const dimensions = parsed.dimensions ?? behaviour.embeddingDimensions;
+      sendJson(response, 200, openAIEmbeddings(record.model, parsed, dimensions, behaviour.usage.promptTokens));
+      return finish(200);
+    }
+    const answer = planAnswer(behaviour, parsed);
     const id =
       protocol === 'openai' ? `chatcmpl-fake${sequence}${randomUUID().slice(0, 8)}` : `msg_fake${sequence}${randomUUID().slice(0, 8)}`;
     if (!record.stream) {
@@ -339,10 +362,10 @@ export class FakeProviderServer {
   }
 
   /** Writes the fragments in order, pausing between them; stops early on abort or at the scripted break. */
-  private async writeFragments(
+  private async writeFragments<T>(
     stream: FragmentStream,
-    fragments: Array<{ kind: 'reasoning' | 'response'; text: string }>,
-    write: (fragment: { kind: 'reasoning' | 'response'; text: string }) => void,
+    fragments: T[],
+    write: (fragment: T) => void,
     written: { count: number },
   ): Promise<'ok' | 'aborted' | 'break'> {
     const breakAfter = stream.behaviour.failAfterFragments;
@@ -360,23 +383,12 @@ export class FakeProviderServer {
     const { response, answer } = stream;
     const send = (chunk: Json | '[DONE]'): boolean => response.write(`data: ${chunk === '[DONE]' ? chunk : JSON.stringify(chunk)}\n\n`);
     send(openAIChunk(identity, { delta: { role: 'assistant', content: '', refusal: null } }, includeUsage));
-    const fragments = [
-      ...answer.reasoningFragments.map((text) => ({ kind: 'reasoning' as const, text })),
-      ...answer.responseFragments.map((text) => ({ kind: 'response' as const, text })),
+    const deltas = [
+      ...answer.reasoningFragments.map((text) => ({ reasoning_content: text })),
+      ...answer.responseFragments.map((text) => ({ content: text })),
+      ...answer.toolCalls.flatMap((call, index) => openAIToolCallDeltas(call, index)),
     ];
-    const outcome = await this.writeFragments(
-      stream,
-      fragments,
-      (fragment) =>
-        send(
-          openAIChunk(
-            identity,
-            { delta: fragment.kind === 'reasoning' ? { reasoning_content: fragment.text } : { content: fragment.text } },
-            includeUsage,
-          ),
-        ),
-      { count: 0 },
-    );
+    const outcome = await this.writeFragments(stream, deltas, (delta) => send(openAIChunk(identity, { delta }, includeUsage)), { count: 0 });
     if (outcome !== 'ok') return outcome;
     send(openAIChunk(identity, { delta: {}, finishReason: openAIFinishReason(answer) }, includeUsage));
     if (includeUsage) send(openAIChunk(identity, undefined, true, answer.usage));
@@ -410,8 +422,8 @@ export class FakeProviderServer {
       send('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } });
       const outcome = await this.writeFragments(
         stream,
-        answer.reasoningFragments.map((text) => ({ kind: 'reasoning' as const, text })),
-        (fragment) => send('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: fragment.text } }),
+        answer.reasoningFragments,
+        (thinking) => send('content_block_delta', { index, delta: { type: 'thinking_delta', thinking } }),
         written,
       );
       if (outcome === 'break') return broken();
@@ -423,16 +435,23 @@ export class FakeProviderServer {
       send('content_block_stop', { index });
       index += 1;
     }
-    send('content_block_start', { index, content_block: { type: 'text', text: '' } });
-    const outcome = await this.writeFragments(
-      stream,
-      answer.responseFragments.map((text) => ({ kind: 'response' as const, text })),
-      (fragment) => send('content_block_delta', { index, delta: { type: 'text_delta', text: fragment.text } }),
-      written,
-    );
-    if (outcome === 'break') return broken();
-    if (outcome === 'aborted') return outcome;
-    send('content_block_stop', { index });
+    const blocks: Array<{ start: Json; deltas: Json[] }> = [
+      ...(hasTextBlock(answer)
+        ? [{ start: { type: 'text', text: '' }, deltas: answer.responseFragments.map((text) => ({ type: 'text_delta', text })) }]
+        : []),
+      ...answer.toolCalls.map((call) => ({
+        start: { type: 'tool_use', id: call.id, name: call.name, input: {} },
+        deltas: call.argumentFragments.map((partial_json) => ({ type: 'input_json_delta', partial_json })),
+      })),
+    ];
+    for (const block of blocks) {
+      send('content_block_start', { index, content_block: block.start });
+      const outcome = await this.writeFragments(stream, block.deltas, (delta) => send('content_block_delta', { index, delta }), written);
+      if (outcome === 'break') return broken();
+      if (outcome === 'aborted') return outcome;
+      send('content_block_stop', { index });
+      index += 1;
+    }
     send('message_delta', {
       delta: { stop_reason: anthropicStopReason(answer), stop_sequence: answer.stopSequence ?? null },
       usage: anthropicOutputUsage(answer.usage),
@@ -447,4 +466,10 @@ interface FragmentStream {
   signal: AbortSignal;
   behaviour: FakeBehaviour;
   answer: FakeAnswer;
+}
+
+/** A request body of the endpoint at `path`; a string says why it is not one. */
+function parseModelRequest(protocol: FakeProtocol, path: string, body: Json): FakeConversation | FakeEmbeddingRequest | string | undefined {
+  if (path === '/v1/embeddings') return embeddingRequest(body);
+  return protocol === 'openai' ? openAIConversation(body) : anthropicConversation(body);
 }

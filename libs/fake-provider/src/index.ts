@@ -1,5 +1,7 @@
 export {
+  ARGUMENT_FRAGMENT_CHARS,
   DEFAULT_BEHAVIOUR,
+  MAX_EMBEDDING_DIMENSIONS,
   parseBehaviour,
   planAnswer,
   resolveBehaviour,
@@ -9,7 +11,12 @@ export {
   type FakeConversation,
   type FakeError,
   type FakeFinish,
+  type FakeImage,
+  type FakePlannedToolCall,
+  type FakeToolCall,
+  type FakeTurn,
   type FakeUsage,
   type FakeUsageOverrides,
 } from './behaviour';
+export { fakeEmbedding } from './embeddings';
 export { FakeProviderServer, type FakeProtocol, type FakeProviderOptions, type FakeRequestRecord } from './fake-provider.server';

@@ -1,4 +1,4 @@
-import { countWords, type FakeAnswer, type FakeConversation, type FakeUsage } from './behaviour';
+import { countWords, type FakeAnswer, type FakeConversation, type FakeImage, type FakePlannedToolCall, type FakeUsage } from './behaviour';
 
 type Json = Record<string, unknown>;
 
@@ -15,6 +15,18 @@ function optionalCount(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
 }
 
+const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
+
+function openAIImages(content: unknown): FakeImage[] {
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((part: Json): FakeImage[] => {
+    const url = part?.type === 'image_url' ? (part.image_url as Json | undefined)?.url : undefined;
+    if (typeof url !== 'string') return [];
+    const inline = DATA_URL.exec(url);
+    return [inline ? { source: 'base64', mediaType: inline[1], data: inline[2] } : { source: 'url', url }];
+  });
+}
+
 /** Reads a chat-completions request body; `undefined` when it is not one. */
 export function openAIConversation(body: Json): FakeConversation | undefined {
   if (!Array.isArray(body.messages)) return undefined;
@@ -28,14 +40,33 @@ export function openAIConversation(body: Json): FakeConversation | undefined {
         : [];
   return {
     lastUserText: lastUser ? textOf(lastUser.content) : '',
+    // Each tool result is a message of its own; a run of them answers one turn's calls.
+    toolRounds: messages.filter((message, index) => message?.role === 'tool' && messages[index - 1]?.role !== 'tool').length,
+    images: messages.flatMap((message) => openAIImages(message?.content)),
+    toolsAllowed: Array.isArray(body.tools) && body.tools.length > 0 && body.tool_choice !== 'none',
     promptWords: messages.reduce((sum, message) => sum + countWords(textOf(message?.content)), 0),
     maxTokens: optionalCount(body.max_completion_tokens) ?? optionalCount(body.max_tokens),
     stop,
   };
 }
 
-export function openAIFinishReason(answer: FakeAnswer): 'stop' | 'length' {
-  return answer.finish === 'length' ? 'length' : 'stop';
+export function openAIFinishReason(answer: FakeAnswer): 'stop' | 'length' | 'tool_calls' {
+  if (answer.finish === 'length' || answer.finish === 'tool_calls') return answer.finish;
+  return 'stop';
+}
+
+/**
+ * A tool call's streamed deltas, one per arguments piece: the first also names the call,
+ * as OpenAI's first delta of a call does; `index` places the call among the turn's calls.
+ */
+export function openAIToolCallDeltas(call: FakePlannedToolCall, index: number): Json[] {
+  return call.argumentFragments.map((fragment, position) => ({
+    tool_calls: [
+      position === 0
+        ? { index, id: call.id, type: 'function', function: { name: call.name, arguments: fragment } }
+        : { index, function: { arguments: fragment } },
+    ],
+  }));
 }
 
 export function openAIUsage(usage: FakeUsage): Json {
@@ -61,6 +92,7 @@ export interface OpenAIIdentity {
 
 export function openAICompletion(identity: OpenAIIdentity, answer: FakeAnswer): Json {
   const reasoning = answer.reasoningFragments.join('');
+  const content = answer.responseFragments.join('');
   return {
     id: identity.id,
     object: 'chat.completion',
@@ -72,8 +104,15 @@ export function openAICompletion(identity: OpenAIIdentity, answer: FakeAnswer): 
         index: 0,
         message: {
           role: 'assistant',
-          content: answer.responseFragments.join(''),
+          content: content.length === 0 && answer.toolCalls.length > 0 ? null : content,
           ...(reasoning.length > 0 && { reasoning_content: reasoning }),
+          ...(answer.toolCalls.length > 0 && {
+            tool_calls: answer.toolCalls.map((call) => ({
+              id: call.id,
+              type: 'function',
+              function: { name: call.name, arguments: call.argumentFragments.join('') },
+            })),
+          }),
           refusal: null,
         },
         logprobs: null,

@@ -1,6 +1,29 @@
 import { anthropicConversation, anthropicError, anthropicEvent, anthropicMessage } from './anthropic-protocol';
-import { planAnswer, resolveBehaviour } from './behaviour';
-import { openAIChunk, openAICompletion, openAIConversation, openAIError } from './openai-protocol';
+import { planAnswer, resolveBehaviour, type FakeConversation } from './behaviour';
+import { openAIChunk, openAICompletion, openAIConversation, openAIError, openAIToolCallDeltas } from './openai-protocol';
+
+const conversation = (overrides: Partial<FakeConversation> = {}): FakeConversation => ({
+  lastUserText: '',
+  toolRounds: 0,
+  toolsAllowed: true,
+  images: [],
+  promptWords: 5,
+  stop: [],
+  ...overrides,
+});
+
+/** Round 0 calls the weather tool twice; after one round of results, the plain answer. */
+const toolBehaviour = resolveBehaviour({
+  turns: [
+    {
+      toolCalls: [
+        { name: 'get_weather', arguments: { city: 'Paris', unit: 'celsius' } },
+        { name: 'get_time', arguments: { zone: 'CET' } },
+      ],
+    },
+  ],
+  response: 'Sunny.',
+});
 
 describe('OpenAI chat completions', () => {
   it('reads the last user text (string or parts), the token limit and stop', () => {
@@ -22,16 +45,20 @@ describe('OpenAI chat completions', () => {
       max_tokens: 99,
       stop: 'END',
     });
-    expect(conversation).toEqual({ lastUserText: 'look at', promptWords: 8, maxTokens: 20, stop: ['END'] });
+    expect(conversation).toEqual({
+      lastUserText: 'look at',
+      toolRounds: 0,
+      toolsAllowed: false,
+      images: [{ source: 'url', url: 'https://x/y.png' }],
+      promptWords: 8,
+      maxTokens: 20,
+      stop: ['END'],
+    });
     expect(openAIConversation({ model: 'm' })).toBeUndefined();
   });
 
   it('answers the chat.completion shape with reasoning_content and detailed usage', () => {
-    const answer = planAnswer(resolveBehaviour({ response: 'Hi there', reasoning: 'think', usage: { cachedTokens: 2 } }), {
-      lastUserText: '',
-      promptWords: 5,
-      stop: [],
-    });
+    const answer = planAnswer(resolveBehaviour({ response: 'Hi there', reasoning: 'think', usage: { cachedTokens: 2 } }), conversation());
     expect(openAICompletion({ id: 'chatcmpl-1', model: 'm', created: 1 }, answer)).toEqual({
       id: 'chatcmpl-1',
       object: 'chat.completion',
@@ -67,6 +94,55 @@ describe('OpenAI chat completions', () => {
     expect(openAIChunk(identity, undefined, true, usage)).toMatchObject({ choices: [], usage: { total_tokens: 3 } });
   });
 
+  it('counts rounds of tool results and reads inline images', () => {
+    const read = openAIConversation({
+      model: 'm',
+      messages: [
+        { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0K' } }] },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'a' }, { id: 'b' }] },
+        { role: 'tool', tool_call_id: 'a', content: '1' },
+        { role: 'tool', tool_call_id: 'b', content: '2' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c' }] },
+        { role: 'tool', tool_call_id: 'c', content: '3' },
+      ],
+    });
+    expect(read).toMatchObject({ toolRounds: 2, toolsAllowed: false, images: [{ source: 'base64', mediaType: 'image/png', data: 'iVBORw0K' }] });
+  });
+
+  it('answers a scripted turn of tool calls with tool_calls and finish_reason tool_calls', () => {
+    const completion = openAICompletion({ id: 'c', model: 'm', created: 1 }, planAnswer(toolBehaviour, conversation()));
+    expect(completion).toMatchObject({
+      choices: [
+        {
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: 'call_fake_0_0', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' } },
+              { id: 'call_fake_0_1', type: 'function', function: { name: 'get_time', arguments: '{"zone":"CET"}' } },
+            ],
+          },
+          finish_reason: 'tool_calls',
+        },
+      ],
+    });
+    const next = openAICompletion({ id: 'c', model: 'm', created: 1 }, planAnswer(toolBehaviour, conversation({ toolRounds: 1 })));
+    expect(next).toMatchObject({ choices: [{ message: { content: 'Sunny.' }, finish_reason: 'stop' }] });
+    expect((next.choices as Array<{ message: object }>)[0].message).not.toHaveProperty('tool_calls');
+  });
+
+  it('streams a tool call as a named first delta, then argument pieces that join to the JSON', () => {
+    const [weather] = planAnswer(toolBehaviour, conversation()).toolCalls;
+    const deltas = openAIToolCallDeltas(weather, 0);
+    expect(deltas[0]).toEqual({
+      tool_calls: [{ index: 0, id: 'call_fake_0_0', type: 'function', function: { name: 'get_weather', arguments: '{"city":' } }],
+    });
+    expect(deltas.length).toBeGreaterThan(2);
+    expect(deltas.slice(1).every((delta) => Object.keys((delta.tool_calls as object[])[0]).join() === 'index,function')).toBe(true);
+    const joined = deltas.map((delta) => (delta.tool_calls as Array<{ function: { arguments: string } }>)[0].function.arguments).join('');
+    expect(JSON.parse(joined)).toEqual({ city: 'Paris', unit: 'celsius' });
+  });
+
   it('answers errors in the OpenAI error shape', () => {
     expect(openAIError(429)).toEqual({
       error: { message: expect.any(String), type: 'requests', param: null, code: 'rate_limit_exceeded' },
@@ -84,13 +160,13 @@ describe('Anthropic messages', () => {
       max_tokens: 10,
       stop_sequences: ['X'],
     };
-    expect(anthropicConversation(body)).toEqual({ lastUserText: 'hi you', promptWords: 4, maxTokens: 10, stop: ['X'] });
+    expect(anthropicConversation(body)).toEqual({ lastUserText: 'hi you', toolRounds: 0, toolsAllowed: false, images: [], promptWords: 4, maxTokens: 10, stop: ['X'] });
     expect(anthropicConversation({ ...body, max_tokens: undefined })).toBeUndefined();
   });
 
   it('answers thinking then text blocks, with cache reads apart from input_tokens', () => {
     const behaviour = resolveBehaviour({ response: 'A B C', reasoning: 'hmm', usage: { promptTokens: 10, cachedTokens: 4 } });
-    const message = anthropicMessage('msg_1', 'c', planAnswer(behaviour, { lastUserText: '', promptWords: 0, maxTokens: 100, stop: [] }));
+    const message = anthropicMessage('msg_1', 'c', planAnswer(behaviour, conversation({ promptWords: 0, maxTokens: 100 })));
     expect(message).toMatchObject({
       type: 'message',
       role: 'assistant',
@@ -108,6 +184,43 @@ describe('Anthropic messages', () => {
         output_tokens_details: { thinking_tokens: 1 },
       },
     });
+  });
+
+  it('counts user messages carrying tool results and reads url and base64 images', () => {
+    const read = anthropicConversation({
+      model: 'c',
+      max_tokens: 10,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'image', source: { type: 'url', url: 'https://x/cat.png' } },
+            { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: '/9j/4AAQ' } },
+          ],
+        },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 't', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'ok' }] },
+      ],
+    });
+    expect(read).toMatchObject({
+      toolRounds: 1,
+      images: [
+        { source: 'url', url: 'https://x/cat.png' },
+        { source: 'base64', mediaType: 'image/jpeg', data: '/9j/4AAQ' },
+      ],
+    });
+  });
+
+  it('answers a turn of tool calls as tool_use blocks without a text block, stop_reason tool_use', () => {
+    const message = anthropicMessage('msg_1', 'c', planAnswer(toolBehaviour, conversation({ maxTokens: 100 })));
+    expect(message).toMatchObject({
+      content: [
+        { type: 'tool_use', id: 'call_fake_0_0', name: 'get_weather', input: { city: 'Paris', unit: 'celsius' } },
+        { type: 'tool_use', id: 'call_fake_0_1', name: 'get_time', input: { zone: 'CET' } },
+      ],
+      stop_reason: 'tool_use',
+    });
+    expect(message.content).toHaveLength(2);
   });
 
   it('names events in the SSE event line and the data type', () => {

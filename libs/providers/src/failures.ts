@@ -89,6 +89,7 @@ function summarize(error: unknown): FailureSummary {
     return { reason: 'the response could not be read' };
   }
   if (name === 'AI_NoOutputGeneratedError') return { reason: 'no output was generated' };
+  if (name === 'AI_ToolChoiceViolationError') return { reason: 'the model answered against the tool choice' };
   return { reason: 'unexpected failure' };
 }
 

@@ -1,29 +1,45 @@
 export { jsonSchemaOutput, toCallSettings, type CallSettings } from './call-options';
 export { abortReason, isAbortError, providerFailure, safeProviderMessage } from './failures';
+export { embedTexts } from './embeddings';
 export { complete, stream } from './invoke';
+export { ModelRoutes, ROUTE_CACHE_MS } from './model-routes';
+export { withPromptCache } from './prompt-cache';
+export { PROVIDER_SETTINGS, ProvidersModule, type ProvidersModuleOptions } from './providers.module';
 export { compatibleOptionsKey, ProviderRegistry } from './registry';
 export {
   DEFAULT_BASE_URLS,
   DEFAULT_MAX_RETRIES,
+  PROVIDER_KEYS,
   providerEnvPrefix,
+  providerEnvVariables,
   providerSettingsFromEnv,
   resolveEndpoint,
   type ProviderEndpoint,
+  type ProviderEnv,
+  type ProviderKey,
   type ProviderSettings,
 } from './settings';
 export {
   toModelRoute,
   type CompletionResult,
+  type EmbeddingCall,
+  type EmbeddingResult,
   type JsonSchemaResponseFormat,
   type ModelRoute,
   type PromptCall,
   type PromptMessage,
+  type PromptCacheOptions,
   type PromptParams,
   type ProviderApi,
   type ReasoningEffort,
   type SpecUsage,
   type StopReason,
   type StreamPart,
+  type ToolCall,
+  type ToolChoice,
+  type ToolDefinition,
+  type ToolResult,
 } from './types';
+export { toolResultsMessage } from './tools';
 export { toSpecUsage, toStopReason } from './usage';
 export { routeProviderWarnings, type ProviderWarningLogger } from './warnings';

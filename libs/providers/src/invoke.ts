@@ -1,22 +1,31 @@
-import { generateText, streamText, type LanguageModel } from 'ai';
+import { generateText, stepCountIs, streamText, type LanguageModel } from 'ai';
 import { jsonSchemaOutput, toCallSettings } from './call-options';
 import { abortReason, IncompleteStreamError, providerFailure } from './failures';
+import { withPromptCache } from './prompt-cache';
 import type { ProviderRegistry } from './registry';
+import { toToolCall, toToolChoice, toToolSet } from './tools';
 import type { CompletionResult, ModelRoute, PromptCall, StreamPart } from './types';
 import { toSpecUsage, toStopReason } from './usage';
+
+/** One model turn per call: the caller runs the tools and decides whether to go on. */
+const ONE_TURN = stepCountIs(1);
 
 function prepare(registry: ProviderRegistry, route: ModelRoute, call: PromptCall) {
   const model: LanguageModel = registry.languageModel(route);
   const format = call.params?.responseFormat;
+  const tools = call.tools && call.tools.length > 0 ? call.tools : undefined;
+  const toolChoice = tools && toToolChoice(call.toolChoice, tools);
   return {
     model,
-    messages: call.messages,
+    messages: withPromptCache(route, call.messages, call.params?.promptCache),
     // The roles come from the prompt version its workspace wrote; caller inputs only fill
     // templates inside message content, so a system message here is the author's own.
     allowSystemInMessages: true,
     ...toCallSettings(route, call.params),
     ...(format && { output: jsonSchemaOutput(format) }),
     maxRetries: registry.settings.maxRetries,
+    ...(tools && { tools: toToolSet(tools), ...(toolChoice && { toolChoice }) }),
+    stopWhen: ONE_TURN,
   };
 }
 
@@ -32,6 +41,8 @@ export async function complete(registry: ProviderRegistry, route: ModelRoute, ca
     return {
       response: result.text,
       reasoning: result.reasoningText ?? '',
+      toolCalls: result.toolCalls.map(toToolCall),
+      responseMessages: result.response.messages,
       usage: toSpecUsage(result.usage),
       stopReason: toStopReason(result.finishReason),
       model: route.modelId,
@@ -72,13 +83,21 @@ async function* streamParts(
         case 'text-delta':
           if (part.text.length > 0) yield { type: 'response', text: part.text };
           break;
+        case 'tool-call':
+          yield { type: 'tool-call', toolCall: toToolCall(part) };
+          break;
         case 'error':
           throw part.error;
         case 'abort':
           throw callerSignal ? abortReason(callerSignal) : new DOMException('The operation was aborted.', 'AbortError');
         case 'finish':
           finished = true;
-          yield { type: 'finish', usage: toSpecUsage(part.totalUsage), stopReason: toStopReason(part.finishReason) };
+          yield {
+            type: 'finish',
+            usage: toSpecUsage(part.totalUsage),
+            stopReason: toStopReason(part.finishReason),
+            responseMessages: (await result.response).messages,
+          };
           return;
       }
     }

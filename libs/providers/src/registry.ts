@@ -2,11 +2,17 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import type { LanguageModel } from 'ai';
+import { WaggleException } from '@waggle/errors';
+import type { EmbeddingModel, LanguageModel } from 'ai';
 import { resolveEndpoint, type ProviderSettings } from './settings';
 import type { ModelRoute } from './types';
 
-type ModelFactory = (providerModelId: string) => LanguageModel;
+/** One serving provider's SDK instance, as the model kinds a route may ask for. */
+interface ProviderModels {
+  language(providerModelId: string): LanguageModel;
+  /** Unset when the provider has no embeddings API. */
+  embedding?(providerModelId: string): EmbeddingModel;
+}
 
 /**
  * The `providerOptions` key an OpenAI-compatible host reads its options from: the SDK takes
@@ -23,31 +29,52 @@ export function compatibleOptionsKey(provider: string): string {
  */
 const PASS_IMAGE_URLS = { 'image/*': [/^https?:\/\/.+$/i] };
 
-/** AI SDK language models for catalog routes, one provider instance per serving provider. */
+/** AI SDK models for catalog routes, one provider instance per serving provider. */
 export class ProviderRegistry {
-  private readonly factories = new Map<string, ModelFactory>();
+  private readonly providers = new Map<string, ProviderModels>();
   /** Model objects are built once per route: building one (and its schemas) costs CPU on every call otherwise. */
-  private readonly models = new Map<string, LanguageModel>();
+  private readonly languageModels = new Map<string, LanguageModel>();
+  private readonly embeddingModels = new Map<string, EmbeddingModel>();
 
   constructor(readonly settings: ProviderSettings) {}
 
   /** Throws config_error (before any request) when the provider has no credentials or base URL. */
   languageModel(route: ModelRoute): LanguageModel {
-    const cacheKey = `${route.providerApi}:${route.provider}`;
-    const modelKey = `${cacheKey}:${route.providerModelId}`;
-    const built = this.models.get(modelKey);
-    if (built) return built;
-    let factory = this.factories.get(cacheKey);
-    if (!factory) {
-      factory = this.createFactory(route);
-      this.factories.set(cacheKey, factory);
+    return this.model(this.languageModels, route, (provider) => provider.language(route.providerModelId));
+  }
+
+  /**
+   * The route's embedding model. Throws config_error (before any request) when the provider
+   * is not configured or has no embeddings API (Anthropic).
+   */
+  embeddingModel(route: ModelRoute): EmbeddingModel {
+    return this.model(this.embeddingModels, route, (provider) => {
+      if (!provider.embedding) {
+        throw new WaggleException('config_error', {
+          message: `Provider ${route.providerName} offers no embedding models`,
+          details: { provider: route.provider },
+        });
+      }
+      return provider.embedding(route.providerModelId);
+    });
+  }
+
+  private model<M>(built: Map<string, M>, route: ModelRoute, create: (provider: ProviderModels) => M): M {
+    const providerKey = `${route.providerApi}:${route.provider}`;
+    const modelKey = `${providerKey}:${route.providerModelId}`;
+    const existing = built.get(modelKey);
+    if (existing) return existing;
+    let provider = this.providers.get(providerKey);
+    if (!provider) {
+      provider = this.createProvider(route);
+      this.providers.set(providerKey, provider);
     }
-    const model = factory(route.providerModelId);
-    this.models.set(modelKey, model);
+    const model = create(provider);
+    built.set(modelKey, model);
     return model;
   }
 
-  private createFactory(route: ModelRoute): ModelFactory {
+  private createProvider(route: ModelRoute): ProviderModels {
     const { apiKey, baseURL } = resolveEndpoint(this.settings, route);
     switch (route.providerApi) {
       case 'openai': {
@@ -55,15 +82,15 @@ export class ProviderRegistry {
         // Chat completions rather than the Responses API: it is the protocol every
         // OpenAI-compatible host and the fake provider speak, so one code path is tested
         // end to end, and it keeps no conversation state at OpenAI (Responses stores by default).
-        return (id) => openai.chat(id);
+        return { language: (id) => openai.chat(id), embedding: (id) => openai.embedding(id) };
       }
       case 'anthropic': {
         const anthropic = createAnthropic({ apiKey, baseURL });
-        return (id) => anthropic.messages(id);
+        return { language: (id) => anthropic.messages(id) };
       }
       case 'google': {
         const google = createGoogleGenerativeAI({ apiKey, baseURL });
-        return (id) => google.languageModel(id);
+        return { language: (id) => google.languageModel(id), embedding: (id) => google.embedding(id) };
       }
       case 'openai-compatible': {
         const compatible = createOpenAICompatible({
@@ -76,7 +103,7 @@ export class ProviderRegistry {
           supportsStructuredOutputs: true,
           supportedUrls: () => PASS_IMAGE_URLS,
         });
-        return (id) => compatible.chatModel(id);
+        return { language: (id) => compatible.chatModel(id), embedding: (id) => compatible.embeddingModel(id) };
       }
     }
   }

@@ -1,6 +1,6 @@
 import { WaggleException } from '@waggle/errors';
 import { ProviderRegistry } from './registry';
-import { providerEnvPrefix, providerSettingsFromEnv, resolveEndpoint } from './settings';
+import { PROVIDER_KEYS, providerEnvPrefix, providerEnvVariables, providerSettingsFromEnv, resolveEndpoint, type ProviderSettings } from './settings';
 import type { ModelRoute } from './types';
 
 const route = (provider: string, providerApi: ModelRoute['providerApi'], providerName = provider): ModelRoute => ({
@@ -30,31 +30,42 @@ describe('providerEnvPrefix', () => {
   });
 });
 
+describe('providerEnvVariables', () => {
+  it('names a key and a base URL variable for every known provider, and the retry count', () => {
+    const variables = providerEnvVariables();
+    expect(variables).toHaveLength(PROVIDER_KEYS.length * 2 + 1);
+    expect(variables).toEqual(expect.arrayContaining(['GROQ_API_KEY', 'GOOGLE_GENERATIVE_AI_BASE_URL', 'FAKE_BASE_URL', 'PROVIDER_MAX_RETRIES']));
+  });
+});
+
 describe('providerSettingsFromEnv', () => {
-  it('reads every <NAME>_API_KEY and <NAME>_BASE_URL, ignoring empty values', () => {
-    const settings = providerSettingsFromEnv({
+  it('reads the declared <NAME>_API_KEY and <NAME>_BASE_URL of the validated env, ignoring empty values', () => {
+    const env = {
       OPENAI_API_KEY: 'sk-1',
       OPENAI_BASE_URL: 'http://127.0.0.1:4010/v1',
       ANTHROPIC_API_KEY: ' sk-ant ',
       GOOGLE_GENERATIVE_AI_API_KEY: 'g-1',
-      MY_VLLM_BASE_URL: 'http://vllm:8000/v1',
+      FAKE_BASE_URL: 'http://fake:4010/v1',
       GROQ_API_KEY: '',
-      PATH: '/usr/bin',
-    });
-    expect(settings).toEqual({
+      // An env class holds more than the provider variables; those are not endpoints.
+      NODE_ENV: 'test',
+      MY_VLLM_API_KEY: 'not declared',
+    };
+    expect(providerSettingsFromEnv(env)).toEqual({
       endpoints: {
         OPENAI: { apiKey: 'sk-1', baseURL: 'http://127.0.0.1:4010/v1' },
         ANTHROPIC: { apiKey: 'sk-ant' },
         GOOGLE_GENERATIVE_AI: { apiKey: 'g-1' },
-        MY_VLLM: { baseURL: 'http://vllm:8000/v1' },
+        FAKE: { baseURL: 'http://fake:4010/v1' },
       },
       maxRetries: 2,
     });
   });
 
-  it('reads PROVIDER_MAX_RETRIES', () => {
-    expect(providerSettingsFromEnv({ PROVIDER_MAX_RETRIES: '0' }).maxRetries).toBe(0);
-    expect(thrown(() => providerSettingsFromEnv({ PROVIDER_MAX_RETRIES: 'lots' })).code).toBe('config_error');
+  it('takes PROVIDER_MAX_RETRIES and refuses a count out of range', () => {
+    expect(providerSettingsFromEnv({ PROVIDER_MAX_RETRIES: 0 }).maxRetries).toBe(0);
+    expect(thrown(() => providerSettingsFromEnv({ PROVIDER_MAX_RETRIES: 1.5 })).code).toBe('config_error');
+    expect(thrown(() => providerSettingsFromEnv({ PROVIDER_MAX_RETRIES: 11 })).message).toBe('PROVIDER_MAX_RETRIES must be an integer from 0 to 10');
   });
 
   it('refuses a base URL that is not http(s) without echoing it', () => {
@@ -99,7 +110,9 @@ describe('resolveEndpoint', () => {
   });
 
   it('answers config_error when an unknown OpenAI-compatible host has no base URL', () => {
-    const error = thrown(() => resolveEndpoint(providerSettingsFromEnv({ VLLM_API_KEY: 'k' }), route('vllm', 'openai-compatible', 'vLLM')));
+    // Settings built directly (not from an env class) may name any host.
+    const settings: ProviderSettings = { endpoints: { VLLM: { apiKey: 'k' } }, maxRetries: 2 };
+    const error = thrown(() => resolveEndpoint(settings, route('vllm', 'openai-compatible', 'vLLM')));
     expect(error).toMatchObject({ code: 'config_error', message: 'No base URL configured for provider vLLM' });
   });
 });

@@ -6,7 +6,7 @@ export interface ProviderEndpoint {
   baseURL?: string;
 }
 
-/** Provider credentials and base URLs, read once from the environment. */
+/** Provider credentials and base URLs, from the app's validated configuration. */
 export interface ProviderSettings {
   /** Keyed by environment prefix: OPENAI, ANTHROPIC, GOOGLE_GENERATIVE_AI, GROQ, OLLAMA, … */
   readonly endpoints: Readonly<Record<string, ProviderEndpoint>>;
@@ -31,6 +31,26 @@ const KEYLESS_PROVIDERS: ReadonlySet<string> = new Set(['ollama']);
 export const DEFAULT_MAX_RETRIES = 2;
 
 /**
+ * The serving providers whose variables an app's env class declares (and so documents and
+ * validates): every provider the shipped model catalog names, plus `fake`, the fake provider
+ * that tests and local development load into the catalog. A new host is added here and in
+ * the env class, not picked up from whatever the environment happens to hold.
+ */
+export const PROVIDER_KEYS = ['openai', 'anthropic', 'google', 'mistral', 'deepseek', 'xai', 'groq', 'together', 'openrouter', 'ollama', 'fake'] as const;
+
+export type ProviderKey = (typeof PROVIDER_KEYS)[number];
+
+type EnvPrefix<K extends string> = K extends 'google' ? 'GOOGLE_GENERATIVE_AI' : Uppercase<K>;
+
+/**
+ * The provider variables of an app's validated env class (platform's WithProviderCredentials
+ * declares each): `<PREFIX>_API_KEY` and `<PREFIX>_BASE_URL` per provider, and the retry count.
+ */
+export type ProviderEnv = { readonly [K in ProviderKey as `${EnvPrefix<K>}_API_KEY` | `${EnvPrefix<K>}_BASE_URL`]?: string } & {
+  readonly PROVIDER_MAX_RETRIES?: number;
+};
+
+/**
  * The environment prefix of a provider key: upper-cased, non-alphanumerics as `_`. Google's
  * is the one the AI SDK documents (`GOOGLE_GENERATIVE_AI_API_KEY`).
  */
@@ -39,36 +59,32 @@ export function providerEnvPrefix(provider: string): string {
   return provider.toUpperCase().replace(/[^A-Z0-9]/g, '_');
 }
 
-const ENDPOINT_VARIABLE = /^([A-Z0-9_]+?)_(API_KEY|BASE_URL)$/;
+/** Every variable ProviderEnv names, for checking that an env class declares them all. */
+export function providerEnvVariables(): string[] {
+  const endpoints = PROVIDER_KEYS.flatMap((key) => [`${providerEnvPrefix(key)}_API_KEY`, `${providerEnvPrefix(key)}_BASE_URL`]);
+  return [...endpoints, 'PROVIDER_MAX_RETRIES'];
+}
 
 /**
- * Reads every `<NAME>_API_KEY` and `<NAME>_BASE_URL`, so any OpenAI-compatible host the
- * catalog names works without code, plus `PROVIDER_MAX_RETRIES`. Values are never echoed in
- * errors.
+ * The settings the provider layer runs on, from the app's validated env object. Empty values
+ * count as unset; a base URL that is not http(s) or a retry count out of range is a
+ * config_error naming the variable, never echoing its value (it may hold credentials).
  */
-export function providerSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): ProviderSettings {
+export function providerSettingsFromEnv(env: ProviderEnv): ProviderSettings {
+  const variables = env as Readonly<Record<string, string | undefined>>;
   const endpoints: Record<string, ProviderEndpoint> = {};
-  for (const [name, value] of Object.entries(env)) {
-    const match = ENDPOINT_VARIABLE.exec(name);
-    if (!match || value === undefined || value.trim() === '') continue;
-    const [, prefix, kind] = match;
-    const endpoint = (endpoints[prefix] ??= {});
-    if (kind === 'API_KEY') {
-      endpoint.apiKey = value.trim();
-    } else {
-      if (!/^https?:\/\/[^\s]+$/i.test(value.trim()) || !URL.canParse(value.trim())) {
-        throw new WaggleException('config_error', { message: `${name} is not an http(s) URL` });
-      }
-      endpoint.baseURL = value.trim();
+  for (const key of PROVIDER_KEYS) {
+    const prefix = providerEnvPrefix(key);
+    const apiKey = variables[`${prefix}_API_KEY`]?.trim();
+    const baseURL = variables[`${prefix}_BASE_URL`]?.trim();
+    if (baseURL && (!/^https?:\/\/[^\s]+$/i.test(baseURL) || !URL.canParse(baseURL))) {
+      throw new WaggleException('config_error', { message: `${prefix}_BASE_URL is not an http(s) URL` });
     }
+    if (apiKey || baseURL) endpoints[prefix] = { ...(apiKey && { apiKey }), ...(baseURL && { baseURL }) };
   }
-  let maxRetries = DEFAULT_MAX_RETRIES;
-  const retries = env.PROVIDER_MAX_RETRIES;
-  if (retries !== undefined && retries.trim() !== '') {
-    maxRetries = Number(retries);
-    if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 10) {
-      throw new WaggleException('config_error', { message: 'PROVIDER_MAX_RETRIES must be an integer from 0 to 10' });
-    }
+  const maxRetries = env.PROVIDER_MAX_RETRIES ?? DEFAULT_MAX_RETRIES;
+  if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 10) {
+    throw new WaggleException('config_error', { message: 'PROVIDER_MAX_RETRIES must be an integer from 0 to 10' });
   }
   return { endpoints, maxRetries };
 }

@@ -1,5 +1,5 @@
 import type { ModelRoute as CatalogModelRoute } from '@waggle/contracts';
-import type { ModelMessage } from 'ai';
+import type { JSONSchema7, JSONValue, ModelMessage } from 'ai';
 
 export type ProviderApi = 'openai' | 'anthropic' | 'google' | 'openai-compatible';
 
@@ -48,7 +48,51 @@ export interface PromptParams {
   /** Anthropic extended thinking budget; Google `thinkingBudget`. */
   thinkingBudget?: number;
   responseFormat?: JsonSchemaResponseFormat;
+  /**
+   * Anthropic prompt caching: the system prompt and the conversation up to its last message
+   * are marked as cache breakpoints, so the next call with the same prefix reads them from
+   * the cache (cheaper, faster). Other providers cache prefixes without being asked.
+   */
+  promptCache?: PromptCacheOptions;
 }
+
+export interface PromptCacheOptions {
+  /** How long Anthropic keeps the prefix; its default is 5 minutes. */
+  ttl?: '5m' | '1h';
+}
+
+/** A tool the model may call; the caller runs it and sends the result back in the next turn. */
+export interface ToolDefinition {
+  /** Letters, digits, `_` and `-`, as OpenAI and Anthropic accept. */
+  name: string;
+  description?: string;
+  /** A JSON schema of the input object. */
+  inputSchema: JSONSchema7;
+}
+
+/** `auto`: the model decides; `none`: no tool call; `required`: at least one; or that one tool. */
+export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; toolName: string };
+
+/** A tool call the model asked for. */
+export interface ToolCall {
+  toolCallId: string;
+  toolName: string;
+  /** The parsed JSON input; the raw text when it was not JSON. */
+  input: unknown;
+  /** It names a tool the call did not offer, or its input is not JSON: answer it with an error result. */
+  invalid?: true;
+}
+
+/** What running a tool call gave, sent back to the model in the next turn. */
+export interface ToolResult {
+  toolCallId: string;
+  toolName: string;
+  /** Text or any JSON value. */
+  output: JSONValue;
+  /** The tool failed; the output says why, and the model may try otherwise. */
+  isError?: boolean;
+}
+
 
 /** The spec's usage object for prompt runs (without `duration`, which the caller measures). */
 export interface SpecUsage {
@@ -65,6 +109,13 @@ export type PromptMessage = ModelMessage;
 export interface PromptCall {
   messages: PromptMessage[];
   params?: PromptParams;
+  /**
+   * Tools the model may call in this one turn. Calls are answered, not run: the caller runs
+   * the tools and calls again with the turn's `responseMessages` and a toolResultsMessage.
+   */
+  tools?: readonly ToolDefinition[];
+  /** Unset: `auto`. */
+  toolChoice?: ToolChoice;
   /** Aborting ends the provider's HTTP request; the call then rejects with the signal's reason. */
   abortSignal?: AbortSignal;
 }
@@ -72,10 +123,37 @@ export interface PromptCall {
 export interface CompletionResult {
   response: string;
   reasoning: string;
+  /** The tool calls of this turn; stopReason is `tool_calls` when there are any. */
+  toolCalls: ToolCall[];
+  /**
+   * The assistant's turn as messages to append to the conversation before the tool results:
+   * its text, tool calls and (for Anthropic) signed reasoning, which the provider needs back.
+   */
+  responseMessages: PromptMessage[];
   usage: SpecUsage;
   stopReason: StopReason;
   /** The catalog model id. */
   model: string;
 }
 
-export type StreamPart = { type: 'reasoning' | 'response'; text: string } | { type: 'finish'; usage: SpecUsage; stopReason: StopReason };
+export type StreamPart =
+  | { type: 'reasoning' | 'response'; text: string }
+  /** A whole tool call, once its input has fully arrived. */
+  | { type: 'tool-call'; toolCall: ToolCall }
+  | { type: 'finish'; usage: SpecUsage; stopReason: StopReason; responseMessages: PromptMessage[] };
+
+/** What embedding texts gave: one vector per text, in order. */
+export interface EmbeddingResult {
+  embeddings: number[][];
+  /** Input tokens the provider counted. */
+  tokens: number;
+  /** The catalog model id. */
+  model: string;
+}
+
+export interface EmbeddingCall {
+  values: string[];
+  /** Shorter vectors, where the model supports it (OpenAI text-embedding-3, Google). */
+  dimensions?: number;
+  abortSignal?: AbortSignal;
+}

@@ -1,16 +1,23 @@
 import { WaggleException } from '@waggle/errors';
 import { createServer, type AddressInfo } from 'node:net';
-import { FakeProviderServer, type FakeRequestRecord } from '@waggle/fake-provider';
+import { fakeEmbedding, FakeProviderServer, type FakeRequestRecord } from '@waggle/fake-provider';
 import {
   complete,
+  embedTexts,
   isAbortError,
   ProviderRegistry,
   providerSettingsFromEnv,
   routeProviderWarnings,
   stream,
+  toolResultsMessage,
+  type CompletionResult,
   type ModelRoute,
   type PromptCall,
+  type PromptMessage,
   type StreamPart,
+  type ToolCall,
+  type ToolChoice,
+  type ToolDefinition,
 } from '../src';
 
 const SECRETS = { FAKE_API_KEY: 'fake-key-secret-1', ANTHROPIC_API_KEY: 'sk-ant-secret-2', OPENAI_API_KEY: 'sk-openai-secret-3' };
@@ -84,7 +91,7 @@ describe('provider layer against the fake provider over HTTP', () => {
         FAKE_BASE_URL: `${url}/v1`,
         ANTHROPIC_BASE_URL: `${url}/v1`,
         OPENAI_BASE_URL: `${url}/v1`,
-        PROVIDER_MAX_RETRIES: '0',
+        PROVIDER_MAX_RETRIES: 0,
       }),
     );
   });
@@ -130,6 +137,8 @@ describe('provider layer against the fake provider over HTTP', () => {
       expect(result).toEqual({
         response: 'The answer is four.',
         reasoning: reasoningText ? 'Two plus two.' : '',
+        toolCalls: [],
+        responseMessages: [{ role: 'assistant', content: expect.arrayContaining([{ type: 'text', text: 'The answer is four.' }]) }],
         usage: {
           prompt_tokens: { total_tokens: 50, cached_tokens: 20 },
           completion_tokens: { total_tokens: 7, reasoning_tokens: 3 },
@@ -179,6 +188,7 @@ describe('provider layer against the fake provider over HTTP', () => {
       expect(parts.at(-1)).toEqual({
         type: 'finish',
         stopReason: 'completed',
+        responseMessages: [expect.objectContaining({ role: 'assistant' })],
         usage: {
           prompt_tokens: { total_tokens: 6, cached_tokens: 2 },
           completion_tokens: { total_tokens: 6, reasoning_tokens: 2 },
@@ -272,6 +282,215 @@ describe('provider layer against the fake provider over HTTP', () => {
     });
   });
 
+  describe.each(PATHS)('%s: tool calls over several turns', (name, { route }) => {
+    const model = route.providerModelId;
+    const tools: ToolDefinition[] = [
+      {
+        name: 'get_weather',
+        description: 'Current weather in a city',
+        inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      },
+      { name: 'get_time', inputSchema: { type: 'object', properties: { zone: { type: 'string' } }, required: ['zone'] } },
+    ];
+    /** Turn 1 asks for one tool, turn 2 for two at once, turn 3 answers. */
+    const script = () =>
+      server.setModel(model, {
+        turns: [
+          { toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] },
+          {
+            response: 'Checking both.',
+            toolCalls: [
+              { name: 'get_time', arguments: { zone: 'CET' } },
+              { name: 'get_weather', arguments: { city: 'Rome' } },
+            ],
+          },
+        ],
+        response: 'Sunny in Paris and Rome at noon.',
+      });
+    /** What the caller's own tool loop would run: a result per call, one failing. */
+    const runTools = (calls: ToolCall[]) =>
+      toolResultsMessage(
+        calls.map((toolCall) =>
+          toolCall.toolName === 'get_time'
+            ? { toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, output: 'clock unavailable', isError: true }
+            : { toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, output: { city: (toolCall.input as { city: string }).city, sky: 'sunny' } },
+        ),
+      );
+    const EXPECTED_CALLS: ToolCall[][] = [
+      [{ toolCallId: 'call_fake_0_0', toolName: 'get_weather', input: { city: 'Paris' } }],
+      [
+        { toolCallId: 'call_fake_1_0', toolName: 'get_time', input: { zone: 'CET' } },
+        { toolCallId: 'call_fake_1_1', toolName: 'get_weather', input: { city: 'Rome' } },
+      ],
+    ];
+
+    function expectToolsOnTheWire() {
+      const bodies = server.requests.map((record) => record.body as Record<string, unknown>);
+      const sentNames = bodies.map((body) =>
+        (body.tools as Array<Record<string, unknown>>).map((entry) => (name === 'anthropic' ? entry.name : (entry.function as { name: string }).name)),
+      );
+      expect(sentNames).toEqual([['get_weather', 'get_time'], ['get_weather', 'get_time'], ['get_weather', 'get_time']]);
+      expect(server.requests.map((record) => record.toolRounds)).toEqual([0, 1, 2]);
+      // The last request carries every result, the failing one included.
+      const last = JSON.stringify(bodies[2]);
+      expect(last).toContain('clock unavailable');
+      expect(last).toContain('sunny');
+      expect(last).toContain('call_fake_1_1');
+    }
+
+    it('answers tool-call parts turn by turn, taking the results back, until the final answer', async () => {
+      script();
+      const messages: PromptMessage[] = [{ role: 'user', content: 'Weather and time in Paris and Rome?' }];
+      const turns: CompletionResult[] = [];
+      for (let turn = 0; turn < 3; turn += 1) {
+        const result = await complete(registry, route, { messages, tools, params: { maxOutputTokens: 1_000 } });
+        turns.push(result);
+        if (result.toolCalls.length === 0) break;
+        messages.push(...result.responseMessages, runTools(result.toolCalls));
+      }
+      expect(turns.map((turn) => turn.toolCalls)).toEqual([...EXPECTED_CALLS, []]);
+      expect(turns.map((turn) => turn.stopReason)).toEqual(['tool_calls', 'tool_calls', 'completed']);
+      expect(turns.map((turn) => turn.response)).toEqual(['', 'Checking both.', 'Sunny in Paris and Rome at noon.']);
+      expectToolsOnTheWire();
+    });
+
+    it('streams tool-call parts whole, finishing with tool_calls, across the same turns', async () => {
+      script();
+      const messages: PromptMessage[] = [{ role: 'user', content: 'Weather and time in Paris and Rome?' }];
+      const turns: StreamPart[][] = [];
+      for (let turn = 0; turn < 3; turn += 1) {
+        const { parts, error } = await collect(stream(registry, route, { messages, tools, params: { maxOutputTokens: 1_000 } }));
+        expect(error).toBeUndefined();
+        turns.push(parts);
+        const finish = parts.at(-1) as Extract<StreamPart, { type: 'finish' }>;
+        const calls = parts.flatMap((part) => (part.type === 'tool-call' ? [part.toolCall] : []));
+        if (calls.length === 0) break;
+        messages.push(...finish.responseMessages, runTools(calls));
+      }
+      expect(turns.map((parts) => parts.flatMap((part) => (part.type === 'tool-call' ? [part.toolCall] : [])))).toEqual([...EXPECTED_CALLS, []]);
+      expect(turns.map((parts) => (parts.at(-1) as { stopReason: string }).stopReason)).toEqual(['tool_calls', 'tool_calls', 'completed']);
+      expect(server.requests.every((record) => record.stream)).toBe(true);
+      expectToolsOnTheWire();
+    });
+
+    const EXPECTED_TOOL_CHOICE: Record<string, Array<[ToolChoice, unknown]>> = {
+      anthropic: [
+        ['auto', { type: 'auto' }],
+        ['none', { type: 'none' }],
+        ['required', { type: 'any' }],
+        [{ type: 'tool', toolName: 'get_time' }, { type: 'tool', name: 'get_time' }],
+      ],
+      openai: [
+        ['auto', 'auto'],
+        ['none', 'none'],
+        ['required', 'required'],
+        [{ type: 'tool', toolName: 'get_time' }, { type: 'function', function: { name: 'get_time' } }],
+      ],
+    };
+
+    it('maps each tool choice to the protocol, and refuses one naming a tool not offered', async () => {
+      const expected = EXPECTED_TOOL_CHOICE[name === 'anthropic' ? 'anthropic' : 'openai'];
+      // The fake does not read tool_choice; a scripted call keeps every answer valid under each choice.
+      server.setModel(model, { turns: [{ toolCalls: [{ name: 'get_time', arguments: { zone: 'UTC' } }] }] });
+      for (const [toolChoice] of expected) await complete(registry, route, call('x', { tools, toolChoice }));
+      expect(server.requests.map((record) => (record.body as Record<string, unknown>).tool_choice)).toEqual(expected.map(([, sent]) => sent));
+      await expect(complete(registry, route, call('x', { tools, toolChoice: { type: 'tool', toolName: 'launch' } }))).rejects.toMatchObject({
+        code: 'validation_error',
+      });
+      expect(server.requests).toHaveLength(expected.length);
+    });
+  });
+
+  it.each(PATHS)('%s: passes inline images as base64 and URL images as URLs', async (name, { route }) => {
+    const pixel = Buffer.from('fake-png-bytes');
+    await complete(registry, route, {
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Compare these' },
+            { type: 'image', image: pixel, mediaType: 'image/png' },
+            { type: 'image', image: new URL('https://example.com/dog.jpg') },
+            { type: 'image', image: new URL(`data:image/jpeg;base64,${pixel.toString('base64')}`) },
+          ],
+        },
+      ],
+      params: { maxOutputTokens: 100 },
+    });
+    expect(server.requests[0].images).toEqual([
+      { source: 'base64', mediaType: 'image/png', data: pixel.toString('base64') },
+      { source: 'url', url: 'https://example.com/dog.jpg' },
+      { source: 'base64', mediaType: 'image/jpeg', data: pixel.toString('base64') },
+    ]);
+  });
+
+  describe('Anthropic prompt caching', () => {
+    const anthropic = PATHS[1][1].route;
+    const history: PromptMessage[] = [
+      { role: 'system', content: 'You are a meticulous support agent with a long policy.' },
+      { role: 'user', content: 'My order is late.' },
+      { role: 'assistant', content: 'Which order?' },
+      { role: 'user', content: [{ type: 'text', text: 'Order 42' }] },
+    ];
+
+    it('marks the system prompt and the last message as cache breakpoints and reports cached tokens', async () => {
+      server.setModel(anthropic.providerModelId, { usage: { promptTokens: 120, cachedTokens: 100 } });
+      const result = await complete(registry, anthropic, { messages: history, params: { maxOutputTokens: 100, promptCache: { ttl: '1h' } } });
+      const sent = server.requests[0].body as { system: Array<Record<string, unknown>>; messages: Array<{ content: Array<Record<string, unknown>> }> };
+      expect(sent.system).toEqual([{ type: 'text', text: history[0].content, cache_control: { type: 'ephemeral', ttl: '1h' } }]);
+      expect(sent.messages.at(-1)?.content.at(-1)).toEqual({ type: 'text', text: 'Order 42', cache_control: { type: 'ephemeral', ttl: '1h' } });
+      expect(JSON.stringify(sent.messages.slice(0, -1))).not.toContain('cache_control');
+      expect(result.usage.prompt_tokens).toEqual({ total_tokens: 120, cached_tokens: 100 });
+      // The caller's messages are left as they were.
+      expect(history[0]).not.toHaveProperty('providerOptions');
+    });
+
+    it('sends no cache breakpoints unless asked, and none to other protocols', async () => {
+      await complete(registry, anthropic, { messages: history, params: { maxOutputTokens: 100 } });
+      await complete(registry, PATHS[0][1].route, { messages: history, params: { promptCache: { ttl: '5m' } } });
+      expect(JSON.stringify(server.requests.map((record) => record.body))).not.toContain('cache_control');
+    });
+  });
+
+  describe.each(PATHS.filter(([name]) => name !== 'anthropic'))('%s embeddings', (name, { route: chatRoute }) => {
+    const route: ModelRoute = { ...chatRoute, modelId: `${name}-embedder`, providerModelId: 'text-embedding-fake' };
+
+    it('embeds many texts in order as deterministic unit vectors of the asked dimensions', async () => {
+      const texts = ['Refunds take up to 14 days', 'how long do refunds take', 'The cat sleeps on the printer'];
+      const result = await embedTexts(registry, route, { values: texts, dimensions: 64 });
+      expect(result).toEqual({ embeddings: texts.map((text) => fakeEmbedding(text, 64)), tokens: 17, model: route.modelId });
+      const [record] = server.requests;
+      expect(record).toMatchObject({ path: '/v1/embeddings', model: 'text-embedding-fake', body: { input: texts, dimensions: 64 } });
+      const cosine = (a: number[], b: number[]) => a.reduce((sum, value, index) => sum + value * b[index], 0);
+      const [policy, question, cat] = result.embeddings;
+      expect(cosine(question, policy)).toBeGreaterThan(cosine(question, cat));
+    });
+
+    it('embeds one text with the scripted default dimensions', async () => {
+      server.setModel('text-embedding-fake', { embeddingDimensions: 32 });
+      const result = await embedTexts(registry, route, { values: ['hello world'] });
+      expect(result.embeddings).toEqual([fakeEmbedding('hello world', 32)]);
+      expect(result.tokens).toBe(2);
+      expect((server.requests[0].body as Record<string, unknown>).input).toEqual(['hello world']);
+    });
+
+    it('turns a scripted error into provider_error naming the provider', async () => {
+      server.setModel('text-embedding-fake', { error: { status: 500 } });
+      await expect(embedTexts(registry, route, { values: ['x', 'y'] })).rejects.toMatchObject({
+        code: 'provider_error',
+        details: { provider: route.provider, status: 500 },
+      });
+    });
+  });
+
+  it('refuses embeddings on a provider without an embeddings API with config_error before any request', async () => {
+    await expect(embedTexts(registry, PATHS[1][1].route, { values: ['x'] })).rejects.toMatchObject({
+      code: 'config_error',
+      message: 'Provider Anthropic offers no embedding models',
+    });
+    expect(server.requests).toEqual([]);
+  });
+
   it.each(PATHS)('%s: asks for a JSON schema and answers the raw text, whole or streamed', async (name, { route }) => {
     const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
     server.setModel(route.providerModelId, { response: '{"city": "Paris"}' });
@@ -307,9 +526,7 @@ describe('provider layer against the fake provider over HTTP', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const down = new ProviderRegistry(
-      providerSettingsFromEnv({ DOWN_API_KEY: 'k', DOWN_BASE_URL: `http://127.0.0.1:${port}/v1`, PROVIDER_MAX_RETRIES: '0' }),
-    );
+    const down = new ProviderRegistry({ endpoints: { DOWN: { apiKey: 'k', baseURL: `http://127.0.0.1:${port}/v1` } }, maxRetries: 0 });
     const route: ModelRoute = {
       modelId: 'm',
       provider: 'down',

@@ -28,7 +28,9 @@ async function main(): Promise<void> {
       `fake-provider: listening on ${url}`,
       `  OpenAI chat completions: POST ${url}/v1/chat/completions   (OPENAI_BASE_URL=${url}/v1, any key)`,
       `  Anthropic messages:      POST ${url}/v1/messages           (ANTHROPIC_BASE_URL=${url}/v1, any key)`,
+      `  OpenAI embeddings:       POST ${url}/v1/embeddings         (deterministic vectors; dimensions honoured)`,
       `  script a model: PUT ${url}/_fake/models/{model}   requests: GET|DELETE ${url}/_fake/requests`,
+      '  (tool calls: {"turns": [{"toolCalls": [{"name": "...", "arguments": {...}}]}, {"response": "..."}]})',
       '',
     ].join('\n'),
   );

@@ -3,9 +3,9 @@ import type { ModelRoute as CatalogRoute, LedgerRecord, PromptInvokeResponse, Pr
 import { ERROR_CATALOG, WaggleException } from '@waggle/errors';
 import {
   complete,
+  ModelRoutes,
   ProviderRegistry,
   providerFailure,
-  providerSettingsFromEnv,
   routeProviderWarnings,
   stream,
   toModelRoute,
@@ -20,7 +20,6 @@ import type { PromptVariantEntity } from '../prompts/entities/prompt-variant.ent
 import type { PromptVersionEntity, StoredPromptParams } from '../prompts/entities/prompt-version.entity';
 import { PromptResolutionCache } from '../prompts/prompt-resolution.cache';
 import type { ResolvedPrompt } from '../prompts/prompts.repository';
-import { ModelRoutes } from './model-routes';
 import { imageUrls, lastUserText, renderMessages } from './prompt-messages';
 import { RunCancellation } from './run-cancellation';
 
@@ -55,9 +54,8 @@ const seconds = (ms: number) => Math.round(ms) / 1000;
  */
 @Injectable()
 export class PromptRunner {
-  private readonly registry = new ProviderRegistry(providerSettingsFromEnv());
-
   constructor(
+    private readonly registry: ProviderRegistry,
     private readonly routes: ModelRoutes,
     private readonly ledger: LedgerPublisher,
     private readonly cancellation: RunCancellation,
@@ -110,7 +108,8 @@ export class PromptRunner {
               const durationMs = Date.now() - started;
               subscriber.next({ request_id: request.request_id, type: 'usage', usage: { ...part.usage, duration: seconds(durationMs) }, stop_reason: part.stopReason });
               this.finish(prepared, 'completed', durationMs, part.usage, { ...text, stop_reason: part.stopReason });
-            } else {
+            } else if (part.type !== 'tool-call') {
+              // A prompt run offers no tools, so no tool-call parts arrive.
               text[part.type] += part.text;
               subscriber.next({ request_id: request.request_id, type: part.type, model, response: part.text });
             }

@@ -141,9 +141,41 @@ export function loadConfig<T extends BaseEnv>(envClass: new () => T, source: Nod
 }
 
 /**
- * The model providers' credentials, declared so they are documented and listed in
- * .env.example. The provider layer reads them (and `<NAME>_API_KEY` / `<NAME>_BASE_URL`
- * for any other OpenAI-compatible host) from the environment itself.
+ * OpenAI-compatible hosts the model catalog can name, beside OpenAI, Anthropic and Google.
+ * The provider layer knows the public hosts' base URLs, so only their keys are needed.
+ */
+const COMPATIBLE_HOSTS: ReadonlyArray<{ prefix: string; name: string; baseUrl: string }> = [
+  { prefix: 'MISTRAL', name: 'Mistral AI', baseUrl: 'default https://api.mistral.ai/v1' },
+  { prefix: 'DEEPSEEK', name: 'DeepSeek', baseUrl: 'default https://api.deepseek.com/v1' },
+  { prefix: 'XAI', name: 'xAI', baseUrl: 'default https://api.x.ai/v1' },
+  { prefix: 'GROQ', name: 'Groq', baseUrl: 'default https://api.groq.com/openai/v1' },
+  { prefix: 'TOGETHER', name: 'Together AI', baseUrl: 'default https://api.together.xyz/v1' },
+  { prefix: 'OPENROUTER', name: 'OpenRouter', baseUrl: 'default https://openrouter.ai/api/v1' },
+  { prefix: 'OLLAMA', name: 'Ollama (a local one needs no key)', baseUrl: 'default http://127.0.0.1:11434/v1' },
+  { prefix: 'FAKE', name: 'The fake provider (tools/fake-provider), provider `fake` of test catalogs', baseUrl: 'e.g. http://127.0.0.1:4010/v1' },
+];
+
+/**
+ * Declares `<PREFIX>_API_KEY` and `<PREFIX>_BASE_URL` of each host as the decorators on a
+ * property would: the same eight pairs written out would differ only in their names.
+ */
+function declareCompatibleHosts(prototype: object): void {
+  for (const { prefix, name, baseUrl } of COMPATIBLE_HOSTS) {
+    const apiKey = `${prefix}_API_KEY`;
+    EnvVar(`${name} API key`, { secret: true })(prototype, apiKey);
+    IsOptional()(prototype, apiKey);
+    IsString()(prototype, apiKey);
+    const baseUrlVariable = `${prefix}_BASE_URL`;
+    EnvVar(`${name} base URL (${baseUrl})`)(prototype, baseUrlVariable);
+    IsOptional()(prototype, baseUrlVariable);
+    IsUrl({ require_tld: false, protocols: ['http', 'https'] })(prototype, baseUrlVariable);
+  }
+}
+
+/**
+ * The model providers' credentials and base URLs, declared so they are validated,
+ * documented and listed in .env.example. The provider layer takes the validated object
+ * (ProvidersModule.forRoot) and reads nothing from the environment itself.
  */
 export function WithProviderCredentials<TBase extends EnvConstructor>(Base: TBase) {
   class ProviderCredentialsEnv extends Base {
@@ -172,12 +204,18 @@ export function WithProviderCredentials<TBase extends EnvConstructor>(Base: TBas
     @IsString()
     GOOGLE_GENERATIVE_AI_API_KEY?: string;
 
+    @EnvVar('Google Generative AI base URL')
+    @IsOptional()
+    @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+    GOOGLE_GENERATIVE_AI_BASE_URL?: string;
+
     @EnvVar('How often a failed provider call (429, 5xx, network) is retried before provider_error')
     @IsInt()
     @Min(0)
     @Max(10)
     PROVIDER_MAX_RETRIES: number = 2;
   }
+  declareCompatibleHosts(ProviderCredentialsEnv.prototype);
   return ProviderCredentialsEnv;
 }
 
