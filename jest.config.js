@@ -33,5 +33,14 @@ module.exports = {
       setupFiles: ['<rootDir>/test/setup/test-env.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/setup/timeouts.ts'],
     },
+    // Generated input (fast-check) against the running stack, over HTTP like the e2e tier.
+    {
+      ...shared,
+      displayName: 'generated',
+      testMatch: ['<rootDir>/test/generated/**/*.gen-spec.ts'],
+      globalSetup: '<rootDir>/test/setup/reset-test-database.ts',
+      setupFiles: ['<rootDir>/test/setup/test-env.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/setup/timeouts.ts'],
+    },
   ],
 };

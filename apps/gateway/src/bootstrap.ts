@@ -1,7 +1,7 @@
 import { Logger as NestLogger, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { createValidationPipe, loadConfig, newRequestId, requestContext } from '@waggle/platform';
+import { createValidationPipe, loadConfig, newRequestId, requestContext, StorableInputPipe } from '@waggle/platform';
 import { json, type NextFunction, type Request, type Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import { GatewayEnv } from './config/gateway.env';
@@ -21,7 +21,8 @@ export async function createGatewayApp(env: GatewayEnv): Promise<NestExpressAppl
 
 /**
  * The gateway's HTTP edge, applied to a Nest app created with `bodyParser: false`:
- * request ids, JSON body parsing with a size limit, the one exception filter, validation.
+ * request ids, JSON body parsing with a size limit, the one exception filter, a depth and
+ * NUL check on every input, validation.
  */
 export function configureGatewayApp(app: NestExpressApplication, env: Pick<GatewayEnv, 'MAX_JSON_BODY_BYTES'>): void {
   app.useLogger(app.get(Logger));
@@ -36,7 +37,8 @@ export function configureGatewayApp(app: NestExpressApplication, env: Pick<Gatew
     sendError(error, request, response, bodyErrors);
   });
   app.useGlobalFilters(new HttpExceptionFilter());
-  app.useGlobalPipes(createValidationPipe());
+  // Before validation: class-transformer recurses, and PostgreSQL refuses NUL characters.
+  app.useGlobalPipes(new StorableInputPipe(), createValidationPipe());
 }
 
 export async function bootstrap(): Promise<INestApplication> {

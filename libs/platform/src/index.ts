@@ -6,6 +6,7 @@ export { NatsRpcClient, toUpstreamException } from './nats/nats-rpc.client';
 export { RpcContextInterceptor } from './nats/rpc-context.interceptor';
 export { WaggleRpcExceptionFilter } from './nats/rpc-exception.filter';
 export { createPayloadPipe, createValidationPipe, validationExceptionFactory, type FieldProblem } from './nats/validation';
+export { MAX_INPUT_DEPTH, StorableInputPipe, assertStorableInput, findUnstorableInput, type UnstorableInput } from './validation/storable-input';
 export { RpcHandler, ValidatedPayload, type RpcHandlerMismatch, type RpcHandlerResult } from './nats/rpc-handler';
 export { natsHeaderGetter, natsHeaderSetter, startNatsClientSpan, startNatsServerSpan } from './nats/trace-propagation';
 export { HealthController } from './health/health.controller';

@@ -10,6 +10,12 @@ const ACK_WAIT_MS = 30_000;
 /** A batch that fails this often is set aside (logged whole) rather than blocking the stream. */
 const MAX_DELIVERIES = 10;
 const CATCH_UP_POLL_MS = 10;
+/**
+ * Longest a lookup that missed waits for the stream's earlier batches. Only a backlog costs
+ * it (with none, the first check answers): right after the owner restarts, under load, its
+ * first write can take a few seconds, and answering 404 for a stored run would be wrong.
+ */
+const CATCH_UP_TIMEOUT_MS = 5_000;
 const RESTART_DELAY_MS = 1_000;
 
 /**
@@ -72,7 +78,7 @@ export class LedgerConsumer implements OnApplicationBootstrap, BeforeApplication
    * a lookup that missed a record asks this before answering 404, since another replica
    * or service may have just published it.
    */
-  async caughtUp(timeoutMs = 2_000): Promise<boolean> {
+  async caughtUp(timeoutMs = CATCH_UP_TIMEOUT_MS): Promise<boolean> {
     const manager = await this.manager();
     const { state } = await manager.streams.info(LedgerStream.name);
     const deadline = Date.now() + timeoutMs;

@@ -1,6 +1,7 @@
-import { ValidationPipe, type PipeTransform, type ValidationError } from '@nestjs/common';
+import { ValidationPipe, type ArgumentMetadata, type PipeTransform, type ValidationError } from '@nestjs/common';
 import { EmptyRequest, type RequestClass } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
+import { assertStorableInput } from '../validation/storable-input';
 
 export interface FieldProblem {
   field: string;
@@ -53,14 +54,20 @@ class EmptyPayloadPipe implements PipeTransform {
   }
 }
 
-/** Validates (and transforms) a NATS payload against its contract's request class, whatever the parameter's declared type. */
+/**
+ * Validates (and transforms) a NATS payload against its contract's request class, whatever
+ * the parameter's declared type, after refusing what no service could store or walk (the
+ * same check as the gateway's edge, for callers that do not pass through it).
+ */
 export function createPayloadPipe(requestClass: RequestClass<unknown>): PipeTransform {
-  if (requestClass === EmptyRequest) return new EmptyPayloadPipe();
-  return new ValidationPipe({
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    transform: true,
-    expectedType: requestClass,
-    exceptionFactory: validationExceptionFactory,
-  });
+  const validation: PipeTransform =
+    requestClass === EmptyRequest
+      ? new EmptyPayloadPipe()
+      : new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, expectedType: requestClass, exceptionFactory: validationExceptionFactory });
+  return {
+    transform(value: unknown, metadata: ArgumentMetadata): unknown {
+      assertStorableInput(value);
+      return validation.transform(value, metadata);
+    },
+  };
 }

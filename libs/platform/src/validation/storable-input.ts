@@ -1,0 +1,76 @@
+import type { ArgumentMetadata, PipeTransform } from '@nestjs/common';
+import { WaggleException } from '@waggle/errors';
+
+/**
+ * How deep a request's JSON may nest. Deep enough for any real input (a tool's JSON schema
+ * nests a dozen levels), shallow enough that nothing downstream (class-transformer, the
+ * ledger's JSON, a template) recurses into a stack overflow.
+ */
+export const MAX_INPUT_DEPTH = 64;
+
+const NUL = '\u0000';
+
+export interface UnstorableInput {
+  /** Where the input first goes deeper than MAX_INPUT_DEPTH. */
+  tooDeep?: string;
+  /** Strings and keys holding U+0000, which PostgreSQL cannot store in text or jsonb. */
+  nulFields: string[];
+}
+
+function join(path: string, key: string | number): string {
+  return path === '' ? String(key) : `${path}.${key}`;
+}
+
+/**
+ * Finds what no service could store or safely walk: nesting past MAX_INPUT_DEPTH and NUL
+ * characters in strings or keys. Iterative, so the check itself cannot overflow; it stops
+ * at the first level too deep.
+ */
+export function findUnstorableInput(value: unknown, root = ''): UnstorableInput {
+  const nulFields: string[] = [];
+  const pending: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: root, depth: 0 }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const { value: current, path, depth } = next;
+    if (typeof current === 'string') {
+      if (current.includes(NUL)) nulFields.push(path);
+      continue;
+    }
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth >= MAX_INPUT_DEPTH) return { tooDeep: path, nulFields };
+    const entries: Array<[string | number, unknown]> = Array.isArray(current) ? current.map((item, index) => [index, item]) : Object.entries(current);
+    for (const [key, item] of entries) {
+      const itemPath = join(path, key);
+      if (typeof key === 'string' && key.includes(NUL)) nulFields.push(itemPath);
+      pending.push({ value: item, path: itemPath, depth: depth + 1 });
+    }
+  }
+  return { nulFields };
+}
+
+/** Throws the catalog's answer for input no service could store: 400 for nesting, 422 naming each NUL field. */
+export function assertStorableInput(value: unknown, root = ''): void {
+  const { tooDeep, nulFields } = findUnstorableInput(value, root);
+  if (tooDeep !== undefined) {
+    throw new WaggleException('invalid_request', {
+      message: `Request input is nested more than ${MAX_INPUT_DEPTH} levels deep`,
+      details: [{ field: tooDeep, messages: [`nesting deeper than ${MAX_INPUT_DEPTH} levels is not accepted`] }],
+    });
+  }
+  if (nulFields.length > 0) {
+    throw new WaggleException('validation_error', {
+      details: nulFields.sort().map((field) => ({ field, messages: [`${field || 'the value'} must not contain the NUL character (\\u0000)`] })),
+    });
+  }
+}
+
+/**
+ * Runs before validation on every body, query and path parameter (gateway) and NATS payload
+ * (services): input that would overflow class-transformer's recursion or that PostgreSQL
+ * refuses is answered in the catalog's shape instead of reaching either.
+ */
+export class StorableInputPipe implements PipeTransform {
+  transform(value: unknown, metadata: ArgumentMetadata): unknown {
+    if (metadata.type !== 'custom') assertStorableInput(value, metadata.data ?? '');
+    return value;
+  }
+}

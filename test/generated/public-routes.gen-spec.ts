@@ -1,0 +1,342 @@
+import type { AppliedDeployment } from '@waggle/contracts';
+import { ERROR_CATALOG } from '@waggle/errors';
+import { CallbackReceiver, cliJson, FakeProviderServer, fakeModel, freePort, loadCatalogWithFakeModels, spawnApp, waitUntilLive, type AppProcess } from '@waggle/testing';
+import { deliveryIdFor } from '@waggle/webhooks';
+import fc from 'fast-check';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * Every route of the gateway, sent what a new user's mistakes and an attacker's probes
+ * would send: arbitrary path parameters, bodies (valid ones with a field swapped for any
+ * JSON, NUL characters, nesting thousands of levels deep, not JSON at all), query strings
+ * and headers. Whatever comes in, the answer is never a 5xx, every error is in the catalog's
+ * shape, and workspace A's key never reads anything of workspace B's.
+ *
+ * GENERATED_INPUT_RUNS sets the cases per route (default 300); fast-check prints the seed
+ * and the smallest failing case when a property fails, and GENERATED_INPUT_SEED replays it.
+ * Services add their routes to ROUTES.
+ */
+
+const RUNS_PER_ROUTE = Number(process.env.GENERATED_INPUT_RUNS ?? 300);
+const SEED = process.env.GENERATED_INPUT_SEED === undefined ? undefined : Number(process.env.GENERATED_INPUT_SEED);
+
+const PROMPTS = (deployment: string) => `
+prompts:
+  - deployment: ${deployment}
+    variants:
+      - name: default
+        model: fake-generated-chat
+        messages:
+          - { role: user, content: "{{ question }}" }
+`;
+
+interface Workspace {
+  id: string;
+  key: string;
+  deployment: AppliedDeployment;
+  requestId: string;
+  /** The callback delivery of a webhook-triggered run. */
+  deliveryId: string;
+}
+
+/** How a case authenticates: a workspace key (A's, B's or a broken one), or a webhook secret. */
+type Credentials = 'key' | 'webhook' | 'none';
+
+interface RouteCase {
+  method: 'GET' | 'POST';
+  /** With `{0}`, `{1}`… for the generated path parameters. */
+  path: string;
+  credentials: Credentials;
+  /** A valid body the generated ones start from; undefined for routes that take none. */
+  validBody?: (context: Context) => unknown;
+  /** Valid values for the path parameters, mixed in with arbitrary ones. */
+  validParams?: (context: Context) => string[][];
+  query?: boolean;
+}
+
+interface Context {
+  a: Workspace;
+  b: Workspace;
+  callbackUrl: string;
+}
+
+const ROUTES: RouteCase[] = [
+  { method: 'GET', path: '/v1/public/models', credentials: 'key' },
+  { method: 'GET', path: '/v1/models', credentials: 'key' },
+  { method: 'GET', path: '/v1/error_codes', credentials: 'none', query: true },
+  { method: 'GET', path: '/v1/public/openapi.json', credentials: 'none' },
+  { method: 'POST', path: '/v1/prompt/invoke', credentials: 'key', validBody: invokeBody },
+  { method: 'POST', path: '/v1/invoke', credentials: 'key', validBody: invokeBody },
+  {
+    method: 'GET',
+    path: '/v1/public/requests/{0}',
+    credentials: 'key',
+    validParams: ({ a, b }) => [[a.requestId], [b.requestId]],
+  },
+  {
+    method: 'POST',
+    path: '/v1/prompt/webhooks/{0}/variants/{1}',
+    credentials: 'webhook',
+    validBody: ({ callbackUrl }) => ({ inputs: { question: 'generated' }, metadata: { case: 'generated' }, user: 'fuzz', async: { callback_url: callbackUrl } }),
+    validParams: ({ a, b }) => [
+      [a.deployment.prompt_endpoint_id, a.deployment.variants[0].variant_id],
+      [b.deployment.prompt_endpoint_id, b.deployment.variants[0].variant_id],
+    ],
+  },
+  { method: 'GET', path: '/v1/private/prompts', credentials: 'key' },
+  {
+    method: 'POST',
+    path: '/v1/private/prompts/apply',
+    credentials: 'key',
+    validBody: () => ({ prompts: [{ deployment: 'generated-apply', variants: [{ name: 'main', model: 'fake-generated-chat', messages: [{ role: 'user', content: 'Say {{ thing }}' }] }] }] }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/private/prompts/{0}/variants/{1}/versions',
+    credentials: 'key',
+    validParams: ({ a, b }) => [
+      [a.deployment.deployment, 'default'],
+      [b.deployment.deployment, 'default'],
+    ],
+  },
+  { method: 'GET', path: '/v1/private/prompts/{0}/webhook_secret', credentials: 'key', validParams: ({ a, b }) => [[a.deployment.deployment], [b.deployment.deployment]] },
+  {
+    method: 'POST',
+    path: '/v1/private/prompts/{0}/webhook_secret/rotate',
+    credentials: 'key',
+    validBody: () => ({ overlap_seconds: 60 }),
+    validParams: ({ a, b }) => [[a.deployment.deployment], [b.deployment.deployment]],
+  },
+  { method: 'GET', path: '/v1/private/requests', credentials: 'key', query: true },
+  { method: 'GET', path: '/v1/private/deliveries', credentials: 'key', query: true },
+  { method: 'GET', path: '/v1/private/deliveries/{0}', credentials: 'key', validParams: ({ a, b }) => [[a.deliveryId], [b.deliveryId]] },
+  { method: 'POST', path: '/v1/private/deliveries/{0}/redeliver', credentials: 'key', validParams: ({ a, b }) => [[a.deliveryId], [b.deliveryId]] },
+];
+
+function invokeBody({ a }: Context): Record<string, unknown> {
+  return { deployment: a.deployment.deployment, variant: 'default', inputs: { question: 'generated' }, metadata: { case: 'generated' }, user: 'fuzz' };
+}
+
+/** Strings that broke, or could break, something on the way to storage. */
+const nastyString = fc.oneof(
+  fc.string({ maxLength: 30 }),
+  fc.string({ unit: 'binary', maxLength: 30 }),
+  fc.constantFrom('', 'a\u0000b', '\u0000', '\ud800', '..', '../../etc/passwd', '%', '%00', '%zz', '🙂', ' ', 'x'.repeat(3000), "' OR 1=1 --", '{{ 7 * 7 }}', 'null', '[]'),
+);
+
+/**
+ * JSON nested `levels` deep, as an array or an object chain. Kept as a marker and written
+ * out as text when the body is serialized: JSON.stringify itself would overflow on it.
+ */
+class DeepJson {
+  constructor(
+    readonly levels: number,
+    readonly asObject: boolean,
+  ) {}
+
+  toJSON(): string {
+    return `\u0001deep:${this.levels}:${this.asObject ? 1 : 0}\u0001`;
+  }
+
+  static text(levels: number, asObject: boolean): string {
+    return asObject ? `${'{"n":'.repeat(levels)}"leaf"${'}'.repeat(levels)}` : `${'['.repeat(levels)}"leaf"${']'.repeat(levels)}`;
+  }
+}
+
+function toJsonText(value: unknown): string {
+  return JSON.stringify(value).replace(/"\\u0001deep:(\d+):([01])\\u0001"/g, (_marker, levels: string, asObject: string) => DeepJson.text(Number(levels), asObject === '1'));
+}
+
+/** A path or query value as a client would send it (a lone surrogate cannot be percent-encoded, so it goes as U+FFFD). */
+function encodeComponent(value: string): string {
+  return encodeURIComponent(Buffer.from(value).toString());
+}
+
+const deepValue = fc.tuple(fc.integer({ min: 60, max: 6_000 }), fc.boolean()).map(([levels, asObject]) => new DeepJson(levels, asObject));
+const anyJson = fc.oneof(fc.jsonValue({ maxDepth: 4 }), nastyString, deepValue);
+
+/** A body as sent on the wire: JSON text (usually), or anything else. */
+function bodyArbitrary(valid: Record<string, unknown> | undefined): fc.Arbitrary<string> {
+  const mutated = valid
+    ? fc.oneof(
+        // One field swapped for any value, or a new field added.
+        fc.tuple(fc.constantFrom(...Object.keys(valid), 'unexpected'), anyJson).map(([field, value]) => ({ ...valid, [field]: value })),
+        // One field removed.
+        fc.constantFrom(...Object.keys(valid)).map((field) => Object.fromEntries(Object.entries(valid).filter(([key]) => key !== field))),
+        // A NUL or a deep value inside the nested objects (inputs, metadata…).
+        fc.tuple(fc.constantFrom(...Object.keys(valid)), fc.oneof(nastyString, deepValue)).map(([field, value]) => ({
+          ...valid,
+          [field]: typeof valid[field] === 'object' && valid[field] !== null && !Array.isArray(valid[field]) ? { ...(valid[field] as object), generated: value } : value,
+        })),
+        fc.constant(valid),
+      )
+    : fc.constant({});
+  return fc.oneof(
+    { weight: 6, arbitrary: mutated.map(toJsonText) },
+    { weight: 2, arbitrary: anyJson.map(toJsonText) },
+    { weight: 1, arbitrary: fc.constantFrom('', '{', '{"a":', 'not json', '[1,2', '\u0000', '{"a":"\\u0000"}', 'null', '"string"', '{"__proto__":{"polluted":true}}') },
+  );
+}
+
+function queryArbitrary(): fc.Arbitrary<string> {
+  const pair = fc.tuple(
+    fc.oneof(fc.constantFrom('locale', 'limit', 'user', 'status', 'request_id', 'metadata_key', 'metadata_value', 'from', 'to', 'since', 'key', 'metadata[a]'), nastyString),
+    fc.oneof(nastyString, fc.integer().map(String), fc.constantFrom('es', 'en', '0', '-1', '1e309', '2026-01-01T00:00:00Z', 'NaN')),
+  );
+  return fc.array(pair, { maxLength: 4 }).map((pairs) => pairs.map(([key, value]) => `${encodeComponent(key)}=${encodeComponent(value)}`).join('&'));
+}
+
+const KNOWN_CODES = new Set(Object.keys(ERROR_CATALOG));
+
+/** The catalog's error shape: `error`, `message`, `error_code` from the catalog and `code` equal to it; the concurrency cap's 429 is `{error}` alone. */
+function expectCatalogShape(status: number, text: string, what: string): void {
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new Error(`${what}: ${status} with a body that is not JSON: ${text.slice(0, 200)}`);
+  }
+  if (status === 429 && Object.keys(body).length === 1) {
+    expect(body).toEqual({ error: expect.any(String) });
+    return;
+  }
+  expect(body).toMatchObject({ error: expect.any(String), message: expect.any(String), error_code: expect.any(String), code: body.error_code });
+  if (!KNOWN_CODES.has(body.error_code as string)) throw new Error(`${what}: error_code ${String(body.error_code)} is not in the catalog`);
+}
+
+describe('generated input across the public and private routes', () => {
+  const fake = new FakeProviderServer();
+  const receiver = new CallbackReceiver();
+  const apps: AppProcess[] = [];
+  let gateway: string;
+  let context: Context;
+  /** What only workspace B has: none of it may appear in an answer to workspace A's key. */
+  let secretsOfB: string[];
+  let requests = 0;
+  let callbackBase: string;
+
+  async function createWorkspace(name: string, deployment: string): Promise<Workspace> {
+    const created = await cliJson<{ workspace_id: string; api_key: string }>(['workspace', 'create', '--name', name, '--plan', 'enterprise']);
+    const file = join(mkdtempSync(join(tmpdir(), 'waggle-generated-')), 'prompts.yaml');
+    writeFileSync(file, PROMPTS(deployment));
+    const [applied] = await cliJson<AppliedDeployment[]>(['apply', '-f', file, '--workspace', created.workspace_id]);
+    const run = await fetch(`${gateway}/v1/prompt/invoke`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${created.api_key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ deployment, variant: 'default', inputs: { question: `only ${name}` } }),
+    });
+    expect(run.status).toBe(200);
+    const { request_id } = (await run.json()) as { request_id: string };
+    const variant = applied.variants[0].variant_id;
+    const triggered = await fetch(`${gateway}/v1/prompt/webhooks/${applied.prompt_endpoint_id}/variants/${variant}`, {
+      method: 'POST',
+      headers: { 'x-service-webhook-secret': applied.webhook_secret, 'content-type': 'application/json' },
+      body: JSON.stringify({ inputs: { question: `only ${name}` }, async: { callback_url: `${callbackBase}/setup` } }),
+    });
+    expect(triggered.status).toBe(202);
+    const { request_id: triggeredId } = (await triggered.json()) as { request_id: string };
+    return { id: created.workspace_id, key: created.api_key, deployment: applied, requestId: request_id, deliveryId: deliveryIdFor(triggeredId) };
+  }
+
+  beforeAll(async () => {
+    const fakeUrl = await fake.start();
+    callbackBase = await receiver.start();
+    const env = { LOG_LEVEL: 'error', FAKE_BASE_URL: `${fakeUrl}/v1`, FAKE_API_KEY: 'fake-key', CALLBACK_URL_ALLOWLIST: '127.0.0.1' };
+    for (const app of ['catalog', 'invocation', 'callback-dispatcher', 'gateway'] as const) apps.push(spawnApp(app, await freePort(), env));
+    await Promise.all(apps.map((app) => waitUntilLive(app)));
+    gateway = apps[apps.length - 1].baseUrl;
+    await loadCatalogWithFakeModels('2099.7.1', [fakeModel('fake-generated-chat', { reasoning: false })]);
+    const [a, b] = [await createWorkspace('generated A', 'generated-a'), await createWorkspace('generated B', 'generated-b-private')];
+    context = { a, b, callbackUrl: `${callbackBase}/generated` };
+    secretsOfB = [b.id, b.requestId, b.deliveryId, b.deployment.deployment, b.deployment.webhook_secret, b.deployment.prompt_endpoint_id, 'only generated B'].filter(Boolean) as string[];
+  });
+
+  afterAll(async () => {
+    process.stdout.write(`generated input: ${requests} requests across ${ROUTES.length} routes\n`);
+    await cliJson(['catalog', 'load', '--force']);
+    await Promise.all(apps.map((app) => app.stop()));
+    await receiver.stop();
+    await fake.stop();
+  });
+
+  function paramArbitrary(route: RouteCase): fc.Arbitrary<string[]> {
+    const count = (route.path.match(/\{\d\}/g) ?? []).length;
+    const arbitrary = fc.array(nastyString, { minLength: count, maxLength: count });
+    const valid = route.validParams?.(context) ?? [];
+    if (valid.length === 0) return arbitrary;
+    // Valid ids (A's and B's), and valid ids with one of them swapped for an arbitrary one.
+    return fc.oneof(fc.constantFrom(...valid), fc.tuple(fc.constantFrom(...valid), arbitrary, fc.nat({ max: count - 1 })).map(([ids, random, index]) => ids.map((id, at) => (at === index ? random[at] : id))), arbitrary);
+  }
+
+  function credentialHeaders(route: RouteCase, choice: string): Record<string, string> {
+    if (route.credentials === 'webhook') {
+      const secrets: Record<string, string> = { a: context.a.deployment.webhook_secret ?? '', b: context.b.deployment.webhook_secret ?? '' };
+      return choice in secrets ? { 'x-service-webhook-secret': secrets[choice] } : choice === 'none' ? {} : { 'x-service-webhook-secret': choice };
+    }
+    const keys: Record<string, string> = { a: `Bearer ${context.a.key}`, b: `Bearer ${context.b.key}` };
+    if (choice in keys) return { authorization: keys[choice] };
+    return choice === 'none' ? {} : { authorization: choice };
+  }
+
+  it.each(ROUTES.map((route) => [`${route.method} ${route.path}`, route] as const))('%s: no 5xx, errors in the catalog shape, nothing of another workspace', async (_name, route) => {
+    const valid = route.validBody?.(context) as Record<string, unknown> | undefined;
+    let successes = 0;
+    const credential = fc.oneof(
+      { weight: 6, arbitrary: fc.constant('a') },
+      { weight: 1, arbitrary: fc.constantFrom('none', 'Bearer ', 'Basic Zm9vOmJhcg==', 'Bearer wg_live_not_a_key', `Bearer ${'k'.repeat(600)}`) },
+      { weight: 1, arbitrary: nastyString.filter((value) => /^[\t\x20-\x7e]*$/.test(value)) },
+    );
+    const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', '');
+    const language = fc.constantFrom(undefined, 'es', 'fr', '*', 'x'.repeat(200));
+
+    await fc.assert(
+      fc.asyncProperty(paramArbitrary(route), bodyArbitrary(valid), route.query ? queryArbitrary() : fc.constant(''), credential, contentType, language, async (params, body, query, who, type, acceptLanguage) => {
+        const path = route.path.replace(/\{(\d)\}/g, (_match, index: string) => encodeComponent(params[Number(index)]));
+        const url = `${gateway}${path}${query ? `?${query}` : ''}`;
+        const headers: Record<string, string> = { ...credentialHeaders(route, who), ...(type && { 'content-type': type }), ...(acceptLanguage && { 'accept-language': acceptLanguage }) };
+        requests += 1;
+        const response = await fetch(url, { method: route.method, headers, body: route.method === 'POST' ? body : undefined });
+        const text = await response.text();
+        if (response.status < 300) successes += 1;
+        const what = `${route.method} ${path}`;
+        if (response.status >= 500) throw new Error(`${what} answered ${response.status}: ${text.slice(0, 300)}`);
+        if (response.status >= 400) expectCatalogShape(response.status, text, what);
+        if (who === 'a' && response.status < 300) {
+          const leaked = secretsOfB.find((secret) => text.includes(secret));
+          if (leaked) throw new Error(`${what} with workspace A's credentials answered something of workspace B's (${leaked.slice(0, 12)}…)`);
+        }
+      }),
+      { numRuns: RUNS_PER_ROUTE, ...(SEED !== undefined && { seed: SEED }), endOnFailure: false },
+    );
+    // The generators also send valid requests, so the cases reach past validation into the services.
+    const canSucceed = !route.path.includes('{') || route.validParams !== undefined;
+    if (canSucceed) expect(successes).toBeGreaterThan(0);
+  });
+
+  it("answers the issue's two 500s as catalog errors: a NUL in a field, and JSON nested 5,000 levels", async () => {
+    const post = (body: string) =>
+      fetch(`${gateway}/v1/prompt/invoke`, { method: 'POST', headers: { authorization: `Bearer ${context.a.key}`, 'content-type': 'application/json' }, body });
+    const nul = await post('{"deployment":"a\\u0000b","variant":"default"}');
+    expect(nul.status).toBe(422);
+    expect(await nul.json()).toEqual({
+      error: 'One or more request parameters are invalid.',
+      message: 'One or more request parameters are invalid.',
+      error_code: 'validation_error',
+      code: 'validation_error',
+      details: [{ field: 'deployment', messages: ['deployment must not contain the NUL character (\\u0000)'] }],
+    });
+    for (const body of [DeepJson.text(5_000, false), toJsonText({ deployment: 'x', variant: 'default', inputs: { deep: new DeepJson(5_000, false) } })]) {
+      const deep = await post(body);
+      expect(deep.status).toBe(400);
+      expect(await deep.json()).toMatchObject({ error_code: 'invalid_request', code: 'invalid_request', message: 'Request input is nested more than 64 levels deep' });
+    }
+    const inPath = await fetch(`${gateway}/v1/private/prompts/a%00b/webhook_secret`, { headers: { authorization: `Bearer ${context.a.key}` } });
+    expect(inPath.status).toBe(422);
+    expect(await inPath.json()).toMatchObject({ error_code: 'validation_error', details: [{ field: 'deployment' }] });
+    const inQuery = await fetch(`${gateway}/v1/private/requests?user=a%00b`, { headers: { authorization: `Bearer ${context.a.key}` } });
+    expect(inQuery.status).toBe(422);
+    expect(await inQuery.json()).toMatchObject({ error_code: 'validation_error', details: [{ field: 'user' }] });
+  });
+});
