@@ -17,6 +17,9 @@ const CATCH_UP_POLL_MS = 10;
  */
 const CATCH_UP_TIMEOUT_MS = 5_000;
 const RESTART_DELAY_MS = 1_000;
+/** How long one fetch waits for messages (NATS's minimum): also the longest a stop waits for the fetch under way. */
+const FETCH_EXPIRES_MS = 1_000;
+const FETCH_MAX_MESSAGES = 200;
 
 /**
  * Writes the request ledger from the ledger stream: every replica pulls from one durable
@@ -28,7 +31,6 @@ const RESTART_DELAY_MS = 1_000;
 export class LedgerConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(LedgerConsumer.name);
   private readonly decoder = new TextDecoder();
-  private messages?: ConsumerMessages;
   private consuming?: Promise<void>;
   private stopped = false;
   private readonly inFlight = new Set<Promise<void>>();
@@ -65,10 +67,12 @@ export class LedgerConsumer implements OnApplicationBootstrap, BeforeApplication
     this.consuming = this.consumeUntilStopped();
   }
 
-  /** Stops pulling and finishes the writes under way; the rest waits in the stream for the next start. */
+  /**
+   * Stops fetching once the fetch under way has ended (within FETCH_EXPIRES_MS) and finishes
+   * the writes of everything it returned; the rest waits in the stream for the next start.
+   */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    await this.messages?.close();
     await this.consuming;
     await Promise.allSettled([...this.inFlight]);
   }
@@ -90,18 +94,22 @@ export class LedgerConsumer implements OnApplicationBootstrap, BeforeApplication
     }
   }
 
-  /** Pulls until the app stops; a pull that ends by itself (NATS trouble) is started again. */
+  /**
+   * Fetches until the app stops. Each fetch ends by itself within FETCH_EXPIRES_MS, and every
+   * message it returned is handed to the writer before `stopped` is looked at again: a stop
+   * never abandons a message the server already delivered to this replica (with `consume()`
+   * a message buffered at the moment of the stop went unanswered and waited out ACK_WAIT,
+   * so a lookup right after a restart answered 404 for a run that had been published).
+   */
   private async consumeUntilStopped(): Promise<void> {
     while (!this.stopped) {
       try {
         const consumer = await this.connection().jetstream().consumers.get(LedgerStream.name, LedgerStream.consumer);
-        this.messages = await consumer.consume({ max_messages: 200 });
-        if (this.stopped) await this.messages.close();
-        await this.consume(this.messages);
+        while (!this.stopped) await this.consume(await consumer.fetch({ max_messages: FETCH_MAX_MESSAGES, expires: FETCH_EXPIRES_MS }));
       } catch (error) {
         this.logger.warn({ err: error }, 'the ledger stream could not be read; trying again');
+        if (!this.stopped) await new Promise((resolve) => setTimeout(resolve, RESTART_DELAY_MS));
       }
-      if (!this.stopped) await new Promise((resolve) => setTimeout(resolve, RESTART_DELAY_MS));
     }
   }
 
