@@ -4,7 +4,7 @@
 // Same method as scripts/bench/gateway.mjs (docs/benchmarks.md), made reusable.
 import autocannon from 'autocannon';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { cpus } from 'node:os';
@@ -102,16 +102,17 @@ export function otherWaggleProcesses(ownPids = []) {
 }
 
 /**
- * A built entry point as a child process (`nodeArgs` before it), with the tail of its
- * output for error reports. It runs in its own process group, so a Ctrl-C in the terminal
- * reaches only the benchmark, which can then put things back before it stops the processes.
+ * A built entry point as a child process (`nodeArgs` before it, `args` after it), with the
+ * tail of its output for error reports. It runs in its own process group, so a Ctrl-C in
+ * the terminal reaches only the benchmark, which can then put things back before it stops
+ * the processes.
  */
-export function startProcess(name, entry, env, nodeArgs = []) {
+export function startProcess(name, entry, env, nodeArgs = [], args = []) {
   let output = '';
   const keep = (chunk) => {
     output = (output + chunk.toString()).slice(-OUTPUT_TAIL);
   };
-  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, entry)], {
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, entry), ...args], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -178,32 +179,116 @@ function readOr(path, fallback) {
   }
 }
 
+/** Fields of /proc/<pid>/stat (or a thread's) after the command name; empty when it is gone. */
+function statFields(pid, tid) {
+  const stat = readOr(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, '');
+  return stat ? stat.slice(stat.lastIndexOf(')') + 2).split(' ') : [];
+}
+
 /** user + system CPU ticks a process (or, with `tid`, one of its threads) has used so far (0 when it is gone). */
 function processTicks(pid, tid) {
-  const stat = readOr(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, '');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = statFields(pid, tid);
   return Number(fields[11] ?? 0) + Number(fields[12] ?? 0); // utime, stime (fields 14 and 15)
 }
 
 /**
+ * A process and its children: PostgreSQL forks a backend per connection. Children that
+ * ended and were reaped are in the parent's cutime/cstime, so a backend that exits between
+ * two snapshots is still counted, once.
+ */
+function treeTicks(pid, children) {
+  const fields = statFields(pid);
+  const reaped = Number(fields[13] ?? 0) + Number(fields[14] ?? 0); // cutime, cstime (fields 16 and 17)
+  return processTicks(pid) + reaped + (children.get(String(pid)) ?? 0);
+}
+
+/**
+ * The process listening on a loopback TCP port (from /proc/net/tcp{,6} and the processes'
+ * socket descriptors), or null: NATS, Redis and PostgreSQL are told apart by port, since a
+ * machine may run several servers of one kind (a second nats-server for other work).
+ */
+export function listeningPid(port) {
+  const inodes = new Set();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readOr(table, '').split('\n').slice(1)) {
+      const [, local, , state, , , , , , inode] = line.trim().split(/\s+/);
+      if (state === '0A' && local && parseInt(local.split(':')[1], 16) === port && inode !== '0') inodes.add(`socket:[${inode}]`);
+    }
+  }
+  if (inodes.size === 0) return null;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    let fds = [];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue; // gone, or not ours to read
+    }
+    for (const fd of fds) {
+      try {
+        if (inodes.has(readlinkSync(`/proc/${pid}/fd/${fd}`))) return Number(pid);
+      } catch {
+        // closed meanwhile
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * NATS, Redis and PostgreSQL as processes to account ({name, pid}, PostgreSQL with its
+ * backends), found by the ports in the URLs the apps use; missing ones are left out (a
+ * server in a container, or on another machine) and named in `missing`.
+ */
+export function infraProcesses({ natsUrl, redisUrl, databaseUrl }) {
+  const portOf = (url, fallback) => {
+    try {
+      return Number(new URL(url.split(',')[0]).port) || fallback;
+    } catch {
+      return fallback;
+    }
+  };
+  const wanted = [
+    { name: 'NATS', port: portOf(natsUrl, 4222) },
+    { name: 'Redis', port: portOf(redisUrl, 6379) },
+    { name: 'PostgreSQL', port: portOf(databaseUrl, 5432), tree: true },
+  ];
+  const found = [];
+  const missing = [];
+  for (const { name, port, tree } of wanted) {
+    const pid = listeningPid(port);
+    if (pid) found.push({ name, pid, ...(tree ? { tree } : {}) });
+    else missing.push(`${name} (:${port})`);
+  }
+  return { procs: found, missing };
+}
+
+/**
  * Where the machine's CPU time goes: this script (the load generator runs in it), each of
- * `procs` ({name, pid}), the infrastructure (NATS, Redis, PostgreSQL) and everything else.
+ * `procs` ({name, pid}; with `tree`, the process and its children), NATS, Redis and
+ * PostgreSQL processes not among them ("infra") and everything else.
  */
 export function cpuSnapshot(procs) {
   const [, ...ticks] = readOr('/proc/stat', 'cpu 0').split('\n')[0].trim().split(/\s+/).map(Number);
   const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = ticks;
   // Per process: PostgreSQL starts and ends backends, and a process that ended between two
   // snapshots must not subtract its whole past from the difference.
+  const own = new Set(procs.map((proc) => String(proc.pid)));
+  const roots = new Set(procs.filter((proc) => proc.tree).map((proc) => String(proc.pid)));
+  const children = new Map();
   const infra = new Map();
   for (const pid of existsSync('/proc') ? readdirSync('/proc').filter((name) => /^\d+$/.test(name)) : []) {
-    if (INFRA_COMMANDS.has(readOr(`/proc/${pid}/comm`, '').trim())) infra.set(pid, processTicks(pid));
+    if (own.has(pid) || !INFRA_COMMANDS.has(readOr(`/proc/${pid}/comm`, '').trim())) continue;
+    const fields = statFields(pid);
+    const used = Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
+    if (roots.has(fields[1])) children.set(fields[1], (children.get(fields[1]) ?? 0) + used);
+    else infra.set(pid, used);
   }
   return {
     at: performance.now(),
     busy: user + nice + system + irq + softirq + steal,
     total: user + nice + system + idle + iowait + irq + softirq + steal,
     bench: processTicks(process.pid),
-    procs: Object.fromEntries(procs.map((proc) => [proc.name, processTicks(proc.pid)])),
+    procs: Object.fromEntries(procs.map((proc) => [proc.name, proc.tree ? treeTicks(proc.pid, children) : processTicks(proc.pid)])),
     // The JavaScript thread alone (its thread id is the process id); the rest is V8's
     // background threads (garbage collection, compilation) and libuv's pool.
     mainThreads: Object.fromEntries(procs.map((proc) => [proc.name, processTicks(proc.pid, proc.pid)])),

@@ -1,51 +1,66 @@
 #!/usr/bin/env node
-// Prompt invoke: what the gateway path (gateway → NATS → invocation → provider layer →
-// model provider, and back) adds to a direct call to the model provider
-// (docs/benchmarks.md, "Prompt invoke: the gateway path against a direct provider call").
+// Prompt invoke, with the peer in it: the direct call to the model provider, Portkey's
+// gateway and Waggle's full path (gateway → NATS → invocation → provider layer → model
+// provider, and back), measured in interleaved rounds against the same fake provider
+// (docs/benchmarks.md, "Prompt invoke: Waggle, Portkey and the direct call").
 //
-//   npm run build && npm run bench [-- --duration N] [--streams N] [--tracing on|off] [--json] [--json-file PATH]
+//   npm run build && npm run bench [-- --rounds N] [--duration N] [--streams N] [--lean on|off] [--json] [--json-file PATH]
 //
-// Starts its own fake model provider (fixed latency), catalog, invocation and gateway from
-// dist/ on free loopback ports (after running the migrations), loads a copy of the shipped
-// model catalog with one extra model served by the fake provider, creates a workspace on
-// the enterprise plan and applies one prompt deployment with the operator CLI. Then:
-//   - non-streaming: POST the fake's /v1/chat/completions directly, and POST the gateway's
-//     /v1/prompt/invoke (which makes the same call through the provider layer): N s at 1
-//     connection (latency) and N s at 64 connections (throughput) each, with autocannon;
-//   - streaming: M sequential requests each (one keep-alive connection), timing the first
-//     SSE `data:` event, the first event carrying text, and the whole stream.
-// Each measured run starts once the processes have gone quiet; at the end the shipped
-// catalog is loaded back (catalog load --force) before the processes are stopped.
-// Prints the added latency (gateway − direct), the req/s ratio and the CPU each process
-// used. Needs PostgreSQL, Redis and NATS (scripts/ensure-infra.sh). Markdown on stdout (JSON
-// with --json), progress on stderr. Exits 1 when any request failed or answered non-2xx,
-// when the stack did not start, or when a process did not exit 0 after SIGTERM.
+// Starts its own fake model provider (no latency by default), Portkey's gateway (pinned in
+// scripts/bench/portkey, installed there with `npm ci` when missing), and catalog,
+// invocation and gateway from dist/ with `npm run up`'s defaults (LOG_LEVEL unset, so
+// `info`; tracing on, spans created and not exported), on free loopback ports after
+// running the migrations. Loads a copy of the shipped model catalog with one extra model
+// served by the fake provider, creates a workspace on the enterprise plan and applies one
+// prompt deployment with the operator CLI. Then, in each round, for each of the three (in
+// an order that rotates from round to round), once the processes have gone quiet:
+//   - latency: D s of sequential requests on one keep-alive connection, each timed with
+//     performance.now() (autocannon's histogram keeps whole milliseconds);
+//   - throughput: D s at 64 connections with autocannon, with the CPU time each process
+//     on the path used (/proc), per request;
+//   - streaming: M sequential streamed requests, timed to the first SSE `data:` event.
+// After the rounds: the NATS messages (every subject, from a subscriber on `>`) and Redis
+// commands (INFO commandstats) per Waggle request, in a short phase of its own; then, with
+// --lean on (the default), Waggle again with LOG_LEVEL=warn and tracing off, alone.
+// At the end the shipped catalog is loaded back (catalog load --force) before everything
+// is stopped. Needs PostgreSQL, Redis and NATS (scripts/ensure-infra.sh) and the npm
+// registry the first time (Portkey). Markdown on stdout (JSON with --json), progress on
+// stderr. Exits 1 when a request failed or answered non-2xx (Portkey's streams excepted:
+// what they do is reported), when something did not start, or when a process did not exit
+// cleanly after SIGTERM.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import Redis from 'ioredis';
+import { connect } from 'nats';
 import {
   exitUnlessBuilt,
   benchCatalogYaml,
   benchPromptYaml,
   cannon,
   cpuBetween,
-  cpuMsPerRequest,
   cpuSnapshot,
   fmt,
   freePort,
   httpRequest,
+  infraProcesses,
   loadAverage,
   log,
   machine,
   otherWaggleProcesses,
+  percentile,
   runNode,
   settle,
+  sleep,
   startProcess,
   stopProcess,
   summarize,
   waitFor,
   EXIT_TIMEOUT_MS,
+  ROOT,
 } from './bench-lib.mjs';
 
 const ENTRIES = {
@@ -56,34 +71,41 @@ const ENTRIES = {
   invocation: 'dist/apps/invocation/src/main.js',
   gateway: 'dist/apps/gateway/src/main.js',
 };
+const PORTKEY_DIR = 'scripts/bench/portkey';
+const PORTKEY_PACKAGE = `${PORTKEY_DIR}/node_modules/@portkey-ai/gateway`;
+const PORTKEY_ENTRY = `${PORTKEY_PACKAGE}/build/start-server.js`;
 
-const WARMUP = { connections: 8, duration: 2, streams: 20 };
+// 5 s rather than the other benches' 2: V8 keeps optimising the apps' hot paths for a
+// while, and with 2 s Waggle's first round was its slowest in a trial run.
+const WARMUP = { connections: 8, duration: 5, streams: 20 };
 const THROUGHPUT_CONNECTIONS = 64;
 const STREAM_TIMEOUT_MS = 10_000;
+// A leg whose streams keep failing (Portkey's, here) is not waited on for every request.
+const STREAM_FAILURES_TO_GIVE_UP = 5;
+const COUNTING = { requests: 200, streams: 50, idleMs: 3_000, tailMs: 1_000 };
 const MODEL = 'fake-chat';
 const QUESTION = 'hello there';
 const EXPECTED_RESPONSE = `Echo: ${QUESTION}`;
-const AIMS = { addedP50Ms: 1, addedP99Ms: 3, addedFirstEventP99Ms: 2, gatewayRps: 1000 };
+// Issue 10: Waggle against Portkey on the same machine and fake provider.
+const AIMS = { rpsTimesPortkey: 2, addedP50TimesPortkey: 1, addedP99TimesPortkey: 1.5, addedFirstEventP99Ms: 5, cpuMsPerRequest: 2.5 };
+// Processes whose CPU is accounted, in table order; each leg's total counts its own path.
+const PROC_COLUMNS = ['gateway', 'invocation', 'catalog', 'NATS', 'Redis', 'PostgreSQL', 'portkey', 'fake-provider'];
+const WAGGLE_PATH = ['gateway', 'invocation', 'catalog', 'NATS', 'Redis', 'PostgreSQL'];
+// What `npm run up` would take from the caller's shell and a bench must not: the Waggle leg is the defaults.
+const NOT_DEFAULTS = ['LOG_LEVEL', 'OTEL_SDK_DISABLED', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'];
 
 function usage(message) {
   if (message) process.stderr.write(`bench: ${message}\n`);
   process.stderr.write(
-    'usage: node scripts/bench/invoke.mjs [--duration N] [--streams N] [--latency-ms N] [--token-delay-ms N] [--tracing on|off] [--json] [--json-file PATH]\n',
+    'usage: node scripts/bench/invoke.mjs [--rounds N] [--duration N] [--streams N] [--latency-ms N] [--token-delay-ms N] [--lean on|off] [--json] [--json-file PATH]\n',
   );
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const options = {
-    duration: 10,
-    streams: 200,
-    latencyMs: 20,
-    tokenDelayMs: 5,
-    tracing: process.env.OTEL_SDK_DISABLED === 'true' ? 'off' : 'on',
-    json: false,
-    jsonFile: null,
-  };
+  const options = { rounds: 3, duration: 5, streams: 100, latencyMs: 0, tokenDelayMs: 5, lean: 'on', json: false, jsonFile: null };
   const integers = {
+    '--rounds': ['rounds', 1],
     '--duration': ['duration', 1],
     '--streams': ['streams', 1],
     '--latency-ms': ['latencyMs', 0],
@@ -104,236 +126,515 @@ function parseArgs(argv) {
       options[key] = Number(value());
       if (!Number.isInteger(options[key]) || options[key] < min) usage(`${name} must be a whole number, at least ${min}`);
     } else if (name === '--json-file') options.jsonFile = value();
-    else if (name === '--tracing') {
-      options.tracing = value();
-      if (!['on', 'off'].includes(options.tracing)) usage('--tracing must be on or off');
+    else if (name === '--lean') {
+      options.lean = value();
+      if (!['on', 'off'].includes(options.lean)) usage('--lean must be on or off');
     } else usage(`unknown argument ${arg}`);
   }
   return options;
 }
 
-function baseEnv(tracing) {
-  const env = {
-    ...process.env,
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/waggle',
-  };
-  if (tracing === 'off') env.OTEL_SDK_DISABLED = 'true';
-  else delete env.OTEL_SDK_DISABLED;
+/** The apps' environment as `npm run up` gives it (defaults), or with LOG_LEVEL=warn and tracing off (`lean`). */
+function appEnv(lean) {
+  const env = { ...process.env, HOST: '127.0.0.1', DATABASE_URL: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/waggle' };
+  for (const name of NOT_DEFAULTS) delete env[name];
+  if (lean) Object.assign(env, { LOG_LEVEL: 'warn', OTEL_SDK_DISABLED: 'true' });
   return env;
 }
 
+/** Installs the pinned Portkey from its own package-lock.json when it is missing or another version. */
+function ensurePortkey() {
+  const pinned = JSON.parse(readFileSync(join(ROOT, PORTKEY_DIR, 'package.json'), 'utf8')).dependencies['@portkey-ai/gateway'];
+  const installedFile = join(ROOT, PORTKEY_PACKAGE, 'package.json');
+  const installed = existsSync(installedFile) ? JSON.parse(readFileSync(installedFile, 'utf8')).version : null;
+  if (installed === pinned && existsSync(join(ROOT, PORTKEY_ENTRY))) return pinned;
+  log(`installing @portkey-ai/gateway ${pinned} (npm ci --prefix ${PORTKEY_DIR}; was ${installed ?? 'not installed'})`);
+  // --ignore-scripts: its postinstall is patch-package, which has no patches in the published package.
+  const result = spawnSync('npm', ['ci', '--prefix', PORTKEY_DIR, '--no-audit', '--no-fund', '--ignore-scripts'], {
+    cwd: ROOT,
+    stdio: ['ignore', 2, 2],
+  });
+  if (result.status !== 0) throw new Error(`npm ci --prefix ${PORTKEY_DIR} failed (exit ${result.status ?? result.signal})`);
+  return pinned;
+}
 
 /**
- * One streamed request on `agent` (keep-alive, one socket): times from just before the
- * request is written to the first SSE `data:` event, to the first event carrying text
- * (`textOf` says which), and to the end of the response. Fails on a non-200, an `error`
- * event, a missing `data: [DONE]` or a time-out.
+ * One POST to `target` on `agent`, timed from just before the request is written;
+ * `onData(text, ms)` sees each piece of the body as it arrives. Resolves with the status,
+ * the time to the end of the body, and an error text when it failed or timed out.
  */
-function timeStream(port, path, headers, body, agent, textOf) {
+function timed(target, payload, agent, onData, accept) {
   return new Promise((resolve) => {
-    const payload = Buffer.from(body);
     const started = performance.now();
-    const result = { ok: false, status: 0 };
-    let buffer = '';
-    let done = false;
-    const fail = (error) => {
-      if (!result.error) result.error = error;
+    const result = { status: 0 };
+    let finished = false;
+    const finish = (error) => {
+      if (finished) return;
+      finished = true;
+      if (error) result.error = error;
+      result.totalMs ??= performance.now() - started;
       resolve(result);
     };
     const req = request(
       {
         host: '127.0.0.1',
-        port,
-        path,
+        port: target.port,
+        path: target.path,
         method: 'POST',
         agent,
         timeout: STREAM_TIMEOUT_MS,
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': payload.length, accept: 'text/event-stream' },
+        headers: {
+          ...target.headers,
+          'content-type': 'application/json',
+          'content-length': payload.length,
+          ...(accept ? { accept } : {}),
+        },
       },
       (res) => {
         result.status = res.statusCode ?? 0;
-        res.setEncoding('utf8');
-        res.on('data', (chunk) => {
-          const now = performance.now();
-          buffer += chunk;
-          if (result.firstEventMs === undefined && /(^|\n)data:/.test(buffer)) result.firstEventMs = now - started;
-          let end;
-          while ((end = buffer.indexOf('\n\n')) >= 0) {
-            const event = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            for (const line of event.split('\n')) {
-              if (!line.startsWith('data:')) continue;
-              const data = line.slice(5).trim();
-              if (data === '[DONE]') {
-                done = true;
-                continue;
-              }
-              let parsed;
-              try {
-                parsed = JSON.parse(data);
-              } catch {
-                if (result.status === 200) result.error = `not JSON: ${data.slice(0, 200)}`;
-                continue;
-              }
-              if (parsed?.type === 'error' || parsed?.error) result.error = `error event: ${data.slice(0, 300)}`;
-              const text = textOf(parsed);
-              if (text) {
-                if (result.firstTextMs === undefined) result.firstTextMs = now - started;
-                result.text = (result.text ?? '') + text;
-              }
-            }
-          }
-        });
+        const decoder = new StringDecoder('utf8');
+        res.on('data', (chunk) => onData(decoder.write(chunk), performance.now() - started));
         res.once('end', () => {
           result.totalMs = performance.now() - started;
-          if (result.status !== 200) return fail(`HTTP ${result.status}: ${buffer.slice(0, 300)}`);
-          if (!done) return fail('stream ended without data: [DONE]');
-          if (result.error) return fail(result.error);
-          result.ok = true;
-          resolve(result);
+          finish();
         });
-        res.once('error', (error) => fail(error.message));
+        res.once('error', (error) => finish(error.message));
       },
     );
     req.once('timeout', () => {
       req.destroy();
-      fail(`no complete answer within ${STREAM_TIMEOUT_MS} ms`);
+      finish(`no complete answer within ${STREAM_TIMEOUT_MS} ms`);
     });
-    req.once('error', (error) => fail(error.message));
+    req.once('error', (error) => finish(error.message));
     req.end(payload);
   });
 }
 
-/** `count` sequential streamed requests; summary of the three times and the CPU each process used. */
-async function streamRun(target, count, procs) {
+/** One non-streamed request: its time, and an error unless it answered 200 with the expected text. */
+async function timeRequest(target, agent) {
+  let body = '';
+  const result = await timed(target, target.payload, agent, (text) => (body += text));
+  if (result.error) return result;
+  if (result.status !== 200) return { ...result, error: `HTTP ${result.status}: ${body.slice(0, 300)}` };
+  let text;
+  try {
+    text = target.responseText(JSON.parse(body));
+  } catch {
+    // reported below
+  }
+  if (text !== EXPECTED_RESPONSE) return { ...result, error: `answered ${JSON.stringify(body.slice(0, 300))}` };
+  return { ...result, ok: true };
+}
+
+/**
+ * One streamed request: the time to the first SSE `data:` event, to the first event
+ * carrying text (`target.textOf` says which) and to the end. Fails on a non-200, an `error`
+ * event, a missing `data: [DONE]`, text other than the expected or a time-out.
+ */
+async function timeStream(target, agent) {
+  let buffer = '';
+  let raw = '';
+  let done = false;
+  let eventError;
+  let streamed;
+  const times = {};
+  const result = await timed(
+    target,
+    target.streamPayload,
+    agent,
+    (chunk, ms) => {
+      if (raw.length < 300) raw += chunk;
+      buffer += chunk;
+      if (times.firstEventMs === undefined && /(^|\n)data:/.test(buffer)) times.firstEventMs = ms;
+      let end;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const event = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        for (const line of event.split('\n')) {
+          if (!line.startsWith('data:')) continue;
+          const data = line.slice(5).trim();
+          if (data === '[DONE]') {
+            done = true;
+            continue;
+          }
+          let parsed;
+          try {
+            parsed = JSON.parse(data);
+          } catch {
+            eventError ??= `not JSON: ${data.slice(0, 200)}`;
+            continue;
+          }
+          if (parsed?.type === 'error' || parsed?.error) eventError ??= `error event: ${data.slice(0, 300)}`;
+          const text = target.textOf(parsed);
+          if (text) {
+            times.firstTextMs ??= ms;
+            streamed = (streamed ?? '') + text;
+          }
+        }
+      }
+    },
+    'text/event-stream',
+  );
+  Object.assign(result, times);
+  if (result.error) return result;
+  if (result.status !== 200) return { ...result, error: `HTTP ${result.status}: ${raw.slice(0, 300)}` };
+  if (eventError) return { ...result, error: eventError };
+  if (!done) return { ...result, error: `stream ended without data: [DONE] (began ${JSON.stringify(raw.slice(0, 200))})` };
+  if (streamed !== EXPECTED_RESPONSE)
+    return { ...result, error: `streamed text ${JSON.stringify(streamed)}, expected ${JSON.stringify(EXPECTED_RESPONSE)}` };
+  return { ...result, ok: true };
+}
+
+/**
+ * Sequential requests on one keep-alive connection, `time` doing each, for `durationS`
+ * seconds or `count` requests, with the CPU each process used; gives up on a leg after
+ * `giveUpAfter` failures in a row.
+ */
+async function sequentialRun(target, time, { durationS, count, procs, giveUpAfter = Infinity }) {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const firstEvent = [];
-  const firstText = [];
-  const total = [];
+  const results = [];
   const failures = [];
+  let inARow = 0;
   const before = cpuSnapshot(procs);
-  for (let i = 0; i < count; i += 1) {
-    const result = await timeStream(target.port, target.path, target.headers, target.streamBody, agent, target.textOf);
-    if (!result.ok) {
+  const until = durationS ? performance.now() + durationS * 1000 : Infinity;
+  while (results.length < (count ?? Infinity) && performance.now() < until) {
+    const result = await time(target, agent);
+    results.push(result);
+    if (result.ok) inARow = 0;
+    else {
       failures.push(result.error ?? `HTTP ${result.status}`);
-      continue;
+      if ((inARow += 1) >= giveUpAfter) break;
     }
-    if (result.text !== target.expectedText)
-      failures.push(`streamed text ${JSON.stringify(result.text)}, expected ${JSON.stringify(target.expectedText)}`);
-    firstEvent.push(result.firstEventMs);
-    firstText.push(result.firstTextMs);
-    total.push(result.totalMs);
   }
   const cpu = cpuBetween(before, cpuSnapshot(procs));
   agent.destroy();
+  const good = results.filter((result) => result.ok);
   return {
-    requests: count,
+    requests: results.length,
     failed: failures.length,
+    gaveUp: failures.length > 0 && inARow >= giveUpAfter,
     failures: [...new Set(failures)].slice(0, 5),
-    firstEventMs: summarize(firstEvent),
-    firstTextMs: summarize(firstText),
-    totalMs: summarize(total),
+    requestsPerSecond: results.length / cpu.seconds,
+    samples: {
+      totalMs: good.map((result) => result.totalMs),
+      firstEventMs: good.map((result) => result.firstEventMs).filter((ms) => ms !== undefined),
+      firstTextMs: good.map((result) => result.firstTextMs).filter((ms) => ms !== undefined),
+    },
     cpuCores: cpu,
-    cpuMsPerRequest: cpuMsPerRequest(
-      cpu,
-      procs.map((proc) => proc.name),
-      count,
-    ),
   };
 }
 
-const PROC_COLUMNS = ['gateway', 'invocation', 'catalog', 'fake-provider'];
+/** CPU ms per request of every accounted process (and the bench), summed over runs. */
+function cpuPerRequest(runs) {
+  const requests = runs.reduce((sum, run) => sum + run.requests, 0);
+  const names = [...PROC_COLUMNS, 'bench', 'infra', 'other'];
+  return Object.fromEntries(
+    names.map((name) => [
+      name,
+      runs.reduce((sum, run) => sum + (run.cpuCores[name] ?? 0) * run.cpuCores.seconds * 1000, 0) / (requests || 1),
+    ]),
+  );
+}
+
+const median = (values) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
+
+/** One leg's figures over all its rounds: every sample pooled, req/s the median round. */
+function aggregate(leg) {
+  const { rounds } = leg;
+  const pooled = (phase, kind) => summarize(rounds.flatMap((round) => round[phase]?.samples[kind] ?? []));
+  const cpu = cpuPerRequest(rounds.map((round) => round.throughput));
+  const streams = rounds.map((round) => round.streaming).filter(Boolean);
+  return {
+    latencyMs: pooled('latency', 'totalMs'),
+    requestsPerSecond1: median(rounds.map((round) => round.latency.requestsPerSecond)),
+    requestsPerSecond: median(rounds.map((round) => round.throughput.requestsPerSecond)),
+    requestsPerSecondRounds: rounds.map((round) => round.throughput.requestsPerSecond),
+    latencyP50Rounds: rounds.map((round) => summarize(round.latency.samples.totalMs).p50),
+    firstEventMs: pooled('streaming', 'firstEventMs'),
+    firstTextMs: pooled('streaming', 'firstTextMs'),
+    streamMs: pooled('streaming', 'totalMs'),
+    streams: streams.reduce((sum, run) => sum + run.requests, 0),
+    streamsFailed: streams.reduce((sum, run) => sum + run.failed, 0),
+    streamFailures: [...new Set(streams.flatMap((run) => run.failures))].slice(0, 5),
+    cpuMsPerRequest: cpu,
+    cpuMsPerRequestPath: leg.pathProcs.reduce((sum, name) => sum + cpu[name], 0),
+  };
+}
+
+/**
+ * Groups NATS subjects so that per-request ids (inboxes, acks, request ids) do not make a
+ * line each: `_INBOX.>`, `$JS.ACK.<stream>.<consumer>.>`, other id-like tokens as `*`.
+ */
+function subjectGroup(subject) {
+  const tokens = subject.split('.');
+  if (tokens[0] === '_INBOX') return '_INBOX.>';
+  if (tokens[0] === '$JS' && tokens[1] === 'ACK') return `${tokens.slice(0, 4).join('.')}.>`;
+  return tokens.map((token) => (/^[\w-]{16,}$/.test(token) && /\d/.test(token) ? '*' : token)).join('.');
+}
+
+/** Redis's calls per command so far (INFO commandstats). */
+async function redisCalls(redis) {
+  const calls = {};
+  for (const match of (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls[match[1]] = Number(match[2]);
+  return calls;
+}
+
+/**
+ * NATS messages (published on any subject, seen by a subscriber on `>`) and Redis commands
+ * per Waggle request: first an idle window (what the apps do on their own), then
+ * `COUNTING.requests` sequential requests and `COUNTING.streams` streamed ones. Runs apart
+ * from the timed rounds: the subscriber doubles what NATS sends.
+ */
+async function countTraffic(target, { natsUrl, redisUrl, quiet }) {
+  const nc = await connect({ servers: natsUrl.split(','), name: 'waggle-bench-counter' });
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
+  await redis.connect();
+  let window = null;
+  const tally = (into) => (_error, msg) => {
+    if (!window) return;
+    const entry = (window[into][subjectGroup(msg.subject)] ??= { messages: 0, bytes: 0 });
+    entry.messages += 1;
+    entry.bytes += msg.data.length;
+  };
+  // `>` matches JetStream's `$JS.…` subjects on nats-server 2.9, and each subscription gets
+  // its own copy; `$JS.>` is a fallback for a server where it does not, counted only then.
+  nc.subscribe('>', { callback: tally('subjects') });
+  nc.subscribe('$JS.>', { callback: tally('jetstream') });
+  await nc.flush();
+  const measure = async (what, work) => {
+    await quiet();
+    const redisBefore = await redisCalls(redis);
+    window = { subjects: {}, jetstream: {}, started: performance.now() };
+    const requests = await work();
+    await sleep(COUNTING.tailMs); // the ledger's batched write and its acknowledgement
+    await nc.flush();
+    const seconds = (performance.now() - window.started) / 1000;
+    const { subjects, jetstream } = window;
+    window = null;
+    if (!Object.keys(subjects).some((name) => name.startsWith('$JS.'))) Object.assign(subjects, jetstream);
+    const redisAfter = await redisCalls(redis);
+    const commands = {};
+    for (const [name, calls] of Object.entries(redisAfter)) {
+      // One INFO of ours falls inside each window.
+      const delta = calls - (redisBefore[name] ?? 0) - (name === 'info' ? 1 : 0);
+      if (delta > 0) commands[name] = delta;
+    }
+    log(
+      `${what}: ${Object.values(subjects).reduce((sum, s) => sum + s.messages, 0)} NATS messages, ${Object.values(commands).reduce((sum, n) => sum + n, 0)} Redis commands in ${fmt(seconds)} s`,
+    );
+    return { requests, seconds, subjects, commands };
+  };
+  try {
+    const idle = await measure('idle', async () => {
+      await sleep(COUNTING.idleMs - COUNTING.tailMs);
+      return 0;
+    });
+    const plain = await measure(`${COUNTING.requests} requests`, async () => {
+      const run = await sequentialRun(target, timeRequest, { count: COUNTING.requests, procs: [] });
+      if (run.failed) throw new Error(`counting phase: ${run.failed} requests failed: ${run.failures.join('; ')}`);
+      return run.requests;
+    });
+    const streamed = await measure(`${COUNTING.streams} streamed requests`, async () => {
+      const run = await sequentialRun(target, timeStream, { count: COUNTING.streams, procs: [] });
+      if (run.failed) throw new Error(`counting phase: ${run.failed} streams failed: ${run.failures.join('; ')}`);
+      return run.requests;
+    });
+    return { idle, plain, streamed };
+  } finally {
+    await nc.close();
+    redis.disconnect();
+  }
+}
+
+/** Per request, net of what the idle window saw in the same time. */
+function perRequest(phase, idle) {
+  const rate = (count) => count / idle.seconds;
+  const net = (count, idleCount) => (count - rate(idleCount) * phase.seconds) / phase.requests;
+  const subjects = {};
+  for (const name of new Set([...Object.keys(phase.subjects), ...Object.keys(idle.subjects)])) {
+    const here = phase.subjects[name] ?? { messages: 0, bytes: 0 };
+    const there = idle.subjects[name] ?? { messages: 0, bytes: 0 };
+    subjects[name] = {
+      messages: net(here.messages, there.messages),
+      bytes: net(here.bytes, there.bytes),
+      idlePerSecond: rate(there.messages),
+    };
+  }
+  const commands = {};
+  for (const name of new Set([...Object.keys(phase.commands), ...Object.keys(idle.commands)])) {
+    commands[name] = { calls: net(phase.commands[name] ?? 0, idle.commands[name] ?? 0), idlePerSecond: rate(idle.commands[name] ?? 0) };
+  }
+  const total = (entries, key) => Object.values(entries).reduce((sum, entry) => sum + entry[key], 0);
+  return {
+    requests: phase.requests,
+    seconds: phase.seconds,
+    messages: total(subjects, 'messages'),
+    bytes: total(subjects, 'bytes'),
+    subjects,
+    commands: total(commands, 'calls'),
+    commandsByName: commands,
+  };
+}
+
+// Net figures that are zero but for rounding print as 0, not -0.00.
+const ms = (value, digits = 2) => fmt(Math.abs(value) < 0.5 * 10 ** -digits ? 0 : value, digits);
+const ratio = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? a / b : NaN);
+
+function aimRows(report) {
+  const { waggle, portkey } = report.legs;
+  const added = report.added;
+  const rows = [];
+  const row = (figure, value, aim, met, margin) => rows.push({ figure, value, aim, met, margin });
+  const rpsAim = AIMS.rpsTimesPortkey * portkey.figures.requestsPerSecond;
+  row(
+    `req/s at ${THROUGHPUT_CONNECTIONS} conn`,
+    `${fmt(waggle.figures.requestsPerSecond, 0)}`,
+    `≥ ${AIMS.rpsTimesPortkey}× Portkey's = ${fmt(rpsAim, 0)}`,
+    waggle.figures.requestsPerSecond >= rpsAim,
+    `${fmt(ratio(waggle.figures.requestsPerSecond, rpsAim), 2)}× the aim`,
+  );
+  const p50Aim = AIMS.addedP50TimesPortkey * added.portkey.p50Ms;
+  row(
+    'added p50, 1 conn',
+    `${ms(added.waggle.p50Ms, 3)} ms`,
+    `≤ Portkey's = ${ms(p50Aim, 3)} ms`,
+    added.waggle.p50Ms <= p50Aim,
+    `${ms(added.waggle.p50Ms - p50Aim, 3)} ms over`,
+  );
+  const p99Aim = AIMS.addedP99TimesPortkey * added.portkey.p99Ms;
+  row(
+    'added p99, 1 conn',
+    `${ms(added.waggle.p99Ms, 3)} ms`,
+    `≤ ${AIMS.addedP99TimesPortkey}× Portkey's = ${ms(p99Aim, 3)} ms`,
+    added.waggle.p99Ms <= p99Aim,
+    `${ms(added.waggle.p99Ms - p99Aim, 3)} ms over`,
+  );
+  row(
+    'added time to first event, p99',
+    `${ms(added.waggle.firstEventP99Ms, 3)} ms`,
+    `< ${AIMS.addedFirstEventP99Ms} ms`,
+    added.waggle.firstEventP99Ms < AIMS.addedFirstEventP99Ms,
+    `${ms(added.waggle.firstEventP99Ms - AIMS.addedFirstEventP99Ms, 3)} ms over`,
+  );
+  row(
+    `CPU per request on the path, ${THROUGHPUT_CONNECTIONS} conn`,
+    `${ms(waggle.figures.cpuMsPerRequestPath, 3)} ms`,
+    `< ${AIMS.cpuMsPerRequest} ms`,
+    waggle.figures.cpuMsPerRequestPath < AIMS.cpuMsPerRequest,
+    `${ms(waggle.figures.cpuMsPerRequestPath - AIMS.cpuMsPerRequest, 3)} ms over`,
+  );
+  return rows;
+}
 
 function markdown(report) {
-  const { direct, gateway } = report.targets;
-  const rows = [direct, gateway];
+  const legs = Object.values(report.legs);
   const lines = [
-    `Fake provider latency ${report.fake.latencyMs} ms, ${report.fake.tokenDelayMs} ms between streamed fragments; tracing ${report.tracing}.`,
+    `${report.rounds} interleaved round${report.rounds === 1 ? '' : 's'}; fake provider latency ${report.fake.latencyMs} ms, ${report.fake.tokenDelayMs} ms between streamed fragments; ` +
+      `Portkey ${report.portkey.version}; Waggle as \`npm run up\` runs it (LOG_LEVEL ${report.waggleDefaults.logLevel}, tracing ${report.waggleDefaults.tracing}).`,
     '',
-    'Non-streaming:',
-    '',
-    `| target | p50 / p99 / mean at 1 conn, exact (ms) | p50 / p99 at 1 conn, autocannon (ms) | req/s at 1 conn | req/s at ${THROUGHPUT_CONNECTIONS} conn | p50 / p99 at ${THROUGHPUT_CONNECTIONS} conn, autocannon (ms) | non-2xx / errors |`,
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| leg | p50 / p99 at 1 conn (ms) | added p50 / p99 (ms) | req/s at 1 conn | req/s at ${THROUGHPUT_CONNECTIONS} conn (rounds) | first event p50 / p99 (ms) | added first event p50 / p99 (ms) | failed: requests / streams |`,
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
-  for (const t of rows) {
-    const x = t.sequential.exactLatencyMs;
-    const a = t.sequential.autocannonLatencyMs;
-    const c = t.concurrent.autocannonLatencyMs;
-    const runs = [t.warmup, t.sequential, t.concurrent];
-    const non2xx = runs.reduce((sum, run) => sum + run.non2xx, 0);
-    const errors = runs.reduce((sum, run) => sum + run.errors + run.timeouts, 0);
+  for (const leg of legs) {
+    const f = leg.figures;
+    const a = report.added[leg.key];
+    const streaming = f.streams - f.streamsFailed > 0;
     lines.push(
-      `| ${t.label} | ${fmt(x.p50, 3)} / ${fmt(x.p99, 3)} / ${fmt(x.mean, 3)} | ${a.p50} / ${a.p99} | ${fmt(t.sequential.requestsPerSecond, 0)} | ${fmt(t.concurrent.requestsPerSecond, 0)} | ${c.p50} / ${c.p99} | ${non2xx} / ${errors} |`,
+      `| ${leg.label} | ${ms(f.latencyMs.p50, 3)} / ${ms(f.latencyMs.p99, 3)} | ${a ? `${ms(a.p50Ms, 3)} / ${ms(a.p99Ms, 3)}` : '–'} | ${fmt(f.requestsPerSecond1, 0)} | ` +
+        `${fmt(f.requestsPerSecond, 0)} (${f.requestsPerSecondRounds.map((rps) => fmt(rps, 0)).join(', ')}) | ` +
+        `${streaming ? `${ms(f.firstEventMs.p50, 3)} / ${ms(f.firstEventMs.p99, 3)}` : 'failed'} | ${a && streaming ? `${ms(a.firstEventP50Ms, 3)} / ${ms(a.firstEventP99Ms, 3)}` : '–'} | ` +
+        `${leg.failed} / ${f.streamsFailed} of ${f.streams} |`,
     );
   }
   lines.push(
     '',
-    `Streaming, ${report.streams} sequential requests each on one keep-alive connection (ms from writing the request):`,
+    `CPU time per request at ${THROUGHPUT_CONNECTIONS} connections (ms, all rounds; "path" sums the leg's own processes, the fake provider and the load generator apart):`,
     '',
-    '| target | first `data:` event p50 / p99 / mean | first text fragment p50 / p99 | whole stream p50 / p99 | failed |',
-    '| --- | ---: | ---: | ---: | ---: |',
-  );
-  for (const t of rows) {
-    const s = t.streaming;
-    lines.push(
-      `| ${t.label} | ${fmt(s.firstEventMs.p50, 3)} / ${fmt(s.firstEventMs.p99, 3)} / ${fmt(s.firstEventMs.mean, 3)} | ${fmt(s.firstTextMs.p50, 3)} / ${fmt(s.firstTextMs.p99, 3)} | ${fmt(s.totalMs.p50, 2)} / ${fmt(s.totalMs.p99, 2)} | ${s.failed} |`,
-    );
-  }
-  const a = report.added;
-  const met = (ok) => (ok ? 'met' : '**not met**');
-  lines.push(
-    '',
-    '| figure | value | aim | |',
-    '| --- | ---: | ---: | --- |',
-    `| added latency p50, 1 conn (gateway − direct) | ${fmt(a.p50Ms, 3)} ms | < ${AIMS.addedP50Ms} ms | ${met(a.p50Ms < AIMS.addedP50Ms)} |`,
-    `| added latency p99, 1 conn | ${fmt(a.p99Ms, 3)} ms | < ${AIMS.addedP99Ms} ms | ${met(a.p99Ms < AIMS.addedP99Ms)} |`,
-    `| added time to first event p50 | ${fmt(a.firstEventP50Ms, 3)} ms | | |`,
-    `| added time to first event p99 | ${fmt(a.firstEventP99Ms, 3)} ms | < ${AIMS.addedFirstEventP99Ms} ms | ${met(a.firstEventP99Ms < AIMS.addedFirstEventP99Ms)} |`,
-    `| req/s through the gateway, ${THROUGHPUT_CONNECTIONS} conn | ${fmt(gateway.concurrent.requestsPerSecond, 0)} | ≥ ${AIMS.gatewayRps} | ${met(gateway.concurrent.requestsPerSecond >= AIMS.gatewayRps)} |`,
-    `| req/s ratio gateway / direct, ${THROUGHPUT_CONNECTIONS} conn | ${fmt(a.rpsRatio, 3)} | | |`,
-    `| req/s ratio gateway / direct, 1 conn | ${fmt(a.rpsRatioSequential, 3)} | | |`,
-    '',
-    `CPU during the measured runs, in cores (the machine has ${report.machine.cores}); "bench" is this script with its load generator, "infra" NATS, Redis and PostgreSQL, "other" everything else:`,
-    '',
-    `| run | ${PROC_COLUMNS.join(' | ')} | bench | infra | other |`,
-    `| --- |${' ---: |'.repeat(PROC_COLUMNS.length + 3)}`,
-  );
-  const runs = [];
-  for (const t of rows) {
-    runs.push(
-      [`${t.label}, 1 conn`, t.sequential],
-      [`${t.label}, ${THROUGHPUT_CONNECTIONS} conn`, t.concurrent],
-      [`${t.label}, streaming`, t.streaming],
-    );
-  }
-  for (const [label, run] of runs) {
-    const c = run.cpuCores;
-    lines.push(
-      `| ${label} | ${PROC_COLUMNS.map((name) => fmt(c[name])).join(' | ')} | ${fmt(c.bench)} | ${fmt(c.infra)} | ${fmt(c.other)} |`,
-    );
-  }
-  lines.push(
-    '',
-    'CPU time per request (ms), each process in total and, in brackets, its JavaScript thread alone (the rest is V8 background threads: garbage collection, compilation):',
-    '',
-    `| run | ${PROC_COLUMNS.join(' | ')} | infra | bench |`,
+    `| leg | ${PROC_COLUMNS.join(' | ')} | **path** | load generator |`,
     `| --- |${' ---: |'.repeat(PROC_COLUMNS.length + 2)}`,
   );
-  for (const [label, run] of runs) {
-    const m = run.cpuMsPerRequest;
+  for (const leg of legs) {
+    const c = leg.figures.cpuMsPerRequest;
     lines.push(
-      `| ${label} | ${PROC_COLUMNS.map((name) => `${fmt(m[name], 2)} (${fmt(m.mainThreads[name], 2)})`).join(' | ')} | ${fmt(m.infra, 2)} | ${fmt(m.bench, 2)} |`,
+      `| ${leg.label} | ${PROC_COLUMNS.map((name) => ms(c[name], 3)).join(' | ')} | **${ms(leg.figures.cpuMsPerRequestPath, 3)}** | ${ms(c.bench, 3)} |`,
+    );
+  }
+  const { waggle, portkey } = report.legs;
+  const r = report.ratios;
+  lines.push(
+    '',
+    'Waggle / Portkey:',
+    '',
+    '| p50 | p99 | added p50 | added p99 | req/s | first event p50 | first event p99 | CPU per request |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.addedP50, 2)} | ${fmt(r.addedP99, 2)} | ${fmt(r.requestsPerSecond, 3)} | ${fmt(r.firstEventP50, 2)} | ${fmt(r.firstEventP99, 2)} | ${fmt(r.cpuMsPerRequest, 2)} |`,
+    '',
+    '| aim (issue 10) | Waggle | aim | | margin |',
+    '| --- | ---: | ---: | --- | --- |',
+    ...report.aims.map((a) => `| ${a.figure} | ${a.value} | ${a.aim} | ${a.met ? 'met' : '**missed**'} | ${a.met ? '' : a.margin} |`),
+    '',
+    'Per round (order rotates each round): p50 at 1 conn (ms) and req/s at 64 conn:',
+    '',
+    `| round | ${legs.map((leg) => `${leg.key} p50`).join(' | ')} | ${legs.map((leg) => `${leg.key} req/s`).join(' | ')} |`,
+    `| ---: |${' ---: |'.repeat(legs.length * 2)}`,
+  );
+  for (let i = 0; i < report.rounds; i += 1) {
+    lines.push(
+      `| ${i + 1} | ${legs.map((leg) => ms(leg.figures.latencyP50Rounds[i], 3)).join(' | ')} | ${legs.map((leg) => fmt(leg.figures.requestsPerSecondRounds[i], 0)).join(' | ')} |`,
+    );
+  }
+  lines.push('', `Portkey's streaming: ${report.portkey.streaming}`);
+  if (report.traffic) {
+    const { plain, streamed } = report.traffic;
+    lines.push(
+      '',
+      `NATS messages per Waggle request (${plain.requests} requests and ${streamed.requests} streamed ones, one at a time; net of the idle rate):`,
+      '',
+      '| subject | per request | bytes per request | per streamed request | bytes per streamed request | idle (per s) |',
+      '| --- | ---: | ---: | ---: | ---: | ---: |',
+    );
+    const subjects = [...new Set([...Object.keys(plain.subjects), ...Object.keys(streamed.subjects)])].sort();
+    const zero = { messages: 0, bytes: 0, idlePerSecond: 0 };
+    for (const name of subjects) {
+      const p = plain.subjects[name] ?? zero;
+      const s = streamed.subjects[name] ?? zero;
+      lines.push(
+        `| \`${name}\` | ${ms(p.messages)} | ${ms(p.bytes, 0)} | ${ms(s.messages)} | ${ms(s.bytes, 0)} | ${ms(p.idlePerSecond ?? s.idlePerSecond)} |`,
+      );
+    }
+    lines.push(
+      `| **total** | **${ms(plain.messages)}** | ${ms(plain.bytes, 0)} | **${ms(streamed.messages)}** | ${ms(streamed.bytes, 0)} | |`,
+      '',
+      'Redis commands per Waggle request (INFO commandstats, net of the idle rate):',
+      '',
+      '| command | per request | per streamed request | idle (per s) |',
+      '| --- | ---: | ---: | ---: |',
+    );
+    const commands = [...new Set([...Object.keys(plain.commandsByName), ...Object.keys(streamed.commandsByName)])].sort();
+    for (const name of commands) {
+      const p = plain.commandsByName[name] ?? { calls: 0 };
+      const s = streamed.commandsByName[name] ?? { calls: 0 };
+      lines.push(`| \`${name}\` | ${ms(p.calls)} | ${ms(s.calls)} | ${ms(p.idlePerSecond ?? s.idlePerSecond)} |`);
+    }
+    lines.push(
+      `| **total** | **${ms(plain.commands)}** | **${ms(streamed.commands)}** | |`,
+      '',
+      'Commands a Lua script runs count too (the meter is one EVALSHA that runs GET and INCR): the round trips are the other commands.',
     );
   }
   lines.push(
     '',
-    `${report.durationS} s per autocannon run after a ${WARMUP.duration} s warm-up at ${WARMUP.connections} connections (and ${WARMUP.streams} streamed requests) per target; each measured run started once the processes had gone quiet (under 0.1 cores). ` +
-      `Node ${report.machine.node}, ${report.machine.cpu}, ${report.machine.cores} cores, ${report.machine.date}; ` +
-      `load average at start ${report.machine.loadAverage}, at end ${report.machine.loadAverageAtEnd}.`,
+    `Each round: ${report.durationS} s of sequential requests at 1 connection, ${report.durationS} s at ${THROUGHPUT_CONNECTIONS} connections (autocannon) and ${report.streams} sequential streams per leg, ` +
+      `each run started once the processes had gone quiet (under 0.1 cores), after a warm-up of ${WARMUP.duration} s at ${WARMUP.connections} connections and ${WARMUP.streams} streams per leg. ` +
+      `Node ${report.machine.node}, ${report.machine.cpu}, ${report.machine.cores} cores, ${report.machine.date}; load average at start ${report.machine.loadAverage}, at end ${report.machine.loadAverageAtEnd}.`,
   );
-  if (report.otlpEndpoint) lines.push('', `Spans were exported to ${report.otlpEndpoint} (OTEL_EXPORTER_OTLP_ENDPOINT).`);
+  if (report.leanNote) lines.push('', report.leanNote);
+  if (report.infraMissing.length)
+    lines.push('', `Not accounted (no process listening on this machine): ${report.infraMissing.join(', ')}.`);
   if (report.otherProcesses.length) {
     lines.push(
       '',
@@ -354,30 +655,43 @@ async function main() {
       `warning: other Waggle apps or benchmarks are running (${others.map((o) => `${o.what} pid ${o.pid}`).join(', ')}); apps share NATS queue groups with this bench and every process competes for the cores`,
     );
   }
-  const env = baseEnv(options.tracing);
-  log(`tracing ${options.tracing}; running migrations (node ${ENTRIES.migrate})`);
-  runNode(ENTRIES.migrate, [], env, 'migrations');
+  if (existsSync(join(ROOT, '.env'))) log('warning: .env exists; the apps read it, so the Waggle leg may not run with the defaults');
+  const portkeyVersion = ensurePortkey();
+  const defaults = appEnv(false);
+  const cliEnv = { ...defaults, LOG_LEVEL: 'warn' };
+  const natsUrl = process.env.NATS_URL || 'nats://127.0.0.1:4222';
+  const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+  log('running migrations (node dist/tools/migrate/src/main.js)');
+  runNode(ENTRIES.migrate, [], cliEnv, 'migrations');
+  const infra = infraProcesses({ natsUrl, redisUrl, databaseUrl: defaults.DATABASE_URL });
+  if (infra.missing.length) log(`warning: no local process found for ${infra.missing.join(', ')}; their CPU is not accounted`);
 
   const tmp = mkdtempSync(join(tmpdir(), 'waggle-bench-invoke-'));
   const procs = [];
+  const stops = [];
   let catalogLoaded = false;
   let cleaning = null;
   const failures = [];
+  const stop = async (proc) => {
+    procs.splice(procs.indexOf(proc), 1);
+    const how = { process: proc.name, ...(await stopProcess(proc)) };
+    stops.push(how);
+    return how;
+  };
   const cleanup = () => {
     cleaning ??= (async () => {
       if (catalogLoaded) {
         // Back to the shipped catalog while the catalog service is still up.
         try {
           log('restoring the shipped model catalog (cli catalog load --force)');
-          runNode(ENTRIES.cli, ['catalog', 'load', '--force', '--json'], env, 'catalog restore');
+          runNode(ENTRIES.cli, ['catalog', 'load', '--force', '--json'], cliEnv, 'catalog restore');
           catalogLoaded = false;
         } catch (error) {
           failures.push(`restoring the shipped catalog: ${error instanceof Error ? error.message : String(error)}`);
         }
       }
-      const stops = await Promise.all(procs.map(async (proc) => ({ process: proc.name, ...(await stopProcess(proc)) })));
+      await Promise.all([...procs].map(stop));
       rmSync(tmp, { recursive: true, force: true });
-      return stops;
     })();
     return cleaning;
   };
@@ -391,34 +705,20 @@ async function main() {
     });
   }
 
-  let report;
-  try {
-    const fakePort = await freePort();
-    const fake = startProcess('fake-provider', ENTRIES.fake, {
-      ...env,
-      FAKE_PROVIDER_PORT: String(fakePort),
-      FAKE_PROVIDER_HOST: '127.0.0.1',
-      FAKE_PROVIDER_LATENCY_MS: String(options.latencyMs),
-      FAKE_PROVIDER_TOKEN_DELAY_MS: String(options.tokenDelayMs),
-    });
-    procs.push(fake);
-    const ports = {};
+  /** catalog, invocation and gateway with `env`, ready (the gateway sees the other two up). */
+  const startWaggle = async (env, fakePort) => {
+    const stack = {};
     for (const name of ['catalog', 'invocation', 'gateway']) {
-      ports[name] = await freePort();
-      const appEnv = { ...env, PORT: String(ports[name]) };
-      if (name === 'invocation')
-        Object.assign(appEnv, { FAKE_BASE_URL: `http://127.0.0.1:${fakePort}/v1`, FAKE_API_KEY: 'bench', PROVIDER_MAX_RETRIES: '0' });
-      const proc = startProcess(name, ENTRIES[name], appEnv);
-      proc.port = ports[name];
-      procs.push(proc);
+      const port = await freePort();
+      const extra =
+        name === 'invocation' ? { FAKE_BASE_URL: `http://127.0.0.1:${fakePort}/v1`, FAKE_API_KEY: 'bench', PROVIDER_MAX_RETRIES: '0' } : {};
+      stack[name] = Object.assign(startProcess(name, ENTRIES[name], { ...env, PORT: String(port), ...extra }), { port });
+      procs.push(stack[name]);
     }
-    log(`started ${procs.map((p) => `${p.name} (pid ${p.pid}${p.port ? `, :${p.port}` : `, :${fakePort}`})`).join(', ')}`);
-    await waitFor(fake, 'listening', async () => (await httpRequest(fakePort, '/_fake/requests')).status === 200);
-    for (const proc of procs.slice(1))
+    for (const proc of Object.values(stack))
       await waitFor(proc, 'live', async () => (await httpRequest(proc.port, '/health/live')).status === 200);
-    const gatewayProc = procs.find((p) => p.name === 'gateway');
-    await waitFor(gatewayProc, 'seeing catalog and invocation up', async () => {
-      const ready = await httpRequest(ports.gateway, '/health/ready');
+    await waitFor(stack.gateway, 'seeing catalog and invocation up', async () => {
+      const ready = await httpRequest(stack.gateway.port, '/health/ready');
       try {
         const services = JSON.parse(ready.body?.toString() ?? '').services;
         return services?.catalog?.status === 'up' && services?.invocation?.status === 'up';
@@ -426,168 +726,303 @@ async function main() {
         return false;
       }
     });
+    log(
+      `Waggle up: ${Object.values(stack)
+        .map((p) => `${p.name} pid ${p.pid} :${p.port}`)
+        .join(', ')}`,
+    );
+    return stack;
+  };
+
+  let report;
+  try {
+    const fakePort = await freePort();
+    const fake = startProcess('fake-provider', ENTRIES.fake, {
+      ...cliEnv,
+      FAKE_PROVIDER_PORT: String(fakePort),
+      FAKE_PROVIDER_HOST: '127.0.0.1',
+      FAKE_PROVIDER_LATENCY_MS: String(options.latencyMs),
+      FAKE_PROVIDER_TOKEN_DELAY_MS: String(options.tokenDelayMs),
+    });
+    procs.push(fake);
+    // Portkey as `npx @portkey-ai/gateway` starts it, on our port; nothing of ours in its env
+    // (REDIS_CONNECTION_STRING would turn on its cache).
+    const portkeyPort = await freePort();
+    const portkey = Object.assign(
+      startProcess('portkey', PORTKEY_ENTRY, { PATH: process.env.PATH, HOME: process.env.HOME }, [], [`--port=${portkeyPort}`]),
+      { port: portkeyPort },
+    );
+    procs.push(portkey);
+    await waitFor(fake, 'listening', async () => (await httpRequest(fakePort, '/_fake/requests')).status === 200);
+    await waitFor(portkey, 'listening', async () => (await httpRequest(portkeyPort, '/')).status === 200);
+    log(`fake provider pid ${fake.pid} :${fakePort}, Portkey ${portkeyVersion} pid ${portkey.pid} :${portkeyPort}`);
+    let stack = await startWaggle(defaults, fakePort);
 
     const catalogFile = join(tmp, 'models.yaml');
     writeFileSync(catalogFile, benchCatalogYaml('2099.9.1', MODEL));
     log('loading the shipped catalog plus fake-chat (cli catalog load)');
     catalogLoaded = true; // restore even if the load half-worked
-    const loaded = JSON.parse(runNode(ENTRIES.cli, ['catalog', 'load', '--file', catalogFile, '--json'], env, 'catalog load'));
+    const loaded = JSON.parse(runNode(ENTRIES.cli, ['catalog', 'load', '--file', catalogFile, '--json'], cliEnv, 'catalog load'));
     if (!loaded.loaded) throw new Error(`catalog load did not load: ${JSON.stringify(loaded)}`);
 
     log('creating a workspace on the enterprise plan and applying the bench prompt (cli workspace create, apply)');
     const created = JSON.parse(
-      runNode(ENTRIES.cli, ['workspace', 'create', '--name', 'bench-invoke', '--plan', 'enterprise', '--json'], env, 'workspace create'),
+      runNode(ENTRIES.cli, ['workspace', 'create', '--name', 'bench-invoke', '--plan', 'enterprise', '--json'], cliEnv, 'workspace create'),
     );
     if (typeof created.api_key !== 'string') throw new Error(`workspace create printed no api_key: ${JSON.stringify(created)}`);
     const promptFile = join(tmp, 'prompts.yaml');
     writeFileSync(promptFile, benchPromptYaml('bench', MODEL));
-    runNode(ENTRIES.cli, ['apply', '-f', promptFile, '--workspace', created.workspace_id, '--json'], env, 'apply');
+    runNode(ENTRIES.cli, ['apply', '-f', promptFile, '--workspace', created.workspace_id, '--json'], cliEnv, 'apply');
 
-    const json = { 'content-type': 'application/json' };
-    const auth = { authorization: `Bearer ${created.api_key}` };
     const messages = [{ role: 'user', content: QUESTION }];
-    const invokeBody = { deployment: 'bench', variant: 'default', inputs: { question: QUESTION } };
-    const targets = {
-      direct: {
-        label: 'direct: fake provider POST /v1/chat/completions',
-        port: fakePort,
-        path: '/v1/chat/completions',
-        headers: { authorization: 'Bearer bench' },
-        body: JSON.stringify({ model: MODEL, messages }),
-        // What the provider layer (AI SDK, openai-compatible, includeUsage) asks for.
-        streamBody: JSON.stringify({ model: MODEL, messages, stream: true, stream_options: { include_usage: true } }),
-        responseText: (answer) => answer?.choices?.[0]?.message?.content,
-        textOf: (event) => event?.choices?.[0]?.delta?.content,
-      },
-      gateway: {
-        label: 'gateway: POST /v1/prompt/invoke',
-        port: ports.gateway,
-        path: '/v1/prompt/invoke',
-        headers: auth,
-        body: JSON.stringify(invokeBody),
-        streamBody: JSON.stringify({ ...invokeBody, streaming: true }),
-        responseText: (answer) => answer?.response,
-        textOf: (event) => (event?.type === 'response' ? event.response : undefined),
-      },
+    const chat = {
+      path: '/v1/chat/completions',
+      body: JSON.stringify({ model: MODEL, messages }),
+      // What the provider layer (AI SDK, openai-compatible, includeUsage) asks for.
+      streamBody: JSON.stringify({ model: MODEL, messages, stream: true, stream_options: { include_usage: true } }),
+      responseText: (answer) => answer?.choices?.[0]?.message?.content,
+      textOf: (event) => event?.choices?.[0]?.delta?.content,
     };
-    for (const target of Object.values(targets)) {
-      target.expectedText = EXPECTED_RESPONSE;
-      target.url = `http://127.0.0.1:${target.port}${target.path}`;
-      const answer = await httpRequest(target.port, target.path, {
-        method: 'POST',
-        headers: { ...json, ...target.headers },
-        body: target.body,
-        timeoutMs: 10_000,
-      });
-      const text = answer.status === 200 ? target.responseText(JSON.parse(answer.body.toString())) : undefined;
-      if (text !== EXPECTED_RESPONSE)
-        throw new Error(`${target.label} answered ${answer.status}: ${answer.body?.toString().slice(0, 500)}`);
-      target.responseBytes = answer.body.length;
-      log(`${target.label}: 200, ${answer.body.length} B, response ${JSON.stringify(text)}`);
+    const invokeBody = { deployment: 'bench', variant: 'default', inputs: { question: QUESTION } };
+    const waggleLeg = (key, label, gateway) => ({
+      key,
+      label,
+      port: gateway.port,
+      path: '/v1/prompt/invoke',
+      headers: { authorization: `Bearer ${created.api_key}` },
+      body: JSON.stringify(invokeBody),
+      streamBody: JSON.stringify({ ...invokeBody, streaming: true }),
+      responseText: (answer) => answer?.response,
+      textOf: (event) => (event?.type === 'response' ? event.response : undefined),
+      pathProcs: WAGGLE_PATH,
+    });
+    const legs = {
+      direct: {
+        key: 'direct',
+        label: 'direct (fake provider)',
+        port: fakePort,
+        headers: { authorization: 'Bearer bench' },
+        ...chat,
+        pathProcs: [],
+      },
+      portkey: {
+        key: 'portkey',
+        label: `Portkey ${portkeyVersion}`,
+        port: portkeyPort,
+        headers: {
+          authorization: 'Bearer bench',
+          'x-portkey-provider': 'openai',
+          'x-portkey-custom-host': `http://127.0.0.1:${fakePort}/v1`,
+        },
+        ...chat,
+        pathProcs: ['portkey'],
+      },
+      waggle: waggleLeg('waggle', 'Waggle (npm run up defaults)', stack.gateway),
+    };
+    const prepare = (leg) =>
+      Object.assign(leg, { payload: Buffer.from(leg.body), streamPayload: Buffer.from(leg.streamBody), rounds: [], failed: 0 });
+    Object.values(legs).forEach(prepare);
+    const checkAnswers = async (leg) => {
+      const agent = new Agent({ keepAlive: false });
+      const answer = await timeRequest(leg, agent);
+      if (!answer.ok) throw new Error(`${leg.label} did not answer as expected: ${answer.error}`);
+      const stream = await timeStream(leg, agent);
+      agent.destroy();
+      log(`${leg.label}: answers ${JSON.stringify(EXPECTED_RESPONSE)}; streaming ${stream.ok ? 'works' : `fails: ${stream.error}`}`);
+      return stream;
+    };
+    for (const leg of Object.values(legs)) {
+      const stream = await checkAnswers(leg);
+      if (stream.ok) continue;
+      if (leg.key !== 'portkey') throw new Error(`${leg.label}: streaming failed: ${stream.error}`);
+      // Not one failure by chance: a few more, and if none works its streams are left out.
+      const again = await sequentialRun(leg, timeStream, { count: STREAM_FAILURES_TO_GIVE_UP, procs: [] });
+      if (again.failed < again.requests) continue;
+      leg.streamingBroken = { ...stream, tried: again.requests + 1 };
+      // What it logged about it: its last error line and the frames under it, without terminal codes.
+      const output = portkey
+        .output()
+        .replace(/\x1b\[[0-9;]*[A-Za-z]/g, '')
+        .trim()
+        .split('\n');
+      const errorLine = output.findLastIndex((line) => !/^\s+at /.test(line));
+      leg.streamingOutput = output
+        .slice(errorLine, errorLine + 4)
+        .map((line) => line.trim())
+        .join(' | ');
     }
 
-    const accounted = procs.map(({ name, pid }) => ({ name, pid }));
-    const load = (target, connections, duration, samples = false) =>
-      cannon({
-        url: target.url,
-        method: 'POST',
-        headers: { ...json, ...target.headers },
-        body: target.body,
-        connections,
-        duration,
-        samples,
-        procs: accounted,
-      });
-
-    for (const target of Object.values(targets)) {
-      log(`${target.label}: warm-up ${WARMUP.duration} s at ${WARMUP.connections} connections, ${WARMUP.streams} streamed requests`);
-      target.warmup = await load(target, WARMUP.connections, WARMUP.duration);
-      target.streamWarmup = await streamRun(target, WARMUP.streams, accounted);
-    }
-    // Before each measured run the processes are left to finish what the previous one left
-    // (answers in flight, the ledger's batched writes), so it is not charged to this one.
+    let accounted = [...procs, ...infra.procs].map(({ name, pid, tree }) => ({ name, pid, tree }));
     const quiet = async () => {
       const cores = await settle(accounted, { maxCores: 0.1, windowMs: 1_000 });
       if (cores >= 0.1) log(`warning: the processes still used ${fmt(cores)} cores after waiting 10 s for them to go quiet`);
     };
-    for (const target of Object.values(targets)) {
-      await quiet();
-      log(`${target.label}: ${options.duration} s at 1 connection`);
-      target.sequential = await load(target, 1, options.duration, true);
-      log(
-        `${target.label}: p50 ${fmt(target.sequential.exactLatencyMs.p50, 3)} ms, p99 ${fmt(target.sequential.exactLatencyMs.p99, 3)} ms`,
-      );
-    }
-    for (const target of Object.values(targets)) {
-      await quiet();
-      log(`${target.label}: ${options.duration} s at ${THROUGHPUT_CONNECTIONS} connections`);
-      target.concurrent = await load(target, THROUGHPUT_CONNECTIONS, options.duration);
-      log(`${target.label}: ${fmt(target.concurrent.requestsPerSecond, 0)} req/s`);
-    }
-    for (const target of Object.values(targets)) {
-      await quiet();
-      log(`${target.label}: ${options.streams} streamed requests, one after the other`);
-      target.streaming = await streamRun(target, options.streams, accounted);
-      log(
-        `${target.label}: first event p50 ${fmt(target.streaming.firstEventMs.p50, 3)} ms, p99 ${fmt(target.streaming.firstEventMs.p99, 3)} ms`,
-      );
+    const throughput = (leg, connections, duration) =>
+      cannon({
+        url: `http://127.0.0.1:${leg.port}${leg.path}`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...leg.headers },
+        body: leg.body,
+        connections,
+        duration,
+        procs: accounted,
+      });
+    const streams = (leg, count) =>
+      sequentialRun(leg, timeStream, {
+        count,
+        procs: accounted,
+        giveUpAfter: leg.key === 'portkey' ? STREAM_FAILURES_TO_GIVE_UP : Infinity,
+      });
+    const warmUp = async (leg) => {
+      log(`${leg.label}: warm-up ${WARMUP.duration} s at ${WARMUP.connections} connections, ${WARMUP.streams} streams`);
+      leg.warmup = await throughput(leg, WARMUP.connections, WARMUP.duration);
+      if (leg.warmup.failed) leg.failed += leg.warmup.failed;
+      if (!leg.streamingBroken) leg.streamWarmup = await streams(leg, WARMUP.streams);
+    };
+    /** One round of `order`: latency, then throughput, then streaming, each leg in turn. */
+    const round = async (order, number) => {
+      const results = Object.fromEntries(order.map((leg) => [leg.key, {}]));
+      for (const leg of order) {
+        await quiet();
+        const run = await sequentialRun(leg, timeRequest, { durationS: options.duration, procs: accounted });
+        results[leg.key].latency = run;
+        leg.failed += run.failed;
+        log(
+          `round ${number}, ${leg.label}: 1 conn p50 ${ms(summarize(run.samples.totalMs).p50, 3)} ms, p99 ${ms(summarize(run.samples.totalMs).p99, 3)} ms`,
+        );
+      }
+      for (const leg of order) {
+        await quiet();
+        const run = await throughput(leg, THROUGHPUT_CONNECTIONS, options.duration);
+        results[leg.key].throughput = run;
+        leg.failed += run.failed;
+        log(`round ${number}, ${leg.label}: ${fmt(run.requestsPerSecond, 0)} req/s at ${THROUGHPUT_CONNECTIONS} conn`);
+      }
+      for (const leg of order) {
+        if (leg.streamingBroken) continue;
+        await quiet();
+        const run = await streams(leg, options.streams);
+        results[leg.key].streaming = run;
+        log(`round ${number}, ${leg.label}: first event p50 ${ms(summarize(run.samples.firstEventMs).p50, 3)} ms, ${run.failed} failed`);
+      }
+      for (const leg of order) leg.rounds.push(results[leg.key]);
+    };
+    const rotate = (list, by) => list.map((_, i) => list[(i + by) % list.length]);
+
+    for (const leg of Object.values(legs)) await warmUp(leg);
+    const compared = Object.values(legs);
+    for (let r = 0; r < options.rounds; r += 1) await round(rotate(compared, r), r + 1);
+
+    log('counting NATS messages and Redis commands per Waggle request');
+    const counted = await countTraffic(legs.waggle, { natsUrl, redisUrl, quiet });
+    const traffic = { plain: perRequest(counted.plain, counted.idle), streamed: perRequest(counted.streamed, counted.idle), raw: counted };
+
+    let leanNote = null;
+    if (options.lean === 'on') {
+      // Another stack on the same NATS would share the queue groups, so the lean one
+      // replaces the defaults one and is measured after the rounds, alone.
+      log('restarting Waggle with LOG_LEVEL=warn and OTEL_SDK_DISABLED=true');
+      for (const proc of Object.values(stack)) await stop(proc);
+      stack = await startWaggle(appEnv(true), fakePort);
+      legs.lean = prepare(waggleLeg('lean', 'Waggle, LOG_LEVEL=warn, tracing off', stack.gateway));
+      accounted = [...procs, ...infra.procs].map(({ name, pid, tree }) => ({ name, pid, tree }));
+      await checkAnswers(legs.lean);
+      await warmUp(legs.lean);
+      for (let r = 0; r < options.rounds; r += 1) await round([legs.lean], r + 1);
+      leanNote =
+        `"Waggle, LOG_LEVEL=warn, tracing off" ran after the interleaved rounds, alone (${options.rounds} round${options.rounds === 1 ? '' : 's'} of the same three runs), ` +
+        'on a restarted catalog, invocation and gateway: two stacks on one NATS would share its queue groups.';
     }
 
-    for (const target of Object.values(targets)) {
+    for (const leg of Object.values(legs)) {
       for (const [phase, run] of [
-        ['warm-up', target.warmup],
-        ['1 connection', target.sequential],
-        [`${THROUGHPUT_CONNECTIONS} connections`, target.concurrent],
+        ['streaming warm-up', leg.streamWarmup],
+        ...leg.rounds.map((r, i) => [`streaming, round ${i + 1}`, r.streaming]),
       ]) {
-        if (run.failed)
-          failures.push(
-            `${target.label}, ${phase}: ${run.non2xx} non-2xx (${JSON.stringify(run.statusCodes)}), ${run.errors} errors, ${run.timeouts} time-outs`,
-          );
+        if (run?.failed && leg.key !== 'portkey')
+          failures.push(`${leg.label}, ${phase}: ${run.failed} of ${run.requests} failed: ${run.failures.join('; ')}`);
       }
-      for (const [phase, run] of [
-        ['streaming warm-up', target.streamWarmup],
-        ['streaming', target.streaming],
-      ]) {
-        if (run.failed) failures.push(`${target.label}, ${phase}: ${run.failed} of ${run.requests} failed: ${run.failures.join('; ')}`);
-      }
+      if (leg.failed) failures.push(`${leg.label}: ${leg.failed} non-streamed requests failed, timed out or answered non-2xx`);
     }
 
-    const { direct, gateway } = targets;
-    const strip = ({ headers: _h, url: _u, body: _b, streamBody: _s, responseText: _r, textOf: _t, port: _p, ...rest }) => rest;
+    for (const leg of Object.values(legs)) leg.figures = aggregate(leg);
+    const addedOver = (leg) => {
+      const d = legs.direct.figures;
+      const f = leg.figures;
+      return {
+        p50Ms: f.latencyMs.p50 - d.latencyMs.p50,
+        p99Ms: f.latencyMs.p99 - d.latencyMs.p99,
+        firstEventP50Ms: f.firstEventMs.p50 - d.firstEventMs.p50,
+        firstEventP99Ms: f.firstEventMs.p99 - d.firstEventMs.p99,
+      };
+    };
+    const added = Object.fromEntries(
+      Object.values(legs)
+        .filter((leg) => leg.key !== 'direct')
+        .map((leg) => [leg.key, addedOver(leg)]),
+    );
+    const w = legs.waggle.figures;
+    const p = legs.portkey.figures;
+    const pk = legs.portkey;
+    const portkeyStreaming = pk.streamingBroken
+      ? `all ${pk.streamingBroken.tried} streams tried failed, the first with ${pk.streamingBroken.error} after ${ms(pk.streamingBroken.totalMs, 3)} ms; not measured further. It logged: \`${pk.streamingOutput}\``
+      : p.streamsFailed
+        ? `${p.streamsFailed} of ${p.streams} streams failed: ${p.streamFailures.join('; ')}`
+        : `works: all ${p.streams} streams complete.`;
+    const strip = ({ rounds, warmup, streamWarmup, ...leg }) => {
+      const noSamples = (run) => (run ? (({ samples: _s, ...rest }) => rest)(run) : run);
+      return {
+        key: leg.key,
+        label: leg.label,
+        pathProcs: leg.pathProcs,
+        failed: leg.failed,
+        figures: leg.figures,
+        streamingBroken: leg.streamingBroken,
+        warmup,
+        streamWarmup: noSamples(streamWarmup),
+        rounds: rounds.map((r) => ({ latency: noSamples(r.latency), throughput: r.throughput, streaming: noSamples(r.streaming) })),
+      };
+    };
     report = {
+      rounds: options.rounds,
       durationS: options.duration,
       streams: options.streams,
       warmup: WARMUP,
       throughputConnections: THROUGHPUT_CONNECTIONS,
-      tracing: options.tracing,
-      otlpEndpoint: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT || null,
       fake: { latencyMs: options.latencyMs, tokenDelayMs: options.tokenDelayMs },
+      portkey: { version: portkeyVersion, streaming: portkeyStreaming },
+      waggleDefaults: { logLevel: 'info (default)', tracing: 'on, spans not exported (no OTLP endpoint)' },
       machine: info,
       otherProcesses: others,
-      targets: { direct: strip(direct), gateway: strip(gateway) },
-      added: {
-        p50Ms: gateway.sequential.exactLatencyMs.p50 - direct.sequential.exactLatencyMs.p50,
-        p99Ms: gateway.sequential.exactLatencyMs.p99 - direct.sequential.exactLatencyMs.p99,
-        meanMs: gateway.sequential.exactLatencyMs.mean - direct.sequential.exactLatencyMs.mean,
-        firstEventP50Ms: gateway.streaming.firstEventMs.p50 - direct.streaming.firstEventMs.p50,
-        firstEventP99Ms: gateway.streaming.firstEventMs.p99 - direct.streaming.firstEventMs.p99,
-        firstTextP50Ms: gateway.streaming.firstTextMs.p50 - direct.streaming.firstTextMs.p50,
-        firstTextP99Ms: gateway.streaming.firstTextMs.p99 - direct.streaming.firstTextMs.p99,
-        rpsRatio: gateway.concurrent.requestsPerSecond / direct.concurrent.requestsPerSecond,
-        rpsRatioSequential: gateway.sequential.requestsPerSecond / direct.sequential.requestsPerSecond,
+      infraProcesses: infra.procs,
+      infraMissing: infra.missing,
+      legs: Object.fromEntries(Object.entries(legs).map(([key, leg]) => [key, strip(leg)])),
+      added,
+      ratios: {
+        p50: ratio(w.latencyMs.p50, p.latencyMs.p50),
+        p99: ratio(w.latencyMs.p99, p.latencyMs.p99),
+        addedP50: ratio(added.waggle.p50Ms, added.portkey.p50Ms),
+        addedP99: ratio(added.waggle.p99Ms, added.portkey.p99Ms),
+        requestsPerSecond: ratio(w.requestsPerSecond, p.requestsPerSecond),
+        firstEventP50: ratio(w.firstEventMs.p50, p.firstEventMs.p50),
+        firstEventP99: ratio(w.firstEventMs.p99, p.firstEventMs.p99),
+        cpuMsPerRequest: ratio(w.cpuMsPerRequestPath, p.cpuMsPerRequestPath),
       },
-      aims: AIMS,
+      traffic,
+      leanNote,
       failures,
     };
+    report.aims = aimRows(report);
   } catch (error) {
     failures.push(error instanceof Error ? error.message : String(error));
   } finally {
-    const stops = await cleanup();
-    for (const stop of stops) {
-      if (stop.alreadyExited)
-        failures.push(`${stop.process} exited on its own during the bench (code ${stop.code}, signal ${stop.signal})`);
-      else if (stop.killed) failures.push(`${stop.process} still running ${EXIT_TIMEOUT_MS / 1000} s after SIGTERM (killed)`);
-      else if (stop.code !== 0) failures.push(`${stop.process} exited with ${stop.code ?? stop.signal} after SIGTERM`);
+    await cleanup();
+    for (const how of stops) {
+      // Portkey has no SIGTERM handler: Node's default ends it by the signal.
+      const clean = how.code === 0 || (how.process === 'portkey' && how.signal === 'SIGTERM');
+      if (how.alreadyExited) failures.push(`${how.process} exited on its own during the bench (code ${how.code}, signal ${how.signal})`);
+      else if (how.killed) failures.push(`${how.process} still running ${EXIT_TIMEOUT_MS / 1000} s after SIGTERM (killed)`);
+      else if (!clean) failures.push(`${how.process} exited with ${how.code ?? how.signal} after SIGTERM`);
     }
     if (report) report.stops = stops;
   }
