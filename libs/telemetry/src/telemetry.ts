@@ -1,14 +1,13 @@
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { AlwaysOffSampler, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
-import type { IncomingMessage } from 'node:http';
+import type { Span } from '@opentelemetry/api';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import { loadLocalEnvFile } from './local-env-file';
 
 let provider: NodeTracerProvider | undefined;
@@ -22,32 +21,48 @@ function isUntracedHealthProbe(request: IncomingMessage): boolean {
 }
 
 /**
- * Starts OpenTelemetry tracing. Must run before anything it instruments (http, express,
- * pg, ioredis) is loaded, which is why this lives in its own library and every app's
- * main.ts imports it first.
- *
- * Spans are always created, so trace ids reach logs and NATS headers; they are exported
- * over OTLP/HTTP only when OTEL_EXPORTER_OTLP_ENDPOINT (or the traces-specific variant)
- * is set. The tracer provider is assembled from its parts rather than through
- * `@opentelemetry/sdk-node`, which loads every exporter it supports (gRPC, Zipkin,
- * Prometheus…) and costs each process about 35 MB of memory for nothing.
+ * Names a server span after the route that answered (`POST /v1/prompt/invoke`, `GET
+ * /v1/public/requests/:id`), as the Express instrumentation did, without its span for every
+ * middleware layer: one span per process per request is what a trace needs, and the layer
+ * spans cost the gateway more CPU than anything else it does per request.
  */
+function nameByRoute(span: Span, request: ClientRequest | IncomingMessage): void {
+  // Express sets `route` on the requests it routed; client requests and unrouted ones (404) have none.
+  const routed = request as IncomingMessage & { route?: { path?: unknown }; baseUrl?: string };
+  if (typeof routed.route?.path !== 'string') return;
+  const route = `${routed.baseUrl ?? ''}${routed.route.path}`;
+  span.setAttribute('http.route', route);
+  span.updateName(`${routed.method ?? 'HTTP'} ${route}`);
+}
+
 /** The instrumentation's own defaults (they are replaced, not extended, by the option) plus ours. */
 const REDACTED_QUERY_PARAMS = ['secret', 'api_key', 'token', 'sig', 'Signature', 'AWSAccessKeyId', 'X-Goog-Signature'];
 
+/**
+ * Starts OpenTelemetry tracing. Must run before anything it instruments (http, pg) is
+ * loaded, which is why this lives in its own library and every app's main.ts imports it
+ * first.
+ *
+ * With an OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT or the traces-specific variant) spans
+ * are recorded and exported. Without one nothing would read them, so none is recorded:
+ * every span is a non-recording one that still carries its trace id, so trace context still
+ * crosses every hop (NATS headers, callbacks) and reaches the logs, at a fraction of the cost
+ * (the instrumentations skip their attribute work for such spans). The tracer provider is
+ * assembled from its parts rather than through `@opentelemetry/sdk-node`, which loads every
+ * exporter it supports (gRPC, Zipkin, Prometheus…) and costs each process about 35 MB of
+ * memory for nothing.
+ */
 export function startTelemetry(appName: string): void {
   if (provider) return;
   loadLocalEnvFile();
   // The specification's switch for turning the SDK off altogether.
   if (process.env.OTEL_SDK_DISABLED === 'true') return;
   const endpoint = process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  const spanProcessor: SpanProcessor = endpoint ? new BatchSpanProcessor(new OTLPTraceExporter()) : new NoopSpanProcessor();
-
   provider = new NodeTracerProvider({
     resource: resourceFromAttributes({
       [ATTR_SERVICE_NAME]: process.env.OTEL_SERVICE_NAME || `waggle-${appName}`,
     }),
-    spanProcessors: [spanProcessor],
+    ...(endpoint ? { spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] } : { sampler: new AlwaysOffSampler() }),
   });
   // Global tracer provider, AsyncLocalStorage context and the W3C trace-context propagator.
   provider.register();
@@ -59,10 +74,11 @@ export function startTelemetry(appName: string): void {
         // A webhook trigger may carry its secret as ?secret=; url.query never records it.
         redactedQueryParamsServer: REDACTED_QUERY_PARAMS,
         redactedQueryParams: REDACTED_QUERY_PARAMS,
+        applyCustomAttributesOnSpan: nameByRoute,
       }),
-      new ExpressInstrumentation(),
+      // Redis commands on the request path (the meter, the webhook registry) are one round
+      // trip each and need no span of their own; PostgreSQL is off the hot path.
       new PgInstrumentation(),
-      new IORedisInstrumentation(),
     ],
   });
 }
