@@ -154,6 +154,19 @@ export async function waitFor(proc, what, check) {
   }
 }
 
+/** Waits until the gateway's readiness (which asks each service over NATS) reports every one of `services` up. */
+export async function waitForGatewayToSee(gateway, services) {
+  await waitFor(gateway, `seeing ${services.join(' and ')} up`, async () => {
+    const ready = await httpRequest(gateway.port, '/health/ready');
+    try {
+      const seen = JSON.parse(ready.body?.toString() ?? '').services;
+      return services.every((service) => seen?.[service]?.status === 'up');
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** Runs a built Node entry point to completion; returns stdout, throws with its output on a non-zero exit. */
 export function runNode(entry, args, env, what) {
   const result = spawnSync(process.execPath, [join(ROOT, entry), ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });

@@ -69,6 +69,7 @@ import {
   startProcess,
   stopProcess,
   waitFor,
+  waitForGatewayToSee,
 } from './bench-lib.mjs';
 
 const require = createRequire(import.meta.url);
@@ -736,15 +737,7 @@ async function stackPart(ctx) {
   await waitFor(fake, 'listening', async () => (await httpRequest(fakePort, '/_fake/requests')).status === 200);
   for (const proc of Object.values(apps))
     await waitFor(proc, 'ready', async () => (await httpRequest(proc.port, '/health/ready')).status === 200);
-  await waitFor(apps.gateway, 'seeing catalog and invocation up', async () => {
-    const ready = await httpRequest(apps.gateway.port, '/health/ready');
-    try {
-      const services = JSON.parse(ready.body?.toString() ?? '').services;
-      return services?.catalog?.status === 'up' && services?.invocation?.status === 'up';
-    } catch {
-      return false;
-    }
-  });
+  await waitForGatewayToSee(apps.gateway, ['catalog', 'invocation']);
 
   const catalogFile = join(ctx.tmp, 'models.yaml');
   writeFileSync(catalogFile, benchCatalogYaml('2099.9.2', MODEL));

@@ -59,6 +59,7 @@ import {
   stopProcess,
   summarize,
   waitFor,
+  waitForGatewayToSee,
   EXIT_TIMEOUT_MS,
   ROOT,
 } from './bench-lib.mjs';
@@ -717,15 +718,7 @@ async function main() {
     }
     for (const proc of Object.values(stack))
       await waitFor(proc, 'live', async () => (await httpRequest(proc.port, '/health/live')).status === 200);
-    await waitFor(stack.gateway, 'seeing catalog and invocation up', async () => {
-      const ready = await httpRequest(stack.gateway.port, '/health/ready');
-      try {
-        const services = JSON.parse(ready.body?.toString() ?? '').services;
-        return services?.catalog?.status === 'up' && services?.invocation?.status === 'up';
-      } catch {
-        return false;
-      }
-    });
+    await waitForGatewayToSee(stack.gateway, ['catalog', 'invocation']);
     log(
       `Waggle up: ${Object.values(stack)
         .map((p) => `${p.name} pid ${p.pid} :${p.port}`)

@@ -73,11 +73,15 @@ export class LedgerPublisher implements OnModuleInit {
     const connection = this.rpc.connection();
     if (!connection || connection.isClosed()) return;
     const batch: LedgerRecord[] = [];
+    // Each record is serialized once: its JSON both sizes the batch and is the batch's text.
+    const json: string[] = [];
     let bytes = 2;
     for (const record of this.dirty.values()) {
-      const size = this.encoder.encode(JSON.stringify(record)).length + 1;
+      const text = JSON.stringify(record);
+      const size = Buffer.byteLength(text) + 1;
       if (batch.length > 0 && bytes + size > MAX_BATCH_BYTES) break;
       batch.push(record);
+      json.push(text);
       bytes += size;
     }
     // Taken out before the publish: a change made meanwhile marks the record dirty again.
@@ -95,7 +99,7 @@ export class LedgerPublisher implements OnModuleInit {
           throw error;
         });
       await this.streamReady;
-      await connection.jetstream().publish(LedgerStream.subject, this.encoder.encode(JSON.stringify(batch)));
+      await connection.jetstream().publish(LedgerStream.subject, this.encoder.encode(`[${json.join(',')}]`));
     } catch (error) {
       for (const record of batch) if (!this.dirty.has(record.request_id)) this.dirty.set(record.request_id, record);
       this.logger.warn({ err: error, records: batch.length }, 'ledger batch could not be published; retrying');
