@@ -140,6 +140,21 @@ describe('CallbackUrlPolicy with an allowlist', () => {
   });
 });
 
+describe('CallbackUrlPolicy with its own wording', () => {
+  const wording = { url: 'attachment URL', host: 'attachment host', setting: 'ATTACHMENT_URL_ALLOWLIST' };
+
+  it('names the URL as its caller knows it', () => {
+    const policy = new CallbackUrlPolicy('', wording);
+    expect(policy.check('http://example.com/a.pdf')).toBe('attachment URL must use https');
+    expect(policy.check('https://10.0.0.1/a.pdf')).toBe('attachment URL points to a private address');
+    expect(policy.check('https://user:pw@example.com/a.pdf')).toBe('attachment URL must not contain credentials');
+  });
+
+  it('names its setting when an allowlist entry is bad', () => {
+    expect(() => new CallbackUrlPolicy('localhost:8080', wording)).toThrow('ATTACHMENT_URL_ALLOWLIST: "localhost:8080" is not a host name');
+  });
+});
+
 describe('nonPublicRange', () => {
   it.each([
     ['127.0.0.1', 'loopback'],

@@ -79,6 +79,21 @@ function normaliseHostName(host: string): string {
   return host.toLowerCase().replace(/\.$/, '');
 }
 
+/**
+ * The words a policy's reasons and configuration errors use, so the same guard can judge
+ * callback URLs and, say, attachment URLs and name each as the caller knows it.
+ */
+export interface UrlPolicyWording {
+  /** What the URL is called, e.g. `callback_url`. */
+  url: string;
+  /** What its host is called, e.g. `callback host`. */
+  host: string;
+  /** The setting the allowlist comes from, named when an entry is invalid. */
+  setting: string;
+}
+
+export const CALLBACK_URL_WORDING: UrlPolicyWording = { url: 'callback_url', host: 'callback host', setting: 'CALLBACK_URL_ALLOWLIST' };
+
 const HOST_NAME = /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
 
 export class CallbackUrlPolicy {
@@ -86,8 +101,11 @@ export class CallbackUrlPolicy {
   private readonly addresses: Address[] = [];
   private readonly ranges: [Address, number][] = [];
 
-  /** Parses CALLBACK_URL_ALLOWLIST: comma-separated host names, IP addresses and CIDR ranges. */
-  constructor(allowlist: string) {
+  /** Parses CALLBACK_URL_ALLOWLIST (or the setting `wording` names): comma-separated host names, IP addresses and CIDR ranges. */
+  constructor(
+    allowlist: string,
+    readonly wording: UrlPolicyWording = CALLBACK_URL_WORDING,
+  ) {
     for (const raw of allowlist.split(',')) {
       const entry = raw.trim();
       if (entry === '') continue;
@@ -101,23 +119,24 @@ export class CallbackUrlPolicy {
 
   /** Checks that need no DNS; null when acceptable, otherwise a short human-readable reason. */
   check(url: string): string | null {
-    if (url.length > MAX_CALLBACK_URL_LENGTH) return `callback_url must be at most ${MAX_CALLBACK_URL_LENGTH} characters`;
+    const field = this.wording.url;
+    if (url.length > MAX_CALLBACK_URL_LENGTH) return `${field} must be at most ${MAX_CALLBACK_URL_LENGTH} characters`;
     let parsed: URL;
     try {
       parsed = new URL(url);
     } catch {
-      return 'callback_url must be an absolute URL';
+      return `${field} must be an absolute URL`;
     }
-    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'callback_url must use https';
-    if (parsed.username !== '' || parsed.password !== '') return 'callback_url must not contain credentials';
-    if (parsed.hostname === '') return 'callback_url must name a host';
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return `${field} must use https`;
+    if (parsed.username !== '' || parsed.password !== '') return `${field} must not contain credentials`;
+    if (parsed.hostname === '') return `${field} must name a host`;
     const allowlisted = this.isAllowlistedHost(parsed.hostname);
-    if (parsed.protocol === 'http:' && !allowlisted) return 'callback_url must use https';
+    if (parsed.protocol === 'http:' && !allowlisted) return `${field} must use https`;
     if (allowlisted) return null;
     const literal = unbracket(parsed.hostname);
     if (isIP(literal) !== 0) {
       const range = nonPublicRange(literal);
-      if (range !== null) return `callback_url points to ${describeRange(range)} address`;
+      if (range !== null) return `${field} points to ${describeRange(range)} address`;
     }
     return null;
   }
@@ -146,7 +165,7 @@ export class CallbackUrlPolicy {
   private addEntry(entry: string): void {
     if (entry.includes('/')) {
       const valid = entry.includes(':') ? ipaddr.IPv6.isValidCIDR(entry) : ipaddr.IPv4.isValidCIDRFourPartDecimal(entry);
-      if (!valid) throw new Error(`CALLBACK_URL_ALLOWLIST: "${entry}" is not a valid CIDR range`);
+      if (!valid) throw new Error(`${this.wording.setting}: "${entry}" is not a valid CIDR range`);
       this.ranges.push(ipaddr.parseCIDR(entry));
       return;
     }
@@ -162,11 +181,11 @@ export class CallbackUrlPolicy {
     try {
       name = normaliseHostName(new URL(`http://${entry}/`).hostname);
     } catch {
-      throw new Error(`CALLBACK_URL_ALLOWLIST: "${entry}" is not a host name, IP address or CIDR range`);
+      throw new Error(`${this.wording.setting}: "${entry}" is not a host name, IP address or CIDR range`);
     }
     const ascii = [...entry].every((char) => char.charCodeAt(0) < 0x80);
     if (!HOST_NAME.test(name) || isIP(name) !== 0 || (ascii && normaliseHostName(entry) !== name)) {
-      throw new Error(`CALLBACK_URL_ALLOWLIST: "${entry}" is not a host name, IP address or CIDR range`);
+      throw new Error(`${this.wording.setting}: "${entry}" is not a host name, IP address or CIDR range`);
     }
     this.hostNames.add(name);
   }

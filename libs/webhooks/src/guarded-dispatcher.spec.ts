@@ -31,6 +31,16 @@ describe('checkResolvedAddresses', () => {
     expect(checkResolvedAddresses('10.1.2.3', ['10.1.2.3'], policy)).toBeNull();
   });
 
+  it("words the refusal with the policy's wording", () => {
+    const policy = new CallbackUrlPolicy('', { url: 'attachment URL', host: 'attachment host', setting: 'ATTACHMENT_URL_ALLOWLIST' });
+    expect(checkResolvedAddresses('files.example.com', ['10.0.0.5'], policy)?.reason).toBe(
+      'attachment host resolves to a private address (10.0.0.5)',
+    );
+    expect(checkResolvedAddresses('127.0.0.1', ['127.0.0.1'], policy)?.reason).toBe(
+      'attachment URL points to a loopback address (127.0.0.1)',
+    );
+  });
+
   it('judges a name that is not allowlisted even when the address it resolves to is', () => {
     const policy = new CallbackUrlPolicy('127.0.0.1');
     expect(checkResolvedAddresses('localhost', ['127.0.0.1'], policy)?.reason).toBe(

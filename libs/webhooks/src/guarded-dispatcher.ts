@@ -24,13 +24,14 @@ export function checkResolvedAddresses(
   policy: CallbackUrlPolicy,
 ): CallbackRefusedError | null {
   if (policy.isAllowlistedHost(hostname)) return null;
-  if (addresses.length === 0) return new CallbackRefusedError('callback host did not resolve to any address');
+  const { url: field, host } = policy.wording;
+  if (addresses.length === 0) return new CallbackRefusedError(`${host} did not resolve to any address`);
   const literal = isIP(hostname) !== 0;
   for (const address of addresses) {
     const range = nonPublicRange(address);
     if (range === null) continue;
     const what = `${describeRange(range)} address (${address})`;
-    return new CallbackRefusedError(literal ? `callback_url points to ${what}` : `callback host resolves to ${what}`);
+    return new CallbackRefusedError(literal ? `${field} points to ${what}` : `${host} resolves to ${what}`);
   }
   return null;
 }
