@@ -1,3 +1,4 @@
+import { AgentContracts } from './agent.patterns';
 import { CallbackDispatcherContracts } from './callback-dispatcher.patterns';
 import { CatalogContracts } from './catalog.patterns';
 import { HealthContracts } from './health.patterns';
@@ -11,7 +12,8 @@ import type { ContractsByPattern, RpcContract } from './rpc-contract';
 export type RpcContracts = ContractsByPattern<typeof HealthContracts> &
   ContractsByPattern<typeof CatalogContracts> &
   ContractsByPattern<typeof InvocationContracts> &
-  ContractsByPattern<typeof CallbackDispatcherContracts>;
+  ContractsByPattern<typeof CallbackDispatcherContracts> &
+  ContractsByPattern<typeof AgentContracts>;
 
 export type RpcPattern = keyof RpcContracts;
 export type RpcRequest<P extends RpcPattern> = RpcContracts[P] extends RpcContract<string, infer Request> ? Request : never;
@@ -22,7 +24,7 @@ export type StreamPattern = { [P in RpcPattern]: RpcContracts[P]['kind'] extends
 
 /** The same contracts at run time, for the handler side's payload validation. */
 export const RPC_CONTRACTS: { readonly [P in RpcPattern]: RpcContracts[P] } = Object.fromEntries(
-  [HealthContracts, CatalogContracts, InvocationContracts, CallbackDispatcherContracts].flatMap((contracts) =>
+  [HealthContracts, CatalogContracts, InvocationContracts, CallbackDispatcherContracts, AgentContracts].flatMap((contracts) =>
     Object.values(contracts).map((contract: RpcContract) => [contract.pattern, contract]),
   ),
 ) as { readonly [P in RpcPattern]: RpcContracts[P] };

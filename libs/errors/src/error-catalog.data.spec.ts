@@ -91,13 +91,15 @@ describe('ERROR_CATALOG', () => {
     expect(ERROR_CATALOG.promotion_code_invalid.status).toBe(200);
   });
 
-  it('carries the alternate statuses of the two-status codes, and none elsewhere', () => {
+  it('carries the alternate statuses of the two-status codes (resource_not_found: 422 for agents, knowledge bases, data sets), and none elsewhere', () => {
     expect(ERROR_CATALOG.validation_error.status).toBe(422);
     expect([...ERROR_CATALOG.validation_error.alternateStatuses].sort()).toEqual([400, 413]);
     expect(ERROR_CATALOG.upstream_request_failed.status).toBe(502);
     expect([...ERROR_CATALOG.upstream_request_failed.alternateStatuses]).toEqual([504, 503]);
+    expect(ERROR_CATALOG.resource_not_found.status).toBe(404);
+    expect([...ERROR_CATALOG.resource_not_found.alternateStatuses]).toEqual([422]);
     for (const [code, entry] of entries) {
-      if (code === 'validation_error' || code === 'upstream_request_failed') continue;
+      if (code === 'validation_error' || code === 'upstream_request_failed' || code === 'resource_not_found') continue;
       expect({ code, alternateStatuses: entry.alternateStatuses }).toEqual({ code, alternateStatuses: [] });
     }
   });

@@ -559,7 +559,8 @@ export const ERROR_CATALOG = {
   },
   resource_not_found: {
     status: 404,
-    alternateStatuses: [],
+    // decisions: an agent, knowledge base or data set not found answers 422 (the spec's status for those lookups).
+    alternateStatuses: [422],
     category: 'not_found',
     text: {
       en: {

@@ -1,0 +1,240 @@
+import 'reflect-metadata';
+import { Transform, Type } from 'class-transformer';
+import { IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, IsUUID, Length, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { WorkspaceIdRequest } from './common.dto';
+import { RepublishWebhookTargetRequest, type RepublishedWebhookTarget } from './invocation.patterns';
+import { patternNames, rpc } from './rpc-contract';
+
+/** The spec's enums of the Agent resource. */
+export const AGENT_PROMPT_CACHE_TTLS = ['disabled', '5m', '1h'] as const;
+export const AGENT_REASONING_EFFORTS = ['low', 'medium', 'high', 'minimal', 'xhigh', 'max'] as const;
+export const AGENT_TOOL_CHOICES = ['none', 'auto', 'required'] as const;
+export type AgentPromptCacheTtl = (typeof AGENT_PROMPT_CACHE_TTLS)[number];
+export type AgentReasoningEffort = (typeof AGENT_REASONING_EFFORTS)[number];
+export type AgentToolChoice = (typeof AGENT_TOOL_CHOICES)[number];
+
+/** Integer fields are stored as PostgreSQL `integer`. */
+const INT4_MAX = 2_147_483_647;
+
+/**
+ * A field every update may leave out but never unset: absent keeps its value, null is refused.
+ * (`@IsOptional()` lets null through: on the optional fields null unsets them, as the record
+ * shows an unset field, so a record read can be sent back as an update.)
+ */
+const unlessAbsent = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
+
+/**
+ * decisions: create's `max_token` is declared "string, format uuid" by an evident slip; it is
+ * an integer, and a string of digits is taken as that integer. Anything else stays as sent and
+ * fails the integer check.
+ */
+function integerFromDigits({ value }: { value: unknown }): unknown {
+  return typeof value === 'string' && /^-?\d{1,16}$/.test(value) ? Number(value) : value;
+}
+
+/**
+ * The fields of an agent every request may set apart from the three required on create, and
+ * `max_token` (whose declared type differs between create and update). The update-only fields
+ * of the spec's table are accepted on create too (decisions: an agent can be made complete in
+ * one call), with the same types and enums.
+ */
+class AgentOptionalFields {
+  @IsOptional()
+  @IsString()
+  @Length(0, 10_000)
+  description?: string | null;
+
+  @IsOptional()
+  @IsString()
+  @Length(0, 200_000)
+  instruction_prompt?: string | null;
+
+  /** The range the providers accept (and prompt params use). */
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(2)
+  temperature?: number | null;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(INT4_MAX)
+  max_thinking_token?: number | null;
+
+  @IsOptional()
+  @IsIn(AGENT_PROMPT_CACHE_TTLS)
+  provider_prompt_cache_ttl?: AgentPromptCacheTtl | null;
+
+  @IsOptional()
+  @IsIn(AGENT_REASONING_EFFORTS)
+  reasoning_effort?: AgentReasoningEffort | null;
+
+  @IsOptional()
+  @IsIn(AGENT_TOOL_CHOICES)
+  tool_choice?: AgentToolChoice | null;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(INT4_MAX)
+  max_tool_calls?: number | null;
+}
+
+/** The `agent` object of a create: name, llm_model and model_type required. */
+export class CreateAgentFields extends AgentOptionalFields {
+  @IsString()
+  @Length(1, 200)
+  name!: string;
+
+  /** A model id of the catalog, whose `model_type` is `llm`. */
+  @IsString()
+  @Length(1, 200)
+  llm_model!: string;
+
+  /** Must equal the catalog entry's `model_type` of `llm_model`. */
+  @IsString()
+  @Length(1, 50)
+  model_type!: string;
+
+  /** An integer; a string of digits is coerced (decisions). */
+  @IsOptional()
+  @Transform(integerFromDigits)
+  @IsInt()
+  @Min(1)
+  @Max(INT4_MAX)
+  max_token?: number | null;
+}
+
+/** The `agent` object of an update: every field optional; an absent field keeps its value. */
+export class UpdateAgentFields extends AgentOptionalFields {
+  @unlessAbsent()
+  @IsString()
+  @Length(1, 200)
+  name?: string;
+
+  @unlessAbsent()
+  @IsString()
+  @Length(1, 200)
+  llm_model?: string;
+
+  @unlessAbsent()
+  @IsString()
+  @Length(1, 50)
+  model_type?: string;
+
+  /** Declared an integer on update, and only an integer is taken. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(INT4_MAX)
+  max_token?: number | null;
+}
+
+export class CreateAgentRequest {
+  @IsUUID()
+  workspace_id!: string;
+
+  /** The spec's required wrapper. */
+  @IsObject()
+  @ValidateNested()
+  @Type(() => CreateAgentFields)
+  agent!: CreateAgentFields;
+}
+
+/**
+ * One agent of a workspace. `agent_id` is any string: one that is not a UUID names no agent
+ * and answers 422 "Agent not found" like an unknown one, not a validation error.
+ */
+export class AgentIdRequest {
+  @IsUUID()
+  workspace_id!: string;
+
+  @IsString()
+  agent_id!: string;
+}
+
+export class UpdateAgentRequest extends AgentIdRequest {
+  @IsObject()
+  @ValidateNested()
+  @Type(() => UpdateAgentFields)
+  agent!: UpdateAgentFields;
+}
+
+export class RotateAgentWebhookSecretRequest extends AgentIdRequest {
+  /** How long the previous secret keeps working; the operator's default when absent. */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(30 * 24 * 3600)
+  overlap_seconds?: number;
+}
+
+/** A presented webhook secret, checked against every secret of the agent in force. */
+export class VerifyAgentWebhookSecretRequest {
+  @IsString()
+  agent_id!: string;
+
+  @IsString()
+  @Length(0, 1000)
+  secret!: string;
+}
+
+/** decisions: the agent record in responses. Unset optional fields are null. */
+export interface AgentRecord {
+  id: string;
+  name: string;
+  description: string | null;
+  llm_model: string;
+  model_type: string;
+  instruction_prompt: string | null;
+  temperature: number | null;
+  max_token: number | null;
+  max_thinking_token: number | null;
+  provider_prompt_cache_ttl: AgentPromptCacheTtl | null;
+  reasoning_effort: AgentReasoningEffort | null;
+  tool_choice: AgentToolChoice | null;
+  max_tool_calls: number | null;
+  /** Always `active`: deleted agents are never returned. */
+  status: 'active';
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DeletedAgent {
+  id: string;
+}
+
+export interface AgentWebhookSecretView {
+  agent_id: string;
+  webhook_secret: string;
+  /** Set during a rotation's overlap: until then the previous secret is accepted and signs too. */
+  previous_secret_expires_at: string | null;
+}
+
+export interface AgentWebhookSecretCheck {
+  /** True when the secret is one of the agent's secrets in force (two during a rotation's overlap). */
+  valid: boolean;
+  /** The agent's workspace; null when the secret is not valid. */
+  workspace_id: string | null;
+}
+
+/** The agent service: agents (CRUD and their webhook secrets); invoke, threads and runs next. */
+export const AgentContracts = {
+  listAgents: rpc('agent.agents.list', WorkspaceIdRequest).returns<AgentRecord[]>(),
+  createAgent: rpc('agent.agents.create', CreateAgentRequest).returns<AgentRecord>(),
+  /** An active agent of the workspace; otherwise 422 `resource_not_found` "Agent not found". */
+  getAgent: rpc('agent.agents.get', AgentIdRequest).returns<AgentRecord>(),
+  updateAgent: rpc('agent.agents.update', UpdateAgentRequest).returns<AgentRecord>(),
+  /** A soft delete: the agent is never read, listed, updated, invoked or triggered again. */
+  deleteAgent: rpc('agent.agents.delete', AgentIdRequest).returns<DeletedAgent>(),
+  getWebhookSecret: rpc('agent.agents.webhook-secret.get', AgentIdRequest).returns<AgentWebhookSecretView>(),
+  rotateWebhookSecret: rpc('agent.agents.webhook-secret.rotate', RotateAgentWebhookSecretRequest).returns<AgentWebhookSecretView>(),
+  /** For a trigger path that asks the owner rather than the registry; unknown agents are 422 "Agent not found". */
+  verifyWebhookSecret: rpc('agent.agents.webhook-secret.verify', VerifyAgentWebhookSecretRequest).returns<AgentWebhookSecretCheck>(),
+  /** The gateway found no registry entry for an agent trigger: write it again if the agent is active. */
+  republishWebhookTarget: rpc('agent.agents.webhook-target.republish', RepublishWebhookTargetRequest).returns<RepublishedWebhookTarget>(),
+};
+
+export const AgentPatterns = patternNames(AgentContracts);
