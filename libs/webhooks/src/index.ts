@@ -4,3 +4,5 @@ export { acceptsSecret, secretsInForce, WebhookRegistry, type RegisteredPromptVa
 export { deliveryIdFor } from './delivery-id';
 export { CallbackRefusedError, CallbackUrlPolicy, nonPublicRange } from './callback-url-policy';
 export { checkResolvedAddresses, createGuardedDispatcher, refusalOf, type GuardedDispatcherOptions } from './guarded-dispatcher';
+export { WebhookTargetKeeper, type WebhookTargetKeeperOptions, type WebhookTargetSource } from './target-keeper';
+export { newOwnerSecrets, ownerAcceptsSecret, previousSecretExpiry, registeredSecrets, rotateOwnerSecrets, type SealedOwnerSecrets } from './owner-secrets';
