@@ -1,10 +1,12 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig, startServiceApp } from '@waggle/platform';
+import { AgentsModule } from './agents/agents.module';
 import { AgentEnv } from './config/agent.env';
 import { dataSourceOptions } from './database/data-source';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 export function bootstrap(): Promise<INestApplication> {
   const env = loadConfig(AgentEnv);
   const database = dataSourceOptions(env.DATABASE_URL);
-  return startServiceApp({ service: 'agent', env, dependencies: ['postgres', 'nats', 'redis'], database });
+  return startServiceApp({ service: 'agent', env, dependencies: ['postgres', 'nats', 'redis'], database, imports: [AgentsModule, WebhooksModule] });
 }

@@ -1,4 +1,5 @@
 import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/platform';
+import { AGENT_ENTITIES } from '../agents/entities';
 import { MIGRATIONS } from './migrations';
 
 export const SCHEMA = 'agent';
@@ -8,7 +9,7 @@ export function dataSourceOptions(databaseUrl: string): PostgresDataSourceOption
   return serviceDataSourceOptions({
     schema: SCHEMA,
     databaseUrl,
-    entities: [],
+    entities: AGENT_ENTITIES,
     migrations: MIGRATIONS,
     applicationName: 'waggle-agent',
   });

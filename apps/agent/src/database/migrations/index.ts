@@ -1,5 +1,7 @@
 import type { MigrationInterface } from 'typeorm';
+import { CreateAgents1795447952304 } from './1795447952304-create-agents';
 
 /** Every migration of this service, oldest first. `npm run migration:generate` appends here. */
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
+  CreateAgents1795447952304,
 ];

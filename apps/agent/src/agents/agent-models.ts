@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import { CatalogPatterns, sendRpc, type ModelRoute } from '@waggle/contracts';
+import { WaggleException } from '@waggle/errors';
+import { NatsRpcClient } from '@waggle/platform';
+
+const CATALOG_TIMEOUT_MS = 5_000;
+
+function invalidModel(field: 'llm_model' | 'model_type', message: string): WaggleException {
+  return new WaggleException('validation_error', { message, details: [{ field: `agent.${field}`, messages: [message] }] });
+}
+
+/**
+ * Why an agent cannot run on `llmModel` declared as `modelType`, or null when it can
+ * (decisions: `model_type` must equal the catalog entry's, and an agent needs an `llm`
+ * model). `route` is the catalog's entry, null when the catalog has none. Every refusal is
+ * a 422 whose `error` names the model.
+ */
+export function agentModelProblem(route: ModelRoute | null, llmModel: string, modelType: string): WaggleException | null {
+  if (!route) return invalidModel('llm_model', `Invalid LLM model: ${llmModel} is not in the model catalog`);
+  if (route.status === 'deprecated') return new WaggleException('model_deprecated', { params: { model: llmModel } });
+  if (route.model_type !== 'llm') return invalidModel('llm_model', `Invalid LLM model: ${llmModel} is a ${route.model_type} model, and an agent needs an llm model`);
+  if (modelType !== route.model_type) return invalidModel('model_type', `Invalid LLM model: ${llmModel} has model_type ${route.model_type}, not ${modelType}`);
+  return null;
+}
+
+/** Checks an agent's model against the catalog service over NATS. */
+@Injectable()
+export class AgentModels {
+  constructor(private readonly rpc: NatsRpcClient) {}
+
+  /** The model's catalog route when an agent can use it as declared; otherwise the 422 of agentModelProblem. */
+  async check(llmModel: string, modelType: string): Promise<ModelRoute> {
+    const route = await sendRpc(this.rpc, CatalogPatterns.getModelRoute, { model_id: llmModel }, { timeoutMs: CATALOG_TIMEOUT_MS }).catch((error: unknown) => {
+      if (error instanceof WaggleException && error.code === 'resource_not_found') return null;
+      throw error;
+    });
+    const problem = agentModelProblem(route, llmModel, modelType);
+    if (problem) throw problem;
+    // agentModelProblem refuses a missing route, so here there is one.
+    return route as ModelRoute;
+  }
+}

@@ -1,0 +1,65 @@
+import { Controller } from '@nestjs/common';
+import {
+  AgentIdRequest,
+  AgentPatterns,
+  CreateAgentRequest,
+  RotateAgentWebhookSecretRequest,
+  UpdateAgentRequest,
+  VerifyAgentWebhookSecretRequest,
+  WorkspaceIdRequest,
+  type AgentRecord,
+  type AgentWebhookSecretCheck,
+  type AgentWebhookSecretView,
+  type DeletedAgent,
+} from '@waggle/contracts';
+import { RpcHandler } from '@waggle/platform';
+import { AgentWebhookSecrets } from './agent-webhook-secrets.service';
+import { AgentsService } from './agents.service';
+
+@Controller()
+export class AgentsController {
+  constructor(
+    private readonly agents: AgentsService,
+    private readonly secrets: AgentWebhookSecrets,
+  ) {}
+
+  @RpcHandler(AgentPatterns.listAgents)
+  list(request: WorkspaceIdRequest): Promise<AgentRecord[]> {
+    return this.agents.list(request.workspace_id);
+  }
+
+  @RpcHandler(AgentPatterns.createAgent)
+  create(request: CreateAgentRequest): Promise<AgentRecord> {
+    return this.agents.create(request.workspace_id, request.agent);
+  }
+
+  @RpcHandler(AgentPatterns.getAgent)
+  get(request: AgentIdRequest): Promise<AgentRecord> {
+    return this.agents.get(request.workspace_id, request.agent_id);
+  }
+
+  @RpcHandler(AgentPatterns.updateAgent)
+  update(request: UpdateAgentRequest): Promise<AgentRecord> {
+    return this.agents.update(request.workspace_id, request.agent_id, request.agent);
+  }
+
+  @RpcHandler(AgentPatterns.deleteAgent)
+  delete(request: AgentIdRequest): Promise<DeletedAgent> {
+    return this.agents.delete(request.workspace_id, request.agent_id);
+  }
+
+  @RpcHandler(AgentPatterns.getWebhookSecret)
+  webhookSecret(request: AgentIdRequest): Promise<AgentWebhookSecretView> {
+    return this.secrets.view(request.workspace_id, request.agent_id);
+  }
+
+  @RpcHandler(AgentPatterns.rotateWebhookSecret)
+  rotateWebhookSecret(request: RotateAgentWebhookSecretRequest): Promise<AgentWebhookSecretView> {
+    return this.secrets.rotate(request.workspace_id, request.agent_id, request.overlap_seconds);
+  }
+
+  @RpcHandler(AgentPatterns.verifyWebhookSecret)
+  verifyWebhookSecret(request: VerifyAgentWebhookSecretRequest): Promise<AgentWebhookSecretCheck> {
+    return this.secrets.verify(request.agent_id, request.secret);
+  }
+}

@@ -1,0 +1,84 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { AgentRecord, CreateAgentFields, UpdateAgentFields } from '@waggle/contracts';
+import { AgentModels } from './agent-models';
+import { settingsOfCreate, settingsOfUpdate, toAgentRecord } from './agent-record';
+import { AgentWebhookSecrets } from './agent-webhook-secrets.service';
+import { agentNotFound, AgentsRepository } from './agents.repository';
+import type { AgentEntity } from './entities/agent.entity';
+
+/**
+ * Agents of a workspace: create, read, list, update and (soft) delete. Every read is scoped
+ * to the workspace, and only active agents are ever found, so another workspace's agent and
+ * a deleted one answer alike: 422 "Agent not found".
+ */
+@Injectable()
+export class AgentsService {
+  private readonly logger = new Logger(AgentsService.name);
+
+  constructor(
+    private readonly agents: AgentsRepository,
+    private readonly models: AgentModels,
+    private readonly secrets: AgentWebhookSecrets,
+  ) {}
+
+  async list(workspaceId: string): Promise<AgentRecord[]> {
+    return (await this.agents.listActive(workspaceId)).map(toAgentRecord);
+  }
+
+  async get(workspaceId: string, agentId: string): Promise<AgentRecord> {
+    return toAgentRecord(await this.getActive(workspaceId, agentId));
+  }
+
+  /** The workspace's active agent, for whatever runs it (invoke, webhook trigger); otherwise 422 "Agent not found". */
+  getActive(workspaceId: string, agentId: string): Promise<AgentEntity> {
+    return this.agents.getActive(workspaceId, agentId);
+  }
+
+  /** A new agent with its own webhook secret, published to the registry before the answer so it can be triggered at once. */
+  async create(workspaceId: string, fields: CreateAgentFields): Promise<AgentRecord> {
+    const settings = settingsOfCreate(fields);
+    await this.models.check(settings.llmModel, settings.modelType);
+    const secrets = this.secrets.newSecrets();
+    const agent = await this.agents.insert({
+      workspaceId,
+      ...settings,
+      webhookSecretSealed: secrets.current,
+      previousWebhookSecretSealed: secrets.previous,
+      previousSecretExpiresAt: secrets.previousExpiresAt,
+    });
+    await this.secrets.publish(agent.id);
+    this.logger.log({ msg: 'agent created', agent_id: agent.id });
+    return toAgentRecord(agent);
+  }
+
+  /**
+   * Changes the fields the update names. When it names the model or its type, the pair the
+   * agent would have is checked against the catalog, under the row's lock, so a concurrent
+   * update cannot mix an unchecked pair; an update that names neither does not ask the
+   * catalog (a model deprecated since the agent was made does not block renaming it).
+   */
+  async update(workspaceId: string, agentId: string, fields: UpdateAgentFields): Promise<AgentRecord> {
+    const changes = settingsOfUpdate(fields);
+    const updated = await this.agents.transaction(async (manager) => {
+      const agent = await this.agents.getActive(workspaceId, agentId, { manager, lock: true });
+      if (changes.llmModel !== undefined || changes.modelType !== undefined) {
+        await this.models.check(changes.llmModel ?? agent.llmModel, changes.modelType ?? agent.modelType);
+      }
+      return this.agents.save(manager, Object.assign(agent, changes));
+    });
+    return toAgentRecord(updated);
+  }
+
+  /**
+   * A soft delete. The registry entry goes first: should the row's update then fail, the
+   * agent is still active and its trigger heals through the registry's republish, whereas
+   * the other order could leave a deleted agent triggerable.
+   */
+  async delete(workspaceId: string, agentId: string): Promise<{ id: string }> {
+    const agent = await this.getActive(workspaceId, agentId);
+    await this.secrets.unpublish(agent.id);
+    if (!(await this.agents.softDelete(workspaceId, agent.id))) throw agentNotFound();
+    this.logger.log({ msg: 'agent deleted', agent_id: agent.id });
+    return { id: agent.id };
+  }
+}

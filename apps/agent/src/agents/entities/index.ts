@@ -1,0 +1,3 @@
+import { AgentEntity } from './agent.entity';
+
+export const AGENT_ENTITIES = [AgentEntity];

@@ -1,0 +1,15 @@
+import { Controller } from '@nestjs/common';
+import { AgentPatterns, RepublishWebhookTargetRequest, type RepublishedWebhookTarget } from '@waggle/contracts';
+import { RpcHandler } from '@waggle/platform';
+import { WebhookTargetsService } from './webhook-targets.service';
+
+@Controller()
+export class WebhooksController {
+  constructor(private readonly targets: WebhookTargetsService) {}
+
+  /** The gateway found no registry entry for an agent trigger: write it again if the agent is active. */
+  @RpcHandler(AgentPatterns.republishWebhookTarget)
+  async republish(request: RepublishWebhookTargetRequest): Promise<RepublishedWebhookTarget> {
+    return { found: await this.targets.republish(request.id) };
+  }
+}
