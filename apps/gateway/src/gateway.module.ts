@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { PlatformModule } from '@waggle/platform';
 import type { GatewayEnv } from './config/gateway.env';
+import { AgentsModule } from './agents/agents.module';
 import { ErrorCodesModule } from './error-codes/error-codes.module';
 import { ServicesReadinessReporter } from './health/services-readiness.reporter';
 import { ModelsModule } from './models/models.module';
@@ -23,6 +24,7 @@ export class GatewayModule {
         PromptsModule,
         RequestsModule,
         WebhooksModule,
+        AgentsModule,
       ],
     };
   }

@@ -63,4 +63,16 @@ describe('GET /v1/public/openapi.json', () => {
     );
     expect(components.schemas.PublicModelDto.required).toHaveLength(12);
   });
+
+  it("describes the agent routes, the agent record's sixteen fields and the create body's required three", () => {
+    expect(Object.keys(document.paths['/v1/public/workspaces/{workspace_id}/agents']).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(document.paths['/v1/public/workspaces/{workspace_id}/agents/{id}']).sort()).toEqual(['delete', 'get', 'patch']);
+    const schemas = (document as unknown as { components: { schemas: Record<string, { properties: Record<string, unknown>; required?: string[] }> } }).components.schemas;
+    const record = ['id', 'name', 'description', 'llm_model', 'model_type', 'instruction_prompt', 'temperature', 'max_token', 'max_thinking_token', 'provider_prompt_cache_ttl', 'reasoning_effort', 'tool_choice', 'max_tool_calls', 'status', 'created_at', 'updated_at'];
+    expect(Object.keys(schemas.AgentDto.properties)).toEqual(record);
+    expect(schemas.AgentDto.required).toEqual(record);
+    expect(schemas.CreateAgentFieldsDoc.required).toEqual(['name', 'llm_model', 'model_type']);
+    expect(Object.keys(schemas.CreateAgentFieldsDoc.properties).sort()).toEqual(record.filter((field) => !['id', 'status', 'created_at', 'updated_at'].includes(field)).sort());
+    expect(schemas.UpdateAgentFieldsDoc.required ?? []).toEqual([]);
+  });
 });

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, SetMetadata, applyDecorators, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { InvocationPatterns, sendRpc, type RpcPattern, type WebhookOwnerKind } from '@waggle/contracts';
+import { AgentPatterns, InvocationPatterns, sendRpc, type RpcPattern, type WebhookOwnerKind } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { APP_ENV, NatsRpcClient, REDIS_CLIENT, requestContext } from '@waggle/platform';
 import type { GatewayEnv } from '../config/gateway.env';
@@ -15,9 +15,10 @@ export const WEBHOOK_SECRET_HEADER = 'x-service-webhook-secret';
 
 const TRIGGER_OWNER = Symbol('waggle:webhook-trigger-owner');
 
-/** Who can write a lost registry entry again, per owner kind (agents and workflows add theirs). */
-const REPUBLISHERS: Partial<Record<WebhookOwnerKind, Extract<RpcPattern, 'invocation.prompts.webhook-target.republish'>>> = {
+/** Who can write a lost registry entry again, per owner kind (workflows add theirs). */
+const REPUBLISHERS: Partial<Record<WebhookOwnerKind, Extract<RpcPattern, 'invocation.prompts.webhook-target.republish' | 'agent.agents.webhook-target.republish'>>> = {
   prompt_deployment: InvocationPatterns.republishWebhookTarget,
+  agent: AgentPatterns.republishWebhookTarget,
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -75,15 +76,16 @@ export class WebhookSecretGuard implements CanActivate {
     const param = request.params[owner.param];
     const id = typeof param === 'string' ? param : '';
     const target = UUID.test(id) ? await this.lookup(owner.kind, id.toLowerCase()) : null;
-    const notFound = owner.kind === 'agent' ? 'Agent not found' : 'Prompt deployment not found';
-    if (!target) throw new WaggleException('resource_not_found', { message: notFound });
+    // decisions: an agent not found answers 422 (the spec's status for that lookup), a deployment 404.
+    const notFound = owner.kind === 'agent' ? { status: 422, message: 'Agent not found' } : { message: 'Prompt deployment not found' };
+    if (!target) throw new WaggleException('resource_not_found', notFound);
     const secret = presentedSecret(request);
     if (secret === undefined || !acceptsSecret(target, secret)) {
       throw new WaggleException('unauthorized', { message: 'A valid webhook secret is required (X-Service-Webhook-Secret header or ?secret=)' });
     }
     // A deleted workspace's deployments answer as if they never existed.
     const workspace = await this.workspaces.get(target.workspace_id);
-    if (!workspace) throw new WaggleException('resource_not_found', { message: notFound });
+    if (!workspace) throw new WaggleException('resource_not_found', notFound);
     request.locale = workspace.language;
     request.webhookTarget = target;
     const store = requestContext.get();

@@ -1,0 +1,157 @@
+import { ApiProperty, ApiPropertyOptional, OmitType, PartialType, PickType } from '@nestjs/swagger';
+import {
+  AGENT_PROMPT_CACHE_TTLS,
+  AGENT_REASONING_EFFORTS,
+  AGENT_TOOL_CHOICES,
+  CreateAgentRequest,
+  RotateAgentWebhookSecretRequest,
+  UpdateAgentRequest,
+  type AgentPromptCacheTtl,
+  type AgentReasoningEffort,
+  type AgentRecord,
+  type AgentToolChoice,
+} from '@waggle/contracts';
+
+/** `POST …/agents`: the contract's create request without the workspace (the key's). Validated as the contract says. */
+export class CreateAgentBody extends PickType(CreateAgentRequest, ['agent'] as const) {}
+
+/** `PATCH …/agents/{id}`: the contract's update request without the workspace and the id (the path's). */
+export class UpdateAgentBody extends PickType(UpdateAgentRequest, ['agent'] as const) {}
+
+/** `POST /v1/private/agents/{id}/webhook_secret/rotate`. */
+export class RotateAgentWebhookSecretBody extends PickType(RotateAgentWebhookSecretRequest, ['overlap_seconds'] as const) {}
+
+// What the OpenAPI document says about the bodies and answers. The contract's classes carry
+// class-validator rules only (contracts stay free of HTTP concerns), so these describe them.
+
+const INTEGER = { type: 'integer', minimum: 0, maximum: 2_147_483_647 } as const;
+
+/** The `agent` object of a create. */
+export class CreateAgentFieldsDoc {
+  @ApiProperty({ minLength: 1, maxLength: 200 })
+  name!: string;
+
+  @ApiProperty({ description: 'A model id of the catalog (GET /v1/public/models) whose model_type is llm', example: 'gpt-6-luna', minLength: 1, maxLength: 200 })
+  llm_model!: string;
+
+  @ApiProperty({ description: "Must equal the catalog entry's model_type of llm_model", example: 'llm', minLength: 1, maxLength: 50 })
+  model_type!: string;
+
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 10_000 })
+  description?: string | null;
+
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 200_000 })
+  instruction_prompt?: string | null;
+
+  @ApiPropertyOptional({ type: 'number', nullable: true, minimum: 0, maximum: 2 })
+  temperature?: number | null;
+
+  @ApiPropertyOptional({
+    description: 'An integer (declared a uuid string by the reference by mistake); a string of digits is accepted as that integer',
+    oneOf: [{ type: 'integer', minimum: 1, maximum: 2_147_483_647 }, { type: 'string', pattern: '^[0-9]+$' }],
+    nullable: true,
+  })
+  max_token?: number | string | null;
+
+  @ApiPropertyOptional({ ...INTEGER, nullable: true })
+  max_thinking_token?: number | null;
+
+  @ApiPropertyOptional({ enum: AGENT_PROMPT_CACHE_TTLS, nullable: true })
+  provider_prompt_cache_ttl?: AgentPromptCacheTtl | null;
+
+  @ApiPropertyOptional({ enum: AGENT_REASONING_EFFORTS, nullable: true })
+  reasoning_effort?: AgentReasoningEffort | null;
+
+  @ApiPropertyOptional({ enum: AGENT_TOOL_CHOICES, nullable: true })
+  tool_choice?: AgentToolChoice | null;
+
+  @ApiPropertyOptional({ ...INTEGER, nullable: true })
+  max_tool_calls?: number | null;
+}
+
+/** The `agent` object of an update: every field optional, null unsets an optional one. */
+export class UpdateAgentFieldsDoc extends PartialType(OmitType(CreateAgentFieldsDoc, ['max_token'] as const)) {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 2_147_483_647, nullable: true })
+  max_token?: number | null;
+}
+
+export class CreateAgentBodyDoc {
+  @ApiProperty({ type: CreateAgentFieldsDoc })
+  agent!: CreateAgentFieldsDoc;
+}
+
+export class UpdateAgentBodyDoc {
+  @ApiProperty({ type: UpdateAgentFieldsDoc })
+  agent!: UpdateAgentFieldsDoc;
+}
+
+/** decisions: the agent record. */
+export class AgentDto implements AgentRecord {
+  @ApiProperty({ format: 'uuid' })
+  id!: string;
+
+  @ApiProperty()
+  name!: string;
+
+  @ApiProperty({ type: 'string', nullable: true })
+  description!: string | null;
+
+  @ApiProperty({ example: 'gpt-6-luna' })
+  llm_model!: string;
+
+  @ApiProperty({ example: 'llm' })
+  model_type!: string;
+
+  @ApiProperty({ type: 'string', nullable: true })
+  instruction_prompt!: string | null;
+
+  @ApiProperty({ type: 'number', nullable: true })
+  temperature!: number | null;
+
+  @ApiProperty({ type: 'integer', nullable: true })
+  max_token!: number | null;
+
+  @ApiProperty({ type: 'integer', nullable: true })
+  max_thinking_token!: number | null;
+
+  @ApiProperty({ enum: AGENT_PROMPT_CACHE_TTLS, nullable: true })
+  provider_prompt_cache_ttl!: AgentPromptCacheTtl | null;
+
+  @ApiProperty({ enum: AGENT_REASONING_EFFORTS, nullable: true })
+  reasoning_effort!: AgentReasoningEffort | null;
+
+  @ApiProperty({ enum: AGENT_TOOL_CHOICES, nullable: true })
+  tool_choice!: AgentToolChoice | null;
+
+  @ApiProperty({ type: 'integer', nullable: true })
+  max_tool_calls!: number | null;
+
+  @ApiProperty({ enum: ['active'] })
+  status!: 'active';
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updated_at!: string;
+}
+
+export class AgentListDto {
+  @ApiProperty({ type: [AgentDto] })
+  agents!: AgentDto[];
+}
+
+export class AgentItemDto {
+  @ApiProperty({ type: AgentDto })
+  agent!: AgentDto;
+}
+
+export class AgentWrittenDto extends AgentItemDto {
+  @ApiProperty({ example: 'Agent created successfully' })
+  message!: string;
+}
+
+export class AgentDeletedDto {
+  @ApiProperty({ example: 'Agent deleted successfully' })
+  message!: string;
+}

@@ -1,0 +1,36 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { AgentPatterns, sendRpc, type AgentWebhookSecretView } from '@waggle/contracts';
+import { APP_ENV, NatsRpcClient } from '@waggle/platform';
+import type { AuthenticatedRequest } from '../auth/authenticated-request';
+import { PrivateApiRoute } from '../auth/authenticated.decorator';
+import type { GatewayEnv } from '../config/gateway.env';
+import { RotateAgentWebhookSecretBody } from './agent.dto';
+
+/**
+ * First-party management of an agent's webhook secret (the CLI's `agent webhook-secret`
+ * does the same over NATS), in the key's workspace, as for prompt deployments.
+ */
+@ApiExcludeController()
+@Controller('v1/private/agents')
+@PrivateApiRoute()
+export class PrivateAgentsController {
+  constructor(
+    private readonly rpc: NatsRpcClient,
+    @Inject(APP_ENV) private readonly env: GatewayEnv,
+  ) {}
+
+  @Get(':id/webhook_secret')
+  async webhookSecret(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ webhook_secret: AgentWebhookSecretView }> {
+    const view = await sendRpc(this.rpc, AgentPatterns.getWebhookSecret, { workspace_id: request.auth.workspace_id, agent_id: id }, { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS });
+    return { webhook_secret: view };
+  }
+
+  /** A new secret; the old one keeps working (and signing) for `overlap_seconds` (default WEBHOOK_SECRET_OVERLAP_SECONDS). */
+  @Post(':id/webhook_secret/rotate')
+  @HttpCode(200)
+  async rotateWebhookSecret(@Param('id') id: string, @Body() body: RotateAgentWebhookSecretBody, @Req() request: AuthenticatedRequest): Promise<{ webhook_secret: AgentWebhookSecretView }> {
+    const rotation = { workspace_id: request.auth.workspace_id, agent_id: id, overlap_seconds: body.overlap_seconds };
+    return { webhook_secret: await sendRpc(this.rpc, AgentPatterns.rotateWebhookSecret, rotation, { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS }) };
+  }
+}
