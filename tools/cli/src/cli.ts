@@ -16,6 +16,7 @@ import {
 import { Command, Option } from 'commander';
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
+import { addAgentCommands } from './agent-commands';
 import { addLimitOptions, limitsFromOptions } from './limit-options';
 import { formatLimit, print } from './output';
 
@@ -221,6 +222,8 @@ export function buildCli(call: Caller, modelCatalogPath: string): Command {
       const queued = await call(CallbackPatterns.redeliver, { workspace_id: workspaceId, delivery_id: deliveryId });
       print(queued, Boolean(options.json), [deliveryRow(queued)]);
     });
+
+  addAgentCommands(program, call);
 
   return program;
 }

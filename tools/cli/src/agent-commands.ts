@@ -1,0 +1,33 @@
+import { AgentPatterns } from '@waggle/contracts';
+import { Option, type Command } from 'commander';
+import type { Caller } from './cli';
+import { print } from './output';
+
+function wholeSeconds(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`not a whole number of seconds: ${value}`);
+  return parsed;
+}
+
+/** `agent webhook-secret show|rotate`: an agent's webhook secret, as the private routes show and rotate it. */
+export function addAgentCommands(program: Command, call: Caller): void {
+  const json = () => new Option('--json', 'print JSON for scripts');
+  const agent = program.command('agent').description('agents of a workspace');
+  const webhookSecret = agent.command('webhook-secret').description("an agent's webhook secret: it authenticates the agent's triggers and signs their callbacks");
+  webhookSecret
+    .command('show <workspace-id> <agent-id>')
+    .addOption(json())
+    .action(async (workspaceId: string, agentId: string, options: { json?: boolean }) => {
+      const view = await call(AgentPatterns.getWebhookSecret, { workspace_id: workspaceId, agent_id: agentId });
+      print(view, Boolean(options.json), [{ ...view }]);
+    });
+  webhookSecret
+    .command('rotate <workspace-id> <agent-id>')
+    .description('make a new secret; the old one keeps working (and signing) for the overlap')
+    .option('--overlap <seconds>', 'how long the previous secret stays valid (default: the service setting)', wholeSeconds)
+    .addOption(json())
+    .action(async (workspaceId: string, agentId: string, options: { overlap?: number; json?: boolean }) => {
+      const view = await call(AgentPatterns.rotateWebhookSecret, { workspace_id: workspaceId, agent_id: agentId, overlap_seconds: options.overlap });
+      print(view, Boolean(options.json), [{ ...view }]);
+    });
+}
