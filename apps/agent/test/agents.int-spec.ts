@@ -218,6 +218,8 @@ describe('agent service over NATS: agents', () => {
     for (const [secret, valid] of [[before.webhook_secret, false], [rotated.webhook_secret, false], [again.webhook_secret, true]] as const) {
       expect(await send(AgentPatterns.verifyWebhookSecret, { agent_id: agent.id, secret })).toEqual({ valid, workspace_id: valid ? workspace : null });
     }
+    // The secret is not part of the record: rotating it is not an update of the agent.
+    expect(await send(AgentPatterns.getAgent, { workspace_id: workspace, agent_id: agent.id })).toEqual(agent);
   });
 
   it('deletes softly: the agent is gone from every read, write, list, secret and the registry, and its row stays', async () => {

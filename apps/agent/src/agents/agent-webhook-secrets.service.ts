@@ -73,7 +73,8 @@ export class AgentWebhookSecrets implements WebhookTargetSource, OnModuleInit {
       found.webhookSecretSealed = rotated.current;
       found.previousWebhookSecretSealed = rotated.previous;
       found.previousSecretExpiresAt = rotated.previousExpiresAt;
-      return this.agents.save(manager, found);
+      await this.agents.saveWebhookSecrets(manager, found);
+      return found;
     });
     await this.publish(agent.id);
     this.logger.log({ msg: 'webhook secret rotated', agent_id: agent.id, overlap_seconds: overlapSeconds });

@@ -81,6 +81,24 @@ export class AgentsRepository {
     return manager.save(AgentEntity, agent);
   }
 
+  /**
+   * Writes an agent's webhook secrets without touching `updated_at`: the secret is not part
+   * of the agent record, so rotating it is not an update of the agent.
+   */
+  async saveWebhookSecrets(manager: EntityManager, agent: AgentEntity): Promise<void> {
+    await manager
+      .createQueryBuilder()
+      .update(AgentEntity)
+      .set({
+        webhookSecretSealed: agent.webhookSecretSealed,
+        previousWebhookSecretSealed: agent.previousWebhookSecretSealed,
+        previousSecretExpiresAt: agent.previousSecretExpiresAt,
+        updatedAt: () => '"updated_at"',
+      })
+      .where('id = :id', { id: agent.id })
+      .execute();
+  }
+
   /** Marks the workspace's active agent deleted; false when there was none. */
   async softDelete(workspaceId: string, agentId: string): Promise<boolean> {
     if (!isAgentId(agentId)) return false;
