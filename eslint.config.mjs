@@ -14,11 +14,13 @@ function moduleBoundaries({ tests = false } = {}) {
     allow: [],
     depConstraints: [
       // Apps (and the ops tools) build on libraries only; Nx also forbids importing an app.
-      { sourceTag: 'type:app', onlyDependOnLibsWithTags: withTesting(['type:platform', 'type:contracts', 'type:util']) },
+      { sourceTag: 'type:app', onlyDependOnLibsWithTags: withTesting(['type:feature', 'type:platform', 'type:contracts', 'type:util']) },
       { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts', 'type:util'] },
       { sourceTag: 'type:test', onlyDependOnLibsWithTags: ['type:testing', 'type:platform', 'type:contracts', 'type:util'] },
       { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts', 'type:util'] },
       { sourceTag: 'type:platform', onlyDependOnLibsWithTags: withTesting(['type:contracts', 'type:util']) },
+      // Feature libraries (documents) build on platform libraries (its SSRF guard comes from webhooks).
+      { sourceTag: 'type:feature', onlyDependOnLibsWithTags: withTesting(['type:platform', 'type:contracts', 'type:util']) },
       // Contracts are wire types: no database, queue or Nest server code.
       { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:util'], bannedExternalImports: databaseAndServerPackages },
       { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'] },

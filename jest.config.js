@@ -6,12 +6,29 @@ const path = require('node:path');
 
 const swcrc = JSON.parse(fs.readFileSync(path.join(__dirname, '.swcrc'), 'utf8'));
 delete swcrc.$schema;
+// ES-module code Jest compiles to CommonJS: file-type and what it imports (ES modules only), and
+// unpdf, whose CommonJS build import()s its PDF.js bundle. Before Node 24.9 Jest's CommonJS runtime
+// can neither require() nor import() an ES module (without --experimental-vm-modules), while
+// Node itself (20.19+) does both, so the built apps load them as they are.
+const esmOnlyPackages = ['file-type', 'strtok3', 'token-types', 'uint8array-extras', '@tokenizer/inflate', '@borewit/text-codec', 'unpdf'];
+const esmOnly = `/node_modules/(?:${esmOnlyPackages.join('|')})/`;
 const shared = {
   rootDir: __dirname,
-  transform: { '^.+\\.ts$': ['@swc/jest', { ...swcrc, swcrc: false, jsc: { ...swcrc.jsc, baseUrl: __dirname } }] },
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { ...swcrc, swcrc: false, jsc: { ...swcrc.jsc, baseUrl: __dirname } }],
+    [`${esmOnly}.+\\.[cm]?js$`]: [
+      '@swc/jest',
+      { swcrc: false, module: { type: 'commonjs' }, jsc: { target: 'es2022', parser: { syntax: 'ecmascript' } } },
+    ],
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(?:${esmOnlyPackages.join('|')})/)`],
   moduleFileExtensions: ['ts', 'js', 'json'],
   testEnvironment: 'node',
-  moduleNameMapper: { '^@waggle/(.*)$': '<rootDir>/libs/$1/src' },
+  moduleNameMapper: {
+    '^@waggle/(.*)$': '<rootDir>/libs/$1/src',
+    // unpdf loads its PDF.js bundle with import(), exported for `import` only.
+    '^unpdf/pdfjs$': '<rootDir>/node_modules/unpdf/dist/pdfjs.mjs',
+  },
 };
 
 module.exports = {

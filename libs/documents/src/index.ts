@@ -1,0 +1,58 @@
+export {
+  attachmentUrlOf,
+  classifyAttachmentUrl,
+  classifyMessageAttachments,
+  DOCUMENT_EXTENSIONS,
+  extensionOf,
+  IMAGE_EXTENSIONS,
+  MAX_ATTACHMENT_URL_LENGTH,
+  MAX_ATTACHMENTS_PER_MESSAGE,
+  type AcceptedAttachment,
+  type AttachmentClassification,
+  type AttachmentInput,
+  type AttachmentKind,
+  type MessageAttachments,
+  type MessageAttachmentsInput,
+  type RefusedAttachment,
+} from './attachment-url';
+export {
+  AttachmentFetcher,
+  AttachmentFetchError,
+  DEFAULT_ATTACHMENT_MAX_BYTES,
+  DEFAULT_ATTACHMENT_MAX_REDIRECTS,
+  DEFAULT_ATTACHMENT_TIMEOUT_MS,
+  type AttachmentFetchErrorCode,
+  type AttachmentFetcherOptions,
+  type FetchedAttachment,
+} from './attachment-fetcher';
+export {
+  detectDocumentType,
+  READABLE_DOCUMENT_TYPES,
+  type DetectedDocumentType,
+  type DocumentType,
+  type DocumentTypeHints,
+} from './document-type';
+export { DocumentReadError, extractDocumentText, htmlToMarkdown, isReadableDocumentType, type ReadableDocumentType } from './extract-text';
+export { renderRows } from './text-rendering';
+export {
+  documentText,
+  DocumentReader,
+  isReadFileError,
+  pageText,
+  parseReadFileInput,
+  READ_FILE_DEFAULT_LIMIT,
+  READ_FILE_INPUT_SCHEMA,
+  READ_FILE_MAX_LIMIT,
+  READ_FILE_TOOL,
+  READ_FILE_TOOL_NAME,
+  readDocument,
+  readDocumentFromUrl,
+  type DocumentReaderOptions,
+  type DocumentSource,
+  type DocumentText,
+  type Paging,
+  type ReadFileErrorObservation,
+  type ReadFileInput,
+  type ReadFileObservation,
+  type ReadFileResult,
+} from './read-document';
