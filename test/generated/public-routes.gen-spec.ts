@@ -1,4 +1,4 @@
-import type { AppliedDeployment } from '@waggle/contracts';
+import type { AgentRecord, AgentWebhookSecretView, AppliedDeployment } from '@waggle/contracts';
 import { ERROR_CATALOG } from '@waggle/errors';
 import { CallbackReceiver, cliJson, FakeProviderServer, fakeModel, freePort, loadCatalogWithFakeModels, spawnApp, waitUntilLive, type AppProcess } from '@waggle/testing';
 import { deliveryIdFor } from '@waggle/webhooks';
@@ -39,13 +39,17 @@ interface Workspace {
   requestId: string;
   /** The callback delivery of a webhook-triggered run. */
   deliveryId: string;
+  agent: AgentRecord;
+  agentSecret: string;
+  /** An agent the DELETE route may delete (the others stay for the routes that read them). */
+  disposableAgentId: string;
 }
 
 /** How a case authenticates: a workspace key (A's, B's or a broken one), or a webhook secret. */
 type Credentials = 'key' | 'webhook' | 'none';
 
 interface RouteCase {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** With `{0}`, `{1}`… for the generated path parameters. */
   path: string;
   credentials: Credentials;
@@ -113,7 +117,38 @@ const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/v1/private/deliveries', credentials: 'key', query: true },
   { method: 'GET', path: '/v1/private/deliveries/{0}', credentials: 'key', validParams: ({ a, b }) => [[a.deliveryId], [b.deliveryId]] },
   { method: 'POST', path: '/v1/private/deliveries/{0}/redeliver', credentials: 'key', validParams: ({ a, b }) => [[a.deliveryId], [b.deliveryId]] },
+  { method: 'GET', path: '/v1/public/workspaces/{0}/agents', credentials: 'key', validParams: ({ a, b }) => [[a.id], [b.id]] },
+  { method: 'POST', path: '/v1/public/workspaces/{0}/agents', credentials: 'key', validBody: agentBody, validParams: ({ a, b }) => [[a.id], [b.id]] },
+  { method: 'GET', path: '/v1/public/workspaces/{0}/agents/{1}', credentials: 'key', validParams: agentParams },
+  {
+    method: 'PATCH',
+    path: '/v1/public/workspaces/{0}/agents/{1}',
+    credentials: 'key',
+    validBody: () => ({ agent: { name: 'generated update', description: null, temperature: 0.5, tool_choice: 'auto', max_token: 128 } }),
+    validParams: agentParams,
+  },
+  { method: 'GET', path: '/v1/private/agents/{0}/webhook_secret', credentials: 'key', validParams: ({ a, b }) => [[a.agent.id], [b.agent.id]] },
+  {
+    method: 'POST',
+    path: '/v1/private/agents/{0}/webhook_secret/rotate',
+    credentials: 'key',
+    validBody: () => ({ overlap_seconds: 60 }),
+    validParams: ({ a, b }) => [[a.agent.id], [b.agent.id]],
+  },
+  // Last: its first valid case deletes A's disposable agent, and later ones find it gone.
+  { method: 'DELETE', path: '/v1/public/workspaces/{0}/agents/{1}', credentials: 'key', validParams: ({ a, b }) => [[a.id, a.disposableAgentId], [b.id, b.disposableAgentId]] },
 ];
+
+function agentBody(): Record<string, unknown> {
+  return { agent: { name: 'generated', llm_model: 'fake-generated-chat', model_type: 'llm', max_token: '256', reasoning_effort: 'low', max_tool_calls: 2 } };
+}
+
+function agentParams({ a, b }: Context): string[][] {
+  return [
+    [a.id, a.agent.id],
+    [b.id, b.agent.id],
+  ];
+}
 
 function invokeBody({ a }: Context): Record<string, unknown> {
   return { deployment: a.deployment.deployment, variant: 'default', inputs: { question: 'generated' }, metadata: { case: 'generated' }, user: 'fuzz' };
@@ -237,20 +272,53 @@ describe('generated input across the public and private routes', () => {
     });
     expect(triggered.status).toBe(202);
     const { request_id: triggeredId } = (await triggered.json()) as { request_id: string };
-    return { id: created.workspace_id, key: created.api_key, deployment: applied, requestId: request_id, deliveryId: deliveryIdFor(triggeredId) };
+    const makeAgent = async (agentName: string) => {
+      const response = await fetch(`${gateway}/v1/public/workspaces/${created.workspace_id}/agents`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${created.api_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ agent: { name: agentName, llm_model: 'fake-generated-chat', model_type: 'llm', instruction_prompt: `only ${name}` } }),
+      });
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { agent: AgentRecord }).agent;
+    };
+    const agent = await makeAgent(`agent of ${name}`);
+    const disposable = await makeAgent(`disposable agent of ${name}`);
+    const secret = await fetch(`${gateway}/v1/private/agents/${agent.id}/webhook_secret`, { headers: { authorization: `Bearer ${created.api_key}` } });
+    const { webhook_secret: agentSecret } = (await secret.json()) as { webhook_secret: AgentWebhookSecretView };
+    return {
+      id: created.workspace_id,
+      key: created.api_key,
+      deployment: applied,
+      requestId: request_id,
+      deliveryId: deliveryIdFor(triggeredId),
+      agent,
+      agentSecret: agentSecret.webhook_secret,
+      disposableAgentId: disposable.id,
+    };
   }
 
   beforeAll(async () => {
     const fakeUrl = await fake.start();
     callbackBase = await receiver.start();
     const env = { LOG_LEVEL: 'error', FAKE_BASE_URL: `${fakeUrl}/v1`, FAKE_API_KEY: 'fake-key', CALLBACK_URL_ALLOWLIST: '127.0.0.1' };
-    for (const app of ['catalog', 'invocation', 'callback-dispatcher', 'gateway'] as const) apps.push(spawnApp(app, await freePort(), env));
+    for (const app of ['catalog', 'invocation', 'callback-dispatcher', 'agent', 'gateway'] as const) apps.push(spawnApp(app, await freePort(), env));
     await Promise.all(apps.map((app) => waitUntilLive(app)));
     gateway = apps[apps.length - 1].baseUrl;
     await loadCatalogWithFakeModels('2099.7.1', [fakeModel('fake-generated-chat', { reasoning: false })]);
     const [a, b] = [await createWorkspace('generated A', 'generated-a'), await createWorkspace('generated B', 'generated-b-private')];
     context = { a, b, callbackUrl: `${callbackBase}/generated` };
-    secretsOfB = [b.id, b.requestId, b.deliveryId, b.deployment.deployment, b.deployment.webhook_secret, b.deployment.prompt_endpoint_id, 'only generated B'].filter(Boolean) as string[];
+    secretsOfB = [
+      b.id,
+      b.requestId,
+      b.deliveryId,
+      b.deployment.deployment,
+      b.deployment.webhook_secret,
+      b.deployment.prompt_endpoint_id,
+      'only generated B',
+      b.agent.id,
+      b.agentSecret,
+      b.disposableAgentId,
+    ].filter(Boolean) as string[];
   });
 
   afterAll(async () => {
@@ -297,7 +365,7 @@ describe('generated input across the public and private routes', () => {
         const url = `${gateway}${path}${query ? `?${query}` : ''}`;
         const headers: Record<string, string> = { ...credentialHeaders(route, who), ...(type && { 'content-type': type }), ...(acceptLanguage && { 'accept-language': acceptLanguage }) };
         requests += 1;
-        const response = await fetch(url, { method: route.method, headers, body: route.method === 'POST' ? body : undefined });
+        const response = await fetch(url, { method: route.method, headers, body: route.method === 'POST' || route.method === 'PATCH' ? body : undefined });
         const text = await response.text();
         if (response.status < 300) successes += 1;
         const what = `${route.method} ${path}`;
