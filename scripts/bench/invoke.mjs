@@ -18,7 +18,9 @@
 //     performance.now() (autocannon's histogram keeps whole milliseconds);
 //   - throughput: D s at 64 connections with autocannon, with the CPU time each process
 //     on the path used (/proc), per request;
-//   - streaming: M sequential streamed requests, timed to the first SSE `data:` event.
+//   - streaming: M sequential streamed requests, timed to the first SSE `data:` event and to
+//     the first event carrying text (the aim's measure: an OpenAI-protocol provider's first
+//     event announces the role with empty content, and Waggle relays only text).
 // After the rounds: the NATS messages (every subject, from a subscriber on `>`) and Redis
 // commands (INFO commandstats) per Waggle request, in a short phase of its own; then, with
 // --lean on (the default), Waggle again with LOG_LEVEL=warn and tracing off, alone.
@@ -514,12 +516,14 @@ function aimRows(report) {
     added.waggle.p99Ms <= p99Aim,
     `${ms(added.waggle.p99Ms - p99Aim, 3)} ms over`,
   );
+  // To the first event that carries text: the provider's own first event (OpenAI's role
+  // announcement, empty content) is not relayed, so "first event" compares different events.
   row(
-    'added time to first event, p99',
-    `${ms(added.waggle.firstEventP99Ms, 3)} ms`,
+    'added time to first text event, p99',
+    `${ms(added.waggle.firstTextP99Ms, 3)} ms`,
     `< ${AIMS.addedFirstEventP99Ms} ms`,
-    added.waggle.firstEventP99Ms < AIMS.addedFirstEventP99Ms,
-    `${ms(added.waggle.firstEventP99Ms - AIMS.addedFirstEventP99Ms, 3)} ms over`,
+    added.waggle.firstTextP99Ms < AIMS.addedFirstEventP99Ms,
+    `${ms(added.waggle.firstTextP99Ms - AIMS.addedFirstEventP99Ms, 3)} ms over`,
   );
   row(
     `CPU per request on the path, ${THROUGHPUT_CONNECTIONS} conn`,
@@ -537,8 +541,8 @@ function markdown(report) {
     `${report.rounds} interleaved round${report.rounds === 1 ? '' : 's'}; fake provider latency ${report.fake.latencyMs} ms, ${report.fake.tokenDelayMs} ms between streamed fragments; ` +
       `Portkey ${report.portkey.version}; Waggle as \`npm run up\` runs it (LOG_LEVEL ${report.waggleDefaults.logLevel}, tracing ${report.waggleDefaults.tracing}).`,
     '',
-    `| leg | p50 / p99 at 1 conn (ms) | added p50 / p99 (ms) | req/s at 1 conn | req/s at ${THROUGHPUT_CONNECTIONS} conn (rounds) | first event p50 / p99 (ms) | added first event p50 / p99 (ms) | failed: requests / streams |`,
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| leg | p50 / p99 at 1 conn (ms) | added p50 / p99 (ms) | req/s at 1 conn | req/s at ${THROUGHPUT_CONNECTIONS} conn (rounds) | first event p50 / p99 (ms) | added first event p50 / p99 (ms) | first text p50 / p99 (ms) | added first text p50 / p99 (ms) | failed: requests / streams |`,
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const leg of legs) {
     const f = leg.figures;
@@ -548,6 +552,7 @@ function markdown(report) {
       `| ${leg.label} | ${ms(f.latencyMs.p50, 3)} / ${ms(f.latencyMs.p99, 3)} | ${a ? `${ms(a.p50Ms, 3)} / ${ms(a.p99Ms, 3)}` : '–'} | ${fmt(f.requestsPerSecond1, 0)} | ` +
         `${fmt(f.requestsPerSecond, 0)} (${f.requestsPerSecondRounds.map((rps) => fmt(rps, 0)).join(', ')}) | ` +
         `${streaming ? `${ms(f.firstEventMs.p50, 3)} / ${ms(f.firstEventMs.p99, 3)}` : 'failed'} | ${a && streaming ? `${ms(a.firstEventP50Ms, 3)} / ${ms(a.firstEventP99Ms, 3)}` : '–'} | ` +
+        `${streaming ? `${ms(f.firstTextMs.p50, 3)} / ${ms(f.firstTextMs.p99, 3)}` : 'failed'} | ${a && streaming ? `${ms(a.firstTextP50Ms, 3)} / ${ms(a.firstTextP99Ms, 3)}` : '–'} | ` +
         `${leg.failed} / ${f.streamsFailed} of ${f.streams} |`,
     );
   }
@@ -947,6 +952,8 @@ async function main() {
         p99Ms: f.latencyMs.p99 - d.latencyMs.p99,
         firstEventP50Ms: f.firstEventMs.p50 - d.firstEventMs.p50,
         firstEventP99Ms: f.firstEventMs.p99 - d.firstEventMs.p99,
+        firstTextP50Ms: f.firstTextMs.p50 - d.firstTextMs.p50,
+        firstTextP99Ms: f.firstTextMs.p99 - d.firstTextMs.p99,
       };
     };
     const added = Object.fromEntries(
@@ -999,6 +1006,8 @@ async function main() {
         requestsPerSecond: ratio(w.requestsPerSecond, p.requestsPerSecond),
         firstEventP50: ratio(w.firstEventMs.p50, p.firstEventMs.p50),
         firstEventP99: ratio(w.firstEventMs.p99, p.firstEventMs.p99),
+        firstTextP50: ratio(w.firstTextMs.p50, p.firstTextMs.p50),
+        firstTextP99: ratio(w.firstTextMs.p99, p.firstTextMs.p99),
         cpuMsPerRequest: ratio(w.cpuMsPerRequestPath, p.cpuMsPerRequestPath),
       },
       traffic,

@@ -2,9 +2,9 @@ import { Body, Controller, Module, Param, Post, type INestMicroservice } from '@
 import { NestFactory } from '@nestjs/core';
 import { MessagePattern } from '@nestjs/microservices';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { sendRpc, type ReplyPattern } from '@waggle/contracts';
+import { EmptyRequest, sendRpc, type ReplyPattern } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { applyRpcConventions, GracefulNatsServer, loadConfig, NatsRpcClient, PlatformModule, requestContext, ValidatedPayload } from '@waggle/platform';
+import { applyRpcConventions, GracefulNatsServer, loadConfig, NatsRpcClient, PlatformModule, registerReplyHandler, requestContext, serveReplyPatternsDirectly, ValidatedPayload } from '@waggle/platform';
 import { IsInt, IsString, Min } from 'class-validator';
 import type { NextFunction, Request, Response } from 'express';
 import { configureGatewayApp } from '../src/bootstrap';
@@ -25,7 +25,10 @@ class ProbeDto {
 
 /** Holds the slow handler until the test lets it go: its reply can only come after the time-out. */
 let releaseSlow: () => void = () => undefined;
-const slowReleased = new Promise<void>((resolve) => (releaseSlow = resolve));
+let slowReleased = Promise.resolve();
+function holdSlowHandler(): void {
+  slowReleased = new Promise<void>((resolve) => (releaseSlow = resolve));
+}
 
 @Controller()
 class ProbeServiceController {
@@ -64,6 +67,12 @@ class ProbeServiceController {
 @Module({ controllers: [ProbeServiceController] })
 class ProbeServiceModule {}
 
+// What `@RpcHandler` records for contract patterns, so `serveReplyPatternsDirectly` can serve these too.
+for (const key of ['deprecated', 'limit', 'crash', 'slow', 'context'] as const) {
+  registerReplyHandler(ProbeServiceController, { pattern: `test.probe.${key}`, key, request: EmptyRequest });
+}
+registerReplyHandler(ProbeServiceController, { pattern: 'test.probe.validate', key: 'validate', request: ProbeDto });
+
 @Controller('probe')
 class ProbeGatewayController {
   constructor(private readonly rpc: NatsRpcClient) {}
@@ -75,18 +84,26 @@ class ProbeGatewayController {
   }
 }
 
-describe('errors across the NATS wire', () => {
+// Reply patterns are served straight from the subscription in the services
+// (serveReplyPatternsDirectly); Nest's RPC pipeline still serves the rest. Both must answer alike.
+describe.each([
+  ['through Nest RPC pipeline', false],
+  ['served directly from the subscription', true],
+])('errors across the NATS wire, %s', (_name, direct) => {
   let service: INestMicroservice;
   let gateway: NestExpressApplication;
   let baseUrl: string;
 
   beforeAll(async () => {
+    holdSlowHandler();
     const env = loadConfig(GatewayEnv, { ...process.env, MAX_JSON_BODY_BYTES: '2048' });
-    service = await NestFactory.createMicroservice(ProbeServiceModule, {
-      strategy: new GracefulNatsServer({ servers: env.NATS_URL.split(','), queue: 'test-probe' }, 1_000),
-      logger: false,
-    });
+    const server = new GracefulNatsServer({ servers: env.NATS_URL.split(','), queue: 'test-probe' }, 1_000);
+    service = await NestFactory.createMicroservice(ProbeServiceModule, { strategy: server, logger: false });
     applyRpcConventions(service);
+    if (direct) {
+      serveReplyPatternsDirectly(service, server);
+      expect(server.directPatterns.sort()).toEqual(['context', 'crash', 'deprecated', 'limit', 'slow', 'validate'].map((kind) => `test.probe.${kind}`));
+    }
     await service.listen();
 
     @Module({

@@ -6,6 +6,12 @@ import type { ReplyPattern, RpcRequest, RpcResponse, StreamPattern } from './rpc
 /** Implemented by the platform's NATS client; kept abstract so contracts import no server code. */
 export interface RpcTransport {
   request(pattern: string, payload: unknown, context: RpcCallContext): Observable<unknown>;
+  /**
+   * One request and its one reply, as a promise (the hot path's form: no observable per
+   * call). Failures are WaggleExceptions; a time-out is `upstream_request_failed` (504).
+   * Optional: without it `sendRpc` goes through `request`.
+   */
+  send?(pattern: string, payload: unknown, context: RpcCallContext, timeoutMs: number): Promise<unknown>;
 }
 
 export interface SendOptions {
@@ -31,6 +37,7 @@ export function sendRpc<P extends ReplyPattern>(
   payload: RpcRequest<P>,
   options: SendOptions,
 ): Promise<RpcResponse<P>> {
+  if (transport.send) return transport.send(pattern, payload, options.context ?? {}, options.timeoutMs) as Promise<RpcResponse<P>>;
   const reply$ = transport
     .request(pattern, payload, options.context ?? {})
     .pipe(timeout({ first: options.timeoutMs }), timeoutToUpstreamFailure(pattern));

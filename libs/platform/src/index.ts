@@ -7,7 +7,7 @@ export { RpcContextInterceptor } from './nats/rpc-context.interceptor';
 export { WaggleRpcExceptionFilter } from './nats/rpc-exception.filter';
 export { createPayloadPipe, createValidationPipe, validationExceptionFactory, type FieldProblem } from './nats/validation';
 export { MAX_INPUT_DEPTH, StorableInputPipe, assertStorableInput, findUnstorableInput, type UnstorableInput } from './validation/storable-input';
-export { RpcHandler, ValidatedPayload, type RpcHandlerMismatch, type RpcHandlerResult } from './nats/rpc-handler';
+export { registerReplyHandler, RpcHandler, ValidatedPayload, type ReplyHandlerMethod, type RpcHandlerMismatch, type RpcHandlerResult } from './nats/rpc-handler';
 export { natsHeaderGetter, natsHeaderSetter, startNatsClientSpan, startNatsServerSpan } from './nats/trace-propagation';
 export { HealthController } from './health/health.controller';
 export { createHealthPingController } from './health/health-ping.controller';
@@ -19,7 +19,7 @@ export { DEFAULT_LEDGER_STREAM_SETTINGS, ensureLedgerStream, type LedgerStreamSe
 export { GroupCommit, type GroupCommitOptions } from './database/group-commit';
 export { serviceDataSourceOptions, type PostgresDataSourceOptions, type ServiceDataSourceSpec } from './database/data-source-options';
 export { APP_ENV, APP_NAME, PlatformModule, type PlatformOptions } from './app/platform.module';
-export { applyRpcConventions, startServiceApp, type ServiceAppSpec } from './app/create-service-app';
+export { applyRpcConventions, serveReplyPatternsDirectly, startServiceApp, type ServiceAppSpec } from './app/create-service-app';
 export { exitOnStartupFailure, installGracefulShutdown } from './app/run-app';
 export { runMain } from './app/run-main';
 export { QueueWorker, queueTelemetry, type QueueWorkerSettings } from './queues/queue-worker';

@@ -4,6 +4,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { WaggleException } from '@waggle/errors';
 import type { EmbeddingModel, LanguageModel } from 'ai';
+import { createLeanFetch } from './lean-fetch';
 import { resolveEndpoint, type ProviderSettings } from './settings';
 import type { ModelRoute } from './types';
 
@@ -28,6 +29,9 @@ export function compatibleOptionsKey(provider: string): string {
  * in memory to each request.
  */
 const PASS_IMAGE_URLS = { 'image/*': [/^https?:\/\/.+$/i] };
+
+/** Every provider's HTTP calls (see createLeanFetch). */
+const LEAN_FETCH = createLeanFetch();
 
 /** AI SDK models for catalog routes, one provider instance per serving provider. */
 export class ProviderRegistry {
@@ -78,18 +82,18 @@ export class ProviderRegistry {
     const { apiKey, baseURL } = resolveEndpoint(this.settings, route);
     switch (route.providerApi) {
       case 'openai': {
-        const openai = createOpenAI({ apiKey, baseURL, name: route.provider });
+        const openai = createOpenAI({ apiKey, baseURL, name: route.provider, fetch: LEAN_FETCH });
         // Chat completions rather than the Responses API: it is the protocol every
         // OpenAI-compatible host and the fake provider speak, so one code path is tested
         // end to end, and it keeps no conversation state at OpenAI (Responses stores by default).
         return { language: (id) => openai.chat(id), embedding: (id) => openai.embedding(id) };
       }
       case 'anthropic': {
-        const anthropic = createAnthropic({ apiKey, baseURL });
+        const anthropic = createAnthropic({ apiKey, baseURL, fetch: LEAN_FETCH });
         return { language: (id) => anthropic.messages(id) };
       }
       case 'google': {
-        const google = createGoogleGenerativeAI({ apiKey, baseURL });
+        const google = createGoogleGenerativeAI({ apiKey, baseURL, fetch: LEAN_FETCH });
         return { language: (id) => google.languageModel(id), embedding: (id) => google.embedding(id) };
       }
       case 'openai-compatible': {
@@ -98,6 +102,7 @@ export class ProviderRegistry {
           baseURL: baseURL as string,
           apiKey,
           includeUsage: true,
+          fetch: LEAN_FETCH,
           // The catalog's json_schema flag decides whether a prompt may ask for a schema;
           // when one does, it must reach the host rather than be dropped with a warning.
           supportsStructuredOutputs: true,

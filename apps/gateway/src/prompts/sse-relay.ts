@@ -41,7 +41,7 @@ export function relayAsSse(request: Request, response: Response, requestId: stri
       response.setHeader('Cache-Control', 'no-cache, no-transform');
       response.setHeader('Connection', 'keep-alive');
       response.setHeader('X-Accel-Buffering', 'no');
-      response.flushHeaders();
+      // No flushHeaders(): the event written next goes out with the headers in one packet.
       response.socket?.setNoDelay(true);
     };
     const end = () => {

@@ -1,4 +1,4 @@
-import { Module, type DynamicModule, type INestApplication, type INestMicroservice, type Type } from '@nestjs/common';
+import { Module, type DynamicModule, type INestApplication, type INestApplicationContext, type INestMicroservice, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestMicroservice } from '@nestjs/microservices';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -10,6 +10,8 @@ import { createHealthPingController } from '../health/health-ping.controller';
 import type { Dependency } from '../health/readiness.service';
 import { GracefulNatsServer } from '../nats/graceful-nats.server';
 import { RpcContextInterceptor } from '../nats/rpc-context.interceptor';
+import { REPLY_HANDLERS } from '../nats/rpc-handler';
+import { createPayloadPipe } from '../nats/validation';
 import { WaggleRpcExceptionFilter } from '../nats/rpc-exception.filter';
 import { PlatformModule } from './platform.module';
 
@@ -52,9 +54,32 @@ export async function startServiceApp(spec: ServiceAppSpec): Promise<INestApplic
   const microservice = applyRpcConventions(app.connectMicroservice({ strategy: server }, { deferInitialization: true }));
   (microservice as NestMicroservice).setIsInitHookCalled(true);
   await app.init();
+  serveReplyPatternsDirectly(app, server);
   await app.startAllMicroservices();
   await app.listen(spec.env.PORT, spec.env.HOST);
   return app;
+}
+
+/**
+ * Hands the server every reply pattern whose `@RpcHandler` method belongs to a controller of
+ * this app, with its payload pipe built once: those messages skip Nest's RPC pipeline
+ * (interceptor, pipes consumer, rxjs reply stream) but keep what it gives them (see
+ * `GracefulNatsServer.serveDirectly`). Stream patterns stay on Nest's pipeline.
+ */
+export function serveReplyPatternsDirectly(app: INestApplicationContext, server: GracefulNatsServer): void {
+  for (const [owner, methods] of REPLY_HANDLERS) {
+    let instance: Record<string | symbol, (request: unknown) => unknown>;
+    try {
+      instance = app.get(owner, { strict: false });
+    } catch {
+      continue; // a controller of another app
+    }
+    for (const { pattern, key, request } of methods) {
+      const pipe = createPayloadPipe(request);
+      const metadata = { type: 'body', metatype: request } as const;
+      server.serveDirectly(pattern, async (payload) => instance[key](await pipe.transform(payload, metadata)));
+    }
+  }
 }
 
 /**

@@ -1,9 +1,27 @@
+import { Logger } from '@nestjs/common';
 import { ServerNats, type NatsOptions, type WritePacket } from '@nestjs/microservices';
+import { context as otelContext, SpanStatusCode } from '@opentelemetry/api';
+import { WaggleException } from '@waggle/errors';
 import type { Msg, NatsConnection, Subscription as NatsSubscription } from 'nats';
 import type { Observable, Subscription } from 'rxjs';
+import { requestContext } from '../context/request-context';
+import { startRpcScope } from './rpc-context.interceptor';
+import { toRpcErrorWire } from './rpc-exception.filter';
+import { endSpanWithError } from './trace-propagation';
+
+/** A reply pattern's handler served outside Nest's pipeline: takes the raw payload (validated inside). */
+export type DirectReplyHandler = (payload: unknown) => Promise<unknown>;
+
+interface RequestPacket {
+  id?: unknown;
+  data?: unknown;
+}
 
 type NatsServerOptions = Required<NatsOptions>['options'];
 type Respond = (packet: WritePacket) => Promise<unknown> | void;
+
+const DECODER = new TextDecoder();
+const ENCODER = new TextEncoder();
 
 /**
  * Nest's NATS transport, with a shutdown that loses no work: on close it unsubscribes
@@ -14,6 +32,8 @@ type Respond = (packet: WritePacket) => Promise<unknown> | void;
 export class GracefulNatsServer extends ServerNats {
   private inflight = 0;
   private idleWaiters: Array<() => void> = [];
+  private readonly direct = new Map<string, DirectReplyHandler>();
+  private readonly directLogger = new Logger('RpcExceptionFilter');
 
   constructor(
     options: NatsServerOptions,
@@ -35,14 +55,55 @@ export class GracefulNatsServer extends ServerNats {
     }
   }
 
+  /**
+   * Serves a reply pattern from the subscription itself: the same wire format, trace
+   * context, request context and error envelope as Nest's pipeline (`RpcContextInterceptor`,
+   * `WaggleRpcExceptionFilter`), without its per-message interceptor, pipe and rxjs
+   * machinery, and one reply message. Set before `listen`; Nest still registers the
+   * pattern, so the subscription is the same.
+   */
+  serveDirectly(pattern: string, handler: DirectReplyHandler): void {
+    this.direct.set(pattern, handler);
+  }
+
+  /** The patterns `serveDirectly` was given. */
+  get directPatterns(): string[] {
+    return [...this.direct.keys()];
+  }
+
   override async handleMessage(channel: string, natsMsg: Msg): Promise<unknown> {
     // Counted until the reply stream ends (see send), so close() can wait for it.
     this.begin();
     try {
+      const direct = natsMsg.reply ? this.direct.get(channel) : undefined;
+      if (direct) return await this.handleDirectly(direct, natsMsg);
       return await super.handleMessage(channel, natsMsg);
     } finally {
       this.end();
     }
+  }
+
+  private async handleDirectly(handler: DirectReplyHandler, natsMsg: Msg): Promise<void> {
+    let packet: RequestPacket;
+    try {
+      packet = JSON.parse(DECODER.decode(natsMsg.data)) as RequestPacket;
+    } catch {
+      packet = {};
+    }
+    // Nest's own answer to a malformed packet is none at all; the caller times out.
+    if (packet.id === undefined) return;
+    const { span, context, store } = startRpcScope(natsMsg.subject, natsMsg.headers);
+    let reply: string;
+    try {
+      const response = await otelContext.with(context, () => requestContext.run(store, () => handler(packet.data)));
+      span.setStatus({ code: SpanStatusCode.OK });
+      span.end();
+      reply = JSON.stringify({ response, isDisposed: true, id: packet.id });
+    } catch (error) {
+      endSpanWithError(span, error, error instanceof WaggleException ? error.code : undefined);
+      reply = JSON.stringify({ err: toRpcErrorWire(error, natsMsg.subject, this.directLogger), isDisposed: true, id: packet.id });
+    }
+    natsMsg.respond(ENCODER.encode(reply));
   }
 
   override send(stream$: Observable<unknown>, respond: Respond): Subscription {

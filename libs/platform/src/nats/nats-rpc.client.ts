@@ -2,10 +2,14 @@ import { ClientNats, NatsRecordBuilder } from '@nestjs/microservices';
 import { RpcHeaders, type RpcCallContext, type RpcTransport } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { SpanStatusCode } from '@opentelemetry/api';
-import { headers as natsHeaders, type NatsConnection, type Subscription } from 'nats';
+import { randomUUID } from 'node:crypto';
+import { ErrorCode, headers as natsHeaders, NatsError, type MsgHdrs, type NatsConnection, type Subscription } from 'nats';
 import { Observable } from 'rxjs';
 import { requestContext } from '../context/request-context';
 import { endSpanWithError, startNatsClientSpan } from './trace-propagation';
+
+const ENCODER = new TextEncoder();
+const DECODER = new TextDecoder();
 
 /**
  * Turns whatever a NATS call failed with into a catalog exception: the service's own
@@ -76,14 +80,50 @@ export class NatsRpcClient implements RpcTransport {
     await this.client.close();
   }
 
+  /**
+   * One request, one reply, on the connection's shared reply subscription (no per-call
+   * inbox subscription, no observable): Nest's wire format, so any handler answers it.
+   */
+  async send(pattern: string, payload: unknown, callContext: RpcCallContext, timeoutMs: number): Promise<unknown> {
+    const connection = this.connection();
+    if (!connection || connection.isClosed()) throw new WaggleException('upstream_request_failed', { details: { pattern } });
+    const headers = this.headersFor(callContext);
+    const span = startNatsClientSpan(pattern, headers);
+    let packet: { err?: unknown; response?: unknown };
+    try {
+      const reply = await connection.request(pattern, ENCODER.encode(JSON.stringify({ pattern, data: payload, id: randomUUID() })), { timeout: timeoutMs, headers });
+      packet = JSON.parse(DECODER.decode(reply.data)) as typeof packet;
+    } catch (error) {
+      const timedOut = error instanceof NatsError && error.code === ErrorCode.Timeout;
+      const exception = timedOut
+        ? new WaggleException('upstream_request_failed', { status: 504, details: { pattern }, cause: error })
+        : toUpstreamException(error, pattern);
+      endSpanWithError(span, exception, exception.code);
+      throw exception;
+    }
+    if (packet.err !== undefined && packet.err !== null) {
+      const exception = toUpstreamException(packet.err, pattern);
+      endSpanWithError(span, exception, exception.code);
+      throw exception;
+    }
+    span.setStatus({ code: SpanStatusCode.OK });
+    span.end();
+    return packet.response;
+  }
+
+  private headersFor(callContext: RpcCallContext): MsgHdrs {
+    const headers = natsHeaders();
+    const ambient = requestContext.get();
+    const requestId = callContext.requestId ?? ambient?.requestId;
+    const workspaceId = callContext.workspaceId ?? ambient?.workspaceId;
+    if (requestId) headers.set(RpcHeaders.requestId, requestId);
+    if (workspaceId) headers.set(RpcHeaders.workspaceId, workspaceId);
+    return headers;
+  }
+
   request(pattern: string, payload: unknown, callContext: RpcCallContext): Observable<unknown> {
     return new Observable<unknown>((subscriber) => {
-      const headers = natsHeaders();
-      const ambient = requestContext.get();
-      const requestId = callContext.requestId ?? ambient?.requestId;
-      const workspaceId = callContext.workspaceId ?? ambient?.workspaceId;
-      if (requestId) headers.set(RpcHeaders.requestId, requestId);
-      if (workspaceId) headers.set(RpcHeaders.workspaceId, workspaceId);
+      const headers = this.headersFor(callContext);
       const span = startNatsClientSpan(pattern, headers);
       let ended = false;
       const end = (error?: WaggleException) => {

@@ -1,10 +1,11 @@
 import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import type { NatsContext } from '@nestjs/microservices';
-import { context as otelContext, SpanStatusCode } from '@opentelemetry/api';
+import { context as otelContext, SpanStatusCode, type Context, type Span } from '@opentelemetry/api';
+import type { MsgHdrs } from 'nats';
 import { RpcHeaders } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { Observable } from 'rxjs';
-import { requestContext } from '../context/request-context';
+import { requestContext, type RequestContextStore } from '../context/request-context';
 import { endSpanWithError, startNatsServerSpan } from './trace-propagation';
 
 /**
@@ -17,12 +18,7 @@ export class RpcContextInterceptor implements NestInterceptor {
   intercept(execution: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (execution.getType() !== 'rpc') return next.handle();
     const nats = execution.switchToRpc().getContext<NatsContext>();
-    const headers = nats.getHeaders();
-    const { span, context } = startNatsServerSpan(nats.getSubject(), headers);
-    const store = {
-      requestId: headers?.get(RpcHeaders.requestId) || undefined,
-      workspaceId: headers?.get(RpcHeaders.workspaceId) || undefined,
-    };
+    const { span, context, store } = startRpcScope(nats.getSubject(), nats.getHeaders());
     return new Observable((subscriber) => {
       const subscription = otelContext.with(context, () =>
         requestContext.run(store, () =>
@@ -43,4 +39,14 @@ export class RpcContextInterceptor implements NestInterceptor {
       return () => subscription.unsubscribe();
     });
   }
+}
+
+/** The server span (child of the caller's) and the request context a received message runs in. */
+export function startRpcScope(subject: string, headers: MsgHdrs | undefined): { span: Span; context: Context; store: RequestContextStore } {
+  const { span, context } = startNatsServerSpan(subject, headers);
+  const store = {
+    requestId: headers?.get(RpcHeaders.requestId) || undefined,
+    workspaceId: headers?.get(RpcHeaders.workspaceId) || undefined,
+  };
+  return { span, context, store };
 }

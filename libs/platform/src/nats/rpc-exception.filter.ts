@@ -1,5 +1,5 @@
 import { Catch, Logger, type ArgumentsHost, type RpcExceptionFilter } from '@nestjs/common';
-import { WaggleException } from '@waggle/errors';
+import { WaggleException, type WaggleErrorWire } from '@waggle/errors';
 import { throwError, type Observable } from 'rxjs';
 import { newErrorId } from '../context/request-context';
 
@@ -13,10 +13,16 @@ export class WaggleRpcExceptionFilter implements RpcExceptionFilter {
   private readonly logger = new Logger('RpcExceptionFilter');
 
   catch(exception: unknown, host: ArgumentsHost): Observable<never> {
-    if (exception instanceof WaggleException) return throwError(() => exception.toWire());
-    const errorId = newErrorId();
     const pattern = host.getType() === 'rpc' ? host.switchToRpc().getContext<{ getSubject?: () => string }>().getSubject?.() : undefined;
-    this.logger.error({ err: exception, error_id: errorId, pattern }, 'unexpected error in message handler');
-    return throwError(() => new WaggleException('internal_server_error', { details: { error_id: errorId } }).toWire());
+    const wire = toRpcErrorWire(exception, pattern, this.logger);
+    return throwError(() => wire);
   }
+}
+
+/** What an RPC handler's failure travels as; anything but a WaggleException is logged here first. */
+export function toRpcErrorWire(exception: unknown, pattern: string | undefined, logger: Pick<Logger, 'error'>): WaggleErrorWire {
+  if (exception instanceof WaggleException) return exception.toWire();
+  const errorId = newErrorId();
+  logger.error({ err: exception, error_id: errorId, pattern }, 'unexpected error in message handler');
+  return new WaggleException('internal_server_error', { details: { error_id: errorId } }).toWire();
 }

@@ -40,8 +40,23 @@ export function RpcHandler<P extends RpcPattern>(pattern: P) {
   return <Method>(target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<Method> & RpcHandlerMismatch<P, Method>): void => {
     MessagePattern(pattern)(target, key, descriptor);
     ValidatedPayload(contract.request as RequestClass<unknown>)(target, key, 0);
+    if (contract.kind === 'reply') registerReplyHandler(target.constructor, { pattern, key, request: contract.request as RequestClass<unknown> });
   };
 }
+
+/** A reply pattern's handler method, as `@RpcHandler` recorded it on its class. */
+export interface ReplyHandlerMethod {
+  pattern: string;
+  key: string | symbol;
+  request: RequestClass<unknown>;
+}
+
+/**
+ * Every class with `@RpcHandler` methods of reply patterns. The service app serves those
+ * patterns straight from the NATS subscription (see `GracefulNatsServer.serveDirectly`),
+ * outside Nest's RPC pipeline; stream patterns stay on Nest's.
+ */
+export const REPLY_HANDLERS = new Map<Function, ReplyHandlerMethod[]>();
 
 /**
  * The payload parameter, validated against a request class. `@RpcHandler` applies it; a
@@ -49,4 +64,11 @@ export function RpcHandler<P extends RpcPattern>(pattern: P) {
  */
 export function ValidatedPayload(requestClass: RequestClass<unknown>): ParameterDecorator {
   return Payload(createPayloadPipe(requestClass));
+}
+
+/** Records a reply pattern's handler method (what `@RpcHandler` does for contract patterns; tests use it for their own). */
+export function registerReplyHandler(owner: Function, method: ReplyHandlerMethod): void {
+  const methods = REPLY_HANDLERS.get(owner) ?? [];
+  methods.push(method);
+  REPLY_HANDLERS.set(owner, methods);
 }
