@@ -130,6 +130,17 @@ export function fileNameOfContentDisposition(header: string | null): string | nu
   return name ? name : null;
 }
 
+/** Lets go of a body that is not wanted (a redirect's, an error page): a short one is read so the connection can be reused. */
+async function discardBody(body: Dispatcher.ResponseData['body']): Promise<void> {
+  await body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+}
+
+/** Drops a body half read, closing its connection; the abort error that follows is expected. */
+function abandonBody(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
 function headerValue(value: string | string[] | undefined): string | null {
   if (value === undefined) return null;
   return Array.isArray(value) ? (value[0] ?? null) : value;
@@ -198,7 +209,7 @@ export class AttachmentFetcher {
         });
         const location = headerValue(response.headers.location);
         if (REDIRECT_STATUSES.has(response.statusCode) && location !== null) {
-          response.body.destroy();
+          await discardBody(response.body);
           if (redirects >= this.maxRedirects) {
             throw new AttachmentFetchError('too_many_redirects', url, `more than ${this.maxRedirects} redirects`);
           }
@@ -212,7 +223,7 @@ export class AttachmentFetcher {
           continue;
         }
         if (response.statusCode < 200 || response.statusCode >= 300) {
-          response.body.destroy();
+          await discardBody(response.body);
           throw new AttachmentFetchError('http_status', url, `the server answered ${response.statusCode}`, response.statusCode);
         }
         const bytes = await this.readBody(response, url);
@@ -257,7 +268,7 @@ export class AttachmentFetcher {
     const tooLarge = () => new AttachmentFetchError('too_large', url, `the file is larger than ${formatBytes(this.maxBytes)}`);
     const declared = Number(headerValue(response.headers['content-length']));
     if (Number.isFinite(declared) && declared > this.maxBytes) {
-      response.body.destroy();
+      abandonBody(response.body);
       throw tooLarge();
     }
     const chunks: Buffer[] = [];
@@ -266,7 +277,7 @@ export class AttachmentFetcher {
       const buffer = chunk as Buffer;
       received += buffer.length;
       if (received > this.maxBytes) {
-        response.body.destroy();
+        abandonBody(response.body);
         throw tooLarge();
       }
       chunks.push(buffer);

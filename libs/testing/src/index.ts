@@ -9,3 +9,5 @@ export { CallbackReceiver, type ReceivedCallback, type ScriptedAnswer } from './
 export { fakeModel, loadCatalogWithFakeModels } from './fake-catalog';
 export { startServiceUnderTest, type ServiceUnderTest } from './service-under-test';
 export { describeServiceBasics } from './service-basics';
+export { createTestCertificates, TestHttpsServer, type TestCertificates, type TestHttpsRequest, type TestRoute } from './test-https-server';
+export { buildFixtureDocuments, type FixtureDocument, type FixtureDocumentType } from './fixture-documents';
