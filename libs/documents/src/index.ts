@@ -53,6 +53,7 @@ export {
   type Paging,
   type ReadFileErrorObservation,
   type ReadFileInput,
+  type ReadFileInputSchema,
   type ReadFileObservation,
   type ReadFileResult,
 } from './read-document';

@@ -16,8 +16,27 @@ export interface ReadFileInput {
   limit?: number;
 }
 
+interface JsonSchemaProperty {
+  type: 'string' | 'integer';
+  description: string;
+  minimum?: number;
+  maximum?: number;
+  default?: number;
+}
+
+/**
+ * The JSON Schema of ReadFileInput. Typed with plain (not readonly) arrays so it can be handed
+ * as it is to APIs that take a JSON Schema 7 object (e.g. the AI SDK's `jsonSchema()`).
+ */
+export interface ReadFileInputSchema {
+  type: 'object';
+  properties: { file_url: JsonSchemaProperty; offset: JsonSchemaProperty; limit: JsonSchemaProperty };
+  required: string[];
+  additionalProperties: boolean;
+}
+
 /** JSON Schema of ReadFileInput, for the tool definition handed to the model. */
-export const READ_FILE_INPUT_SCHEMA = {
+export const READ_FILE_INPUT_SCHEMA: ReadFileInputSchema = {
   type: 'object',
   properties: {
     file_url: { type: 'string', description: 'The URL of an attached file, exactly as listed in <available_files>.' },
@@ -37,17 +56,17 @@ export const READ_FILE_INPUT_SCHEMA = {
   },
   required: ['file_url'],
   additionalProperties: false,
-} as const;
+};
 
 /** The `read_file` tool as the model sees it: name, description and input schema. */
-export const READ_FILE_TOOL = {
+export const READ_FILE_TOOL: { name: typeof READ_FILE_TOOL_NAME; description: string; inputSchema: ReadFileInputSchema } = {
   name: READ_FILE_TOOL_NAME,
   description:
     'Reads an attached file as text: CSV and XLSX as Markdown tables (one per sheet), PDF page by page, DOCX, HTML and ' +
     'Markdown as Markdown, plain text as is. Answers at most `limit` characters from `offset`; while `truncated` is true, ' +
     'call again with `offset` set to `next_offset` to read on. Read a file before relying on its contents.',
   inputSchema: READ_FILE_INPUT_SCHEMA,
-} as const;
+};
 
 /** One page of a document: what `read_file` answers. */
 export interface ReadFileObservation {
