@@ -250,9 +250,11 @@ describe('agent service over NATS: agents', () => {
     expect(await send(AgentPatterns.republishWebhookTarget, { id: randomUUID() })).toEqual({ found: false });
 
     await registry.remove('agent', agent.id);
-    // A second replica's start rewrites every active agent's target before it answers anything.
-    const replica = await startServiceUnderTest(bootstrap, { LOG_LEVEL: 'error' });
+    // A second replica (the built app, as production starts it) rewrites every active agent's
+    // target while it starts, before its HTTP server (and so /health/live) answers.
+    const replica = spawnApp('agent', await freePort(), { LOG_LEVEL: 'warn' });
     try {
+      await waitUntilLive(replica);
       expect(await registry.get('agent', agent.id)).toEqual(written);
     } finally {
       await replica.stop();

@@ -30,9 +30,14 @@ export class WebhookTargetKeeper {
   private readonly registry: WebhookRegistry;
   private readonly sources = new Map<WebhookOwnerKind, WebhookTargetSource>();
   private resyncTimer?: NodeJS.Timeout;
+  private lastResync?: Promise<void>;
+  /** Every (re)connection rewrites the registry: a restarted Redis may have lost it. */
+  private readonly resyncOnReady = () => {
+    this.lastResync = this.resync('error');
+  };
 
   constructor(
-    redis: Redis,
+    private readonly redis: Redis,
     private readonly options: WebhookTargetKeeperOptions,
   ) {
     this.registry = new WebhookRegistry(redis);
@@ -43,18 +48,25 @@ export class WebhookTargetKeeper {
     this.sources.set(source.kind, source);
   }
 
-  /** Rewrites the whole registry now (Redis may have lost it) and then every `resyncSeconds`. */
-  async start(): Promise<void> {
-    await this.publishAll().catch((error: unknown) => this.options.logger.error({ err: error }, 'webhook registry resync failed'));
+  /**
+   * Rewrites the whole registry once Redis is connected (it may have lost it), waiting for the
+   * connection up to `startWaitMs` so that a replica that answers has written its targets;
+   * then again on every reconnection and every `resyncSeconds`. A client that refuses
+   * commands while offline would otherwise fail the first rewrite of a fresh process.
+   */
+  async start(startWaitMs = 5_000): Promise<void> {
+    this.redis.on('ready', this.resyncOnReady);
+    if (this.redis.status === 'ready') this.resyncOnReady();
+    else await this.firstConnection(startWaitMs);
+    await this.lastResync;
     if (this.options.resyncSeconds > 0) {
-      this.resyncTimer = setInterval(() => {
-        this.publishAll().catch((error: unknown) => this.options.logger.warn({ err: error }, 'webhook registry resync failed'));
-      }, this.options.resyncSeconds * 1000);
+      this.resyncTimer = setInterval(() => void this.resync('warn'), this.options.resyncSeconds * 1000);
       this.resyncTimer.unref();
     }
   }
 
   stop(): void {
+    this.redis.off('ready', this.resyncOnReady);
     clearInterval(this.resyncTimer);
   }
 
@@ -76,6 +88,24 @@ export class WebhookTargetKeeper {
   async republish(id: string): Promise<boolean> {
     for (const kind of this.sources.keys()) if ((await this.publish(kind, [id])) > 0) return true;
     return false;
+  }
+
+  private async resync(level: 'error' | 'warn'): Promise<void> {
+    await this.publishAll().catch((error: unknown) => this.options.logger[level]({ err: error }, 'webhook registry resync failed'));
+  }
+
+  /** Resolves at the first connection (whose 'ready' listener has started the rewrite), or after `waitMs`. */
+  private firstConnection(waitMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.redis.off('ready', done);
+        resolve();
+      };
+      const timer = setTimeout(done, waitMs);
+      timer.unref();
+      this.redis.once('ready', done);
+    });
   }
 
   async publishAll(): Promise<number> {
