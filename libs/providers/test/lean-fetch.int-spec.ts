@@ -39,7 +39,7 @@ describe('createLeanFetch', () => {
   });
 
   async function readAll(response: Response): Promise<string> {
-    const reader = response.body!.getReader();
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     const chunks: Uint8Array[] = [];
     for (;;) {
       const { done, value } = await reader.read();
@@ -91,8 +91,8 @@ describe('createLeanFetch', () => {
   it('ends a body under way when its signal aborts, rejecting with the signal reason', async () => {
     const controller = new AbortController();
     const response = await leanFetch(`${base}/hold`, { method: 'POST', body: '{}', signal: controller.signal });
-    const reader = response.body!.getReader();
-    expect(Buffer.from((await reader.read()).value!).toString()).toBe('data: first\n\n');
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    expect(Buffer.from((await reader.read()).value as Uint8Array).toString()).toBe('data: first\n\n');
     const reason = new Error('client went away');
     const pending = reader.read();
     controller.abort(reason);

@@ -1,5 +1,5 @@
 import { Module, type DynamicModule, type INestApplication, type INestApplicationContext, type INestMicroservice, type Type } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { ModulesContainer, NestFactory } from '@nestjs/core';
 import type { NestMicroservice } from '@nestjs/microservices';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { DataSourceOptions } from 'typeorm';
@@ -67,17 +67,17 @@ export async function startServiceApp(spec: ServiceAppSpec): Promise<INestApplic
  * `GracefulNatsServer.serveDirectly`). Stream patterns stay on Nest's pipeline.
  */
 export function serveReplyPatternsDirectly(app: INestApplicationContext, server: GracefulNatsServer): void {
-  for (const [owner, methods] of REPLY_HANDLERS) {
-    let instance: Record<string | symbol, (request: unknown) => unknown>;
-    try {
-      instance = app.get(owner, { strict: false });
-    } catch {
-      continue; // a controller of another app
-    }
-    for (const { pattern, key, request } of methods) {
-      const pipe = createPayloadPipe(request);
-      const metadata = { type: 'body', metatype: request } as const;
-      server.serveDirectly(pattern, async (payload) => instance[key](await pipe.transform(payload, metadata)));
+  // The app's own controller instances (asking the app for a class it lacks would end the process).
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const methods = wrapper.metatype ? REPLY_HANDLERS.get(wrapper.metatype) : undefined;
+      if (!methods || !wrapper.instance) continue;
+      const instance = wrapper.instance as Record<string | symbol, (request: unknown) => unknown>;
+      for (const { pattern, key, request } of methods) {
+        const pipe = createPayloadPipe(request);
+        const metadata = { type: 'body', metatype: request } as const;
+        server.serveDirectly(pattern, async (payload) => instance[key](await pipe.transform(payload, metadata)));
+      }
     }
   }
 }

@@ -56,7 +56,7 @@ export interface ReplyHandlerMethod {
  * patterns straight from the NATS subscription (see `GracefulNatsServer.serveDirectly`),
  * outside Nest's RPC pipeline; stream patterns stay on Nest's.
  */
-export const REPLY_HANDLERS = new Map<Function, ReplyHandlerMethod[]>();
+export const REPLY_HANDLERS = new Map<object, ReplyHandlerMethod[]>();
 
 /**
  * The payload parameter, validated against a request class. `@RpcHandler` applies it; a
@@ -67,7 +67,7 @@ export function ValidatedPayload(requestClass: RequestClass<unknown>): Parameter
 }
 
 /** Records a reply pattern's handler method (what `@RpcHandler` does for contract patterns; tests use it for their own). */
-export function registerReplyHandler(owner: Function, method: ReplyHandlerMethod): void {
+export function registerReplyHandler(owner: object, method: ReplyHandlerMethod): void {
   const methods = REPLY_HANDLERS.get(owner) ?? [];
   methods.push(method);
   REPLY_HANDLERS.set(owner, methods);
