@@ -181,6 +181,10 @@ export interface ModelRoute {
   provider_model_id: string;
   model_type: 'llm' | 'image_generation' | 'embedding';
   is_vision: boolean;
+  /** The model can call tools (agents offer theirs only then). */
+  is_tool_calling: boolean;
+  /** Tokens of context, prompt and answer together; 0 when the catalog does not know. */
+  context_limit: number;
   status: 'active' | 'deprecated';
 }
 

@@ -3,6 +3,7 @@ export { REQUEST_ID_PATTERN, newErrorId, newRequestId, requestContext, type Requ
 export { contextFields, loggerModuleParams, pinoOptions, redactCredentials, redactUrl } from './logging/logger-options';
 export { GracefulNatsServer } from './nats/graceful-nats.server';
 export { NatsRpcClient, toUpstreamException } from './nats/nats-rpc.client';
+export { RunCancellation } from './nats/run-cancellation';
 export { RpcContextInterceptor } from './nats/rpc-context.interceptor';
 export { WaggleRpcExceptionFilter } from './nats/rpc-exception.filter';
 export { createPayloadPipe, createValidationPipe, validationExceptionFactory, type FieldProblem } from './nats/validation';

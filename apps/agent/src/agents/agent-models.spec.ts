@@ -11,6 +11,8 @@ const route = (extra: Partial<ModelRoute> = {}): ModelRoute => ({
   provider_model_id: 'gpt-6-luna',
   model_type: 'llm',
   is_vision: true,
+  is_tool_calling: true,
+  context_limit: 128_000,
   status: 'active',
   ...extra,
 });

@@ -89,6 +89,8 @@ export class ModelsService implements OnApplicationBootstrap {
       provider_model_id: model.providerModelId,
       model_type: model.modelType,
       is_vision: model.isVision,
+      is_tool_calling: model.isToolCalling,
+      context_limit: model.contextLimit,
       status: model.status,
     };
   }

@@ -6,7 +6,7 @@ import type { Response } from 'express';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { MeteredApiRoute } from '../auth/authenticated.decorator';
 import { PromptInvokeBody } from './prompt-invoke.dto';
-import { relayAsSse } from './sse-relay';
+import { relayAsSse } from '../streaming/sse-relay';
 
 /** decisions.md: synchronous invoke time-out. */
 export const SYNC_INVOKE_TIMEOUT_MS = 300_000;

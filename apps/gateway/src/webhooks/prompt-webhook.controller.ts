@@ -7,6 +7,7 @@ import { CallbackUrlPolicy } from '@waggle/webhooks';
 import type Redis from 'ioredis';
 import type { GatewayEnv } from '../config/gateway.env';
 import { PromptWebhookBody } from './prompt-webhook.dto';
+import { checkTriggerBody, enqueueTrigger } from './trigger-intake';
 import { WebhookTriggerRoute, type WebhookTriggerRequest } from './webhook-secret.guard';
 
 export interface AcceptedTrigger {
@@ -47,17 +48,10 @@ export class PromptWebhookController implements OnModuleDestroy {
     if (!variant) throw new WaggleException('resource_not_found', { message: 'Variant not found' });
     // Every missing field is named at once: the variables, and where the result goes.
     const inputs = body.inputs ?? {};
-    const missing = variant.variables.filter((name) => !Object.hasOwn(inputs, name)).map((name) => `inputs.${name}`);
-    const callbackUrl = body.async?.callback_url;
-    if (callbackUrl === undefined) missing.push('async.callback_url');
-    if (missing.length > 0 || callbackUrl === undefined) {
-      throw new WaggleException('missing_required_field', {
-        message: `Missing required fields: ${missing.join(', ')}`,
-        details: missing.map((field) => ({ field, messages: [field === 'async.callback_url' ? 'async.callback_url is required: delivery is always by callback' : `${field} is required by the deployed prompt version`] })),
-      });
-    }
-    const refusal = this.callbackUrls.check(callbackUrl);
-    if (refusal) throw new WaggleException('validation_error', { message: refusal, details: [{ field: 'async.callback_url', messages: [refusal] }] });
+    const missing = variant.variables
+      .filter((name) => !Object.hasOwn(inputs, name))
+      .map((name) => ({ field: `inputs.${name}`, why: `inputs.${name} is required by the deployed prompt version` }));
+    const callbackUrl = checkTriggerBody(missing, body.async?.callback_url, this.callbackUrls);
 
     const requestId = requestContext.get()?.requestId ?? '';
     const job: PromptTriggerJob = {
@@ -72,12 +66,7 @@ export class PromptWebhookController implements OnModuleDestroy {
       callback_url: callbackUrl,
       accepted_at: new Date().toISOString(),
     };
-    try {
-      await this.triggers.add(requestId, job);
-    } catch (error) {
-      this.logger.error({ err: error }, 'a webhook trigger could not be queued');
-      throw new WaggleException('upstream_request_failed', { status: 503, message: 'The run could not be accepted. Retry shortly.' });
-    }
+    await enqueueTrigger(this.triggers, requestId, job, this.logger);
     // The run is in the ledger from the moment it is accepted, even while its runner is down.
     this.ledger.save({
       request_id: requestId,

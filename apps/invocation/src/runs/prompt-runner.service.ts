@@ -13,7 +13,7 @@ import {
   type PromptMessage,
   type PromptParams,
 } from '@waggle/providers';
-import { LedgerPublisher } from '@waggle/platform';
+import { LedgerPublisher, RunCancellation } from '@waggle/platform';
 import { Observable } from 'rxjs';
 import type { PromptDeploymentEntity } from '../prompts/entities/prompt-deployment.entity';
 import type { PromptVariantEntity } from '../prompts/entities/prompt-variant.entity';
@@ -21,7 +21,6 @@ import type { PromptVersionEntity, StoredPromptParams } from '../prompts/entitie
 import { PromptResolutionCache } from '../prompts/prompt-resolution.cache';
 import type { ResolvedPrompt } from '../prompts/prompts.repository';
 import { imageUrls, lastUserText, renderMessages } from './prompt-messages';
-import { RunCancellation } from './run-cancellation';
 
 interface PreparedRun {
   deployment: PromptDeploymentEntity;

@@ -91,9 +91,8 @@ export class PromptTriggerWorker extends QueueWorker<'prompt-runs'> implements O
   /** The run's finished record once the ledger stream holds it: a callback never announces a result that could be lost. */
   private async storedResult(requestId: string): Promise<LedgerRecord> {
     const inMemory = this.ledger.pendingRecord(requestId);
-    for (let attempt = 0; attempt < LEDGER_PUBLISH_ATTEMPTS && this.ledger.pendingRecord(requestId); attempt += 1) await this.ledger.flush();
     // Retried (the job throws) rather than announcing a result the ledger does not hold.
-    if (this.ledger.pendingRecord(requestId)) throw new Error(`The ledger record of ${requestId} could not be published`);
+    if (!(await this.ledger.stored(requestId, LEDGER_PUBLISH_ATTEMPTS))) throw new Error(`The ledger record of ${requestId} could not be published`);
     // Once no longer pending, the state held in memory is the state stored.
     const record = inMemory ?? (await this.requests.find(requestId));
     if (isFinished(record)) return record;

@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
+import { RunCancellation } from '@waggle/platform';
 import { LedgerModule } from '../ledger/ledger.module';
 import { PromptsModule } from '../prompts/prompts.module';
 import { PromptRunner } from './prompt-runner.service';
 import { PromptTriggerWorker } from './prompt-trigger.worker';
-import { RunCancellation } from './run-cancellation';
 import { RunsController } from './runs.controller';
 
 /**

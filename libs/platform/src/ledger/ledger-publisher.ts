@@ -46,6 +46,16 @@ export class LedgerPublisher implements OnModuleInit {
     return this.dirty.get(requestId) ?? this.publishing.get(requestId);
   }
 
+  /**
+   * Publishes until the run's record is stored by JetStream (true), or gives up after
+   * `attempts` batches (false): whoever announces a result (a callback) waits for this, so a
+   * result is never announced that the ledger could still lose.
+   */
+  async stored(requestId: string, attempts = 20): Promise<boolean> {
+    for (let attempt = 0; attempt < attempts && this.pendingRecord(requestId); attempt += 1) await this.flush();
+    return !this.pendingRecord(requestId);
+  }
+
   get pending(): number {
     return this.dirty.size + this.publishing.size;
   }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { RUN_CANCEL_SUBJECT, type CancelRunMessage } from '@waggle/contracts';
-import { NatsRpcClient } from '@waggle/platform';
+import { NatsRpcClient } from './nats-rpc.client';
 import type { Subscription } from 'nats';
 
 /**
