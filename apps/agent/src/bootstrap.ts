@@ -1,12 +1,14 @@
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig, startServiceApp } from '@waggle/platform';
+import { loadConfig, NatsRpcClient, startServiceApp } from '@waggle/platform';
+import { ProvidersModule } from '@waggle/providers';
 import { AgentsModule } from './agents/agents.module';
 import { AgentEnv } from './config/agent.env';
 import { dataSourceOptions } from './database/data-source';
+import { RunsModule } from './runs/runs.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 export function bootstrap(): Promise<INestApplication> {
   const env = loadConfig(AgentEnv);
   const database = dataSourceOptions(env.DATABASE_URL);
-  return startServiceApp({ service: 'agent', env, dependencies: ['postgres', 'nats', 'redis'], database, imports: [AgentsModule, WebhooksModule] });
+  return startServiceApp({ service: 'agent', env, dependencies: ['postgres', 'nats', 'redis'], database, imports: [ProvidersModule.forRoot({ env, catalogTransport: NatsRpcClient }), AgentsModule, RunsModule, WebhooksModule] });
 }

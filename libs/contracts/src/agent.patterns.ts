@@ -1,8 +1,28 @@
 import 'reflect-metadata';
 import { Transform, Type } from 'class-transformer';
-import { IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, IsUUID, Length, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateBy,
+  ValidateIf,
+  ValidateNested,
+  type ValidationOptions,
+} from 'class-validator';
+import { IsFlatMetadata, type FlatMetadata } from './flat-metadata';
 import { WorkspaceIdRequest } from './common.dto';
-import { RepublishWebhookTargetRequest, type RepublishedWebhookTarget } from './invocation.patterns';
+import { REQUEST_ID_FORMAT, RepublishWebhookTargetRequest, type RepublishedWebhookTarget, type UsageObject } from './invocation.patterns';
 import { patternNames, rpc } from './rpc-contract';
 
 /** The spec's enums of the Agent resource. */
@@ -220,7 +240,157 @@ export interface AgentWebhookSecretCheck {
   workspace_id: string | null;
 }
 
-/** The agent service: agents (CRUD and their webhook secrets); invoke, threads and runs next. */
+/** At most this many items in one `attachments` or `image_urls` array before the rules are even read (the rule itself is 5 together). */
+const ATTACHMENT_ITEMS_MAX = 20;
+
+/**
+ * `attachments` as the spec allows it: an array of URL strings or `{ file_url }` objects. Only
+ * the shape is checked here; the attachment rules (https only, at most 5 with image_urls,
+ * supported types) are the agent service's, which names the offending item.
+ */
+export function IsAttachmentList(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isAttachmentList',
+      validator: {
+        validate: (value: unknown) =>
+          Array.isArray(value) &&
+          value.length <= ATTACHMENT_ITEMS_MAX &&
+          value.every(
+            (item) =>
+              (typeof item === 'string' && item.length <= 4096) ||
+              (item !== null &&
+                typeof item === 'object' &&
+                !Array.isArray(item) &&
+                Object.keys(item).every((key) => key === 'file_url') &&
+                typeof (item as { file_url?: unknown }).file_url === 'string' &&
+                (item as { file_url: string }).file_url.length <= 4096),
+          ),
+        defaultMessage: () => `attachments must be an array of at most ${ATTACHMENT_ITEMS_MAX} URL strings or objects with a file_url string`,
+      },
+    },
+    options,
+  );
+}
+
+/** What attaches files to one message: URL strings or `{ file_url }`, and the image shorthand. */
+export class AgentMessageAttachments {
+  @IsOptional()
+  @IsAttachmentList()
+  attachments?: Array<string | { file_url: string }>;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(ATTACHMENT_ITEMS_MAX)
+  @IsString({ each: true })
+  @MaxLength(4096, { each: true })
+  image_urls?: string[];
+}
+
+export const AGENT_MESSAGE_ROLES = ['user', 'assistant', 'system'] as const;
+
+/** spec: Agent message record (the `messages` input): caller-managed history, never stored. */
+export class AgentMessageInput extends AgentMessageAttachments {
+  @IsString()
+  @MaxLength(200_000)
+  content!: string;
+
+  @IsIn(AGENT_MESSAGE_ROLES)
+  role!: (typeof AGENT_MESSAGE_ROLES)[number];
+}
+
+/** What a caller gives an agent run, by invoke or (message, thread, metadata) by webhook. */
+export class AgentRunInputs extends AgentMessageAttachments {
+  /** The agent's UUID; anything else is 422 "Agent not found". */
+  @IsString()
+  @MaxLength(100)
+  agent!: string;
+
+  @IsString()
+  @MaxLength(200_000)
+  message!: string;
+
+  /** Any caller string: a new thread on first use, resumed later (scoped to the agent and workspace). */
+  @IsOptional()
+  @IsString()
+  @Length(1, 256)
+  thread_id?: string;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(500)
+  @ValidateNested({ each: true })
+  @Type(() => AgentMessageInput)
+  messages?: AgentMessageInput[];
+
+  @IsOptional()
+  @IsFlatMetadata()
+  metadata?: FlatMetadata;
+
+  /** decisions: the run's user label, recorded and filterable, never given to the model. */
+  @IsOptional()
+  @IsString()
+  @Length(0, 256)
+  user?: string;
+}
+
+/** An agent run as the gateway hands it to the agent service. */
+export class AgentRunRequest extends AgentRunInputs {
+  @IsUUID()
+  workspace_id!: string;
+
+  @Matches(REQUEST_ID_FORMAT)
+  request_id!: string;
+}
+
+/** decisions: one tool call of a non-streaming answer; input and observation as JSON strings. */
+export interface AgentToolCallView {
+  tool_name: string;
+  tool_input: string;
+  observation: string;
+}
+
+/** decisions: the non-streaming answer of an agent invoke. */
+export interface AgentInvokeResponse {
+  request_id: string;
+  response: string;
+  /** Present when the call named a thread. */
+  thread_id?: string;
+  model: string;
+  usage: UsageObject;
+  tool_calls: AgentToolCallView[];
+}
+
+/** decisions: agent stream events (the prompt shapes, `done` on text fragments, and `tool`). */
+export type AgentStreamEvent =
+  | { request_id: string; type: 'reasoning' | 'response'; model: string; response: string; done: boolean }
+  | { request_id: string; type: 'tool'; tool_id: string; tool: string; tool_type: string; tool_input: Record<string, unknown>; observation: string }
+  | { request_id: string; type: 'usage'; usage: UsageObject & { duration: number }; stop_reason: string }
+  | {
+      request_id: string;
+      type: 'error';
+      error: string;
+      message: string;
+      error_code: string;
+      error_type: string;
+      status_code: number;
+      provider?: string;
+    };
+
+/** An accepted agent webhook trigger, queued for the agent service's workers (queue `agent-runs`). */
+export interface AgentTriggerJob {
+  request_id: string;
+  workspace_id: string;
+  agent_id: string;
+  message: string;
+  thread_id: string | null;
+  metadata: FlatMetadata;
+  user: string | null;
+  callback_url: string;
+  accepted_at: string;
+}
+
+/** The agent service: agents (CRUD and their webhook secrets) and their runs. */
 export const AgentContracts = {
   listAgents: rpc('agent.agents.list', WorkspaceIdRequest).returns<AgentRecord[]>(),
   createAgent: rpc('agent.agents.create', CreateAgentRequest).returns<AgentRecord>(),
@@ -235,6 +405,10 @@ export const AgentContracts = {
   verifyWebhookSecret: rpc('agent.agents.webhook-secret.verify', VerifyAgentWebhookSecretRequest).returns<AgentWebhookSecretCheck>(),
   /** The gateway found no registry entry for an agent trigger: write it again if the agent is active. */
   republishWebhookTarget: rpc('agent.agents.webhook-target.republish', RepublishWebhookTargetRequest).returns<RepublishedWebhookTarget>(),
+  /** One run, answered whole. Everything that can be refused (agent, attachments, vision) is refused before the model is called. */
+  invokeAgent: rpc('agent.runs.invoke', AgentRunRequest).returns<AgentInvokeResponse>(),
+  /** One run as events; refusals end the stream before its first event (the gateway answers them as JSON). */
+  streamAgent: rpc('agent.runs.stream', AgentRunRequest).streams<AgentStreamEvent>(),
 };
 
 export const AgentPatterns = patternNames(AgentContracts);

@@ -1,3 +1,4 @@
+import type { AgentTriggerJob } from './agent.patterns';
 import type { CallbackDeliveryJob } from './callback-dispatcher.patterns';
 import type { PromptTriggerJob } from './invocation.patterns';
 
@@ -10,6 +11,8 @@ export const QueueNames = {
   callbacks: 'callbacks',
   /** Accepted prompt webhook triggers; invocation's workers consume it. */
   promptRuns: 'prompt-runs',
+  /** Accepted agent webhook triggers; the agent service's workers consume it. */
+  agentRuns: 'agent-runs',
 } as const;
 
 export type QueueName = (typeof QueueNames)[keyof typeof QueueNames];
@@ -18,4 +21,5 @@ export type QueueName = (typeof QueueNames)[keyof typeof QueueNames];
 export interface QueueJobs {
   callbacks: CallbackDeliveryJob;
   'prompt-runs': PromptTriggerJob;
+  'agent-runs': AgentTriggerJob;
 }

@@ -1,5 +1,6 @@
 import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/platform';
 import { AGENT_ENTITIES } from '../agents/entities';
+import { THREAD_ENTITIES } from '../threads/entities';
 import { MIGRATIONS } from './migrations';
 
 export const SCHEMA = 'agent';
@@ -9,7 +10,7 @@ export function dataSourceOptions(databaseUrl: string): PostgresDataSourceOption
   return serviceDataSourceOptions({
     schema: SCHEMA,
     databaseUrl,
-    entities: AGENT_ENTITIES,
+    entities: [...AGENT_ENTITIES, ...THREAD_ENTITIES],
     migrations: MIGRATIONS,
     applicationName: 'waggle-agent',
   });

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { ActiveWorkspaces } from './active-workspaces';
+import { AgentWebhookController } from './agent-webhook.controller';
 import { PrivateDeliveriesController } from './private-deliveries.controller';
 import { PromptWebhookController } from './prompt-webhook.controller';
 import { WebhookSecretGuard } from './webhook-secret.guard';
@@ -8,7 +9,7 @@ import { WebhookSecretGuard } from './webhook-secret.guard';
 /** Webhook triggers (authenticated by the owner's secret from the registry) and the callback delivery log. */
 @Module({
   imports: [AuthModule],
-  controllers: [PromptWebhookController, PrivateDeliveriesController],
+  controllers: [PromptWebhookController, AgentWebhookController, PrivateDeliveriesController],
   providers: [WebhookSecretGuard, ActiveWorkspaces],
 })
 export class WebhooksModule {}

@@ -14,12 +14,13 @@ export const JOB_RETENTION = {
 
 /**
  * Each queue's job options, so a job is retried the same way whoever enqueues it. Callbacks
- * schedule their own retries (see the dispatcher); an accepted prompt trigger whose run hit
+ * schedule their own retries (see the dispatcher); an accepted prompt or agent trigger whose run hit
  * an outage (database, Redis, a crash) is run again with backoff.
  */
 const JOB_OPTIONS: { readonly [Q in QueueName]: { name: string; options: JobsOptions } } = {
   callbacks: { name: 'deliver', options: JOB_RETENTION },
   'prompt-runs': { name: 'run', options: { ...JOB_RETENTION, attempts: 8, backoff: { type: 'exponential', delay: 1000 } } },
+  'agent-runs': { name: 'run', options: { ...JOB_RETENTION, attempts: 8, backoff: { type: 'exponential', delay: 1000 } } },
 };
 
 /** Adds jobs to one queue, typed by the queue's job, carrying the caller's trace to the worker. */

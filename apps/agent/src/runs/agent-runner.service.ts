@@ -1,0 +1,429 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type {
+  AgentInvokeResponse,
+  AgentRunRequest,
+  AgentStreamEvent,
+  AgentToolCallView,
+  AgentTriggerJob,
+  LedgerRecord,
+  ModelRoute as CatalogRoute,
+  RunStatus,
+  UsageObject,
+} from '@waggle/contracts';
+import type { DocumentReader } from '@waggle/documents';
+import { ERROR_CATALOG, WaggleException } from '@waggle/errors';
+import { APP_ENV, LedgerPublisher, RunCancellation } from '@waggle/platform';
+import {
+  complete,
+  ModelRoutes,
+  ProviderRegistry,
+  providerFailure,
+  stream,
+  toModelRoute,
+  toolResultsMessage,
+  type ModelRoute,
+  type PromptCall,
+  type PromptMessage,
+  type PromptParams,
+  type ReasoningEffort,
+  type SpecUsage,
+  type StopReason,
+  type ToolCall,
+  type ToolChoice,
+  type ToolResult,
+} from '@waggle/providers';
+import { Observable } from 'rxjs';
+import type { AgentEnv } from '../config/agent.env';
+import type { StoredAttachment } from '../threads/entities';
+import { runTools, type RunTools } from './agent-tools';
+import { buildConversation, checkRunAttachments, readableDocuments, type CheckedRunInput } from './conversation';
+import { DOCUMENT_READER } from './document-reader.provider';
+import { RunsRepository, type RunnableAgent, type ToolCallRecord } from './runs.repository';
+
+interface PreparedRun {
+  request: AgentRunRequest;
+  agent: RunnableAgent;
+  route: ModelRoute;
+  messages: PromptMessage[];
+  params: PromptParams;
+  tools: RunTools;
+  maxToolCalls: number;
+  thread?: { id: string; key: string };
+  checked: CheckedRunInput;
+  record: LedgerRecord;
+}
+
+/** One model turn's result, whole or streamed. */
+interface TurnOutcome {
+  response: string;
+  reasoning: string;
+  toolCalls: ToolCall[];
+  responseMessages: PromptMessage[];
+  usage: SpecUsage;
+  stopReason: StopReason;
+}
+
+/** What the loop reports as it goes (the stream's events). */
+interface LoopListener {
+  fragment?(kind: 'reasoning' | 'response', text: string): void;
+  /** A text kind ended (another kind, a tool call or the turn's end follows). */
+  textDone?(kind: 'reasoning' | 'response'): void;
+  tool?(record: ToolCallRecord, input: unknown, toolType: string): void;
+}
+
+interface LoopResult {
+  response: string;
+  reasoning: string;
+  usage: SpecUsage;
+  stopReason: StopReason;
+  toolCalls: ToolCallRecord[];
+}
+
+const ZERO_USAGE: SpecUsage = { prompt_tokens: { total_tokens: 0, cached_tokens: 0 }, completion_tokens: { total_tokens: 0, reasoning_tokens: 0 }, total_tokens: 0 };
+
+function addUsage(a: SpecUsage, b: SpecUsage): SpecUsage {
+  return {
+    prompt_tokens: { total_tokens: a.prompt_tokens.total_tokens + b.prompt_tokens.total_tokens, cached_tokens: a.prompt_tokens.cached_tokens + b.prompt_tokens.cached_tokens },
+    completion_tokens: {
+      total_tokens: a.completion_tokens.total_tokens + b.completion_tokens.total_tokens,
+      reasoning_tokens: a.completion_tokens.reasoning_tokens + b.completion_tokens.reasoning_tokens,
+    },
+    total_tokens: a.total_tokens + b.total_tokens,
+  };
+}
+
+/** The spec's efforts past `high` go to the providers as their highest. */
+function toReasoningEffort(effort: RunnableAgent['reasoningEffort']): ReasoningEffort | undefined {
+  if (effort === null) return undefined;
+  return effort === 'xhigh' || effort === 'max' ? 'high' : effort;
+}
+
+function toParams(agent: RunnableAgent): PromptParams {
+  const ttl = agent.providerPromptCacheTtl;
+  return {
+    ...(agent.temperature !== null && { temperature: agent.temperature }),
+    ...(agent.maxToken !== null && { maxOutputTokens: agent.maxToken }),
+    ...(agent.maxThinkingToken !== null && { thinkingBudget: agent.maxThinkingToken }),
+    ...(agent.reasoningEffort !== null && { reasoningEffort: toReasoningEffort(agent.reasoningEffort) }),
+    ...(ttl !== null && ttl !== 'disabled' && { promptCache: { ttl } }),
+  };
+}
+
+const seconds = (ms: number) => Math.round(ms) / 1000;
+const json = (value: unknown) => JSON.stringify(value ?? null);
+
+/**
+ * Runs agents: everything that can be refused (agent, attachments, vision, configuration) is
+ * refused before the model is called; then model turns with the run's tools until the model
+ * answers, at most `max_tool_calls` tool calls, the last turn with tools forbidden. A threaded
+ * run's turn is stored before its answer is given; the ledger records every run.
+ */
+@Injectable()
+export class AgentRunner {
+  private readonly logger = new Logger(AgentRunner.name);
+
+  constructor(
+    private readonly registry: ProviderRegistry,
+    private readonly routes: ModelRoutes,
+    private readonly ledger: LedgerPublisher,
+    private readonly cancellation: RunCancellation,
+    private readonly runs: RunsRepository,
+    @Inject(DOCUMENT_READER) private readonly reader: DocumentReader,
+    @Inject(APP_ENV) private readonly env: AgentEnv,
+  ) {}
+
+  async invoke(request: AgentRunRequest, abortSignal?: AbortSignal): Promise<AgentInvokeResponse> {
+    const run = await this.prepare(request);
+    const started = Date.now();
+    let result: LoopResult;
+    try {
+      result = await this.loop(run, (call) => this.completeTurn(run, call), {}, abortSignal);
+    } catch (error) {
+      throw this.failed(run, error, started);
+    }
+    await this.complete(run, result, started);
+    return {
+      request_id: request.request_id,
+      response: result.response,
+      ...(request.thread_id !== undefined && { thread_id: request.thread_id }),
+      model: run.route.modelId,
+      usage: result.usage,
+      tool_calls: result.toolCalls.map((call): AgentToolCallView => ({ tool_name: call.toolName, tool_input: json(call.input), observation: call.observation })),
+    };
+  }
+
+  /**
+   * The run as events. Refusals end the observable with the error before any event (the
+   * gateway answers them as JSON); a provider failure afterwards is one `error` event. When
+   * the client leaves, the run is cancelled silently: no event, no failed run, no usage,
+   * unless the answer was already complete and recorded.
+   */
+  stream(request: AgentRunRequest): Observable<AgentStreamEvent> {
+    return new Observable<AgentStreamEvent>((subscriber) => {
+      const tracked = this.cancellation.track(request.request_id);
+      const emit = (event: AgentStreamEvent) => {
+        if (!tracked.signal.aborted) subscriber.next(event);
+      };
+      const execute = async () => {
+        const run = await this.prepare(request);
+        const started = Date.now();
+        const model = run.route.modelId;
+        const listener: LoopListener = {
+          fragment: (kind, text) => emit({ request_id: request.request_id, type: kind, model, response: text, done: false }),
+          textDone: (kind) => emit({ request_id: request.request_id, type: kind, model, response: '', done: true }),
+          tool: (record, input, toolType) =>
+            emit({
+              request_id: request.request_id,
+              type: 'tool',
+              tool_id: record.toolCallId,
+              tool: record.toolName,
+              tool_type: toolType,
+              tool_input: input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : { value: input },
+              observation: record.observation,
+            }),
+        };
+        let result: LoopResult;
+        try {
+          result = await this.loop(run, (call) => this.streamTurn(run, call, listener), listener, tracked.signal);
+        } catch (error) {
+          if (tracked.signal.aborted) {
+            // The client left before the answer was complete: a cancellation, silently.
+            this.finish(run, 'cancelled', Date.now() - started, null, null);
+            return;
+          }
+          const failure = this.failed(run, error, started);
+          emit({
+            request_id: request.request_id,
+            type: 'error',
+            error: failure.message,
+            message: failure.message,
+            error_code: failure.code,
+            error_type: ERROR_CATALOG[failure.code].category,
+            status_code: failure.status,
+            ...(failure.code === 'provider_error' && { provider: run.route.provider }),
+          });
+          return;
+        }
+        // The answer is complete: it is recorded (and its usage counted) even if the client has gone.
+        try {
+          await this.complete(run, result, started);
+        } catch (error) {
+          const failure = error instanceof WaggleException ? error : new WaggleException('agent_completion_persistence_failed');
+          emit({ request_id: request.request_id, type: 'error', error: failure.message, message: failure.message, error_code: failure.code, error_type: ERROR_CATALOG[failure.code].category, status_code: failure.status });
+          return;
+        }
+        emit({ request_id: request.request_id, type: 'usage', usage: { ...result.usage, duration: seconds(Date.now() - started) }, stop_reason: result.stopReason });
+      };
+      execute().then(
+        () => subscriber.complete(),
+        (error: unknown) => subscriber.error(error),
+      );
+      return () => tracked.done();
+    });
+  }
+
+  /** A webhook trigger's run: no client waits, so it has a time limit of its own. */
+  async invokeTriggered(job: AgentTriggerJob): Promise<AgentInvokeResponse> {
+    const request: AgentRunRequest = {
+      workspace_id: job.workspace_id,
+      request_id: job.request_id,
+      agent: job.agent_id,
+      message: job.message,
+      ...(job.thread_id !== null && { thread_id: job.thread_id }),
+      metadata: job.metadata,
+      ...(job.user !== null && { user: job.user }),
+    };
+    return this.invoke(request, AbortSignal.timeout(this.env.AGENT_TRIGGER_TIMEOUT_MS));
+  }
+
+  private async prepare(request: AgentRunRequest): Promise<PreparedRun> {
+    const agent = await this.runs.agent(request.workspace_id, request.agent);
+    if (!agent) throw new WaggleException('resource_not_found', { status: 422, message: 'Agent not found' });
+    const checked = checkRunAttachments(request);
+    const catalogRoute = await this.routes.get(agent.llmModel).catch((error: unknown) => {
+      if (error instanceof WaggleException && error.code === 'resource_not_found') throw new WaggleException('model_deprecated', { params: { model: agent.llmModel } });
+      throw error;
+    });
+    checkModel(catalogRoute, checked);
+    const route = toModelRoute(catalogRoute);
+    // Missing credentials answer config_error here, before anything is recorded or sent.
+    this.registry.languageModel(route);
+
+    const thread = request.thread_id === undefined ? undefined : await this.runs.openThread(request.workspace_id, agent.id, request.thread_id);
+    const stored = thread?.turns ?? [];
+    const documents = readableDocuments(checked, stored);
+    if (documents.length > 0 && !catalogRoute.is_tool_calling) {
+      const reason = `${catalogRoute.name} cannot call tools, so it cannot read attached documents`;
+      throw new WaggleException('validation_error', { message: `Invalid attachment: ${reason}`, details: [{ field: 'attachments', messages: [reason] }] });
+    }
+    const conversation = buildConversation({
+      instructionPrompt: agent.instructionPrompt,
+      documents,
+      stored,
+      callerMessages: request.messages ?? [],
+      checked,
+      message: request.message,
+      contextLimit: catalogRoute.context_limit,
+      answerTokens: agent.maxToken ?? this.env.AGENT_ANSWER_RESERVE_TOKENS,
+    });
+    if (conversation.omittedTurns > 0) this.logger.log({ msg: 'thread windowed to the model context', request_id: request.request_id, omitted_turns: conversation.omittedTurns });
+
+    const now = new Date().toISOString();
+    const record: LedgerRecord = {
+      request_id: request.request_id,
+      workspace_id: request.workspace_id,
+      request_type: 'agent',
+      requestable_type: 'agent',
+      requestable_id: agent.id,
+      deployment: null,
+      variant: null,
+      variant_id: null,
+      version_id: null,
+      version: null,
+      model: catalogRoute.id,
+      status: 'running',
+      message: request.message,
+      metadata: request.metadata ?? {},
+      user: request.user ?? null,
+      generated_at: now,
+      started_at: now,
+      ended_at: null,
+      duration_ms: null,
+      usage: null,
+      data: null,
+    };
+    this.ledger.save(record);
+    return {
+      request,
+      agent,
+      route,
+      messages: conversation.messages,
+      params: toParams(agent),
+      tools: runTools(this.reader, documents),
+      maxToolCalls: agent.maxToolCalls ?? this.env.AGENT_DEFAULT_MAX_TOOL_CALLS,
+      ...(thread && request.thread_id !== undefined && { thread: { id: thread.threadId, key: request.thread_id } }),
+      checked,
+      record,
+    };
+  }
+
+  /**
+   * Model turns until an answer. Tools are offered while the run has calls left; a turn past
+   * the cap (or an agent with `tool_choice: none`) offers them with choice `none`, so the
+   * model answers in text. `required` applies to the first turn only, `auto` after it.
+   */
+  private async loop(run: PreparedRun, turn: (call: PromptCall) => Promise<TurnOutcome>, listener: LoopListener, signal: AbortSignal | undefined): Promise<LoopResult> {
+    const definitions = run.tools.definitions;
+    let messages = run.messages;
+    let choice: ToolChoice = run.agent.toolChoice ?? 'auto';
+    let usage = ZERO_USAGE;
+    const records: ToolCallRecord[] = [];
+    const response: string[] = [];
+    const reasoning: string[] = [];
+    for (;;) {
+      const mayCall = definitions.length > 0 && choice !== 'none' && records.length < run.maxToolCalls;
+      const outcome = await turn({
+        messages,
+        params: run.params,
+        ...(definitions.length > 0 && { tools: definitions, toolChoice: mayCall ? choice : 'none' }),
+        abortSignal: signal,
+      });
+      usage = addUsage(usage, outcome.usage);
+      response.push(outcome.response);
+      reasoning.push(outcome.reasoning);
+      if (!mayCall || outcome.toolCalls.length === 0) {
+        return { response: response.join(''), reasoning: reasoning.join(''), usage, stopReason: outcome.stopReason, toolCalls: records };
+      }
+      const results: ToolResult[] = [];
+      for (const call of outcome.toolCalls) {
+        const started = Date.now();
+        // Calls past the cap in the same turn are answered, not run.
+        const { observation, isError } =
+          records.length < run.maxToolCalls
+            ? await run.tools.run(call, signal ?? new AbortController().signal)
+            : { observation: { error: `The limit of ${run.maxToolCalls} tool calls for this run was reached.` }, isError: true };
+        if (signal?.aborted) throw signal.reason;
+        const record: ToolCallRecord = { toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, observation: json(observation), durationMs: Date.now() - started };
+        records.push(record);
+        listener.tool?.(record, call.input, run.tools.typeOf(call.toolName));
+        results.push({ toolCallId: call.toolCallId, toolName: call.toolName, output: observation, isError });
+      }
+      messages = [...messages, ...outcome.responseMessages, toolResultsMessage(results)];
+      if (choice === 'required') choice = 'auto';
+    }
+  }
+
+  private async completeTurn(run: PreparedRun, call: PromptCall): Promise<TurnOutcome> {
+    const result = await complete(this.registry, run.route, call);
+    return { response: result.response, reasoning: result.reasoning, toolCalls: result.toolCalls, responseMessages: result.responseMessages, usage: result.usage, stopReason: result.stopReason };
+  }
+
+  private async streamTurn(run: PreparedRun, call: PromptCall, listener: LoopListener): Promise<TurnOutcome> {
+    const text = { reasoning: '', response: '' };
+    const toolCalls: ToolCall[] = [];
+    let open: 'reasoning' | 'response' | undefined;
+    const close = () => {
+      if (open) listener.textDone?.(open);
+      open = undefined;
+    };
+    for await (const part of stream(this.registry, run.route, call)) {
+      if (part.type === 'reasoning' || part.type === 'response') {
+        if (open !== part.type) close();
+        open = part.type;
+        text[part.type] += part.text;
+        listener.fragment?.(part.type, part.text);
+      } else if (part.type === 'tool-call') {
+        close();
+        toolCalls.push(part.toolCall);
+      } else if (part.type === 'finish') {
+        close();
+        return { ...text, toolCalls, responseMessages: part.responseMessages, usage: part.usage, stopReason: part.stopReason };
+      }
+    }
+    throw new WaggleException('provider_error', { message: 'The provider stream ended without finishing' });
+  }
+
+  /** Stores a threaded run's turn (before the answer is given), then the completed record. */
+  private async complete(run: PreparedRun, result: LoopResult, started: number): Promise<void> {
+    if (run.thread) {
+      const attachments: StoredAttachment[] = [...run.checked.current.documents, ...run.checked.current.images].map(({ url, kind, name }) => ({ url, kind, name }));
+      try {
+        await this.runs.appendTurn({ threadId: run.thread.id, requestId: run.request.request_id, message: run.request.message, attachments, response: result.response, toolCalls: result.toolCalls });
+      } catch (error) {
+        this.logger.error({ err: error, request_id: run.request.request_id }, 'an agent turn could not be stored in its thread');
+        const failure = new WaggleException('agent_completion_persistence_failed');
+        this.finish(run, 'failed', Date.now() - started, null, { error: failure.message, error_code: failure.code });
+        throw failure;
+      }
+    }
+    this.finish(run, 'completed', Date.now() - started, result.usage, {
+      response: result.response,
+      model: run.route.modelId,
+      usage: result.usage,
+      ...(result.reasoning && { reasoning: result.reasoning }),
+      stop_reason: result.stopReason,
+      tool_calls: result.toolCalls.map((call) => ({ tool_name: call.toolName, tool_input: json(call.input), observation: call.observation, duration_ms: call.durationMs })),
+      ...(run.thread && { thread_id: run.thread.key }),
+    });
+  }
+
+  /** Records a failed run and answers the failure to throw. */
+  private failed(run: PreparedRun, error: unknown, started: number): WaggleException {
+    const failure = error instanceof WaggleException ? error : providerFailure(error, run.route);
+    this.finish(run, 'failed', Date.now() - started, null, { error: failure.message, error_code: failure.code });
+    return failure;
+  }
+
+  private finish(run: PreparedRun, status: RunStatus, durationMs: number, usage: UsageObject | null, data: Record<string, unknown> | null): void {
+    run.record = { ...run.record, status, ended_at: new Date().toISOString(), duration_ms: durationMs, usage: usage as Record<string, unknown> | null, data };
+    this.ledger.save(run.record);
+  }
+}
+
+/** The model must exist, be a chat model, and see images when the run has any. */
+function checkModel(route: CatalogRoute, checked: CheckedRunInput): void {
+  if (route.status === 'deprecated') throw new WaggleException('model_deprecated', { params: { model: route.name } });
+  if (route.model_type !== 'llm') throw new WaggleException('unsupported_resource_type', { message: `${route.name} is not a chat model` });
+  const images = checked.current.images.length + checked.history.reduce((sum, message) => sum + message.images.length, 0);
+  if (images > 0 && !route.is_vision) throw new WaggleException('vision_not_supported');
+}

@@ -1,0 +1,37 @@
+import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiExcludeController } from '@nestjs/swagger';
+import { AgentPatterns, RUN_CANCEL_SUBJECT, sendRpc, streamRpc, type AgentRunRequest } from '@waggle/contracts';
+import { NatsRpcClient, requestContext } from '@waggle/platform';
+import type { Response } from 'express';
+import type { AuthenticatedRequest } from '../auth/authenticated-request';
+import { MeteredApiRoute } from '../auth/authenticated.decorator';
+import { SYNC_INVOKE_TIMEOUT_MS } from '../prompts/prompt-invoke.controller';
+import { relayAsSse } from '../streaming/sse-relay';
+import { AgentInvokeBody } from './agent-invoke.dto';
+
+/**
+ * Send a message to an agent: one JSON answer, or a stream of events. Everything the agent
+ * service refuses (agent not found, attachments, vision) is refused before any event, so it
+ * answers as a JSON error; a client that leaves mid-stream cancels the run silently.
+ */
+@ApiExcludeController()
+@ApiBearerAuth()
+@Controller()
+@MeteredApiRoute()
+export class AgentInvokeController {
+  constructor(private readonly rpc: NatsRpcClient) {}
+
+  @Post('v1/agent/invoke')
+  @HttpCode(200)
+  async invoke(@Body() body: AgentInvokeBody, @Req() request: AuthenticatedRequest, @Res() response: Response): Promise<void> {
+    const requestId = requestContext.get()?.requestId ?? '';
+    const { streaming, ...inputs } = body;
+    const run: AgentRunRequest = { ...inputs, workspace_id: request.auth.workspace_id, request_id: requestId };
+    if (!streaming) {
+      response.status(200).json(await sendRpc(this.rpc, AgentPatterns.invokeAgent, run, { timeoutMs: SYNC_INVOKE_TIMEOUT_MS }));
+      return;
+    }
+    const events = streamRpc(this.rpc, AgentPatterns.streamAgent, run, { timeoutMs: SYNC_INVOKE_TIMEOUT_MS });
+    await relayAsSse(request, response, requestId, events, () => this.rpc.publish(RUN_CANCEL_SUBJECT, { request_id: requestId }));
+  }
+}
