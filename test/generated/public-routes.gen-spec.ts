@@ -46,7 +46,7 @@ interface Workspace {
 }
 
 /** How a case authenticates: a workspace key (A's, B's or a broken one), or a webhook secret. */
-type Credentials = 'key' | 'webhook' | 'none';
+type Credentials = 'key' | 'webhook' | 'agent-webhook' | 'none';
 
 interface RouteCase {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -88,6 +88,19 @@ const ROUTES: RouteCase[] = [
       [a.deployment.prompt_endpoint_id, a.deployment.variants[0].variant_id],
       [b.deployment.prompt_endpoint_id, b.deployment.variants[0].variant_id],
     ],
+  },
+  {
+    method: 'POST',
+    path: '/v1/agent/invoke',
+    credentials: 'key',
+    validBody: ({ a }) => ({ agent: a.agent.id, message: 'generated', thread_id: 'generated-thread', metadata: { case: 'generated' }, user: 'fuzz', messages: [{ role: 'user', content: 'earlier' }] }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/agent/webhooks/{0}',
+    credentials: 'agent-webhook',
+    validBody: ({ callbackUrl }) => ({ message: 'generated', thread_id: 'generated-hook', metadata: { case: 'generated' }, async: { callback_url: callbackUrl } }),
+    validParams: ({ a, b }) => [[a.agent.id], [b.agent.id]],
   },
   { method: 'GET', path: '/v1/private/prompts', credentials: 'key' },
   {
@@ -339,8 +352,9 @@ describe('generated input across the public and private routes', () => {
   }
 
   function credentialHeaders(route: RouteCase, choice: string): Record<string, string> {
-    if (route.credentials === 'webhook') {
-      const secrets: Record<string, string> = { a: context.a.deployment.webhook_secret ?? '', b: context.b.deployment.webhook_secret ?? '' };
+    if (route.credentials === 'webhook' || route.credentials === 'agent-webhook') {
+      const secrets: Record<string, string> =
+        route.credentials === 'webhook' ? { a: context.a.deployment.webhook_secret ?? '', b: context.b.deployment.webhook_secret ?? '' } : { a: context.a.agentSecret, b: context.b.agentSecret };
       return choice in secrets ? { 'x-service-webhook-secret': secrets[choice] } : choice === 'none' ? {} : { 'x-service-webhook-secret': choice };
     }
     const keys: Record<string, string> = { a: `Bearer ${context.a.key}`, b: `Bearer ${context.b.key}` };
