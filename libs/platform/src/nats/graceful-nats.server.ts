@@ -93,16 +93,20 @@ export class GracefulNatsServer extends ServerNats {
     // Nest's own answer to a malformed packet is none at all; the caller times out.
     if (packet.id === undefined) return;
     const { span, context, store } = startRpcScope(natsMsg.subject, natsMsg.headers);
-    let reply: string;
-    try {
-      const response = await otelContext.with(context, () => requestContext.run(store, () => handler(packet.data)));
-      span.setStatus({ code: SpanStatusCode.OK });
-      span.end();
-      reply = JSON.stringify({ response, isDisposed: true, id: packet.id });
-    } catch (error) {
-      endSpanWithError(span, error, error instanceof WaggleException ? error.code : undefined);
-      reply = JSON.stringify({ err: toRpcErrorWire(error, natsMsg.subject, this.directLogger), isDisposed: true, id: packet.id });
-    }
+    // Inside the caller's context, so a logged failure carries its request id and trace.
+    const reply = await otelContext.with(context, () =>
+      requestContext.run(store, async () => {
+        try {
+          const response = await handler(packet.data);
+          span.setStatus({ code: SpanStatusCode.OK });
+          span.end();
+          return JSON.stringify({ response, isDisposed: true, id: packet.id });
+        } catch (error) {
+          endSpanWithError(span, error, error instanceof WaggleException ? error.code : undefined);
+          return JSON.stringify({ err: toRpcErrorWire(error, natsMsg.subject, this.directLogger), isDisposed: true, id: packet.id });
+        }
+      }),
+    );
     natsMsg.respond(ENCODER.encode(reply));
   }
 
