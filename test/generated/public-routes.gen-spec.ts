@@ -392,9 +392,21 @@ describe('generated input across the public and private routes', () => {
       }),
       { numRuns: RUNS_PER_ROUTE, ...(SEED !== undefined && { seed: SEED }), endOnFailure: false },
     );
-    // The generators also send valid requests, so the cases reach past validation into the services.
+    // The generators also send valid requests, so the cases reach past validation into the
+    // services; that all of one case's parts come out valid at once is likely, not certain, in
+    // a few hundred runs, so one such request is sent here too and must succeed.
     const canSucceed = !route.path.includes('{') || route.validParams !== undefined;
-    if (canSucceed) expect(successes).toBeGreaterThan(0);
+    if (canSucceed && successes === 0) {
+      const params = route.validParams?.(context)[0] ?? [];
+      const path = route.path.replace(/\{(\d)\}/g, (_match, index: string) => encodeURIComponent(params[Number(index)]));
+      const response = await fetch(`${gateway}${path}`, {
+        method: route.method,
+        headers: { ...credentialHeaders(route, 'a'), 'content-type': 'application/json' },
+        body: route.method === 'POST' || route.method === 'PATCH' ? JSON.stringify(valid ?? {}) : undefined,
+      });
+      const text = await response.text();
+      if (response.status >= 300) throw new Error(`a valid ${route.method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
+    }
   });
 
   it("answers the issue's two 500s as catalog errors: a NUL in a field, and JSON nested 5,000 levels", async () => {
