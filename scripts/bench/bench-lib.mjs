@@ -416,8 +416,8 @@ export const fmt = (value, digits = 2) => (Number.isFinite(value) ? value.toFixe
 
 const SHIPPED_CATALOG = 'apps/catalog/src/models/data/models.yaml';
 
-/** The shipped model catalog plus one chat model served by the fake provider, under `version` (newer than any real one). */
-export function benchCatalogYaml(version, model) {
+/** The shipped model catalog plus one chat model served by the fake provider, under `version` (newer than any real one); `extra` overrides its fields. */
+export function benchCatalogYaml(version, model, extra = {}) {
   const catalog = YAML.parse(readFileSync(join(ROOT, SHIPPED_CATALOG), 'utf8'));
   catalog.version = version;
   catalog.providers.fake = { name: 'Fake Provider', api: 'openai-compatible' };
@@ -436,6 +436,7 @@ export function benchCatalogYaml(version, model) {
     tool_calling: false,
     json_schema: false,
     status: 'active',
+    ...extra,
   });
   return YAML.stringify(catalog);
 }

@@ -359,6 +359,26 @@ describe('agent invoke: POST /v1/agent/invoke and agent webhook triggers', () =>
     expect(JSON.parse(failure.body)).toMatchObject({ event_type: 'agent.failed', data: { error_code: 'provider_error', error: expect.any(String) } });
   });
 
+  it('completes a trigger accepted while the agent service is down once it is back', async () => {
+    fake.setModel('fake-agent', {});
+    const secret = ((await (await fetch(`${gateway}/v1/private/agents/${agent.id}/webhook_secret`, { headers: { authorization: `Bearer ${key}` } })).json()) as { webhook_secret: { webhook_secret: string } })
+      .webhook_secret.webhook_secret;
+    const index = apps.findIndex((app) => app.app === 'agent');
+    const down = apps[index];
+    await down.stop();
+    const accepted = await post(`/v1/agent/webhooks/${agent.id}`, { message: 'While you were out', async: { callback_url: `${receiverUrl}/later` } }, { 'x-service-webhook-secret': secret });
+    expect(accepted.status).toBe(202);
+    const { request_id: requestId } = (await accepted.json()) as { request_id: string };
+    apps[index] = spawnApp('agent', down.port, down.env);
+    await waitUntilLive(apps[index]);
+    const callback = await expectEventually(() => {
+      const found = receiver.on('/later').find((candidate) => (JSON.parse(candidate.body) as { request_id: string }).request_id === requestId);
+      expect(found).toBeDefined();
+      return found as ReceivedCallback;
+    }, { timeoutMs: 30_000 });
+    expect(JSON.parse(callback.body)).toMatchObject({ event_type: 'agent.completed', data: { response: 'Echo: While you were out' } });
+  });
+
   it('refuses a trigger without message or callback URL, naming both, and one with a wrong secret', async () => {
     const missing = await post(`/v1/agent/webhooks/${agent.id}`, {}, { 'x-service-webhook-secret': 'whsec_wrong' });
     expect(missing.status).toBe(401);
