@@ -258,10 +258,27 @@ describe('agent invoke: POST /v1/agent/invoke and agent webhook triggers', () =>
       expect(response.status).toBe(422);
       expect(await response.json()).toMatchObject({ error: 'Agent not found', error_code: 'resource_not_found' });
     }
-    const doomed = await createAgent({ name: 'Doomed', llm_model: 'fake-agent' });
+    // Run once (the agent service keeps the agent in memory), then changed and deleted: the
+    // next runs see the change at once, and the deleted agent is never run again.
+    fake.setModel('fake-agent', {});
+    const doomed = await createAgent({ name: 'Doomed', llm_model: 'fake-agent', instruction_prompt: 'Before.' });
+    expect((await invoke({ agent: doomed.id, message: 'hi' })).status).toBe(200);
+    const patched = await fetch(`${gateway}/v1/public/workspaces/${workspaceId}/agents/${doomed.id}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent: { instruction_prompt: 'After.' } }),
+    });
+    expect(patched.status).toBe(200);
+    // The change message left the agent service before its answer to the PATCH, on the same
+    // NATS connection, so it is handled before this run arrives.
+    const from = fake.requests.length;
+    expect((await invoke({ agent: doomed.id, message: 'hi' })).status).toBe(200);
+    expect((fake.requests.at(-1)?.body as { messages: Array<{ content: string }> }).messages[0].content).toBe('After.');
+    expect(fake.requests.length - from).toBe(1);
     await fetch(`${gateway}/v1/public/workspaces/${workspaceId}/agents/${doomed.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
     const response = await invoke({ agent: doomed.id, message: 'hi' });
     expect(response.status).toBe(422);
+    expect(fake.requests.length - from).toBe(1);
   });
 
   it('ends a run at max_tool_calls with one more model call without tools, so it answers', async () => {

@@ -1,5 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { AgentRecord, CreateAgentFields, UpdateAgentFields } from '@waggle/contracts';
+import { NatsRpcClient } from '@waggle/platform';
+import { AGENT_CHANGED_SUBJECT, type AgentChangedMessage } from '../runs/runnable-agents';
 import { AgentModels } from './agent-models';
 import { settingsOfCreate, settingsOfUpdate, toAgentRecord } from './agent-record';
 import { AgentWebhookSecrets } from './agent-webhook-secrets.service';
@@ -19,7 +21,13 @@ export class AgentsService {
     private readonly agents: AgentsRepository,
     private readonly models: AgentModels,
     private readonly secrets: AgentWebhookSecrets,
+    private readonly rpc: NatsRpcClient,
   ) {}
+
+  /** Tells every agent replica to forget what it keeps of the agent for runs (RunnableAgents). */
+  private changed(agentId: string): void {
+    this.rpc.publish(AGENT_CHANGED_SUBJECT, { agent_id: agentId } satisfies AgentChangedMessage);
+  }
 
   async list(workspaceId: string): Promise<AgentRecord[]> {
     return (await this.agents.listActive(workspaceId)).map(toAgentRecord);
@@ -68,6 +76,7 @@ export class AgentsService {
       }
       return this.agents.save(manager, Object.assign(agent, changes));
     });
+    this.changed(updated.id);
     return toAgentRecord(updated);
   }
 
@@ -80,6 +89,7 @@ export class AgentsService {
     const agent = await this.getActive(workspaceId, agentId);
     await this.secrets.unpublish(agent.id);
     if (!(await this.agents.softDelete(workspaceId, agent.id))) throw agentNotFound();
+    this.changed(agent.id);
     this.logger.log({ msg: 'agent deleted', agent_id: agent.id });
     return { id: agent.id };
   }

@@ -38,6 +38,7 @@ import type { StoredAttachment } from '../threads/entities';
 import { runTools, type RunTools } from './agent-tools';
 import { buildConversation, checkRunAttachments, readableDocuments, type CheckedRunInput } from './conversation';
 import { DOCUMENT_READER } from './document-reader.provider';
+import { RunnableAgents } from './runnable-agents';
 import { RunsRepository, type RunnableAgent, type ToolCallRecord } from './runs.repository';
 
 interface PreparedRun {
@@ -128,6 +129,7 @@ export class AgentRunner {
     private readonly ledger: LedgerPublisher,
     private readonly cancellation: RunCancellation,
     private readonly runs: RunsRepository,
+    private readonly agents: RunnableAgents,
     @Inject(DOCUMENT_READER) private readonly reader: DocumentReader,
     @Inject(APP_ENV) private readonly env: AgentEnv,
   ) {}
@@ -237,7 +239,7 @@ export class AgentRunner {
   }
 
   private async prepare(request: AgentRunRequest): Promise<PreparedRun> {
-    const agent = await this.runs.agent(request.workspace_id, request.agent);
+    const agent = await this.agents.get(request.workspace_id, request.agent);
     if (!agent) throw new WaggleException('resource_not_found', { status: 422, message: 'Agent not found' });
     const checked = checkRunAttachments(request);
     const catalogRoute = await this.routes.get(agent.llmModel).catch((error: unknown) => {

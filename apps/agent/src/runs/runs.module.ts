@@ -3,6 +3,7 @@ import { RunCancellation } from '@waggle/platform';
 import { AgentRunner } from './agent-runner.service';
 import { AgentTriggerWorker } from './agent-trigger.worker';
 import { documentReaderProvider } from './document-reader.provider';
+import { RunnableAgents } from './runnable-agents';
 import { RunsController } from './runs.controller';
 import { RunsRepository } from './runs.repository';
 
@@ -13,6 +14,6 @@ import { RunsRepository } from './runs.repository';
  */
 @Module({
   controllers: [RunsController],
-  providers: [AgentRunner, RunsRepository, RunCancellation, documentReaderProvider, AgentTriggerWorker],
+  providers: [AgentRunner, RunsRepository, RunnableAgents, RunCancellation, documentReaderProvider, AgentTriggerWorker],
 })
 export class RunsModule {}

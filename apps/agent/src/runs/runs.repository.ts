@@ -62,13 +62,6 @@ export class RunsRepository {
     return rows[0] ?? null;
   }
 
-  /** An active agent by id alone (a webhook trigger knows only the id). */
-  async agentById(agentId: string): Promise<RunnableAgent | null> {
-    if (!isAgentId(agentId)) return null;
-    const rows: RunnableAgent[] = await this.dataSource.query(`SELECT ${AGENT_COLUMNS} FROM agent.agents WHERE id = $1 AND deleted_at IS NULL`, [agentId]);
-    return rows[0] ?? null;
-  }
-
   /** The thread named by the caller's key, made on first use, with its newest stored turns (oldest first). */
   async openThread(workspaceId: string, agentId: string, threadKey: string): Promise<{ threadId: string; turns: StoredTurn[] }> {
     const rows: Array<{ id: string }> = await this.dataSource.query(
