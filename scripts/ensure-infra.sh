@@ -14,6 +14,7 @@
 #   NATS_URL      default nats://127.0.0.1:4222 (comma-separated list: the first is checked)
 #   WAGGLE_INFRA_NO_INSTALL=1  only check; never install or start anything
 #   WAGGLE_INFRA_DOCKER=1      allow `docker compose up -d ...` when that is the remedy
+#   WAGGLE_INFRA_PGVECTOR=0    never build the pgvector extension (see ensure_pgvector)
 #
 # Only host:port is ever printed: user names and passwords in the URLs are not.
 set -euo pipefail
@@ -269,6 +270,46 @@ explain_failure() { # explain_failure SERVICE HOST PORT REASON
   return 0
 }
 
+# --- pgvector ----------------------------------------------------------------------------
+
+# The knowledge-base service uses pgvector when the database offers the `vector` extension
+# (the compose and Helm images do) and an exact scan in the service otherwise. On a local
+# Debian cluster without it, build it from Debian's own source package (pgvector is packaged
+# from trixie on; bookworm has none) against postgresql-server-dev-<version>, JIT off. Never
+# fatal: the service works without it.
+PGVECTOR_SUITE=trixie
+ensure_pgvector() { # ensure_pgvector HOST PORT
+  local host="$1" port="$2" version sources=/etc/apt/sources.list.d/waggle-pgvector-src.sources work
+  [[ "${WAGGLE_INFRA_PGVECTOR:-1}" == 0 || "$NO_INSTALL" == 1 ]] && return 0
+  is_local "$host" && command -v apt-get >/dev/null 2>&1 && command -v psql >/dev/null 2>&1 || return 0
+  if PGPASSWORD="$(urldecode "${PG_PASS:-}")" psql -X -q -w -At -h "$host" -p "$port" -U "$(urldecode "${PG_USER:-postgres}")" -d postgres \
+    -c "select 1 from pg_available_extensions where name = 'vector'" 2>/dev/null | grep -q 1; then
+    say "postgres: the vector extension (pgvector) is available"
+    return 0
+  fi
+  version="$(pg_version)"
+  [[ -n "$version" ]] || return 0
+  say "postgres: no vector extension; building pgvector from Debian's source package for PostgreSQL $version"
+  (
+    set -e
+    if [[ ! -f "$sources" ]]; then
+      printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' "$PGVECTOR_SUITE" | "${SUDO[@]}" tee "$sources" >/dev/null
+      APT_UPDATED=0
+    fi
+    apt_install "postgresql-server-dev-$version"
+    apt_install dpkg-dev
+    work="$(mktemp -d)"
+    cd "$work"
+    run apt-get source --download-only pgvector
+    tar xzf pgvector_*.orig.tar.gz
+    cd pgvector-*/
+    run make with_llvm=no PG_CONFIG="/usr/lib/postgresql/$version/bin/pg_config"
+    run make with_llvm=no PG_CONFIG="/usr/lib/postgresql/$version/bin/pg_config" install
+    rm -rf "$work"
+  ) || { warn "postgres: building pgvector did not work; vector search will use the exact scan in the service"; return 0; }
+  say "postgres: pgvector installed"
+}
+
 # --- main --------------------------------------------------------------------------------
 
 declare -A HOST PORT
@@ -290,7 +331,10 @@ for service in "${SERVICES[@]}"; do
     missing+=("$service")
   fi
 done
-((${#missing[@]} == 0)) && exit 0
+if ((${#missing[@]} == 0)); then
+  ensure_pgvector "${HOST[postgres]}" "${PORT[postgres]}"
+  exit 0
+fi
 
 failed=()
 docker_candidates=()
@@ -350,4 +394,5 @@ if ((${#failed[@]} > 0)); then
   warn "not ready: ${failed[*]}"
   exit 1
 fi
+ensure_pgvector "${HOST[postgres]}" "${PORT[postgres]}"
 exit 0

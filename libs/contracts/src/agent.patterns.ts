@@ -21,7 +21,7 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import { IsFlatMetadata, type FlatMetadata } from './flat-metadata';
-import { WorkspaceIdRequest } from './common.dto';
+import { integerFromDigits, WorkspaceIdRequest } from './common.dto';
 import { REQUEST_ID_FORMAT, RepublishWebhookTargetRequest, type RepublishedWebhookTarget, type UsageObject } from './invocation.patterns';
 import { patternNames, rpc } from './rpc-contract';
 
@@ -42,15 +42,6 @@ const INT4_MAX = 2_147_483_647;
  * shows an unset field, so a record read can be sent back as an update.)
  */
 const unlessAbsent = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
-
-/**
- * decisions: create's `max_token` is declared "string, format uuid" by an evident slip; it is
- * an integer, and a string of digits is taken as that integer. Anything else stays as sent and
- * fails the integer check.
- */
-function integerFromDigits({ value }: { value: unknown }): unknown {
-  return typeof value === 'string' && /^-?\d{1,16}$/.test(value) ? Number(value) : value;
-}
 
 /**
  * The fields of an agent every request may set apart from the three required on create, and

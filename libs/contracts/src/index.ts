@@ -6,7 +6,7 @@ export { RpcHeaders, type RpcCallContext } from './rpc-headers';
 export { QueueNames, type QueueJobs, type QueueName } from './queues';
 export { LedgerStream, RUN_KINDS, RUN_STATUSES, TERMINAL_RUN_STATUSES, type LedgerRecord, type RunKind, type RunStatus } from './ledger';
 export { WEBHOOK_OWNER_KINDS, type WebhookOwnerKind } from './webhook-owners';
-export { ListLimit, WorkspaceIdRequest } from './common.dto';
+export { integerFromDigits, ListLimit, WorkspaceIdRequest } from './common.dto';
 export { flatMetadataProblem, IsFlatMetadata, METADATA_LIMITS, type FlatMetadata, type MetadataValue } from './flat-metadata';
 export { HealthContracts, HealthPatterns, type HealthPingPattern, type HealthPingRequest, type HealthPingResponse } from './health.patterns';
 export {
@@ -124,3 +124,44 @@ export {
   type AgentWebhookSecretView,
   type DeletedAgent,
 } from './agent.patterns';
+export {
+  ASSET_MAX_UPLOAD_BYTES,
+  AssetContracts,
+  AssetIdRequest,
+  AssetPatterns,
+  FILE_STAGING_BUCKET,
+  STAGED_OBJECT_PATTERN,
+  StoreAssetRequest,
+  type AssetRecord,
+  type StagedAsset,
+} from './asset.patterns';
+export {
+  AddKnowledgeBaseItemRequest,
+  CreateKnowledgeBaseFields,
+  CreateKnowledgeBaseRequest,
+  KNOWLEDGE_BASE_DEFAULTS,
+  KNOWLEDGE_BASE_ITEM_RUN_STATUSES,
+  KNOWLEDGE_BASE_ITEM_STATUSES,
+  KNOWLEDGE_BASE_ITEM_TYPES,
+  KNOWLEDGE_BASE_SEARCH_TYPES,
+  KnowledgeBaseContracts,
+  KnowledgeBaseIdRequest,
+  KnowledgeBaseItemIdRequest,
+  KnowledgeBasePatterns,
+  SEARCH_CHUNK_LIMIT,
+  SEARCH_SCORE_THRESHOLD,
+  SearchKnowledgeBaseRequest,
+  UpdateKnowledgeBaseFields,
+  UpdateKnowledgeBaseRequest,
+  type DeletedKnowledgeBase,
+  type KnowledgeBaseCleanupJob,
+  type KnowledgeBaseIngestJob,
+  type KnowledgeBaseItemRecord,
+  type KnowledgeBaseItemRunStatus,
+  type KnowledgeBaseItemStatus,
+  type KnowledgeBaseItemType,
+  type KnowledgeBaseRecord,
+  type KnowledgeBaseSearchChunk,
+  type KnowledgeBaseSearchResponse,
+  type KnowledgeBaseSearchType,
+} from './knowledge-base.patterns';

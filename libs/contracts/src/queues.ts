@@ -1,6 +1,7 @@
 import type { AgentTriggerJob } from './agent.patterns';
 import type { CallbackDeliveryJob } from './callback-dispatcher.patterns';
 import type { PromptTriggerJob } from './invocation.patterns';
+import type { KnowledgeBaseCleanupJob, KnowledgeBaseIngestJob } from './knowledge-base.patterns';
 
 /**
  * BullMQ queue names. They are wire format: renaming one strands the jobs already in
@@ -13,6 +14,10 @@ export const QueueNames = {
   promptRuns: 'prompt-runs',
   /** Accepted agent webhook triggers; the agent service's workers consume it. */
   agentRuns: 'agent-runs',
+  /** One job per knowledge base item to parse, chunk, embed and index; the knowledge-base service consumes it. */
+  knowledgeBaseIngest: 'knowledge-base-ingest',
+  /** Contents of deleted knowledge bases to remove; the knowledge-base service consumes it. */
+  knowledgeBaseCleanup: 'knowledge-base-cleanup',
 } as const;
 
 export type QueueName = (typeof QueueNames)[keyof typeof QueueNames];
@@ -22,4 +27,6 @@ export interface QueueJobs {
   callbacks: CallbackDeliveryJob;
   'prompt-runs': PromptTriggerJob;
   'agent-runs': AgentTriggerJob;
+  'knowledge-base-ingest': KnowledgeBaseIngestJob;
+  'knowledge-base-cleanup': KnowledgeBaseCleanupJob;
 }

@@ -1,8 +1,10 @@
 import { AgentContracts } from './agent.patterns';
+import { AssetContracts } from './asset.patterns';
 import { CallbackDispatcherContracts } from './callback-dispatcher.patterns';
 import { CatalogContracts } from './catalog.patterns';
 import { HealthContracts } from './health.patterns';
 import { InvocationContracts } from './invocation.patterns';
+import { KnowledgeBaseContracts } from './knowledge-base.patterns';
 import type { ContractsByPattern, RpcContract } from './rpc-contract';
 
 /**
@@ -13,7 +15,9 @@ export type RpcContracts = ContractsByPattern<typeof HealthContracts> &
   ContractsByPattern<typeof CatalogContracts> &
   ContractsByPattern<typeof InvocationContracts> &
   ContractsByPattern<typeof CallbackDispatcherContracts> &
-  ContractsByPattern<typeof AgentContracts>;
+  ContractsByPattern<typeof AgentContracts> &
+  ContractsByPattern<typeof AssetContracts> &
+  ContractsByPattern<typeof KnowledgeBaseContracts>;
 
 export type RpcPattern = keyof RpcContracts;
 export type RpcRequest<P extends RpcPattern> = RpcContracts[P] extends RpcContract<string, infer Request> ? Request : never;
@@ -24,7 +28,7 @@ export type StreamPattern = { [P in RpcPattern]: RpcContracts[P]['kind'] extends
 
 /** The same contracts at run time, for the handler side's payload validation. */
 export const RPC_CONTRACTS: { readonly [P in RpcPattern]: RpcContracts[P] } = Object.fromEntries(
-  [HealthContracts, CatalogContracts, InvocationContracts, CallbackDispatcherContracts, AgentContracts].flatMap((contracts) =>
+  [HealthContracts, CatalogContracts, InvocationContracts, CallbackDispatcherContracts, AgentContracts, AssetContracts, KnowledgeBaseContracts].flatMap((contracts) =>
     Object.values(contracts).map((contract: RpcContract) => [contract.pattern, contract]),
   ),
 ) as { readonly [P in RpcPattern]: RpcContracts[P] };

@@ -21,6 +21,11 @@ const JOB_OPTIONS: { readonly [Q in QueueName]: { name: string; options: JobsOpt
   callbacks: { name: 'deliver', options: JOB_RETENTION },
   'prompt-runs': { name: 'run', options: { ...JOB_RETENTION, attempts: 8, backoff: { type: 'exponential', delay: 1000 } } },
   'agent-runs': { name: 'run', options: { ...JOB_RETENTION, attempts: 8, backoff: { type: 'exponential', delay: 1000 } } },
+  // An item whose ingestion hit an outage (embedding provider, database) is tried again; a
+  // document that cannot be parsed is failed by the worker at once, without retries.
+  'knowledge-base-ingest': { name: 'ingest', options: { ...JOB_RETENTION, attempts: 5, backoff: { type: 'exponential', delay: 2000 } } },
+  // Cleanup resumes where it stopped, so it is retried until it finishes.
+  'knowledge-base-cleanup': { name: 'cleanup', options: { ...JOB_RETENTION, attempts: 20, backoff: { type: 'exponential', delay: 1000 } } },
 };
 
 /** Adds jobs to one queue, typed by the queue's job, carrying the caller's trace to the worker. */
