@@ -153,6 +153,20 @@ export class KnowledgeBaseItemIdRequest extends KnowledgeBaseIdRequest {
   item_id!: string;
 }
 
+/** The embedding model new knowledge bases of the workspace are created with. */
+export class SetEmbeddingModelRequest extends WorkspaceIdRequest {
+  /** An active `embedding` model of the catalog. */
+  @IsString()
+  @Length(1, 200)
+  embedding_model!: string;
+}
+
+/** A workspace's embedding model setting; `source` says whether it is the workspace's own or the operator's default. */
+export interface EmbeddingModelSetting {
+  embedding_model: string;
+  source: 'workspace' | 'default';
+}
+
 /** decisions: the knowledge base record in responses, plus ingestion progress. */
 export interface KnowledgeBaseRecord {
   id: string;
@@ -239,6 +253,10 @@ export const KnowledgeBaseContracts = {
   addItem: rpc('knowledge-base.items.add', AddKnowledgeBaseItemRequest).returns<KnowledgeBaseItemRecord>(),
   getItem: rpc('knowledge-base.items.get', KnowledgeBaseItemIdRequest).returns<KnowledgeBaseItemRecord>(),
   search: rpc('knowledge-base.search', SearchKnowledgeBaseRequest).returns<KnowledgeBaseSearchResponse>(),
+  /** The embedding model new knowledge bases of the workspace get: the workspace's setting, else the operator's default. */
+  getEmbeddingModel: rpc('knowledge-base.embedding-model.get', WorkspaceIdRequest).returns<EmbeddingModelSetting>(),
+  /** 422 validation_error unless the model is an active embedding model of the catalog. */
+  setEmbeddingModel: rpc('knowledge-base.embedding-model.set', SetEmbeddingModelRequest).returns<EmbeddingModelSetting>(),
 } as const;
 
 export const KnowledgeBasePatterns = patternNames(KnowledgeBaseContracts);

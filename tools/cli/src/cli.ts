@@ -17,6 +17,7 @@ import { Command, Option } from 'commander';
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { addAgentCommands } from './agent-commands';
+import { addKnowledgeBaseCommands } from './knowledge-base-commands';
 import { addLimitOptions, limitsFromOptions } from './limit-options';
 import { formatLimit, print } from './output';
 
@@ -224,6 +225,7 @@ export function buildCli(call: Caller, modelCatalogPath: string): Command {
     });
 
   addAgentCommands(program, call);
+  addKnowledgeBaseCommands(program, call);
 
   return program;
 }

@@ -1,5 +1,61 @@
-import { DatabaseEnv, WithRedis } from '@waggle/platform';
+import { DEFAULT_ATTACHMENT_MAX_BYTES, DEFAULT_ATTACHMENT_TIMEOUT_MS } from '@waggle/documents';
+import { DatabaseEnv, EnvVar, WithProviderCredentials, WithRedis } from '@waggle/platform';
+import { IsInt, IsString, Length, Max, Min } from 'class-validator';
 
-export class KnowledgeBaseEnv extends WithRedis(DatabaseEnv) {
+export class KnowledgeBaseEnv extends WithProviderCredentials(WithRedis(DatabaseEnv)) {
   override PORT: number = 3103;
+
+  @EnvVar('The embedding model (a catalog model id) of new knowledge bases when their workspace sets none')
+  @IsString()
+  @Length(1, 200)
+  KB_EMBEDDING_MODEL: string = 'universal-sentence-encoder-lite';
+
+  @EnvVar('Tokens of one chunk of a knowledge base document at most (gpt-tokenizer counts)')
+  @IsInt()
+  @Min(32)
+  @Max(8192)
+  KB_CHUNK_TOKENS: number = 400;
+
+  @EnvVar('Tokens each chunk repeats of the end of the one before it')
+  @IsInt()
+  @Min(0)
+  @Max(4096)
+  KB_CHUNK_OVERLAP_TOKENS: number = 50;
+
+  @EnvVar('Knowledge base items ingested at once by each knowledge-base replica')
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  KB_INGEST_CONCURRENCY: number = 2;
+
+  @EnvVar('How long a worker holds an ingestion or cleanup job without renewing its lock before another worker takes it over (ms)')
+  @IsInt()
+  @Min(1_000)
+  @Max(600_000)
+  KB_JOB_LOCK_MS: number = 60_000;
+
+  @EnvVar('Chunks (with their postings and vectors) a deleted knowledge base loses per cleanup transaction; items are deleted in batches of the same size')
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  KB_CLEANUP_BATCH_SIZE: number = 500;
+
+  @EnvVar('Hosts, IP addresses and CIDR ranges knowledge base documents may be fetched from although they are not public (comma-separated; e.g. 127.0.0.1 in development and tests). https is required either way')
+  @IsString()
+  KB_URL_ALLOWLIST: string = '';
+
+  @EnvVar('Largest knowledge base document fetched from a URL (bytes)')
+  @IsInt()
+  @Min(1024)
+  KB_URL_MAX_BYTES: number = DEFAULT_ATTACHMENT_MAX_BYTES;
+
+  @EnvVar('Time cap of one knowledge base document fetch, redirects and body included (ms)')
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  KB_URL_TIMEOUT_MS: number = DEFAULT_ATTACHMENT_TIMEOUT_MS;
+
+  @EnvVar('A PEM file of extra certificate authorities trusted for knowledge base document fetches (besides the public ones and NODE_EXTRA_CA_CERTS); verification stays on')
+  @IsString()
+  KB_URL_EXTRA_CA_FILE: string = '';
 }

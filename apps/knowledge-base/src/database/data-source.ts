@@ -1,4 +1,5 @@
 import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/platform';
+import { KNOWLEDGE_BASE_ENTITIES } from '../knowledge-bases/entities';
 import { MIGRATIONS } from './migrations';
 
 export const SCHEMA = 'knowledge_base';
@@ -8,7 +9,7 @@ export function dataSourceOptions(databaseUrl: string): PostgresDataSourceOption
   return serviceDataSourceOptions({
     schema: SCHEMA,
     databaseUrl,
-    entities: [],
+    entities: [...KNOWLEDGE_BASE_ENTITIES],
     migrations: MIGRATIONS,
     applicationName: 'waggle-knowledge-base',
   });

@@ -1,0 +1,152 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import {
+  KNOWLEDGE_BASE_SEARCH_TYPES,
+  KnowledgeBasePatterns,
+  sendRpc,
+  type KnowledgeBaseItemRecord,
+  type KnowledgeBaseRecord,
+  type KnowledgeBaseSearchResponse,
+  type KnowledgeBaseSearchType,
+} from '@waggle/contracts';
+import { WaggleException } from '@waggle/errors';
+import { APP_ENV, NatsRpcClient } from '@waggle/platform';
+import type { AuthenticatedRequest } from '../auth/authenticated-request';
+import { MeteredApiRoute } from '../auth/authenticated.decorator';
+import type { GatewayEnv } from '../config/gateway.env';
+import { ErrorBodyDto, RateLimitErrorBodyDto } from '../errors/error-body.dto';
+import {
+  CreateKnowledgeBaseBody,
+  CreateKnowledgeBaseBodyDoc,
+  KnowledgeBaseDeletedDto,
+  KnowledgeBaseItemListDto,
+  KnowledgeBaseListDto,
+  KnowledgeBaseOneDto,
+  KnowledgeBaseSearchDto,
+  KnowledgeBaseWrittenDto,
+  SearchKnowledgeBaseBody,
+  UpdateKnowledgeBaseBody,
+  UpdateKnowledgeBaseBodyDoc,
+} from './knowledge-base.dto';
+
+const WORKSPACE_PARAM = { name: 'workspace_id', type: String, format: 'uuid', description: "The API key's workspace; any other answers 404 Workspace not found" } as const;
+const KB_PARAM = { name: 'knowledge_base_id', type: String, format: 'uuid', description: 'The knowledge base id' } as const;
+const NOT_FOUND = { status: 422, description: "Knowledge base not found: unknown, deleted, or another workspace's (error_code resource_not_found)", type: ErrorBodyDto } as const;
+const WORKSPACE_NOT_FOUND = { status: 404, description: 'Workspace not found (error_code not_found)', type: ErrorBodyDto } as const;
+const INVALID = { status: 422, description: 'Invalid body (validation_error, missing_required_field)', type: ErrorBodyDto } as const;
+
+/** The spec's "422 invalid search type with error": `error` says so and names the allowed values. */
+function invalidSearchType(value: string): WaggleException {
+  const message = `Invalid search type: ${JSON.stringify(value).slice(0, 100)}; use one of ${KNOWLEDGE_BASE_SEARCH_TYPES.join(', ')}`;
+  return new WaggleException('validation_error', { message, details: [{ field: 'search_type', messages: [message] }] });
+}
+
+const isSearchType = (value: string): value is KnowledgeBaseSearchType => (KNOWLEDGE_BASE_SEARCH_TYPES as readonly string[]).includes(value);
+
+/**
+ * A workspace's knowledge bases (the spec's "Knowledge bases" and "Knowledge base search"),
+ * owned by the knowledge-base service. The workspace is the API key's; the path's must be the same.
+ */
+@ApiTags('knowledge bases')
+@ApiBearerAuth()
+@ApiParam(WORKSPACE_PARAM)
+@ApiResponse({ status: 401, description: 'Missing, invalid or revoked API key', type: ErrorBodyDto })
+@ApiResponse({ status: 429, description: 'Daily API request cap reached', type: RateLimitErrorBodyDto })
+@ApiResponse(WORKSPACE_NOT_FOUND)
+@Controller('v1/public/workspaces/:workspace_id/knowledge_bases')
+@MeteredApiRoute()
+export class KnowledgeBasesController {
+  constructor(
+    private readonly rpc: NatsRpcClient,
+    @Inject(APP_ENV) private readonly env: GatewayEnv,
+  ) {}
+
+  /** The workspace's active knowledge bases, oldest first. */
+  @Get()
+  @ApiOkResponse({ type: KnowledgeBaseListDto })
+  async list(@Req() request: AuthenticatedRequest): Promise<{ knowledge_bases: KnowledgeBaseRecord[] }> {
+    return { knowledge_bases: await sendRpc(this.rpc, KnowledgeBasePatterns.listKnowledgeBases, { workspace_id: request.auth.workspace_id }, this.options()) };
+  }
+
+  /** A new knowledge base (defaults hybrid, 0.3, 5), embedded with the workspace's embedding model. */
+  @Post()
+  @HttpCode(200)
+  @ApiBody({ type: CreateKnowledgeBaseBodyDoc })
+  @ApiOkResponse({ type: KnowledgeBaseWrittenDto })
+  @ApiResponse(INVALID)
+  async create(@Body() body: CreateKnowledgeBaseBody, @Req() request: AuthenticatedRequest): Promise<{ message: string; knowledge_base: KnowledgeBaseRecord }> {
+    const knowledgeBase = await sendRpc(this.rpc, KnowledgeBasePatterns.createKnowledgeBase, { workspace_id: request.auth.workspace_id, knowledge_base: body.knowledge_base }, this.options());
+    return { message: 'Knowledge base created successfully', knowledge_base: knowledgeBase };
+  }
+
+  @Get(':knowledge_base_id')
+  @ApiParam(KB_PARAM)
+  @ApiOkResponse({ type: KnowledgeBaseOneDto })
+  @ApiResponse(NOT_FOUND)
+  async get(@Param('knowledge_base_id') id: string, @Req() request: AuthenticatedRequest): Promise<{ knowledge_base: KnowledgeBaseRecord }> {
+    return { knowledge_base: await sendRpc(this.rpc, KnowledgeBasePatterns.getKnowledgeBase, { workspace_id: request.auth.workspace_id, knowledge_base_id: id }, this.options()) };
+  }
+
+  /** Changes the fields the body names; an absent field keeps its value. */
+  @Patch(':knowledge_base_id')
+  @ApiParam(KB_PARAM)
+  @ApiBody({ type: UpdateKnowledgeBaseBodyDoc })
+  @ApiOkResponse({ type: KnowledgeBaseWrittenDto })
+  @ApiResponse({ ...INVALID, description: `${INVALID.description}; or Knowledge base not found (resource_not_found)` })
+  async update(@Param('knowledge_base_id') id: string, @Body() body: UpdateKnowledgeBaseBody, @Req() request: AuthenticatedRequest): Promise<{ message: string; knowledge_base: KnowledgeBaseRecord }> {
+    const knowledgeBase = await sendRpc(
+      this.rpc,
+      KnowledgeBasePatterns.updateKnowledgeBase,
+      { workspace_id: request.auth.workspace_id, knowledge_base_id: id, knowledge_base: body.knowledge_base },
+      this.options(),
+    );
+    return { message: 'Knowledge base updated successfully', knowledge_base: knowledgeBase };
+  }
+
+  /** Gone from every read at once; its documents and chunks are removed in the background. */
+  @Delete(':knowledge_base_id')
+  @ApiParam(KB_PARAM)
+  @ApiOkResponse({ type: KnowledgeBaseDeletedDto })
+  @ApiResponse(NOT_FOUND)
+  async remove(@Param('knowledge_base_id') id: string, @Req() request: AuthenticatedRequest): Promise<{ message: string }> {
+    await sendRpc(this.rpc, KnowledgeBasePatterns.deleteKnowledgeBase, { workspace_id: request.auth.workspace_id, knowledge_base_id: id }, this.options());
+    return { message: 'Knowledge base deleted successfully; its contents are being removed' };
+  }
+
+  @Get(':knowledge_base_id/items')
+  @ApiParam(KB_PARAM)
+  @ApiOkResponse({ type: KnowledgeBaseItemListDto })
+  @ApiResponse(NOT_FOUND)
+  async items(@Param('knowledge_base_id') id: string, @Req() request: AuthenticatedRequest): Promise<{ knowledge_base_items: KnowledgeBaseItemRecord[] }> {
+    return { knowledge_base_items: await sendRpc(this.rpc, KnowledgeBasePatterns.listItems, { workspace_id: request.auth.workspace_id, knowledge_base_id: id }, this.options()) };
+  }
+
+  /** The best chunks for the query, best first, at most search_chunk_limit, each scoring at least search_score_threshold. */
+  @Post(':knowledge_base_id/search')
+  @HttpCode(200)
+  @ApiParam(KB_PARAM)
+  @ApiBody({ type: SearchKnowledgeBaseBody })
+  @ApiOkResponse({ type: KnowledgeBaseSearchDto })
+  @ApiResponse({ ...INVALID, description: `${INVALID.description}, invalid search type (validation_error, error saying so), or Knowledge base not found (resource_not_found)` })
+  async search(@Param('knowledge_base_id') id: string, @Body() body: SearchKnowledgeBaseBody, @Req() request: AuthenticatedRequest): Promise<{ message: string; response: KnowledgeBaseSearchResponse }> {
+    if (!isSearchType(body.search_type)) throw invalidSearchType(body.search_type);
+    const response = await sendRpc(
+      this.rpc,
+      KnowledgeBasePatterns.search,
+      {
+        workspace_id: request.auth.workspace_id,
+        knowledge_base_id: id,
+        search_query: body.search_query,
+        search_type: body.search_type,
+        search_chunk_limit: body.search_chunk_limit,
+        search_score_threshold: body.search_score_threshold,
+      },
+      this.options(),
+    );
+    return { message: 'Search completed successfully', response };
+  }
+
+  private options() {
+    return { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS };
+  }
+}

@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { KnowledgeBasesController } from './knowledge-bases.controller';
+import { PrivateKnowledgeBasesController } from './private-knowledge-bases.controller';
+
+/** A workspace's knowledge bases (public CRUD, items, search) and the private item and embedding-model routes. */
+@Module({ imports: [AuthModule], controllers: [KnowledgeBasesController, PrivateKnowledgeBasesController] })
+export class KnowledgeBasesModule {}

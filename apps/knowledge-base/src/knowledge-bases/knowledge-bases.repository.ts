@@ -1,0 +1,116 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { IsNull, type DataSource, type EntityManager } from 'typeorm';
+import { KnowledgeBaseItemEntity } from './entities/knowledge-base-item.entity';
+import { KnowledgeBaseEntity } from './entities/knowledge-base.entity';
+import { WorkspaceSettingEntity } from './entities/workspace-setting.entity';
+import { isUuid, knowledgeBaseNotFound, noItems, type ItemCounts } from './knowledge-base-record';
+
+export type NewKnowledgeBase = Pick<KnowledgeBaseEntity, 'workspaceId' | 'name' | 'description' | 'searchType' | 'searchScoreThreshold' | 'searchChunkLimit' | 'embeddingModel'>;
+export type NewItem = Pick<KnowledgeBaseItemEntity, 'knowledgeBaseId' | 'workspaceId' | 'name' | 'itemType' | 'sourceAssetId' | 'sourceUrl'>;
+
+/**
+ * Every query of knowledge bases and their items. Only active knowledge bases (deleted_at
+ * null) are ever found by the workspace-scoped reads; the cleanup worker alone reads the
+ * deleted ones.
+ */
+@Injectable()
+export class KnowledgeBasesRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  /** The workspace's active knowledge base, or null (also for an id that is no UUID, or another workspace's). */
+  findActive(workspaceId: string, knowledgeBaseId: string, manager: EntityManager = this.dataSource.manager, lock = false): Promise<KnowledgeBaseEntity | null> {
+    if (!isUuid(knowledgeBaseId)) return Promise.resolve(null);
+    return manager.findOne(KnowledgeBaseEntity, {
+      where: { id: knowledgeBaseId, workspaceId, deletedAt: IsNull() },
+      ...(lock && { lock: { mode: 'pessimistic_write' as const } }),
+    });
+  }
+
+  /** As findActive, but a missing one is 422 "Knowledge base not found". */
+  async getActive(workspaceId: string, knowledgeBaseId: string, manager?: EntityManager, lock = false): Promise<KnowledgeBaseEntity> {
+    const knowledgeBase = await this.findActive(workspaceId, knowledgeBaseId, manager, lock);
+    if (!knowledgeBase) throw knowledgeBaseNotFound();
+    return knowledgeBase;
+  }
+
+  /** An active knowledge base by id alone (for the ingestion worker, whose job names it). */
+  findActiveById(knowledgeBaseId: string): Promise<KnowledgeBaseEntity | null> {
+    return this.dataSource.getRepository(KnowledgeBaseEntity).findOneBy({ id: knowledgeBaseId, deletedAt: IsNull() });
+  }
+
+  listActive(workspaceId: string): Promise<KnowledgeBaseEntity[]> {
+    return this.dataSource.getRepository(KnowledgeBaseEntity).find({ where: { workspaceId, deletedAt: IsNull() }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  /** Active items of each knowledge base by run_status, in one query. */
+  async itemCounts(knowledgeBaseIds: string[]): Promise<Map<string, ItemCounts>> {
+    const counts = new Map<string, ItemCounts>(knowledgeBaseIds.map((id) => [id, noItems()]));
+    if (knowledgeBaseIds.length === 0) return counts;
+    const rows: Array<{ knowledge_base_id: string; run_status: keyof ItemCounts; count: string }> = await this.dataSource.query(
+      `SELECT knowledge_base_id, run_status, count(*) AS count FROM knowledge_base.knowledge_base_items
+        WHERE knowledge_base_id = ANY($1::uuid[]) AND status = 'active' GROUP BY knowledge_base_id, run_status`,
+      [knowledgeBaseIds],
+    );
+    for (const row of rows) {
+      const of = counts.get(row.knowledge_base_id);
+      if (of && row.run_status in of) of[row.run_status] = Number(row.count);
+    }
+    return counts;
+  }
+
+  async insert(knowledgeBase: NewKnowledgeBase): Promise<KnowledgeBaseEntity> {
+    const repository = this.dataSource.getRepository(KnowledgeBaseEntity);
+    return repository.save(repository.create({ ...knowledgeBase, embeddingDimensions: null, deletedAt: null }));
+  }
+
+  save(manager: EntityManager, knowledgeBase: KnowledgeBaseEntity): Promise<KnowledgeBaseEntity> {
+    return manager.save(KnowledgeBaseEntity, knowledgeBase);
+  }
+
+  /** Marks the workspace's active knowledge base deleted; false when there was none. */
+  async markDeleted(workspaceId: string, knowledgeBaseId: string): Promise<boolean> {
+    if (!isUuid(knowledgeBaseId)) return false;
+    const rows: unknown[] = await this.dataSource.query(
+      `UPDATE knowledge_base.knowledge_bases SET deleted_at = now() WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL RETURNING id`,
+      [knowledgeBaseId, workspaceId],
+    );
+    return rows.length > 0;
+  }
+
+  /** Knowledge bases marked deleted whose rows are still present (their cleanup not finished). */
+  async deletedIds(): Promise<string[]> {
+    const rows: Array<{ id: string }> = await this.dataSource.query(`SELECT id FROM knowledge_base.knowledge_bases WHERE deleted_at IS NOT NULL ORDER BY deleted_at`);
+    return rows.map((row) => row.id);
+  }
+
+  listItems(knowledgeBaseId: string): Promise<KnowledgeBaseItemEntity[]> {
+    return this.dataSource.getRepository(KnowledgeBaseItemEntity).find({ where: { knowledgeBaseId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  findItem(knowledgeBaseId: string, itemId: string): Promise<KnowledgeBaseItemEntity | null> {
+    if (!isUuid(itemId)) return Promise.resolve(null);
+    return this.dataSource.getRepository(KnowledgeBaseItemEntity).findOneBy({ id: itemId, knowledgeBaseId });
+  }
+
+  insertItem(item: NewItem): Promise<KnowledgeBaseItemEntity> {
+    const repository = this.dataSource.getRepository(KnowledgeBaseItemEntity);
+    return repository.save(repository.create({ ...item, runStatus: 'queued', status: 'active', error: null, chunksCount: 0, attempts: 0 }));
+  }
+
+  workspaceEmbeddingModel(workspaceId: string): Promise<WorkspaceSettingEntity | null> {
+    return this.dataSource.getRepository(WorkspaceSettingEntity).findOneBy({ workspaceId });
+  }
+
+  async setWorkspaceEmbeddingModel(workspaceId: string, embeddingModel: string): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO knowledge_base.workspace_settings (workspace_id, embedding_model, updated_at) VALUES ($1, $2, now())
+       ON CONFLICT (workspace_id) DO UPDATE SET embedding_model = EXCLUDED.embedding_model, updated_at = now()`,
+      [workspaceId, embeddingModel],
+    );
+  }
+}
