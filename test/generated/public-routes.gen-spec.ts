@@ -43,13 +43,17 @@ interface Workspace {
   agentSecret: string;
   /** An agent the DELETE route may delete (the others stay for the routes that read them). */
   disposableAgentId: string;
+  /** A knowledge base with one item, and one the DELETE route may delete. */
+  knowledgeBaseId: string;
+  knowledgeBaseItemId: string;
+  disposableKnowledgeBaseId: string;
 }
 
 /** How a case authenticates: a workspace key (A's, B's or a broken one), or a webhook secret. */
 type Credentials = 'key' | 'webhook' | 'agent-webhook' | 'none';
 
 interface RouteCase {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** With `{0}`, `{1}`… for the generated path parameters. */
   path: string;
   credentials: Credentials;
@@ -148,9 +152,59 @@ const ROUTES: RouteCase[] = [
     validBody: () => ({ overlap_seconds: 60 }),
     validParams: ({ a, b }) => [[a.agent.id], [b.agent.id]],
   },
+  { method: 'GET', path: '/v1/public/workspaces/{0}/knowledge_bases', credentials: 'key', validParams: ({ a, b }) => [[a.id], [b.id]] },
+  {
+    method: 'POST',
+    path: '/v1/public/workspaces/{0}/knowledge_bases',
+    credentials: 'key',
+    validBody: () => ({ knowledge_base: { name: 'generated', description: 'd', search_type: 'vector', search_score_threshold: 0.5, search_chunk_limit: '7' } }),
+    validParams: ({ a, b }) => [[a.id], [b.id]],
+  },
+  { method: 'GET', path: '/v1/public/workspaces/{0}/knowledge_bases/{1}', credentials: 'key', validParams: knowledgeBaseParams },
+  {
+    method: 'PATCH',
+    path: '/v1/public/workspaces/{0}/knowledge_bases/{1}',
+    credentials: 'key',
+    validBody: () => ({ knowledge_base: { name: 'generated update', description: null, search_type: 'full_text', search_chunk_limit: 9 } }),
+    validParams: knowledgeBaseParams,
+  },
+  { method: 'GET', path: '/v1/public/workspaces/{0}/knowledge_bases/{1}/items', credentials: 'key', validParams: knowledgeBaseParams },
+  {
+    method: 'POST',
+    path: '/v1/public/workspaces/{0}/knowledge_bases/{1}/search',
+    credentials: 'key',
+    validBody: () => ({ search_query: 'generated', search_type: 'hybrid', search_chunk_limit: 3, search_score_threshold: 0 }),
+    validParams: knowledgeBaseParams,
+  },
+  {
+    method: 'POST',
+    path: '/v1/private/knowledge_bases/{0}/items',
+    credentials: 'key',
+    validBody: () => ({ url: 'https://docs.example.invalid/generated.md', name: 'generated' }),
+    validParams: ({ a, b }) => [[a.knowledgeBaseId], [b.knowledgeBaseId]],
+  },
+  {
+    method: 'GET',
+    path: '/v1/private/knowledge_bases/{0}/items/{1}',
+    credentials: 'key',
+    validParams: ({ a, b }) => [
+      [a.knowledgeBaseId, a.knowledgeBaseItemId],
+      [b.knowledgeBaseId, b.knowledgeBaseItemId],
+    ],
+  },
+  { method: 'GET', path: '/v1/private/knowledge_bases/embedding_model', credentials: 'key' },
+  { method: 'PUT', path: '/v1/private/knowledge_bases/embedding_model', credentials: 'key', validBody: () => ({ embedding_model: 'text-embedding-3-small' }) },
+  { method: 'DELETE', path: '/v1/public/workspaces/{0}/knowledge_bases/{1}', credentials: 'key', validParams: ({ a, b }) => [[a.id, a.disposableKnowledgeBaseId], [b.id, b.disposableKnowledgeBaseId]] },
   // Last: its first valid case deletes A's disposable agent, and later ones find it gone.
   { method: 'DELETE', path: '/v1/public/workspaces/{0}/agents/{1}', credentials: 'key', validParams: ({ a, b }) => [[a.id, a.disposableAgentId], [b.id, b.disposableAgentId]] },
 ];
+
+function knowledgeBaseParams({ a, b }: Context): string[][] {
+  return [
+    [a.id, a.knowledgeBaseId],
+    [b.id, b.knowledgeBaseId],
+  ];
+}
 
 function agentBody(): Record<string, unknown> {
   return { agent: { name: 'generated', llm_model: 'fake-generated-chat', model_type: 'llm', max_token: '256', reasoning_effort: 'low', max_tool_calls: 2 } };
@@ -296,6 +350,17 @@ describe('generated input across the public and private routes', () => {
     };
     const agent = await makeAgent(`agent of ${name}`);
     const disposable = await makeAgent(`disposable agent of ${name}`);
+    const authorized = { authorization: `Bearer ${created.api_key}`, 'content-type': 'application/json' };
+    const makeKnowledgeBase = async (kbName: string) => {
+      const response = await fetch(`${gateway}/v1/public/workspaces/${created.workspace_id}/knowledge_bases`, { method: 'POST', headers: authorized, body: JSON.stringify({ knowledge_base: { name: kbName } }) });
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { knowledge_base: { id: string } }).knowledge_base.id;
+    };
+    const knowledgeBaseId = await makeKnowledgeBase(`knowledge base of ${name}`);
+    const disposableKnowledgeBaseId = await makeKnowledgeBase(`disposable knowledge base of ${name}`);
+    const added = await fetch(`${gateway}/v1/private/knowledge_bases/${knowledgeBaseId}/items`, { method: 'POST', headers: authorized, body: JSON.stringify({ url: `https://docs.example.invalid/only-${name.replace(/ /g, '-')}.md` }) });
+    expect(added.status).toBe(200);
+    const knowledgeBaseItemId = ((await added.json()) as { knowledge_base_item: { id: string } }).knowledge_base_item.id;
     const secret = await fetch(`${gateway}/v1/private/agents/${agent.id}/webhook_secret`, { headers: { authorization: `Bearer ${created.api_key}` } });
     const { webhook_secret: agentSecret } = (await secret.json()) as { webhook_secret: AgentWebhookSecretView };
     return {
@@ -307,6 +372,9 @@ describe('generated input across the public and private routes', () => {
       agent,
       agentSecret: agentSecret.webhook_secret,
       disposableAgentId: disposable.id,
+      knowledgeBaseId,
+      knowledgeBaseItemId,
+      disposableKnowledgeBaseId,
     };
   }
 
@@ -314,7 +382,7 @@ describe('generated input across the public and private routes', () => {
     const fakeUrl = await fake.start();
     callbackBase = await receiver.start();
     const env = { LOG_LEVEL: 'error', FAKE_BASE_URL: `${fakeUrl}/v1`, FAKE_API_KEY: 'fake-key', CALLBACK_URL_ALLOWLIST: '127.0.0.1' };
-    for (const app of ['catalog', 'invocation', 'callback-dispatcher', 'agent', 'gateway'] as const) apps.push(spawnApp(app, await freePort(), env));
+    for (const app of ['catalog', 'invocation', 'callback-dispatcher', 'agent', 'knowledge-base', 'gateway'] as const) apps.push(spawnApp(app, await freePort(), env));
     await Promise.all(apps.map((app) => waitUntilLive(app)));
     gateway = apps[apps.length - 1].baseUrl;
     await loadCatalogWithFakeModels('2099.7.1', [fakeModel('fake-generated-chat', { reasoning: false })]);
@@ -331,6 +399,9 @@ describe('generated input across the public and private routes', () => {
       b.agent.id,
       b.agentSecret,
       b.disposableAgentId,
+      b.knowledgeBaseId,
+      b.knowledgeBaseItemId,
+      b.disposableKnowledgeBaseId,
     ].filter(Boolean) as string[];
   });
 
@@ -379,7 +450,7 @@ describe('generated input across the public and private routes', () => {
         const url = `${gateway}${path}${query ? `?${query}` : ''}`;
         const headers: Record<string, string> = { ...credentialHeaders(route, who), ...(type && { 'content-type': type }), ...(acceptLanguage && { 'accept-language': acceptLanguage }) };
         requests += 1;
-        const response = await fetch(url, { method: route.method, headers, body: route.method === 'POST' || route.method === 'PATCH' ? body : undefined });
+        const response = await fetch(url, { method: route.method, headers, body: route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH' ? body : undefined });
         const text = await response.text();
         if (response.status < 300) successes += 1;
         const what = `${route.method} ${path}`;
@@ -402,7 +473,7 @@ describe('generated input across the public and private routes', () => {
       const response = await fetch(`${gateway}${path}`, {
         method: route.method,
         headers: { ...credentialHeaders(route, 'a'), 'content-type': 'application/json' },
-        body: route.method === 'POST' || route.method === 'PATCH' ? JSON.stringify(valid ?? {}) : undefined,
+        body: route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH' ? JSON.stringify(valid ?? {}) : undefined,
       });
       const text = await response.text();
       if (response.status >= 300) throw new Error(`a valid ${route.method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);

@@ -75,11 +75,14 @@ export class KnowledgeBasesRepository {
   /** Marks the workspace's active knowledge base deleted; false when there was none. */
   async markDeleted(workspaceId: string, knowledgeBaseId: string): Promise<boolean> {
     if (!isUuid(knowledgeBaseId)) return false;
-    const rows: unknown[] = await this.dataSource.query(
-      `UPDATE knowledge_base.knowledge_bases SET deleted_at = now() WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL RETURNING id`,
-      [knowledgeBaseId, workspaceId],
-    );
-    return rows.length > 0;
+    // Only a row not deleted yet: deleting twice must not move deleted_at, nor answer as a delete.
+    const result = await this.dataSource
+      .createQueryBuilder()
+      .update(KnowledgeBaseEntity)
+      .set({ deletedAt: () => 'now()', updatedAt: () => '"updated_at"' })
+      .where('id = :knowledgeBaseId AND workspace_id = :workspaceId AND deleted_at IS NULL', { knowledgeBaseId, workspaceId })
+      .execute();
+    return (result.affected ?? 0) > 0;
   }
 
   /** Knowledge bases marked deleted whose rows are still present (their cleanup not finished). */
