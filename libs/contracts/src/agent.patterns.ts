@@ -172,6 +172,23 @@ export class UpdateAgentRequest extends AgentIdRequest {
   agent!: UpdateAgentFields;
 }
 
+/** The most knowledge bases one agent may search. */
+export const AGENT_MAX_KNOWLEDGE_BASES = 10;
+
+/** Replaces the knowledge bases attached to an agent (an empty list detaches them all). */
+export class SetAgentKnowledgeBasesRequest extends AgentIdRequest {
+  @IsArray()
+  @ArrayMaxSize(AGENT_MAX_KNOWLEDGE_BASES)
+  @IsUUID('all', { each: true })
+  knowledge_base_ids!: string[];
+}
+
+/** The knowledge bases an agent's `knowledge_search` tool searches, in the order attached. */
+export interface AgentKnowledgeBases {
+  agent_id: string;
+  knowledge_base_ids: string[];
+}
+
 export class RotateAgentWebhookSecretRequest extends AgentIdRequest {
   /** How long the previous secret keeps working; the operator's default when absent. */
   @IsOptional()
@@ -392,6 +409,9 @@ export const AgentContracts = {
   deleteAgent: rpc('agent.agents.delete', AgentIdRequest).returns<DeletedAgent>(),
   getWebhookSecret: rpc('agent.agents.webhook-secret.get', AgentIdRequest).returns<AgentWebhookSecretView>(),
   rotateWebhookSecret: rpc('agent.agents.webhook-secret.rotate', RotateAgentWebhookSecretRequest).returns<AgentWebhookSecretView>(),
+  getKnowledgeBases: rpc('agent.agents.knowledge-bases.get', AgentIdRequest).returns<AgentKnowledgeBases>(),
+  /** Each knowledge base must be an active one of the agent's workspace (else 422 "Knowledge base not found"). */
+  setKnowledgeBases: rpc('agent.agents.knowledge-bases.set', SetAgentKnowledgeBasesRequest).returns<AgentKnowledgeBases>(),
   /** For a trigger path that asks the owner rather than the registry; unknown agents are 422 "Agent not found". */
   verifyWebhookSecret: rpc('agent.agents.webhook-secret.verify', VerifyAgentWebhookSecretRequest).returns<AgentWebhookSecretCheck>(),
   /** The gateway found no registry entry for an agent trigger: write it again if the agent is active. */

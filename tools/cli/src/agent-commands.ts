@@ -9,7 +9,10 @@ function wholeSeconds(value: string): number {
   return parsed;
 }
 
-/** `agent webhook-secret show|rotate`: an agent's webhook secret, as the private routes show and rotate it. */
+/**
+ * `agent webhook-secret show|rotate`: an agent's webhook secret, as the private routes show and
+ * rotate it; `agent knowledge-bases show|set`: the knowledge bases its `knowledge_search` tool searches.
+ */
 export function addAgentCommands(program: Command, call: Caller): void {
   const json = () => new Option('--json', 'print JSON for scripts');
   const agent = program.command('agent').description('agents of a workspace');
@@ -29,5 +32,21 @@ export function addAgentCommands(program: Command, call: Caller): void {
     .action(async (workspaceId: string, agentId: string, options: { overlap?: number; json?: boolean }) => {
       const view = await call(AgentPatterns.rotateWebhookSecret, { workspace_id: workspaceId, agent_id: agentId, overlap_seconds: options.overlap });
       print(view, Boolean(options.json), [{ ...view }]);
+    });
+  const knowledgeBases = agent.command('knowledge-bases').description("the knowledge bases an agent's knowledge_search tool searches");
+  knowledgeBases
+    .command('show <workspace-id> <agent-id>')
+    .addOption(json())
+    .action(async (workspaceId: string, agentId: string, options: { json?: boolean }) => {
+      const attached = await call(AgentPatterns.getKnowledgeBases, { workspace_id: workspaceId, agent_id: agentId });
+      print(attached, Boolean(options.json), attached.knowledge_base_ids.map((id) => ({ knowledge_base_id: id })));
+    });
+  knowledgeBases
+    .command('set <workspace-id> <agent-id> [knowledge-base-ids...]')
+    .description('replace the attached knowledge bases (none given: detach all)')
+    .addOption(json())
+    .action(async (workspaceId: string, agentId: string, knowledgeBaseIds: string[], options: { json?: boolean }) => {
+      const attached = await call(AgentPatterns.setKnowledgeBases, { workspace_id: workspaceId, agent_id: agentId, knowledge_base_ids: knowledgeBaseIds });
+      print(attached, Boolean(options.json), attached.knowledge_base_ids.map((id) => ({ knowledge_base_id: id })));
     });
 }

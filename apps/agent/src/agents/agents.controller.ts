@@ -4,15 +4,18 @@ import {
   AgentPatterns,
   CreateAgentRequest,
   RotateAgentWebhookSecretRequest,
+  SetAgentKnowledgeBasesRequest,
   UpdateAgentRequest,
   VerifyAgentWebhookSecretRequest,
   WorkspaceIdRequest,
+  type AgentKnowledgeBases,
   type AgentRecord,
   type AgentWebhookSecretCheck,
   type AgentWebhookSecretView,
   type DeletedAgent,
 } from '@waggle/contracts';
 import { RpcHandler } from '@waggle/platform';
+import { AgentKnowledgeBaseLinks } from './agent-knowledge-bases.service';
 import { AgentWebhookSecrets } from './agent-webhook-secrets.service';
 import { AgentsService } from './agents.service';
 
@@ -21,6 +24,7 @@ export class AgentsController {
   constructor(
     private readonly agents: AgentsService,
     private readonly secrets: AgentWebhookSecrets,
+    private readonly knowledgeBases: AgentKnowledgeBaseLinks,
   ) {}
 
   @RpcHandler(AgentPatterns.listAgents)
@@ -61,5 +65,15 @@ export class AgentsController {
   @RpcHandler(AgentPatterns.verifyWebhookSecret)
   verifyWebhookSecret(request: VerifyAgentWebhookSecretRequest): Promise<AgentWebhookSecretCheck> {
     return this.secrets.verify(request.agent_id, request.secret);
+  }
+
+  @RpcHandler(AgentPatterns.getKnowledgeBases)
+  getKnowledgeBases(request: AgentIdRequest): Promise<AgentKnowledgeBases> {
+    return this.knowledgeBases.get(request.workspace_id, request.agent_id);
+  }
+
+  @RpcHandler(AgentPatterns.setKnowledgeBases)
+  setKnowledgeBases(request: SetAgentKnowledgeBasesRequest): Promise<AgentKnowledgeBases> {
+    return this.knowledgeBases.set(request.workspace_id, request.agent_id, request.knowledge_base_ids);
   }
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { WebhooksModule } from '../webhooks/webhooks.module';
+import { AgentKnowledgeBaseLinks } from './agent-knowledge-bases.service';
 import { AgentModels } from './agent-models';
 import { AgentWebhookSecrets } from './agent-webhook-secrets.service';
 import { AgentsController } from './agents.controller';
@@ -16,7 +17,7 @@ import { AGENT_ENTITIES } from './entities';
 @Module({
   imports: [TypeOrmModule.forFeature(AGENT_ENTITIES), WebhooksModule],
   controllers: [AgentsController],
-  providers: [AgentsRepository, AgentsService, AgentModels, AgentWebhookSecrets],
+  providers: [AgentsRepository, AgentsService, AgentModels, AgentWebhookSecrets, AgentKnowledgeBaseLinks],
   exports: [AgentsRepository, AgentsService, AgentWebhookSecrets],
 })
 export class AgentsModule {}

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { WaggleException } from '@waggle/errors';
 import { In, type DataSource, type EntityManager } from 'typeorm';
+import { AgentKnowledgeBaseEntity } from './entities/agent-knowledge-base.entity';
 import { AgentEntity } from './entities/agent.entity';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -116,5 +117,23 @@ export class AgentsRepository {
   async activeIdsPage(skip: number, take: number): Promise<string[]> {
     const page = await this.dataSource.getRepository(AgentEntity).find({ select: { id: true }, order: { id: 'ASC' }, skip, take });
     return page.map((agent) => agent.id);
+  }
+
+  /** The knowledge bases attached to the agent, in the order they were attached. */
+  async knowledgeBaseIds(agentId: string, manager: EntityManager = this.dataSource.manager): Promise<string[]> {
+    const rows = await manager.find(AgentKnowledgeBaseEntity, { where: { agentId }, order: { createdAt: 'ASC', knowledgeBaseId: 'ASC' } });
+    return rows.map((row) => row.knowledgeBaseId);
+  }
+
+  /** Replaces the agent's attached knowledge bases, in the given order, inside the caller's transaction. */
+  async replaceKnowledgeBases(manager: EntityManager, agentId: string, knowledgeBaseIds: readonly string[]): Promise<void> {
+    await manager.delete(AgentKnowledgeBaseEntity, { agentId });
+    if (knowledgeBaseIds.length === 0) return;
+    // One statement, with increasing times so the order attached is the order listed.
+    await manager.query(
+      `INSERT INTO agent.agent_knowledge_bases (agent_id, knowledge_base_id, created_at)
+       SELECT $1, id, now() + (ordinality * interval '1 microsecond') FROM unnest($2::uuid[]) WITH ORDINALITY AS t(id, ordinality)`,
+      [agentId, knowledgeBaseIds],
+    );
   }
 }

@@ -36,6 +36,7 @@ import { Observable } from 'rxjs';
 import type { AgentEnv } from '../config/agent.env';
 import type { StoredAttachment } from '../threads/entities';
 import { runTools, type RunTools } from './agent-tools';
+import { AgentKnowledgeSearch } from './knowledge-search';
 import { buildConversation, checkRunAttachments, readableDocuments, type CheckedRunInput } from './conversation';
 import { DOCUMENT_READER } from './document-reader.provider';
 import { RunnableAgents } from './runnable-agents';
@@ -131,6 +132,7 @@ export class AgentRunner {
     private readonly runs: RunsRepository,
     private readonly agents: RunnableAgents,
     @Inject(DOCUMENT_READER) private readonly reader: DocumentReader,
+    private readonly knowledge: AgentKnowledgeSearch,
     @Inject(APP_ENV) private readonly env: AgentEnv,
   ) {}
 
@@ -301,7 +303,7 @@ export class AgentRunner {
       route,
       messages: conversation.messages,
       params: toParams(agent),
-      tools: runTools(this.reader, documents),
+      tools: runTools(this.reader, documents, agent.knowledgeBaseIds.length > 0 && catalogRoute.is_tool_calling ? this.knowledge.searcher(request.workspace_id, agent.knowledgeBaseIds) : undefined),
       maxToolCalls: agent.maxToolCalls ?? this.env.AGENT_DEFAULT_MAX_TOOL_CALLS,
       ...(thread && request.thread_id !== undefined && { thread: { id: thread.threadId, key: request.thread_id } }),
       checked,

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { RunCancellation } from '@waggle/platform';
 import { AgentRunner } from './agent-runner.service';
 import { AgentTriggerWorker } from './agent-trigger.worker';
+import { AgentKnowledgeSearch } from './knowledge-search';
 import { documentReaderProvider } from './document-reader.provider';
 import { RunnableAgents } from './runnable-agents';
 import { RunsController } from './runs.controller';
@@ -9,11 +10,11 @@ import { RunsRepository } from './runs.repository';
 
 /**
  * Agent runs: invoked (whole or streamed, cancellable), with threads, caller history,
- * attachments and the read_file tool; and webhook-triggered (the agent-runs worker). The
+ * attachments and the read_file tool, knowledge_search over attached knowledge bases; and webhook-triggered (the agent-runs worker). The
  * provider registry and model routes come from the app's global ProvidersModule.
  */
 @Module({
   controllers: [RunsController],
-  providers: [AgentRunner, RunsRepository, RunnableAgents, RunCancellation, documentReaderProvider, AgentTriggerWorker],
+  providers: [AgentRunner, RunsRepository, RunnableAgents, RunCancellation, documentReaderProvider, AgentTriggerWorker, AgentKnowledgeSearch],
 })
 export class RunsModule {}

@@ -19,6 +19,8 @@ export interface RunnableAgent {
   reasoningEffort: AgentReasoningEffort | null;
   toolChoice: AgentToolChoice | null;
   maxToolCalls: number | null;
+  /** Attached knowledge bases, searched by the `knowledge_search` tool; empty for none. */
+  knowledgeBaseIds: string[];
 }
 
 /** One tool call of a finished run, as the thread keeps it. */
@@ -45,7 +47,8 @@ export const MAX_STORED_TURNS_READ = 400;
 
 const AGENT_COLUMNS = `id, workspace_id AS "workspaceId", llm_model AS "llmModel", instruction_prompt AS "instructionPrompt", temperature,
   max_token AS "maxToken", max_thinking_token AS "maxThinkingToken", provider_prompt_cache_ttl AS "providerPromptCacheTtl",
-  reasoning_effort AS "reasoningEffort", tool_choice AS "toolChoice", max_tool_calls AS "maxToolCalls"`;
+  reasoning_effort AS "reasoningEffort", tool_choice AS "toolChoice", max_tool_calls AS "maxToolCalls",
+  ARRAY(SELECT k.knowledge_base_id::text FROM agent.agent_knowledge_bases k WHERE k.agent_id = agents.id ORDER BY k.created_at, k.knowledge_base_id) AS "knowledgeBaseIds"`;
 
 /**
  * The queries of a run, in SQL (no entity hydration on the request path): the agent, the

@@ -5,6 +5,7 @@ import {
   AGENT_TOOL_CHOICES,
   CreateAgentRequest,
   RotateAgentWebhookSecretRequest,
+  SetAgentKnowledgeBasesRequest,
   UpdateAgentRequest,
   type AgentPromptCacheTtl,
   type AgentReasoningEffort,
@@ -20,6 +21,9 @@ export class UpdateAgentBody extends PickType(UpdateAgentRequest, ['agent'] as c
 
 /** `POST /v1/private/agents/{id}/webhook_secret/rotate`. */
 export class RotateAgentWebhookSecretBody extends PickType(RotateAgentWebhookSecretRequest, ['overlap_seconds'] as const) {}
+
+/** `PUT /v1/private/agents/{id}/knowledge_bases`. */
+export class SetAgentKnowledgeBasesBody extends PickType(SetAgentKnowledgeBasesRequest, ['knowledge_base_ids'] as const) {}
 
 // What the OpenAPI document says about the bodies and answers. The contract's classes carry
 // class-validator rules only (contracts stay free of HTTP concerns), so these describe them.

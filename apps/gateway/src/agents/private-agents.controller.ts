@@ -1,15 +1,16 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { AgentPatterns, sendRpc, type AgentWebhookSecretView } from '@waggle/contracts';
+import { AgentPatterns, sendRpc, type AgentKnowledgeBases, type AgentWebhookSecretView } from '@waggle/contracts';
 import { APP_ENV, NatsRpcClient } from '@waggle/platform';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { PrivateApiRoute } from '../auth/authenticated.decorator';
 import type { GatewayEnv } from '../config/gateway.env';
-import { RotateAgentWebhookSecretBody } from './agent.dto';
+import { RotateAgentWebhookSecretBody, SetAgentKnowledgeBasesBody } from './agent.dto';
 
 /**
  * First-party management of an agent's webhook secret (the CLI's `agent webhook-secret`
- * does the same over NATS), in the key's workspace, as for prompt deployments.
+ * does the same over NATS), in the key's workspace, as for prompt deployments, and of the
+ * knowledge bases its `knowledge_search` tool searches (`agent knowledge-bases`).
  */
 @ApiExcludeController()
 @Controller('v1/private/agents')
@@ -32,5 +33,18 @@ export class PrivateAgentsController {
   async rotateWebhookSecret(@Param('id') id: string, @Body() body: RotateAgentWebhookSecretBody, @Req() request: AuthenticatedRequest): Promise<{ webhook_secret: AgentWebhookSecretView }> {
     const rotation = { workspace_id: request.auth.workspace_id, agent_id: id, overlap_seconds: body.overlap_seconds };
     return { webhook_secret: await sendRpc(this.rpc, AgentPatterns.rotateWebhookSecret, rotation, { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS }) };
+  }
+
+  @Get(':id/knowledge_bases')
+  async knowledgeBases(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ knowledge_bases: AgentKnowledgeBases }> {
+    const attached = await sendRpc(this.rpc, AgentPatterns.getKnowledgeBases, { workspace_id: request.auth.workspace_id, agent_id: id }, { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS });
+    return { knowledge_bases: attached };
+  }
+
+  /** Replaces the attached knowledge bases (at most 10, each an active one of the workspace; `[]` detaches all). */
+  @Put(':id/knowledge_bases')
+  async setKnowledgeBases(@Param('id') id: string, @Body() body: SetAgentKnowledgeBasesBody, @Req() request: AuthenticatedRequest): Promise<{ knowledge_bases: AgentKnowledgeBases }> {
+    const change = { workspace_id: request.auth.workspace_id, agent_id: id, knowledge_base_ids: body.knowledge_base_ids };
+    return { knowledge_bases: await sendRpc(this.rpc, AgentPatterns.setKnowledgeBases, change, { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS }) };
   }
 }

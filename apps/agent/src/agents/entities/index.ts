@@ -1,3 +1,4 @@
+import { AgentKnowledgeBaseEntity } from './agent-knowledge-base.entity';
 import { AgentEntity } from './agent.entity';
 
-export const AGENT_ENTITIES = [AgentEntity];
+export const AGENT_ENTITIES = [AgentEntity, AgentKnowledgeBaseEntity];

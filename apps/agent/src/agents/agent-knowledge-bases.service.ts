@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import { KnowledgeBasePatterns, sendRpc, type AgentKnowledgeBases } from '@waggle/contracts';
+import { NatsRpcClient } from '@waggle/platform';
+import { AGENT_CHANGED_SUBJECT, type AgentChangedMessage } from '../runs/runnable-agents';
+import { AgentsRepository } from './agents.repository';
+
+/** How long the knowledge-base service may take to confirm one knowledge base. */
+const LOOKUP_TIMEOUT_MS = 5_000;
+
+/**
+ * The knowledge bases an operator attaches to an agent (private route and CLI): its runs get
+ * a `knowledge_search` tool over them. Each must be an active knowledge base of the agent's
+ * workspace when attached; one deleted later answers its search with an error observation.
+ */
+@Injectable()
+export class AgentKnowledgeBaseLinks {
+  constructor(
+    private readonly agents: AgentsRepository,
+    private readonly rpc: NatsRpcClient,
+  ) {}
+
+  async get(workspaceId: string, agentId: string): Promise<AgentKnowledgeBases> {
+    const agent = await this.agents.getActive(workspaceId, agentId);
+    return { agent_id: agent.id, knowledge_base_ids: await this.agents.knowledgeBaseIds(agent.id) };
+  }
+
+  /** Replaces the list; 422 "Knowledge base not found" (from the knowledge-base service) for any that is not the workspace's. */
+  async set(workspaceId: string, agentId: string, knowledgeBaseIds: readonly string[]): Promise<AgentKnowledgeBases> {
+    await this.agents.getActive(workspaceId, agentId);
+    const unique = [...new Set(knowledgeBaseIds.map((id) => id.toLowerCase()))];
+    for (const knowledgeBaseId of unique) {
+      await sendRpc(this.rpc, KnowledgeBasePatterns.getKnowledgeBase, { workspace_id: workspaceId, knowledge_base_id: knowledgeBaseId }, { timeoutMs: LOOKUP_TIMEOUT_MS });
+    }
+    await this.agents.transaction(async (manager) => {
+      // The agent row locked: a concurrent delete or a second set waits for this one.
+      await this.agents.getActive(workspaceId, agentId, { manager, lock: true });
+      await this.agents.replaceKnowledgeBases(manager, agentId, unique);
+    });
+    this.rpc.publish(AGENT_CHANGED_SUBJECT, { agent_id: agentId } satisfies AgentChangedMessage);
+    return { agent_id: agentId, knowledge_base_ids: unique };
+  }
+}
