@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import type { KnowledgeBaseItemRunStatus } from '@waggle/contracts';
 import { IsNull, type DataSource, type EntityManager } from 'typeorm';
 import { KnowledgeBaseItemEntity } from './entities/knowledge-base-item.entity';
 import { KnowledgeBaseEntity } from './entities/knowledge-base.entity';
@@ -91,6 +92,27 @@ export class KnowledgeBasesRepository {
     return rows.map((row) => row.id);
   }
 
+  async isMarkedDeleted(knowledgeBaseId: string): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM knowledge_base.knowledge_bases WHERE id = $1 AND deleted_at IS NOT NULL`, [knowledgeBaseId]);
+    return rows.length > 0;
+  }
+
+  /** Deletes up to `limit` items of a knowledge base; answers how many. */
+  async deleteItems(knowledgeBaseId: string, limit: number): Promise<number> {
+    const result = await this.dataSource
+      .createQueryBuilder()
+      .delete()
+      .from(KnowledgeBaseItemEntity)
+      .where(`id IN (SELECT id FROM knowledge_base.knowledge_base_items WHERE knowledge_base_id = :knowledgeBaseId LIMIT :limit)`, { knowledgeBaseId, limit })
+      .execute();
+    return result.affected ?? 0;
+  }
+
+  /** Deletes the row of a knowledge base marked deleted (the last step of its cleanup). */
+  async deleteMarked(knowledgeBaseId: string): Promise<void> {
+    await this.dataSource.createQueryBuilder().delete().from(KnowledgeBaseEntity).where('id = :knowledgeBaseId AND deleted_at IS NOT NULL', { knowledgeBaseId }).execute();
+  }
+
   listItems(knowledgeBaseId: string): Promise<KnowledgeBaseItemEntity[]> {
     return this.dataSource.getRepository(KnowledgeBaseItemEntity).find({ where: { knowledgeBaseId }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
@@ -103,6 +125,28 @@ export class KnowledgeBasesRepository {
   insertItem(item: NewItem): Promise<KnowledgeBaseItemEntity> {
     const repository = this.dataSource.getRepository(KnowledgeBaseItemEntity);
     return repository.save(repository.create({ ...item, runStatus: 'queued', status: 'active', error: null, chunksCount: 0, attempts: 0 }));
+  }
+
+  /** Moves an item's run_status (error cleared unless given); `attempt` counts a new ingestion attempt. */
+  async markItem(itemId: string, change: { runStatus: KnowledgeBaseItemRunStatus; error?: string; attempt?: boolean }): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE knowledge_base.knowledge_base_items SET run_status = $2, error = $3, attempts = attempts + $4, updated_at = now() WHERE id = $1`,
+      [itemId, change.runStatus, change.error ?? null, change.attempt ? 1 : 0],
+    );
+  }
+
+  /**
+   * Inside the index's transaction: marks the item completed with its chunk count and records
+   * the knowledge base's vector length if it had none. False (write nothing) when the
+   * knowledge base has been deleted meanwhile; its row is held (FOR SHARE) so a delete waits
+   * for this transaction, and the cleanup after it sees the chunks.
+   */
+  async completeItem(manager: EntityManager, knowledgeBaseId: string, itemId: string, result: { chunks: number; dimensions: number }): Promise<boolean> {
+    const active: unknown[] = await manager.query(`SELECT id FROM knowledge_base.knowledge_bases WHERE id = $1 AND deleted_at IS NULL FOR SHARE`, [knowledgeBaseId]);
+    if (active.length === 0) return false;
+    await manager.query(`UPDATE knowledge_base.knowledge_base_items SET run_status = 'completed', error = NULL, chunks_count = $2, updated_at = now() WHERE id = $1`, [itemId, result.chunks]);
+    await manager.query(`UPDATE knowledge_base.knowledge_bases SET embedding_dimensions = $2 WHERE id = $1 AND embedding_dimensions IS NULL`, [knowledgeBaseId, result.dimensions]);
+    return true;
   }
 
   workspaceEmbeddingModel(workspaceId: string): Promise<WorkspaceSettingEntity | null> {

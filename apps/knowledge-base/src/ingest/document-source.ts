@@ -1,0 +1,106 @@
+import { readFileSync } from 'node:fs';
+import { Inject, Injectable } from '@nestjs/common';
+import { AssetPatterns, FILE_STAGING_BUCKET, sendRpc } from '@waggle/contracts';
+import { AttachmentFetcher, AttachmentFetchError, detectDocumentType, extractDocumentText, DocumentReadError } from '@waggle/documents';
+import { WaggleException } from '@waggle/errors';
+import { APP_ENV, NatsRpcClient } from '@waggle/platform';
+import { nanos, StorageType, type ObjectStore } from 'nats';
+import type { KnowledgeBaseEnv } from '../config/knowledge-base.env';
+import type { KnowledgeBaseItemEntity } from '../knowledge-bases/entities/knowledge-base-item.entity';
+
+const STAGE_TIMEOUT_MS = 60_000;
+/** The bucket's settings, as the services that stage into it create it (an hour's TTL, file storage). */
+const STAGING_TTL_MS = 60 * 60 * 1000;
+
+/** A document that will never be read however often it is tried (corrupt, empty, unsupported, refused): the item fails at once. */
+export class UnreadableDocument extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnreadableDocument';
+  }
+}
+
+/** Fetch failures a retry cannot mend: the URL is refused, too large, or answered with a client error. */
+function isPermanentFetchFailure(error: AttachmentFetchError): boolean {
+  if (error.code === 'http_status') return error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
+  return error.code === 'invalid_url' || error.code === 'refused' || error.code === 'too_large' || error.code === 'too_many_redirects';
+}
+
+/**
+ * An item's document as text: its bytes from the asset service (staged in the NATS object
+ * store, read once and deleted) or from its `https://` URL through the SSRF guard (this
+ * service's own allowlist, size and time caps, extra CAs), its type detected from the bytes
+ * and its text extracted by the documents library. Throws UnreadableDocument for what no
+ * retry would change; anything else (an outage) is worth retrying.
+ */
+@Injectable()
+export class DocumentSource {
+  private readonly fetcher: AttachmentFetcher;
+  private bucket?: Promise<ObjectStore>;
+
+  constructor(
+    private readonly rpc: NatsRpcClient,
+    @Inject(APP_ENV) env: KnowledgeBaseEnv,
+  ) {
+    this.fetcher = new AttachmentFetcher({
+      allowlist: env.KB_URL_ALLOWLIST,
+      allowlistSetting: 'KB_URL_ALLOWLIST',
+      maxBytes: env.KB_URL_MAX_BYTES,
+      timeoutMs: env.KB_URL_TIMEOUT_MS,
+      ...(env.KB_URL_EXTRA_CA_FILE !== '' && { ca: readFileSync(env.KB_URL_EXTRA_CA_FILE, 'utf8') }),
+    });
+  }
+
+  async text(item: KnowledgeBaseItemEntity, signal?: AbortSignal): Promise<string> {
+    const document = item.itemType === 'asset' ? await this.fromAsset(item) : await this.fromUrl(item, signal);
+    const detected = await detectDocumentType(document.bytes, document.hints);
+    let text: string;
+    try {
+      text = await extractDocumentText(document.bytes, detected.type, detected.mime);
+    } catch (error) {
+      if (error instanceof DocumentReadError) throw new UnreadableDocument(`The document could not be read: ${error.message}`);
+      throw error;
+    }
+    if (text.trim() === '') throw new UnreadableDocument('The document has no text to index');
+    return text;
+  }
+
+  private async fromUrl(item: KnowledgeBaseItemEntity, signal?: AbortSignal) {
+    const url = item.sourceUrl ?? '';
+    try {
+      const fetched = await this.fetcher.fetch(url, { signal });
+      return { bytes: fetched.bytes, hints: { fileName: fetched.fileName, url: [fetched.finalUrl, url], contentType: fetched.contentType } };
+    } catch (error) {
+      if (error instanceof AttachmentFetchError && isPermanentFetchFailure(error)) throw new UnreadableDocument(`The document could not be fetched: ${error.message}`);
+      throw error;
+    }
+  }
+
+  private async fromAsset(item: KnowledgeBaseItemEntity) {
+    const staged = await sendRpc(this.rpc, AssetPatterns.stageAsset, { workspace_id: item.workspaceId, asset_id: item.sourceAssetId ?? '' }, { timeoutMs: STAGE_TIMEOUT_MS }).catch((error: unknown) => {
+      if (error instanceof WaggleException && error.code === 'resource_not_found') throw new UnreadableDocument('The asset no longer exists');
+      throw error;
+    });
+    const store = await this.store();
+    try {
+      const bytes = await store.getBlob(staged.staged_object);
+      if (!bytes) throw new Error(`the staged copy of asset ${staged.asset.id} is gone`);
+      return { bytes, hints: { fileName: staged.asset.name, contentType: staged.asset.content_type } };
+    } finally {
+      await store.delete(staged.staged_object).catch(() => undefined);
+    }
+  }
+
+  private store(): Promise<ObjectStore> {
+    const connection = this.rpc.connection();
+    if (!connection || connection.isClosed()) return Promise.reject(new Error('NATS is not connected'));
+    this.bucket ??= connection
+      .jetstream()
+      .views.os(FILE_STAGING_BUCKET, { ttl: nanos(STAGING_TTL_MS), storage: StorageType.File, description: 'File bytes between Waggle services' })
+      .catch((error: unknown) => {
+        this.bucket = undefined;
+        throw error;
+      });
+    return this.bucket;
+  }
+}

@@ -1,0 +1,91 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { QueueNames, type KnowledgeBaseIngestJob } from '@waggle/contracts';
+import { WaggleException } from '@waggle/errors';
+import { APP_ENV, QueueWorker, type RequestContextStore } from '@waggle/platform';
+import type { Job } from 'bullmq';
+import { ChunkIndex } from '../index/chunk-index';
+import type { KnowledgeBaseEnv } from '../config/knowledge-base.env';
+import { KnowledgeBasesRepository } from '../knowledge-bases/knowledge-bases.repository';
+import { chunkText } from './chunker';
+import { DocumentSource, UnreadableDocument } from './document-source';
+
+const MAX_ERROR_LENGTH = 1000;
+
+/** The knowledge base was deleted while its item was being indexed: the index transaction is rolled back and the job ends. */
+class KnowledgeBaseGone extends Error {}
+
+/** What a failed item's `error` says: the reason when it is one the caller may read, a generic line otherwise. */
+function itemError(error: unknown): string {
+  if (error instanceof UnreadableDocument || error instanceof WaggleException) return error.message.slice(0, MAX_ERROR_LENGTH);
+  const reason = error instanceof Error ? error.message : String(error);
+  return `Ingestion failed after every attempt: ${reason}`.slice(0, MAX_ERROR_LENGTH);
+}
+
+/**
+ * Ingests knowledge base items (queue `knowledge-base-ingest`, job id = item id): the item
+ * `running`, its document fetched and read, chunked token-aware, and handed to the index,
+ * which embeds the chunks and writes them in one transaction with the item's completion.
+ * A document that cannot be read fails the item at once; an outage is retried with backoff
+ * and fails the item after the last attempt. An item whose knowledge base was deleted is
+ * left to the cleanup.
+ */
+@Injectable()
+export class IngestWorker extends QueueWorker<'knowledge-base-ingest'> {
+  constructor(
+    private readonly repository: KnowledgeBasesRepository,
+    private readonly documents: DocumentSource,
+    private readonly index: ChunkIndex,
+    @Inject(APP_ENV) private readonly env: KnowledgeBaseEnv,
+  ) {
+    super({
+      queue: QueueNames.knowledgeBaseIngest,
+      redisUrl: env.REDIS_URL,
+      concurrency: env.KB_INGEST_CONCURRENCY,
+      lockMs: env.KB_JOB_LOCK_MS,
+      shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    });
+  }
+
+  protected contextOf(job: KnowledgeBaseIngestJob): RequestContextStore {
+    return { workspaceId: job.workspace_id };
+  }
+
+  protected async process(job: Job<KnowledgeBaseIngestJob>): Promise<void> {
+    const { knowledge_base_id: knowledgeBaseId, item_id: itemId, workspace_id: workspaceId } = job.data;
+    const knowledgeBase = await this.repository.findActiveById(knowledgeBaseId);
+    if (!knowledgeBase || knowledgeBase.workspaceId !== workspaceId) return;
+    const item = await this.repository.findItem(knowledgeBaseId, itemId);
+    if (!item || item.runStatus === 'completed' || item.runStatus === 'failed') return;
+    await this.repository.markItem(item.id, { runStatus: 'running', attempt: true });
+    const started = performance.now();
+    const log = { knowledge_base_id: knowledgeBaseId, item_id: item.id, item_type: item.itemType, attempt: job.attemptsMade + 1 };
+    this.logger.log({ ...log, msg: 'knowledge base item ingestion started' });
+    try {
+      const text = await this.documents.text(item);
+      const chunks = chunkText(text, { maxTokens: this.env.KB_CHUNK_TOKENS, overlapTokens: this.env.KB_CHUNK_OVERLAP_TOKENS });
+      const result = await this.index.indexItem(
+        { id: knowledgeBase.id, workspace_id: knowledgeBase.workspaceId, embedding_model: knowledgeBase.embeddingModel, embedding_dimensions: knowledgeBase.embeddingDimensions },
+        { id: item.id, name: item.name },
+        chunks,
+        async (manager, indexed) => {
+          if (!(await this.repository.completeItem(manager, knowledgeBase.id, item.id, indexed))) throw new KnowledgeBaseGone();
+        },
+      );
+      this.logger.log({ ...log, msg: 'knowledge base item completed', chunks: result.chunks, duration_ms: Math.round(performance.now() - started) });
+    } catch (error) {
+      if (error instanceof KnowledgeBaseGone) {
+        this.logger.log({ ...log, msg: 'knowledge base deleted during ingestion; item left to the cleanup' });
+        return;
+      }
+      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      if (error instanceof UnreadableDocument || lastAttempt) {
+        await this.repository.markItem(item.id, { runStatus: 'failed', error: itemError(error) });
+        this.logger.warn({ ...log, msg: 'knowledge base item failed', error: itemError(error), duration_ms: Math.round(performance.now() - started) });
+        return;
+      }
+      // An outage: back to queued until BullMQ's next attempt.
+      await this.repository.markItem(item.id, { runStatus: 'queued' }).catch(() => undefined);
+      throw error;
+    }
+  }
+}
