@@ -49,7 +49,7 @@ interface Workspace {
 type Credentials = 'key' | 'webhook' | 'agent-webhook' | 'none';
 
 interface RouteCase {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** With `{0}`, `{1}`… for the generated path parameters. */
   path: string;
   credentials: Credentials;
@@ -148,9 +148,21 @@ const ROUTES: RouteCase[] = [
     validBody: () => ({ overlap_seconds: 60 }),
     validParams: ({ a, b }) => [[a.agent.id], [b.agent.id]],
   },
+  { method: 'GET', path: '/v1/private/agents/{0}/knowledge_bases', credentials: 'key', validParams: ({ a, b }) => [[a.agent.id], [b.agent.id]] },
+  {
+    method: 'PUT',
+    path: '/v1/private/agents/{0}/knowledge_bases',
+    credentials: 'key',
+    validBody: () => ({ knowledge_base_ids: [] }),
+    validParams: ({ a, b }) => [[a.agent.id], [b.agent.id]],
+  },
   // Last: its first valid case deletes A's disposable agent, and later ones find it gone.
   { method: 'DELETE', path: '/v1/public/workspaces/{0}/agents/{1}', credentials: 'key', validParams: ({ a, b }) => [[a.id, a.disposableAgentId], [b.id, b.disposableAgentId]] },
 ];
+
+function takesBody(route: RouteCase): boolean {
+  return route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH';
+}
 
 function agentBody(): Record<string, unknown> {
   return { agent: { name: 'generated', llm_model: 'fake-generated-chat', model_type: 'llm', max_token: '256', reasoning_effort: 'low', max_tool_calls: 2 } };
@@ -379,7 +391,7 @@ describe('generated input across the public and private routes', () => {
         const url = `${gateway}${path}${query ? `?${query}` : ''}`;
         const headers: Record<string, string> = { ...credentialHeaders(route, who), ...(type && { 'content-type': type }), ...(acceptLanguage && { 'accept-language': acceptLanguage }) };
         requests += 1;
-        const response = await fetch(url, { method: route.method, headers, body: route.method === 'POST' || route.method === 'PATCH' ? body : undefined });
+        const response = await fetch(url, { method: route.method, headers, body: takesBody(route) ? body : undefined });
         const text = await response.text();
         if (response.status < 300) successes += 1;
         const what = `${route.method} ${path}`;
@@ -402,7 +414,7 @@ describe('generated input across the public and private routes', () => {
       const response = await fetch(`${gateway}${path}`, {
         method: route.method,
         headers: { ...credentialHeaders(route, 'a'), 'content-type': 'application/json' },
-        body: route.method === 'POST' || route.method === 'PATCH' ? JSON.stringify(valid ?? {}) : undefined,
+        body: takesBody(route) ? JSON.stringify(valid ?? {}) : undefined,
       });
       const text = await response.text();
       if (response.status >= 300) throw new Error(`a valid ${route.method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
