@@ -195,6 +195,14 @@ const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/v1/private/knowledge_bases/embedding_model', credentials: 'key' },
   { method: 'PUT', path: '/v1/private/knowledge_bases/embedding_model', credentials: 'key', validBody: () => ({ embedding_model: 'text-embedding-3-small' }) },
   { method: 'DELETE', path: '/v1/public/workspaces/{0}/knowledge_bases/{1}', credentials: 'key', validParams: ({ a, b }) => [[a.id, a.disposableKnowledgeBaseId], [b.id, b.disposableKnowledgeBaseId]] },
+  { method: 'GET', path: '/v1/private/agents/{0}/knowledge_bases', credentials: 'key', validParams: ({ a, b }) => [[a.agent.id], [b.agent.id]] },
+  {
+    method: 'PUT',
+    path: '/v1/private/agents/{0}/knowledge_bases',
+    credentials: 'key',
+    validBody: () => ({ knowledge_base_ids: [] }),
+    validParams: ({ a, b }) => [[a.agent.id], [b.agent.id]],
+  },
   // Last: its first valid case deletes A's disposable agent, and later ones find it gone.
   { method: 'DELETE', path: '/v1/public/workspaces/{0}/agents/{1}', credentials: 'key', validParams: ({ a, b }) => [[a.id, a.disposableAgentId], [b.id, b.disposableAgentId]] },
 ];
@@ -204,6 +212,10 @@ function knowledgeBaseParams({ a, b }: Context): string[][] {
     [a.id, a.knowledgeBaseId],
     [b.id, b.knowledgeBaseId],
   ];
+}
+
+function takesBody(route: RouteCase): boolean {
+  return route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH';
 }
 
 function agentBody(): Record<string, unknown> {
@@ -450,7 +462,7 @@ describe('generated input across the public and private routes', () => {
         const url = `${gateway}${path}${query ? `?${query}` : ''}`;
         const headers: Record<string, string> = { ...credentialHeaders(route, who), ...(type && { 'content-type': type }), ...(acceptLanguage && { 'accept-language': acceptLanguage }) };
         requests += 1;
-        const response = await fetch(url, { method: route.method, headers, body: route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH' ? body : undefined });
+        const response = await fetch(url, { method: route.method, headers, body: takesBody(route) ? body : undefined });
         const text = await response.text();
         if (response.status < 300) successes += 1;
         const what = `${route.method} ${path}`;
@@ -473,7 +485,7 @@ describe('generated input across the public and private routes', () => {
       const response = await fetch(`${gateway}${path}`, {
         method: route.method,
         headers: { ...credentialHeaders(route, 'a'), 'content-type': 'application/json' },
-        body: route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH' ? JSON.stringify(valid ?? {}) : undefined,
+        body: takesBody(route) ? JSON.stringify(valid ?? {}) : undefined,
       });
       const text = await response.text();
       if (response.status >= 300) throw new Error(`a valid ${route.method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
