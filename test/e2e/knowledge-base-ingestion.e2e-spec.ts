@@ -25,6 +25,7 @@ interface Workspace {
 
 const DOCUMENT_TYPES: FixtureDocumentType[] = ['pdf', 'docx', 'csv', 'xlsx', 'txt', 'md', 'html'];
 const FAKE_EMBEDDER = 'fake-embedder';
+const BROKEN_EMBEDDER = 'fake-embedder-broken';
 const LOCAL_MODEL = 'universal-sentence-encoder-lite';
 const KB_NOT_FOUND = { error: 'Knowledge base not found', message: 'Knowledge base not found', error_code: 'resource_not_found', code: 'resource_not_found' };
 const INGESTION_TIMEOUT_MS = 120_000;
@@ -117,7 +118,8 @@ describe('knowledge bases: ingestion, search and cleanup', () => {
     const catalog = spawnApp('catalog', await freePort(), env);
     apps.push(catalog);
     await waitUntilLive(catalog);
-    await loadCatalogWithFakeModels('2099.12.1', [fakeModel(FAKE_EMBEDDER, { model_type: 'embedding', reasoning: false })]);
+    await loadCatalogWithFakeModels('2099.12.1', [fakeModel(FAKE_EMBEDDER, { model_type: 'embedding', reasoning: false }), fakeModel(BROKEN_EMBEDDER, { model_type: 'embedding', reasoning: false })]);
+    fake.setModel(BROKEN_EMBEDDER, { error: { status: 500, message: 'embedder exploded' } });
     kbEnv = {
       ...env,
       KB_EMBEDDING_MODEL: FAKE_EMBEDDER,
@@ -127,6 +129,8 @@ describe('knowledge bases: ingestion, search and cleanup', () => {
       KB_CLEANUP_BATCH_SIZE: '5',
       KB_CHUNK_TOKENS: '64',
       KB_CHUNK_OVERLAP_TOKENS: '8',
+      KB_INGEST_ATTEMPTS: '3',
+      KB_INGEST_BACKOFF_MS: '50',
     };
     knowledgeBaseApp = spawnApp('knowledge-base', await freePort(), kbEnv);
     const gatewayApp = spawnApp('gateway', await freePort(), env);
@@ -236,6 +240,23 @@ describe('knowledge bases: ingestion, search and cleanup', () => {
       expect(done.get(added.missing.id)).toMatchObject({ run_status: 'failed', error: expect.stringMatching(/^The document could not be fetched.*404/) });
       const record = (await call<{ knowledge_base: KnowledgeBaseRecord }>(a, 'GET', kbPath(a, broken.id))).body.knowledge_base;
       expect(record).toMatchObject({ items_by_status: { queued: 0, running: 0, completed: 0, failed: 4 }, embedding_dimensions: null });
+    });
+
+    it('retries an item whose embedding provider is down, then fails it with the error after the last attempt', async () => {
+      const setModel = (model: string) => call(a, 'PUT', '/v1/private/knowledge_bases/embedding_model', { embedding_model: model });
+      expect((await setModel(BROKEN_EMBEDDER)).status).toBe(200);
+      const down = await createKb(a, { name: 'Provider down' });
+      expect((await setModel(FAKE_EMBEDDER)).status).toBe(200);
+      expect(down.embedding_model).toBe(BROKEN_EMBEDDER);
+      const from = fake.requests.length;
+      const item = await addUrl(a, down.id, files.url(`/docs/${fixtures.md.fileName}`));
+      const [done] = await settled(a, down.id);
+      expect(done).toMatchObject({ id: item.id, run_status: 'failed', chunks_count: 0, error: expect.any(String) });
+      expect(done.error).not.toBe('');
+      expect(fake.requests.slice(from).filter((request) => request.model === BROKEN_EMBEDDER).length).toBe(3);
+      const { rows } = await db.query<{ attempts: number }>('SELECT attempts FROM knowledge_base.knowledge_base_items WHERE id = $1', [item.id]);
+      expect(rows).toEqual([{ attempts: 3 }]);
+      expect(await chunkCount(down.id)).toBe(0);
     });
 
     it('embeds with the local model when the workspace sets it', async () => {

@@ -28,6 +28,18 @@ export class KnowledgeBaseEnv extends WithProviderCredentials(WithRedis(Database
   @Max(64)
   KB_INGEST_CONCURRENCY: number = 2;
 
+  @EnvVar('Attempts of one item\'s ingestion when it hits an outage (embedding provider, NATS, a fetch time-out); after the last the item is failed with its error. An unreadable document fails at once')
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  KB_INGEST_ATTEMPTS: number = 5;
+
+  @EnvVar('First wait before an ingestion is tried again (ms); doubled at each attempt')
+  @IsInt()
+  @Min(10)
+  @Max(3_600_000)
+  KB_INGEST_BACKOFF_MS: number = 2_000;
+
   @EnvVar('How long a worker holds an ingestion or cleanup job without renewing its lock before another worker takes it over (ms)')
   @IsInt()
   @Min(1_000)

@@ -59,7 +59,9 @@ export class KnowledgeBasesService implements OnApplicationBootstrap, OnApplicat
     @Inject(APP_ENV) private readonly env: KnowledgeBaseEnv,
     @Inject(REDIS_CLIENT) redis: Redis,
   ) {
-    this.ingest = new QueueProducer(QueueNames.knowledgeBaseIngest, redis);
+    this.ingest = new QueueProducer(QueueNames.knowledgeBaseIngest, redis, {
+      jobOptions: { attempts: env.KB_INGEST_ATTEMPTS, backoff: { type: 'exponential', delay: env.KB_INGEST_BACKOFF_MS } },
+    });
     this.cleanup = new QueueProducer(QueueNames.knowledgeBaseCleanup, redis);
   }
 

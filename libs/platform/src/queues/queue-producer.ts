@@ -31,20 +31,22 @@ const JOB_OPTIONS: { readonly [Q in QueueName]: { name: string; options: JobsOpt
 /** Adds jobs to one queue, typed by the queue's job, carrying the caller's trace to the worker. */
 export class QueueProducer<Q extends QueueName> {
   private readonly queue: Queue<QueueJobs[Q]>;
+  private readonly jobOptions: JobsOptions;
 
+  /** `jobOptions` overrides the queue's retry settings (attempts, backoff) where an app makes them configurable. */
   constructor(
     private readonly name: Q,
     connection: Redis,
-    options: { prefix?: string } = {},
+    options: { prefix?: string; jobOptions?: Pick<JobsOptions, 'attempts' | 'backoff'> } = {},
   ) {
     this.queue = new Queue<QueueJobs[Q]>(name, { connection, telemetry: queueTelemetry(), ...(options.prefix && { prefix: options.prefix }) });
+    this.jobOptions = { ...JOB_OPTIONS[name].options, ...options.jobOptions };
   }
 
   /** Idempotent: the job id names the work (a request, a delivery), so adding it twice makes one job. */
   async add(jobId: string, data: QueueJobs[Q]): Promise<void> {
-    const { name, options } = JOB_OPTIONS[this.name];
     // BullMQ's own generic constraints cannot see that QueueJobs[Q] is the queue's data type.
-    await (this.queue as Queue).add(name, data, { ...options, jobId });
+    await (this.queue as Queue).add(JOB_OPTIONS[this.name].name, data, { ...this.jobOptions, jobId });
   }
 
   close(): Promise<void> {
