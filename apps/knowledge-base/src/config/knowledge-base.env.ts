@@ -1,5 +1,5 @@
 import { DatabaseEnv, EnvVar, WithProviderCredentials, WithRedis } from '@waggle/platform';
-import { IsInt, IsNumber, Max, Min } from 'class-validator';
+import { IsInt, IsNumber, IsOptional, Max, Min } from 'class-validator';
 
 export class KnowledgeBaseEnv extends WithProviderCredentials(WithRedis(DatabaseEnv)) {
   override PORT: number = 3103;
@@ -33,4 +33,11 @@ export class KnowledgeBaseEnv extends WithProviderCredentials(WithRedis(Database
   @Min(1)
   @Max(2048)
   KB_EMBEDDING_BATCH_SIZE: number = 64;
+
+  @EnvVar('Worker threads of the local embedding model (universal-sentence-encoder-lite); unset: one per core')
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  LOCAL_EMBEDDING_THREADS?: number;
 }
