@@ -1,10 +1,18 @@
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig, startServiceApp } from '@waggle/platform';
+import { loadConfig, NatsRpcClient, startServiceApp } from '@waggle/platform';
+import { ProvidersModule } from '@waggle/providers';
 import { KnowledgeBaseEnv } from './config/knowledge-base.env';
 import { dataSourceOptions } from './database/data-source';
+import { IndexModule } from './index/index.module';
 
 export function bootstrap(): Promise<INestApplication> {
   const env = loadConfig(KnowledgeBaseEnv);
   const database = dataSourceOptions(env.DATABASE_URL);
-  return startServiceApp({ service: 'knowledge-base', env, dependencies: ['postgres', 'nats', 'redis'], database });
+  return startServiceApp({
+    service: 'knowledge-base',
+    env,
+    dependencies: ['postgres', 'nats', 'redis'],
+    database,
+    imports: [ProvidersModule.forRoot({ env, catalogTransport: NatsRpcClient }), IndexModule],
+  });
 }
