@@ -153,8 +153,10 @@ async function main() {
     const route = { modelId: 'universal-sentence-encoder-lite', provider: 'local', providerName: 'Waggle (local)', providerApi: 'local', providerModelId: 'universal-sentence-encoder-lite' };
     const env = new KnowledgeBaseEnv();
     const embedder = new ProviderChunkEmbedder(registry, async () => route, env.KB_EMBEDDING_BATCH_SIZE);
-    const fusion = { fullText: env.KB_HYBRID_FULL_TEXT_WEIGHT, vector: env.KB_HYBRID_VECTOR_WEIGHT, rankConstant: env.KB_HYBRID_RANK_CONSTANT };
-    const index = new SqlChunkIndex(dataSource, embedder, vectorPath, { fusion, hybridCandidates: env.KB_HYBRID_CANDIDATES });
+    // The local model's knowledge bases fuse with KB_HYBRID_LOCAL_VECTOR_WEIGHT.
+    const fusion = { fullText: env.KB_HYBRID_FULL_TEXT_WEIGHT, vector: env.KB_HYBRID_LOCAL_VECTOR_WEIGHT, rankConstant: env.KB_HYBRID_RANK_CONSTANT };
+    const options = { fusion, localVectorWeight: fusion.vector, hybridCandidates: env.KB_HYBRID_CANDIDATES };
+    const index = new SqlChunkIndex(dataSource, embedder, vectorPath, options);
     const knowledgeBase = {
       id: '00000000-0000-4000-8000-000000000001',
       workspace_id: '00000000-0000-4000-8000-000000000002',
@@ -194,7 +196,7 @@ async function main() {
     const sweep = [];
     if (process.argv.includes('--sweep')) {
       for (const vectorWeight of [0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1]) {
-        const weighted = new SqlChunkIndex(dataSource, embedder, vectorPath, { fusion: { ...fusion, vector: vectorWeight }, hybridCandidates: env.KB_HYBRID_CANDIDATES });
+        const weighted = new SqlChunkIndex(dataSource, embedder, vectorPath, { ...options, localVectorWeight: vectorWeight });
         let ndcg = 0;
         let recall = 0;
         for (const query of queries) {

@@ -15,7 +15,7 @@ import { detectVectorPath } from '../src/index/vector-path';
 const EMBEDDER_MODEL = 'text-embedding-fake';
 const ROUTE: ModelRoute = { modelId: 'fake-embedder', provider: 'fake', providerName: 'Fake Host', providerApi: 'openai-compatible', providerModelId: EMBEDDER_MODEL };
 const DIMENSIONS = 64;
-const OPTIONS: SqlChunkIndexOptions = { fusion: { fullText: 1, vector: 0.5, rankConstant: 60 }, hybridCandidates: 50 };
+const OPTIONS: SqlChunkIndexOptions = { fusion: { fullText: 1, vector: 0.5, rankConstant: 60 }, localVectorWeight: 0.02, hybridCandidates: 50 };
 
 const chunk = (position: number, content: string): ItemChunk => ({ position, content, tokens: content.split(/\s+/).length });
 
@@ -329,6 +329,23 @@ describe('SqlChunkIndex', () => {
       expect(await count('chunk_vectors', kept.id)).toBe(1);
       expect((await index().search(kept, search('six', 'hybrid'))).map((entry) => entry.content)).toEqual(['six']);
     });
+  });
+
+  it('hybrid fuses with the local weight for a knowledge base of the local model', async () => {
+    const weights = new SqlChunkIndex(dataSource, pgvector['embedder'], pgvector.vectorPath, { ...OPTIONS, fusion: { ...OPTIONS.fusion, vector: 5 }, localVectorWeight: 0 });
+    const hosted = newKnowledgeBase();
+    const local = { ...newKnowledgeBase(), embedding_model: 'universal-sentence-encoder-lite' };
+    // The fake provider embeds both (the embedder's route is fixed); only the weights differ.
+    const texts = ['refunds refunds refunds policy', 'refunds take 14 days to arrive', 'the office cat', 'refunds'];
+    await indexAll(weights, hosted, [[newItem(), texts]]);
+    await indexAll(weights, local, [[newItem(), texts]]);
+    const order = async (knowledgeBase: IndexedKnowledgeBase, type: ChunkSearch['type']) =>
+      (await weights.search(knowledgeBase, search('how long do refunds take to arrive', type))).map((entry) => entry.content);
+    const fullText = await order(local, 'full_text');
+    // A zero vector weight leaves BM25's order; chunks only the vector side found come after.
+    expect((await order(local, 'hybrid')).slice(0, fullText.length)).toEqual(fullText);
+    expect(await order(hosted, 'hybrid')).toEqual(expect.arrayContaining(fullText));
+    expect((await order(hosted, 'hybrid'))[0]).toBe((await order(hosted, 'vector'))[0]);
   });
 
   it('an empty knowledge base answers every search type with nothing', async () => {

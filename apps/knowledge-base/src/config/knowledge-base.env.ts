@@ -10,11 +10,17 @@ export class KnowledgeBaseEnv extends WithProviderCredentials(WithRedis(Database
   @Max(100)
   KB_HYBRID_FULL_TEXT_WEIGHT: number = 1;
 
-  @EnvVar('Weight of the vector ranking in hybrid search; kept below the full-text weight by default so a weak embedding model (the local one) does not pull BM25 down. Raise it with a strong model')
+  @EnvVar('Weight of the vector ranking in hybrid search for knowledge bases embedded by a hosted model (OpenAI, Gemini, an OpenAI-compatible host)')
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0)
   @Max(100)
-  KB_HYBRID_VECTOR_WEIGHT: number = 0.5;
+  KB_HYBRID_VECTOR_WEIGHT: number = 1;
+
+  @EnvVar('Weight of the vector ranking in hybrid search for knowledge bases embedded by the local model: low, so the weak model only breaks near-ties of BM25 (SciFact nDCG@10: 0.02 gives 0.692 against full_text 0.689; 0.5 gives 0.539)')
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(100)
+  KB_HYBRID_LOCAL_VECTOR_WEIGHT: number = 0.02;
 
   @EnvVar('Rank constant k of hybrid search\'s reciprocal-rank fusion (weight / (k + rank)): the larger, the flatter')
   @IsInt()

@@ -53,6 +53,7 @@ export const VECTOR_PATH = Symbol('knowledge-base:vector-path');
       useFactory: (dataSource: DataSource, embedder: ChunkEmbedder, path: VectorPath, env: KnowledgeBaseEnv) =>
         new SqlChunkIndex(dataSource, embedder, path, {
           fusion: { fullText: env.KB_HYBRID_FULL_TEXT_WEIGHT, vector: env.KB_HYBRID_VECTOR_WEIGHT, rankConstant: env.KB_HYBRID_RANK_CONSTANT },
+          localVectorWeight: env.KB_HYBRID_LOCAL_VECTOR_WEIGHT,
           hybridCandidates: env.KB_HYBRID_CANDIDATES,
         }),
       inject: [getDataSourceToken(), ChunkEmbedder, VECTOR_PATH, APP_ENV],

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { KnowledgeBaseSearchChunk } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
+import { LOCAL_EMBEDDING_MODELS } from '@waggle/providers';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ChunkEmbedder } from './chunk-embedder';
 import { ChunkIndex, type ChunkSearch, type IndexedItem, type IndexedItemResult, type IndexedKnowledgeBase, type ItemChunk } from './chunk-index';
@@ -21,6 +22,8 @@ import { HNSW_MAX_DIMENSIONS, quoteIdentifier, type VectorPath } from './vector-
 export interface SqlChunkIndexOptions {
   /** How the two sides of a hybrid search are fused. */
   fusion: FusionWeights;
+  /** The vector weight instead of `fusion.vector` for knowledge bases embedded by a local (weak) model. */
+  localVectorWeight: number;
   /** Chunks each side of a hybrid search proposes before fusion (at least the limit). */
   hybridCandidates: number;
 }
@@ -171,10 +174,11 @@ export class SqlChunkIndex extends ChunkIndex {
       this.fullTextRanking(knowledgeBase.id, search.query, candidates, null),
       this.queryVector(knowledgeBase, search.query).then(async (query) => ({ query, found: query ? await this.vectorRanking(knowledgeBase.id, query, candidates) : [] })),
     ]);
+    const local = LOCAL_EMBEDDING_MODELS[knowledgeBase.embedding_model] !== undefined;
     const fused = reciprocalRankFusion(
       fullText.map((entry) => entry.id),
       vector.found.map((entry) => entry.id),
-      this.options.fusion,
+      local ? { ...this.options.fusion, vector: this.options.localVectorWeight } : this.options.fusion,
     ).slice(0, search.limit);
     const fullTextScores = new Map(fullText.map((entry) => [entry.id, entry.score]));
     const vectorScores = new Map(vector.found.map((entry) => [entry.id, entry.score]));
