@@ -1,11 +1,21 @@
 import type { INestApplication } from '@nestjs/common';
-import { loadConfig, startServiceApp } from '@waggle/platform';
+import { loadConfig, NatsRpcClient, startServiceApp } from '@waggle/platform';
+import { ProvidersModule } from '@waggle/providers';
+import { CleanupModule } from './cleanup/cleanup.module';
 import { KnowledgeBaseEnv } from './config/knowledge-base.env';
 import { dataSourceOptions } from './database/data-source';
+import { IngestModule } from './ingest/ingest.module';
 import { KnowledgeBasesModule } from './knowledge-bases/knowledge-bases.module';
+import { SearchModule } from './search/search.module';
 
 export function bootstrap(): Promise<INestApplication> {
   const env = loadConfig(KnowledgeBaseEnv);
   const database = dataSourceOptions(env.DATABASE_URL);
-  return startServiceApp({ service: 'knowledge-base', env, dependencies: ['postgres', 'nats', 'redis'], database, imports: [KnowledgeBasesModule] });
+  return startServiceApp({
+    service: 'knowledge-base',
+    env,
+    dependencies: ['postgres', 'nats', 'redis'],
+    database,
+    imports: [ProvidersModule.forRoot({ env, catalogTransport: NatsRpcClient }), KnowledgeBasesModule, IngestModule, CleanupModule, SearchModule],
+  });
 }

@@ -177,7 +177,7 @@ export interface ModelRoute {
   name: string;
   provider: string;
   provider_name: string;
-  provider_api: 'openai' | 'anthropic' | 'google' | 'openai-compatible';
+  provider_api: 'openai' | 'anthropic' | 'google' | 'openai-compatible' | 'local';
   provider_model_id: string;
   model_type: 'llm' | 'image_generation' | 'embedding';
   is_vision: boolean;

@@ -16,6 +16,7 @@ function dimensionOptions(route: ModelRoute, dimensions: number | undefined): Em
     case 'google':
       return { google: { outputDimensionality: dimensions } };
     case 'anthropic':
+    case 'local':
       return undefined;
   }
 }

@@ -1,6 +1,7 @@
 export { jsonSchemaOutput, toCallSettings, type CallSettings } from './call-options';
 export { abortReason, isAbortError, providerFailure, safeProviderMessage } from './failures';
 export { embedTexts } from './embeddings';
+export { LOCAL_EMBEDDING_MODELS } from './local-embeddings';
 export { complete, stream } from './invoke';
 export { ModelRoutes, ROUTE_CACHE_MS } from './model-routes';
 export { withPromptCache } from './prompt-cache';

@@ -5,6 +5,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { WaggleException } from '@waggle/errors';
 import type { EmbeddingModel, LanguageModel } from 'ai';
 import { createLeanFetch } from './lean-fetch';
+import { LocalEmbeddingModel, LocalEmbeddingPool } from './local-embeddings';
 import { resolveEndpoint, type ProviderSettings } from './settings';
 import type { ModelRoute } from './types';
 
@@ -40,7 +41,17 @@ export class ProviderRegistry {
   private readonly languageModels = new Map<string, LanguageModel>();
   private readonly embeddingModels = new Map<string, EmbeddingModel>();
 
-  constructor(readonly settings: ProviderSettings) {}
+  /** The `local` provider's worker threads, started on its first embedding. */
+  private readonly localPool: LocalEmbeddingPool;
+
+  constructor(readonly settings: ProviderSettings) {
+    this.localPool = new LocalEmbeddingPool(settings.localEmbeddingThreads);
+  }
+
+  /** Stops the local model's worker threads (Nest calls it when the app shuts down). */
+  async onModuleDestroy(): Promise<void> {
+    await this.localPool.close();
+  }
 
   /** Throws config_error (before any request) when the provider has no credentials or base URL. */
   languageModel(route: ModelRoute): LanguageModel {
@@ -79,6 +90,14 @@ export class ProviderRegistry {
   }
 
   private createProvider(route: ModelRoute): ProviderModels {
+    if (route.providerApi === 'local') {
+      return {
+        language: () => {
+          throw new WaggleException('config_error', { message: `Provider ${route.providerName} offers no language models`, details: { provider: route.provider } });
+        },
+        embedding: (id) => new LocalEmbeddingModel(id, this.localPool),
+      };
+    }
     const { apiKey, baseURL } = resolveEndpoint(this.settings, route);
     switch (route.providerApi) {
       case 'openai': {

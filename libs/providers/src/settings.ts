@@ -12,6 +12,8 @@ export interface ProviderSettings {
   readonly endpoints: Readonly<Record<string, ProviderEndpoint>>;
   /** How often the SDK retries a failed request (429, 5xx, connection errors) before giving up. */
   readonly maxRetries: number;
+  /** Worker threads of the local embedding model; unset: one per core. */
+  readonly localEmbeddingThreads?: number;
 }
 
 /** Where the well-known OpenAI-compatible hosts listen when `<NAME>_BASE_URL` is not set. */
@@ -48,6 +50,8 @@ type EnvPrefix<K extends string> = K extends 'google' ? 'GOOGLE_GENERATIVE_AI' :
  */
 export type ProviderEnv = { readonly [K in ProviderKey as `${EnvPrefix<K>}_API_KEY` | `${EnvPrefix<K>}_BASE_URL`]?: string } & {
   readonly PROVIDER_MAX_RETRIES?: number;
+  /** Declared only by apps that embed (knowledge-base); unset: one per core. */
+  readonly LOCAL_EMBEDDING_THREADS?: number;
 };
 
 /**
@@ -86,7 +90,11 @@ export function providerSettingsFromEnv(env: ProviderEnv): ProviderSettings {
   if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 10) {
     throw new WaggleException('config_error', { message: 'PROVIDER_MAX_RETRIES must be an integer from 0 to 10' });
   }
-  return { endpoints, maxRetries };
+  const localEmbeddingThreads = env.LOCAL_EMBEDDING_THREADS;
+  if (localEmbeddingThreads !== undefined && (!Number.isInteger(localEmbeddingThreads) || localEmbeddingThreads < 1 || localEmbeddingThreads > 64)) {
+    throw new WaggleException('config_error', { message: 'LOCAL_EMBEDDING_THREADS must be an integer from 1 to 64' });
+  }
+  return { endpoints, maxRetries, ...(localEmbeddingThreads !== undefined && { localEmbeddingThreads }) };
 }
 
 /**

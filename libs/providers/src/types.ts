@@ -1,7 +1,8 @@
 import type { ModelRoute as CatalogModelRoute } from '@waggle/contracts';
 import type { JSONSchema7, JSONValue, ModelMessage } from 'ai';
 
-export type ProviderApi = 'openai' | 'anthropic' | 'google' | 'openai-compatible';
+/** `local`: a model Waggle runs itself (the bundled embedding model), with no credentials or network. */
+export type ProviderApi = 'openai' | 'anthropic' | 'google' | 'openai-compatible' | 'local';
 
 /** What the model catalog knows about calling one model. */
 export interface ModelRoute {

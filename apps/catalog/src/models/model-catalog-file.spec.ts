@@ -92,6 +92,7 @@ describe('model catalog file', () => {
         together: 'openai-compatible',
         openrouter: 'openai-compatible',
         ollama: 'openai-compatible',
+        local: 'local',
       });
       expect(catalog.makers.map((m) => m.key)).toEqual(expect.arrayContaining(['openai', 'anthropic', 'google', 'meta', 'alibaba']));
     });
@@ -308,7 +309,7 @@ describe('model catalog file', () => {
       const text = HEADER.replace('api: openai-compatible', 'api: grpc') + modelYaml({ id: 'GPT4oMini' });
       const problems = problemsOf(text);
       expect(problems).toContainEqual(
-        expect.stringContaining('providers.groq.api: must be one of openai, anthropic, google, openai-compatible, got "grpc"'),
+        expect.stringContaining('providers.groq.api: must be one of openai, anthropic, google, openai-compatible, local, got "grpc"'),
       );
       expect(problems).toContainEqual(expect.stringContaining('models[0] (GPT4oMini): id must be "gpt-4o-mini"'));
     });

@@ -5,7 +5,8 @@ import * as path from 'node:path';
 import { parseDocument } from 'yaml';
 
 export type ModelType = 'llm' | 'image_generation' | 'embedding';
-export type ProviderApi = 'openai' | 'anthropic' | 'google' | 'openai-compatible';
+/** `local`: run by Waggle itself (the bundled embedding model), no credentials. */
+export type ProviderApi = 'openai' | 'anthropic' | 'google' | 'openai-compatible' | 'local';
 export type ModelStatus = 'active' | 'deprecated';
 
 export interface CatalogProvider {
@@ -46,7 +47,7 @@ export class ModelCatalogFileError extends Error {
 }
 
 export const MODEL_TYPES: readonly ModelType[] = ['llm', 'image_generation', 'embedding'];
-export const PROVIDER_APIS: readonly ProviderApi[] = ['openai', 'anthropic', 'google', 'openai-compatible'];
+export const PROVIDER_APIS: readonly ProviderApi[] = ['openai', 'anthropic', 'google', 'openai-compatible', 'local'];
 export const MODEL_STATUSES: readonly ModelStatus[] = ['active', 'deprecated'];
 
 const TOP_LEVEL_KEYS = ['version', 'providers', 'makers', 'models'] as const;
