@@ -84,19 +84,19 @@ export class AssetsService {
     staged.stream.on('error', (error) => inspector.destroy(error));
     await this.storage.write(storageKey, staged.stream.pipe(inspector));
     try {
-      if (inspector.size !== request.size_bytes) throw new WaggleException('validation_error', { message: 'The staged upload does not have the declared size' });
+      if (inspector.byteCount !== request.size_bytes) throw new WaggleException('validation_error', { message: 'The staged upload does not have the declared size' });
       const contentType = await inspector.contentType(request.declared_content_type);
       const sha256 = inspector.sha256();
       const asset = await this.dataSource.transaction(async (manager) => {
         await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`asset-storage:${workspaceId}`]);
-        if (cap !== null && (await this.usedBytes(manager, workspaceId)) + inspector.size > cap) throw storageLimitReached();
+        if (cap !== null && (await this.usedBytes(manager, workspaceId)) + inspector.byteCount > cap) throw storageLimitReached();
         const rows = (await manager.query(
           'INSERT INTO "asset"."assets" ("id", "workspace_id", "name", "content_type", "size_bytes", "sha256", "storage_key") VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING "created_at"',
-          [id, workspaceId, request.name, contentType, inspector.size, sha256, storageKey],
+          [id, workspaceId, request.name, contentType, inspector.byteCount, sha256, storageKey],
         )) as Array<{ created_at: Date }>;
-        return Object.assign(new AssetEntity(), { id, workspaceId, name: request.name, contentType, sizeBytes: String(inspector.size), sha256, storageKey, createdAt: rows[0].created_at });
+        return Object.assign(new AssetEntity(), { id, workspaceId, name: request.name, contentType, sizeBytes: String(inspector.byteCount), sha256, storageKey, createdAt: rows[0].created_at });
       });
-      this.logger.log({ msg: 'asset stored', asset_id: id, size_bytes: inspector.size });
+      this.logger.log({ msg: 'asset stored', asset_id: id, size_bytes: inspector.byteCount });
       return toAssetRecord(asset);
     } catch (error) {
       await this.storage.remove(storageKey).catch((removal: unknown) => this.logger.error({ err: removal, storage_key: storageKey }, 'the bytes of a refused upload could not be removed'));

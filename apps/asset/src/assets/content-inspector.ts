@@ -13,11 +13,12 @@ export class ContentInspector extends Transform {
   private readonly hash = createHash('sha256');
   private readonly head: Buffer[] = [];
   private headBytes = 0;
-  size = 0;
+  /** Bytes seen so far (not `size`: lib-storage would read that as the body length). */
+  byteCount = 0;
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.hash.update(chunk);
-    this.size += chunk.length;
+    this.byteCount += chunk.length;
     if (this.headBytes < SNIFF_BYTES) {
       const kept = chunk.subarray(0, SNIFF_BYTES - this.headBytes);
       this.head.push(Buffer.from(kept));
