@@ -51,12 +51,19 @@ export class AssetsController {
   @ApiResponse({ status: 422, description: 'No file sent (missing_required_field, `error` naming `file`), or a file in another field or more than one (validation_error)', type: ErrorBodyDto })
   async upload(@Req() request: AuthenticatedRequest): Promise<{ message: string; asset: AssetRecord }> {
     const upload = await this.uploads.receive(request);
-    const asset = await sendRpc(
-      this.rpc,
-      AssetPatterns.storeAsset,
-      { workspace_id: request.auth.workspace_id, name: upload.name, declared_content_type: upload.declaredContentType, staged_object: upload.stagedObject, size_bytes: upload.sizeBytes },
-      { timeoutMs: this.env.ASSET_STORE_TIMEOUT_MS },
-    );
-    return { message: 'Asset uploaded successfully', asset };
+    try {
+      const asset = await sendRpc(
+        this.rpc,
+        AssetPatterns.storeAsset,
+        { workspace_id: request.auth.workspace_id, name: upload.name, declared_content_type: upload.declaredContentType, staged_object: upload.stagedObject, size_bytes: upload.sizeBytes },
+        { timeoutMs: this.env.ASSET_STORE_TIMEOUT_MS },
+      );
+      return { message: 'Asset uploaded successfully', asset };
+    } catch (error) {
+      // The asset service deletes what it receives; this covers a request it never got (the
+      // bucket's TTL covers the rest).
+      await this.uploads.discard(upload).catch(() => undefined);
+      throw error;
+    }
   }
 }
