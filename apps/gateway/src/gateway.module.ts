@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { PlatformModule } from '@waggle/platform';
 import type { GatewayEnv } from './config/gateway.env';
 import { AgentsModule } from './agents/agents.module';
+import { AssetsModule } from './assets/assets.module';
 import { ErrorCodesModule } from './error-codes/error-codes.module';
 import { ServicesReadinessReporter } from './health/services-readiness.reporter';
 import { ModelsModule } from './models/models.module';
@@ -25,6 +26,7 @@ export class GatewayModule {
         RequestsModule,
         WebhooksModule,
         AgentsModule,
+        AssetsModule,
       ],
     };
   }
