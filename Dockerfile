@@ -34,7 +34,11 @@ COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY deploy/docker/entrypoint.sh ./deploy/docker/entrypoint.sh
-RUN chmod 0755 ./deploy/docker/entrypoint.sh
+RUN chmod 0755 ./deploy/docker/entrypoint.sh \
+ && mkdir -p /var/lib/waggle/assets \
+ && chown 1000:1000 /var/lib/waggle/assets
+# ^ The asset service's filesystem storage (ASSET_STORAGE_DIR): a volume mounts here, and a
+# new named volume takes this directory's owner, the runtime user.
 # The base image's `node` user, given numerically so that Kubernetes'
 # runAsNonRoot can verify it without a runAsUser override.
 USER 1000:1000

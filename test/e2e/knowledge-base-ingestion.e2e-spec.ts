@@ -15,6 +15,9 @@ import {
   type FixtureDocumentType,
 } from '@waggle/testing';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { TEST_DATABASE_URL } from '../setup/test-env';
 
@@ -133,6 +136,9 @@ describe('knowledge bases: ingestion, search and cleanup', () => {
       KB_INGEST_BACKOFF_MS: '50',
     };
     knowledgeBaseApp = spawnApp('knowledge-base', await freePort(), kbEnv);
+    const assetApp = spawnApp('asset', await freePort(), { ...env, ASSET_STORAGE_DRIVER: 'filesystem', ASSET_STORAGE_DIR: mkdtempSync(join(tmpdir(), 'waggle-kb-assets-')) });
+    apps.push(assetApp);
+    await waitUntilLive(assetApp);
     const gatewayApp = spawnApp('gateway', await freePort(), env);
     apps.push(gatewayApp);
     await Promise.all([waitUntilLive(knowledgeBaseApp), waitUntilLive(gatewayApp)]);
@@ -257,6 +263,35 @@ describe('knowledge bases: ingestion, search and cleanup', () => {
       const { rows } = await db.query<{ attempts: number }>('SELECT attempts FROM knowledge_base.knowledge_base_items WHERE id = $1', [item.id]);
       expect(rows).toEqual([{ attempts: 3 }]);
       expect(await chunkCount(down.id)).toBe(0);
+    });
+
+    it('ingests a document uploaded as an asset (private route and CLI), and refuses another workspace\'s asset', async () => {
+      const fromAssets = await createKb(a, { name: 'From assets' });
+      const upload = async (document: FixtureDocument) => {
+        const form = new FormData();
+        form.append('file', new Blob([document.bytes], { type: document.contentType }), document.fileName);
+        const response = await fetch(`${gateway}/v1/public/workspaces/${a.id}/assets`, { method: 'POST', headers: { authorization: `Bearer ${a.key}` }, body: form });
+        expect(response.status).toBe(200);
+        return ((await response.json()) as { asset: { id: string } }).asset;
+      };
+      const docx = await upload(fixtures.docx);
+      const byRoute = await call<{ knowledge_base_item: KnowledgeBaseItemRecord }>(a, 'POST', `/v1/private/knowledge_bases/${fromAssets.id}/items`, { asset_id: docx.id });
+      expect(byRoute).toMatchObject({ status: 200, body: { knowledge_base_item: { item_type: 'asset', name: fixtures.docx.fileName, run_status: 'queued' } } });
+      const xlsx = await upload(fixtures.xlsx);
+      const byCli = await cliJson<KnowledgeBaseItemRecord>(['kb', 'item', 'add', a.id, fromAssets.id, '--asset', xlsx.id, '--name', 'Sheet']);
+      expect(byCli).toMatchObject({ item_type: 'asset', name: 'Sheet' });
+      const done = await settled(a, fromAssets.id);
+      expect(done.map((item) => [item.id, item.run_status, item.error])).toEqual([
+        [byRoute.body.knowledge_base_item.id, 'completed', null],
+        [byCli.id, 'completed', null],
+      ]);
+      for (const [document, item] of [[fixtures.docx, byRoute.body.knowledge_base_item.id], [fixtures.xlsx, byCli.id]] as const) {
+        const answer = await search(a, fromAssets.id, { search_query: document.expectedText, search_type: 'full_text', search_chunk_limit: 1 });
+        expect(answer.body.response.chunks).toEqual([expect.objectContaining({ knowledge_base_item_id: item, content: expect.stringContaining(document.expectedText) })]);
+      }
+      const ofB = await createKb(b, { name: 'B assets' });
+      expect(await call(b, 'POST', `/v1/private/knowledge_bases/${ofB.id}/items`, { asset_id: docx.id })).toMatchObject({ status: 422, body: { error_code: 'resource_not_found', error: 'Asset not found' } });
+      expect(await items(b, ofB.id)).toEqual([]);
     });
 
     it('embeds with the local model when the workspace sets it', async () => {

@@ -135,6 +135,8 @@ const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/v1/private/deliveries/{0}', credentials: 'key', validParams: ({ a, b }) => [[a.deliveryId], [b.deliveryId]] },
   { method: 'POST', path: '/v1/private/deliveries/{0}/redeliver', credentials: 'key', validParams: ({ a, b }) => [[a.deliveryId], [b.deliveryId]] },
   { method: 'GET', path: '/v1/public/workspaces/{0}/agents', credentials: 'key', validParams: ({ a, b }) => [[a.id], [b.id]] },
+  // The multipart upload (POST) has its own property below: its bodies are not JSON.
+  { method: 'GET', path: '/v1/public/workspaces/{0}/assets', credentials: 'key', validParams: ({ a, b }) => [[a.id], [b.id]] },
   { method: 'POST', path: '/v1/public/workspaces/{0}/agents', credentials: 'key', validBody: agentBody, validParams: ({ a, b }) => [[a.id], [b.id]] },
   { method: 'GET', path: '/v1/public/workspaces/{0}/agents/{1}', credentials: 'key', validParams: agentParams },
   {
@@ -294,6 +296,40 @@ function bodyArbitrary(valid: Record<string, unknown> | undefined): fc.Arbitrary
   );
 }
 
+/**
+ * Multipart bodies as clients get them wrong (and right): parts in any field, file names and
+ * part types with quotes and line breaks, bodies cut short, boundaries that do not match
+ * the header's. Answers the Content-Type with its boundary, and the body.
+ */
+function multipartArbitrary(): fc.Arbitrary<{ contentType: string; body: Buffer }> {
+  const part = fc.record({
+    field: fc.oneof({ weight: 3, arbitrary: fc.constant('file') }, { weight: 1, arbitrary: nastyString }),
+    filename: fc.option(fc.oneof(fc.constantFrom('notes.txt', 'pixel.png', ''), nastyString), { nil: undefined }),
+    type: fc.option(fc.oneof(fc.constantFrom('text/plain', 'image/png', 'application/octet-stream', 'a/b; x="y"'), nastyString), { nil: undefined }),
+    content: fc.oneof(nastyString.map((text) => Buffer.from(text)), fc.uint8Array({ maxLength: 2048 }).map((bytes) => Buffer.from(bytes))),
+  });
+  return fc
+    .record({
+      boundary: fc.constantFrom('gen-boundary', 'x', '----WebKitFormBoundary7MA4YWxkTrZu0gW'),
+      declared: fc.constantFrom('same', 'other', 'none', 'not-multipart'),
+      parts: fc.array(part, { maxLength: 3 }),
+      cut: fc.option(fc.nat({ max: 4096 }), { nil: undefined, freq: 4 }),
+    })
+    .map(({ boundary, declared, parts, cut }) => {
+      const pieces = parts.map((item) =>
+        Buffer.concat([
+          Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${item.field}"${item.filename === undefined ? '' : `; filename="${item.filename}"`}\r\n${item.type === undefined ? '' : `Content-Type: ${item.type}\r\n`}\r\n`),
+          item.content,
+          Buffer.from('\r\n'),
+        ]),
+      );
+      const whole = Buffer.concat([...pieces, Buffer.from(`--${boundary}--\r\n`)]);
+      const body = cut === undefined ? whole : whole.subarray(0, cut);
+      const contentType = { same: `multipart/form-data; boundary=${boundary}`, other: 'multipart/form-data; boundary=elsewhere', none: 'multipart/form-data', 'not-multipart': 'application/json' }[declared];
+      return { contentType, body };
+    });
+}
+
 function queryArbitrary(): fc.Arbitrary<string> {
   const pair = fc.tuple(
     fc.oneof(fc.constantFrom('locale', 'limit', 'user', 'status', 'request_id', 'metadata_key', 'metadata_value', 'from', 'to', 'since', 'key', 'metadata[a]'), nastyString),
@@ -394,12 +430,18 @@ describe('generated input across the public and private routes', () => {
     const fakeUrl = await fake.start();
     callbackBase = await receiver.start();
     const env = { LOG_LEVEL: 'error', FAKE_BASE_URL: `${fakeUrl}/v1`, FAKE_API_KEY: 'fake-key', CALLBACK_URL_ALLOWLIST: '127.0.0.1' };
-    for (const app of ['catalog', 'invocation', 'callback-dispatcher', 'agent', 'knowledge-base', 'gateway'] as const) apps.push(spawnApp(app, await freePort(), env));
+    const assetDir = mkdtempSync(join(tmpdir(), 'waggle-generated-assets-'));
+    for (const app of ['catalog', 'invocation', 'callback-dispatcher', 'agent', 'knowledge-base', 'asset', 'gateway'] as const) apps.push(spawnApp(app, await freePort(), app === 'asset' ? { ...env, ASSET_STORAGE_DIR: assetDir } : env));
     await Promise.all(apps.map((app) => waitUntilLive(app)));
     gateway = apps[apps.length - 1].baseUrl;
     await loadCatalogWithFakeModels('2099.7.1', [fakeModel('fake-generated-chat', { reasoning: false })]);
     const [a, b] = [await createWorkspace('generated A', 'generated-a'), await createWorkspace('generated B', 'generated-b-private')];
     context = { a, b, callbackUrl: `${callbackBase}/generated` };
+    const assetOfB = new FormData();
+    assetOfB.append('file', new Blob(['only generated B']), 'only-generated-b.txt');
+    const uploaded = await fetch(`${gateway}/v1/public/workspaces/${b.id}/assets`, { method: 'POST', headers: { authorization: `Bearer ${b.key}` }, body: assetOfB });
+    expect(uploaded.status).toBe(200);
+    const { asset: bAsset } = (await uploaded.json()) as { asset: { id: string; sha256: string } };
     secretsOfB = [
       b.id,
       b.requestId,
@@ -414,6 +456,9 @@ describe('generated input across the public and private routes', () => {
       b.knowledgeBaseId,
       b.knowledgeBaseItemId,
       b.disposableKnowledgeBaseId,
+      bAsset.id,
+      bAsset.sha256,
+      'only-generated-b',
     ].filter(Boolean) as string[];
   });
 
@@ -489,6 +534,35 @@ describe('generated input across the public and private routes', () => {
       });
       const text = await response.text();
       if (response.status >= 300) throw new Error(`a valid ${route.method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
+    }
+  });
+
+  it('POST /v1/public/workspaces/{0}/assets (multipart): no 5xx, errors in the catalog shape, nothing of another workspace', async () => {
+    const credential = fc.oneof({ weight: 6, arbitrary: fc.constant('a') }, { weight: 1, arbitrary: fc.constantFrom('none', 'b', 'Bearer wg_live_not_a_key') });
+    const route: RouteCase = { method: 'POST', path: '/v1/public/workspaces/{0}/assets', credentials: 'key', validParams: ({ a, b }) => [[a.id], [b.id]] };
+    let successes = 0;
+    await fc.assert(
+      fc.asyncProperty(paramArbitrary(route), multipartArbitrary(), credential, async ([workspace], { contentType, body }, who) => {
+        const path = `/v1/public/workspaces/${encodeComponent(workspace)}/assets`;
+        requests += 1;
+        const response = await fetch(`${gateway}${path}`, { method: 'POST', headers: { ...credentialHeaders(route, who), 'content-type': contentType }, body });
+        const text = await response.text();
+        if (response.status < 300) successes += 1;
+        const what = `POST ${path} (${contentType})`;
+        if (response.status >= 500) throw new Error(`${what} answered ${response.status}: ${text.slice(0, 300)}`);
+        if (response.status >= 400) expectCatalogShape(response.status, text, what);
+        if (who === 'a' && response.status < 300) {
+          const leaked = secretsOfB.find((secret) => text.includes(secret));
+          if (leaked) throw new Error(`${what} with workspace A's key answered something of workspace B's (${leaked.slice(0, 12)}…)`);
+        }
+      }),
+      { numRuns: RUNS_PER_ROUTE, ...(SEED !== undefined && { seed: SEED }), endOnFailure: false },
+    );
+    if (successes === 0) {
+      const form = new FormData();
+      form.append('file', new Blob(['generated']), 'generated.txt');
+      const response = await fetch(`${gateway}/v1/public/workspaces/${context.a.id}/assets`, { method: 'POST', headers: credentialHeaders(route, 'a'), body: form });
+      if (response.status !== 200) throw new Error(`a valid upload answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
     }
   });
 

@@ -1,10 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
 import { loadConfig, startServiceApp } from '@waggle/platform';
+import { AssetsModule } from './assets/assets.module';
 import { AssetEnv } from './config/asset.env';
 import { dataSourceOptions } from './database/data-source';
 
 export function bootstrap(): Promise<INestApplication> {
   const env = loadConfig(AssetEnv);
   const database = dataSourceOptions(env.DATABASE_URL);
-  return startServiceApp({ service: 'asset', env, dependencies: ['postgres', 'nats'], database });
+  return startServiceApp({ service: 'asset', env, dependencies: ['postgres', 'nats'], database, imports: [AssetsModule] });
 }

@@ -3,6 +3,7 @@ import { PlatformModule } from '@waggle/platform';
 import type { GatewayEnv } from './config/gateway.env';
 import { AgentsModule } from './agents/agents.module';
 import { KnowledgeBasesModule } from './knowledge-bases/knowledge-bases.module';
+import { AssetsModule } from './assets/assets.module';
 import { ErrorCodesModule } from './error-codes/error-codes.module';
 import { ServicesReadinessReporter } from './health/services-readiness.reporter';
 import { ModelsModule } from './models/models.module';
@@ -27,6 +28,7 @@ export class GatewayModule {
         WebhooksModule,
         AgentsModule,
         KnowledgeBasesModule,
+        AssetsModule,
       ],
     };
   }

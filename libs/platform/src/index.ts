@@ -40,3 +40,4 @@ export {
   type SchemaDiff,
   type SchemaQuery,
 } from './database/generate-migration';
+export { FILE_STAGING_TTL_MS, FileStaging } from './files/file-staging';

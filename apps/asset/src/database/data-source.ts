@@ -1,4 +1,5 @@
 import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/platform';
+import { ASSET_ENTITIES } from '../assets/entities';
 import { MIGRATIONS } from './migrations';
 
 export const SCHEMA = 'asset';
@@ -8,7 +9,7 @@ export function dataSourceOptions(databaseUrl: string): PostgresDataSourceOption
   return serviceDataSourceOptions({
     schema: SCHEMA,
     databaseUrl,
-    entities: [],
+    entities: [...ASSET_ENTITIES],
     migrations: MIGRATIONS,
     applicationName: 'waggle-asset',
   });

@@ -13,4 +13,10 @@ export class GatewayEnv extends WithCallbackAllowlist(WithRedis(BaseEnv)) {
   @Min(1_024)
   @Max(100 * 1024 * 1024)
   MAX_JSON_BODY_BYTES: number = 5 * 1024 * 1024;
+
+  @EnvVar('How long the gateway waits for the asset service to store an upload (hashing it and writing it to the asset storage) (ms)')
+  @IsInt()
+  @Min(1_000)
+  @Max(900_000)
+  ASSET_STORE_TIMEOUT_MS: number = 120_000;
 }

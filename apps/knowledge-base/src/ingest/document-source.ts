@@ -1,16 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { Inject, Injectable } from '@nestjs/common';
-import { AssetPatterns, FILE_STAGING_BUCKET, sendRpc } from '@waggle/contracts';
+import { buffer } from 'node:stream/consumers';
+import { AssetPatterns, sendRpc } from '@waggle/contracts';
 import { AttachmentFetcher, AttachmentFetchError, detectDocumentType, extractDocumentText, DocumentReadError } from '@waggle/documents';
 import { WaggleException } from '@waggle/errors';
-import { APP_ENV, NatsRpcClient } from '@waggle/platform';
-import { nanos, StorageType, type ObjectStore } from 'nats';
+import { APP_ENV, FileStaging, NatsRpcClient } from '@waggle/platform';
 import type { KnowledgeBaseEnv } from '../config/knowledge-base.env';
 import type { KnowledgeBaseItemEntity } from '../knowledge-bases/entities/knowledge-base-item.entity';
 
 const STAGE_TIMEOUT_MS = 60_000;
-/** The bucket's settings, as the services that stage into it create it (an hour's TTL, file storage). */
-const STAGING_TTL_MS = 60 * 60 * 1000;
 
 /** A document that will never be read however often it is tried (corrupt, empty, unsupported, refused): the item fails at once. */
 export class UnreadableDocument extends Error {
@@ -36,10 +34,10 @@ function isPermanentFetchFailure(error: AttachmentFetchError): boolean {
 @Injectable()
 export class DocumentSource {
   private readonly fetcher: AttachmentFetcher;
-  private bucket?: Promise<ObjectStore>;
 
   constructor(
     private readonly rpc: NatsRpcClient,
+    private readonly staging: FileStaging,
     @Inject(APP_ENV) env: KnowledgeBaseEnv,
   ) {
     this.fetcher = new AttachmentFetcher({
@@ -81,26 +79,12 @@ export class DocumentSource {
       if (error instanceof WaggleException && error.code === 'resource_not_found') throw new UnreadableDocument('The asset no longer exists');
       throw error;
     });
-    const store = await this.store();
     try {
-      const bytes = await store.getBlob(staged.staged_object);
-      if (!bytes) throw new Error(`the staged copy of asset ${staged.asset.id} is gone`);
-      return { bytes, hints: { fileName: staged.asset.name, contentType: staged.asset.content_type } };
+      const opened = await this.staging.open(staged.staged_object);
+      if (!opened) throw new Error(`the staged copy of asset ${staged.asset.id} is gone`);
+      return { bytes: await buffer(opened.stream), hints: { fileName: staged.asset.name, contentType: staged.asset.content_type } };
     } finally {
-      await store.delete(staged.staged_object).catch(() => undefined);
+      await this.staging.remove(staged.staged_object).catch(() => undefined);
     }
-  }
-
-  private store(): Promise<ObjectStore> {
-    const connection = this.rpc.connection();
-    if (!connection || connection.isClosed()) return Promise.reject(new Error('NATS is not connected'));
-    this.bucket ??= connection
-      .jetstream()
-      .views.os(FILE_STAGING_BUCKET, { ttl: nanos(STAGING_TTL_MS), storage: StorageType.File, description: 'File bytes between Waggle services' })
-      .catch((error: unknown) => {
-        this.bucket = undefined;
-        throw error;
-      });
-    return this.bucket;
   }
 }

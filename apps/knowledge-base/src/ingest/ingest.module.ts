@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { FileStaging } from '@waggle/platform';
 import { IndexModule } from '../index/index.module';
 import { KnowledgeBasesModule } from '../knowledge-bases/knowledge-bases.module';
 import { DocumentSource } from './document-source';
@@ -10,6 +11,6 @@ import { IngestWorker } from './ingest.worker';
  */
 @Module({
   imports: [IndexModule, KnowledgeBasesModule],
-  providers: [DocumentSource, IngestWorker],
+  providers: [FileStaging, DocumentSource, IngestWorker],
 })
 export class IngestModule {}

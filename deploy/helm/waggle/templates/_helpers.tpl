@@ -91,6 +91,16 @@ OTEL_EXPORTER_OTLP_ENDPOINT: {{ . | quote }}
 CALLBACK_URL_ALLOWLIST: {{ . | quote }}
 {{- end }}
 LEDGER_STREAM_REPLICAS: {{ int64 .Values.config.ledgerStreamReplicas | quote }}
+ASSET_STORAGE_DRIVER: {{ .Values.config.assetStorage.driver | quote }}
+ASSET_STORAGE_DIR: {{ .Values.config.assetStorage.dir | quote }}
+{{- with .Values.config.assetStorage.s3.bucket }}
+ASSET_S3_BUCKET: {{ . | quote }}
+{{- end }}
+{{- with .Values.config.assetStorage.s3.endpoint }}
+ASSET_S3_ENDPOINT: {{ . | quote }}
+{{- end }}
+ASSET_S3_REGION: {{ .Values.config.assetStorage.s3.region | quote }}
+ASSET_S3_FORCE_PATH_STYLE: {{ .Values.config.assetStorage.s3.forcePathStyle | toString | quote }}
 {{- end }}
 
 {{/*
@@ -113,6 +123,12 @@ ANTHROPIC_API_KEY: {{ . | quote }}
 {{- end }}
 {{- with .Values.secrets.googleGenerativeAiApiKey }}
 GOOGLE_GENERATIVE_AI_API_KEY: {{ . | quote }}
+{{- end }}
+{{- with .Values.secrets.assetS3AccessKeyId }}
+ASSET_S3_ACCESS_KEY_ID: {{ . | quote }}
+{{- end }}
+{{- with .Values.secrets.assetS3SecretAccessKey }}
+ASSET_S3_SECRET_ACCESS_KEY: {{ . | quote }}
 {{- end }}
 {{- end }}
 

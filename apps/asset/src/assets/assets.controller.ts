@@ -1,0 +1,29 @@
+import { Controller } from '@nestjs/common';
+import { AssetIdRequest, AssetPatterns, StoreAssetRequest, WorkspaceIdRequest, type AssetRecord, type StagedAsset } from '@waggle/contracts';
+import { RpcHandler } from '@waggle/platform';
+import { AssetsService } from './assets.service';
+
+@Controller()
+export class AssetsController {
+  constructor(private readonly assets: AssetsService) {}
+
+  @RpcHandler(AssetPatterns.listAssets)
+  list(request: WorkspaceIdRequest): Promise<AssetRecord[]> {
+    return this.assets.list(request.workspace_id);
+  }
+
+  @RpcHandler(AssetPatterns.storeAsset)
+  store(request: StoreAssetRequest): Promise<AssetRecord> {
+    return this.assets.store(request);
+  }
+
+  @RpcHandler(AssetPatterns.getAsset)
+  get(request: AssetIdRequest): Promise<AssetRecord> {
+    return this.assets.get(request.workspace_id, request.asset_id);
+  }
+
+  @RpcHandler(AssetPatterns.stageAsset)
+  stage(request: AssetIdRequest): Promise<StagedAsset> {
+    return this.assets.stage(request.workspace_id, request.asset_id);
+  }
+}

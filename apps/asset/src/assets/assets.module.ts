@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { FileStaging } from '@waggle/platform';
+import { AssetStorageModule } from '../storage/storage.module';
+import { AssetsController } from './assets.controller';
+import { AssetsService } from './assets.service';
+import { ASSET_ENTITIES } from './entities';
+
+/** Assets over NATS: store a staged upload, list, get, stage for another service. */
+@Module({
+  imports: [TypeOrmModule.forFeature(ASSET_ENTITIES), AssetStorageModule],
+  controllers: [AssetsController],
+  providers: [AssetsService, FileStaging],
+})
+export class AssetsModule {}

@@ -1,0 +1,125 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { CatalogPatterns, sendRpc, type AssetRecord, type StagedAsset, type StoreAssetRequest } from '@waggle/contracts';
+import { WaggleException } from '@waggle/errors';
+import { FileStaging, NatsRpcClient } from '@waggle/platform';
+import { randomUUID } from 'node:crypto';
+import type { DataSource, EntityManager } from 'typeorm';
+import { AssetStorage } from '../storage/asset-storage';
+import { toAssetRecord } from './asset-record';
+import { ContentInspector } from './content-inspector';
+import { AssetEntity } from './entities/asset.entity';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const CATALOG_TIMEOUT_MS = 10_000;
+
+/** decisions: an unknown, another workspace's or non-UUID asset id answers 422 resource_not_found "Asset not found". */
+export function assetNotFound(): WaggleException {
+  return new WaggleException('resource_not_found', { status: 422, message: 'Asset not found' });
+}
+
+function storageLimitReached(): WaggleException {
+  return new WaggleException('asset_storage_limit_reached');
+}
+
+/**
+ * A workspace's assets: uploads staged by the gateway moved into the asset storage (hashed
+ * and typed on the way), listed, read, and staged again for another service to read.
+ */
+@Injectable()
+export class AssetsService {
+  private readonly logger = new Logger(AssetsService.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly storage: AssetStorage,
+    private readonly staging: FileStaging,
+    private readonly rpc: NatsRpcClient,
+  ) {}
+
+  async list(workspaceId: string): Promise<AssetRecord[]> {
+    const assets = await this.dataSource.getRepository(AssetEntity).find({ where: { workspaceId }, order: { createdAt: 'DESC', id: 'DESC' } });
+    return assets.map(toAssetRecord);
+  }
+
+  async get(workspaceId: string, assetId: string): Promise<AssetRecord> {
+    return toAssetRecord(await this.find(workspaceId, assetId));
+  }
+
+  private async find(workspaceId: string, assetId: string): Promise<AssetEntity> {
+    const asset = UUID.test(assetId) ? await this.dataSource.getRepository(AssetEntity).findOneBy({ id: assetId, workspaceId }) : null;
+    if (!asset) throw assetNotFound();
+    return asset;
+  }
+
+  /**
+   * Moves a staged upload into storage and records it. The plan's asset storage is checked
+   * before any byte is written (by the declared size) and again, exactly, under a per-workspace
+   * lock around the sum and the insert, so parallel uploads never take the workspace past it;
+   * an upload refused there has its stored bytes removed. The staged object is always deleted.
+   */
+  async store(request: StoreAssetRequest): Promise<AssetRecord> {
+    try {
+      return await this.storeStaged(request);
+    } finally {
+      await this.staging.remove(request.staged_object).catch((error: unknown) => this.logger.warn({ err: error, staged_object: request.staged_object }, 'a staged upload could not be deleted (the bucket TTL removes it)'));
+    }
+  }
+
+  private async storeStaged(request: StoreAssetRequest): Promise<AssetRecord> {
+    const workspaceId = request.workspace_id;
+    const cap = await this.storageCap(workspaceId);
+    if (cap !== null && (await this.usedBytes(this.dataSource.manager, workspaceId)) + request.size_bytes > cap) throw storageLimitReached();
+
+    const staged = await this.staging.open(request.staged_object);
+    if (!staged) throw new WaggleException('validation_error', { message: 'The staged upload was not found', details: [{ field: 'staged_object', messages: ['no such staged object'] }] });
+    if (staged.info.size !== request.size_bytes) {
+      staged.stream.destroy();
+      throw new WaggleException('validation_error', { message: 'The staged upload does not have the declared size', details: [{ field: 'size_bytes', messages: [`the staged object has ${staged.info.size} bytes`] }] });
+    }
+
+    const id = randomUUID();
+    const storageKey = `${workspaceId}/${id}`;
+    const inspector = new ContentInspector();
+    staged.stream.on('error', (error) => inspector.destroy(error));
+    await this.storage.write(storageKey, staged.stream.pipe(inspector));
+    try {
+      if (inspector.byteCount !== request.size_bytes) throw new WaggleException('validation_error', { message: 'The staged upload does not have the declared size' });
+      const contentType = await inspector.contentType(request.declared_content_type);
+      const sha256 = inspector.sha256();
+      const asset = await this.dataSource.transaction(async (manager) => {
+        await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`asset-storage:${workspaceId}`]);
+        if (cap !== null && (await this.usedBytes(manager, workspaceId)) + inspector.byteCount > cap) throw storageLimitReached();
+        const rows = (await manager.query(
+          'INSERT INTO "asset"."assets" ("id", "workspace_id", "name", "content_type", "size_bytes", "sha256", "storage_key") VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING "created_at"',
+          [id, workspaceId, request.name, contentType, inspector.byteCount, sha256, storageKey],
+        )) as Array<{ created_at: Date }>;
+        return Object.assign(new AssetEntity(), { id, workspaceId, name: request.name, contentType, sizeBytes: String(inspector.byteCount), sha256, storageKey, createdAt: rows[0].created_at });
+      });
+      this.logger.log({ msg: 'asset stored', asset_id: id, size_bytes: inspector.byteCount });
+      return toAssetRecord(asset);
+    } catch (error) {
+      await this.storage.remove(storageKey).catch((removal: unknown) => this.logger.error({ err: removal, storage_key: storageKey }, 'the bytes of a refused upload could not be removed'));
+      throw error;
+    }
+  }
+
+  /** Copies an asset's bytes into the staging bucket as `asset/<uuid>`, for its reader to consume and delete. */
+  async stage(workspaceId: string, assetId: string): Promise<StagedAsset> {
+    const asset = await this.find(workspaceId, assetId);
+    const stagedObject = `asset/${randomUUID()}`;
+    await this.staging.put(stagedObject, await this.storage.read(asset.storageKey));
+    return { staged_object: stagedObject, asset: toAssetRecord(asset) };
+  }
+
+  /** The plan's asset_storage_bytes for the workspace (overrides applied); null = unlimited. */
+  private async storageCap(workspaceId: string): Promise<number | null> {
+    const workspace = await sendRpc(this.rpc, CatalogPatterns.getWorkspace, { workspace_id: workspaceId }, { timeoutMs: CATALOG_TIMEOUT_MS });
+    return workspace.limits.asset_storage_bytes;
+  }
+
+  private async usedBytes(manager: EntityManager, workspaceId: string): Promise<number> {
+    const rows = (await manager.query('SELECT COALESCE(SUM("size_bytes"), 0)::text AS used FROM "asset"."assets" WHERE "workspace_id" = $1', [workspaceId])) as Array<{ used: string }>;
+    return Number(rows[0].used);
+  }
+}

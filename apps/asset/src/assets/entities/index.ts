@@ -1,0 +1,3 @@
+import { AssetEntity } from './asset.entity';
+
+export const ASSET_ENTITIES = [AssetEntity];

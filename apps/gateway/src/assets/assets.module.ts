@@ -1,0 +1,9 @@
+import { Module } from '@nestjs/common';
+import { FileStaging } from '@waggle/platform';
+import { AuthModule } from '../auth/auth.module';
+import { AssetUploads } from './asset-uploads';
+import { AssetsController } from './assets.controller';
+
+/** A workspace's assets: list, and multipart upload streamed through the staging bucket. */
+@Module({ imports: [AuthModule], controllers: [AssetsController], providers: [FileStaging, AssetUploads] })
+export class AssetsModule {}
