@@ -148,6 +148,15 @@ describe('agent invoke: POST /v1/agent/invoke and agent webhook triggers', () =>
     await expectEventually(async () => expect(await ledgerRow(body.request_id)).toMatchObject({ status: 'completed', user: 'user-7' }));
   });
 
+  it('takes thread_id: null (an unset field, as clients send it) as no thread', async () => {
+    fake.setModel('fake-agent', {});
+    const response = await invoke({ agent: agent.id, message: 'No thread', thread_id: null, messages: null, attachments: null, image_urls: null, metadata: null, user: null });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as Invoked;
+    expect(body.response).toBe('Echo: No thread');
+    expect(body).not.toHaveProperty('thread_id');
+  });
+
   it('stores a thread and resumes it on the next call; caller messages are context only and never stored', async () => {
     fake.setModel('fake-agent', {});
     const thread = `thread-${Date.now()}`;

@@ -149,7 +149,7 @@ export class AgentRunner {
     return {
       request_id: request.request_id,
       response: result.response,
-      ...(request.thread_id !== undefined && { thread_id: request.thread_id }),
+      ...(typeof request.thread_id === 'string' && { thread_id: request.thread_id }),
       model: run.route.modelId,
       usage: result.usage,
       tool_calls: result.toolCalls.map((call): AgentToolCallView => ({ tool_name: call.toolName, tool_input: json(call.input), observation: call.observation })),
@@ -253,7 +253,9 @@ export class AgentRunner {
     // Missing credentials answer config_error here, before anything is recorded or sent.
     this.registry.languageModel(route);
 
-    const thread = request.thread_id === undefined ? undefined : await this.runs.openThread(request.workspace_id, agent.id, request.thread_id);
+    // `thread_id: null` (as clients send an unset field) is no thread, like an absent one.
+    const threadKey = request.thread_id ?? undefined;
+    const thread = threadKey === undefined ? undefined : await this.runs.openThread(request.workspace_id, agent.id, threadKey);
     const stored = thread?.turns ?? [];
     const documents = readableDocuments(checked, stored);
     if (documents.length > 0 && !catalogRoute.is_tool_calling) {
@@ -305,7 +307,7 @@ export class AgentRunner {
       params: toParams(agent),
       tools: runTools(this.reader, documents, agent.knowledgeBaseIds.length > 0 && catalogRoute.is_tool_calling ? this.knowledge.searcher(request.workspace_id, agent.knowledgeBaseIds) : undefined),
       maxToolCalls: agent.maxToolCalls ?? this.env.AGENT_DEFAULT_MAX_TOOL_CALLS,
-      ...(thread && request.thread_id !== undefined && { thread: { id: thread.threadId, key: request.thread_id } }),
+      ...(thread && threadKey !== undefined && { thread: { id: thread.threadId, key: threadKey } }),
       checked,
       record,
     };
