@@ -308,6 +308,52 @@ describe('knowledge bases: ingestion, search and cleanup', () => {
     });
   });
 
+  describe('a crash mid-ingest', () => {
+    it('leaves nothing of a half-indexed item visible, and the re-run job indexes it once', async () => {
+      const crashed = await createKb(a, { name: 'Killed mid-ingest', search_type: 'full_text' });
+      // Hold the knowledge base's row: the ingestion's transaction writes the item's chunks and
+      // postings, then waits for it when it marks the item completed.
+      const holder = new Client({ connectionString: TEST_DATABASE_URL });
+      await holder.connect();
+      let itemId = '';
+      try {
+        await holder.query('BEGIN');
+        await holder.query('SELECT id FROM knowledge_base.knowledge_bases WHERE id = $1 FOR UPDATE', [crashed.id]);
+        const holderPid = Number((await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid);
+        itemId = (await addUrl(a, crashed.id, files.url('/docs/long.txt'))).id;
+        await expectEventually(
+          async () => {
+            const waiting = await db.query(
+              `SELECT 1 FROM pg_stat_activity WHERE application_name = 'waggle-knowledge-base' AND wait_event_type = 'Lock' AND $1 = ANY(pg_blocking_pids(pid))`,
+              [holderPid],
+            );
+            expect(waiting.rowCount).toBeGreaterThan(0);
+          },
+          { timeoutMs: INGESTION_TIMEOUT_MS, intervalMs: 50 },
+        );
+        // Mid-transaction: the item is running, and none of its chunks can be seen or found.
+        expect((await items(a, crashed.id)).map((item) => item.run_status)).toEqual(['running']);
+        expect(await chunkCount(crashed.id)).toBe(0);
+        expect((await search(a, crashed.id, { search_query: 'herons', search_type: 'full_text' })).body.response.chunks).toEqual([]);
+        expect(await knowledgeBaseApp.stop('SIGKILL')).toBeNull();
+      } finally {
+        await holder.query('ROLLBACK');
+        await holder.end();
+      }
+      expect(await chunkCount(crashed.id)).toBe(0);
+      knowledgeBaseApp = spawnApp('knowledge-base', await freePort(), kbEnv);
+      await waitUntilLive(knowledgeBaseApp);
+      const [item] = await settled(a, crashed.id);
+      expect(item).toMatchObject({ id: itemId, run_status: 'completed' });
+      // Indexed once: the chunk rows are exactly the count the item records, each position once.
+      const rows = await db.query<{ chunks: string; positions: string }>('SELECT count(*) AS chunks, count(DISTINCT position) AS positions FROM knowledge_base.chunks WHERE item_id = $1', [itemId]);
+      expect(Number(rows.rows[0].chunks)).toBe(item.chunks_count);
+      expect(Number(rows.rows[0].positions)).toBe(item.chunks_count);
+      expect(item.chunks_count).toBeGreaterThan(1);
+      expect((await search(a, crashed.id, { search_query: 'herons', search_type: 'full_text' })).body.response.chunks.length).toBeGreaterThan(0);
+    });
+  });
+
   describe('delete and cleanup', () => {
     it('removes every chunk, item and the row of a deleted knowledge base; searching it answers 422 at once', async () => {
       const doomed = await createKb(a, { name: 'Doomed' });
