@@ -51,9 +51,11 @@ function isEmpty(value: unknown): boolean {
 
 /** Contains: a substring of a string (right as text), an element of an array (by `eq`), a key of an object. Nothing else contains anything. */
 function contains(left: unknown, right: unknown): boolean {
-  if (typeof left === 'string') return right !== null && right !== undefined && left.includes(typeof right === 'string' ? right : JSON.stringify(right));
+  if (typeof left === 'string')
+    return right !== null && right !== undefined && left.includes(typeof right === 'string' ? right : JSON.stringify(right));
   if (Array.isArray(left)) return left.some((element) => equal(element, right));
-  if (left !== null && typeof left === 'object') return (typeof right === 'string' || typeof right === 'number') && Object.prototype.hasOwnProperty.call(left, String(right));
+  if (left !== null && typeof left === 'object')
+    return (typeof right === 'string' || typeof right === 'number') && Object.prototype.hasOwnProperty.call(left, String(right));
   return false;
 }
 

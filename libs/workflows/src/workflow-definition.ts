@@ -1,4 +1,11 @@
-import { KNOWLEDGE_BASE_SEARCH_TYPES, PROMPT_NAME_PATTERN, PROMPT_ROLES, REASONING_EFFORTS, SEARCH_CHUNK_LIMIT, SEARCH_SCORE_THRESHOLD } from '@waggle/contracts';
+import {
+  KNOWLEDGE_BASE_SEARCH_TYPES,
+  PROMPT_NAME_PATTERN,
+  PROMPT_ROLES,
+  REASONING_EFFORTS,
+  SEARCH_CHUNK_LIMIT,
+  SEARCH_SCORE_THRESHOLD,
+} from '@waggle/contracts';
 import { z } from 'zod';
 
 /** Step ids: what later templates write (`{{ search.output }}`), so Liquid identifiers, lower case. */
@@ -6,13 +13,47 @@ export const WORKFLOW_STEP_ID_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 /** Input names: top-level variables of every template. */
 export const WORKFLOW_INPUT_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 /** Names neither an input nor a step may take: the loop variables and Liquid's literals. */
-export const RESERVED_WORKFLOW_NAMES = ['item', 'index', 'forloop', 'tablerowloop', 'empty', 'blank', 'nil', 'null', 'true', 'false'] as const;
+export const RESERVED_WORKFLOW_NAMES = [
+  'item',
+  'index',
+  'forloop',
+  'tablerowloop',
+  'empty',
+  'blank',
+  'nil',
+  'null',
+  'true',
+  'false',
+] as const;
 
-export const WORKFLOW_STEP_TYPES = ['prompt', 'agent', 'knowledge_search', 'web_search', 'scrape', 'http', 'template', 'condition', 'loop'] as const;
+export const WORKFLOW_STEP_TYPES = [
+  'prompt',
+  'agent',
+  'knowledge_search',
+  'web_search',
+  'scrape',
+  'http',
+  'template',
+  'condition',
+  'loop',
+] as const;
 export const WORKFLOW_INPUT_TYPES = ['text', 'number', 'boolean', 'json'] as const;
 export const ON_ERROR_MODES = ['fail', 'continue'] as const;
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
-export const CONDITION_OPS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'contains', 'not_contains', 'is_empty', 'is_not_empty', 'starts_with', 'ends_with'] as const;
+export const CONDITION_OPS = [
+  'eq',
+  'neq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'contains',
+  'not_contains',
+  'is_empty',
+  'is_not_empty',
+  'starts_with',
+  'ends_with',
+] as const;
 /** Ops that take no `right`. */
 export const UNARY_CONDITION_OPS: readonly ConditionOp[] = ['is_empty', 'is_not_empty'];
 
@@ -133,7 +174,8 @@ export interface LoopStep extends StepBase {
   steps: WorkflowStep[];
 }
 
-export type WorkflowStep = PromptStep | AgentStep | KnowledgeSearchStep | WebSearchStep | ScrapeStep | HttpStep | TemplateStep | ConditionStep | LoopStep;
+export type WorkflowStep =
+  PromptStep | AgentStep | KnowledgeSearchStep | WebSearchStep | ScrapeStep | HttpStep | TemplateStep | ConditionStep | LoopStep;
 
 export interface WorkflowVariant {
   name: string;
@@ -150,7 +192,9 @@ export interface WorkflowDeploymentDefinition {
 
 const template = z.string().max(WORKFLOW_LIMITS.templateLength);
 const requiredTemplate = template.min(1);
-const name = z.string().regex(PROMPT_NAME_PATTERN, 'must start with a letter or digit, then letters, digits, "_", "." or "-" (at most 100)');
+const name = z
+  .string()
+  .regex(PROMPT_NAME_PATTERN, 'must start with a letter or digit, then letters, digits, "_", "." or "-" (at most 100)');
 
 const stepBase = {
   id: z.string().regex(WORKFLOW_STEP_ID_PATTERN, 'must be a lower-case letter, then lower-case letters, digits or "_" (at most 64)'),
@@ -187,7 +231,8 @@ const promptStep = z
   })
   .superRefine((step, context) => {
     const problem = (path: string, message: string) => context.addIssue({ code: 'custom', path: [path], message });
-    if (step.model !== undefined && step.deployment !== undefined) problem('deployment', 'a prompt step has either model and messages, or deployment and variant, not both');
+    if (step.model !== undefined && step.deployment !== undefined)
+      problem('deployment', 'a prompt step has either model and messages, or deployment and variant, not both');
     else if (step.model !== undefined) {
       if (step.messages === undefined) problem('messages', 'is required with model');
       if (step.variant !== undefined) problem('variant', 'goes with deployment, not model');
@@ -250,7 +295,8 @@ const clause = z
   });
 const clauses = z.array(clause).min(1).max(WORKFLOW_LIMITS.conditionsPerGroup);
 const when = z.strictObject({ all: clauses.optional(), any: clauses.optional() }).superRefine((value, context) => {
-  if ((value.all === undefined) === (value.any === undefined)) context.addIssue({ code: 'custom', path: [], message: 'needs exactly one of all and any' });
+  if ((value.all === undefined) === (value.any === undefined))
+    context.addIssue({ code: 'custom', path: [], message: 'needs exactly one of all and any' });
 });
 
 // Condition and loop steps hold step lists: the schema is recursive, its type written out above.
@@ -263,7 +309,11 @@ const loopStep = z.strictObject({
   type: z.literal('loop'),
   over: requiredTemplate,
   max_iterations: z.int().min(WORKFLOW_LIMITS.maxIterations.min).max(WORKFLOW_LIMITS.maxIterations.max),
-  concurrency: z.int().min(WORKFLOW_LIMITS.concurrency.min).max(WORKFLOW_LIMITS.concurrency.max).default(WORKFLOW_LIMITS.concurrency.default),
+  concurrency: z
+    .int()
+    .min(WORKFLOW_LIMITS.concurrency.min)
+    .max(WORKFLOW_LIMITS.concurrency.max)
+    .default(WORKFLOW_LIMITS.concurrency.default),
   steps: stepList,
 });
 
@@ -279,12 +329,23 @@ const workflowInput = z
     if (input.default === undefined) return;
     if (input.required) context.addIssue({ code: 'custom', path: ['default'], message: 'a required input takes no default' });
     const expected = { text: 'string', number: 'number', boolean: 'boolean', json: undefined }[input.type];
-    if (expected !== undefined && typeof input.default !== expected) context.addIssue({ code: 'custom', path: ['default'], message: `must be a ${input.type} value` });
+    if (expected !== undefined && typeof input.default !== expected)
+      context.addIssue({ code: 'custom', path: ['default'], message: `must be a ${input.type} value` });
   });
 
 export const workflowVariantSchema = z.strictObject({
   name,
-  inputs: z.record(z.string().regex(WORKFLOW_INPUT_NAME_PATTERN, 'input names are Liquid identifiers: a letter or "_", then letters, digits or "_" (at most 64)'), workflowInput).default({}),
+  inputs: z
+    .record(
+      z
+        .string()
+        .regex(
+          WORKFLOW_INPUT_NAME_PATTERN,
+          'input names are Liquid identifiers: a letter or "_", then letters, digits or "_" (at most 64)',
+        ),
+      workflowInput,
+    )
+    .default({}),
   output: template,
   steps: stepList,
 });

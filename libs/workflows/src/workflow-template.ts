@@ -24,7 +24,8 @@ export interface StepRecordScope {
 const liquid = new Liquid({
   strictFilters: true,
   strictVariables: false,
-  outputEscape: (value: unknown) => (value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value)),
+  outputEscape: (value: unknown) =>
+    value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value),
 });
 
 /** `{{ a.b[0].c }}` alone: whitespace allowed, no filters. Such a field keeps the referenced value as it is. */

@@ -1,4 +1,10 @@
-import { maxStepsPerRun, parseWorkflowDefinitions, parseWorkflowYaml, validateWorkflowDefinitions, type DefinitionProblem } from './workflow-validation';
+import {
+  maxStepsPerRun,
+  parseWorkflowDefinitions,
+  parseWorkflowYaml,
+  validateWorkflowDefinitions,
+  type DefinitionProblem,
+} from './workflow-validation';
 
 const SKETCH = `
 workflows:
@@ -33,7 +39,14 @@ function sketch(): unknown {
 
 /** A file of one deployment with one variant of these steps. */
 function file(steps: unknown[], variant: Record<string, unknown> = {}): unknown {
-  return { workflows: [{ deployment: 'flow', variants: [{ name: 'default', inputs: { topic: { type: 'text', required: true } }, output: '', steps, ...variant }] }] };
+  return {
+    workflows: [
+      {
+        deployment: 'flow',
+        variants: [{ name: 'default', inputs: { topic: { type: 'text', required: true } }, output: '', steps, ...variant }],
+      },
+    ],
+  };
 }
 
 function problems(input: unknown): DefinitionProblem[] {
@@ -87,7 +100,10 @@ describe('parseWorkflowDefinitions', () => {
         ]),
       ),
     ).toEqual([
-      { field: `${STEPS}[0].text`, messages: ['refers to nobody, which is neither an input nor a step', 'refers to step second, which does not run before this point'] },
+      {
+        field: `${STEPS}[0].text`,
+        messages: ['refers to nobody, which is neither an input nor a step', 'refers to step second, which does not run before this point'],
+      },
       { field: `${STEPS}[1].url`, messages: ['refers to step second, which does not run before this point'] },
     ]);
   });
@@ -97,8 +113,20 @@ describe('parseWorkflowDefinitions', () => {
       file(
         [
           { id: 'search', type: 'web_search', query: '{{ topic }}' },
-          { id: 'call', type: 'http', method: 'POST', url: 'https://x.test/{{ topic }}', headers: { 'x-q': '{{ search.output }}' }, body: { list: ['{{ search.output.results }}'] } },
-          { id: 'kb', type: 'knowledge_search', knowledge_base: 'kb-1', query: '{% for r in search.output.results %}{{ r.title }}{% endfor %}' },
+          {
+            id: 'call',
+            type: 'http',
+            method: 'POST',
+            url: 'https://x.test/{{ topic }}',
+            headers: { 'x-q': '{{ search.output }}' },
+            body: { list: ['{{ search.output.results }}'] },
+          },
+          {
+            id: 'kb',
+            type: 'knowledge_search',
+            knowledge_base: 'kb-1',
+            query: '{% for r in search.output.results %}{{ r.title }}{% endfor %}',
+          },
           { id: 'ask', type: 'agent', agent: 'agent-1', message: '{{ kb.output }}', thread_id: '{{ topic }}' },
         ],
         { output: '{{ ask.output }} {{ call.output.status }}' },
@@ -114,7 +142,13 @@ describe('parseWorkflowDefinitions', () => {
           [
             { id: 'call', type: 'http', method: 'POST', url: 'https://x.test', body: { list: [{ q: '{{ later.output }}' }] } },
             { id: 'later', type: 'template', text: 'x' },
-            { id: 'inner', type: 'loop', over: '{{ later.output }}', max_iterations: 2, steps: [{ id: 'hidden', type: 'template', text: '{{ item }}' }] },
+            {
+              id: 'inner',
+              type: 'loop',
+              over: '{{ later.output }}',
+              max_iterations: 2,
+              steps: [{ id: 'hidden', type: 'template', text: '{{ item }}' }],
+            },
           ],
           { output: '{{ hidden.output }}' },
         ),
@@ -130,11 +164,23 @@ describe('parseWorkflowDefinitions', () => {
       problems(
         file([
           { id: 'a', type: 'template', text: '{{ item }} {{ index }}' },
-          { id: 'b', type: 'loop', over: '{{ item }}', max_iterations: 3, steps: [{ id: 'c', type: 'template', text: '{{ item.url }} {{ index }} {{ b.output }}' }] },
+          {
+            id: 'b',
+            type: 'loop',
+            over: '{{ item }}',
+            max_iterations: 3,
+            steps: [{ id: 'c', type: 'template', text: '{{ item.url }} {{ index }} {{ b.output }}' }],
+          },
         ]),
       ),
     ).toEqual([
-      { field: `${STEPS}[0].text`, messages: ["refers to item, which is defined only inside a loop's steps", "refers to index, which is defined only inside a loop's steps"] },
+      {
+        field: `${STEPS}[0].text`,
+        messages: [
+          "refers to item, which is defined only inside a loop's steps",
+          "refers to index, which is defined only inside a loop's steps",
+        ],
+      },
       { field: `${STEPS}[1].over`, messages: ["refers to item, which is defined only inside a loop's steps"] },
       { field: `${STEPS}[1].steps[0].text`, messages: ['refers to step b, which does not run before this point'] },
     ]);
@@ -143,11 +189,24 @@ describe('parseWorkflowDefinitions', () => {
   it("lets a loop's steps see each other in order and the loop's id only after it", () => {
     const result = parseWorkflowDefinitions(
       file([
-        { id: 'outer', type: 'loop', over: '{{ topic }}', max_iterations: 5, steps: [
-          { id: 'fetch', type: 'scrape', url: '{{ item }}' },
-          { id: 'inner', type: 'loop', over: '{{ fetch.output.links }}', max_iterations: 5, concurrency: 10, steps: [{ id: 'sub', type: 'scrape', url: '{{ item }}-{{ fetch.output.title }}' }] },
-          { id: 'note', type: 'template', text: '{{ index }}: {{ inner.output }}' },
-        ] },
+        {
+          id: 'outer',
+          type: 'loop',
+          over: '{{ topic }}',
+          max_iterations: 5,
+          steps: [
+            { id: 'fetch', type: 'scrape', url: '{{ item }}' },
+            {
+              id: 'inner',
+              type: 'loop',
+              over: '{{ fetch.output.links }}',
+              max_iterations: 5,
+              concurrency: 10,
+              steps: [{ id: 'sub', type: 'scrape', url: '{{ item }}-{{ fetch.output.title }}' }],
+            },
+            { id: 'note', type: 'template', text: '{{ index }}: {{ inner.output }}' },
+          ],
+        },
         { id: 'done', type: 'template', text: '{{ outer.output }}' },
       ]),
     );
@@ -160,7 +219,12 @@ describe('parseWorkflowDefinitions', () => {
         file([
           { id: 'a', type: 'template', text: 'x' },
           { id: 'l', type: 'loop', over: '{{ a.output }}', max_iterations: 2, steps: [{ id: 'a', type: 'template', text: 'y' }] },
-          { id: 'c', type: 'condition', when: { any: [{ left: 1, op: 'eq', right: 1 }] }, then: [{ id: 'c', type: 'template', text: 'z' }] },
+          {
+            id: 'c',
+            type: 'condition',
+            when: { any: [{ left: 1, op: 'eq', right: 1 }] },
+            then: [{ id: 'c', type: 'template', text: 'z' }],
+          },
         ]),
       ),
     ).toEqual([
@@ -173,7 +237,13 @@ describe('parseWorkflowDefinitions', () => {
     const branches = (then: unknown[]) =>
       file(
         [
-          { id: 'check', type: 'condition', when: { all: [{ left: '{{ topic }}', op: 'is_empty' }] }, then, else: [{ id: 'summary', type: 'template', text: 'b' }] },
+          {
+            id: 'check',
+            type: 'condition',
+            when: { all: [{ left: '{{ topic }}', op: 'is_empty' }] },
+            then,
+            else: [{ id: 'summary', type: 'template', text: 'b' }],
+          },
           { id: 'after', type: 'template', text: '{{ summary.output }}' },
         ],
         { output: '{{ summary.output }}' },
@@ -193,7 +263,13 @@ describe('parseWorkflowDefinitions', () => {
     expect(
       problems(
         file([
-          { id: 'c', type: 'condition', when: { all: [{ left: '{{ topic }}', op: 'eq', right: 'x' }] }, then: [{ id: 'yes', type: 'template', text: 'a' }], else: [{ id: 'no', type: 'template', text: '{{ yes.output }}' }] },
+          {
+            id: 'c',
+            type: 'condition',
+            when: { all: [{ left: '{{ topic }}', op: 'eq', right: 'x' }] },
+            then: [{ id: 'yes', type: 'template', text: 'a' }],
+            else: [{ id: 'no', type: 'template', text: '{{ yes.output }}' }],
+          },
         ]),
       ),
     ).toEqual([{ field: `${STEPS}[0].else[0].text`, messages: ['refers to step yes, which does not run before this point'] }]);
@@ -210,7 +286,17 @@ describe('parseWorkflowDefinitions', () => {
         { id: 'p', type: 'prompt', model: 'm' },
         { id: 'q', type: 'prompt' },
         { id: 'k', type: 'knowledge_search', knowledge_base: 'kb', query: 'q', search_type: 'fuzzy', limit: 0, threshold: 2 },
-        { id: 'w', type: 'condition', when: { all: [{ left: 'a', op: 'is_empty', right: 'b' }, { left: 'a', op: 'eq' }] }, then: [] },
+        {
+          id: 'w',
+          type: 'condition',
+          when: {
+            all: [
+              { left: 'a', op: 'is_empty', right: 'b' },
+              { left: 'a', op: 'eq' },
+            ],
+          },
+          then: [],
+        },
       ]),
     );
     expect(result.ok).toBe(false);
@@ -242,7 +328,9 @@ describe('parseWorkflowDefinitions', () => {
     );
     expect(fields[`${STEPS}[2].steps[0].url`]).toEqual(['is required']);
     expect(fields[`${STEPS}[3].max_iterations`]).toEqual(['is required']);
-    expect(fields[`${STEPS}[3].steps[0].type`]).toEqual(['must be one of prompt, agent, knowledge_search, web_search, scrape, http, template, condition, loop']);
+    expect(fields[`${STEPS}[3].steps[0].type`]).toEqual([
+      'must be one of prompt, agent, knowledge_search, web_search, scrape, http, template, condition, loop',
+    ]);
     expect(fields[`${STEPS}[4].extra`]).toEqual(['is not a known field']);
     expect(fields[`${STEPS}[5].messages`]).toEqual(['is required with model']);
     expect(fields[`${STEPS}[1].id`]).toEqual(['must be a lower-case letter, then lower-case letters, digits or "_" (at most 64)']);
@@ -259,22 +347,37 @@ describe('parseWorkflowDefinitions', () => {
         ],
       }),
     ).toEqual([
-      { field: 'workflows[2].deployment', messages: ['must start with a letter or digit, then letters, digits, "_", "." or "-" (at most 100)'] },
+      {
+        field: 'workflows[2].deployment',
+        messages: ['must start with a letter or digit, then letters, digits, "_", "." or "-" (at most 100)'],
+      },
       { field: 'workflows[2].variants', messages: [expect.stringMatching(/>=1/)] },
       { field: 'workflows[0].variants[1].name', messages: ['variant v is already defined at workflows[0].variants[0]'] },
       { field: 'workflows[1].deployment', messages: ['deployment one is already defined at workflows[0]'] },
-      { field: 'workflows[1].variants[0].name', messages: ['must start with a letter or digit, then letters, digits, "_", "." or "-" (at most 100)'] },
+      {
+        field: 'workflows[1].variants[0].name',
+        messages: ['must start with a letter or digit, then letters, digits, "_", "." or "-" (at most 100)'],
+      },
     ]);
   });
 
   it('reports reserved and clashing names, bad input defaults and invalid templates', () => {
     expect(
       problems(
-        file([
-          { id: 'topic', type: 'template', text: 'x' },
-          { id: 'item', type: 'template', text: '{{ x | no_such_filter }}' },
-          { id: 'open', type: 'template', text: '{{ topic ' },
-        ], { inputs: { topic: { type: 'text' }, index: { type: 'number', default: 'three' }, flag: { type: 'boolean', required: true, default: true } } }),
+        file(
+          [
+            { id: 'topic', type: 'template', text: 'x' },
+            { id: 'item', type: 'template', text: '{{ x | no_such_filter }}' },
+            { id: 'open', type: 'template', text: '{{ topic ' },
+          ],
+          {
+            inputs: {
+              topic: { type: 'text' },
+              index: { type: 'number', default: 'three' },
+              flag: { type: 'boolean', required: true, default: true },
+            },
+          },
+        ),
       ),
     ).toEqual([
       { field: 'workflows[0].variants[0].inputs.index.default', messages: ['must be a number value'] },
@@ -282,11 +385,14 @@ describe('parseWorkflowDefinitions', () => {
     ]);
     expect(
       problems(
-        file([
-          { id: 'topic', type: 'template', text: 'x' },
-          { id: 'item', type: 'template', text: '{{ x | no_such_filter }}' },
-          { id: 'open', type: 'template', text: '{{ topic ' },
-        ], { inputs: { topic: { type: 'text' }, index: { type: 'number' } } }),
+        file(
+          [
+            { id: 'topic', type: 'template', text: 'x' },
+            { id: 'item', type: 'template', text: '{{ x | no_such_filter }}' },
+            { id: 'open', type: 'template', text: '{{ topic ' },
+          ],
+          { inputs: { topic: { type: 'text' }, index: { type: 'number' } } },
+        ),
       ),
     ).toEqual([
       { field: 'workflows[0].variants[0].inputs.index', messages: ['index is reserved'] },
@@ -316,17 +422,31 @@ describe('parseWorkflowDefinitions', () => {
   });
 
   it('answers a YAML syntax error and a file without workflows with one problem each', () => {
-    expect(parseWorkflowYaml('workflows: [ {')).toEqual({ ok: false, problems: [{ field: '', messages: [expect.stringMatching(/^not valid YAML: /)] }] });
+    expect(parseWorkflowYaml('workflows: [ {')).toEqual({
+      ok: false,
+      problems: [{ field: '', messages: [expect.stringMatching(/^not valid YAML: /)] }],
+    });
     expect(problems({})).toEqual([{ field: 'workflows', messages: ['is required'] }]);
     expect(problems(null)).toEqual([{ field: '', messages: [expect.any(String)] }]);
   });
 
   it('accepts a prompt step of a deployed prompt, and refuses mixing the two forms', () => {
-    expect(parseWorkflowDefinitions(file([{ id: 'p', type: 'prompt', deployment: 'brief', variant: 'default', inputs: { topic: '{{ topic }}' } }])).ok).toBe(true);
-    expect(problems(file([{ id: 'p', type: 'prompt', deployment: 'brief', variant: 'default', inputs: { topic: '{{ later.output }}' } }, { id: 'later', type: 'template', text: '' }]))).toEqual([
-      { field: `${STEPS}[0].inputs.topic`, messages: ['refers to step later, which does not run before this point'] },
-    ]);
-    expect(problems(file([{ id: 'p', type: 'prompt', deployment: 'brief', model: 'm', messages: [{ role: 'user', content: 'x' }] }]))).toEqual([
+    expect(
+      parseWorkflowDefinitions(
+        file([{ id: 'p', type: 'prompt', deployment: 'brief', variant: 'default', inputs: { topic: '{{ topic }}' } }]),
+      ).ok,
+    ).toBe(true);
+    expect(
+      problems(
+        file([
+          { id: 'p', type: 'prompt', deployment: 'brief', variant: 'default', inputs: { topic: '{{ later.output }}' } },
+          { id: 'later', type: 'template', text: '' },
+        ]),
+      ),
+    ).toEqual([{ field: `${STEPS}[0].inputs.topic`, messages: ['refers to step later, which does not run before this point'] }]);
+    expect(
+      problems(file([{ id: 'p', type: 'prompt', deployment: 'brief', model: 'm', messages: [{ role: 'user', content: 'x' }] }])),
+    ).toEqual([
       { field: `${STEPS}[0].deployment`, messages: ['a prompt step has either model and messages, or deployment and variant, not both'] },
     ]);
     expect(problems(file([{ id: 'p', type: 'prompt', deployment: 'brief', params: { temperature: 1 } }]))).toEqual([
@@ -338,8 +458,26 @@ describe('parseWorkflowDefinitions', () => {
   it('counts at most one loop body per iteration and the longer branch', () => {
     const result = parseWorkflowDefinitions(
       file([
-        { id: 'l', type: 'loop', over: '{{ topic }}', max_iterations: 3, steps: [{ id: 'a', type: 'template', text: '' }, { id: 'b', type: 'template', text: '' }] },
-        { id: 'c', type: 'condition', when: { any: [{ left: 1, op: 'gt', right: 0 }] }, then: [{ id: 'd', type: 'template', text: '' }], else: [{ id: 'e', type: 'template', text: '' }, { id: 'f', type: 'template', text: '' }] },
+        {
+          id: 'l',
+          type: 'loop',
+          over: '{{ topic }}',
+          max_iterations: 3,
+          steps: [
+            { id: 'a', type: 'template', text: '' },
+            { id: 'b', type: 'template', text: '' },
+          ],
+        },
+        {
+          id: 'c',
+          type: 'condition',
+          when: { any: [{ left: 1, op: 'gt', right: 0 }] },
+          then: [{ id: 'd', type: 'template', text: '' }],
+          else: [
+            { id: 'e', type: 'template', text: '' },
+            { id: 'f', type: 'template', text: '' },
+          ],
+        },
       ]),
     );
     if (!result.ok) throw new Error(JSON.stringify(result.problems));

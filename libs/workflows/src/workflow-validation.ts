@@ -30,7 +30,10 @@ type Path = Array<string | number>;
 
 /** `['workflows', 0, 'variants', 1, 'url']` → `workflows[0].variants[1].url`. */
 export function fieldPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((field, key) => (typeof key === 'number' ? `${field}[${key}]` : field ? `${field}.${String(key)}` : String(key)), '');
+  return path.reduce<string>(
+    (field, key) => (typeof key === 'number' ? `${field}[${key}]` : field ? `${field}.${String(key)}` : String(key)),
+    '',
+  );
 }
 
 class Problems {
@@ -71,7 +74,10 @@ export function parseWorkflowYaml(text: string): { ok: true; value: unknown } | 
   try {
     return { ok: true, value: parseYaml(text) as unknown };
   } catch (error) {
-    return { ok: false, problems: [{ field: '', messages: [`not valid YAML: ${error instanceof Error ? error.message : String(error)}`] }] };
+    return {
+      ok: false,
+      problems: [{ field: '', messages: [`not valid YAML: ${error instanceof Error ? error.message : String(error)}`] }],
+    };
   }
 }
 
@@ -85,7 +91,8 @@ export function parseWorkflowDefinitions(input: unknown): WorkflowValidation {
   const file = workflowFileSchema.safeParse(input, { reportInput: true });
   if (!file.success) {
     problems.addZod(file.error, []);
-    if (input === null || typeof input !== 'object' || !Array.isArray((input as { workflows?: unknown }).workflows)) return { ok: false, problems: problems.list(), missing: problems.missing };
+    if (input === null || typeof input !== 'object' || !Array.isArray((input as { workflows?: unknown }).workflows))
+      return { ok: false, problems: problems.list(), missing: problems.missing };
   }
   const raw = (input as { workflows: unknown[] }).workflows;
   const workflows: WorkflowDeploymentDefinition[] = [];
@@ -95,7 +102,8 @@ export function parseWorkflowDefinitions(input: unknown): WorkflowValidation {
     const { deployment: deploymentName, variants } = deployment as { deployment?: unknown; variants?: unknown };
     if (typeof deploymentName === 'string') {
       const first = deploymentNames.get(deploymentName);
-      if (first !== undefined) problems.add(['workflows', d, 'deployment'], `deployment ${deploymentName} is already defined at workflows[${first}]`);
+      if (first !== undefined)
+        problems.add(['workflows', d, 'deployment'], `deployment ${deploymentName} is already defined at workflows[${first}]`);
       else deploymentNames.set(deploymentName, d);
     }
     if (!Array.isArray(variants)) return;
@@ -109,7 +117,8 @@ export function parseWorkflowDefinitions(input: unknown): WorkflowValidation {
         return;
       }
       const first = variantNames.get(result.data.name);
-      if (first !== undefined) problems.add([...prefix, 'name'], `variant ${result.data.name} is already defined at workflows[${d}].variants[${first}]`);
+      if (first !== undefined)
+        problems.add([...prefix, 'name'], `variant ${result.data.name} is already defined at workflows[${d}].variants[${first}]`);
       else variantNames.set(result.data.name, v);
       checkVariant(result.data as WorkflowVariant, prefix, problems);
       parsed.push(result.data as WorkflowVariant);
@@ -283,7 +292,8 @@ function checkTemplates(value: unknown, path: Path, scope: ReferenceScope, conte
       } else context.problems.add(path, `refers to ${root}, which is neither an input nor a step`);
     }
   } else if (Array.isArray(value)) value.forEach((element, index) => checkTemplates(element, [...path, index], scope, context));
-  else if (value !== null && typeof value === 'object') for (const [key, element] of Object.entries(value)) checkTemplates(element, [...path, key], scope, context);
+  else if (value !== null && typeof value === 'object')
+    for (const [key, element] of Object.entries(value)) checkTemplates(element, [...path, key], scope, context);
 }
 
 function checkReferences(steps: WorkflowStep[], path: Path, scope: ReferenceScope, context: VariantContext): void {
@@ -311,7 +321,11 @@ function checkVariant(variant: WorkflowVariant, prefix: Path, problems: Problems
     if ((RESERVED_WORKFLOW_NAMES as readonly string[]).includes(step.id)) problems.add([...path, 'id'], `${step.id} is reserved`);
     else if (inputs.has(step.id)) problems.add([...path, 'id'], `${step.id} is also an input name`);
   });
-  if (declared > WORKFLOW_LIMITS.stepsPerVariant) problems.add([...prefix, 'steps'], `a variant holds at most ${WORKFLOW_LIMITS.stepsPerVariant} steps (nested ones included), not ${declared}`);
+  if (declared > WORKFLOW_LIMITS.stepsPerVariant)
+    problems.add(
+      [...prefix, 'steps'],
+      `a variant holds at most ${WORKFLOW_LIMITS.stepsPerVariant} steps (nested ones included), not ${declared}`,
+    );
   const allIds = new Set(declaredIds(variant.steps, [...prefix, 'steps'], problems).keys());
   const context: VariantContext = { inputs, allIds, problems };
   const topLevel: ReferenceScope = { visible: new Set(), inLoop: false };
