@@ -159,6 +159,10 @@ describe('asset service over NATS: assets', () => {
       const text = Buffer.from('name,amount\nwidget,3\n');
       await expect(store(workspace, text, { declared_content_type: 'text/csv; charset=utf-8' })).resolves.toMatchObject({ content_type: 'text/csv' });
       await expect(store(workspace, text)).resolves.toMatchObject({ content_type: 'application/octet-stream', size_bytes: text.length, sha256: sha256(text) });
+      // Text that starts like a binary format ("BM" is a BMP signature, "wide" at byte 4 a QuickTime atom) is text.
+      for (const abstract of ['BMP-2 signalling drives bone formation.', 'The widespread regulation of microRNA biogenesis.']) {
+        await expect(store(workspace, Buffer.from(abstract), { declared_content_type: 'text/plain' })).resolves.toMatchObject({ content_type: 'text/plain' });
+      }
       const empty = await store(workspace, Buffer.alloc(0), { declared_content_type: 'not a type' });
       expect(empty).toMatchObject({ content_type: 'application/octet-stream', size_bytes: 0, sha256: sha256(Buffer.alloc(0)) });
     });

@@ -1,4 +1,4 @@
-import { KnowledgeBasePatterns, QueueNames, type ReplyPattern, type RpcRequest } from '@waggle/contracts';
+import { KNOWLEDGE_BASE_ITEMS_PAGE, KnowledgeBasePatterns, QueueNames, streamRpc, type ReplyPattern, type RpcRequest } from '@waggle/contracts';
 import type { WaggleException } from '@waggle/errors';
 // Test code is not part of the app: the type:app boundary (no type:testing) is meant for src/.
 import { freePort, spawnApp, startServiceUnderTest, waitUntilLive, type AppProcess, type ServiceUnderTest } from '@waggle/testing';
@@ -6,6 +6,7 @@ import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
+import { lastValueFrom, toArray } from 'rxjs';
 import { bootstrap } from '../src/bootstrap';
 
 const failure = (promise: Promise<unknown>) =>
@@ -35,6 +36,10 @@ describe('knowledge-base service over NATS: knowledge bases and items', () => {
   let cleanupQueue: Queue;
 
   const send = <P extends ReplyPattern>(pattern: P, payload: RpcRequest<P>) => service.send(pattern, payload);
+  /** The item list's pages, as the gateway collects them. */
+  const itemPages = (id: string, workspaceId = workspace) =>
+    lastValueFrom(streamRpc(service.rpc, KnowledgeBasePatterns.listItems, { workspace_id: workspaceId, knowledge_base_id: id }, { timeoutMs: 10_000 }).pipe(toArray()));
+  const listItems = async (id: string, workspaceId = workspace) => (await itemPages(id, workspaceId)).flat();
   const create = (fields: Record<string, unknown> = {}, workspaceId = workspace) =>
     send(KnowledgeBasePatterns.createKnowledgeBase, { workspace_id: workspaceId, knowledge_base: { name: 'Docs', ...fields } as RpcRequest<typeof KnowledgeBasePatterns.createKnowledgeBase>['knowledge_base'] });
 
@@ -90,10 +95,29 @@ describe('knowledge-base service over NATS: knowledge bases and items', () => {
     for (const id of [theirs.id, randomUUID(), 'not-a-uuid']) {
       expect(await failure(send(KnowledgeBasePatterns.getKnowledgeBase, { workspace_id: workspace, knowledge_base_id: id }))).toMatchObject(KB_NOT_FOUND);
       expect(await failure(send(KnowledgeBasePatterns.updateKnowledgeBase, { workspace_id: workspace, knowledge_base_id: id, knowledge_base: { name: 'x' } }))).toMatchObject(KB_NOT_FOUND);
-      expect(await failure(send(KnowledgeBasePatterns.listItems, { workspace_id: workspace, knowledge_base_id: id }))).toMatchObject(KB_NOT_FOUND);
+      expect(await failure(listItems(id))).toMatchObject(KB_NOT_FOUND);
       expect(await failure(send(KnowledgeBasePatterns.deleteKnowledgeBase, { workspace_id: workspace, knowledge_base_id: id }))).toMatchObject(KB_NOT_FOUND);
     }
     expect(await send(KnowledgeBasePatterns.getKnowledgeBase, { workspace_id: otherWorkspace, knowledge_base_id: theirs.id })).toEqual(theirs);
+  });
+
+  it('streams the item list in pages, so a knowledge base of thousands of items is listed whole (one NATS message holds 1 MiB)', async () => {
+    const knowledgeBase = await create({ name: 'Many items' });
+    expect(await itemPages(knowledgeBase.id)).toEqual([[]]);
+    const count = 2 * KNOWLEDGE_BASE_ITEMS_PAGE + 37;
+    await database.query(
+      `INSERT INTO knowledge_base.knowledge_base_items (knowledge_base_id, workspace_id, name, item_type, source_url, run_status, status, created_at)
+       SELECT $1, $2, 'document-' || n || '-' || repeat('x', 900) || '.txt', 'url', 'https://example.com/' || n, 'completed', 'active', now() + n * interval '1 millisecond'
+         FROM generate_series(1, $3::int) AS n`,
+      [knowledgeBase.id, workspace, count],
+    );
+    const pages = await itemPages(knowledgeBase.id);
+    expect(pages.map((page) => page.length)).toEqual([KNOWLEDGE_BASE_ITEMS_PAGE, KNOWLEDGE_BASE_ITEMS_PAGE, 37]);
+    const names = pages.flat().map((item) => item.name);
+    expect(names[0]).toMatch(/^document-1-/);
+    expect(names.at(-1)).toMatch(new RegExp(`^document-${count}-`));
+    expect(new Set(pages.flat().map((item) => item.id)).size).toBe(count);
+    expect(JSON.stringify(pages.flat()).length).toBeGreaterThan(1024 * 1024);
   });
 
   it('updates the named fields only', async () => {

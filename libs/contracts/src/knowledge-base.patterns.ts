@@ -18,6 +18,9 @@ export type KnowledgeBaseItemStatus = (typeof KNOWLEDGE_BASE_ITEM_STATUSES)[numb
 export const KNOWLEDGE_BASE_ITEM_TYPES = ['asset', 'url'] as const;
 export type KnowledgeBaseItemType = (typeof KNOWLEDGE_BASE_ITEM_TYPES)[number];
 
+/** Items per page of the streamed item list (about 300 bytes each on the wire). */
+export const KNOWLEDGE_BASE_ITEMS_PAGE = 500;
+
 /** The spec's bounds of search (and of the knowledge base's own defaults). */
 export const SEARCH_CHUNK_LIMIT = { min: 1, max: 20 } as const;
 export const SEARCH_SCORE_THRESHOLD = { min: 0, max: 1 } as const;
@@ -248,7 +251,12 @@ export const KnowledgeBaseContracts = {
   updateKnowledgeBase: rpc('knowledge-base.knowledge-bases.update', UpdateKnowledgeBaseRequest).returns<KnowledgeBaseRecord>(),
   /** Marks it deleted at once (gone from every read) and queues the removal of its contents. */
   deleteKnowledgeBase: rpc('knowledge-base.knowledge-bases.delete', KnowledgeBaseIdRequest).returns<DeletedKnowledgeBase>(),
-  listItems: rpc('knowledge-base.items.list', KnowledgeBaseIdRequest).returns<KnowledgeBaseItemRecord[]>(),
+  /**
+   * The knowledge base's items, oldest first, streamed in pages of at most
+   * KNOWLEDGE_BASE_ITEMS_PAGE (one NATS message holds 1 MiB by default: a knowledge base of
+   * thousands of items does not fit one reply). At least one page, possibly empty.
+   */
+  listItems: rpc('knowledge-base.items.list', KnowledgeBaseIdRequest).streams<KnowledgeBaseItemRecord[]>(),
   /** Records the item as queued and queues its ingestion. */
   addItem: rpc('knowledge-base.items.add', AddKnowledgeBaseItemRequest).returns<KnowledgeBaseItemRecord>(),
   getItem: rpc('knowledge-base.items.get', KnowledgeBaseItemIdRequest).returns<KnowledgeBaseItemRecord>(),

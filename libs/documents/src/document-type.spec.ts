@@ -1,4 +1,4 @@
-import { detectDocumentType, looksLikeText, mediaTypeOf } from './document-type';
+import { binarySignature, detectDocumentType, looksLikeText, mediaTypeOf } from './document-type';
 
 /** A zip archive holding files stored without compression, as the format's local headers lay them out. */
 function storedZip(files: Record<string, string>): Buffer {
@@ -118,6 +118,27 @@ describe('detectDocumentType', () => {
   it('lets the text rules decide for text formats file-type names by their first line', async () => {
     expect((await detectDocumentType(text('<?xml version="1.0"?><note/>'), { url: 'https://x.example/a.txt' })).type).toBe('txt');
     expect((await detectDocumentType(text('BEGIN:VCARD\nVERSION:3.0\nEND:VCARD\n'), { url: 'https://x.example/card.md' })).type).toBe('md');
+  });
+});
+
+describe('binarySignature', () => {
+  // SciFact abstracts that file-type alone took for a BMP image and a QuickTime movie.
+  const startsLikeBmp = text('BMP-2 signalling drives bone formation; we show in mice that the ligand acts early.');
+  const startsLikeQuickTime = text('The widespread regulation of microRNA biogenesis, function and decay'); // bytes 4-8: "wide", a QuickTime atom
+  const bmp = Buffer.concat([Buffer.from('BM', 'ascii'), Buffer.from('3a0000000000000036000000280000000100000001000000010018000000000004000000130b0000130b00000000000000000000', 'hex')]);
+
+  it('takes text that merely starts like a binary format for text', async () => {
+    expect(await binarySignature(startsLikeBmp)).toBeUndefined();
+    expect(await detectDocumentType(startsLikeBmp, { fileName: '11831598.txt', contentType: 'text/plain' })).toEqual({ type: 'txt', mime: 'text/plain', source: 'extension' });
+    expect(await binarySignature(startsLikeQuickTime)).toBeUndefined();
+    expect(await detectDocumentType(startsLikeQuickTime, { fileName: '2619579.txt' })).toMatchObject({ type: 'txt' });
+  });
+
+  it('keeps the signature of real binaries, and of PDFs even when they are all text', async () => {
+    expect(await binarySignature(bmp)).toMatchObject({ ext: 'bmp', mime: 'image/bmp' });
+    expect(await binarySignature(PNG)).toMatchObject({ mime: 'image/png' });
+    expect(await binarySignature(PDF)).toMatchObject({ mime: 'application/pdf' });
+    expect(await binarySignature(Buffer.alloc(0))).toBeUndefined();
   });
 });
 

@@ -1,4 +1,4 @@
-import { fileTypeFromBuffer } from 'file-type/core';
+import { fileTypeFromBuffer, type FileTypeResult } from 'file-type/core';
 import { extensionOf } from './attachment-url';
 
 /** What a fetched file really is; only the first seven can be read as text. */
@@ -97,8 +97,22 @@ function looksLikeHtml(bytes: Uint8Array): boolean {
  * CSV, plain text, Markdown or HTML by the URL's extension, then by the declared Content-Type,
  * then HTML if it starts like a page, else plain text.
  */
+/**
+ * The format the bytes' signature shows (`file-type`), unless the bytes are text that merely
+ * starts like a binary format: an abstract beginning "BMP…" has BMP's two-byte signature, one
+ * whose 5th to 8th characters spell "free" QuickTime's. A real file of those formats holds NUL
+ * bytes in its first KiB (sizes, offsets, reserved fields); text holds none. A PDF keeps its
+ * signature: an uncompressed PDF may be all text.
+ */
+export async function binarySignature(bytes: Uint8Array): Promise<FileTypeResult | undefined> {
+  if (bytes.length === 0) return undefined;
+  const signature = await fileTypeFromBuffer(bytes);
+  if (!signature || signature.ext === 'pdf' || TEXT_SIGNATURES.has(signature.ext)) return signature;
+  return looksLikeText(bytes) ? undefined : signature;
+}
+
 export async function detectDocumentType(bytes: Uint8Array, hints: DocumentTypeHints = {}): Promise<DetectedDocumentType> {
-  const signature = bytes.length === 0 ? undefined : await fileTypeFromBuffer(bytes);
+  const signature = await binarySignature(bytes);
   if (signature && !TEXT_SIGNATURES.has(signature.ext)) {
     return { type: BY_SIGNATURE[signature.ext] ?? 'unsupported', mime: signature.mime, source: 'bytes' };
   }

@@ -26,6 +26,7 @@ export {
   type FetchedAttachment,
 } from './attachment-fetcher';
 export {
+  binarySignature,
   detectDocumentType,
   READABLE_DOCUMENT_TYPES,
   type DetectedDocumentType,

@@ -9,6 +9,7 @@ import {
   type PlanLimits,
   type PlanSummary,
   type ReplyPattern,
+  type StreamPattern,
   type RpcRequest,
   type RpcResponse,
   type WorkspaceSummary,
@@ -23,6 +24,8 @@ import { formatLimit, print } from './output';
 
 /** How the CLI reaches the catalog service; the entry point passes the NATS client. */
 export type Caller = <P extends ReplyPattern>(pattern: P, payload: RpcRequest<P>) => Promise<RpcResponse<P>>;
+/** Every value of a streamed pattern, collected in order (lists that come in pages). */
+export type Collector = <P extends StreamPattern>(pattern: P, payload: RpcRequest<P>) => Promise<Array<RpcResponse<P>>>;
 
 const limitColumns = (limits: PlanLimits) => ({
   per_day: formatLimit(limits.rate_limit_per_day),
@@ -55,7 +58,7 @@ function positiveInteger(value: string): number {
  * webhook secrets and the callback delivery log. Every command
  * takes `--json` for scripts.
  */
-export function buildCli(call: Caller, modelCatalogPath: string): Command {
+export function buildCli(call: Caller, collect: Collector, modelCatalogPath: string): Command {
   const program = new Command('waggle').description('Operate a Waggle installation').exitOverride();
   const json = () => new Option('--json', 'print JSON for scripts');
 
@@ -225,7 +228,7 @@ export function buildCli(call: Caller, modelCatalogPath: string): Command {
     });
 
   addAgentCommands(program, call);
-  addKnowledgeBaseCommands(program, call);
+  addKnowledgeBaseCommands(program, call, collect);
 
   return program;
 }

@@ -1,6 +1,6 @@
 import { KnowledgeBasePatterns, type KnowledgeBaseItemRecord } from '@waggle/contracts';
 import { Option, type Command } from 'commander';
-import type { Caller } from './cli';
+import type { Caller, Collector } from './cli';
 import { print } from './output';
 
 const itemRow = (item: KnowledgeBaseItemRecord) => ({ id: item.id, name: item.name, item_type: item.item_type, run_status: item.run_status, chunks: item.chunks_count, error: item.error });
@@ -9,7 +9,7 @@ const itemRow = (item: KnowledgeBaseItemRecord) => ({ id: item.id, name: item.na
  * `kb item add|show|list` and `kb embedding-model show|set`: a knowledge base's documents and
  * the workspace's embedding model, as the private routes manage them.
  */
-export function addKnowledgeBaseCommands(program: Command, call: Caller): void {
+export function addKnowledgeBaseCommands(program: Command, call: Caller, collect: Collector): void {
   const json = () => new Option('--json', 'print JSON for scripts');
   const kb = program.command('kb').description('knowledge bases of a workspace');
   const item = kb.command('item').description("a knowledge base's documents");
@@ -35,7 +35,7 @@ export function addKnowledgeBaseCommands(program: Command, call: Caller): void {
     .command('list <workspace-id> <knowledge-base-id>')
     .addOption(json())
     .action(async (workspaceId: string, knowledgeBaseId: string, options: { json?: boolean }) => {
-      const items = await call(KnowledgeBasePatterns.listItems, { workspace_id: workspaceId, knowledge_base_id: knowledgeBaseId });
+      const items = (await collect(KnowledgeBasePatterns.listItems, { workspace_id: workspaceId, knowledge_base_id: knowledgeBaseId })).flat();
       print(items, Boolean(options.json), items.map(itemRow));
     });
   const model = kb.command('embedding-model').description('the embedding model new knowledge bases of the workspace are created with');

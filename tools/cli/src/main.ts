@@ -1,10 +1,11 @@
-import { sendRpc } from '@waggle/contracts';
+import { sendRpc, streamRpc } from '@waggle/contracts';
+import { lastValueFrom, toArray } from 'rxjs';
 import { toErrorBody, WaggleException } from '@waggle/errors';
 import { BaseEnv, ConfigError, loadConfig, NatsRpcClient } from '@waggle/platform';
 import { loadLocalEnvFile } from '@waggle/telemetry';
 import { CommanderError } from 'commander';
 import { join } from 'node:path';
-import { buildCli, type Caller } from './cli';
+import { buildCli, type Caller, type Collector } from './cli';
 
 const CALL_TIMEOUT_MS = 15_000;
 // The catalog file shipped with this build (dist/apps/catalog/src/models/data).
@@ -18,7 +19,8 @@ async function main(argv: string[]): Promise<number> {
   try {
     await rpc.connect();
     const call: Caller = (pattern, payload) => sendRpc(rpc, pattern, payload, { timeoutMs: CALL_TIMEOUT_MS });
-    await buildCli(call, SHIPPED_MODEL_CATALOG).parseAsync(argv, { from: 'user' });
+    const collect: Collector = (pattern, payload) => lastValueFrom(streamRpc(rpc, pattern, payload, { timeoutMs: CALL_TIMEOUT_MS }).pipe(toArray()));
+    await buildCli(call, collect, SHIPPED_MODEL_CATALOG).parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;

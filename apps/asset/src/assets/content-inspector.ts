@@ -1,4 +1,4 @@
-import { fileTypeFromBuffer } from 'file-type/core';
+import { binarySignature } from '@waggle/documents';
 import { createHash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 
@@ -32,9 +32,12 @@ export class ContentInspector extends Transform {
     return this.hash.digest('hex');
   }
 
-  /** The media type the bytes show, else the declared one (parameters dropped), else application/octet-stream. */
+  /**
+   * The media type the bytes show (text that merely starts like a binary format, "BM…", is not
+   * one: binarySignature), else the declared one (parameters dropped), else application/octet-stream.
+   */
   async contentType(declared: string | undefined): Promise<string> {
-    const detected = await fileTypeFromBuffer(Buffer.concat(this.head));
+    const detected = await binarySignature(Buffer.concat(this.head));
     if (detected) return detected.mime;
     const media = declared?.split(';')[0].trim().toLowerCase();
     return media && /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(media) ? media : 'application/octet-stream';

@@ -4,6 +4,7 @@ import {
   KNOWLEDGE_BASE_SEARCH_TYPES,
   KnowledgeBasePatterns,
   sendRpc,
+  streamRpc,
   type KnowledgeBaseItemRecord,
   type KnowledgeBaseRecord,
   type KnowledgeBaseSearchResponse,
@@ -11,6 +12,7 @@ import {
 } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { APP_ENV, NatsRpcClient } from '@waggle/platform';
+import { lastValueFrom, toArray } from 'rxjs';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { MeteredApiRoute } from '../auth/authenticated.decorator';
 import type { GatewayEnv } from '../config/gateway.env';
@@ -118,7 +120,8 @@ export class KnowledgeBasesController {
   @ApiOkResponse({ type: KnowledgeBaseItemListDto })
   @ApiResponse(NOT_FOUND)
   async items(@Param('knowledge_base_id') id: string, @Req() request: AuthenticatedRequest): Promise<{ knowledge_base_items: KnowledgeBaseItemRecord[] }> {
-    return { knowledge_base_items: await sendRpc(this.rpc, KnowledgeBasePatterns.listItems, { workspace_id: request.auth.workspace_id, knowledge_base_id: id }, this.options()) };
+    const pages$ = streamRpc(this.rpc, KnowledgeBasePatterns.listItems, { workspace_id: request.auth.workspace_id, knowledge_base_id: id }, this.options());
+    return { knowledge_base_items: (await lastValueFrom(pages$.pipe(toArray()))).flat() };
   }
 
   /** The best chunks for the query, best first, at most search_chunk_limit, each scoring at least search_score_threshold. */

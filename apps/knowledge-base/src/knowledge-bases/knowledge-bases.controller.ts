@@ -14,6 +14,7 @@ import {
   type KnowledgeBaseRecord,
 } from '@waggle/contracts';
 import { RpcHandler } from '@waggle/platform';
+import { from, type Observable } from 'rxjs';
 import { KnowledgeBasesService } from './knowledge-bases.service';
 
 @Controller()
@@ -46,8 +47,8 @@ export class KnowledgeBasesController {
   }
 
   @RpcHandler(KnowledgeBasePatterns.listItems)
-  listItems(request: KnowledgeBaseIdRequest): Promise<KnowledgeBaseItemRecord[]> {
-    return this.knowledgeBases.listItems(request.workspace_id, request.knowledge_base_id);
+  listItems(request: KnowledgeBaseIdRequest): Observable<KnowledgeBaseItemRecord[]> {
+    return from(this.knowledgeBases.listItemPages(request.workspace_id, request.knowledge_base_id));
   }
 
   @RpcHandler(KnowledgeBasePatterns.addItem)

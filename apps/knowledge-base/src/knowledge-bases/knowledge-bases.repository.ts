@@ -113,8 +113,9 @@ export class KnowledgeBasesRepository {
     await this.dataSource.createQueryBuilder().delete().from(KnowledgeBaseEntity).where('id = :knowledgeBaseId AND deleted_at IS NOT NULL', { knowledgeBaseId }).execute();
   }
 
-  listItems(knowledgeBaseId: string): Promise<KnowledgeBaseItemEntity[]> {
-    return this.dataSource.getRepository(KnowledgeBaseItemEntity).find({ where: { knowledgeBaseId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  /** One page of the knowledge base's items, oldest first. */
+  listItems(knowledgeBaseId: string, skip: number, take: number): Promise<KnowledgeBaseItemEntity[]> {
+    return this.dataSource.getRepository(KnowledgeBaseItemEntity).find({ where: { knowledgeBaseId }, order: { createdAt: 'ASC', id: 'ASC' }, skip, take });
   }
 
   findItem(knowledgeBaseId: string, itemId: string): Promise<KnowledgeBaseItemEntity | null> {

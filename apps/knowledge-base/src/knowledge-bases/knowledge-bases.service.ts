@@ -3,6 +3,7 @@ import {
   AssetPatterns,
   CatalogPatterns,
   KNOWLEDGE_BASE_DEFAULTS,
+  KNOWLEDGE_BASE_ITEMS_PAGE,
   QueueNames,
   sendRpc,
   type AddKnowledgeBaseItemRequest,
@@ -132,9 +133,14 @@ export class KnowledgeBasesService implements OnApplicationBootstrap, OnApplicat
     return { id: knowledgeBaseId };
   }
 
-  async listItems(workspaceId: string, knowledgeBaseId: string): Promise<KnowledgeBaseItemRecord[]> {
+  /** The items in pages of KNOWLEDGE_BASE_ITEMS_PAGE, oldest first; 422 before any page when the knowledge base is not found. */
+  async *listItemPages(workspaceId: string, knowledgeBaseId: string): AsyncGenerator<KnowledgeBaseItemRecord[]> {
     const knowledgeBase = await this.repository.getActive(workspaceId, knowledgeBaseId);
-    return (await this.repository.listItems(knowledgeBase.id)).map(toItemRecord);
+    for (let skip = 0; ; skip += KNOWLEDGE_BASE_ITEMS_PAGE) {
+      const page = await this.repository.listItems(knowledgeBase.id, skip, KNOWLEDGE_BASE_ITEMS_PAGE);
+      yield page.map(toItemRecord);
+      if (page.length < KNOWLEDGE_BASE_ITEMS_PAGE) return;
+    }
   }
 
   async getItem(workspaceId: string, knowledgeBaseId: string, itemId: string): Promise<KnowledgeBaseItemRecord> {
