@@ -31,6 +31,7 @@ const limitColumns = (limits: PlanLimits) => ({
   per_day: formatLimit(limits.rate_limit_per_day),
   tool_calls: formatLimit(limits.provider_tool_calls_per_day),
   concurrency: formatLimit(limits.workflow_concurrency),
+  steps_per_run: formatLimit(limits.workflow_step_limit),
   storage_bytes: formatLimit(limits.asset_storage_bytes),
 });
 const workspaceRow = (workspace: WorkspaceSummary) => ({ id: workspace.id, name: workspace.name, plan: workspace.plan, language: workspace.language, ...limitColumns(workspace.limits) });

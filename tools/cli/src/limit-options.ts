@@ -17,6 +17,7 @@ const LIMIT_FLAGS: Array<[flag: string, limit: PlanLimitName, description: strin
   ['--rate-limit-per-day <n>', 'rate_limit_per_day', 'public API requests per UTC day'],
   ['--provider-tool-calls-per-day <n>', 'provider_tool_calls_per_day', 'provider tool calls per UTC day'],
   ['--workflow-concurrency <n>', 'workflow_concurrency', 'concurrent workflow runs'],
+  ['--workflow-step-limit <n>', 'workflow_step_limit', 'steps one workflow run may execute'],
   ['--asset-storage-bytes <n>', 'asset_storage_bytes', 'asset storage in bytes'],
 ];
 

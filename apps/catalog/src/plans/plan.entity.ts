@@ -19,6 +19,10 @@ export class PlanEntity {
   @Column({ name: 'workflow_concurrency', type: 'integer', nullable: true })
   workflowConcurrency!: number | null;
 
+  /** Steps one workflow run may execute (a loop's body counts once per iteration). */
+  @Column({ name: 'workflow_step_limit', type: 'integer', nullable: true })
+  workflowStepLimit!: number | null;
+
   @Column({ name: 'asset_storage_bytes', type: 'bigint', nullable: true, transformer: bigintAsNumber })
   assetStorageBytes!: number | null;
 

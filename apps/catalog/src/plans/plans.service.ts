@@ -9,6 +9,7 @@ const COLUMN_OF_LIMIT = {
   rate_limit_per_day: 'rateLimitPerDay',
   provider_tool_calls_per_day: 'providerToolCallsPerDay',
   workflow_concurrency: 'workflowConcurrency',
+  workflow_step_limit: 'workflowStepLimit',
   asset_storage_bytes: 'assetStorageBytes',
 } as const satisfies Record<keyof PlanLimits, keyof PlanEntity>;
 

@@ -10,7 +10,7 @@ const resolved: ResolvedApiKey = {
   key_id: 'k',
   workspace_id: WORKSPACE,
   language: 'es',
-  limits: { rate_limit_per_day: 10, provider_tool_calls_per_day: null, workflow_concurrency: 1, asset_storage_bytes: null },
+  limits: { rate_limit_per_day: 10, provider_tool_calls_per_day: null, workflow_concurrency: 1, workflow_step_limit: 50, asset_storage_bytes: null },
 };
 
 function contextFor(request: Partial<AuthenticatedRequest>): ExecutionContext {

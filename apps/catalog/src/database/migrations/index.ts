@@ -1,7 +1,9 @@
 import type { MigrationInterface } from 'typeorm';
 import { CreateCatalogTables1763769600000 } from './1763769600000-create-catalog-tables';
+import { AddWorkflowStepLimit1765000200000 } from './1765000200000-add-workflow-step-limit';
 
 /** Every migration of this service, oldest first. `npm run migration:generate` appends here. */
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
   CreateCatalogTables1763769600000,
+  AddWorkflowStepLimit1765000200000,
 ];
