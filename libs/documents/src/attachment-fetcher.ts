@@ -29,6 +29,12 @@ export interface AttachmentFetcherOptions {
   ca?: string | Buffer | ReadonlyArray<string | Buffer>;
   /** Time cap for one TCP+TLS connection (default: the smaller of 10 s and `timeoutMs`). */
   connectTimeoutMs?: number;
+  /** How refusals name the URL and its host (default `attachment URL`, `attachment host`): the scraper says `page URL`. */
+  wording?: { url: string; host: string };
+  /** The User-Agent sent (default `Waggle-Attachments/1`). */
+  userAgent?: string;
+  /** The Accept header sent (default any type). */
+  accept?: string;
 }
 
 export interface FetchedAttachment {
@@ -159,14 +165,18 @@ export class AttachmentFetcher {
   readonly timeoutMs: number;
   readonly maxRedirects: number;
   private readonly dispatcher: Dispatcher;
+  private readonly wording: { url: string; host: string };
+  private readonly headers: Record<string, string>;
 
   constructor(options: AttachmentFetcherOptions = {}) {
     this.maxBytes = options.maxBytes ?? DEFAULT_ATTACHMENT_MAX_BYTES;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_ATTACHMENT_TIMEOUT_MS;
     this.maxRedirects = options.maxRedirects ?? DEFAULT_ATTACHMENT_MAX_REDIRECTS;
     const allowlist = typeof options.allowlist === 'string' ? options.allowlist : (options.allowlist ?? []).join(',');
+    this.wording = options.wording ?? ATTACHMENT_WORDING;
+    this.headers = { accept: options.accept ?? '*/*', 'accept-encoding': 'identity', 'user-agent': options.userAgent ?? 'Waggle-Attachments/1' };
     const policy = new CallbackUrlPolicy(allowlist, {
-      ...ATTACHMENT_WORDING,
+      ...this.wording,
       setting: options.allowlistSetting ?? 'ATTACHMENT_URL_ALLOWLIST',
     });
     const extraCa = options.ca === undefined ? [] : Array.isArray(options.ca) ? options.ca : [options.ca];
@@ -179,7 +189,7 @@ export class AttachmentFetcher {
 
   /** Fetches `url` (as the caller gave it); `signal` aborts it early. Throws AttachmentFetchError. */
   async fetch(url: string, options: { signal?: AbortSignal } = {}): Promise<FetchedAttachment> {
-    let current = this.checkedUrl(url, url, 'attachment URL');
+    let current = this.checkedUrl(url, url, this.wording.url);
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -205,7 +215,7 @@ export class AttachmentFetcher {
           method: 'GET',
           dispatcher: this.dispatcher,
           signal: controller.signal,
-          headers: { accept: '*/*', 'accept-encoding': 'identity', 'user-agent': 'Waggle-Attachments/1' },
+          headers: this.headers,
         });
         const location = headerValue(response.headers.location);
         if (REDIRECT_STATUSES.has(response.statusCode) && location !== null) {

@@ -136,13 +136,13 @@ async function docxText(bytes: Uint8Array): Promise<string> {
   return htmlToMarkdown(html);
 }
 
-let turndown: TurndownService | undefined;
+const DOCUMENT_NOISE = ['head', 'title', 'meta', 'link', 'script', 'style', 'noscript', 'template', 'iframe', 'object', 'embed'] as const;
+const PAGE_CHROME = ['nav', 'header', 'footer'] as const;
 
-function markdownConverter(): TurndownService {
-  if (turndown) return turndown;
+function buildConverter(removed: readonly string[]): TurndownService {
   const service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '*' });
   service.use(gfmTables);
-  service.remove(['head', 'title', 'meta', 'link', 'script', 'style', 'noscript', 'template', 'iframe', 'object', 'embed']);
+  service.remove([...removed] as TurndownService.Filter);
   service.addRule('imagesAsAltText', {
     filter: 'img',
     replacement: (_content, node) => {
@@ -150,11 +150,30 @@ function markdownConverter(): TurndownService {
       return alt ? `[image: ${alt}]` : '';
     },
   });
-  turndown = service;
   return service;
 }
 
-/** HTML (a DOCX through mammoth, or a web page for the knowledge base) as Markdown. */
-export function htmlToMarkdown(html: string): string {
-  return normalizeLineEnds(markdownConverter().turndown(html)).trim();
+let turndown: TurndownService | undefined;
+let pageTurndown: TurndownService | undefined;
+
+function markdownConverter(): TurndownService {
+  turndown ??= buildConverter(DOCUMENT_NOISE);
+  return turndown;
+}
+
+/** The converter of whole web pages: the document converter's rules, minus the page's chrome. */
+function pageMarkdownConverter(): TurndownService {
+  pageTurndown ??= buildConverter([...DOCUMENT_NOISE, ...PAGE_CHROME]);
+  return pageTurndown;
+}
+
+/**
+ * HTML (a DOCX through mammoth, or a web page for the knowledge base) as Markdown. With
+ * `dropPageChrome` (the `scrape` tool) a site's `<nav>`, `<header>` and `<footer>` go too: on a
+ * scraped page they repeat on every page and crowd out what the model should read. A document's
+ * own headers stay otherwise.
+ */
+export function htmlToMarkdown(html: string, options: { dropPageChrome?: boolean } = {}): string {
+  const converter = options.dropPageChrome ? pageMarkdownConverter() : markdownConverter();
+  return normalizeLineEnds(converter.turndown(html)).trim();
 }

@@ -58,3 +58,4 @@ export {
   type ReadFileObservation,
   type ReadFileResult,
 } from './read-document';
+export { htmlTitle, WebScraper, type ScrapedPage, type WebScraperOptions } from './web-scraper';

@@ -20,3 +20,4 @@ export {
 } from './behaviour';
 export { fakeEmbedding } from './embeddings';
 export { FakeProviderServer, type FakeProtocol, type FakeProviderOptions, type FakeRequestRecord } from './fake-provider.server';
+export { FakeSearchServer, searchSlug, type FakeSearchRequestRecord, type FakeSearchServerOptions } from './fake-search.server';

@@ -44,3 +44,26 @@ export {
 export { toolResultsMessage } from './tools';
 export { toSpecUsage, toStopReason } from './usage';
 export { routeProviderWarnings, type ProviderWarningLogger } from './warnings';
+export {
+  BraveSearchProvider,
+  createWebSearchProvider,
+  decodeHtmlEntities,
+  DEFAULT_BRAVE_SEARCH_BASE_URL,
+  DEFAULT_SCRAPE_MAX_BYTES,
+  DEFAULT_SCRAPE_MAX_CHARS,
+  DEFAULT_TAVILY_BASE_URL,
+  DEFAULT_WEB_TOOL_TIMEOUT_MS,
+  htmlSnippetToText,
+  MAX_SEARCH_RESPONSE_BYTES,
+  MAX_WEB_SEARCH_RESULTS,
+  SearxngSearchProvider,
+  TavilySearchProvider,
+  WEB_SEARCH_PROVIDERS,
+  WebToolError,
+  type WebSearchProvider,
+  type WebSearchProviderName,
+  type WebSearchQuery,
+  type WebSearchResult,
+  type WebToolErrorCode,
+  type WebToolSettings,
+} from './web';

@@ -1,4 +1,4 @@
-import { BaseEnv, ConfigError, DatabaseEnv, describeEnv, loadConfig, WithRedis } from './env';
+import { BaseEnv, ConfigError, DatabaseEnv, describeEnv, loadConfig, WithRedis, WithWebTools } from './env';
 
 class ServiceEnv extends WithRedis(DatabaseEnv) {
   override PORT: number = 3999;
@@ -32,5 +32,48 @@ describe('loadConfig', () => {
     expect(names).toEqual(expect.arrayContaining(['NODE_ENV', 'PORT', 'NATS_URL', 'DATABASE_URL', 'REDIS_URL', 'OTEL_EXPORTER_OTLP_ENDPOINT']));
     expect(describeEnv(BaseEnv).map((info) => info.name)).not.toContain('DATABASE_URL');
     expect(describeEnv(ServiceEnv).find((info) => info.name === 'DATABASE_URL')?.secret).toBe(true);
+  });
+});
+
+describe('WithWebTools', () => {
+  class ToolsEnv extends WithWebTools(BaseEnv) {}
+
+  const problemsOf = (source: NodeJS.ProcessEnv): string[] => {
+    try {
+      loadConfig(ToolsEnv, source);
+      return [];
+    } catch (error) {
+      return (error as ConfigError).problems;
+    }
+  };
+
+  it('leaves web search unconfigured by default, with the documented caps', () => {
+    expect(loadConfig(ToolsEnv, {})).toMatchObject({
+      WEB_SEARCH_PROVIDER: 'none',
+      BRAVE_SEARCH_BASE_URL: 'https://api.search.brave.com',
+      WEB_TOOL_TIMEOUT_MS: 30_000,
+      SCRAPE_MAX_BYTES: 5 * 1024 * 1024,
+      SCRAPE_MAX_CHARS: 20_000,
+      SCRAPE_URL_ALLOWLIST: '',
+    });
+  });
+
+  it('refuses a chosen provider without its URL or key, naming the variable', () => {
+    expect(problemsOf({ WEB_SEARCH_PROVIDER: 'brave' })).toEqual([expect.stringMatching(/^BRAVE_SEARCH_API_KEY: .*required when WEB_SEARCH_PROVIDER=brave/)]);
+    expect(problemsOf({ WEB_SEARCH_PROVIDER: 'searxng' })).toEqual([expect.stringMatching(/^SEARXNG_URL: /)]);
+    expect(problemsOf({ WEB_SEARCH_PROVIDER: 'tavily' })).toEqual([expect.stringMatching(/^TAVILY_API_KEY: /)]);
+    expect(problemsOf({ WEB_SEARCH_PROVIDER: 'bing' })).toEqual([expect.stringMatching(/^WEB_SEARCH_PROVIDER: /)]);
+    expect(problemsOf({ WEB_SEARCH_PROVIDER: 'brave', BRAVE_SEARCH_API_KEY: 'key', SCRAPE_MAX_CHARS: '10' })).toEqual([expect.stringMatching(/^SCRAPE_MAX_CHARS: /)]);
+  });
+
+  it('reads a configured provider and keeps its key secret in the documentation', () => {
+    expect(loadConfig(ToolsEnv, { WEB_SEARCH_PROVIDER: 'searxng', SEARXNG_URL: 'http://searxng:8080', WEB_TOOL_TIMEOUT_MS: '5000' })).toMatchObject({
+      WEB_SEARCH_PROVIDER: 'searxng',
+      SEARXNG_URL: 'http://searxng:8080',
+      WEB_TOOL_TIMEOUT_MS: 5000,
+    });
+    const secrets = describeEnv(ToolsEnv).filter((info) => info.secret).map((info) => info.name);
+    expect(secrets).toEqual(expect.arrayContaining(['BRAVE_SEARCH_API_KEY', 'TAVILY_API_KEY']));
+    expect(secrets).not.toContain('SEARXNG_URL');
   });
 });

@@ -219,6 +219,68 @@ export function WithProviderCredentials<TBase extends EnvConstructor>(Base: TBas
   return ProviderCredentialsEnv;
 }
 
+/** The search APIs a `web_search` step may call (`none`: web search is not configured). */
+export const WEB_SEARCH_PROVIDER_CHOICES = ['searxng', 'brave', 'tavily', 'none'] as const;
+
+/**
+ * The workflow provider tools' settings (`web_search` and `scrape`), read by the provider
+ * tools of @waggle/providers and @waggle/documents as they are (their WebToolSettings is this
+ * shape). A chosen search provider without its URL or key is refused here, at start-up.
+ */
+export function WithWebTools<TBase extends EnvConstructor>(Base: TBase) {
+  class WebToolsEnv extends Base {
+    @EnvVar(`Search API of web_search workflow steps: ${WEB_SEARCH_PROVIDER_CHOICES.join(', ')} (none: web_search steps fail with not_configured)`)
+    @IsIn(WEB_SEARCH_PROVIDER_CHOICES)
+    WEB_SEARCH_PROVIDER: (typeof WEB_SEARCH_PROVIDER_CHOICES)[number] = 'none';
+
+    @EnvVar('Base URL of a SearXNG instance with the json format enabled (required when WEB_SEARCH_PROVIDER=searxng)')
+    @ValidateIf((env: { WEB_SEARCH_PROVIDER?: string; SEARXNG_URL?: string }) => env.WEB_SEARCH_PROVIDER === 'searxng' || env.SEARXNG_URL !== undefined)
+    @IsUrl({ require_tld: false, protocols: ['http', 'https'] }, { message: 'SEARXNG_URL must be an http(s) URL (required when WEB_SEARCH_PROVIDER=searxng)' })
+    SEARXNG_URL?: string;
+
+    @EnvVar('Brave Search API key (required when WEB_SEARCH_PROVIDER=brave)', { secret: true })
+    @ValidateIf((env: { WEB_SEARCH_PROVIDER?: string; BRAVE_SEARCH_API_KEY?: string }) => env.WEB_SEARCH_PROVIDER === 'brave' || env.BRAVE_SEARCH_API_KEY !== undefined)
+    @IsString({ message: 'BRAVE_SEARCH_API_KEY is required when WEB_SEARCH_PROVIDER=brave' })
+    @Matches(/\S/, { message: 'BRAVE_SEARCH_API_KEY is required when WEB_SEARCH_PROVIDER=brave' })
+    BRAVE_SEARCH_API_KEY?: string;
+
+    @EnvVar('Brave Search API origin (the fake search server in tests)')
+    @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+    BRAVE_SEARCH_BASE_URL: string = 'https://api.search.brave.com';
+
+    @EnvVar('Tavily API key (required when WEB_SEARCH_PROVIDER=tavily)', { secret: true })
+    @ValidateIf((env: { WEB_SEARCH_PROVIDER?: string; TAVILY_API_KEY?: string }) => env.WEB_SEARCH_PROVIDER === 'tavily' || env.TAVILY_API_KEY !== undefined)
+    @IsString({ message: 'TAVILY_API_KEY is required when WEB_SEARCH_PROVIDER=tavily' })
+    @Matches(/\S/, { message: 'TAVILY_API_KEY is required when WEB_SEARCH_PROVIDER=tavily' })
+    TAVILY_API_KEY?: string;
+
+    @EnvVar('Tavily API origin (the fake search server in tests)')
+    @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+    TAVILY_BASE_URL: string = 'https://api.tavily.com';
+
+    @EnvVar('Time cap of one web search call and of one scrape, redirects and body included (ms)')
+    @IsInt()
+    @Min(100)
+    @Max(600_000)
+    WEB_TOOL_TIMEOUT_MS: number = 30_000;
+
+    @EnvVar('Largest page body a scrape step reads (bytes); a larger page fails the step with too_large')
+    @IsInt()
+    @Min(1024)
+    SCRAPE_MAX_BYTES: number = 5 * 1024 * 1024;
+
+    @EnvVar('Characters of readable text a scrape step keeps; the rest is cut and the page marked truncated')
+    @IsInt()
+    @Min(100)
+    SCRAPE_MAX_CHARS: number = 20_000;
+
+    @EnvVar('Comma-separated hosts, IP addresses or CIDR ranges a scrape step may reach although they are not public (e.g. 127.0.0.1 for local development). Empty in production')
+    @IsString()
+    SCRAPE_URL_ALLOWLIST: string = '';
+  }
+  return WebToolsEnv;
+}
+
 /** Adds the key that seals webhook secrets at rest (invocation, agent, callback-dispatcher). */
 export function WithWebhookSecretKey<TBase extends EnvConstructor>(Base: TBase) {
   class WebhookSecretKeyEnv extends Base {

@@ -1,0 +1,57 @@
+import { BraveSearchProvider, createWebSearchProvider, SearxngSearchProvider, TavilySearchProvider } from './web-search';
+import { WebToolError } from './web-tool-error';
+
+describe('createWebSearchProvider', () => {
+  it('answers null when no provider is chosen', () => {
+    expect(createWebSearchProvider({})).toBeNull();
+    expect(createWebSearchProvider({ WEB_SEARCH_PROVIDER: 'none', BRAVE_SEARCH_API_KEY: 'key' })).toBeNull();
+  });
+
+  it('builds the chosen provider', () => {
+    expect(createWebSearchProvider({ WEB_SEARCH_PROVIDER: 'searxng', SEARXNG_URL: 'http://searxng:8080' })).toBeInstanceOf(
+      SearxngSearchProvider,
+    );
+    expect(createWebSearchProvider({ WEB_SEARCH_PROVIDER: 'brave', BRAVE_SEARCH_API_KEY: 'key' })?.name).toBe('brave');
+    expect(createWebSearchProvider({ WEB_SEARCH_PROVIDER: 'brave', BRAVE_SEARCH_API_KEY: 'key' })).toBeInstanceOf(BraveSearchProvider);
+    expect(createWebSearchProvider({ WEB_SEARCH_PROVIDER: 'tavily', TAVILY_API_KEY: 'key' })).toBeInstanceOf(TavilySearchProvider);
+  });
+
+  it('refuses a chosen provider without its URL or key, naming the variable and never a value', () => {
+    const failure = (settings: Parameters<typeof createWebSearchProvider>[0]) => {
+      try {
+        createWebSearchProvider(settings);
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    };
+    expect(failure({ WEB_SEARCH_PROVIDER: 'brave', BRAVE_SEARCH_API_KEY: '  ' })).toEqual(
+      new WebToolError('not_configured', 'WEB_SEARCH_PROVIDER is brave but BRAVE_SEARCH_API_KEY is not set'),
+    );
+    expect(failure({ WEB_SEARCH_PROVIDER: 'searxng' })).toMatchObject({
+      code: 'not_configured',
+      message: expect.stringContaining('SEARXNG_URL'),
+    });
+    expect(failure({ WEB_SEARCH_PROVIDER: 'tavily' })).toMatchObject({
+      code: 'not_configured',
+      message: expect.stringContaining('TAVILY_API_KEY'),
+    });
+    expect(failure({ WEB_SEARCH_PROVIDER: 'bing' as never })).toMatchObject({
+      code: 'not_configured',
+      message: expect.stringContaining('searxng, brave, tavily, none'),
+    });
+  });
+
+  it('answers an empty query with no results, without calling the API', async () => {
+    const provider = createWebSearchProvider({ WEB_SEARCH_PROVIDER: 'searxng', SEARXNG_URL: 'http://127.0.0.1:9/' });
+    await expect(provider?.search({ query: '   ', numResults: 5 })).resolves.toEqual([]);
+  });
+
+  it('refuses a base URL that is not http(s) when searching', async () => {
+    const provider = new SearxngSearchProvider('ftp://searxng.example');
+    await expect(provider.search({ query: 'herons', numResults: 5 })).rejects.toMatchObject({
+      code: 'not_configured',
+      message: 'SEARXNG_URL must be an http(s) URL',
+    });
+  });
+});
