@@ -1,4 +1,4 @@
-import type { AgentRecord, AgentWebhookSecretView, AppliedDeployment } from '@waggle/contracts';
+import type { AgentRecord, AgentWebhookSecretView, AppliedDeployment, AppliedWorkflowDeployment } from '@waggle/contracts';
 import { ERROR_CATALOG } from '@waggle/errors';
 import { CallbackReceiver, cliJson, FakeProviderServer, fakeModel, freePort, loadCatalogWithFakeModels, spawnApp, waitUntilLive, type AppProcess } from '@waggle/testing';
 import { deliveryIdFor } from '@waggle/webhooks';
@@ -32,10 +32,16 @@ prompts:
           - { role: user, content: "{{ question }}" }
 `;
 
+/** A workflow file's `workflows:` list (as JSON): one template step over one input. */
+const WORKFLOWS = (deployment: string) => [
+  { deployment, variants: [{ name: 'default', inputs: { topic: { type: 'text', required: true } }, output: '{{ note.output }}', steps: [{ id: 'note', type: 'template', text: 'About {{ topic }}' }] }] },
+];
+
 interface Workspace {
   id: string;
   key: string;
   deployment: AppliedDeployment;
+  workflow: AppliedWorkflowDeployment;
   requestId: string;
   /** The callback delivery of a webhook-triggered run. */
   deliveryId: string;
@@ -129,6 +135,25 @@ const ROUTES: RouteCase[] = [
     credentials: 'key',
     validBody: () => ({ overlap_seconds: 60 }),
     validParams: ({ a, b }) => [[a.deployment.deployment], [b.deployment.deployment]],
+  },
+  { method: 'GET', path: '/v1/private/workflows', credentials: 'key' },
+  { method: 'POST', path: '/v1/private/workflows/apply', credentials: 'key', validBody: () => ({ workflows: WORKFLOWS('generated-workflow-apply') }) },
+  {
+    method: 'GET',
+    path: '/v1/private/workflows/{0}/variants/{1}/versions',
+    credentials: 'key',
+    validParams: ({ a, b }) => [
+      [a.workflow.deployment, 'default'],
+      [b.workflow.deployment, 'default'],
+    ],
+  },
+  { method: 'GET', path: '/v1/private/workflows/{0}/webhook_secret', credentials: 'key', validParams: ({ a, b }) => [[a.workflow.deployment], [b.workflow.deployment]] },
+  {
+    method: 'POST',
+    path: '/v1/private/workflows/{0}/webhook_secret/rotate',
+    credentials: 'key',
+    validBody: () => ({ overlap_seconds: 60 }),
+    validParams: ({ a, b }) => [[a.workflow.deployment], [b.workflow.deployment]],
   },
   { method: 'GET', path: '/v1/private/requests', credentials: 'key', query: true },
   { method: 'GET', path: '/v1/private/deliveries', credentials: 'key', query: true },
@@ -409,12 +434,16 @@ describe('generated input across the public and private routes', () => {
     const added = await fetch(`${gateway}/v1/private/knowledge_bases/${knowledgeBaseId}/items`, { method: 'POST', headers: authorized, body: JSON.stringify({ url: `https://docs.example.invalid/only-${name.replace(/ /g, '-')}.md` }) });
     expect(added.status).toBe(200);
     const knowledgeBaseItemId = ((await added.json()) as { knowledge_base_item: { id: string } }).knowledge_base_item.id;
+    const appliedWorkflows = await fetch(`${gateway}/v1/private/workflows/apply`, { method: 'POST', headers: authorized, body: JSON.stringify({ workflows: WORKFLOWS(`${deployment}-workflow`) }) });
+    expect(appliedWorkflows.status).toBe(200);
+    const [workflow] = ((await appliedWorkflows.json()) as { workflows: AppliedWorkflowDeployment[] }).workflows;
     const secret = await fetch(`${gateway}/v1/private/agents/${agent.id}/webhook_secret`, { headers: { authorization: `Bearer ${created.api_key}` } });
     const { webhook_secret: agentSecret } = (await secret.json()) as { webhook_secret: AgentWebhookSecretView };
     return {
       id: created.workspace_id,
       key: created.api_key,
       deployment: applied,
+      workflow,
       requestId: request_id,
       deliveryId: deliveryIdFor(triggeredId),
       agent,
@@ -449,6 +478,9 @@ describe('generated input across the public and private routes', () => {
       b.deployment.deployment,
       b.deployment.webhook_secret,
       b.deployment.prompt_endpoint_id,
+      b.workflow.deployment,
+      b.workflow.webhook_secret,
+      b.workflow.workflow_deployment_id,
       'only generated B',
       b.agent.id,
       b.agentSecret,

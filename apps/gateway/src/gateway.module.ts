@@ -11,6 +11,7 @@ import { OpenApiModule } from './openapi/openapi.module';
 import { PromptsModule } from './prompts/prompts.module';
 import { RequestsModule } from './requests/requests.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { WorkflowsModule } from './workflows/workflows.module';
 
 /** The gateway: the platform (readiness asks every service) and one module per public feature. */
 @Module({})
@@ -29,6 +30,7 @@ export class GatewayModule {
         AgentsModule,
         KnowledgeBasesModule,
         AssetsModule,
+        WorkflowsModule,
       ],
     };
   }

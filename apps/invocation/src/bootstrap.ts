@@ -7,6 +7,7 @@ import { LedgerModule } from './ledger/ledger.module';
 import { PromptsModule } from './prompts/prompts.module';
 import { RunsModule } from './runs/runs.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { WorkflowDeploymentsModule } from './workflows/deployments/workflow-deployments.module';
 
 export function bootstrap(): Promise<INestApplication> {
   const env = loadConfig(InvocationEnv);
@@ -22,6 +23,7 @@ export function bootstrap(): Promise<INestApplication> {
       RunsModule,
       LedgerModule,
       WebhooksModule,
+      WorkflowDeploymentsModule,
     ],
   });
 }

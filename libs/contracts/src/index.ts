@@ -171,3 +171,17 @@ export {
   type KnowledgeBaseSearchResponse,
   type KnowledgeBaseSearchType,
 } from './knowledge-base.patterns';
+export {
+  ApplyWorkflowsRequest,
+  RotateWorkflowWebhookSecretRequest,
+  WorkflowDeploymentContracts,
+  WorkflowDeploymentPatterns,
+  WorkflowVersionsRequest,
+  WorkflowWebhookSecretRequest,
+  type AppliedWorkflowDeployment,
+  type AppliedWorkflowVariant,
+  type WorkflowDeploymentSummary,
+  type WorkflowInputSummary,
+  type WorkflowVersionSummary,
+  type WorkflowWebhookSecretView,
+} from './workflow-deployments.patterns';

@@ -6,6 +6,7 @@ import { HealthContracts } from './health.patterns';
 import { InvocationContracts } from './invocation.patterns';
 import { KnowledgeBaseContracts } from './knowledge-base.patterns';
 import type { ContractsByPattern, RpcContract } from './rpc-contract';
+import { WorkflowDeploymentContracts } from './workflow-deployments.patterns';
 
 /**
  * Every NATS request pattern, by name: each service's own contract map, combined. A pattern
@@ -17,7 +18,8 @@ export type RpcContracts = ContractsByPattern<typeof HealthContracts> &
   ContractsByPattern<typeof CallbackDispatcherContracts> &
   ContractsByPattern<typeof AgentContracts> &
   ContractsByPattern<typeof AssetContracts> &
-  ContractsByPattern<typeof KnowledgeBaseContracts>;
+  ContractsByPattern<typeof KnowledgeBaseContracts> &
+  ContractsByPattern<typeof WorkflowDeploymentContracts>;
 
 export type RpcPattern = keyof RpcContracts;
 export type RpcRequest<P extends RpcPattern> = RpcContracts[P] extends RpcContract<string, infer Request> ? Request : never;
@@ -28,7 +30,7 @@ export type StreamPattern = { [P in RpcPattern]: RpcContracts[P]['kind'] extends
 
 /** The same contracts at run time, for the handler side's payload validation. */
 export const RPC_CONTRACTS: { readonly [P in RpcPattern]: RpcContracts[P] } = Object.fromEntries(
-  [HealthContracts, CatalogContracts, InvocationContracts, CallbackDispatcherContracts, AgentContracts, AssetContracts, KnowledgeBaseContracts].flatMap((contracts) =>
+  [HealthContracts, CatalogContracts, InvocationContracts, CallbackDispatcherContracts, AgentContracts, AssetContracts, KnowledgeBaseContracts, WorkflowDeploymentContracts].flatMap((contracts) =>
     Object.values(contracts).map((contract: RpcContract) => [contract.pattern, contract]),
   ),
 ) as { readonly [P in RpcPattern]: RpcContracts[P] };

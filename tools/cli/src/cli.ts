@@ -20,6 +20,7 @@ import { parse as parseYaml } from 'yaml';
 import { addAgentCommands } from './agent-commands';
 import { addKnowledgeBaseCommands } from './knowledge-base-commands';
 import { addLimitOptions, limitsFromOptions } from './limit-options';
+import { addWorkflowCommands, appliedWorkflowRows, applyWorkflows } from './workflow-commands';
 import { formatLimit, print } from './output';
 
 /** How the CLI reaches the catalog service; the entry point passes the NATS client. */
@@ -55,8 +56,8 @@ function positiveInteger(value: string): number {
 }
 
 /**
- * The operator CLI: workspaces, API keys, plans, the model catalog, prompt definitions,
- * webhook secrets and the callback delivery log. Every command
+ * The operator CLI: workspaces, API keys, plans, the model catalog, prompt and workflow
+ * definitions, webhook secrets and the callback delivery log. Every command
  * takes `--json` for scripts.
  */
 export function buildCli(call: Caller, collect: Collector, modelCatalogPath: string): Command {
@@ -157,28 +158,33 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
 
   program
     .command('apply')
-    .description('create or update the prompt deployments of a definition file (applying it twice changes nothing)')
-    .requiredOption('-f, --file <path>', 'YAML file with a top-level `prompts:` list')
+    .description(
+      'create or update the prompt and workflow deployments of a definition file (applying it twice changes nothing); prompts are applied first, as workflow steps may run them',
+    )
+    .requiredOption('-f, --file <path>', 'YAML file with a top-level `prompts:` list, a `workflows:` list, or both')
     .requiredOption('--workspace <workspace-id>', 'the workspace the definitions belong to')
     .addOption(json())
     .action(async (options: { file: string; workspace: string; json?: boolean }) => {
-      const document = parseYaml(await readFile(options.file, 'utf8')) as { prompts?: ApplyPromptsRequest['prompts'] } | null;
-      const applied = await call(InvocationPatterns.applyPrompts, { workspace_id: options.workspace, prompts: document?.prompts ?? [] });
-      print(
-        applied,
-        Boolean(options.json),
-        applied.flatMap((deployment) =>
-          deployment.variants.map((variant) => ({
-            deployment: deployment.deployment,
-            prompt_endpoint_id: deployment.prompt_endpoint_id,
-            variant: variant.name,
-            variant_id: variant.variant_id,
-            version: variant.version,
-            changed: variant.changed ? 'yes' : 'no',
-            webhook_secret: deployment.webhook_secret,
-          })),
-        ),
+      const document = parseYaml(await readFile(options.file, 'utf8')) as { prompts?: ApplyPromptsRequest['prompts']; workflows?: unknown } | null;
+      const hasWorkflows = document?.workflows !== undefined;
+      const applied = hasWorkflows && document?.prompts === undefined ? [] : await call(InvocationPatterns.applyPrompts, { workspace_id: options.workspace, prompts: document?.prompts ?? [] });
+      const promptRows = applied.flatMap((deployment) =>
+        deployment.variants.map((variant) => ({
+          deployment: deployment.deployment,
+          prompt_endpoint_id: deployment.prompt_endpoint_id,
+          variant: variant.name,
+          variant_id: variant.variant_id,
+          version: variant.version,
+          changed: variant.changed ? 'yes' : 'no',
+          webhook_secret: deployment.webhook_secret,
+        })),
       );
+      // A prompt-only file keeps its original output: scripts parse it.
+      if (!hasWorkflows) return print(applied, Boolean(options.json), promptRows);
+      const workflows = await applyWorkflows(call, options.workspace, document?.workflows as unknown[], Boolean(options.json));
+      if (options.json) return print({ prompts: applied, workflows }, true);
+      if (promptRows.length > 0) print(applied, false, promptRows);
+      print(workflows, false, appliedWorkflowRows(workflows));
     });
 
   const webhookSecret = program.command('webhook-secret').description("a prompt deployment's webhook secret: it authenticates triggers and signs callbacks");
@@ -230,6 +236,7 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
 
   addAgentCommands(program, call);
   addKnowledgeBaseCommands(program, call, collect);
+  addWorkflowCommands(program, call);
 
   return program;
 }

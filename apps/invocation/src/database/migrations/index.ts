@@ -3,6 +3,7 @@ import { CreatePromptTables1763772000000 } from './1763772000000-create-prompt-t
 import { CreateRequestLedger1763775600000 } from './1763775600000-create-request-ledger';
 import { SealWebhookSecrets1763900000000 } from './1763900000000-seal-webhook-secrets';
 import { IndexRequestsByUser1764000000000 } from './1764000000000-index-requests-by-user';
+import { CreateWorkflowDeploymentTables1765000000000 } from './1765000000000-create-workflow-deployment-tables';
 
 /** Every migration of this service, oldest first. `npm run migration:generate` appends here. */
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
@@ -10,4 +11,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   CreateRequestLedger1763775600000,
   SealWebhookSecrets1763900000000,
   IndexRequestsByUser1764000000000,
+  CreateWorkflowDeploymentTables1765000000000,
 ];

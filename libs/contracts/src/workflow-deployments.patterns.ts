@@ -1,0 +1,120 @@
+import 'reflect-metadata';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsInt, IsOptional, IsString, IsUUID, Length, Max, Min } from 'class-validator';
+import { patternNames, rpc } from './rpc-contract';
+import { WorkspaceIdRequest } from './common.dto';
+
+/**
+ * A workflow definition file's `workflows:` list for one workspace. The shape inside is
+ * the workflow definition format's, checked by @waggle/workflows (paths such as
+ * `workflows[0].variants[0].steps[2].url`), not here: class-validator only bounds the list.
+ */
+export class ApplyWorkflowsRequest {
+  @IsUUID()
+  workspace_id!: string;
+
+  @IsArray()
+  @ArrayMaxSize(500)
+  workflows!: unknown[];
+}
+
+export interface AppliedWorkflowVariant {
+  name: string;
+  variant_id: string;
+  /** The version the variant points at after this apply. */
+  version: number;
+  /** True when this apply made a new version (or the variant itself). */
+  changed: boolean;
+}
+
+export interface AppliedWorkflowDeployment {
+  deployment: string;
+  workflow_deployment_id: string;
+  /** Signs the deployment's `workflow.*` callbacks. */
+  webhook_secret: string;
+  created: boolean;
+  variants: AppliedWorkflowVariant[];
+}
+
+/** A workflow input as the definition declares it. */
+export interface WorkflowInputSummary {
+  type: string;
+  required: boolean;
+  default?: unknown;
+}
+
+export interface WorkflowDeploymentSummary {
+  deployment: string;
+  workflow_deployment_id: string;
+  created_at: string;
+  variants: Array<{ name: string; variant_id: string; version: number | null; inputs: Record<string, WorkflowInputSummary> }>;
+}
+
+export interface WorkflowVersionSummary {
+  version_id: string;
+  version: number;
+  /** The parsed variant with its defaults applied, as runs of this version execute it. */
+  definition: Record<string, unknown>;
+  created_at: string;
+  current: boolean;
+}
+
+export interface WorkflowWebhookSecretView {
+  deployment: string;
+  workflow_deployment_id: string;
+  webhook_secret: string;
+  /** Set during a rotation's overlap: until then the previous secret signs too. */
+  previous_secret_expires_at: string | null;
+}
+
+export class WorkflowVersionsRequest {
+  @IsUUID()
+  workspace_id!: string;
+
+  @IsString()
+  @Length(1, 200)
+  deployment!: string;
+
+  @IsString()
+  @Length(1, 200)
+  variant!: string;
+}
+
+export class WorkflowWebhookSecretRequest {
+  @IsUUID()
+  workspace_id!: string;
+
+  @IsString()
+  @Length(1, 200)
+  deployment!: string;
+}
+
+export class RotateWorkflowWebhookSecretRequest extends WorkflowWebhookSecretRequest {
+  /** How long the previous secret keeps signing; the operator's default when absent. */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(30 * 24 * 3600)
+  overlap_seconds?: number;
+}
+
+/**
+ * Workflow deployments, in the invocation service: apply definitions, list them, read every
+ * version of a variant, show and rotate a deployment's webhook secret.
+ */
+export const WorkflowDeploymentContracts = {
+  applyWorkflows: rpc('invocation.workflows.apply', ApplyWorkflowsRequest).returns<AppliedWorkflowDeployment[]>(),
+  listWorkflows: rpc('invocation.workflows.list', WorkspaceIdRequest).returns<WorkflowDeploymentSummary[]>(),
+  listWorkflowVersions: rpc('invocation.workflows.versions', WorkflowVersionsRequest).returns<WorkflowVersionSummary[]>(),
+  getWorkflowWebhookSecret: rpc(
+    'invocation.workflows.webhook-secret.get',
+    WorkflowWebhookSecretRequest,
+  ).returns<WorkflowWebhookSecretView>(),
+  rotateWorkflowWebhookSecret: rpc(
+    'invocation.workflows.webhook-secret.rotate',
+    RotateWorkflowWebhookSecretRequest,
+  ).returns<WorkflowWebhookSecretView>(),
+};
+
+export const WorkflowDeploymentPatterns = patternNames(WorkflowDeploymentContracts);
