@@ -3,6 +3,7 @@ import { PlatformModule } from '@waggle/platform';
 import type { GatewayEnv } from './config/gateway.env';
 import { AgentsModule } from './agents/agents.module';
 import { KnowledgeBasesModule } from './knowledge-bases/knowledge-bases.module';
+import { WorkflowRunsModule } from './workflows/workflow-runs.module';
 import { AssetsModule } from './assets/assets.module';
 import { ErrorCodesModule } from './error-codes/error-codes.module';
 import { ServicesReadinessReporter } from './health/services-readiness.reporter';
@@ -31,6 +32,7 @@ export class GatewayModule {
         KnowledgeBasesModule,
         AssetsModule,
         WorkflowsModule,
+        WorkflowRunsModule,
       ],
     };
   }

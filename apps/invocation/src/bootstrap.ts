@@ -8,6 +8,7 @@ import { PromptsModule } from './prompts/prompts.module';
 import { RunsModule } from './runs/runs.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { WorkflowDeploymentsModule } from './workflows/deployments/workflow-deployments.module';
+import { WorkflowRunsModule } from './workflows/workflow-runs.module';
 
 export function bootstrap(): Promise<INestApplication> {
   const env = loadConfig(InvocationEnv);
@@ -24,6 +25,7 @@ export function bootstrap(): Promise<INestApplication> {
       LedgerModule,
       WebhooksModule,
       WorkflowDeploymentsModule,
+      WorkflowRunsModule,
     ],
   });
 }

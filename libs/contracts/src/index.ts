@@ -185,3 +185,18 @@ export {
   type WorkflowVersionSummary,
   type WorkflowWebhookSecretView,
 } from './workflow-deployments.patterns';
+export {
+  WORKFLOW_RUN_FINISHED_SUBJECT,
+  WorkflowAsyncOptions,
+  WorkflowInvokeInputs,
+  WorkflowRunContracts,
+  WorkflowRunLimits,
+  WorkflowRunLookupRequest,
+  WorkflowRunPatterns,
+  WorkflowRunRequest,
+  type WorkflowInvokeResponse,
+  type WorkflowRunFinishedMessage,
+  type WorkflowRunJob,
+  type WorkflowRunView,
+  type WorkflowStepRecordView,
+} from './workflow-runs.patterns';

@@ -2,6 +2,7 @@ import type { AgentTriggerJob } from './agent.patterns';
 import type { CallbackDeliveryJob } from './callback-dispatcher.patterns';
 import type { PromptTriggerJob } from './invocation.patterns';
 import type { KnowledgeBaseCleanupJob, KnowledgeBaseIngestJob } from './knowledge-base.patterns';
+import type { WorkflowRunJob } from './workflow-runs.patterns';
 
 /**
  * BullMQ queue names. They are wire format: renaming one strands the jobs already in
@@ -18,6 +19,8 @@ export const QueueNames = {
   knowledgeBaseIngest: 'knowledge-base-ingest',
   /** Contents of deleted knowledge bases to remove; the knowledge-base service consumes it. */
   knowledgeBaseCleanup: 'knowledge-base-cleanup',
+  /** Accepted workflow runs (sync and async); invocation's workflow workers consume it. */
+  workflowRuns: 'workflow-runs',
 } as const;
 
 export type QueueName = (typeof QueueNames)[keyof typeof QueueNames];
@@ -29,4 +32,5 @@ export interface QueueJobs {
   'agent-runs': AgentTriggerJob;
   'knowledge-base-ingest': KnowledgeBaseIngestJob;
   'knowledge-base-cleanup': KnowledgeBaseCleanupJob;
+  'workflow-runs': WorkflowRunJob;
 }

@@ -7,6 +7,7 @@ import { InvocationContracts } from './invocation.patterns';
 import { KnowledgeBaseContracts } from './knowledge-base.patterns';
 import type { ContractsByPattern, RpcContract } from './rpc-contract';
 import { WorkflowDeploymentContracts } from './workflow-deployments.patterns';
+import { WorkflowRunContracts } from './workflow-runs.patterns';
 
 /**
  * Every NATS request pattern, by name: each service's own contract map, combined. A pattern
@@ -19,7 +20,8 @@ export type RpcContracts = ContractsByPattern<typeof HealthContracts> &
   ContractsByPattern<typeof AgentContracts> &
   ContractsByPattern<typeof AssetContracts> &
   ContractsByPattern<typeof KnowledgeBaseContracts> &
-  ContractsByPattern<typeof WorkflowDeploymentContracts>;
+  ContractsByPattern<typeof WorkflowDeploymentContracts> &
+  ContractsByPattern<typeof WorkflowRunContracts>;
 
 export type RpcPattern = keyof RpcContracts;
 export type RpcRequest<P extends RpcPattern> = RpcContracts[P] extends RpcContract<string, infer Request> ? Request : never;
@@ -30,7 +32,7 @@ export type StreamPattern = { [P in RpcPattern]: RpcContracts[P]['kind'] extends
 
 /** The same contracts at run time, for the handler side's payload validation. */
 export const RPC_CONTRACTS: { readonly [P in RpcPattern]: RpcContracts[P] } = Object.fromEntries(
-  [HealthContracts, CatalogContracts, InvocationContracts, CallbackDispatcherContracts, AgentContracts, AssetContracts, KnowledgeBaseContracts, WorkflowDeploymentContracts].flatMap((contracts) =>
+  [HealthContracts, CatalogContracts, InvocationContracts, CallbackDispatcherContracts, AgentContracts, AssetContracts, KnowledgeBaseContracts, WorkflowDeploymentContracts, WorkflowRunContracts].flatMap((contracts) =>
     Object.values(contracts).map((contract: RpcContract) => [contract.pattern, contract]),
   ),
 ) as { readonly [P in RpcPattern]: RpcContracts[P] };

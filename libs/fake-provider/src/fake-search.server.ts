@@ -84,7 +84,7 @@ function readBody(request: IncomingMessage): Promise<string> {
  * 1), and the fake serves those pages itself as small HTML documents (a `<title>`, a heading, a
  * paragraph naming the query and index, page chrome and a `<script>` a scraper must drop), so a
  * whole search-then-scrape workflow runs against it. Hooks: a query containing `[fail]` answers
- * 500; a page slug containing `broken` answers 404, `binary` answers bytes that are no document,
+ * 500; a page slug containing `broken-at-N` answers 404 for page N only, any other `broken` 404 for every page, `binary` answers bytes that are no document,
  * `huge` a page larger than any sane scrape cap; a wrong Brave or Tavily key answers 401.
  */
 export class FakeSearchServer {
@@ -293,7 +293,11 @@ export class FakeSearchServer {
   }
 
   private answerPage(slugAndIndex: string, response: ServerResponse): void {
-    if (slugAndIndex.includes('broken')) return void response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>');
+    // `broken-at-N` in the query breaks only its page N; any other `broken` breaks every page.
+    const brokenAt = /(?:^|-)broken-at-(\d+)(?:-|$)/.exec(slugAndIndex.slice(0, slugAndIndex.lastIndexOf('-')));
+    if (brokenAt) {
+      if (slugAndIndex.slice(slugAndIndex.lastIndexOf('-') + 1) === brokenAt[1]) return void response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>');
+    } else if (slugAndIndex.includes('broken')) return void response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>');
     if (slugAndIndex.includes('binary')) {
       // Bytes of no document format a scraper reads (a gzip stream's header, then noise).
       const bytes = Buffer.alloc(512);

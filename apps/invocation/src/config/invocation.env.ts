@@ -1,8 +1,8 @@
-import { DatabaseEnv, EnvVar, WithProviderCredentials, WithRedis, WithWebhookSecretKey } from '@waggle/platform';
+import { DatabaseEnv, EnvVar, WithProviderCredentials, WithRedis, WithWebhookSecretKey, WithWebTools } from '@waggle/platform';
 import { DEFAULT_LEDGER_STREAM_SETTINGS } from '@waggle/platform';
-import { IsInt, Max, Min } from 'class-validator';
+import { IsInt, IsString, Max, Min } from 'class-validator';
 
-export class InvocationEnv extends WithWebhookSecretKey(WithProviderCredentials(WithRedis(DatabaseEnv))) {
+export class InvocationEnv extends WithWebTools(WithWebhookSecretKey(WithProviderCredentials(WithRedis(DatabaseEnv)))) {
   override PORT: number = 3101;
 
   @EnvVar('How long a rotated-out webhook secret keeps working (seconds) when the rotation names no overlap')
@@ -33,6 +33,56 @@ export class InvocationEnv extends WithWebhookSecretKey(WithProviderCredentials(
   @Min(1_000)
   @Max(3_600_000)
   PROMPT_TRIGGER_TIMEOUT_MS: number = 300_000;
+
+  @EnvVar('Workflow runs executed at once by each invocation replica (their steps mostly wait on providers)')
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  WORKFLOW_RUN_CONCURRENCY: number = 50;
+
+  @EnvVar('How long a worker holds a workflow run without renewing its lease (ms); it renews every third of it. A run whose worker died is taken by another worker after about this long')
+  @IsInt()
+  @Min(500)
+  @Max(600_000)
+  WORKFLOW_LEASE_MS: number = 30_000;
+
+  @EnvVar('How long after its lease lapsed a running workflow run that no worker took over is failed by the reaper (ms)')
+  @IsInt()
+  @Min(0)
+  @Max(3_600_000)
+  WORKFLOW_REAPER_GRACE_MS: number = 60_000;
+
+  @EnvVar('How often each replica looks for workflow runs to fail (dead worker, time-out) and queued runs to start (ms)')
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  WORKFLOW_REAPER_INTERVAL_MS: number = 5_000;
+
+  @EnvVar('Longest a workflow run may take from its start (ms); past it the run fails')
+  @IsInt()
+  @Min(1_000)
+  @Max(24 * 3_600_000)
+  WORKFLOW_RUN_TIMEOUT_MS: number = 20 * 60_000;
+
+  @EnvVar('How long a sync workflow invoke waits for its run (ms; decisions: 300 s). Past it the call answers with the request id and the run goes on')
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  WORKFLOW_SYNC_TIMEOUT_MS: number = 300_000;
+
+  @EnvVar('How often a waiting sync workflow invoke re-reads its run in case the finished message was lost (ms)')
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  WORKFLOW_SYNC_RECHECK_MS: number = 2_000;
+
+  @EnvVar('Hosts, IP addresses or CIDR ranges an http workflow step may call although they are not public https hosts (comma-separated; empty in production)')
+  @IsString()
+  WORKFLOW_HTTP_URL_ALLOWLIST: string = '';
+
+  @EnvVar('A PEM file of extra certificate authorities trusted by scrape steps (besides the public ones and NODE_EXTRA_CA_CERTS); verification stays on')
+  @IsString()
+  SCRAPE_EXTRA_CA_FILE: string = '';
 
   @EnvVar('Copies of the request ledger stream in a NATS cluster (1 on a single NATS server)')
   @IsInt()

@@ -2,12 +2,13 @@ import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggl
 import { LEDGER_ENTITIES } from '../ledger/request-record.entity';
 import { PROMPT_ENTITIES } from '../prompts/entities';
 import { WORKFLOW_DEPLOYMENT_ENTITIES } from '../workflows/deployments/entities';
+import { WORKFLOW_RUN_ENTITIES } from '../workflows/runs/workflow-step-run.entity';
 import { MIGRATIONS } from './migrations';
 
 export const SCHEMA = 'invocation';
 
 /** Every table of the invocation schema. */
-export const INVOCATION_ENTITIES = [...PROMPT_ENTITIES, ...LEDGER_ENTITIES, ...WORKFLOW_DEPLOYMENT_ENTITIES];
+export const INVOCATION_ENTITIES = [...PROMPT_ENTITIES, ...LEDGER_ENTITIES, ...WORKFLOW_DEPLOYMENT_ENTITIES, ...WORKFLOW_RUN_ENTITIES];
 
 /** Shared by the app and the migrate command. */
 export function dataSourceOptions(databaseUrl: string): PostgresDataSourceOptions {

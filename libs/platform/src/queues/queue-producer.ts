@@ -26,6 +26,9 @@ const JOB_OPTIONS: { readonly [Q in QueueName]: { name: string; options: JobsOpt
   'knowledge-base-ingest': { name: 'ingest', options: { ...JOB_RETENTION, attempts: 5, backoff: { type: 'exponential', delay: 2000 } } },
   // Cleanup resumes where it stopped, so it is retried until it finishes.
   'knowledge-base-cleanup': { name: 'cleanup', options: { ...JOB_RETENTION, attempts: 20, backoff: { type: 'exponential', delay: 1000 } } },
+  // A run whose job hit an outage is taken again; finished steps are not repeated (their records
+  // hold their results), and a run that stays unfinished is failed by the reaper.
+  'workflow-runs': { name: 'run', options: { ...JOB_RETENTION, attempts: 5, backoff: { type: 'exponential', delay: 1000 } } },
 };
 
 /** Adds jobs to one queue, typed by the queue's job, carrying the caller's trace to the worker. */

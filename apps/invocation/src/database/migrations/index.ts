@@ -4,6 +4,7 @@ import { CreateRequestLedger1763775600000 } from './1763775600000-create-request
 import { SealWebhookSecrets1763900000000 } from './1763900000000-seal-webhook-secrets';
 import { IndexRequestsByUser1764000000000 } from './1764000000000-index-requests-by-user';
 import { CreateWorkflowDeploymentTables1765000000000 } from './1765000000000-create-workflow-deployment-tables';
+import { CreateWorkflowRunTables1765000100000 } from './1765000100000-create-workflow-run-tables';
 
 /** Every migration of this service, oldest first. `npm run migration:generate` appends here. */
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
@@ -12,4 +13,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   SealWebhookSecrets1763900000000,
   IndexRequestsByUser1764000000000,
   CreateWorkflowDeploymentTables1765000000000,
+  CreateWorkflowRunTables1765000100000,
 ];

@@ -1,0 +1,80 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { sendRpc, WorkflowInvokeInputs, WorkflowRunPatterns, type WorkflowInvokeResponse, type WorkflowRunView, type WorkflowStepRecordView } from '@waggle/contracts';
+import { WaggleException } from '@waggle/errors';
+import { APP_ENV, NatsRpcClient, requestContext } from '@waggle/platform';
+import { CallbackUrlPolicy } from '@waggle/webhooks';
+import type { AuthenticatedRequest } from '../auth/authenticated-request';
+import { MeteredApiRoute, PrivateApiRoute } from '../auth/authenticated.decorator';
+import type { GatewayEnv } from '../config/gateway.env';
+import { SYNC_INVOKE_TIMEOUT_MS } from '../prompts/prompt-invoke.controller';
+import { CALLBACK_URL_REQUIRED, checkTriggerBody } from '../webhooks/trigger-intake';
+
+/** The invocation service answers a sync run within its own wait (300 s by default); this margin covers the hops. */
+const WORKFLOW_INVOKE_TIMEOUT_MS = SYNC_INVOKE_TIMEOUT_MS + 10_000;
+const LOOKUP_TIMEOUT_MS = 10_000;
+
+/**
+ * `POST /v1/workflow/invoke`: a workflow deployment variant, sync (the answer carries the
+ * output) or async (accepted at once, the result sent to `async.callback_url`), admitted under
+ * the workspace's concurrency cap with the plan values the key check brought.
+ */
+@ApiExcludeController()
+@Controller()
+@MeteredApiRoute()
+export class WorkflowInvokeController {
+  private readonly callbackUrls: CallbackUrlPolicy;
+
+  constructor(
+    private readonly rpc: NatsRpcClient,
+    @Inject(APP_ENV) env: GatewayEnv,
+  ) {
+    this.callbackUrls = CallbackUrlPolicy.fromEnv(env);
+  }
+
+  @Post('v1/workflow/invoke')
+  @HttpCode(200)
+  invoke(@Body() body: WorkflowInvokeInputs, @Req() request: AuthenticatedRequest): Promise<WorkflowInvokeResponse> {
+    const runAsync = body.async?.enabled === true;
+    // `async.callback_url` is required when async is enabled, and must pass the callback policy.
+    const callbackUrl = runAsync ? checkTriggerBody([], body.async?.callback_url, this.callbackUrls) : undefined;
+    if (runAsync && callbackUrl === undefined) throw new WaggleException('missing_required_field', { message: CALLBACK_URL_REQUIRED.why });
+    const { limits } = request.auth;
+    return sendRpc(
+      this.rpc,
+      WorkflowRunPatterns.invokeWorkflow,
+      {
+        workspace_id: request.auth.workspace_id,
+        request_id: requestContext.get()?.requestId ?? '',
+        deployment: body.deployment,
+        variant: body.variant,
+        inputs: body.inputs,
+        async: body.async && { enabled: runAsync, ...(callbackUrl !== undefined && { callback_url: callbackUrl }) },
+        metadata: body.metadata,
+        user: body.user,
+        limits: { concurrency: limits.workflow_concurrency, steps_per_run: limits.workflow_step_limit, tool_calls_per_day: limits.provider_tool_calls_per_day },
+      },
+      { timeoutMs: WORKFLOW_INVOKE_TIMEOUT_MS },
+    );
+  }
+
+  /** decisions "workflow run lookup": `{workflow_run}`; another workspace's id is 404 "Prompt workflow run not found". */
+  @Get('v1/workflow_runs/:id')
+  async run(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ workflow_run: WorkflowRunView }> {
+    const run = await sendRpc(this.rpc, WorkflowRunPatterns.getWorkflowRun, { workspace_id: request.auth.workspace_id, request_id: id }, { timeoutMs: LOOKUP_TIMEOUT_MS });
+    return { workflow_run: run };
+  }
+}
+
+/** First-party view of a run's step records, in execution order (loop iterations included). */
+@ApiExcludeController()
+@Controller('v1/private/workflow_runs')
+@PrivateApiRoute()
+export class PrivateWorkflowRunsController {
+  constructor(private readonly rpc: NatsRpcClient) {}
+
+  @Get(':id/steps')
+  async steps(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ steps: WorkflowStepRecordView[] }> {
+    return { steps: await sendRpc(this.rpc, WorkflowRunPatterns.listWorkflowRunSteps, { workspace_id: request.auth.workspace_id, request_id: id }, { timeoutMs: LOOKUP_TIMEOUT_MS }) };
+  }
+}

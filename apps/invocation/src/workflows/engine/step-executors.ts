@@ -1,0 +1,311 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AgentPatterns, KnowledgeBasePatterns, sendRpc, type ModelRoute as CatalogRoute } from '@waggle/contracts';
+import { WaggleException } from '@waggle/errors';
+import { APP_ENV, NatsRpcClient } from '@waggle/platform';
+import { WebScraper } from '@waggle/documents';
+import {
+  complete,
+  createWebSearchProvider,
+  ModelRoutes,
+  ProviderRegistry,
+  providerFailure,
+  toModelRoute,
+  WebToolError,
+  type PromptMessage,
+  type WebSearchProvider,
+} from '@waggle/providers';
+import { CallbackUrlPolicy, createGuardedDispatcher, refusalOf } from '@waggle/webhooks';
+import { renderText, renderValue, type PromptStep, type WorkflowScope, type WorkflowStep } from '@waggle/workflows';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { request, type Dispatcher } from 'undici';
+import type { InvocationEnv } from '../../config/invocation.env';
+import { PromptResolutionCache } from '../../prompts/prompt-resolution.cache';
+import { imageUrls, renderMessages } from '../../runs/prompt-messages';
+import type { RunExecution } from './workflow-engine';
+import { ProviderToolMeter } from './provider-tool-meter';
+
+/** What one executed step produced. */
+export interface StepResult {
+  output: unknown;
+  tokens: number;
+  modelCalls: number;
+}
+
+/** Most bytes of an http step's response body kept as its output. */
+const HTTP_BODY_MAX_BYTES = 1024 * 1024;
+const SECRET_HEADER = /authorization|cookie|token|secret|key|signature/i;
+
+/** A request id for a run a step starts in another service (an agent run): the same on every attempt of the step. */
+export function childRequestId(runId: string, stepKey: string): string {
+  return `req_${createHash('sha256').update(`${runId}/${stepKey}`).digest('hex').slice(0, 32)}`;
+}
+
+function toolFailure(error: unknown): WaggleException {
+  if (error instanceof WaggleException) return error;
+  if (error instanceof WebToolError) {
+    return new WaggleException('upstream_request_failed', { message: error.message });
+  }
+  return new WaggleException('upstream_request_failed', { message: 'The tool call failed' });
+}
+
+/**
+ * The work of every step type but `condition` and `loop` (the engine runs those): each resolves
+ * its fields against the run scope (what its record shows as inputs), then runs. Failures are
+ * WaggleExceptions with the catalog code the run fails with.
+ */
+@Injectable()
+export class StepExecutors {
+  private readonly search: WebSearchProvider | null;
+  private readonly scraper: WebScraper;
+  private readonly httpPolicy: CallbackUrlPolicy;
+  private readonly httpDispatcher: Dispatcher;
+
+  constructor(
+    private readonly registry: ProviderRegistry,
+    private readonly routes: ModelRoutes,
+    private readonly prompts: PromptResolutionCache,
+    private readonly rpc: NatsRpcClient,
+    private readonly meter: ProviderToolMeter,
+    @Inject(APP_ENV) private readonly env: InvocationEnv,
+  ) {
+    this.search = createWebSearchProvider(env);
+    this.scraper = WebScraper.fromSettings(env, env.SCRAPE_EXTRA_CA_FILE !== '' ? { ca: readFileSync(env.SCRAPE_EXTRA_CA_FILE, 'utf8') } : {});
+    this.httpPolicy = new CallbackUrlPolicy(env.WORKFLOW_HTTP_URL_ALLOWLIST, { url: 'url', host: 'host', setting: 'WORKFLOW_HTTP_URL_ALLOWLIST' });
+    this.httpDispatcher = createGuardedDispatcher(this.httpPolicy);
+  }
+
+  render(value: unknown, scope: WorkflowScope): unknown {
+    return renderValue(value, scope);
+  }
+
+  /** A step's fields resolved against the scope: what it runs with. */
+  inputsOf(step: WorkflowStep, scope: WorkflowScope): Record<string, unknown> {
+    switch (step.type) {
+      case 'prompt':
+        return step.model !== undefined
+          ? { model: step.model, messages: (step.messages ?? []).map((message) => ({ role: message.role, content: renderText(message.content, scope) })), params: step.params ?? {} }
+          : { deployment: step.deployment, variant: step.variant, inputs: renderValue(step.inputs ?? {}, scope) };
+      case 'agent':
+        return { agent: step.agent, message: renderText(step.message, scope), ...(step.thread_id !== undefined && { thread_id: renderText(step.thread_id, scope) }) };
+      case 'knowledge_search':
+        return { knowledge_base: step.knowledge_base, query: renderText(step.query, scope), search_type: step.search_type, limit: step.limit, threshold: step.threshold };
+      case 'web_search':
+        return { query: renderText(step.query, scope), num_results: step.num_results, ...(step.country && { country: step.country }) };
+      case 'scrape':
+        return { url: renderText(step.url, scope) };
+      case 'http':
+        return {
+          method: step.method,
+          url: renderText(step.url, scope),
+          headers: Object.fromEntries(Object.entries(step.headers ?? {}).map(([name, value]) => [name, renderText(value, scope)])),
+          ...(step.body !== undefined && { body: renderValue(step.body, scope) }),
+        };
+      case 'template':
+        return { text: renderText(step.text, scope) };
+      default:
+        return {};
+    }
+  }
+
+  /** The inputs as a step record keeps them: header values that look like credentials are not stored. */
+  recordable(inputs: Record<string, unknown>): Record<string, unknown> {
+    const headers = inputs.headers as Record<string, string> | undefined;
+    if (!headers) return inputs;
+    return { ...inputs, headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, SECRET_HEADER.test(name) ? '[redacted]' : value])) };
+  }
+
+  async run(step: WorkflowStep, inputs: Record<string, unknown>, execution: RunExecution, key: string): Promise<StepResult> {
+    switch (step.type) {
+      case 'template':
+        return { output: inputs.text, tokens: 0, modelCalls: 0 };
+      case 'prompt':
+        return step.model !== undefined ? this.modelCall(step, inputs, execution) : this.deployedPrompt(inputs, execution);
+      case 'agent':
+        return this.agent(key, inputs, execution);
+      case 'knowledge_search':
+        return this.knowledgeSearch(inputs, execution);
+      case 'web_search':
+        return this.webSearch(inputs, execution);
+      case 'scrape':
+        return this.scrape(inputs, execution);
+      case 'http':
+        return this.http(inputs, execution);
+      default:
+        throw new WaggleException('internal_server_error', { message: `Step type ${step.type} is run by the engine` });
+    }
+  }
+
+  private async routeOf(modelId: string): Promise<CatalogRoute> {
+    const route = await this.routes.get(modelId).catch((error: unknown) => {
+      if (error instanceof WaggleException && error.code === 'resource_not_found') throw new WaggleException('model_deprecated', { params: { model: modelId } });
+      throw error;
+    });
+    if (route.status === 'deprecated') throw new WaggleException('model_deprecated', { params: { model: route.name } });
+    if (route.model_type !== 'llm') throw new WaggleException('unsupported_resource_type', { message: `${route.name} is not a chat model` });
+    return route;
+  }
+
+  private async callModel(catalogRoute: CatalogRoute, messages: PromptMessage[], params: PromptStep['params'], execution: RunExecution): Promise<StepResult> {
+    const route = toModelRoute(catalogRoute);
+    this.registry.languageModel(route);
+    try {
+      const result = await complete(this.registry, route, {
+        messages,
+        params: {
+          temperature: params?.temperature,
+          topP: params?.top_p,
+          maxOutputTokens: params?.max_tokens,
+          stop: params?.stop,
+          reasoningEffort: params?.reasoning_effort,
+          thinkingBudget: params?.thinking_budget,
+          responseFormat: params?.response_format,
+        },
+        abortSignal: execution.signal,
+      });
+      let output: unknown = result.response;
+      if (params?.response_format) {
+        try {
+          output = JSON.parse(result.response) as unknown;
+        } catch {
+          output = result.response;
+        }
+      }
+      return { output, tokens: result.usage.total_tokens, modelCalls: 1 };
+    } catch (error) {
+      throw providerFailure(error, route);
+    }
+  }
+
+  private async modelCall(step: PromptStep, inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
+    const route = await this.routeOf(inputs.model as string);
+    return this.callModel(route, inputs.messages as PromptMessage[], step.params, execution);
+  }
+
+  /** A deployed prompt variant's current version, rendered with the step's inputs. */
+  private async deployedPrompt(inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
+    const { version } = await this.prompts.resolve(execution.run.workspace_id, inputs.deployment as string, inputs.variant as string);
+    const route = await this.routeOf(version.model);
+    const values = (inputs.inputs ?? {}) as Record<string, unknown>;
+    const images = imageUrls(version.imageInputs, values);
+    if (images.length > 0 && !route.is_vision) throw new WaggleException('vision_not_supported');
+    const messages = renderMessages(version.messages, values, images) as PromptMessage[];
+    const params = version.params;
+    return this.callModel(route, messages, params as PromptStep['params'], execution);
+  }
+
+  private remainingMs(execution: RunExecution): number {
+    const deadline = execution.run.deadline_at?.getTime() ?? Date.now() + this.env.WORKFLOW_RUN_TIMEOUT_MS;
+    return Math.max(1_000, deadline - Date.now());
+  }
+
+  private async agent(stepKey: string, inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
+    const answer = await sendRpc(
+      this.rpc,
+      AgentPatterns.invokeAgent,
+      {
+        workspace_id: execution.run.workspace_id,
+        request_id: childRequestId(execution.run.id, stepKey),
+        agent: inputs.agent as string,
+        message: inputs.message as string,
+        ...(inputs.thread_id !== undefined && { thread_id: inputs.thread_id as string }),
+      },
+      { timeoutMs: this.remainingMs(execution) },
+    );
+    return { output: answer.response, tokens: answer.usage.total_tokens, modelCalls: 1 };
+  }
+
+  private async knowledgeSearch(inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
+    const answer = await sendRpc(
+      this.rpc,
+      KnowledgeBasePatterns.search,
+      {
+        workspace_id: execution.run.workspace_id,
+        knowledge_base_id: inputs.knowledge_base as string,
+        search_query: inputs.query as string,
+        ...(inputs.search_type !== undefined && { search_type: inputs.search_type as 'hybrid' }),
+        ...(inputs.limit !== undefined && { search_chunk_limit: inputs.limit as number }),
+        ...(inputs.threshold !== undefined && { search_score_threshold: inputs.threshold as number }),
+      },
+      { timeoutMs: Math.min(60_000, this.remainingMs(execution)) },
+    );
+    return { output: answer, tokens: 0, modelCalls: 0 };
+  }
+
+  private async webSearch(inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
+    if (!this.search) throw new WaggleException('config_error', { message: 'No web search provider is configured (WEB_SEARCH_PROVIDER)' });
+    await this.meter.take(execution.run.workspace_id, execution.run.tool_call_limit);
+    try {
+      const results = await this.search.search({
+        query: inputs.query as string,
+        numResults: inputs.num_results as number,
+        ...(inputs.country !== undefined && { country: inputs.country as string }),
+        signal: execution.signal,
+      });
+      return { output: { query: inputs.query, results }, tokens: 0, modelCalls: 0 };
+    } catch (error) {
+      throw toolFailure(error);
+    }
+  }
+
+  private async scrape(inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
+    await this.meter.take(execution.run.workspace_id, execution.run.tool_call_limit);
+    try {
+      const page = await this.scraper.scrape(inputs.url as string, execution.signal);
+      return { output: page, tokens: 0, modelCalls: 0 };
+    } catch (error) {
+      throw toolFailure(error);
+    }
+  }
+
+  /** An API call through the SSRF guard: no redirects, address checked at connect time, body capped. */
+  private async http(inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
+    const url = inputs.url as string;
+    const refusal = this.httpPolicy.check(url);
+    if (refusal) throw new WaggleException('validation_error', { message: refusal });
+    const headers = { ...(inputs.headers as Record<string, string>) };
+    let body: string | undefined;
+    if (inputs.body !== undefined) {
+      body = typeof inputs.body === 'string' ? inputs.body : JSON.stringify(inputs.body);
+      if (typeof inputs.body !== 'string' && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    }
+    const timeout = AbortSignal.timeout(Math.min(this.env.WEB_TOOL_TIMEOUT_MS, this.remainingMs(execution)));
+    try {
+      const response = await request(url, {
+        method: inputs.method as Dispatcher.HttpMethod,
+        headers,
+        body,
+        dispatcher: this.httpDispatcher,
+        signal: AbortSignal.any([timeout, execution.signal]),
+      });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of response.body) {
+        size += (chunk as Buffer).length;
+        if (size > HTTP_BODY_MAX_BYTES) {
+          response.body.destroy();
+          throw new WaggleException('upstream_request_failed', { message: `The response of ${url} is larger than ${HTTP_BODY_MAX_BYTES} bytes` });
+        }
+        chunks.push(chunk as Buffer);
+      }
+      const text = Buffer.concat(chunks).toString('utf8');
+      const contentType = String(response.headers['content-type'] ?? '');
+      let parsed: unknown = text;
+      if (contentType.includes('json')) {
+        try {
+          parsed = JSON.parse(text) as unknown;
+        } catch {
+          parsed = text;
+        }
+      }
+      if (response.statusCode >= 400) throw new WaggleException('upstream_request_failed', { message: `${inputs.method as string} ${url} answered ${response.statusCode}` });
+      return { output: { status: response.statusCode, body: parsed }, tokens: 0, modelCalls: 0 };
+    } catch (error) {
+      if (error instanceof WaggleException) throw error;
+      const refused = refusalOf(error);
+      if (refused) throw new WaggleException('validation_error', { message: refused.message });
+      if (timeout.aborted) throw new WaggleException('upstream_request_failed', { status: 504, message: `${inputs.method as string} ${url} did not answer in time` });
+      throw new WaggleException('upstream_request_failed', { message: `${inputs.method as string} ${url} failed` });
+    }
+  }
+}

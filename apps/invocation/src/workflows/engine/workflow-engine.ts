@@ -1,0 +1,266 @@
+import { Injectable } from '@nestjs/common';
+import { WaggleException, type ErrorCode } from '@waggle/errors';
+import {
+  evaluateCondition,
+  renderText,
+  type ConditionStep,
+  type LoopStep,
+  type StepRecordScope,
+  type WorkflowScope,
+  type WorkflowStep,
+  type WorkflowVariant,
+} from '@waggle/workflows';
+import { WorkflowRunsRepository, type StepRecordRow, type WorkflowRunRow } from '../runs/workflow-runs.repository';
+import { StepExecutors, type StepResult } from './step-executors';
+
+/**
+ * Why a run stopped. `fatal` failures (the step cap, the run's time-out, a lost lease) end the run
+ * whatever the steps' `on_error` says; the others are a step's own failure, which its `on_error`
+ * (and an enclosing loop's) may turn into a recorded error the run goes past.
+ */
+export class RunFailure extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly stepId: string | null,
+    readonly fatal = false,
+  ) {
+    super(message);
+    this.name = 'RunFailure';
+  }
+
+  static of(error: unknown, stepId: string): RunFailure {
+    if (error instanceof RunFailure) return error;
+    if (error instanceof WaggleException) return new RunFailure(error.code, error.message, stepId);
+    return new RunFailure('internal_server_error', 'The step failed unexpectedly', stepId);
+  }
+}
+
+/** One run's execution state: its row, the records a previous attempt left, and the counters. */
+export interface RunExecution {
+  run: WorkflowRunRow;
+  definition: WorkflowVariant;
+  /** Step records by key, from earlier attempts of this run: finished ones are not executed again. */
+  previous: Map<string, StepRecordRow>;
+  /** Aborted on the run's time-out or when its lease is lost. */
+  signal: AbortSignal;
+  stepsExecuted: number;
+  totalTokens: number;
+}
+
+/** The run's inputs with the variant's defaults filled in: the scope every template starts from. */
+export function initialScope(definition: WorkflowVariant, inputs: Record<string, unknown>): WorkflowScope {
+  const scope: WorkflowScope = {};
+  for (const [name, input] of Object.entries(definition.inputs)) {
+    if (inputs[name] !== undefined) scope[name] = inputs[name];
+    else if (input.default !== undefined) scope[name] = input.default;
+    else scope[name] = null;
+  }
+  return scope;
+}
+
+const LOOP_ITERATION = 'loop_iteration';
+
+/**
+ * Runs a variant's step tree in its fixed order. Every executed step has one record (written when
+ * it starts and when it ends); a step whose record says it finished is not executed again, so a
+ * job re-run after a crash continues where the last attempt stopped without repeating a model or
+ * tool call that completed.
+ */
+@Injectable()
+export class WorkflowEngine {
+  constructor(
+    private readonly runs: WorkflowRunsRepository,
+    private readonly executors: StepExecutors,
+  ) {}
+
+  /** Runs every step and answers the variant's rendered output; throws RunFailure. */
+  async execute(execution: RunExecution): Promise<string> {
+    const scope = initialScope(execution.definition, execution.run.start_inputs);
+    await this.runList(execution, execution.definition.steps, scope, '', null);
+    return renderText(execution.definition.output, scope);
+  }
+
+  private async runList(execution: RunExecution, steps: WorkflowStep[], scope: WorkflowScope, prefix: string, iteration: number | null): Promise<void> {
+    for (const step of steps) await this.runStep(execution, step, scope, prefix, iteration);
+  }
+
+  private checkpoint(execution: RunExecution, stepId: string): void {
+    if (execution.signal.aborted) {
+      const reason: unknown = execution.signal.reason;
+      throw reason instanceof RunFailure ? reason : new RunFailure('internal_server_error', 'The run was stopped', stepId, true);
+    }
+    execution.stepsExecuted += 1;
+    const limit = execution.run.step_limit;
+    if (limit !== null && execution.stepsExecuted > limit) {
+      throw new RunFailure('workflow_step_limit_reached', `The run would execute more than the plan's ${limit} steps`, stepId, true);
+    }
+  }
+
+  private async runStep(execution: RunExecution, step: WorkflowStep, scope: WorkflowScope, prefix: string, iteration: number | null): Promise<void> {
+    const key = `${prefix}${step.id}`;
+    this.checkpoint(execution, step.id);
+    const previous = execution.previous.get(key);
+    if (step.type === 'condition') return this.runCondition(execution, step, scope, key, prefix, iteration, previous);
+    if (previous?.status === 'completed') {
+      scope[step.id] = { output: previous.output, error: null } satisfies StepRecordScope;
+      execution.totalTokens += previous.tokens;
+      return;
+    }
+    if (previous?.status === 'failed' && step.on_error === 'continue') {
+      scope[step.id] = { output: null, error: previous.error } satisfies StepRecordScope;
+      return;
+    }
+    if (step.type === 'loop') return this.runLoop(execution, step, scope, key, iteration);
+    await this.recorded(execution, step, key, iteration, scope, (inputs) => this.executors.run(step, inputs, execution, key), () => this.executors.inputsOf(step, scope));
+  }
+
+  /**
+   * Starts a step's record, executes it, ends the record, and puts its result in the scope. A
+   * step's failure ends the run unless its `on_error` is `continue`.
+   */
+  private async recorded(
+    execution: RunExecution,
+    step: WorkflowStep,
+    key: string,
+    iteration: number | null,
+    scope: WorkflowScope,
+    execute: (inputs: Record<string, unknown>) => Promise<StepResult>,
+    resolveInputs: () => Record<string, unknown>,
+  ): Promise<void> {
+    const runId = execution.run.id;
+    let inputs: Record<string, unknown> = {};
+    let failure: RunFailure | null = null;
+    let result: StepResult | null = null;
+    try {
+      inputs = resolveInputs();
+    } catch (error) {
+      failure = RunFailure.of(error, step.id);
+    }
+    await this.runs.startStep({ runId, key, stepId: step.id, type: step.type, iteration, inputs: this.executors.recordable(inputs) });
+    if (!failure) {
+      try {
+        result = await execute(inputs);
+      } catch (error) {
+        failure = RunFailure.of(error, step.id);
+        if (execution.signal.aborted && execution.signal.reason instanceof RunFailure) failure = execution.signal.reason;
+      }
+    }
+    if (result) {
+      execution.totalTokens += result.tokens;
+      await this.runs.endStep({ runId, key, status: 'completed', output: result.output, error: null, errorCode: null, tokens: result.tokens, modelCalls: result.modelCalls });
+      scope[step.id] = { output: result.output, error: null } satisfies StepRecordScope;
+      return;
+    }
+    const failed = failure ?? new RunFailure('internal_server_error', 'The step failed', step.id);
+    await this.runs.endStep({ runId, key, status: 'failed', output: null, error: failed.message, errorCode: failed.code, tokens: 0, modelCalls: 0 });
+    if (failed.fatal || step.on_error === 'fail') throw failed;
+    scope[step.id] = { output: null, error: failed.message } satisfies StepRecordScope;
+  }
+
+  /**
+   * A condition: `when` evaluated (the choice is kept in its record's inputs, so a re-run takes
+   * the same branch), then the branch's steps in the same scope. Its output is the output of the
+   * branch's last step (null for an empty branch or a last step that failed and was continued).
+   */
+  private async runCondition(
+    execution: RunExecution,
+    step: ConditionStep,
+    scope: WorkflowScope,
+    key: string,
+    prefix: string,
+    iteration: number | null,
+    previous: StepRecordRow | undefined,
+  ): Promise<void> {
+    const runId = execution.run.id;
+    let decided = previous?.inputs as { result: boolean; branch: 'then' | 'else' } | null | undefined;
+    if (!decided || typeof decided.result !== 'boolean') {
+      try {
+        const result = evaluateCondition(step.when, scope);
+        decided = { result, branch: result ? 'then' : 'else' };
+      } catch (error) {
+        const failure = RunFailure.of(error, step.id);
+        await this.runs.startStep({ runId, key, stepId: step.id, type: step.type, iteration, inputs: {} });
+        await this.runs.endStep({ runId, key, status: 'failed', output: null, error: failure.message, errorCode: failure.code, tokens: 0, modelCalls: 0 });
+        if (step.on_error === 'fail') throw failure;
+        scope[step.id] = { output: null, error: failure.message } satisfies StepRecordScope;
+        return;
+      }
+    }
+    const finished = previous?.status === 'completed';
+    if (!finished) await this.runs.startStep({ runId, key, stepId: step.id, type: step.type, iteration, inputs: decided });
+    const steps = decided.branch === 'then' ? step.then : (step.else ?? []);
+    try {
+      await this.runList(execution, steps, scope, prefix, iteration);
+    } catch (error) {
+      const failure = RunFailure.of(error, step.id);
+      await this.runs.endStep({ runId, key, status: 'failed', output: null, error: failure.message, errorCode: failure.code, tokens: 0, modelCalls: 0 });
+      throw failure;
+    }
+    const last = steps.length > 0 ? (scope[steps[steps.length - 1].id] as StepRecordScope | undefined) : undefined;
+    const output = last && last.error === null ? last.output : null;
+    if (!finished) await this.runs.endStep({ runId, key, status: 'completed', output, error: null, errorCode: null, tokens: 0, modelCalls: 0 });
+    scope[step.id] = { output, error: null } satisfies StepRecordScope;
+  }
+
+  /**
+   * A loop: its `over` list (at most `max_iterations` elements, else iteration_limit_exceeded),
+   * iterations run `concurrency` at a time, each with its own record and its body's records. Its
+   * output is the list of each iteration's last step output, iterations whose last step failed
+   * (and was continued) left out.
+   */
+  private async runLoop(execution: RunExecution, step: LoopStep, scope: WorkflowScope, key: string, iteration: number | null): Promise<void> {
+    let items: unknown[] = [];
+    const iterate = async (): Promise<StepResult> => {
+      const outputs: Array<{ value: unknown } | null> = new Array<{ value: unknown } | null>(items.length).fill(null);
+      let next = 0;
+      let stop: RunFailure | null = null;
+      const worker = async () => {
+        while (stop === null && next < items.length) {
+          const index = next++;
+          try {
+            outputs[index] = await this.runIteration(execution, step, scope, key, index, items[index]);
+          } catch (error) {
+            stop ??= RunFailure.of(error, step.id);
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(step.concurrency, Math.max(items.length, 1)) }, worker));
+      if (stop) throw stop;
+      return { output: outputs.filter((entry) => entry !== null).map((entry) => entry.value), tokens: 0, modelCalls: 0 };
+    };
+    await this.recorded(execution, step, key, iteration, scope, iterate, () => {
+      const over = this.executors.render(step.over, scope);
+      if (!Array.isArray(over)) throw new WaggleException('validation_error', { message: `Loop ${step.id}: over must be a list, not ${over === null ? 'null' : typeof over}` });
+      if (over.length > step.max_iterations) {
+        throw new WaggleException('iteration_limit_exceeded', { message: `Loop ${step.id} has ${over.length} items; max_iterations is ${step.max_iterations}` });
+      }
+      items = over;
+      return { items: over.length };
+    });
+  }
+
+  /** One iteration: its own record, then its body with `item` and `index`. Answers its output (null when its last step failed). */
+  private async runIteration(execution: RunExecution, step: LoopStep, scope: WorkflowScope, loopKey: string, index: number, item: unknown): Promise<{ value: unknown } | null> {
+    const key = `${loopKey}#${index}`;
+    const previous = execution.previous.get(key);
+    if (previous?.status === 'completed') {
+      const recorded = previous.output as { value: unknown } | null;
+      return recorded;
+    }
+    const runId = execution.run.id;
+    await this.runs.startStep({ runId, key, stepId: step.id, type: LOOP_ITERATION, iteration: index, inputs: { index, item } });
+    const iterationScope: WorkflowScope = { ...scope, item, index };
+    try {
+      await this.runList(execution, step.steps, iterationScope, `${key}.`, index);
+    } catch (error) {
+      const failure = RunFailure.of(error, step.id);
+      await this.runs.endStep({ runId, key, status: 'failed', output: null, error: failure.message, errorCode: failure.code, tokens: 0, modelCalls: 0 });
+      throw failure;
+    }
+    const last = iterationScope[step.steps[step.steps.length - 1].id] as StepRecordScope | undefined;
+    const output = last && last.error === null ? { value: last.output } : null;
+    await this.runs.endStep({ runId, key, status: 'completed', output, error: null, errorCode: null, tokens: 0, modelCalls: 0 });
+    return output;
+  }
+}

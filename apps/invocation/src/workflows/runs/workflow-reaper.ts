@@ -1,0 +1,58 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { APP_ENV } from '@waggle/platform';
+import type { InvocationEnv } from '../../config/invocation.env';
+import { WorkflowRunsRepository } from './workflow-runs.repository';
+import { WorkflowRunsService } from './workflow-runs.service';
+
+/**
+ * Fails runs that no worker finishes: a run whose worker died (its lease lapsed and no other
+ * worker took it within the grace) or that passed its time-out. Failing it frees its slot and
+ * starts the workspace's next queued run; a terminal state is never changed, so a worker that
+ * comes back late cannot undo it. Every replica sweeps; the terminal move is atomic, so two
+ * sweeps of one run settle it once.
+ */
+@Injectable()
+export class WorkflowReaper implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(WorkflowReaper.name);
+  private timer?: NodeJS.Timeout;
+  private sweeping = false;
+
+  constructor(
+    private readonly runs: WorkflowRunsRepository,
+    private readonly service: WorkflowRunsService,
+    @Inject(APP_ENV) private readonly env: InvocationEnv,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.sweep(), this.env.WORKFLOW_REAPER_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+  }
+
+  /** One sweep; answers how many runs it failed. */
+  async sweep(): Promise<number> {
+    if (this.sweeping) return 0;
+    this.sweeping = true;
+    let failed = 0;
+    try {
+      for (const { id, reason } of await this.runs.abandoned(this.env.WORKFLOW_REAPER_GRACE_MS)) {
+        const message =
+          reason === 'deadline'
+            ? `The workflow run did not finish within its ${Math.round(this.env.WORKFLOW_RUN_TIMEOUT_MS / 1000)} s time-out`
+            : 'The worker running this workflow run stopped and no other worker took it over';
+        const row = await this.service.settle(id, { status: 'failed', output: null, errorMessage: message, errorCode: reason === 'deadline' ? 'upstream_request_failed' : 'internal_server_error' });
+        if (row?.run_status === 'failed') failed += 1;
+        this.logger.warn({ request_id: id, reason }, 'workflow run failed by the reaper');
+      }
+      for (const workspaceId of await this.runs.workspacesWithStartableRuns()) await this.service.startQueued(workspaceId);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'workflow reaper sweep failed');
+    } finally {
+      this.sweeping = false;
+    }
+    return failed;
+  }
+}

@@ -1,0 +1,103 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { QueueNames, type WorkflowRunJob } from '@waggle/contracts';
+import { APP_ENV, QueueWorker, type RequestContextStore } from '@waggle/platform';
+import type { Job } from 'bullmq';
+import { randomUUID } from 'node:crypto';
+import type { InvocationEnv } from '../../config/invocation.env';
+import { WorkflowDeploymentsService } from '../deployments/workflow-deployments.service';
+import { RunFailure, WorkflowEngine } from '../engine/workflow-engine';
+import { WorkflowRunsRepository } from './workflow-runs.repository';
+import { WorkflowRunsService } from './workflow-runs.service';
+
+/**
+ * Executes workflow runs (queue `workflow-runs`, job id = request id), at least once: a worker
+ * takes the run's lease, renews it while it works, and the engine skips every step a previous
+ * attempt finished. A run already terminal when its job arrives is only announced again. A
+ * failure of the run itself (a step, the step cap, the time-out) settles the run; an outage
+ * (database, Redis) throws, and the job is retried.
+ */
+@Injectable()
+export class WorkflowRunWorker extends QueueWorker<'workflow-runs'> {
+  /** This process's lease owner name. */
+  private readonly owner = `${process.pid}-${randomUUID().slice(0, 8)}`;
+
+  constructor(
+    private readonly runs: WorkflowRunsRepository,
+    private readonly service: WorkflowRunsService,
+    private readonly deployments: WorkflowDeploymentsService,
+    private readonly engine: WorkflowEngine,
+    @Inject(APP_ENV) private readonly env: InvocationEnv,
+  ) {
+    super({
+      queue: QueueNames.workflowRuns,
+      redisUrl: env.REDIS_URL,
+      concurrency: env.WORKFLOW_RUN_CONCURRENCY,
+      lockMs: env.WORKFLOW_LEASE_MS,
+      shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    });
+  }
+
+  protected contextOf(job: WorkflowRunJob): RequestContextStore {
+    return { requestId: job.request_id, workspaceId: job.workspace_id };
+  }
+
+  protected async process(job: Job<WorkflowRunJob>): Promise<void> {
+    const id = job.data.request_id;
+    const run = await this.runs.claim(id, this.owner, this.env.WORKFLOW_LEASE_MS, this.env.WORKFLOW_RUN_TIMEOUT_MS);
+    if (!run) {
+      // Finished (or failed by the reaper) before this attempt: make sure it was announced.
+      const row = await this.runs.find(id);
+      if (row) await this.service.announce(row);
+      return;
+    }
+    const controller = new AbortController();
+    let lost = false;
+    const remaining = Math.max(0, (run.deadline_at?.getTime() ?? Date.now()) - Date.now());
+    const deadline = setTimeout(
+      () => controller.abort(new RunFailure('upstream_request_failed', `The workflow run did not finish within its ${Math.round(this.env.WORKFLOW_RUN_TIMEOUT_MS / 1000)} s time-out`, null, true)),
+      remaining,
+    );
+    const heartbeat = setInterval(() => {
+      this.runs.heartbeat(id, this.owner, this.env.WORKFLOW_LEASE_MS).then(
+        (held) => {
+          if (held) return;
+          lost = true;
+          controller.abort(new RunFailure('internal_server_error', 'The run was taken from this worker', null, true));
+        },
+        (error: unknown) => this.logger.warn({ err: error, request_id: id }, 'workflow run heartbeat failed'),
+      );
+    }, Math.max(250, Math.floor(this.env.WORKFLOW_LEASE_MS / 3)));
+    try {
+      const workflow = await this.deployments.pinned(run.workspace_id, run.version_id);
+      const previous = new Map((await this.runs.steps(id)).map((step) => [step.step_key, step]));
+      const execution = { run, definition: workflow.definition, previous, signal: controller.signal, stepsExecuted: 0, totalTokens: 0 };
+      let state;
+      try {
+        const output = await this.engine.execute(execution);
+        state = { status: 'completed' as const, output, errorMessage: null, errorCode: null };
+      } catch (error) {
+        if (!(error instanceof RunFailure)) throw error;
+        // A run taken from this worker belongs to whoever took it (or is already failed): leave it.
+        if (lost) return;
+        state = { status: 'failed' as const, output: null, errorMessage: error.message, errorCode: error.code };
+        this.logger.log({ request_id: id, step: error.stepId, error_code: error.code }, 'workflow run failed');
+      }
+      await this.service.settle(id, { ...state, stepsExecuted: execution.stepsExecuted, totalTokens: execution.totalTokens });
+    } catch (error) {
+      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      if (!lastAttempt) throw error;
+      // Out of attempts: the run fails rather than waiting for the reaper.
+      this.logger.error({ err: error, request_id: id }, 'workflow run failed on its last attempt');
+      const known = error instanceof Error && 'code' in error && typeof (error as { code: unknown }).code === 'string' ? (error as { code: string }).code : null;
+      await this.service.settle(id, {
+        status: 'failed',
+        output: null,
+        errorMessage: error instanceof Error && known === 'resource_not_found' ? error.message : 'The workflow run could not be executed',
+        errorCode: known === 'resource_not_found' ? 'resource_not_found' : 'internal_server_error',
+      });
+    } finally {
+      clearTimeout(deadline);
+      clearInterval(heartbeat);
+    }
+  }
+}

@@ -1,0 +1,24 @@
+import { Controller } from '@nestjs/common';
+import { WorkflowRunLookupRequest, WorkflowRunPatterns, WorkflowRunRequest, type WorkflowInvokeResponse, type WorkflowRunView, type WorkflowStepRecordView } from '@waggle/contracts';
+import { RpcHandler } from '@waggle/platform';
+import { WorkflowRunsService } from './workflow-runs.service';
+
+@Controller()
+export class WorkflowRunsController {
+  constructor(private readonly runs: WorkflowRunsService) {}
+
+  @RpcHandler(WorkflowRunPatterns.invokeWorkflow)
+  invoke(request: WorkflowRunRequest): Promise<WorkflowInvokeResponse> {
+    return this.runs.invoke(request);
+  }
+
+  @RpcHandler(WorkflowRunPatterns.getWorkflowRun)
+  get(request: WorkflowRunLookupRequest): Promise<WorkflowRunView> {
+    return this.runs.lookup(request.workspace_id, request.request_id);
+  }
+
+  @RpcHandler(WorkflowRunPatterns.listWorkflowRunSteps)
+  steps(request: WorkflowRunLookupRequest): Promise<WorkflowStepRecordView[]> {
+    return this.runs.steps(request.workspace_id, request.request_id);
+  }
+}

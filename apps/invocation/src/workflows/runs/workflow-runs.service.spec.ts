@@ -1,0 +1,94 @@
+import { WaggleException } from '@waggle/errors';
+import type { WorkflowVariant } from '@waggle/workflows';
+import { initialScope } from '../engine/workflow-engine';
+import { callbackBodyOf, checkInputs, ledgerRecordOf, runFailure, toRunView } from './workflow-runs.service';
+import type { WorkflowRunRow } from './workflow-runs.repository';
+
+const variant: WorkflowVariant = {
+  name: 'default',
+  inputs: { topic: { type: 'text', required: true }, count: { type: 'number', required: false, default: 3 }, extra: { type: 'json', required: false } },
+  output: '{{ topic }}',
+  steps: [{ id: 'a', type: 'template', text: 'x', on_error: 'fail' }],
+};
+
+const row = (overrides: Partial<WorkflowRunRow> = {}): WorkflowRunRow => ({
+  id: 'req_0123456789abcdef0123456789abcdef',
+  workspace_id: '7d0c3f4e-41a1-4f60-9c4e-5f0f3f2f1a11',
+  deployment_id: '5a4f8f4e-41a1-4f60-9c4e-5f0f3f2f1a12',
+  deployment_name: 'brief',
+  variant_id: '5a4f8f4e-41a1-4f60-9c4e-5f0f3f2f1a13',
+  variant_name: 'default',
+  version_id: '5a4f8f4e-41a1-4f60-9c4e-5f0f3f2f1a14',
+  version: 2,
+  run_status: 'completed',
+  run_async: true,
+  start_inputs: { topic: 'acme' },
+  output_content: 'done',
+  error_message: null,
+  error_code: null,
+  callback_url: 'https://example.com/hook',
+  metadata: { team: 'blue' },
+  user_label: 'u-1',
+  concurrency_limit: 3,
+  step_limit: 50,
+  tool_call_limit: 15,
+  steps_executed: 4,
+  total_tokens: 120,
+  created_at: new Date('2026-11-23T10:00:00.000Z'),
+  started_at: new Date('2026-11-23T10:00:01.000Z'),
+  ended_at: new Date('2026-11-23T10:00:03.500Z'),
+  deadline_at: null,
+  lease_owner: null,
+  attempts: 1,
+  ...overrides,
+});
+
+describe('workflow run values', () => {
+  it('names every missing required input, and every input of the wrong type', () => {
+    expect(() => checkInputs(variant, {})).toThrow(expect.objectContaining({ code: 'missing_required_field', message: 'Missing required inputs: inputs.topic' }));
+    expect(() => checkInputs(variant, { topic: 5, count: 'three' })).toThrow(expect.objectContaining({ code: 'validation_error', message: 'Invalid inputs: inputs.topic, inputs.count' }));
+    expect(() => checkInputs(variant, { topic: 'acme', extra: { any: ['thing'] } })).not.toThrow();
+  });
+
+  it('fills defaults, and null for optional inputs not given', () => {
+    expect(initialScope(variant, { topic: 'acme' })).toEqual({ topic: 'acme', count: 3, extra: null });
+  });
+
+  it('shows a run as the decisions lookup shape', () => {
+    expect(toRunView(row())).toEqual({
+      id: 'req_0123456789abcdef0123456789abcdef',
+      token: 'req_0123456789abcdef0123456789abcdef',
+      run_status: 'completed',
+      run_async: true,
+      start_inputs: { topic: 'acme' },
+      output_content: 'done',
+      error_message: null,
+      started_at: '2026-11-23T10:00:01.000Z',
+      ended_at: '2026-11-23T10:00:03.500Z',
+      duration: 2.5,
+      total_tokens: 120,
+      async_webhook_url: 'https://example.com/hook',
+    });
+    expect(toRunView(row({ run_status: 'queued', started_at: null, ended_at: null })).duration).toBeNull();
+  });
+
+  it('makes the callback bodies of decisions', () => {
+    expect(callbackBodyOf(row())).toEqual({ event_type: 'workflow.completed', request_id: row().id, data: { output: 'done' } });
+    expect(callbackBodyOf(row({ run_status: 'failed', output_content: null, error_message: 'boom', error_code: 'provider_error' }))).toEqual({
+      event_type: 'workflow.failed',
+      request_id: row().id,
+      data: { error: 'boom', error_code: 'provider_error' },
+    });
+  });
+
+  it('records the run in the ledger as a workflow run with its metadata and user label', () => {
+    expect(ledgerRecordOf(row())).toMatchObject({ request_type: 'workflow', requestable_type: 'workflow_deployment', status: 'completed', metadata: { team: 'blue' }, user: 'u-1', duration_ms: 2500, data: { output: 'done' } });
+  });
+
+  it("answers a failed run with its step's code and the request id", () => {
+    const failure = runFailure(row({ run_status: 'failed', error_message: 'too many steps', error_code: 'workflow_step_limit_reached' }));
+    expect(failure).toBeInstanceOf(WaggleException);
+    expect(failure).toMatchObject({ code: 'workflow_step_limit_reached', status: 402, message: 'too many steps', extra: { request_id: row().id } });
+    expect(runFailure(row({ run_status: 'failed', error_code: 'not-a-code' })).code).toBe('internal_server_error');
+  });
+});

@@ -1,0 +1,293 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  QueueNames,
+  WORKFLOW_RUN_FINISHED_SUBJECT,
+  type CallbackBody,
+  type LedgerRecord,
+  type WorkflowInvokeResponse,
+  type WorkflowRunFinishedMessage,
+  type WorkflowRunRequest,
+  type WorkflowRunView,
+  type WorkflowStepRecordView,
+} from '@waggle/contracts';
+import { isErrorCode, WaggleException } from '@waggle/errors';
+import { APP_ENV, LedgerPublisher, NatsRpcClient, QueueProducer, REDIS_CLIENT } from '@waggle/platform';
+import { deliveryIdFor } from '@waggle/webhooks';
+import type { WorkflowInput, WorkflowVariant } from '@waggle/workflows';
+import type Redis from 'ioredis';
+import type { Subscription } from 'nats';
+import type { InvocationEnv } from '../../config/invocation.env';
+import { WorkflowDeploymentsService } from '../deployments/workflow-deployments.service';
+import { toStepRecordView, WorkflowRunsRepository, type TerminalState, type WorkflowRunRow } from './workflow-runs.repository';
+
+const isTerminal = (row: WorkflowRunRow) => row.run_status === 'completed' || row.run_status === 'failed' || row.run_status === 'cancelled';
+
+/** Checks the caller's inputs against the variant's declared ones: every required one given, each of its type. */
+export function checkInputs(definition: WorkflowVariant, inputs: Record<string, unknown>): void {
+  const missing = Object.entries(definition.inputs).filter(([name, input]) => input.required && (inputs[name] === undefined || inputs[name] === null));
+  if (missing.length > 0) {
+    throw new WaggleException('missing_required_field', {
+      message: `Missing required inputs: ${missing.map(([name]) => `inputs.${name}`).join(', ')}`,
+      details: missing.map(([name]) => ({ field: `inputs.${name}`, messages: ['is required by the workflow variant'] })),
+    });
+  }
+  const wrong: Array<{ field: string; messages: string[] }> = [];
+  for (const [name, input] of Object.entries(definition.inputs) as Array<[string, WorkflowInput]>) {
+    const value = inputs[name];
+    if (value === undefined || value === null || input.type === 'json') continue;
+    const expected = { text: 'string', number: 'number', boolean: 'boolean' }[input.type];
+    if (typeof value !== expected) wrong.push({ field: `inputs.${name}`, messages: [`must be a ${input.type} value`] });
+  }
+  if (wrong.length > 0) throw new WaggleException('validation_error', { message: `Invalid inputs: ${wrong.map((problem) => problem.field).join(', ')}`, details: wrong });
+}
+
+/** The run's failure as a client sees it: the failing step's catalog code and message, with the request id. */
+export function runFailure(row: WorkflowRunRow): WaggleException {
+  const code = isErrorCode(row.error_code) ? row.error_code : 'internal_server_error';
+  return new WaggleException(code, { message: row.error_message ?? 'The workflow run failed', extra: { request_id: row.id } });
+}
+
+export function toRunView(row: WorkflowRunRow): WorkflowRunView {
+  return {
+    id: row.id,
+    token: row.id,
+    run_status: row.run_status,
+    run_async: row.run_async,
+    start_inputs: row.start_inputs,
+    output_content: row.output_content,
+    error_message: row.error_message,
+    started_at: row.started_at?.toISOString() ?? null,
+    ended_at: row.ended_at?.toISOString() ?? null,
+    duration: row.started_at && row.ended_at ? Math.max(0, row.ended_at.getTime() - row.started_at.getTime()) / 1000 : null,
+    total_tokens: row.total_tokens,
+    async_webhook_url: row.callback_url,
+  };
+}
+
+/** The run's request-ledger record in its current state. */
+export function ledgerRecordOf(row: WorkflowRunRow): LedgerRecord {
+  const ended = row.ended_at?.toISOString() ?? null;
+  return {
+    request_id: row.id,
+    workspace_id: row.workspace_id,
+    request_type: 'workflow',
+    requestable_type: 'workflow_deployment',
+    requestable_id: row.deployment_id,
+    deployment: row.deployment_name,
+    variant: row.variant_name,
+    variant_id: row.variant_id,
+    version_id: row.version_id,
+    version: row.version,
+    model: null,
+    status: row.run_status,
+    message: null,
+    metadata: row.metadata,
+    user: row.user_label,
+    generated_at: row.created_at.toISOString(),
+    started_at: row.started_at?.toISOString() ?? null,
+    ended_at: ended,
+    duration_ms: row.started_at && row.ended_at ? row.ended_at.getTime() - row.started_at.getTime() : null,
+    usage: isTerminal(row) ? { total_tokens: row.total_tokens, steps_executed: row.steps_executed } : null,
+    data:
+      row.run_status === 'completed'
+        ? { output: row.output_content }
+        : row.run_status === 'failed'
+          ? { error: row.error_message, error_code: row.error_code }
+          : null,
+  };
+}
+
+export function callbackBodyOf(row: WorkflowRunRow): CallbackBody {
+  if (row.run_status === 'completed') return { event_type: 'workflow.completed', request_id: row.id, data: { output: row.output_content ?? '' } };
+  return { event_type: 'workflow.failed', request_id: row.id, data: { error: row.error_message ?? 'The workflow run failed', error_code: row.error_code ?? 'internal_server_error' } };
+}
+
+/**
+ * Workflow runs from acceptance to announcement: admission under the workspace's concurrency
+ * cap (the row is written before anything runs), the job that executes it, the sync caller's
+ * wait, and for every terminal move the ledger record, the callback of an async run, the
+ * `finished` message and the start of queued runs that now fit.
+ */
+@Injectable()
+export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(WorkflowRunsService.name);
+  private readonly jobs: QueueProducer<'workflow-runs'>;
+  private readonly callbacks: QueueProducer<'callbacks'>;
+  private readonly waiters = new Map<string, Set<() => void>>();
+  private subscription?: Subscription;
+
+  constructor(
+    private readonly runs: WorkflowRunsRepository,
+    private readonly deployments: WorkflowDeploymentsService,
+    private readonly ledger: LedgerPublisher,
+    private readonly rpc: NatsRpcClient,
+    @Inject(APP_ENV) private readonly env: InvocationEnv,
+    @Inject(REDIS_CLIENT) redis: Redis,
+  ) {
+    this.jobs = new QueueProducer(QueueNames.workflowRuns, redis);
+    this.callbacks = new QueueProducer(QueueNames.callbacks, redis);
+  }
+
+  onApplicationBootstrap(): void {
+    this.subscription = this.rpc.subscribe<WorkflowRunFinishedMessage>(WORKFLOW_RUN_FINISHED_SUBJECT, (message) => this.wake(message.request_id));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.subscription?.unsubscribe();
+    await Promise.all([this.jobs.close(), this.callbacks.close()]);
+  }
+
+  async invoke(request: WorkflowRunRequest): Promise<WorkflowInvokeResponse> {
+    const workflow = await this.deployments.resolve(request.workspace_id, request.deployment, request.variant);
+    const inputs = request.inputs ?? {};
+    checkInputs(workflow.definition, inputs);
+    const runAsync = request.async?.enabled === true;
+    const admission = await this.runs.admit({
+      id: request.request_id,
+      workspaceId: request.workspace_id,
+      deploymentId: workflow.deploymentId,
+      deploymentName: workflow.deploymentName,
+      variantId: workflow.variantId,
+      variantName: workflow.variantName,
+      versionId: workflow.versionId,
+      version: workflow.version,
+      runAsync,
+      inputs,
+      callbackUrl: runAsync ? (request.async?.callback_url ?? null) : null,
+      metadata: request.metadata ?? {},
+      user: request.user ?? null,
+      concurrencyLimit: request.limits.concurrency,
+      stepLimit: request.limits.steps_per_run,
+      toolCallLimit: request.limits.tool_calls_per_day,
+    });
+    // decisions: the concurrency-cap 429 carries `error` only.
+    if (admission.status === 'refused') throw new WaggleException('concurrency_limit_reached', { message: 'Concurrent workflow run limit reached; retry later or use async delivery' });
+    this.ledger.save(ledgerRecordOf(admission.run));
+    if (runAsync) {
+      if (admission.status === 'running') await this.enqueue(admission.run);
+      return { request_id: request.request_id, run_status: admission.status, webhook_secret: workflow.webhookSecret };
+    }
+    // The waiter is registered before the job exists, so its end cannot be missed.
+    const finished = this.waitFor(request.request_id);
+    try {
+      await this.enqueue(admission.run);
+    } catch (error) {
+      finished.cancel();
+      throw error;
+    }
+    return this.syncAnswer(request.request_id, finished);
+  }
+
+  async lookup(workspaceId: string, requestId: string): Promise<WorkflowRunView> {
+    const row = await this.runs.findInWorkspace(workspaceId, requestId);
+    if (!row) throw new WaggleException('not_found', { message: 'Prompt workflow run not found' });
+    return toRunView(row);
+  }
+
+  async steps(workspaceId: string, requestId: string): Promise<WorkflowStepRecordView[]> {
+    const row = await this.runs.findInWorkspace(workspaceId, requestId);
+    if (!row) throw new WaggleException('not_found', { message: 'Prompt workflow run not found' });
+    return (await this.runs.steps(requestId)).map(toStepRecordView);
+  }
+
+  /**
+   * A terminal move and everything that follows it. Idempotent: a run already terminal is only
+   * announced again (its callback is queued by delivery id, so it is delivered once).
+   */
+  async settle(id: string, state: TerminalState): Promise<WorkflowRunRow | null> {
+    const { run, promoted } = await this.runs.finish(id, state);
+    const row = run ?? (await this.runs.find(id));
+    if (row) await this.announce(row);
+    for (const started of promoted) {
+      this.ledger.save(ledgerRecordOf(started));
+      await this.enqueue(started).catch((error: unknown) => this.logger.error({ err: error, request_id: started.id }, 'a promoted workflow run could not be queued; the reaper will fail it'));
+    }
+    return row;
+  }
+
+  /** Tells everyone a terminal run ended: the ledger, its callback (async runs), and the waiting sync caller. */
+  async announce(row: WorkflowRunRow): Promise<void> {
+    if (!isTerminal(row)) return;
+    this.ledger.save(ledgerRecordOf(row));
+    if (row.run_async && row.callback_url) {
+      await this.callbacks.add(deliveryIdFor(row.id), {
+        delivery_id: deliveryIdFor(row.id),
+        workspace_id: row.workspace_id,
+        request_id: row.id,
+        event_type: row.run_status === 'completed' ? 'workflow.completed' : 'workflow.failed',
+        url: row.callback_url,
+        body: callbackBodyOf(row),
+        owner: { kind: 'workflow_deployment', id: row.deployment_id },
+        run_ended_at: (row.ended_at ?? new Date()).toISOString(),
+      });
+    }
+    this.rpc.publish(WORKFLOW_RUN_FINISHED_SUBJECT, { request_id: row.id } satisfies WorkflowRunFinishedMessage);
+  }
+
+  /** Starts queued runs that fit now (called by the reaper as a safety net). */
+  async startQueued(workspaceId: string): Promise<void> {
+    for (const started of await this.runs.promoteQueued(workspaceId)) {
+      this.ledger.save(ledgerRecordOf(started));
+      await this.enqueue(started);
+    }
+  }
+
+  private async enqueue(row: WorkflowRunRow): Promise<void> {
+    try {
+      await this.jobs.add(row.id, { request_id: row.id, workspace_id: row.workspace_id });
+    } catch (error) {
+      this.logger.error({ err: error, request_id: row.id }, 'a workflow run could not be queued');
+      await this.settle(row.id, { status: 'failed', output: null, errorMessage: 'The workflow run could not be enqueued', errorCode: 'workflow_enqueue_failed' });
+      throw new WaggleException('workflow_enqueue_failed', { extra: { request_id: row.id } });
+    }
+  }
+
+  private wake(requestId: string): void {
+    const waiting = this.waiters.get(requestId);
+    if (!waiting) return;
+    for (const resolve of waiting) resolve();
+  }
+
+  /** Resolves when the run is announced finished (or a slow check finds it so). Registered before the run is queued. */
+  private waitFor(requestId: string): { done: Promise<void>; cancel: () => void } {
+    let cancel: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => {
+      const waiting = this.waiters.get(requestId) ?? new Set<() => void>();
+      this.waiters.set(requestId, waiting);
+      // A NATS message can be lost: the row is checked now and then too.
+      const check = setInterval(() => {
+        void this.runs.find(requestId).then((row) => row && isTerminal(row) && finish(), () => undefined);
+      }, this.env.WORKFLOW_SYNC_RECHECK_MS);
+      const finish = () => {
+        clearInterval(check);
+        waiting.delete(finish);
+        if (waiting.size === 0) this.waiters.delete(requestId);
+        resolve();
+      };
+      waiting.add(finish);
+      cancel = finish;
+    });
+    return { done, cancel };
+  }
+
+  /** The sync answer: the output, the run's failure, or (past the wait) a time-out that names the request id. */
+  private async syncAnswer(requestId: string, finished: { done: Promise<void>; cancel: () => void }): Promise<WorkflowInvokeResponse> {
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      finished.done.then(() => 'finished' as const),
+      new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), this.env.WORKFLOW_SYNC_TIMEOUT_MS))),
+    ]);
+    clearTimeout(timer);
+    finished.cancel();
+    const row = await this.runs.find(requestId);
+    if (outcome === 'timeout' || !row || !isTerminal(row)) {
+      throw new WaggleException('upstream_request_failed', {
+        status: 504,
+        message: `The workflow run did not finish within ${Math.round(this.env.WORKFLOW_SYNC_TIMEOUT_MS / 1000)} s; it goes on: GET /v1/workflow_runs/${requestId} shows it`,
+        extra: { request_id: requestId },
+      });
+    }
+    if (row.run_status !== 'completed') throw runFailure(row);
+    return { request_id: requestId, run_status: 'completed', output: row.output_content ?? '' };
+  }
+}

@@ -1,0 +1,23 @@
+import { Module } from '@nestjs/common';
+import { PromptsModule } from '../prompts/prompts.module';
+import { WorkflowDeploymentsModule } from './deployments/workflow-deployments.module';
+import { ProviderToolMeter } from './engine/provider-tool-meter';
+import { StepExecutors } from './engine/step-executors';
+import { WorkflowEngine } from './engine/workflow-engine';
+import { WorkflowReaper } from './runs/workflow-reaper';
+import { WorkflowRunWorker } from './runs/workflow-run.worker';
+import { WorkflowRunsController } from './runs/workflow-runs.controller';
+import { WorkflowRunsRepository } from './runs/workflow-runs.repository';
+import { WorkflowRunsService } from './runs/workflow-runs.service';
+
+/**
+ * Workflow runs: invoke (sync and async under the concurrency cap), the durable engine and its
+ * BullMQ workers, the reaper, the provider tool meter, and run lookup. Deployments (apply,
+ * versions, webhook secrets) are WorkflowDeploymentsModule's.
+ */
+@Module({
+  imports: [WorkflowDeploymentsModule, PromptsModule],
+  controllers: [WorkflowRunsController],
+  providers: [WorkflowRunsRepository, WorkflowRunsService, WorkflowEngine, StepExecutors, ProviderToolMeter, WorkflowRunWorker, WorkflowReaper],
+})
+export class WorkflowRunsModule {}
