@@ -42,6 +42,8 @@ interface Workspace {
   key: string;
   deployment: AppliedDeployment;
   workflow: AppliedWorkflowDeployment;
+  /** A finished workflow run (its request id). */
+  workflowRunId: string;
   requestId: string;
   /** The callback delivery of a webhook-triggered run. */
   deliveryId: string;
@@ -136,6 +138,21 @@ const ROUTES: RouteCase[] = [
     validBody: () => ({ overlap_seconds: 60 }),
     validParams: ({ a, b }) => [[a.deployment.deployment], [b.deployment.deployment]],
   },
+  {
+    method: 'POST',
+    path: '/v1/workflow/invoke',
+    credentials: 'key',
+    validBody: ({ a, callbackUrl }) => ({
+      deployment: a.workflow.deployment,
+      variant: 'default',
+      inputs: { topic: 'generated' },
+      metadata: { case: 'generated' },
+      user: 'fuzz',
+      async: { enabled: true, callback_url: callbackUrl },
+    }),
+  },
+  { method: 'GET', path: '/v1/workflow_runs/{0}', credentials: 'key', validParams: ({ a, b }) => [[a.workflowRunId], [b.workflowRunId]] },
+  { method: 'GET', path: '/v1/private/workflow_runs/{0}/steps', credentials: 'key', validParams: ({ a, b }) => [[a.workflowRunId], [b.workflowRunId]] },
   { method: 'GET', path: '/v1/private/workflows', credentials: 'key' },
   { method: 'POST', path: '/v1/private/workflows/apply', credentials: 'key', validBody: () => ({ workflows: WORKFLOWS('generated-workflow-apply') }) },
   {
@@ -437,6 +454,9 @@ describe('generated input across the public and private routes', () => {
     const appliedWorkflows = await fetch(`${gateway}/v1/private/workflows/apply`, { method: 'POST', headers: authorized, body: JSON.stringify({ workflows: WORKFLOWS(`${deployment}-workflow`) }) });
     expect(appliedWorkflows.status).toBe(200);
     const [workflow] = ((await appliedWorkflows.json()) as { workflows: AppliedWorkflowDeployment[] }).workflows;
+    const workflowRun = await fetch(`${gateway}/v1/workflow/invoke`, { method: 'POST', headers: authorized, body: JSON.stringify({ deployment: workflow.deployment, variant: 'default', inputs: { topic: `only ${name}` } }) });
+    expect(workflowRun.status).toBe(200);
+    const { request_id: workflowRunId } = (await workflowRun.json()) as { request_id: string };
     const secret = await fetch(`${gateway}/v1/private/agents/${agent.id}/webhook_secret`, { headers: { authorization: `Bearer ${created.api_key}` } });
     const { webhook_secret: agentSecret } = (await secret.json()) as { webhook_secret: AgentWebhookSecretView };
     return {
@@ -444,6 +464,7 @@ describe('generated input across the public and private routes', () => {
       key: created.api_key,
       deployment: applied,
       workflow,
+      workflowRunId,
       requestId: request_id,
       deliveryId: deliveryIdFor(triggeredId),
       agent,
@@ -481,6 +502,7 @@ describe('generated input across the public and private routes', () => {
       b.workflow.deployment,
       b.workflow.webhook_secret,
       b.workflow.workflow_deployment_id,
+      b.workflowRunId,
       'only generated B',
       b.agent.id,
       b.agentSecret,
