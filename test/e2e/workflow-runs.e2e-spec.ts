@@ -19,9 +19,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import Redis from 'ioredis';
 import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
-import { TEST_DATABASE_URL } from '../setup/test-env';
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../setup/test-env';
 
 interface Workspace {
   id: string;
@@ -497,5 +499,40 @@ describe('workflow runs', () => {
     ]);
     // The model was called once: the finished step was not run again.
     expect(fake.requests.slice(from).filter((request) => JSON.stringify(request.body).includes('hello kill'))).toHaveLength(1);
+  });
+
+  it('fails a run whose worker died and whose job is gone: the reaper fails it, its slot goes to the queued run', async () => {
+    const single = await workspace('e2e workflows reaper', ['--workflow-concurrency', '1']);
+    const hook = { enabled: true, callback_url: `${receiverUrl}/hooks` };
+    const stuck = await invoke<{ request_id: string; run_status: string }>(single, { deployment: 'gated', variant: 'default', inputs: { gate: 'reaped' }, async: hook });
+    expect(stuck.body.run_status).toBe('running');
+    const waiting = await invoke<{ request_id: string; run_status: string }>(single, { deployment: 'five-steps', variant: 'default', async: hook });
+    expect(waiting.body.run_status).toBe('queued');
+    await expectEventually(() => expect(gates.arrivals.get('reaped')).toBe(1), { timeoutMs: 30_000 });
+    await invocation.stop('SIGKILL');
+    // The job is lost too (as if Redis had lost it): no worker can take the run over.
+    const connection = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
+    const queue = new Queue('workflow-runs', { connection });
+    try {
+      await expectEventually(async () => {
+        const job = await queue.getJob(stuck.body.request_id);
+        if (job) await job.remove();
+        expect(await queue.getJob(stuck.body.request_id)).toBeUndefined();
+      }, { timeoutMs: 30_000 });
+    } finally {
+      await queue.close();
+      await connection.quit();
+    }
+    const replacement = spawnApp('invocation', await freePort(), invocationEnv);
+    apps[apps.indexOf(invocation)] = replacement;
+    invocation = replacement;
+    await waitUntilLive(replacement);
+    await expectEventually(() => expect(callbackOf(stuck.body.request_id)).toBeDefined(), { timeoutMs: 90_000 });
+    expect(JSON.parse((callbackOf(stuck.body.request_id) as ReceivedCallback).body)).toMatchObject({ event_type: 'workflow.failed', data: { error_code: 'internal_server_error' } });
+    expect(await runOf(single, stuck.body.request_id)).toMatchObject({ run_status: 'failed', error_message: expect.stringContaining('stopped') });
+    // The freed slot started the queued run.
+    await expectEventually(() => expect(callbackOf(waiting.body.request_id)).toBeDefined(), { timeoutMs: 30_000 });
+    expect(JSON.parse((callbackOf(waiting.body.request_id) as ReceivedCallback).body)).toMatchObject({ event_type: 'workflow.completed', data: { output: 'abcde' } });
+    gates.open('reaped');
   });
 });
