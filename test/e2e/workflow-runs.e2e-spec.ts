@@ -225,6 +225,7 @@ describe('workflow runs', () => {
     apps.push(
       spawnApp('catalog', await freePort(), env),
       invocation,
+      spawnApp('agent', await freePort(), env),
       spawnApp('callback-dispatcher', await freePort(), { LOG_LEVEL: 'warn', CALLBACK_URL_ALLOWLIST: '127.0.0.1' }),
     );
     const gatewayApp = spawnApp('gateway', await freePort(), { ...env, CALLBACK_URL_ALLOWLIST: '127.0.0.1' });
@@ -310,6 +311,41 @@ describe('workflow runs', () => {
     });
     expect(verified).toEqual({ event_type: 'workflow.completed', request_id: response.body.request_id, data: { output: 'Echo: Summarise for globex: 4 pages' } });
     expect((await runOf(main, response.body.request_id)).async_webhook_url).toBe(`${receiverUrl}/hooks`);
+  });
+
+  it('runs a deployed prompt variant and an agent of the workspace as steps', async () => {
+    const created = await call<{ agent: { id: string } }>(main, 'POST', `/v1/public/workspaces/${main.id}/agents`, { agent: { name: 'Flow agent', llm_model: 'fake-flow', model_type: 'llm' } });
+    expect(created.status).toBe(200);
+    const file = join(mkdtempSync(join(tmpdir(), 'waggle-workflows-')), 'steps.yaml');
+    writeFileSync(
+      file,
+      `
+prompts:
+  - deployment: flow-greeting
+    variants:
+      - name: default
+        model: fake-flow
+        messages: [ { role: user, content: "Greet {{ who }}" } ]
+workflows:
+  - deployment: delegating
+    variants:
+      - name: default
+        inputs: { who: { type: text, required: true } }
+        output: "{{ greeting.output }} | {{ answer.output }}"
+        steps:
+          - { id: greeting, type: prompt, deployment: flow-greeting, variant: default, inputs: { who: "{{ who }}" } }
+          - { id: answer, type: agent, agent: ${created.body.agent.id}, message: "Reply to: {{ greeting.output }}" }
+`,
+    );
+    await cliJson(['apply', '-f', file, '--workspace', main.id]);
+    const response = await invoke<{ request_id: string; output: string }>(main, { deployment: 'delegating', variant: 'default', inputs: { who: 'Ada' } });
+    expect(response).toMatchObject({ status: 200, body: { run_status: 'completed', output: 'Echo: Greet Ada | Echo: Reply to: Echo: Greet Ada' } });
+    const steps = await stepsOf(main, response.body.request_id);
+    expect(steps.map((step) => [step.step_id, step.step_type, step.status, step.model_calls])).toEqual([
+      ['greeting', 'prompt', 'completed', 1],
+      ['answer', 'agent', 'completed', 1],
+    ]);
+    expect(steps.every((step) => step.tokens > 0)).toBe(true);
   });
 
   it('fails a run at a step with on_error fail: the sync answer is that step error, async gets workflow.failed', async () => {

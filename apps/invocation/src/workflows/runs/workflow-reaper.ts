@@ -38,7 +38,12 @@ export class WorkflowReaper implements OnApplicationBootstrap, OnModuleDestroy {
     this.sweeping = true;
     let failed = 0;
     try {
-      for (const { id, reason } of await this.runs.abandoned(this.env.WORKFLOW_REAPER_GRACE_MS)) {
+      for (const { id, workspace_id: workspaceId, reason } of await this.runs.abandoned(this.env.WORKFLOW_REAPER_GRACE_MS, this.env.WORKFLOW_RUN_TIMEOUT_MS)) {
+        if (reason === 'unclaimed') {
+          // Queued again by its request id: a job still waiting is left as it is.
+          await this.service.requeue(id, workspaceId);
+          continue;
+        }
         const message =
           reason === 'deadline'
             ? `The workflow run did not finish within its ${Math.round(this.env.WORKFLOW_RUN_TIMEOUT_MS / 1000)} s time-out`

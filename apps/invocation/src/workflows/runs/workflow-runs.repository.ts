@@ -262,17 +262,23 @@ export class WorkflowRunsRepository {
   }
 
   /**
-   * Running runs that lost their worker (lease lapsed more than `graceMs` ago, or never taken
-   * within it) or passed their deadline, each with why.
+   * Running runs that need the reaper, each with why: `deadline`, past the run time-out (counted
+   * from its start, taken by a worker or not); `lease`, taken by a worker whose lease lapsed more
+   * than `graceMs` ago (the worker died and no other took it over); `unclaimed`, started more than
+   * `graceMs` ago but never taken (its job may be lost: it is queued again, not failed, since a
+   * busy cluster may simply not have reached it yet).
    */
-  async abandoned(graceMs: number, limit = 100): Promise<Array<{ id: string; reason: 'lease' | 'deadline' }>> {
+  async abandoned(graceMs: number, timeoutMs: number, limit = 100): Promise<Array<{ id: string; workspace_id: string; reason: 'lease' | 'deadline' | 'unclaimed' }>> {
     return (await this.dataSource.query(
-      `SELECT id, CASE WHEN deadline_at < now() THEN 'deadline' ELSE 'lease' END AS reason FROM ${T_RUNS}
-       WHERE run_status = 'running' AND (deadline_at < now()
-         OR coalesce(lease_expires_at, started_at + make_interval(secs => $1::float8 / 1000)) < now() - make_interval(secs => $1::float8 / 1000))
-       ORDER BY started_at LIMIT $2`,
-      [graceMs, limit],
-    )) as Array<{ id: string; reason: 'lease' | 'deadline' }>;
+      `SELECT id, workspace_id,
+         CASE WHEN coalesce(deadline_at, started_at + make_interval(secs => $2::float8 / 1000)) < now() THEN 'deadline'
+              WHEN lease_expires_at IS NULL THEN 'unclaimed' ELSE 'lease' END AS reason
+       FROM ${T_RUNS}
+       WHERE run_status = 'running' AND (coalesce(deadline_at, started_at + make_interval(secs => $2::float8 / 1000)) < now()
+         OR coalesce(lease_expires_at, started_at) < now() - make_interval(secs => $1::float8 / 1000))
+       ORDER BY started_at LIMIT $3`,
+      [graceMs, timeoutMs, limit],
+    )) as Array<{ id: string; workspace_id: string; reason: 'lease' | 'deadline' | 'unclaimed' }>;
   }
 
   /** Workspaces with queued runs and a free slot (a safety net for promotions whose jobs were lost). */

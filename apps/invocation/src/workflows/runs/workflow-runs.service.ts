@@ -232,6 +232,11 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
     }
   }
 
+  /** Queues a running run's job again (a no-op while its job exists). */
+  async requeue(id: string, workspaceId: string): Promise<void> {
+    await this.jobs.add(id, { request_id: id, workspace_id: workspaceId });
+  }
+
   private async enqueue(row: WorkflowRunRow): Promise<void> {
     try {
       await this.jobs.add(row.id, { request_id: row.id, workspace_id: row.workspace_id });
