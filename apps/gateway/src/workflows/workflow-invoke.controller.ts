@@ -1,14 +1,13 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { sendRpc, WorkflowInvokeInputs, WorkflowRunPatterns, type WorkflowInvokeResponse, type WorkflowRunView, type WorkflowStepRecordView } from '@waggle/contracts';
-import { WaggleException } from '@waggle/errors';
 import { APP_ENV, NatsRpcClient, requestContext } from '@waggle/platform';
 import { CallbackUrlPolicy } from '@waggle/webhooks';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { MeteredApiRoute, PrivateApiRoute } from '../auth/authenticated.decorator';
 import type { GatewayEnv } from '../config/gateway.env';
 import { SYNC_INVOKE_TIMEOUT_MS } from '../prompts/prompt-invoke.controller';
-import { CALLBACK_URL_REQUIRED, checkTriggerBody } from '../webhooks/trigger-intake';
+import { checkTriggerBody } from '../webhooks/trigger-intake';
 
 /** The invocation service answers a sync run within its own wait (300 s by default); this margin covers the hops. */
 const WORKFLOW_INVOKE_TIMEOUT_MS = SYNC_INVOKE_TIMEOUT_MS + 10_000;
@@ -38,7 +37,6 @@ export class WorkflowInvokeController {
     const runAsync = body.async?.enabled === true;
     // `async.callback_url` is required when async is enabled, and must pass the callback policy.
     const callbackUrl = runAsync ? checkTriggerBody([], body.async?.callback_url, this.callbackUrls) : undefined;
-    if (runAsync && callbackUrl === undefined) throw new WaggleException('missing_required_field', { message: CALLBACK_URL_REQUIRED.why });
     const { limits } = request.auth;
     return sendRpc(
       this.rpc,

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { QueueNames, type WorkflowRunJob } from '@waggle/contracts';
+import { WaggleException } from '@waggle/errors';
 import { APP_ENV, QueueWorker, type RequestContextStore } from '@waggle/platform';
 import type { Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
@@ -84,16 +85,15 @@ export class WorkflowRunWorker extends QueueWorker<'workflow-runs'> {
       }
       await this.service.settle(id, { ...state, stepsExecuted: execution.stepsExecuted, totalTokens: execution.totalTokens });
     } catch (error) {
-      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      if (!lastAttempt) throw error;
-      // Out of attempts: the run fails rather than waiting for the reaper.
-      this.logger.error({ err: error, request_id: id }, 'workflow run failed on its last attempt');
-      const known = error instanceof Error && 'code' in error && typeof (error as { code: unknown }).code === 'string' ? (error as { code: string }).code : null;
+      // A refusal (the pinned version is gone…) fails the run at once; an outage is retried.
+      const refusal = error instanceof WaggleException ? error : null;
+      if (!refusal && job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw error;
+      this.logger.error({ err: error, request_id: id }, 'workflow run could not be executed');
       await this.service.settle(id, {
         status: 'failed',
         output: null,
-        errorMessage: error instanceof Error && known === 'resource_not_found' ? error.message : 'The workflow run could not be executed',
-        errorCode: known === 'resource_not_found' ? 'resource_not_found' : 'internal_server_error',
+        errorMessage: refusal?.message ?? 'The workflow run could not be executed',
+        errorCode: refusal?.code ?? 'internal_server_error',
       });
     } finally {
       clearTimeout(deadline);

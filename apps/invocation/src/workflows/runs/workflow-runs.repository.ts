@@ -134,15 +134,12 @@ export class WorkflowRunsRepository {
   admit(run: NewWorkflowRun): Promise<Admission> {
     return this.dataSource.transaction(async (manager) => {
       await lockSlots(manager, run.workspaceId);
-      const [{ running }] = (await manager.query(
-        `SELECT count(*)::int AS running FROM ${T_RUNS} WHERE workspace_id = $1 AND run_status = 'running'`,
-        [run.workspaceId],
-      )) as Array<{ running: number }>;
       // Queued runs go first: a new async run never overtakes them.
-      const [{ queued }] = (await manager.query(
-        `SELECT count(*)::int AS queued FROM ${T_RUNS} WHERE workspace_id = $1 AND run_status = 'queued'`,
+      const [{ running, queued }] = (await manager.query(
+        `SELECT count(*) FILTER (WHERE run_status = 'running')::int AS running, count(*) FILTER (WHERE run_status = 'queued')::int AS queued
+         FROM ${T_RUNS} WHERE workspace_id = $1 AND run_status IN ('queued', 'running')`,
         [run.workspaceId],
-      )) as Array<{ queued: number }>;
+      )) as Array<{ running: number; queued: number }>;
       const free = run.concurrencyLimit === null || (running < run.concurrencyLimit && (queued === 0 || !run.runAsync));
       if (!free && !run.runAsync) return { status: 'refused' as const };
       const status = free ? 'running' : 'queued';
