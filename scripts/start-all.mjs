@@ -1,117 +1,173 @@
-// Starts all seven apps from dist/, waits until the gateway reports every service up,
-// and stops them all gracefully on Ctrl-C. Each app's JSON log goes to .waggle/logs/;
-// WAGGLE_LOGS=stdout streams them here instead, prefixed with the app's name.
-import { execFileSync, spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+// `npm run up`'s last step: runs the seven built apps (N replicas each with --replicas N)
+// under a supervisor that restarts an app that exits, fronts N gateways with a
+// round-robin proxy on PORT, waits until every replica is ready, creates the demo
+// workspace, and stops everything gracefully on Ctrl-C. Logs and the state file
+// (up.json) live in WAGGLE_STATE_DIR (.waggle); WAGGLE_LOGS=stdout also streams the logs here.
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { GatewayProxy, unavailableBodyFromCatalog } from './up/gateway-proxy.mjs';
+import { APPS, EX_CONFIG, parseUpOptions, planReplicas, UsageError, USAGE } from './up/plan.mjs';
+import { Supervisor } from './up/supervisor.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const gatewayPort = Number(process.env.PORT ?? 3000);
-// Services listen for /health/* only; WAGGLE_<APP>_PORT moves one (e.g. WAGGLE_CATALOG_PORT).
-const APPS = [
-  ['invocation', 3101],
-  ['agent', 3102],
-  ['knowledge-base', 3103],
-  ['asset', 3104],
-  ['catalog', 3105],
-  ['callback-dispatcher', 3106],
-  ['gateway', gatewayPort],
-].map(([app, port]) => ({ app, port: Number(process.env[`WAGGLE_${app.toUpperCase().replace(/-/g, '_')}_PORT`] ?? port) }));
 
-const logDir = join(root, '.waggle/logs');
-mkdirSync(logDir, { recursive: true });
-const toStdout = process.env.WAGGLE_LOGS === 'stdout';
-// A laptop's callbacks go to a local receiver; production leaves the allowlist empty.
-const developmentDefaults = { CALLBACK_URL_ALLOWLIST: '127.0.0.1,::1,localhost' };
-const children = new Map();
-let stopping = false;
+let options;
+let plan;
+try {
+  options = parseUpOptions(process.argv.slice(2), process.env, { root });
+  plan = planReplicas(options);
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  console.error(`up: ${error.message}\n${USAGE}`);
+  process.exit(64); // EX_USAGE
+}
+if (options.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const missing = APPS.filter((app) => !existsSync(join(root, 'dist/apps', app, 'src/main.js')));
+if (missing.length > 0) {
+  console.error(`up: no build of ${missing.join(', ')}: run \`npm run build\` first`);
+  process.exit(1);
+}
+const retired = Object.keys(process.env).filter((name) => /^WAGGLE_[A-Z_]+_PORT$/.test(name) && name !== 'WAGGLE_PORT_BASE');
+if (retired.length > 0) console.error(`up: ignoring ${retired.join(', ')}: every app's port now follows WAGGLE_PORT_BASE (see README)`);
 
-function start({ app, port }) {
-  const child = spawn(process.execPath, [join(root, 'dist/apps', app, 'src/main.js')], {
-    cwd: root,
-    env: { ...developmentDefaults, ...process.env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+const { replicas, publicPort, stateDir } = options;
+const url = `http://127.0.0.1:${publicPort}`;
+const gateways = plan.filter((entry) => entry.behindProxy);
+const graceMs = Number(process.env.SHUTDOWN_GRACE_MS ?? 10_000) || 10_000;
+
+let proxy = null;
+if (gateways.length > 0) {
+  proxy = new GatewayProxy({
+    upstreams: gateways,
+    unavailableBody: unavailableBodyFromCatalog(root),
+    log: (line) => console.error(`up: proxy: ${line}`),
   });
-  const file = createWriteStream(join(logDir, `${app}.log`), { flags: 'a' });
-  for (const stream of [child.stdout, child.stderr]) {
-    if (toStdout) stream.on('data', (chunk) => process.stdout.write(chunk.toString().replace(/^(?=.)/gm, `[${app}] `)));
-    stream.pipe(file);
+  try {
+    await proxy.listen(publicPort, process.env.HOST ?? '0.0.0.0');
+  } catch (error) {
+    console.error(`up: the proxy cannot listen on port ${publicPort}: ${error.message}`);
+    process.exit(1);
   }
-  child.on('exit', (code, signal) => {
-    children.delete(app);
-    if (!stopping) {
-      console.error(`up: ${app} exited (${signal ?? code}); see ${join('.waggle/logs', `${app}.log`)}. Stopping the rest.`);
-      void stopAll(1);
-    } else if (children.size === 0) process.exit(process.exitCode ?? 0);
-  });
-  children.set(app, child);
 }
 
-async function stopAll(exitCode) {
-  if (stopping) return;
-  stopping = true;
-  process.exitCode = exitCode;
+let shuttingDown = false;
+const supervisor = new Supervisor({
+  root,
+  plan,
+  env: process.env,
+  stateDir,
+  logsToStdout: options.logsToStdout,
+  url,
+  proxied: proxy !== null,
+  onStart: (replica) => replica.behindProxy && proxy.upstreamStarted(replica.name),
+  onExit: (replica) => replica.behindProxy && proxy.upstreamExited(replica.name),
+  onRefused: () => {
+    console.error('up: fix that setting and run again; stopping the stack.');
+    void shutdown(EX_CONFIG);
+  },
+});
+
+async function shutdown(exitCode) {
+  if (shuttingDown) return;
+  shuttingDown = true;
   console.log('up: stopping all apps (in-flight work gets its grace period)…');
-  for (const child of children.values()) child.kill('SIGTERM');
-  if (children.size === 0) process.exit(exitCode);
+  supervisor.setStatus('stopping');
+  // The proxy stays open while the gateways drain, so their answers in flight still arrive.
+  await supervisor.stop({ forceAfterMs: graceMs + 10_000 });
+  await proxy?.close();
+  supervisor.setStatus('stopped');
+  console.log('up: stopped');
+  process.exit(exitCode);
 }
 
-async function waitForServices(deadlineMs) {
+/** 200 from each replica's own /health/ready, and every service up in the gateway's view. */
+async function waitUntilReady(deadlineMs) {
   const deadline = Date.now() + deadlineMs;
   let last = '';
-  while (Date.now() < deadline && !stopping) {
+  const ready = async (port) => {
     try {
-      const body = await (await fetch(`http://127.0.0.1:${gatewayPort}/health/ready`)).json();
-      const down = Object.entries(body.services ?? {}).filter(([, s]) => s.status !== 'up').map(([name]) => name);
-      if (body.status === 'ok' && body.services && down.length === 0) return true;
-      const line = `waiting for: ${down.join(', ') || 'gateway dependencies'}`;
-      if (line !== last) console.log(`up: ${line}`);
-      last = line;
+      const response = await fetch(`http://127.0.0.1:${port}/health/ready`);
+      await response.body?.cancel();
+      return response.status === 200;
     } catch {
-      // the gateway is not listening yet
+      return false; // not listening yet
     }
+  };
+  while (Date.now() < deadline && !shuttingDown) {
+    // invocation#1,2 rather than invocation#1, invocation#2: the line stays short with replicas.
+    const notReady = new Map();
+    for (const replica of supervisor.replicas) {
+      if (!(await ready(replica.port))) notReady.set(replica.app, [...(notReady.get(replica.app) ?? []), replica.replica]);
+    }
+    const waiting = [...notReady].map(([app, numbers]) => `${app}#${numbers.join(',')}`);
+    try {
+      const body = await (await fetch(`${url}/health/ready`)).json();
+      const down = Object.entries(body.services ?? {}).filter(([, service]) => service.status !== 'up');
+      if (body.status !== 'ok' || !body.services) waiting.push('gateway dependencies');
+      waiting.push(...down.map(([name]) => `${name} (as the gateway sees it)`));
+    } catch {
+      waiting.push(proxy ? 'the proxy' : 'the gateway');
+    }
+    if (waiting.length === 0) return true;
+    const line = `waiting for: ${waiting.join(', ')}`;
+    if (line !== last) console.log(`up: ${line}`);
+    last = line;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   return false;
 }
 
-const cli = (...args) => JSON.parse(execFileSync(process.execPath, [join(root, 'dist/tools/cli/src/main.js'), ...args, '--json'], { cwd: root }).toString());
+const runCli = promisify(execFile);
+const cli = async (...args) =>
+  JSON.parse((await runCli(process.execPath, [join(root, 'dist/tools/cli/src/main.js'), ...args, '--json'], { cwd: root })).stdout);
 
 /**
- * The demo workspace is created once; its key (shown only at creation) is kept in
- * .waggle/demo-workspace.json, which is local data and never committed.
+ * The demo workspace is created once; its key (shown only at creation) is kept in the
+ * state dir's demo-workspace.json, which is local data and never committed. The CLI runs
+ * asynchronously: the proxy shares this process and must keep answering meanwhile.
  */
-function ensureDemoWorkspace() {
-  const file = join(root, '.waggle/demo-workspace.json');
+async function ensureDemoWorkspace() {
+  const file = join(stateDir, 'demo-workspace.json');
   if (existsSync(file)) {
     const demo = JSON.parse(readFileSync(file, 'utf8'));
-    if (cli('workspace', 'list').some((workspace) => workspace.id === demo.workspace_id)) return demo;
+    if ((await cli('workspace', 'list')).some((workspace) => workspace.id === demo.workspace_id)) return { demo, file };
   }
-  const demo = cli('workspace', 'create', '--name', 'Demo');
+  const demo = await cli('workspace', 'create', '--name', 'Demo');
   writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
-  return demo;
+  return { demo, file };
 }
 
-process.on('SIGINT', () => void stopAll(0));
-process.on('SIGTERM', () => void stopAll(0));
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => void shutdown(0));
 
 const started = Date.now();
-console.log(`up: starting ${APPS.map(({ app }) => app).join(', ')}; logs in .waggle/logs/`);
-for (const spec of APPS) start(spec);
-if (await waitForServices(60_000)) {
-  console.log(`up: all seven apps ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  console.log(`up: gateway  http://127.0.0.1:${gatewayPort}   (health: /health/ready, error codes: /v1/error_codes)`);
+const shape = replicas === 1 ? 'one replica each' : `${replicas} replicas each, gateways behind a round-robin proxy on ${publicPort}`;
+console.log(`up: starting ${APPS.join(', ')} (${shape}); logs in ${join(stateDir, 'logs')}, state in ${join(stateDir, 'up.json')}`);
+supervisor.start();
+// Replicas share two cores while they start: allow more time for more of them.
+const readyWithinMs = 60_000 + 30_000 * (replicas - 1);
+if (await waitUntilReady(readyWithinMs)) {
+  supervisor.setStatus('ready');
+  console.log(`up: all ${plan.length} processes ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`up: gateway  ${url}   (health: /health/ready, error codes: /v1/error_codes)`);
+  if (proxy) console.log(`up: proxy    round robin over ${gateways.map(({ name, port }) => `${name} :${port}`).join(', ')}`);
   try {
-    const demo = ensureDemoWorkspace();
+    const { demo, file } = await ensureDemoWorkspace();
     console.log(`up: demo workspace ${demo.workspace_id}`);
-    console.log(`up: demo API key   ${demo.api_key}   (kept in .waggle/demo-workspace.json)`);
-    console.log(`up: try: curl -H "Authorization: Bearer ${demo.api_key}" http://127.0.0.1:${gatewayPort}/v1/models`);
+    console.log(`up: demo API key   ${demo.api_key}   (kept in ${file})`);
+    console.log(`up: try: curl -H "Authorization: Bearer ${demo.api_key}" ${url}/v1/models`);
   } catch (error) {
     console.error(`up: could not create the demo workspace: ${error.message}`);
   }
-  console.log('up: press Ctrl-C to stop');
-} else if (!stopping) {
-  console.error('up: not every service became ready within 60 s; see .waggle/logs/');
-  void stopAll(1);
+  console.log('up: an app that exits is restarted; press Ctrl-C to stop');
+} else if (!shuttingDown) {
+  console.error(
+    `up: not every process became ready within ${readyWithinMs / 1000} s; see ${join(stateDir, 'logs')} and ${join(stateDir, 'up.json')}`,
+  );
+  void shutdown(1);
 }
