@@ -1,4 +1,4 @@
-import { QueueNames, type AppliedDeployment, type LedgerRecord, type RequestListItem } from '@waggle/contracts';
+import { CLAIM_BUCKETS, QueueNames, type AppliedDeployment, type LedgerRecord, type RequestListItem } from '@waggle/contracts';
 import { BaseEnv, LedgerPublisher, loadConfig, newRequestId, NatsRpcClient } from '@waggle/platform';
 import { cliJson, expectEventually, FakeProviderServer, fakeModel, freePort, loadCatalogWithFakeModels, spawnApp, waitUntilLive, type AppProcess } from '@waggle/testing';
 import { deliveryIdFor } from '@waggle/webhooks';
@@ -9,6 +9,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_REDIS_URL } from '../setup/test-env';
+
+function connectionOf(client: NatsRpcClient) {
+  const connection = client.connection();
+  if (!connection) throw new Error('the test client is not connected');
+  return connection;
+}
 
 const PROMPTS = `
 prompts:
@@ -146,6 +152,32 @@ describe('the request ledger', () => {
     const byUser = async (user: string) => ((await (await get(`/v1/private/requests?user=${user}`)).json()) as { requests: RequestListItem[] }).requests;
     expect(await byUser('agent-user')).toEqual([expect.objectContaining({ request_id: agentRun.request_id, request_type: 'agent', user: 'agent-user' })]);
     expect(await byUser('trigger-user')).toEqual([expect.objectContaining({ request_id: triggeredId, request_type: 'prompt', user: 'trigger-user' })]);
+  });
+
+  it('stores a run whose record is larger than a NATS message, through the stream and across its owner restarting', async () => {
+    const startedAt = new Date();
+    // 3 MiB in, and the fake provider echoes it back: a record of more than 6 MiB, where NATS carries 1 MiB.
+    const question = `${'ü'.repeat(1024 * 1024)}${'q'.repeat(1024 * 1024)}`;
+    const run = await fetch(`${gateway}/v1/prompt/invoke`, {
+      method: 'POST',
+      headers: { ...authorized.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ deployment: 'ledgered', variant: 'default', inputs: { question } }),
+    });
+    expect(run.status).toBe(200);
+    const { request_id: requestId, response } = (await run.json()) as { request_id: string; response: string };
+    expect(response).toBe(`Echo: ${question}`);
+
+    // Stopped and started again, the owner can only answer from its table: what the stream delivered.
+    expect(await apps.invocation.stop()).toBe(0);
+    apps.invocation = spawnApp('invocation', apps.invocation.port, apps.invocation.env);
+    await waitUntilLive(apps.invocation);
+    const lookup = await get(`/v1/public/requests/${requestId}`);
+    expect(lookup.status).toBe(200);
+    expect(await lookup.json()).toMatchObject({ request_id: requestId, status: 'completed', message: question, data: { response: `Echo: ${question}` } });
+
+    // The batch's stored payload is deleted once it is written.
+    const store = await connectionOf(rpc).jetstream().views.os(CLAIM_BUCKETS.ledger.name);
+    await expectEventually(async () => expect((await store.list()).filter((info) => new Date(info.mtime) >= startedAt)).toEqual([]));
   });
 
   it("never shows another workspace's run, whichever service recorded it", async () => {

@@ -1,4 +1,4 @@
-import type { AgentRecord, AgentWebhookSecretView, AppliedDeployment, AppliedWorkflowDeployment } from '@waggle/contracts';
+import type { AgentRecord, AgentWebhookSecretView, AppliedDeployment, AppliedWorkflowDeployment, WebhookSecretView } from '@waggle/contracts';
 import { ERROR_CATALOG } from '@waggle/errors';
 import { CallbackReceiver, cliJson, FakeProviderServer, fakeModel, freePort, loadCatalogWithFakeModels, spawnApp, waitUntilLive, type AppProcess } from '@waggle/testing';
 import { deliveryIdFor } from '@waggle/webhooks';
@@ -70,6 +70,13 @@ interface RouteCase {
   /** Valid values for the path parameters, mixed in with arbitrary ones. */
   validParams?: (context: Context) => string[][];
   query?: boolean;
+  /**
+   * The string field (a dot path into the valid body) that grows to make bodies of 0.9 to
+   * 5.1 MiB; without one, an unexpected field carries the size (and is refused as such).
+   */
+  sized?: string;
+  /** A valid body of any size up to the limit succeeds, rather than being refused for a field's own bound. */
+  servesLarge?: boolean;
 }
 
 interface Context {
@@ -83,8 +90,8 @@ const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/v1/models', credentials: 'key' },
   { method: 'GET', path: '/v1/error_codes', credentials: 'none', query: true },
   { method: 'GET', path: '/v1/public/openapi.json', credentials: 'none' },
-  { method: 'POST', path: '/v1/prompt/invoke', credentials: 'key', validBody: invokeBody },
-  { method: 'POST', path: '/v1/invoke', credentials: 'key', validBody: invokeBody },
+  { method: 'POST', path: '/v1/prompt/invoke', credentials: 'key', validBody: invokeBody, sized: 'inputs.question', servesLarge: true },
+  { method: 'POST', path: '/v1/invoke', credentials: 'key', validBody: invokeBody, sized: 'inputs.question', servesLarge: true },
   {
     method: 'GET',
     path: '/v1/public/requests/{0}',
@@ -96,6 +103,8 @@ const ROUTES: RouteCase[] = [
     path: '/v1/prompt/webhooks/{0}/variants/{1}',
     credentials: 'webhook',
     validBody: ({ callbackUrl }) => ({ inputs: { question: 'generated' }, metadata: { case: 'generated' }, user: 'fuzz', async: { callback_url: callbackUrl } }),
+    sized: 'inputs.question',
+    servesLarge: true,
     validParams: ({ a, b }) => [
       [a.deployment.prompt_endpoint_id, a.deployment.variants[0].variant_id],
       [b.deployment.prompt_endpoint_id, b.deployment.variants[0].variant_id],
@@ -106,12 +115,16 @@ const ROUTES: RouteCase[] = [
     path: '/v1/agent/invoke',
     credentials: 'key',
     validBody: ({ a }) => ({ agent: a.agent.id, message: 'generated', thread_id: 'generated-thread', metadata: { case: 'generated' }, user: 'fuzz', messages: [{ role: 'user', content: 'earlier' }] }),
+    sized: 'message',
+    servesLarge: true,
   },
   {
     method: 'POST',
     path: '/v1/agent/webhooks/{0}',
     credentials: 'agent-webhook',
     validBody: ({ callbackUrl }) => ({ message: 'generated', thread_id: 'generated-hook', metadata: { case: 'generated' }, async: { callback_url: callbackUrl } }),
+    sized: 'message',
+    servesLarge: true,
     validParams: ({ a, b }) => [[a.agent.id], [b.agent.id]],
   },
   { method: 'GET', path: '/v1/private/prompts', credentials: 'key' },
@@ -120,6 +133,7 @@ const ROUTES: RouteCase[] = [
     path: '/v1/private/prompts/apply',
     credentials: 'key',
     validBody: () => ({ prompts: [{ deployment: 'generated-apply', variants: [{ name: 'main', model: 'fake-generated-chat', messages: [{ role: 'user', content: 'Say {{ thing }}' }] }] }] }),
+    sized: 'prompts.0.variants.0.messages.0.content',
   },
   {
     method: 'GET',
@@ -150,11 +164,13 @@ const ROUTES: RouteCase[] = [
       user: 'fuzz',
       async: { enabled: true, callback_url: callbackUrl },
     }),
+    sized: 'inputs.topic',
+    servesLarge: true,
   },
   { method: 'GET', path: '/v1/workflow_runs/{0}', credentials: 'key', validParams: ({ a, b }) => [[a.workflowRunId], [b.workflowRunId]] },
   { method: 'GET', path: '/v1/private/workflow_runs/{0}/steps', credentials: 'key', validParams: ({ a, b }) => [[a.workflowRunId], [b.workflowRunId]] },
   { method: 'GET', path: '/v1/private/workflows', credentials: 'key' },
-  { method: 'POST', path: '/v1/private/workflows/apply', credentials: 'key', validBody: () => ({ workflows: WORKFLOWS('generated-workflow-apply') }) },
+  { method: 'POST', path: '/v1/private/workflows/apply', credentials: 'key', validBody: () => ({ workflows: WORKFLOWS('generated-workflow-apply') }), sized: 'workflows.0.variants.0.steps.0.text' },
   {
     method: 'GET',
     path: '/v1/private/workflows/{0}/variants/{1}/versions',
@@ -179,13 +195,15 @@ const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/v1/public/workspaces/{0}/agents', credentials: 'key', validParams: ({ a, b }) => [[a.id], [b.id]] },
   // The multipart upload (POST) has its own property below: its bodies are not JSON.
   { method: 'GET', path: '/v1/public/workspaces/{0}/assets', credentials: 'key', validParams: ({ a, b }) => [[a.id], [b.id]] },
-  { method: 'POST', path: '/v1/public/workspaces/{0}/agents', credentials: 'key', validBody: agentBody, validParams: ({ a, b }) => [[a.id], [b.id]] },
+  { method: 'POST', path: '/v1/public/workspaces/{0}/agents', credentials: 'key', validBody: agentBody, sized: 'agent.instruction_prompt', servesLarge: true, validParams: ({ a, b }) => [[a.id], [b.id]] },
   { method: 'GET', path: '/v1/public/workspaces/{0}/agents/{1}', credentials: 'key', validParams: agentParams },
   {
     method: 'PATCH',
     path: '/v1/public/workspaces/{0}/agents/{1}',
     credentials: 'key',
     validBody: () => ({ agent: { name: 'generated update', description: null, temperature: 0.5, tool_choice: 'auto', max_token: 128 } }),
+    sized: 'agent.instruction_prompt',
+    servesLarge: true,
     validParams: agentParams,
   },
   { method: 'GET', path: '/v1/private/agents/{0}/webhook_secret', credentials: 'key', validParams: ({ a, b }) => [[a.agent.id], [b.agent.id]] },
@@ -202,6 +220,7 @@ const ROUTES: RouteCase[] = [
     path: '/v1/public/workspaces/{0}/knowledge_bases',
     credentials: 'key',
     validBody: () => ({ knowledge_base: { name: 'generated', description: 'd', search_type: 'vector', search_score_threshold: 0.5, search_chunk_limit: '7' } }),
+    sized: 'knowledge_base.description',
     validParams: ({ a, b }) => [[a.id], [b.id]],
   },
   { method: 'GET', path: '/v1/public/workspaces/{0}/knowledge_bases/{1}', credentials: 'key', validParams: knowledgeBaseParams },
@@ -210,6 +229,7 @@ const ROUTES: RouteCase[] = [
     path: '/v1/public/workspaces/{0}/knowledge_bases/{1}',
     credentials: 'key',
     validBody: () => ({ knowledge_base: { name: 'generated update', description: null, search_type: 'full_text', search_chunk_limit: 9 } }),
+    sized: 'knowledge_base.description',
     validParams: knowledgeBaseParams,
   },
   { method: 'GET', path: '/v1/public/workspaces/{0}/knowledge_bases/{1}/items', credentials: 'key', validParams: knowledgeBaseParams },
@@ -218,6 +238,7 @@ const ROUTES: RouteCase[] = [
     path: '/v1/public/workspaces/{0}/knowledge_bases/{1}/search',
     credentials: 'key',
     validBody: () => ({ search_query: 'generated', search_type: 'hybrid', search_chunk_limit: 3, search_score_threshold: 0 }),
+    sized: 'search_query',
     validParams: knowledgeBaseParams,
   },
   {
@@ -225,6 +246,7 @@ const ROUTES: RouteCase[] = [
     path: '/v1/private/knowledge_bases/{0}/items',
     credentials: 'key',
     validBody: () => ({ url: 'https://docs.example.invalid/generated.md', name: 'generated' }),
+    sized: 'name',
     validParams: ({ a, b }) => [[a.knowledgeBaseId], [b.knowledgeBaseId]],
   },
   {
@@ -275,6 +297,29 @@ function agentParams({ a, b }: Context): string[][] {
 
 function invokeBody({ a }: Context): Record<string, unknown> {
   return { deployment: a.deployment.deployment, variant: 'default', inputs: { question: 'generated' }, metadata: { case: 'generated' }, user: 'fuzz' };
+}
+
+const MiB = 1024 * 1024;
+/** decisions, payload sizes: bodies around NATS's 1 MiB and around the gateway's 5 MiB limit. */
+const BODY_SIZES_MIB = [0.9, 1.0, 1.1, 4.9, 5.0, 5.1];
+/** The gateway's MAX_JSON_BODY_BYTES default. */
+const BODY_LIMIT_BYTES = 5 * MiB;
+
+/**
+ * `valid` as JSON text of exactly `bytes` bytes: the string at `path` (created when absent)
+ * grows to fill it, partly with two-byte UTF-8 characters so that bytes and characters differ.
+ */
+function bodyOfSize(valid: Record<string, unknown>, path: string, bytes: number): string {
+  const body = structuredClone(valid);
+  const keys = path.split('.');
+  let target = body as Record<string, unknown>;
+  for (const key of keys.slice(0, -1)) target = (target[key] ??= {}) as Record<string, unknown>;
+  const leaf = keys[keys.length - 1];
+  target[leaf] = '';
+  const room = bytes - Buffer.byteLength(JSON.stringify(body));
+  const twoByte = Math.min(10_000, Math.floor(room / 4));
+  target[leaf] = `${'é'.repeat(twoByte)}${'a'.repeat(room - 2 * twoByte)}`;
+  return JSON.stringify(body);
 }
 
 /** Strings that broke, or could break, something on the way to storage. */
@@ -408,6 +453,8 @@ describe('generated input across the public and private routes', () => {
   let secretsOfB: string[];
   let requests = 0;
   let callbackBase: string;
+  /** Each app's /health/live start time, read once it is up: a restart would change it. */
+  const startedAt = new Map<string, string>();
 
   async function createWorkspace(name: string, deployment: string): Promise<Workspace> {
     const created = await cliJson<{ workspace_id: string; api_key: string }>(['workspace', 'create', '--name', name, '--plan', 'enterprise']);
@@ -483,6 +530,7 @@ describe('generated input across the public and private routes', () => {
     const assetDir = mkdtempSync(join(tmpdir(), 'waggle-generated-assets-'));
     for (const app of ['catalog', 'invocation', 'callback-dispatcher', 'agent', 'knowledge-base', 'asset', 'gateway'] as const) apps.push(spawnApp(app, await freePort(), app === 'asset' ? { ...env, ASSET_STORAGE_DIR: assetDir } : env));
     await Promise.all(apps.map((app) => waitUntilLive(app)));
+    for (const app of apps) startedAt.set(app.app, ((await (await fetch(`${app.baseUrl}/health/live`)).json()) as { started_at: string }).started_at);
     gateway = apps[apps.length - 1].baseUrl;
     await loadCatalogWithFakeModels('2099.7.1', [fakeModel('fake-generated-chat', { reasoning: false })]);
     const [a, b] = [await createWorkspace('generated A', 'generated-a'), await createWorkspace('generated B', 'generated-b-private')];
@@ -643,5 +691,43 @@ describe('generated input across the public and private routes', () => {
     const inQuery = await fetch(`${gateway}/v1/private/requests?user=a%00b`, { headers: { authorization: `Bearer ${context.a.key}` } });
     expect(inQuery.status).toBe(422);
     expect(await inQuery.json()).toMatchObject({ error_code: 'validation_error', details: [{ field: 'user' }] });
+  });
+
+  async function readSecret<T>(path: string): Promise<T> {
+    const response = await fetch(`${gateway}${path}`, { headers: { authorization: `Bearer ${context.a.key}` } });
+    if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}`);
+    return ((await response.json()) as { webhook_secret: T }).webhook_secret;
+  }
+
+  const sizedCases = ROUTES.filter((route) => takesBody(route) && route.validBody).flatMap((route) => BODY_SIZES_MIB.map((mib) => [`${route.method} ${route.path}: a ${mib} MiB body`, route, mib] as const));
+  it.each(sizedCases)('%s is served (413 past the limit), never a 5xx', async (_name, route, mib) => {
+    // The generated cases above rotate A's webhook secrets (some with no overlap): use the current ones.
+    if (route.credentials === 'webhook') context.a.deployment.webhook_secret = (await readSecret<WebhookSecretView>(`/v1/private/prompts/${context.a.deployment.deployment}/webhook_secret`)).webhook_secret;
+    if (route.credentials === 'agent-webhook') context.a.agentSecret = (await readSecret<AgentWebhookSecretView>(`/v1/private/agents/${context.a.agent.id}/webhook_secret`)).webhook_secret;
+    const bytes = Math.round(mib * MiB);
+    const body = bodyOfSize(route.validBody?.(context) as Record<string, unknown>, route.sized ?? 'unexpected', bytes);
+    expect(Buffer.byteLength(body)).toBe(bytes);
+    const params = route.validParams?.(context)[0] ?? [];
+    const path = route.path.replace(/\{(\d)\}/g, (_match, index: string) => encodeURIComponent(params[Number(index)]));
+    requests += 1;
+    const response = await fetch(`${gateway}${path}`, { method: route.method, headers: { ...credentialHeaders(route, 'a'), 'content-type': 'application/json' }, body });
+    const text = await response.text();
+    const what = `${route.method} ${path} with ${bytes} bytes`;
+    if (bytes > BODY_LIMIT_BYTES) {
+      expect({ what, status: response.status }).toEqual({ what, status: 413 });
+      expect(JSON.parse(text)).toMatchObject({ error_code: 'validation_error', code: 'validation_error' });
+      return;
+    }
+    if (response.status >= 500) throw new Error(`${what} answered ${response.status}: ${text.slice(0, 300)}`);
+    if (route.servesLarge && response.status >= 300) throw new Error(`${what} should be served, but answered ${response.status}: ${text.slice(0, 300)}`);
+    if (response.status >= 400) expectCatalogShape(response.status, text, what);
+  });
+
+  it('kept every app in the process it started with, through the whole tier', async () => {
+    for (const app of apps) {
+      expect({ app: app.app, exitCode: app.child.exitCode, signal: app.child.signalCode }).toEqual({ app: app.app, exitCode: null, signal: null });
+      const { started_at } = (await (await fetch(`${app.baseUrl}/health/live`)).json()) as { started_at: string };
+      expect({ app: app.app, started_at }).toEqual({ app: app.app, started_at: startedAt.get(app.app) });
+    }
   });
 });

@@ -10,5 +10,12 @@ import { WebhooksModule } from './webhooks/webhooks.module';
 export function bootstrap(): Promise<INestApplication> {
   const env = loadConfig(AgentEnv);
   const database = dataSourceOptions(env.DATABASE_URL);
-  return startServiceApp({ service: 'agent', env, dependencies: ['postgres', 'nats', 'redis'], database, imports: [ProvidersModule.forRoot({ env, catalogTransport: NatsRpcClient }), AgentsModule, RunsModule, WebhooksModule] });
+  return startServiceApp({
+    service: 'agent',
+    env,
+    dependencies: ['postgres', 'nats', 'redis'],
+    database,
+    imports: [ProvidersModule.forRoot({ env, catalogTransport: NatsRpcClient }), AgentsModule, RunsModule, WebhooksModule],
+    deadLetters: { queues: ['agent-runs'] },
+  });
 }

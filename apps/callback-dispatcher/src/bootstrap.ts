@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { loadConfig, startServiceApp } from '@waggle/platform';
 import { CallbackDispatcherEnv } from './config/callback-dispatcher.env';
 import { dataSourceOptions } from './database/data-source';
+import { CallbackDeadLetters } from './deliveries/callback-dead-letters';
 import { DeliveriesModule, type DeliveriesModuleOptions } from './deliveries/deliveries.module';
 
 /** Builds and starts the dispatcher with a given configuration: what the tests start. */
@@ -13,6 +14,7 @@ export function createDispatcherApp(env: CallbackDispatcherEnv, options: Deliver
     dependencies: ['postgres', 'nats', 'redis'],
     database,
     imports: [DeliveriesModule.forRoot(options)],
+    deadLetters: { sources: [CallbackDeadLetters] },
   });
 }
 

@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { CallbackPatterns, QueueNames, sendRpc, type CallbackDeliveryJob, type DeliverySummary } from '@waggle/contracts';
+import { CallbackPatterns, DeadLetterPatterns, QueueNames, sendRpc, type CallbackDeliveryJob, type DeliverySummary } from '@waggle/contracts';
 import { loadConfig, NatsRpcClient } from '@waggle/platform';
 // Test code is not part of the app: the type:app boundary (no type:testing) is meant for src/.
 import { expectEventually } from '@waggle/testing';
@@ -29,7 +29,8 @@ describe('callback-dispatcher delivery', () => {
     CALLBACK_RETRY_JITTER: '0',
     CALLBACK_TIMEOUT_MS: '1000',
     SHUTDOWN_GRACE_MS: '2000',
-    // Failed attempts log warnings by design; only errors would say something went wrong.
+    // Failed attempts log warnings by design, and each delivery that ends in the failed set one
+    // "callbacks job dead-lettered" error line; other errors would say something went wrong.
     LOG_LEVEL: process.env.LOG_LEVEL === 'warn' ? 'error' : (process.env.LOG_LEVEL ?? 'error'),
   });
   const sealer = SecretSealer.fromEnv({ NODE_ENV: 'test' });
@@ -380,6 +381,24 @@ describe('callback-dispatcher delivery', () => {
     expect(new Webhook(secret).verify(callback?.rawBody ?? '', webhookHeaders(callback?.headers ?? {}))).toEqual(job.body);
   });
 
+  it("waits out its database while it is away, without spending the job's one attempt, then delivers", async () => {
+    await database.query('ALTER TABLE callback_dispatcher.deliveries RENAME TO deliveries_away');
+    let delivery: Delivery;
+    try {
+      delivery = await enqueue();
+      // Refused with 42P01 (no fault of the delivery): the job waits in the delayed set, no attempt spent.
+      await expectEventually(async () => {
+        const job = await queue.getJob(delivery.job.delivery_id);
+        expect({ state: await job?.getState(), attemptsMade: job?.attemptsMade, started: (job?.attemptsStarted ?? 0) >= 1 }).toEqual({ state: 'delayed', attemptsMade: 0, started: true });
+      });
+    } finally {
+      await database.query('ALTER TABLE callback_dispatcher.deliveries_away RENAME TO deliveries');
+    }
+    await settled(delivery.job.delivery_id, 'succeeded');
+    expect(receiver.to(delivery.path)).toHaveLength(1);
+    await expectEventually(async () => expect(await queue.getJobState(delivery.job.delivery_id)).toBe('completed'));
+  });
+
   it('loses nothing when the dispatcher stops while a delivery waits for its retry', async () => {
     const { job, path } = await enqueue({
       behaviour: (n) => (n === 1 ? { status: 503, headers: { 'retry-after': '2' } } : { status: 200 }),
@@ -500,6 +519,42 @@ describe('callback-dispatcher delivery', () => {
       await expect(send(CallbackPatterns.redeliver, { workspace_id: randomUUID(), delivery_id: job.delivery_id })).rejects.toMatchObject({
         code: 'resource_not_found',
       });
+    });
+  });
+
+  describe('dead letters over NATS', () => {
+    const list = () => sendRpc(rpc, DeadLetterPatterns.list['callback-dispatcher'], { source: 'callbacks', limit: 1000 }, { timeoutMs: 5_000 });
+    const replay = (id: string) => sendRpc(rpc, DeadLetterPatterns.replay['callback-dispatcher'], { source: 'callbacks', id }, { timeoutMs: 5_000 });
+
+    it('lists a dead-lettered delivery and replays it as a redelivery, after which it is no longer listed', async () => {
+      let healthy = false;
+      const { job, path } = await enqueue({ behaviour: () => (healthy ? { status: 200 } : { status: 500 }) });
+      await settled(job.delivery_id, 'dead_lettered');
+      await expectEventually(async () => expect(await queue.getJobState(job.delivery_id)).toBe('failed'));
+      const listed = (await list()).filter((letter) => letter.id === job.delivery_id);
+      expect(listed).toEqual([
+        {
+          source: 'callbacks',
+          id: job.delivery_id,
+          request_id: job.request_id,
+          workspace_id: job.workspace_id,
+          error: 'dead-lettered after attempt 3: receiver answered 500',
+          attempts: 3,
+          dead_lettered_at: expect.any(String),
+          payload: JSON.stringify(job),
+        },
+      ]);
+
+      healthy = true;
+      expect(await replay(job.delivery_id)).toEqual({ source: 'callbacks', id: job.delivery_id, outcome: 'requeued', error: null });
+      await settled(job.delivery_id, 'succeeded');
+      expect(receiver.to(path)).toHaveLength(4);
+      expect(receiver.to(path)[3]?.headers['webhook-id']).toBe(job.delivery_id);
+      expect(await queue.getJobState(`${job.delivery_id}:redeliver:1`)).toBe('completed');
+      // Superseded by its redelivery: no longer a dead letter, though BullMQ keeps the old job.
+      expect(await queue.getJobState(job.delivery_id)).toBe('failed');
+      expect((await list()).map((letter) => letter.id)).not.toContain(job.delivery_id);
+      await expect(replay(job.delivery_id)).rejects.toMatchObject({ code: 'not_found' });
     });
   });
 });

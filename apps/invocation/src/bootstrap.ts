@@ -3,6 +3,7 @@ import { loadConfig, NatsRpcClient, startServiceApp } from '@waggle/platform';
 import { ProvidersModule } from '@waggle/providers';
 import { InvocationEnv } from './config/invocation.env';
 import { dataSourceOptions } from './database/data-source';
+import { LedgerDeadLetters } from './ledger/ledger-dead-letters';
 import { LedgerModule } from './ledger/ledger.module';
 import { PromptsModule } from './prompts/prompts.module';
 import { RunsModule } from './runs/runs.module';
@@ -27,5 +28,6 @@ export function bootstrap(): Promise<INestApplication> {
       WorkflowDeploymentsModule,
       WorkflowRunsModule,
     ],
+    deadLetters: { queues: ['prompt-runs', 'workflow-runs'], sources: [LedgerDeadLetters] },
   });
 }

@@ -4,6 +4,7 @@ import { ProvidersModule } from '@waggle/providers';
 import { CleanupModule } from './cleanup/cleanup.module';
 import { KnowledgeBaseEnv } from './config/knowledge-base.env';
 import { dataSourceOptions } from './database/data-source';
+import { IngestDeadLetters } from './ingest/ingest-dead-letters';
 import { IngestModule } from './ingest/ingest.module';
 import { KnowledgeBasesModule } from './knowledge-bases/knowledge-bases.module';
 import { SearchModule } from './search/search.module';
@@ -17,5 +18,6 @@ export function bootstrap(): Promise<INestApplication> {
     dependencies: ['postgres', 'nats', 'redis'],
     database,
     imports: [ProvidersModule.forRoot({ env, catalogTransport: NatsRpcClient }), KnowledgeBasesModule, IngestModule, CleanupModule, SearchModule],
+    deadLetters: { queues: ['knowledge-base-cleanup'], sources: [IngestDeadLetters] },
   });
 }

@@ -21,7 +21,7 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import { IsFlatMetadata, type FlatMetadata } from './flat-metadata';
-import { integerFromDigits, WorkspaceIdRequest } from './common.dto';
+import { integerFromDigits, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
 import { REQUEST_ID_FORMAT, RepublishWebhookTargetRequest, type RepublishedWebhookTarget, type UsageObject } from './invocation.patterns';
 import { patternNames, rpc } from './rpc-contract';
 
@@ -57,7 +57,7 @@ class AgentOptionalFields {
 
   @IsOptional()
   @IsString()
-  @Length(0, 200_000)
+  @Length(0, MAX_CONTENT_LENGTH)
   instruction_prompt?: string | null;
 
   /** The range the providers accept (and prompt params use). */
@@ -300,7 +300,7 @@ export const AGENT_MESSAGE_ROLES = ['user', 'assistant', 'system'] as const;
 /** spec: Agent message record (the `messages` input): caller-managed history, never stored. */
 export class AgentMessageInput extends AgentMessageAttachments {
   @IsString()
-  @MaxLength(200_000)
+  @MaxLength(MAX_CONTENT_LENGTH)
   content!: string;
 
   @IsIn(AGENT_MESSAGE_ROLES)
@@ -315,7 +315,7 @@ export class AgentRunInputs extends AgentMessageAttachments {
   agent!: string;
 
   @IsString()
-  @MaxLength(200_000)
+  @MaxLength(MAX_CONTENT_LENGTH)
   message!: string;
 
   /** Any caller string: a new thread on first use, resumed later (scoped to the agent and workspace). */

@@ -1,6 +1,14 @@
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
 
+/**
+ * The bound of a content field (a message, a prompt or instruction, a template): none of its
+ * own, only the request body's (decisions, payload sizes: a body up to MAX_JSON_BODY_BYTES,
+ * 5 MiB by default, is served end to end). In characters, so the largest default body fits.
+ * Names, identifiers and labels keep their own, smaller bounds.
+ */
+export const MAX_CONTENT_LENGTH = 5 * 1024 * 1024;
+
 /** How many items a list answers at most (a query string's value is a number too). */
 export class ListLimit {
   @IsOptional()

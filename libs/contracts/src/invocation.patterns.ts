@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { IsFlatMetadata, type FlatMetadata } from './flat-metadata';
-import { ListLimit, WorkspaceIdRequest } from './common.dto';
+import { ListLimit, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
 import { patternNames, rpc } from './rpc-contract';
 import { Type } from 'class-transformer';
 import {
@@ -40,7 +40,7 @@ export class PromptMessageDto {
 
   /** A LiquidJS template over the inputs. */
   @IsString()
-  @Length(0, 200_000)
+  @Length(0, MAX_CONTENT_LENGTH)
   content!: string;
 }
 

@@ -13,7 +13,32 @@ export const LedgerStream = {
   subject: 'waggle.ledger.records',
   /** The owner's durable consumer: its replicas share the work. */
   consumer: 'ledger-writer',
+  /**
+   * Marks a message that carries one dead letter (a LedgerDeadLetter, not a batch): a record
+   * its publisher could never publish, which the owner stores straight into its dead-letter
+   * table.
+   */
+  deadLetterHeader: 'Waggle-Ledger-Dead-Letter',
 } as const;
+
+/**
+ * A record its publisher gave up on (it cannot be serialized, JetStream refuses it for its
+ * content, or too many records wait during an outage), sent to the ledger's owner so it lands
+ * in the same dead-letter table as the records the owner could not write. Always small and
+ * plain: `record` is the record's JSON text (cut to a bound when long, a best effort when
+ * JSON.stringify threw), so the dead letter itself can always be published and stored.
+ */
+export interface LedgerDeadLetter {
+  request_id: string | null;
+  workspace_id: string | null;
+  record: string;
+  /** True when `record` was cut: such a dead letter is kept for the operator but cannot be replayed. */
+  truncated: boolean;
+  error: string;
+  attempts: number;
+  /** The app that gave up on it. */
+  publisher: string | null;
+}
 
 export const RUN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];

@@ -2,6 +2,7 @@ import { AgentContracts } from './agent.patterns';
 import { AssetContracts } from './asset.patterns';
 import { CallbackDispatcherContracts } from './callback-dispatcher.patterns';
 import { CatalogContracts } from './catalog.patterns';
+import { DeadLetterListContracts, DeadLetterReplayContracts } from './dead-letters.patterns';
 import { HealthContracts } from './health.patterns';
 import { InvocationContracts } from './invocation.patterns';
 import { KnowledgeBaseContracts } from './knowledge-base.patterns';
@@ -21,7 +22,9 @@ export type RpcContracts = ContractsByPattern<typeof HealthContracts> &
   ContractsByPattern<typeof AssetContracts> &
   ContractsByPattern<typeof KnowledgeBaseContracts> &
   ContractsByPattern<typeof WorkflowDeploymentContracts> &
-  ContractsByPattern<typeof WorkflowRunContracts>;
+  ContractsByPattern<typeof WorkflowRunContracts> &
+  ContractsByPattern<typeof DeadLetterListContracts> &
+  ContractsByPattern<typeof DeadLetterReplayContracts>;
 
 export type RpcPattern = keyof RpcContracts;
 export type RpcRequest<P extends RpcPattern> = RpcContracts[P] extends RpcContract<string, infer Request> ? Request : never;
@@ -32,7 +35,7 @@ export type StreamPattern = { [P in RpcPattern]: RpcContracts[P]['kind'] extends
 
 /** The same contracts at run time, for the handler side's payload validation. */
 export const RPC_CONTRACTS: { readonly [P in RpcPattern]: RpcContracts[P] } = Object.fromEntries(
-  [HealthContracts, CatalogContracts, InvocationContracts, CallbackDispatcherContracts, AgentContracts, AssetContracts, KnowledgeBaseContracts, WorkflowDeploymentContracts, WorkflowRunContracts].flatMap((contracts) =>
+  [HealthContracts, CatalogContracts, InvocationContracts, CallbackDispatcherContracts, AgentContracts, AssetContracts, KnowledgeBaseContracts, WorkflowDeploymentContracts, WorkflowRunContracts, DeadLetterListContracts, DeadLetterReplayContracts].flatMap((contracts) =>
     Object.values(contracts).map((contract: RpcContract) => [contract.pattern, contract]),
   ),
 ) as { readonly [P in RpcPattern]: RpcContracts[P] };

@@ -9,7 +9,24 @@ export const RpcHeaders = {
   /** W3C trace context, injected by the OpenTelemetry propagator. */
   traceparent: 'traceparent',
   tracestate: 'tracestate',
+  /**
+   * A message too large for NATS's max_payload travels as a claim check: its bytes are an
+   * object of CLAIM_BUCKETS, named by this header, and the message itself is empty.
+   */
+  claim: 'waggle-claim',
 } as const;
+
+/**
+ * JetStream object store buckets of claim-checked messages (wire format). Request, reply and
+ * stream payloads are read once and deleted by their receiver, and expire after an hour
+ * whatever happens; ledger batches wait for the ledger's owner, however long it is down,
+ * within a week.
+ */
+export const CLAIM_BUCKETS = {
+  rpc: { name: 'waggle-claims', ttlMs: 60 * 60 * 1000 },
+  ledger: { name: 'waggle-ledger-claims', ttlMs: 7 * 24 * 60 * 60 * 1000 },
+} as const;
+export type ClaimBucket = keyof typeof CLAIM_BUCKETS;
 
 /** What a service knows about the caller of the message it is handling. */
 export interface RpcCallContext {

@@ -2,6 +2,7 @@ export { BaseEnv, ConfigError, DatabaseEnv, EnvVar, LOG_LEVELS, WithCallbackAllo
 export { REQUEST_ID_PATTERN, newErrorId, newRequestId, requestContext, type RequestContextStore } from './context/request-context';
 export { contextFields, loggerModuleParams, pinoOptions, redactCredentials, redactUrl } from './logging/logger-options';
 export { GracefulNatsServer } from './nats/graceful-nats.server';
+export { ClaimCheck, ClaimGoneError, type WireMessage } from './nats/claim-check';
 export { NatsRpcClient, toUpstreamException } from './nats/nats-rpc.client';
 export { RunCancellation } from './nats/run-cancellation';
 export { RpcContextInterceptor } from './nats/rpc-context.interceptor';
@@ -15,13 +16,13 @@ export { createHealthPingController } from './health/health-ping.controller';
 export { DependencyIndicators, NATS_CONNECTION_SOURCE, REDIS_CLIENT, withTimeout, type NatsConnectionSource } from './health/indicators';
 export { APP_DEPENDENCIES, READINESS_REPORTERS, ReadinessService, type Dependency, type ReadinessReporter } from './health/readiness.service';
 export { ShutdownState } from './health/shutdown-state';
-export { LEDGER_FLUSH_INTERVAL_MS, LedgerPublisher } from './ledger/ledger-publisher';
+export { LEDGER_FLUSH_INTERVAL_MS, LEDGER_PUBLISH_ATTEMPTS, LedgerPublisher, type LedgerPublisherSettings } from './ledger/ledger-publisher';
 export { DEFAULT_LEDGER_STREAM_SETTINGS, ensureLedgerStream, type LedgerStreamSettings } from './ledger/ledger-stream';
 export { GroupCommit, type GroupCommitOptions } from './database/group-commit';
 export { serviceDataSourceOptions, type PostgresDataSourceOptions, type ServiceDataSourceSpec } from './database/data-source-options';
 export { APP_ENV, APP_NAME, PlatformModule, type PlatformOptions } from './app/platform.module';
 export { applyRpcConventions, serveReplyPatternsDirectly, startServiceApp, type ServiceAppSpec } from './app/create-service-app';
-export { exitOnStartupFailure, installGracefulShutdown } from './app/run-app';
+export { exitOnStartupFailure, installGracefulShutdown, installProcessSafetyNet } from './app/run-app';
 export { runMain } from './app/run-main';
 export { QueueWorker, queueTelemetry, type QueueWorkerSettings } from './queues/queue-worker';
 export { JOB_RETENTION, QueueProducer } from './queues/queue-producer';
@@ -41,3 +42,9 @@ export {
   type SchemaQuery,
 } from './database/generate-migration';
 export { FILE_STAGING_TTL_MS, FileStaging } from './files/file-staging';
+export { describeFailure, isTransientFailure } from './reliability/failure-kind';
+export { cappedBackoffMs, OutageLog, type BackoffSettings } from './reliability/outage-log';
+export { cutText, jsonText } from './reliability/json-text';
+export { deadLetterNotFound, type DeadLetterSource } from './dead-letters/dead-letter-source';
+export { QueueDeadLetters, type QueueDeadLetterOptions } from './dead-letters/queue-dead-letters';
+export { type DeadLetterOptions } from './dead-letters/dead-letters.controller';

@@ -1,5 +1,6 @@
 import {
   KNOWLEDGE_BASE_SEARCH_TYPES,
+  MAX_CONTENT_LENGTH,
   PROMPT_NAME_PATTERN,
   PROMPT_ROLES,
   REASONING_EFFORTS,
@@ -63,7 +64,7 @@ export const WORKFLOW_LIMITS = {
   stepsPerList: 100,
   /** Steps declared in one variant, nested ones included. */
   stepsPerVariant: 200,
-  templateLength: 200_000,
+  templateLength: MAX_CONTENT_LENGTH,
   maxIterations: { min: 1, max: 1000 },
   concurrency: { min: 1, max: 10, default: 1 },
   numResults: { min: 1, max: 20, default: 5 },

@@ -18,6 +18,7 @@ import { Command, Option } from 'commander';
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { addAgentCommands } from './agent-commands';
+import { addDeadLetterCommands } from './dead-letter-commands';
 import { addKnowledgeBaseCommands } from './knowledge-base-commands';
 import { addLimitOptions, limitsFromOptions } from './limit-options';
 import { addWorkflowCommands, appliedWorkflowRows, applyWorkflows } from './workflow-commands';
@@ -57,7 +58,7 @@ function positiveInteger(value: string): number {
 
 /**
  * The operator CLI: workspaces, API keys, plans, the model catalog, prompt and workflow
- * definitions, webhook secrets and the callback delivery log. Every command
+ * definitions, webhook secrets, the callback delivery log and dead letters. Every command
  * takes `--json` for scripts.
  */
 export function buildCli(call: Caller, collect: Collector, modelCatalogPath: string): Command {
@@ -237,6 +238,7 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
   addAgentCommands(program, call);
   addKnowledgeBaseCommands(program, call, collect);
   addWorkflowCommands(program, call);
+  addDeadLetterCommands(program, call);
 
   return program;
 }

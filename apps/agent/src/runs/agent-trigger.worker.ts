@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { InvocationPatterns, QueueNames, sendRpc, type AgentTriggerJob, type CallbackBody, type LedgerRecord, type RequestLookup, type UsageObject } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { APP_ENV, LedgerPublisher, NatsRpcClient, QueueProducer, QueueWorker, REDIS_CLIENT, type RequestContextStore } from '@waggle/platform';
+import { APP_ENV, isTransientFailure, LedgerPublisher, NatsRpcClient, QueueProducer, QueueWorker, REDIS_CLIENT, type RequestContextStore } from '@waggle/platform';
 import { deliveryIdFor } from '@waggle/webhooks';
 import type { Job } from 'bullmq';
 import type Redis from 'ioredis';
@@ -28,7 +28,8 @@ export function agentCallbackBody(requestId: string, record: Finished, usage: Us
  * Runs accepted agent webhook triggers (queue `agent-runs`), as the prompt trigger worker runs
  * prompts: at least once, the result stored in the ledger stream before its callback is
  * queued (by delivery id, so never twice), and a job that finds its run already finished
- * only queues the callback, so the model is not called again.
+ * only queues the callback, so the model is not called again. An outage is waited out; a job
+ * dead-lettered anyway leaves its run failed in the ledger, and its replay announces it.
  */
 @Injectable()
 export class AgentTriggerWorker extends QueueWorker<'agent-runs'> implements OnApplicationShutdown {
@@ -66,8 +67,10 @@ export class AgentTriggerWorker extends QueueWorker<'agent-runs'> implements OnA
     if (!earlier) usage = await this.run(job);
     // Once no longer pending, the state held in memory is the state stored.
     const mine = this.ledger.pendingRecord(trigger.request_id);
-    // Retried (the job throws) rather than announcing a result the ledger does not hold.
-    if (!(await this.ledger.stored(trigger.request_id, LEDGER_PUBLISH_ATTEMPTS))) throw new Error(`The ledger record of ${trigger.request_id} could not be published`);
+    // Waited out like any outage (the job goes back to the delayed set) rather than announcing a result the ledger does not hold.
+    if (!(await this.ledger.stored(trigger.request_id, LEDGER_PUBLISH_ATTEMPTS))) {
+      throw new WaggleException('upstream_request_failed', { status: 503, message: `The ledger record of ${trigger.request_id} could not be published yet` });
+    }
     const record = earlier ?? (isFinished(mine) ? mine : await this.finishedRecord(trigger));
     if (!record) throw new Error(`The ledger record of ${trigger.request_id} is not finished`);
     await this.callbacks.add(deliveryIdFor(trigger.request_id), {
@@ -88,14 +91,27 @@ export class AgentTriggerWorker extends QueueWorker<'agent-runs'> implements OnA
     try {
       return (await this.runner.invokeTriggered(trigger)).usage;
     } catch (error) {
-      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      if (!(error instanceof WaggleException) && !lastAttempt) throw error;
+      // An outage is waited out; an unexpected fault is tried again until the job's last attempt.
+      if (isTransientFailure(error)) throw error;
+      if (!(error instanceof WaggleException) && job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw error;
       const failure = error instanceof WaggleException ? error : new WaggleException('internal_server_error');
-      // A run refused before it started (deleted agent, deprecated model…) has no record of its run yet.
-      if (!isFinished(this.ledger.pendingRecord(trigger.request_id))) this.ledger.save(failedRecord(trigger, failure));
+      this.recordFailed(trigger, failure);
       this.logger.warn({ request_id: trigger.request_id, error_code: failure.code }, 'agent trigger run failed');
       return null;
     }
+  }
+
+  /** A dead-lettered job's run is not left `running`: it is failed in the ledger (a replay then announces it). */
+  protected override async onDeadLettered(job: Job<AgentTriggerJob>): Promise<void> {
+    const trigger = job.data;
+    if (await this.finishedRecord(trigger)) return;
+    this.recordFailed(trigger, new WaggleException('internal_server_error'));
+    await this.ledger.stored(trigger.request_id, LEDGER_PUBLISH_ATTEMPTS);
+  }
+
+  /** A run refused before it started (deleted agent, deprecated model…) has no record of its run yet. */
+  private recordFailed(trigger: AgentTriggerJob, failure: WaggleException): void {
+    if (!isFinished(this.ledger.pendingRecord(trigger.request_id))) this.ledger.save(failedRecord(trigger, failure));
   }
 
   /** The run's record when it has finished: this replica's own not yet stored, else the ledger's (invocation owns it). */

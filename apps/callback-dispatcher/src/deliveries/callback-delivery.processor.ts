@@ -7,8 +7,6 @@ import { decideAfterAttempt, loggableUrl, type AttemptDecision } from './deliver
 import { DISPATCHER_SETTINGS, type DispatcherSettings } from './dispatcher-settings';
 import { SigningKeys } from './signing-keys';
 
-/** How soon a job whose bookkeeping failed (database or Redis away) is tried again. */
-export const BOOKKEEPING_RETRY_MS = 2_000;
 /** A re-run this much before the recorded next attempt is a crash's leftover, not the retry. */
 const EARLY_RUN_TOLERANCE_MS = 1_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -72,12 +70,10 @@ export class CallbackDeliveryProcessor {
     // Serialized once: these exact bytes are signed, sent and stored.
     const body = JSON.stringify(data.body);
 
-    let state: DeliveryState;
-    try {
-      state = await this.deliveries.open(data, jobId, body);
-    } catch (error) {
-      return this.postpone(job, token, error);
-    }
+    // Bookkeeping that fails (here and after the attempt) fails the job: an outage of the
+    // database sends it to the delayed set without spending an attempt (QueueWorker), anything
+    // else dead-letters it rather than retrying it for ever.
+    const state: DeliveryState = await this.deliveries.open(data, jobId, body);
     // At-least-once jobs, exactly one outcome: a finished delivery is never sent again, and a
     // job superseded by a redelivery leaves it to the newer job.
     if (state.status !== 'pending' || state.jobId !== jobId) return { delivery_id: data.delivery_id, status: state.status, sent: false };
@@ -94,21 +90,16 @@ export class CallbackDeliveryProcessor {
     const statusCode = 'statusCode' in sent.result ? sent.result.statusCode : null;
     const error = sent.result.kind === 'failed' ? sent.result.error : sent.result.kind === 'refused' ? sent.result.reason : null;
 
-    let attempt: number;
-    try {
-      attempt = await this.deliveries.recordAttempt({
-        deliveryId: data.delivery_id,
-        jobId,
-        attemptedAt,
-        statusCode,
-        latencyMs: sent.latencyMs,
-        error,
-        status: decision.status,
-        nextAttemptAt,
-      });
-    } catch (recordError) {
-      return this.postpone(job, token, recordError);
-    }
+    const attempt = await this.deliveries.recordAttempt({
+      deliveryId: data.delivery_id,
+      jobId,
+      attemptedAt,
+      statusCode,
+      latencyMs: sent.latencyMs,
+      error,
+      status: decision.status,
+      nextAttemptAt,
+    });
     this.logAttempt(data, attempt, decision, sent, statusCode, error, nextAttemptAt);
 
     switch (decision.status) {
@@ -141,16 +132,6 @@ export class CallbackDeliveryProcessor {
     if (!secrets)
       return { result: { kind: 'failed', statusCode: null, error: 'webhook owner not found', retryAfterMs: null }, latencyMs: 0 };
     return this.sender.send({ deliveryId: data.delivery_id, url: data.url, body, secrets, attemptedAt });
-  }
-
-  /**
-   * The database (or Redis) failed around an attempt: the job waits a moment and runs
-   * again, rather than failing and leaving its delivery pending for ever.
-   */
-  private async postpone(job: Job<CallbackDeliveryJob>, token: string | undefined, error: unknown): Promise<never> {
-    this.logger.error({ msg: 'delivery bookkeeping failed; retrying the job', delivery_id: job.data.delivery_id, err: error });
-    await delayJob(job, Date.now() + BOOKKEEPING_RETRY_MS, token);
-    throw new DelayedError();
   }
 
   private logAttempt(

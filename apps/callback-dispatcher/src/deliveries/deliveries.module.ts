@@ -4,6 +4,7 @@ import { APP_ENV, REDIS_CLIENT } from '@waggle/platform';
 import { CallbackUrlPolicy, createGuardedDispatcher, SecretSealer, WebhookRegistry } from '@waggle/webhooks';
 import type Redis from 'ioredis';
 import type { CallbackDispatcherEnv } from '../config/callback-dispatcher.env';
+import { CallbackDeadLetters } from './callback-dead-letters';
 import { CallbackDeliveryProcessor } from './callback-delivery.processor';
 import { CallbackSender } from './callback-sender';
 import { DeliveriesController } from './deliveries.controller';
@@ -21,7 +22,7 @@ export interface DeliveriesModuleOptions {
   queuePrefix?: string;
 }
 
-/** Delivers callbacks (the BullMQ worker) and answers for the delivery log over NATS. */
+/** Delivers callbacks (the BullMQ worker), answers for the delivery log over NATS, and lists and replays the dead-lettered ones. */
 @Module({})
 export class DeliveriesModule {
   static forRoot(options: DeliveriesModuleOptions = {}): DynamicModule {
@@ -62,7 +63,9 @@ export class DeliveriesModule {
         DeliveryWorker,
         RedeliveryQueue,
         DeliveriesService,
+        CallbackDeadLetters,
       ],
+      exports: [CallbackDeadLetters],
     };
   }
 }

@@ -8,7 +8,8 @@ import { DISPATCHER_SETTINGS, type DispatcherSettings } from './dispatcher-setti
 /**
  * The worker on the `callbacks` queue. Nothing is lost when a process dies: a job it held
  * active is re-run by BullMQ's stalled-job check, and jobs waiting out a retry delay sit in
- * Redis for whichever replica is running.
+ * Redis for whichever replica is running. A delivery that ends without success (dead-lettered,
+ * refused, gone) leaves its job in the failed set with the base class's dead-letter line.
  */
 @Injectable()
 export class DeliveryWorker extends QueueWorker<'callbacks', DeliveryJobResult> {
@@ -34,10 +35,5 @@ export class DeliveryWorker extends QueueWorker<'callbacks', DeliveryJobResult> 
 
   protected contextOf(data: CallbackDeliveryJob): RequestContextStore {
     return { requestId: data.request_id, workspaceId: data.workspace_id };
-  }
-
-  protected override onFailed(job: Job<CallbackDeliveryJob, DeliveryJobResult> | undefined, error: Error): void {
-    // Outcomes the processor decided are already logged; this catches BullMQ's own (a job stalled too often).
-    if (job && error.name !== 'UnrecoverableError') this.logger.error({ msg: 'callback job failed', delivery_id: job.data.delivery_id, job_id: job.id, err: error });
   }
 }

@@ -1,11 +1,11 @@
-import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiExcludeController } from '@nestjs/swagger';
 import { AgentPatterns, RUN_CANCEL_SUBJECT, sendRpc, streamRpc, type AgentRunRequest } from '@waggle/contracts';
-import { NatsRpcClient, requestContext } from '@waggle/platform';
+import { APP_ENV, NatsRpcClient, requestContext } from '@waggle/platform';
 import type { Response } from 'express';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { MeteredApiRoute } from '../auth/authenticated.decorator';
-import { SYNC_INVOKE_TIMEOUT_MS } from '../prompts/prompt-invoke.controller';
+import type { GatewayEnv } from '../config/gateway.env';
 import { relayAsSse } from '../streaming/sse-relay';
 import { AgentInvokeBody } from './agent-invoke.dto';
 
@@ -19,7 +19,10 @@ import { AgentInvokeBody } from './agent-invoke.dto';
 @Controller()
 @MeteredApiRoute()
 export class AgentInvokeController {
-  constructor(private readonly rpc: NatsRpcClient) {}
+  constructor(
+    private readonly rpc: NatsRpcClient,
+    @Inject(APP_ENV) private readonly env: GatewayEnv,
+  ) {}
 
   @Post('v1/agent/invoke')
   @HttpCode(200)
@@ -28,10 +31,10 @@ export class AgentInvokeController {
     const { streaming, ...inputs } = body;
     const run: AgentRunRequest = { ...inputs, workspace_id: request.auth.workspace_id, request_id: requestId };
     if (!streaming) {
-      response.status(200).json(await sendRpc(this.rpc, AgentPatterns.invokeAgent, run, { timeoutMs: SYNC_INVOKE_TIMEOUT_MS }));
+      response.status(200).json(await sendRpc(this.rpc, AgentPatterns.invokeAgent, run, { timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS }));
       return;
     }
-    const events = streamRpc(this.rpc, AgentPatterns.streamAgent, run, { timeoutMs: SYNC_INVOKE_TIMEOUT_MS });
+    const events = streamRpc(this.rpc, AgentPatterns.streamAgent, run, { timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS });
     await relayAsSse(request, response, requestId, events, () => this.rpc.publish(RUN_CANCEL_SUBJECT, { request_id: requestId }));
   }
 }

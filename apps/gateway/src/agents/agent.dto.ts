@@ -3,6 +3,7 @@ import {
   AGENT_PROMPT_CACHE_TTLS,
   AGENT_REASONING_EFFORTS,
   AGENT_TOOL_CHOICES,
+  MAX_CONTENT_LENGTH,
   CreateAgentRequest,
   RotateAgentWebhookSecretRequest,
   SetAgentKnowledgeBasesRequest,
@@ -44,7 +45,7 @@ export class CreateAgentFieldsDoc {
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 10_000 })
   description?: string | null;
 
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 200_000 })
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: MAX_CONTENT_LENGTH })
   instruction_prompt?: string | null;
 
   @ApiPropertyOptional({ type: 'number', nullable: true, minimum: 0, maximum: 2 })

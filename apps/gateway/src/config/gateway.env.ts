@@ -8,6 +8,12 @@ export class GatewayEnv extends WithCallbackAllowlist(WithRedis(BaseEnv)) {
   @Max(900_000)
   NATS_REQUEST_TIMEOUT_MS: number = 10_000;
 
+  @EnvVar('How long a synchronous or streamed prompt, agent or workflow invoke may wait for its run (decisions: 300 s); a run still going then answers 504 (ms)')
+  @IsInt()
+  @Min(1_000)
+  @Max(900_000)
+  SYNC_INVOKE_TIMEOUT_MS: number = 300_000;
+
   @EnvVar('Largest JSON request body accepted; larger bodies answer 413 (bytes)')
   @IsInt()
   @Min(1_024)

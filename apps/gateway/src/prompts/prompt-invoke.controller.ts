@@ -1,15 +1,13 @@
-import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiExcludeController } from '@nestjs/swagger';
 import { InvocationPatterns, RUN_CANCEL_SUBJECT, sendRpc, streamRpc, type PromptRunRequest } from '@waggle/contracts';
-import { NatsRpcClient, requestContext } from '@waggle/platform';
+import { APP_ENV, NatsRpcClient, requestContext } from '@waggle/platform';
 import type { Response } from 'express';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { MeteredApiRoute } from '../auth/authenticated.decorator';
+import type { GatewayEnv } from '../config/gateway.env';
 import { PromptInvokeBody } from './prompt-invoke.dto';
 import { relayAsSse } from '../streaming/sse-relay';
-
-/** decisions.md: synchronous invoke time-out. */
-export const SYNC_INVOKE_TIMEOUT_MS = 300_000;
 
 /** Run a prompt deployment variant: one JSON answer, or a stream of events. */
 @ApiExcludeController()
@@ -17,7 +15,10 @@ export const SYNC_INVOKE_TIMEOUT_MS = 300_000;
 @Controller()
 @MeteredApiRoute()
 export class PromptInvokeController {
-  constructor(private readonly rpc: NatsRpcClient) {}
+  constructor(
+    private readonly rpc: NatsRpcClient,
+    @Inject(APP_ENV) private readonly env: GatewayEnv,
+  ) {}
 
   @Post(['v1/prompt/invoke', 'v1/invoke'])
   @HttpCode(200)
@@ -33,10 +34,10 @@ export class PromptInvokeController {
       user: body.user,
     };
     if (!body.streaming) {
-      response.status(200).json(await sendRpc(this.rpc, InvocationPatterns.invokePrompt, run, { timeoutMs: SYNC_INVOKE_TIMEOUT_MS }));
+      response.status(200).json(await sendRpc(this.rpc, InvocationPatterns.invokePrompt, run, { timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS }));
       return;
     }
-    const events = streamRpc(this.rpc, InvocationPatterns.streamPrompt, run, { timeoutMs: SYNC_INVOKE_TIMEOUT_MS });
+    const events = streamRpc(this.rpc, InvocationPatterns.streamPrompt, run, { timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS });
     await relayAsSse(request, response, requestId, events, () => this.rpc.publish(RUN_CANCEL_SUBJECT, { request_id: requestId }));
   }
 }

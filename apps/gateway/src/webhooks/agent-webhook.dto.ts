@@ -1,4 +1,4 @@
-import { IsFlatMetadata, type FlatMetadata } from '@waggle/contracts';
+import { IsFlatMetadata, MAX_CONTENT_LENGTH, type FlatMetadata } from '@waggle/contracts';
 import { Type } from 'class-transformer';
 import { IsObject, IsOptional, IsString, Length, MaxLength, ValidateNested } from 'class-validator';
 import { CallbackSettings } from './prompt-webhook.dto';
@@ -8,7 +8,7 @@ export class AgentWebhookBody {
   /** Required (checked in the handler with `async.callback_url`, so both are named at once). */
   @IsOptional()
   @IsString()
-  @MaxLength(200_000)
+  @MaxLength(MAX_CONTENT_LENGTH)
   message?: string;
 
   @IsOptional()

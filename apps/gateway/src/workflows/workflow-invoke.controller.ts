@@ -6,11 +6,10 @@ import { CallbackUrlPolicy } from '@waggle/webhooks';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { MeteredApiRoute, PrivateApiRoute } from '../auth/authenticated.decorator';
 import type { GatewayEnv } from '../config/gateway.env';
-import { SYNC_INVOKE_TIMEOUT_MS } from '../prompts/prompt-invoke.controller';
 import { checkTriggerBody } from '../webhooks/trigger-intake';
 
 /** The invocation service answers a sync run within its own wait (300 s by default); this margin covers the hops. */
-const WORKFLOW_INVOKE_TIMEOUT_MS = SYNC_INVOKE_TIMEOUT_MS + 10_000;
+const WORKFLOW_INVOKE_MARGIN_MS = 10_000;
 const LOOKUP_TIMEOUT_MS = 10_000;
 
 /**
@@ -23,12 +22,14 @@ const LOOKUP_TIMEOUT_MS = 10_000;
 @MeteredApiRoute()
 export class WorkflowInvokeController {
   private readonly callbackUrls: CallbackUrlPolicy;
+  private readonly invokeTimeoutMs: number;
 
   constructor(
     private readonly rpc: NatsRpcClient,
     @Inject(APP_ENV) env: GatewayEnv,
   ) {
     this.callbackUrls = CallbackUrlPolicy.fromEnv(env);
+    this.invokeTimeoutMs = env.SYNC_INVOKE_TIMEOUT_MS + WORKFLOW_INVOKE_MARGIN_MS;
   }
 
   @Post('v1/workflow/invoke')
@@ -52,7 +53,7 @@ export class WorkflowInvokeController {
         user: body.user,
         limits: { concurrency: limits.workflow_concurrency, steps_per_run: limits.workflow_step_limit, tool_calls_per_day: limits.provider_tool_calls_per_day },
       },
-      { timeoutMs: WORKFLOW_INVOKE_TIMEOUT_MS },
+      { timeoutMs: this.invokeTimeoutMs },
     );
   }
 

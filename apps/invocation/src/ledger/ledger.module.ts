@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LedgerConsumer } from './ledger-consumer';
+import { LedgerDeadLetters } from './ledger-dead-letters';
+import { LedgerDeadLettersRepository } from './ledger-dead-letters.repository';
 import { LEDGER_ENTITIES } from './request-record.entity';
 import { RequestsController } from './requests.controller';
 import { RequestsRepository } from './requests.repository';
@@ -8,12 +10,13 @@ import { RequestsService } from './requests.service';
 
 /**
  * The request ledger of every run kind (prompt, agent, workflow): this service owns its
- * table, writes it from the ledger stream every service publishes to, and answers lookups.
+ * table, writes it from the ledger stream every service publishes to, answers lookups, and
+ * keeps the records that could not be written as dead letters.
  */
 @Module({
   imports: [TypeOrmModule.forFeature(LEDGER_ENTITIES)],
   controllers: [RequestsController],
-  providers: [RequestsRepository, LedgerConsumer, RequestsService],
-  exports: [RequestsService],
+  providers: [RequestsRepository, LedgerDeadLettersRepository, LedgerConsumer, RequestsService, LedgerDeadLetters],
+  exports: [RequestsService, LedgerDeadLetters],
 })
 export class LedgerModule {}

@@ -1,5 +1,6 @@
 import type { RunKind, RunStatus } from '@waggle/contracts';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { LedgerDeadLetterEntity } from './ledger-dead-letter.entity';
 
 /** One run in the request ledger: what was asked, of what, by whom, and how it ended. */
 @Entity({ name: 'requests' })
@@ -75,4 +76,4 @@ export class RequestRecordEntity {
   data!: Record<string, unknown> | null;
 }
 
-export const LEDGER_ENTITIES = [RequestRecordEntity];
+export const LEDGER_ENTITIES = [RequestRecordEntity, LedgerDeadLetterEntity];

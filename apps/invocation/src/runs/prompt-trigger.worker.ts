@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { QueueNames, type CallbackBody, type LedgerRecord, type PromptTriggerJob, type UsageObject } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { APP_ENV, LedgerPublisher, QueueProducer, QueueWorker, REDIS_CLIENT, type RequestContextStore } from '@waggle/platform';
+import { APP_ENV, isTransientFailure, LedgerPublisher, QueueProducer, QueueWorker, REDIS_CLIENT, type RequestContextStore } from '@waggle/platform';
 import { deliveryIdFor } from '@waggle/webhooks';
 import type { Job } from 'bullmq';
 import type Redis from 'ioredis';
@@ -26,7 +26,9 @@ export function callbackBodyOf(record: LedgerRecord): CallbackBody {
  * Runs accepted prompt webhook triggers (queue `prompt-runs`). A job is at-least-once: its
  * result is stored in the ledger stream before its callback is queued, and a job that finds
  * its result already recorded only queues the callback (by delivery id, so never twice), so
- * the model is not called again once a run has its result.
+ * the model is not called again once a run has its result. A run that fails for a reason is
+ * recorded failed and announced; an outage is waited out (QueueWorker); a job dead-lettered
+ * anyway leaves its run failed in the ledger, and its replay announces it.
  */
 @Injectable()
 export class PromptTriggerWorker extends QueueWorker<'prompt-runs'> implements OnApplicationShutdown {
@@ -78,21 +80,34 @@ export class PromptTriggerWorker extends QueueWorker<'prompt-runs'> implements O
     try {
       await this.runner.invokeTriggered(trigger, this.env.PROMPT_TRIGGER_TIMEOUT_MS);
     } catch (error) {
-      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      // An outage (database, Redis) is retried; a run that failed for a reason is reported.
-      if (!(error instanceof WaggleException) && !lastAttempt) throw error;
+      // An outage (database, Redis, NATS) is waited out; a run that failed for a reason is
+      // reported, and an unexpected fault too once the job has no attempt left.
+      if (isTransientFailure(error)) throw error;
+      if (!(error instanceof WaggleException) && job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw error;
       const failure = error instanceof WaggleException ? error : new WaggleException('internal_server_error');
-      // A run refused before it started (deleted variant, deprecated model…) has no record of its run yet.
-      if (!isFinished(this.ledger.pendingRecord(trigger.request_id))) this.ledger.save(failedRecord(trigger, failure));
+      this.recordFailed(trigger, failure);
       this.logger.warn({ request_id: trigger.request_id, error_code: failure.code }, 'prompt trigger run failed');
     }
+  }
+
+  /** A dead-lettered job's run is not left `running`: it is failed in the ledger (a replay then announces it). */
+  protected override async onDeadLettered(job: Job<PromptTriggerJob>): Promise<void> {
+    const trigger = job.data;
+    if (isFinished(this.ledger.pendingRecord(trigger.request_id) ?? (await this.requests.find(trigger.request_id)))) return;
+    this.recordFailed(trigger, new WaggleException('internal_server_error'));
+    await this.ledger.stored(trigger.request_id, LEDGER_PUBLISH_ATTEMPTS);
+  }
+
+  /** A run refused before it started (deleted variant, deprecated model…) has no record of its run yet. */
+  private recordFailed(trigger: PromptTriggerJob, failure: WaggleException): void {
+    if (!isFinished(this.ledger.pendingRecord(trigger.request_id))) this.ledger.save(failedRecord(trigger, failure));
   }
 
   /** The run's finished record once the ledger stream holds it: a callback never announces a result that could be lost. */
   private async storedResult(requestId: string): Promise<LedgerRecord> {
     const inMemory = this.ledger.pendingRecord(requestId);
-    // Retried (the job throws) rather than announcing a result the ledger does not hold.
-    if (!(await this.ledger.stored(requestId, LEDGER_PUBLISH_ATTEMPTS))) throw new Error(`The ledger record of ${requestId} could not be published`);
+    // Waited out like any outage (the job goes back to the delayed set) rather than announcing a result the ledger does not hold.
+    if (!(await this.ledger.stored(requestId, LEDGER_PUBLISH_ATTEMPTS))) throw new WaggleException('upstream_request_failed', { status: 503, message: `The ledger record of ${requestId} could not be published yet` });
     // Once no longer pending, the state held in memory is the state stored.
     const record = inMemory ?? (await this.requests.find(requestId));
     if (isFinished(record)) return record;

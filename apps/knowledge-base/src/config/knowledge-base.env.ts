@@ -28,7 +28,7 @@ export class KnowledgeBaseEnv extends WithProviderCredentials(WithRedis(Database
   @Max(64)
   KB_INGEST_CONCURRENCY: number = 2;
 
-  @EnvVar('Attempts of one item\'s ingestion when it hits an outage (embedding provider, NATS, a fetch time-out); after the last the item is failed with its error. An unreadable document fails at once')
+  @EnvVar('Attempts of one item\'s ingestion that fails for a reason other than an outage of Waggle\'s own dependencies (the embedding provider\'s errors, a fetch time-out or 5xx); after the last the item is failed with its error and its job dead-lettered (replayable). An outage of PostgreSQL, NATS or Redis is waited out without spending attempts; an unreadable document fails at once')
   @IsInt()
   @Min(1)
   @Max(100)

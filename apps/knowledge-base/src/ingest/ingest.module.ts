@@ -3,6 +3,7 @@ import { FileStaging } from '@waggle/platform';
 import { IndexModule } from '../index/index.module';
 import { KnowledgeBasesModule } from '../knowledge-bases/knowledge-bases.module';
 import { DocumentSource } from './document-source';
+import { IngestDeadLetters } from './ingest-dead-letters';
 import { IngestWorker } from './ingest.worker';
 
 /**
@@ -11,6 +12,7 @@ import { IngestWorker } from './ingest.worker';
  */
 @Module({
   imports: [IndexModule, KnowledgeBasesModule],
-  providers: [FileStaging, DocumentSource, IngestWorker],
+  providers: [FileStaging, DocumentSource, IngestWorker, IngestDeadLetters],
+  exports: [IngestDeadLetters],
 })
 export class IngestModule {}

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { QueueNames, type KnowledgeBaseIngestJob } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { APP_ENV, QueueWorker, type RequestContextStore } from '@waggle/platform';
+import { APP_ENV, isTransientFailure, QueueWorker, type RequestContextStore } from '@waggle/platform';
 import type { Job } from 'bullmq';
 import { ChunkIndex } from '../index/chunk-index';
 import type { KnowledgeBaseEnv } from '../config/knowledge-base.env';
@@ -25,9 +25,13 @@ function itemError(error: unknown): string {
  * Ingests knowledge base items (queue `knowledge-base-ingest`, job id = item id): the item
  * `running`, its document fetched and read, chunked token-aware, and handed to the index,
  * which embeds the chunks and writes them in one transaction with the item's completion.
- * A document that cannot be read fails the item at once; an outage is retried with backoff
- * and fails the item after the last attempt. An item whose knowledge base was deleted is
- * left to the cleanup.
+ * A document that cannot be read fails the item at once (its result, not a dead letter). An
+ * outage of a dependency (database, NATS, Redis) puts the item back to `queued` and is waited
+ * out without spending an attempt (QueueWorker). Any other failure (the embedding provider's,
+ * a fetch that timed out, a fault) is tried again with backoff; after the last attempt the
+ * item is failed with its error and the job is dead-lettered, so a replay can ingest it once
+ * the cause is mended (IngestDeadLetters reopens the item). An item whose knowledge base was
+ * deleted is left to the cleanup.
  */
 @Injectable()
 export class IngestWorker extends QueueWorker<'knowledge-base-ingest'> {
@@ -77,13 +81,18 @@ export class IngestWorker extends QueueWorker<'knowledge-base-ingest'> {
         this.logger.log({ ...log, msg: 'knowledge base deleted during ingestion; item left to the cleanup' });
         return;
       }
-      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      if (error instanceof UnreadableDocument || lastAttempt) {
+      if (error instanceof UnreadableDocument) {
         await this.repository.markItem(item.id, { runStatus: 'failed', error: itemError(error) });
         this.logger.warn({ ...log, msg: 'knowledge base item failed', error: itemError(error), duration_ms: Math.round(performance.now() - started) });
         return;
       }
-      // An outage: back to queued until BullMQ's next attempt.
+      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      if (lastAttempt && !isTransientFailure(error)) {
+        await this.repository.markItem(item.id, { runStatus: 'failed', error: itemError(error) });
+        this.logger.warn({ ...log, msg: 'knowledge base item failed', error: itemError(error), duration_ms: Math.round(performance.now() - started) });
+        throw error;
+      }
+      // Back to queued until the next attempt (or the end of the outage).
       await this.repository.markItem(item.id, { runStatus: 'queued' }).catch(() => undefined);
       throw error;
     }

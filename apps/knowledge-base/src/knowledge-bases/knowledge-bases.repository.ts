@@ -137,6 +137,21 @@ export class KnowledgeBasesRepository {
   }
 
   /**
+   * A failed item back to `queued` (its error cleared) for a replay of its dead-lettered
+   * ingestion; answers the error it had, or null when the item was not failed (nothing changed).
+   */
+  async reopenFailedItem(itemId: string): Promise<{ error: string | null } | null> {
+    const [rows]: [Array<{ error: string | null }>, number] = await this.dataSource.query(
+      `UPDATE knowledge_base.knowledge_base_items AS item SET run_status = 'queued', error = NULL, updated_at = now()
+         FROM (SELECT id, error FROM knowledge_base.knowledge_base_items WHERE id = $1 AND run_status = 'failed' FOR UPDATE) AS before
+        WHERE item.id = before.id
+       RETURNING before.error`,
+      [itemId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
    * Inside the index's transaction: marks the item completed with its chunk count and records
    * the knowledge base's vector length if it had none. False (write nothing) when the
    * knowledge base has been deleted meanwhile; its row is held (FOR SHARE) so a delete waits

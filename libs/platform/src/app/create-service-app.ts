@@ -3,9 +3,10 @@ import { ModulesContainer, NestFactory } from '@nestjs/core';
 import type { NestMicroservice } from '@nestjs/microservices';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { DataSourceOptions } from 'typeorm';
-import { queueGroupOf, type DomainService } from '@waggle/contracts';
+import { DEAD_LETTER_OWNERS, queueGroupOf, type DeadLetterOwner, type DomainService } from '@waggle/contracts';
 import { Logger } from 'nestjs-pino';
 import type { BaseEnv } from '../config/env';
+import { createDeadLettersController, deadLetterSourcesProvider, type DeadLetterOptions } from '../dead-letters/dead-letters.controller';
 import { createHealthPingController } from '../health/health-ping.controller';
 import type { Dependency } from '../health/readiness.service';
 import { GracefulNatsServer } from '../nats/graceful-nats.server';
@@ -23,6 +24,16 @@ export interface ServiceAppSpec {
   database?: DataSourceOptions;
   /** The service's own feature modules. */
   imports?: Array<Type<unknown> | DynamicModule>;
+  /**
+   * Where the service keeps dead letters, served as `<service>.dead-letters.list|replay`
+   * (only services DEAD_LETTER_SOURCES_BY_OWNER names own any). Its own sources must be
+   * exported by one of `imports`.
+   */
+  deadLetters?: DeadLetterOptions;
+}
+
+function isDeadLetterOwner(service: DomainService): service is DeadLetterOwner {
+  return (DEAD_LETTER_OWNERS as readonly string[]).includes(service);
 }
 
 /**
@@ -35,13 +46,17 @@ export async function startServiceApp(spec: ServiceAppSpec): Promise<INestApplic
     spec.env.SHUTDOWN_GRACE_MS,
   );
 
+  const deadLetters = spec.deadLetters;
+  if (deadLetters && !isDeadLetterOwner(spec.service)) throw new Error(`${spec.service} owns no dead letters (DEAD_LETTER_SOURCES_BY_OWNER)`);
+
   @Module({
     imports: [
       PlatformModule.forApp({ app: spec.service, env: spec.env, dependencies: spec.dependencies, nats: server }),
       ...(spec.database ? [TypeOrmModule.forRoot(spec.database)] : []),
       ...(spec.imports ?? []),
     ],
-    controllers: [createHealthPingController(spec.service)],
+    controllers: [createHealthPingController(spec.service), ...(deadLetters ? [createDeadLettersController(spec.service as DeadLetterOwner)] : [])],
+    providers: deadLetters ? [deadLetterSourcesProvider(spec.service as DeadLetterOwner, deadLetters)] : [],
   })
   class ServiceRootModule {}
 

@@ -78,7 +78,11 @@ export class PlatformModule {
       },
       ...reporters,
       { provide: READINESS_REPORTERS, useFactory: (...instances: ReadinessReporter[]) => instances, inject: reporters },
-      LedgerPublisher,
+      {
+        provide: LedgerPublisher,
+        useFactory: (rpc: NatsRpcClient) => new LedgerPublisher(rpc, { maxPendingRecords: options.env.LEDGER_MAX_PENDING_RECORDS, publisher: options.app }),
+        inject: [NatsRpcClient],
+      },
       PlatformConnections,
       ShutdownState,
       DependencyIndicators,

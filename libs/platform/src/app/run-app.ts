@@ -1,5 +1,6 @@
-import type { INestApplicationContext } from '@nestjs/common';
+import type { INestApplicationContext, LoggerService } from '@nestjs/common';
 import { ConfigError } from '../config/env';
+import { newErrorId } from '../context/request-context';
 import { ShutdownState } from '../health/shutdown-state';
 
 export interface RunnableApp {
@@ -44,4 +45,23 @@ export function exitOnStartupFailure(app: string, error: unknown): never {
   }
   process.stderr.write(`${app}: failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
+}
+
+/**
+ * The last line of defence for "no request takes a process down". Every asynchronous path
+ * is meant to catch its own failures; a promise that still fails unobserved is logged in the
+ * catalog's shape (`internal_server_error` with an error id) and the process goes on, since
+ * one request's failure leaves no shared state broken. A synchronous exception nothing caught
+ * may have left any state half-changed: the process says so plainly and exits 1, on purpose,
+ * for its supervisor (Kubernetes, `npm run up`) to start a clean one.
+ */
+export function installProcessSafetyNet(app: string, logger: Pick<LoggerService, 'error' | 'fatal'>): void {
+  process.on('unhandledRejection', (reason) => {
+    logger.error({ err: reason, error_code: 'internal_server_error', error_id: newErrorId() }, `${app}: an asynchronous failure was not handled where it happened; logged, and the process goes on`);
+  });
+  process.on('uncaughtException', (error) => {
+    logger.fatal?.({ err: error, error_code: 'internal_server_error', error_id: newErrorId() }, `${app}: exiting: an exception was not caught and the process state cannot be trusted`);
+    process.stderr.write(`${app}: exiting after an uncaught exception: ${error.stack ?? error.message}\n`);
+    process.exit(1);
+  });
 }

@@ -65,6 +65,12 @@ export class BaseEnv {
   @Max(600_000)
   SHUTDOWN_GRACE_MS: number = 10_000;
 
+  @EnvVar('Run records a process keeps in memory while the ledger stream cannot take them (NATS away, the stream full); past it a new record is dead-lettered (logged, and sent to the ledger dead-letter table once NATS is back) rather than kept')
+  @IsInt()
+  @Min(100)
+  @Max(10_000_000)
+  LEDGER_MAX_PENDING_RECORDS: number = 10_000;
+
   @EnvVar('OTLP/HTTP endpoint for traces (e.g. http://otel-collector:4318); unset = no export')
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'] })

@@ -1,10 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { FILE_STAGING_BUCKET } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { nanos, StorageType, type ObjectInfo, type ObjectStore } from 'nats';
+import { nanos, NatsError, StorageType, type ObjectInfo, type ObjectStore } from 'nats';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { NatsRpcClient } from '../nats/nats-rpc.client';
+
+/** What a caller sees while NATS is unreachable or restarting: a retryable 503, not an unexpected error. */
+function stagingUnavailable(cause?: unknown): WaggleException {
+  return new WaggleException('upstream_request_failed', { status: 503, message: 'File staging is unavailable. Retry shortly.', cause });
+}
+
+/** NATS's own failures become `stagingUnavailable`; anything else (the source stream failing) stays as it is. */
+function asStagingFailure(error: unknown): unknown {
+  return error instanceof NatsError ? stagingUnavailable(error) : error;
+}
 
 /** How long a staged object may wait for its consumer before the bucket drops it. */
 export const FILE_STAGING_TTL_MS = 60 * 60 * 1000;
@@ -22,13 +32,13 @@ export class FileStaging {
 
   private store(): Promise<ObjectStore> {
     const connection = this.rpc.connection();
-    if (!connection || connection.isClosed()) return Promise.reject(new WaggleException('upstream_request_failed', { status: 503, message: 'File staging is unavailable. Retry shortly.' }));
+    if (!connection || connection.isClosed()) return Promise.reject(stagingUnavailable());
     this.bucket ??= connection
       .jetstream()
       .views.os(FILE_STAGING_BUCKET, { ttl: nanos(FILE_STAGING_TTL_MS), storage: StorageType.File, description: 'File bytes between Waggle services' })
       .catch((error: unknown) => {
         this.bucket = undefined;
-        throw error;
+        throw asStagingFailure(error);
       });
     return this.bucket;
   }
@@ -36,13 +46,17 @@ export class FileStaging {
   /** Streams `source` into the bucket under `name` (replacing any object of that name). */
   async put(name: string, source: Readable): Promise<ObjectInfo> {
     const store = await this.store();
-    return store.put({ name }, Readable.toWeb(source) as unknown as ReadableStream<Uint8Array>);
+    return store.put({ name }, Readable.toWeb(source) as unknown as ReadableStream<Uint8Array>).catch((error: unknown) => {
+      throw asStagingFailure(error);
+    });
   }
 
   /** The object's bytes as a stream, or null when there is no such object (consumed, expired, never staged). */
   async open(name: string): Promise<{ info: ObjectInfo; stream: Readable } | null> {
     const store = await this.store();
-    const result = await store.get(name);
+    const result = await store.get(name).catch((error: unknown) => {
+      throw asStagingFailure(error);
+    });
     if (!result) return null;
     const stream = Readable.fromWeb(result.data as unknown as WebReadableStream<Uint8Array>);
     // A chunk missing or a digest mismatch fails the stream rather than ending it short.
@@ -59,7 +73,7 @@ export class FileStaging {
       await store.delete(name);
     } catch (error) {
       if (error instanceof Error && /not found/i.test(error.message)) return;
-      throw error;
+      throw asStagingFailure(error);
     }
   }
 }

@@ -1,10 +1,11 @@
 import { Logger } from '@nestjs/common';
-import { ServerNats, type NatsOptions, type WritePacket } from '@nestjs/microservices';
+import { ServerNats, type NatsContext, type NatsOptions, type WritePacket } from '@nestjs/microservices';
 import { context as otelContext, SpanStatusCode } from '@opentelemetry/api';
 import { WaggleException } from '@waggle/errors';
-import type { Msg, NatsConnection, Subscription as NatsSubscription } from 'nats';
+import type { Msg, MsgHdrs, NatsConnection, Subscription as NatsSubscription } from 'nats';
 import type { Observable, Subscription } from 'rxjs';
 import { requestContext } from '../context/request-context';
+import { ClaimCheck } from './claim-check';
 import { startRpcScope } from './rpc-context.interceptor';
 import { toRpcErrorWire } from './rpc-exception.filter';
 import { endSpanWithError } from './trace-propagation';
@@ -28,12 +29,19 @@ const ENCODER = new TextEncoder();
  * first (queue-group peers take new messages), waits until every message already
  * received has been answered, or the grace period ends, then closes the connection.
  * Nest's own `gracefulShutdown` option only sleeps a fixed time.
+ *
+ * Payloads of any size cross it (requests, replies and stream events larger than the
+ * server's max_payload travel as claim checks), and no message can take the process down:
+ * whatever a handler or a reply fails with is answered as an error envelope, or logged
+ * when even that cannot be sent.
  */
 export class GracefulNatsServer extends ServerNats {
   private inflight = 0;
   private idleWaiters: Array<() => void> = [];
   private readonly direct = new Map<string, DirectReplyHandler>();
   private readonly directLogger = new Logger('RpcExceptionFilter');
+  private readonly transportLogger = new Logger(GracefulNatsServer.name);
+  private readonly claims = new ClaimCheck(() => this.connection());
 
   constructor(
     options: NatsServerOptions,
@@ -71,16 +79,80 @@ export class GracefulNatsServer extends ServerNats {
     return [...this.direct.keys()];
   }
 
-  override async handleMessage(channel: string, natsMsg: Msg): Promise<unknown> {
+  override async handleMessage(channel: string, received: Msg): Promise<unknown> {
     // Counted until the reply stream ends (see send), so close() can wait for it.
     this.begin();
     try {
+      const natsMsg = await this.withClaimedPayload(received);
+      if (!natsMsg) return undefined;
       const direct = natsMsg.reply ? this.direct.get(channel) : undefined;
       if (direct) return await this.handleDirectly(direct, natsMsg);
       return await super.handleMessage(channel, natsMsg);
+    } catch (error) {
+      // Nest's subscription callback drops the promise: anything thrown here would be an
+      // unhandled rejection. The caller gets an error envelope, or its own time-out.
+      this.transportLogger.error({ err: error, subject: received.subject }, 'a NATS message could not be handled');
+      if (received.reply) await this.sendReply(received, this.errorPacket(error, received.subject));
+      return undefined;
     } finally {
       this.end();
     }
+  }
+
+  /**
+   * The message with its real payload: a claim-checked request is read from the object
+   * store first (the Msg is shadowed, so Nest and the direct path see ordinary data). A
+   * claim that cannot be read is answered as `upstream_request_failed` (null: nothing to do).
+   */
+  private async withClaimedPayload(natsMsg: Msg): Promise<Msg | null> {
+    if (ClaimCheck.claimOf(natsMsg) === undefined) return natsMsg;
+    try {
+      const data = await this.claims.incoming(natsMsg);
+      return Object.create(natsMsg, { data: { value: data } }) as Msg;
+    } catch (error) {
+      this.transportLogger.warn({ err: error, subject: natsMsg.subject }, 'a claim-checked request could not be read');
+      if (natsMsg.reply) await this.sendReply(natsMsg, this.errorPacket(error, natsMsg.subject));
+      return null;
+    }
+  }
+
+  private errorPacket(error: unknown, subject: string, id?: unknown): Uint8Array {
+    return ENCODER.encode(JSON.stringify({ err: toRpcErrorWire(error, subject, this.directLogger), isDisposed: true, id }));
+  }
+
+  /**
+   * Sends one reply packet, through the claim check when it is too large for a message. A
+   * reply that cannot be sent (the object store down, the connection closing) is answered
+   * with a small error envelope instead, and if even that fails it is logged: it never throws.
+   */
+  private async sendReply(natsMsg: Msg, data: Uint8Array, id?: unknown, headers?: MsgHdrs): Promise<void> {
+    try {
+      const wire = this.claims.exceeds(data) ? await this.claims.outgoing(data, headers) : { data, headers };
+      natsMsg.respond(wire.data, wire.headers ? { headers: wire.headers } : undefined);
+    } catch (error) {
+      this.transportLogger.error({ err: error, subject: natsMsg.subject, bytes: data.byteLength }, 'a NATS reply could not be sent; answering with an error');
+      try {
+        natsMsg.respond(this.errorPacket(new WaggleException('upstream_request_failed', { cause: error }), natsMsg.subject, id));
+      } catch (fallbackError) {
+        this.transportLogger.error({ err: fallbackError, subject: natsMsg.subject }, 'a NATS reply could not be sent at all; the caller will time out');
+      }
+    }
+  }
+
+  /** Nest's publisher for its own pipeline (streams): every packet goes through `sendReply`, in order (Nest awaits each). */
+  override getPublisher(natsMsg: Msg, id: string, ctx: NatsContext): (response: WritePacket) => Promise<void> {
+    if (!natsMsg.reply) return async () => undefined;
+    return async (response: WritePacket) => {
+      let outgoing: { data: Uint8Array; headers?: MsgHdrs };
+      try {
+        outgoing = this.serializer.serialize({ ...response, id }) as typeof outgoing;
+      } catch (error) {
+        // A value JSON cannot carry (a BigInt, a cycle) ends the stream with an error.
+        outgoing = { data: this.errorPacket(error, natsMsg.subject, id) };
+      }
+      this.onProcessingEndHook?.(this.transportId, ctx);
+      await this.sendReply(natsMsg, outgoing.data, id, outgoing.headers);
+    };
   }
 
   private async handleDirectly(handler: DirectReplyHandler, natsMsg: Msg): Promise<void> {
@@ -100,14 +172,14 @@ export class GracefulNatsServer extends ServerNats {
           const response = await handler(packet.data);
           span.setStatus({ code: SpanStatusCode.OK });
           span.end();
-          return JSON.stringify({ response, isDisposed: true, id: packet.id });
+          return ENCODER.encode(JSON.stringify({ response, isDisposed: true, id: packet.id }));
         } catch (error) {
           endSpanWithError(span, error, error instanceof WaggleException ? error.code : undefined);
-          return JSON.stringify({ err: toRpcErrorWire(error, natsMsg.subject, this.directLogger), isDisposed: true, id: packet.id });
+          return this.errorPacket(error, natsMsg.subject, packet.id);
         }
       }),
     );
-    natsMsg.respond(ENCODER.encode(reply));
+    await this.sendReply(natsMsg, reply, packet.id);
   }
 
   override send(stream$: Observable<unknown>, respond: Respond): Subscription {

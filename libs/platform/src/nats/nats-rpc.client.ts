@@ -1,12 +1,22 @@
-import { ClientNats, NatsRecordBuilder } from '@nestjs/microservices';
+import { Logger } from '@nestjs/common';
+import { ClientNats } from '@nestjs/microservices';
 import { RpcHeaders, type RpcCallContext, type RpcTransport } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { randomUUID } from 'node:crypto';
-import { ErrorCode, headers as natsHeaders, NatsError, type MsgHdrs, type NatsConnection, type Subscription } from 'nats';
+import { createInbox, ErrorCode, headers as natsHeaders, NatsError, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from 'nats';
 import { Observable } from 'rxjs';
 import { requestContext } from '../context/request-context';
+import { ClaimCheck } from './claim-check';
 import { endSpanWithError, startNatsClientSpan } from './trace-propagation';
+
+/** Nest's reply packet: a value, an error, or the end of the stream (possibly with its last value). */
+interface ReplyPacket {
+  id?: string;
+  err?: unknown;
+  response?: unknown;
+  isDisposed?: boolean;
+}
 
 const ENCODER = new TextEncoder();
 const DECODER = new TextDecoder();
@@ -28,7 +38,10 @@ export function toUpstreamException(error: unknown, pattern: string): WaggleExce
  * carries (request id, workspace, W3C trace context) and a client span per request.
  */
 export class NatsRpcClient implements RpcTransport {
+  private readonly logger = new Logger(NatsRpcClient.name);
   private readonly client: ClientNats;
+  /** Request, reply and stream payloads larger than the server's max_payload. */
+  readonly claims = new ClaimCheck(() => this.connection());
 
   constructor(servers: string, name: string) {
     this.client = new ClientNats({ servers: servers.split(','), name, maxReconnectAttempts: -1 });
@@ -53,7 +66,12 @@ export class NatsRpcClient implements RpcTransport {
   publish(subject: string, payload: unknown): void {
     const connection = this.connection();
     if (!connection || connection.isClosed()) return;
-    connection.publish(subject, new TextEncoder().encode(JSON.stringify(payload)));
+    try {
+      connection.publish(subject, ENCODER.encode(JSON.stringify(payload)));
+    } catch (error) {
+      // A notice that cannot leave is lost like one no replica hears; the caller goes on.
+      this.logger.warn({ err: error, subject }, 'a NATS notice could not be published');
+    }
   }
 
   /**
@@ -89,10 +107,15 @@ export class NatsRpcClient implements RpcTransport {
     if (!connection || connection.isClosed()) throw new WaggleException('upstream_request_failed', { details: { pattern } });
     const headers = this.headersFor(callContext);
     const span = startNatsClientSpan(pattern, headers);
-    let packet: { err?: unknown; response?: unknown };
+    let packet: ReplyPacket;
     try {
-      const reply = await connection.request(pattern, ENCODER.encode(JSON.stringify({ pattern, data: payload, id: randomUUID() })), { timeout: timeoutMs, headers });
-      packet = JSON.parse(DECODER.decode(reply.data)) as typeof packet;
+      let data: Uint8Array = ENCODER.encode(JSON.stringify({ pattern, data: payload, id: randomUUID() }));
+      if (this.claims.exceeds(data)) data = (await this.claims.outgoing(data, headers)).data;
+      const reply = await connection.request(pattern, data, { timeout: timeoutMs, headers }).catch((error: unknown) => {
+        this.releaseUnread(headers);
+        throw error;
+      });
+      packet = JSON.parse(DECODER.decode(await this.claims.incoming(reply))) as ReplyPacket;
     } catch (error) {
       const timedOut = error instanceof NatsError && error.code === ErrorCode.Timeout;
       const exception = timedOut
@@ -111,6 +134,12 @@ export class NatsRpcClient implements RpcTransport {
     return packet.response;
   }
 
+  /** A request's stored payload that no receiver read (no responder, time-out): deleted rather than left to its TTL. */
+  private releaseUnread(headers: MsgHdrs): void {
+    const claim = ClaimCheck.claimOf({ data: new Uint8Array(0), headers });
+    if (claim !== undefined) void this.claims.release(claim).catch(() => undefined);
+  }
+
   private headersFor(callContext: RpcCallContext): MsgHdrs {
     const headers = natsHeaders();
     const ambient = requestContext.get();
@@ -121,10 +150,22 @@ export class NatsRpcClient implements RpcTransport {
     return headers;
   }
 
+  /**
+   * A streamed reply: Nest's wire format (a packet per value, then one that ends it) on an
+   * inbox of its own, each packet read in order (a claim-checked one is fetched before the
+   * next is looked at). No responders, or a reply that cannot be read, is
+   * `upstream_request_failed`; unsubscribing stops listening.
+   */
   request(pattern: string, payload: unknown, callContext: RpcCallContext): Observable<unknown> {
     return new Observable<unknown>((subscriber) => {
+      const connection = this.connection();
+      if (!connection || connection.isClosed()) {
+        subscriber.error(new WaggleException('upstream_request_failed', { details: { pattern } }));
+        return undefined;
+      }
       const headers = this.headersFor(callContext);
       const span = startNatsClientSpan(pattern, headers);
+      const id = randomUUID();
       let ended = false;
       const end = (error?: WaggleException) => {
         if (ended) return;
@@ -135,19 +176,39 @@ export class NatsRpcClient implements RpcTransport {
           span.end();
         }
       };
-      const record = new NatsRecordBuilder(payload).setHeaders(headers).build();
-      const subscription = this.client.send(pattern, record).subscribe({
-        next: (value) => subscriber.next(value),
-        error: (error: unknown) => {
-          const exception = toUpstreamException(error, pattern);
-          end(exception);
-          subscriber.error(exception);
-        },
-        complete: () => {
+      let replied = false;
+      const fail = (error: unknown) => {
+        if (!replied) this.releaseUnread(headers);
+        if (subscriber.closed) return;
+        const exception = toUpstreamException(error, pattern);
+        end(exception);
+        subscriber.error(exception);
+      };
+      const receive = async (message: Msg) => {
+        if (subscriber.closed) return;
+        if (message.data.length === 0 && ClaimCheck.claimOf(message) === undefined) return fail(new WaggleException('upstream_request_failed', { details: { pattern } }));
+        replied = true;
+        const packet = JSON.parse(DECODER.decode(await this.claims.incoming(message))) as ReplyPacket;
+        if (packet.id && packet.id !== id) return;
+        if (packet.err !== undefined && packet.err !== null) return fail(packet.err);
+        if (!packet.isDisposed || packet.response !== undefined) subscriber.next(packet.response);
+        if (packet.isDisposed) {
           end();
           subscriber.complete();
+        }
+      };
+      let received = Promise.resolve();
+      const inbox = createInbox();
+      const subscription = connection.subscribe(inbox, {
+        callback: (error, message) => {
+          received = received.then(() => (error ? fail(error) : receive(message))).catch(fail);
         },
       });
+      void (async () => {
+        let data: Uint8Array = ENCODER.encode(JSON.stringify({ pattern, data: payload, id }));
+        if (this.claims.exceeds(data)) data = (await this.claims.outgoing(data, headers)).data;
+        connection.publish(pattern, data, { reply: inbox, headers });
+      })().catch(fail);
       return () => {
         subscription.unsubscribe();
         end();

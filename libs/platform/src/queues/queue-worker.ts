@@ -1,9 +1,14 @@
 import { Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { QueueJobs, QueueName } from '@waggle/contracts';
-import { Worker, type Job, type WorkerOptions } from 'bullmq';
+import { DelayedError, Worker, type Job, type WorkerOptions } from 'bullmq';
 import { BullMQOtel } from 'bullmq-otel';
 import Redis from 'ioredis';
 import { requestContext, type RequestContextStore } from '../context/request-context';
+import { describeFailure, isTransientFailure } from '../reliability/failure-kind';
+import { cappedBackoffMs, OutageLog, type BackoffSettings } from '../reliability/outage-log';
+
+/** How a job that hit an outage waits before it runs again: from 1 s, doubling, at most a minute. */
+const QUEUE_OUTAGE_BACKOFF: BackoffSettings = { baseMs: 1_000, maxMs: 60_000 };
 
 /** BullMQ's trace propagation: producers store the caller's trace context on the job, workers continue it. */
 export function queueTelemetry(): BullMQOtel {
@@ -35,14 +40,23 @@ export interface QueueWorkerSettings<Q extends QueueName> {
  * (request id and workspace in every log line) and its producer's trace, stalled jobs of dead
  * replicas taken back, and stopped gracefully: a stop lets the jobs in flight finish within the
  * shutdown grace, then abandons the rest to be re-run elsewhere.
+ *
+ * Failures come in two kinds (`isTransientFailure`). A job that hits an outage (PostgreSQL,
+ * NATS, Redis away) waits in the delayed set with capped backoff and runs again without
+ * spending one of its attempts, however long the outage lasts, and the outage is logged once
+ * per 30 s, not per job. Any other failure spends an attempt (the queue's `attempts`, see
+ * QueueProducer); after the last the job stays in the failed set, the dead-letter queue, with
+ * one error line "… job dead-lettered", listed and replayed with `<owner>.dead-letters.*`.
  */
 export abstract class QueueWorker<Q extends QueueName, Result = unknown> implements OnApplicationBootstrap, BeforeApplicationShutdown {
   protected readonly logger: Logger;
+  private readonly outages: OutageLog;
   private worker?: Worker<QueueJobs[Q], Result>;
   private connection?: Redis;
 
   protected constructor(private readonly settings: QueueWorkerSettings<Q>) {
     this.logger = new Logger(this.constructor.name);
+    this.outages = new OutageLog(this.logger, `${settings.queue} jobs`);
   }
 
   /** Runs one job; throwing fails (or retries, per the job's options) the job. */
@@ -51,9 +65,60 @@ export abstract class QueueWorker<Q extends QueueName, Result = unknown> impleme
   /** The request a job belongs to, for its log lines. */
   protected abstract contextOf(data: QueueJobs[Q]): RequestContextStore;
 
-  /** A job failed for good, or for this attempt; the default logs it. */
-  protected onFailed(job: Job<QueueJobs[Q], Result> | undefined, error: Error): void {
-    this.logger.warn({ job_id: job?.id, attempts: job?.attemptsMade, err: error }, `${this.settings.queue} job failed`);
+  /**
+   * A job failed on its last attempt and stays in the failed set. Runs once, after the error
+   * line; a subclass settles what the job leaves behind (a run still `running` is recorded
+   * failed), so nothing waits on a job that will not run again unless replayed.
+   */
+  protected onDeadLettered(_job: Job<QueueJobs[Q], Result>, _error: Error): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** An attempt failed: a warning when another attempt follows, the dead-letter line after the last. */
+  private onFailed(job: Job<QueueJobs[Q], Result> | undefined, error: Error): void {
+    const queue = this.settings.queue;
+    if (!job) {
+      this.logger.error({ queue, err: error }, `${queue} job failed`);
+      return;
+    }
+    requestContext.run(this.contextOf(job.data), () => {
+      // attempts: BullMQ's, spent by failures; runs: every start, outage re-runs and self-scheduled retries (callbacks) included.
+      const line = { queue, job_id: job.id, request_id: this.contextOf(job.data).requestId ?? null, attempts: job.attemptsMade, runs: job.attemptsStarted, error: describeFailure(error) };
+      // BullMQ sets finishedOn only when the job leaves for the failed set (no attempt left, or UnrecoverableError).
+      if (typeof job.finishedOn !== 'number') {
+        this.logger.warn({ ...line, max_attempts: job.opts.attempts ?? 1, retry_in_ms: job.delay }, `${queue} job attempt failed; it will be retried`);
+        return;
+      }
+      this.logger.error(line, `${queue} job dead-lettered`);
+      this.onDeadLettered(job, error).catch((settleError: unknown) => this.logger.error({ queue, job_id: job.id, err: settleError }, `${queue} dead-lettered job could not be settled`));
+    });
+  }
+
+  /**
+   * Runs the job; an outage sends it to the delayed set instead of failing it, so it does not
+   * spend an attempt (BullMQ's documented way: `moveToDelayed` with the job's token, then
+   * DelayedError). Its wait doubles with each outage re-run (`attemptsStarted` counts the runs,
+   * `attemptsMade` the spent attempts), up to QUEUE_OUTAGE_BACKOFF.maxMs.
+   */
+  private async runJob(job: Job<QueueJobs[Q], Result>, token: string | undefined): Promise<Result> {
+    let result: Result;
+    try {
+      result = await this.process(job, token);
+    } catch (error) {
+      if (!isTransientFailure(error)) throw error;
+      const delayMs = cappedBackoffMs(job.attemptsStarted - job.attemptsMade, QUEUE_OUTAGE_BACKOFF);
+      this.outages.failed(error, { queue: this.settings.queue, job_id: job.id, retry_in_ms: delayMs });
+      try {
+        await job.moveToDelayed(Date.now() + delayMs, token);
+      } catch {
+        // Redis itself is away: the job stays active, its lock lapses and the stalled-job check
+        // hands it back to the queue once Redis answers.
+        throw error;
+      }
+      throw new DelayedError();
+    }
+    this.outages.recovered({ queue: this.settings.queue });
+    return result;
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -61,7 +126,7 @@ export abstract class QueueWorker<Q extends QueueName, Result = unknown> impleme
     this.connection = new Redis(redisUrl, { maxRetriesPerRequest: null, connectionName: `waggle-worker-${queue}` });
     this.worker = new Worker<QueueJobs[Q], Result>(
       queue,
-      (job, token) => requestContext.run(this.contextOf(job.data), () => this.process(job, token)),
+      (job, token) => requestContext.run(this.contextOf(job.data), () => this.runJob(job, token)),
       {
         ...options,
         connection: this.connection,

@@ -5,6 +5,7 @@ import { SealWebhookSecrets1763900000000 } from './1763900000000-seal-webhook-se
 import { IndexRequestsByUser1764000000000 } from './1764000000000-index-requests-by-user';
 import { CreateWorkflowDeploymentTables1765000000000 } from './1765000000000-create-workflow-deployment-tables';
 import { CreateWorkflowRunTables1765000100000 } from './1765000100000-create-workflow-run-tables';
+import { AddLedgerDeadLetters1795508988289 } from './1795508988289-add-ledger-dead-letters';
 
 /** Every migration of this service, oldest first. `npm run migration:generate` appends here. */
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
@@ -14,4 +15,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   IndexRequestsByUser1764000000000,
   CreateWorkflowDeploymentTables1765000000000,
   CreateWorkflowRunTables1765000100000,
+  AddLedgerDeadLetters1795508988289,
 ];

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { QueueNames, type WorkflowRunJob } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { APP_ENV, QueueWorker, type RequestContextStore } from '@waggle/platform';
+import { APP_ENV, isTransientFailure, QueueWorker, type RequestContextStore } from '@waggle/platform';
 import type { Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import type { InvocationEnv } from '../../config/invocation.env';
@@ -15,7 +15,9 @@ import { WorkflowRunsService } from './workflow-runs.service';
  * takes the run's lease, renews it while it works, and the engine skips every step a previous
  * attempt finished. A run already terminal when its job arrives is only announced again. A
  * failure of the run itself (a step, the step cap, the time-out) settles the run; an outage
- * (database, Redis) throws, and the job is retried.
+ * (database, Redis) throws, and the job waits it out (QueueWorker); an unexpected fault is
+ * tried again until the job's last attempt, then fails the run. A job dead-lettered anyway
+ * (settling the run failed) leaves a running run to the reaper.
  */
 @Injectable()
 export class WorkflowRunWorker extends QueueWorker<'workflow-runs'> {
@@ -85,7 +87,9 @@ export class WorkflowRunWorker extends QueueWorker<'workflow-runs'> {
       }
       await this.service.settle(id, { ...state, stepsExecuted: execution.stepsExecuted, totalTokens: execution.totalTokens });
     } catch (error) {
-      // A refusal (the pinned version is gone…) fails the run at once; an outage is retried.
+      // An outage is waited out; a refusal (the pinned version is gone…) fails the run at once,
+      // an unexpected fault after the job's last attempt.
+      if (isTransientFailure(error)) throw error;
       const refusal = error instanceof WaggleException ? error : null;
       if (!refusal && job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw error;
       this.logger.error({ err: error, request_id: id }, 'workflow run could not be executed');

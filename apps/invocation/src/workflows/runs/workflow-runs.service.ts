@@ -11,7 +11,7 @@ import {
   type WorkflowStepRecordView,
 } from '@waggle/contracts';
 import { isErrorCode, WaggleException } from '@waggle/errors';
-import { APP_ENV, LedgerPublisher, NatsRpcClient, QueueProducer, REDIS_CLIENT } from '@waggle/platform';
+import { APP_ENV, isTransientFailure, LedgerPublisher, NatsRpcClient, QueueProducer, REDIS_CLIENT } from '@waggle/platform';
 import { deliveryIdFor } from '@waggle/webhooks';
 import type { WorkflowInput, WorkflowVariant } from '@waggle/workflows';
 import type Redis from 'ioredis';
@@ -209,6 +209,10 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
   async announce(row: WorkflowRunRow): Promise<void> {
     if (!isTerminal(row)) return;
     this.ledger.save(ledgerRecordOf(row));
+    // Announced only once the ledger has stored the result: the run's job ends after this, so a
+    // replica that dies before leaves the job to run again (and announce again), and the final
+    // state can never be lost while its callback goes out (found by the chaos tier).
+    if (!(await this.ledger.stored(row.id))) throw new WaggleException('upstream_request_failed', { status: 503, message: `The ledger record of ${row.id} could not be published yet` });
     if (row.run_async && row.callback_url) {
       await this.callbacks.add(deliveryIdFor(row.id), {
         delivery_id: deliveryIdFor(row.id),
@@ -241,6 +245,12 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
     try {
       await this.jobs.add(row.id, { request_id: row.id, workspace_id: row.workspace_id });
     } catch (error) {
+      if (isTransientFailure(error)) {
+        // Redis is away, but the run is stored as running: the reaper queues a running run that no
+        // worker has taken within WORKFLOW_REAPER_GRACE_MS, so the caller's run is accepted as it is.
+        this.logger.warn({ err: error, request_id: row.id }, 'a workflow run could not be queued yet; the reaper will queue it');
+        return;
+      }
       this.logger.error({ err: error, request_id: row.id }, 'a workflow run could not be queued');
       await this.settle(row.id, { status: 'failed', output: null, errorMessage: 'The workflow run could not be enqueued', errorCode: 'workflow_enqueue_failed' });
       throw new WaggleException('workflow_enqueue_failed', { extra: { request_id: row.id } });
