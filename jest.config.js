@@ -59,5 +59,14 @@ module.exports = {
       setupFiles: ['<rootDir>/test/setup/test-env.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/setup/timeouts.ts'],
     },
+    // Faults against infrastructure the tier starts itself (its own PostgreSQL, Redis and NATS),
+    // and two replicas of every app under the supervisor. CHAOS_SHORT=1 is the form `npm test` runs.
+    {
+      ...shared,
+      displayName: 'chaos',
+      testMatch: ['<rootDir>/test/chaos/**/*.chaos-spec.ts'],
+      setupFiles: ['<rootDir>/test/setup/test-env.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/setup/timeouts.ts'],
+    },
   ],
 };

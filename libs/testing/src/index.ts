@@ -19,3 +19,4 @@ export { startServiceUnderTest, type ServiceUnderTest } from './service-under-te
 export { describeServiceBasics } from './service-basics';
 export { createTestCertificates, TestHttpsServer, type TestCertificates, type TestHttpsRequest, type TestRoute } from './test-https-server';
 export { buildFixtureDocuments, type FixtureDocument, type FixtureDocumentType } from './fixture-documents';
+export { OwnServer, startOwnNats, startOwnPostgres, startOwnRedis } from './own-infrastructure';
