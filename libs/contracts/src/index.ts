@@ -2,7 +2,7 @@ export { APP_NAMES, DOMAIN_SERVICES, queueGroupOf, type AppName, type DomainServ
 export { EmptyRequest, patternNames, rpc, type ContractMap, type ContractsByPattern, type RequestClass, type RpcContract, type RpcKind } from './rpc-contract';
 export { RPC_CONTRACTS, type ReplyPattern, type RpcContracts, type RpcPattern, type RpcRequest, type RpcResponse, type StreamPattern } from './rpc-contracts';
 export { sendRpc, streamRpc, type RpcTransport, type SendOptions } from './send';
-export { CLAIM_BUCKETS, RpcHeaders, type ClaimBucket, type RpcCallContext } from './rpc-headers';
+export { CLAIM_BUCKETS, RpcHeaders, STREAM_HEARTBEAT, type ClaimBucket, type RpcCallContext } from './rpc-headers';
 export { QueueNames, type QueueJobs, type QueueName } from './queues';
 export { LedgerStream, RUN_KINDS, RUN_STATUSES, TERMINAL_RUN_STATUSES, type LedgerDeadLetter, type LedgerRecord, type RunKind, type RunStatus } from './ledger';
 export {

@@ -14,7 +14,21 @@ export const RpcHeaders = {
    * object of CLAIM_BUCKETS, named by this header, and the message itself is empty.
    */
   claim: 'waggle-claim',
+  /**
+   * On a stream request: the interval (ms) at which the caller wants to hear that the stream
+   * is alive. On a reply: an empty heartbeat, sent while the stream is open (see STREAM_HEARTBEAT).
+   */
+  heartbeat: 'waggle-heartbeat',
 } as const;
+
+/**
+ * A streamed reply's liveness: the responder sends a heartbeat every `intervalMs` while the
+ * stream is open, and the caller ends the stream as timed out (504) after `missedLimit`
+ * intervals without a packet or heartbeat. A replica that dies mid-stream, or after taking the
+ * request, is noticed in seconds instead of holding the caller until the stream's maximum
+ * duration; a model that is slow to its first token is not, since heartbeats do not wait on it.
+ */
+export const STREAM_HEARTBEAT = { intervalMs: 5_000, missedLimit: 3 } as const;
 
 /**
  * JetStream object store buckets of claim-checked messages (wire format). Request, reply and

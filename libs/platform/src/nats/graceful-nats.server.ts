@@ -1,8 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { ServerNats, type NatsContext, type NatsOptions, type WritePacket } from '@nestjs/microservices';
 import { context as otelContext, SpanStatusCode } from '@opentelemetry/api';
+import { RpcHeaders } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import type { Msg, MsgHdrs, NatsConnection, Subscription as NatsSubscription } from 'nats';
+import { headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type Subscription as NatsSubscription } from 'nats';
 import type { Observable, Subscription } from 'rxjs';
 import { requestContext } from '../context/request-context';
 import { ClaimCheck } from './claim-check';
@@ -23,6 +24,9 @@ type Respond = (packet: WritePacket) => Promise<unknown> | void;
 
 const DECODER = new TextDecoder();
 const ENCODER = new TextEncoder();
+const EMPTY = new Uint8Array(0);
+/** The heartbeat intervals a caller may ask for (a smaller or larger request is clamped). */
+const HEARTBEAT_BOUNDS_MS = { min: 100, max: 60_000 } as const;
 
 /**
  * Nest's NATS transport, with a shutdown that loses no work: on close it unsubscribes
@@ -42,6 +46,8 @@ export class GracefulNatsServer extends ServerNats {
   private readonly directLogger = new Logger('RpcExceptionFilter');
   private readonly transportLogger = new Logger(GracefulNatsServer.name);
   private readonly claims = new ClaimCheck(() => this.connection());
+  /** Streams whose caller asked for heartbeats (STREAM_HEARTBEAT): reply subject → timer. */
+  private readonly heartbeats = new Map<string, NodeJS.Timeout>();
 
   constructor(
     options: NatsServerOptions,
@@ -92,6 +98,7 @@ export class GracefulNatsServer extends ServerNats {
       // Nest's subscription callback drops the promise: anything thrown here would be an
       // unhandled rejection. The caller gets an error envelope, or its own time-out.
       this.transportLogger.error({ err: error, subject: received.subject }, 'a NATS message could not be handled');
+      this.stopHeartbeat(received.reply);
       if (received.reply) await this.sendReply(received, this.errorPacket(error, received.subject));
       return undefined;
     } finally {
@@ -142,7 +149,11 @@ export class GracefulNatsServer extends ServerNats {
   /** Nest's publisher for its own pipeline (streams): every packet goes through `sendReply`, in order (Nest awaits each). */
   override getPublisher(natsMsg: Msg, id: string, ctx: NatsContext): (response: WritePacket) => Promise<void> {
     if (!natsMsg.reply) return async () => undefined;
+    // Before the handler runs: a caller waiting on a slow first packet still hears the stream is alive.
+    this.startHeartbeat(natsMsg);
     return async (response: WritePacket) => {
+      // The last packet (or an error, which ends the stream too) stops the heartbeat.
+      if (response.isDisposed || response.err !== undefined) this.stopHeartbeat(natsMsg.reply);
       let outgoing: { data: Uint8Array; headers?: MsgHdrs };
       try {
         outgoing = this.serializer.serialize({ ...response, id }) as typeof outgoing;
@@ -153,6 +164,32 @@ export class GracefulNatsServer extends ServerNats {
       this.onProcessingEndHook?.(this.transportId, ctx);
       await this.sendReply(natsMsg, outgoing.data, id, outgoing.headers);
     };
+  }
+
+  /** Heartbeats at the interval the stream's caller asked for (RpcHeaders.heartbeat), until the stream ends. */
+  private startHeartbeat(natsMsg: Msg): void {
+    const requested = Number(natsMsg.headers?.get(RpcHeaders.heartbeat));
+    const reply = natsMsg.reply;
+    if (!reply || !(requested > 0) || this.heartbeats.has(reply)) return;
+    const intervalMs = Math.min(Math.max(requested, HEARTBEAT_BOUNDS_MS.min), HEARTBEAT_BOUNDS_MS.max);
+    const timer = setInterval(() => {
+      try {
+        const headers = natsHeaders();
+        headers.set(RpcHeaders.heartbeat, '1');
+        natsMsg.respond(EMPTY, { headers });
+      } catch {
+        // The connection is closing: the caller notices the silence, as with a dead replica.
+        this.stopHeartbeat(reply);
+      }
+    }, intervalMs);
+    timer.unref();
+    this.heartbeats.set(reply, timer);
+  }
+
+  private stopHeartbeat(reply: string | undefined): void {
+    if (!reply) return;
+    clearInterval(this.heartbeats.get(reply));
+    this.heartbeats.delete(reply);
   }
 
   private async handleDirectly(handler: DirectReplyHandler, natsMsg: Msg): Promise<void> {
@@ -207,6 +244,7 @@ export class GracefulNatsServer extends ServerNats {
       await this.waitUntilIdle(this.graceMs);
       await connection.flush().catch(() => undefined);
     }
+    for (const reply of [...this.heartbeats.keys()]) this.stopHeartbeat(reply);
     await super.close();
   }
 

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { ClientNats } from '@nestjs/microservices';
-import { RpcHeaders, type RpcCallContext, type RpcTransport } from '@waggle/contracts';
+import { RpcHeaders, STREAM_HEARTBEAT, type RpcCallContext, type RpcTransport } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { randomUUID } from 'node:crypto';
@@ -43,7 +43,15 @@ export class NatsRpcClient implements RpcTransport {
   /** Request, reply and stream payloads larger than the server's max_payload. */
   readonly claims = new ClaimCheck(() => this.connection());
 
-  constructor(servers: string, name: string) {
+  /**
+   * @param streamHeartbeat  how often a stream's responder must show it is alive, and how many
+   *   intervals of silence end the stream as timed out (tests shorten it; STREAM_HEARTBEAT otherwise)
+   */
+  constructor(
+    servers: string,
+    name: string,
+    private readonly streamHeartbeat: { intervalMs: number; missedLimit: number } = STREAM_HEARTBEAT,
+  ) {
     this.client = new ClientNats({ servers: servers.split(','), name, maxReconnectAttempts: -1 });
   }
 
@@ -154,7 +162,9 @@ export class NatsRpcClient implements RpcTransport {
    * A streamed reply: Nest's wire format (a packet per value, then one that ends it) on an
    * inbox of its own, each packet read in order (a claim-checked one is fetched before the
    * next is looked at). No responders, or a reply that cannot be read, is
-   * `upstream_request_failed`; unsubscribing stops listening.
+   * `upstream_request_failed`; unsubscribing stops listening. The responder sends heartbeats
+   * while the stream is open, so a responder that died (after taking the request, or
+   * mid-stream) ends the stream as a 504 after `missedLimit` silent intervals.
    */
   request(pattern: string, payload: unknown, callContext: RpcCallContext): Observable<unknown> {
     return new Observable<unknown>((subscriber) => {
@@ -164,12 +174,15 @@ export class NatsRpcClient implements RpcTransport {
         return undefined;
       }
       const headers = this.headersFor(callContext);
+      headers.set(RpcHeaders.heartbeat, String(this.streamHeartbeat.intervalMs));
       const span = startNatsClientSpan(pattern, headers);
       const id = randomUUID();
       let ended = false;
+      let silence: NodeJS.Timeout | undefined;
       const end = (error?: WaggleException) => {
         if (ended) return;
         ended = true;
+        clearTimeout(silence);
         if (error) endSpanWithError(span, error, error.code);
         else {
           span.setStatus({ code: SpanStatusCode.OK });
@@ -184,8 +197,16 @@ export class NatsRpcClient implements RpcTransport {
         end(exception);
         subscriber.error(exception);
       };
+      const awaitLife = () => {
+        clearTimeout(silence);
+        if (ended) return;
+        const limitMs = this.streamHeartbeat.intervalMs * this.streamHeartbeat.missedLimit;
+        silence = setTimeout(() => fail(new WaggleException('upstream_request_failed', { status: 504, details: { pattern } })), limitMs);
+      };
       const receive = async (message: Msg) => {
         if (subscriber.closed) return;
+        awaitLife();
+        if (message.headers?.get(RpcHeaders.heartbeat)) return;
         if (message.data.length === 0 && ClaimCheck.claimOf(message) === undefined) return fail(new WaggleException('upstream_request_failed', { details: { pattern } }));
         replied = true;
         const packet = JSON.parse(DECODER.decode(await this.claims.incoming(message))) as ReplyPacket;
@@ -208,6 +229,7 @@ export class NatsRpcClient implements RpcTransport {
         let data: Uint8Array = ENCODER.encode(JSON.stringify({ pattern, data: payload, id }));
         if (this.claims.exceeds(data)) data = (await this.claims.outgoing(data, headers)).data;
         connection.publish(pattern, data, { reply: inbox, headers });
+        awaitLife();
       })().catch(fail);
       return () => {
         subscription.unsubscribe();
