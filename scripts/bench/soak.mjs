@@ -3,12 +3,16 @@
 // "The soak benchmark").
 //
 //   npm run build && npm run bench:soak [-- --minutes 30] [--window-minutes 5] [--replicas 1]
-//        [--capacity-seconds 60] [--rate N] [--redis-url URL] [--database-url URL] [--json]
+//        [--capacity-seconds 60] [--rate N] [--database-url URL] [--json]
 //
 // It runs the whole stack the way `npm run up` does (the supervisor, scripts/start-all.mjs, with
 // --replicas), on free loopback ports, against its own PostgreSQL database (default waggle_bench,
-// migrated first) and Redis database (default redis://127.0.0.1:6379/12, flushed at the start and
-// the end), with the fake model provider (no latency) and a callback receiver in this script.
+// migrated first), and a Redis (AOF, noeviction) and a NATS (JetStream on disk) it starts itself
+// on free ports (so test runs on the machine's shared servers neither see nor disturb it), with
+// the fake model provider (no latency) and a callback receiver in this script.
+// The data stays the same size, so a window measures the same work as the one before: documents
+// go into a knowledge base of at most KNOWLEDGE_BASE_ITEMS items; a full one is replaced by a new
+// one and deleted (its cleanup runs in the background, as a user's delete does).
 // The mix, one operation at a time chosen by weight: prompt invoke (sync 30, streamed 10), agent
 // invoke 15, async workflow invoke 10 and prompt webhook trigger 10 (both with callbacks), knowledge
 // base search 15, an upload added to the knowledge base (ingestion) 5, request lookup 5.
@@ -26,6 +30,7 @@ import Redis from 'ioredis';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -57,6 +62,8 @@ const OPERATION_TIMEOUT_MS = 60_000;
 const CAPACITY_CONCURRENCY = 16;
 /** An open loop that falls this far behind is overloaded, not soaking: those operations count as errors. */
 const MAX_IN_FLIGHT = 256;
+/** Items a knowledge base takes before the soak replaces it (so searches cost the same all along). */
+const KNOWLEDGE_BASE_ITEMS = 100;
 const WEIGHTS = { prompt: 30, 'prompt-stream': 10, agent: 15, 'workflow-async': 10, 'prompt-trigger': 10, search: 15, ingest: 5, lookup: 5 };
 
 const { values: args } = parseArgs({
@@ -66,7 +73,6 @@ const { values: args } = parseArgs({
     replicas: { type: 'string', default: '1' },
     'capacity-seconds': { type: 'string', default: '60' },
     rate: { type: 'string' },
-    'redis-url': { type: 'string', default: 'redis://127.0.0.1:6379/12' },
     'database-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/waggle_bench' },
     json: { type: 'boolean', default: false },
   },
@@ -77,7 +83,6 @@ const options = {
   replicas: Number(args.replicas),
   capacitySeconds: Number(args['capacity-seconds']),
   rate: args.rate === undefined ? undefined : Number(args.rate),
-  redisUrl: args['redis-url'],
   databaseUrl: args['database-url'],
 };
 for (const [name, value] of Object.entries(options)) {
@@ -86,12 +91,15 @@ for (const [name, value] of Object.entries(options)) {
     process.exit(2);
   }
 }
-exitUnlessBuilt(ENTRIES);
+exitUnlessBuilt({ ...ENTRIES, ownInfrastructure: 'dist/libs/testing/src/own-infrastructure.js' });
 
 const tmp = mkdtempSync(join(tmpdir(), 'waggle-soak-'));
-const env = { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_URL: options.databaseUrl, REDIS_URL: options.redisUrl, CALLBACK_URL_ALLOWLIST: '127.0.0.1' };
-const redis = new Redis(options.redisUrl);
-const queueConnection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
+// The machine's redis-server and nats-server binaries, on free ports, data under tmp.
+const { startOwnNats, startOwnRedis } = createRequire(import.meta.url)('../../dist/libs/testing/src/own-infrastructure.js');
+const ownRedis = await startOwnRedis(await freePort(), join(tmp, 'redis'));
+const ownNats = await startOwnNats(await freePort(), join(tmp, 'nats'));
+const env = { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_URL: options.databaseUrl, REDIS_URL: ownRedis.url, NATS_URL: ownNats.url, CALLBACK_URL_ALLOWLIST: '127.0.0.1' };
+const queueConnection = new Redis(ownRedis.url, { maxRetriesPerRequest: null });
 const queues = QUEUES.map((name) => new Queue(name, { connection: queueConnection }));
 const procs = [];
 const callbacks = new Set();
@@ -111,12 +119,18 @@ function startReceiver() {
   });
 }
 
-async function cleanup() {
-  for (const proc of procs.reverse()) await stopProcess(proc);
+let cleaning;
+/** Stops everything this script started, once (a signal may come while it runs). */
+function cleanup() {
+  cleaning ??= stopEverything();
+  return cleaning;
+}
+
+async function stopEverything() {
+  for (const proc of [...procs].reverse()) await stopProcess(proc);
   await Promise.all(queues.map((queue) => queue.close()));
-  await redis.flushdb().catch(() => undefined);
-  redis.disconnect();
   queueConnection.disconnect();
+  await Promise.allSettled([ownRedis.server.stop(), ownNats.server.stop()]);
   receiver?.close();
   rmSync(tmp, { recursive: true, force: true });
 }
@@ -141,7 +155,6 @@ function databaseConnections() {
 
 async function main() {
   log(`machine: ${JSON.stringify(machine())}`);
-  await redis.flushdb();
   runNode(ENTRIES.migrate, [], env, 'migrations');
   receiver = await startReceiver();
   const callbackUrl = `http://127.0.0.1:${receiver.address().port}/soak`;
@@ -187,7 +200,32 @@ async function main() {
       workflows: [{ deployment: 'soak-flow', variants: [{ name: 'default', inputs: { topic: { type: 'text', required: true } }, output: '{{ note.output }}', steps: [{ id: 'note', type: 'template', text: 'About {{ topic }}' }] }] }],
     })
   ).workflows;
-  const { knowledge_base: knowledgeBase } = await post(`/v1/public/workspaces/${workspace.workspace_id}/knowledge_bases`, { knowledge_base: { name: 'soak' } });
+  const knowledgeBases = `/v1/public/workspaces/${workspace.workspace_id}/knowledge_bases`;
+  /** A knowledge base in use: searched and filled until full, then retired and deleted once nothing uses it. */
+  const newKnowledgeBase = async () => ({ id: (await post(knowledgeBases, { knowledge_base: { name: 'soak' } })).knowledge_base.id, items: 0, using: 0, retired: false });
+  let knowledgeBase = await newKnowledgeBase();
+  let replacing;
+  /** Runs `use` against the current knowledge base; the last use of a retired one deletes it. */
+  const withKnowledgeBase = async (use) => {
+    const held = knowledgeBase;
+    held.using += 1;
+    try {
+      return await use(held);
+    } finally {
+      held.using -= 1;
+      if (held.retired && held.using === 0) await call(`${knowledgeBases}/${held.id}`, { method: 'DELETE', headers }, (status) => status === 200 || status === 202);
+    }
+  };
+  const replaceWhenFull = async () => {
+    if (knowledgeBase.items < KNOWLEDGE_BASE_ITEMS || replacing) return replacing;
+    replacing = (async () => {
+      const full = knowledgeBase;
+      knowledgeBase = await newKnowledgeBase();
+      full.retired = true;
+      if (full.using === 0) await call(`${knowledgeBases}/${full.id}`, { method: 'DELETE', headers }, (status) => status === 200 || status === 202);
+    })().finally(() => (replacing = undefined));
+    return replacing;
+  };
 
   const accepted = [];
   const lookups = [];
@@ -211,13 +249,18 @@ async function main() {
           await call(`/v1/prompt/webhooks/${deployment.prompt_endpoint_id}/variants/${deployment.variants[0].variant_id}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-webhook-secret': deployment.webhook_secret }, body: JSON.stringify({ inputs: { question: 'soak' }, async: { callback_url: callbackUrl } }) }, (status) => status === 202),
         ).request_id,
       ),
-    search: () => call(`/v1/public/workspaces/${workspace.workspace_id}/knowledge_bases/${knowledgeBase.id}/search`, { method: 'POST', headers, body: JSON.stringify({ search_query: 'soak', search_type: 'hybrid', search_chunk_limit: 3, search_score_threshold: 0 }) }, (status) => status === 200),
+    search: () =>
+      withKnowledgeBase((kb) => call(`${knowledgeBases}/${kb.id}/search`, { method: 'POST', headers, body: JSON.stringify({ search_query: 'soak', search_type: 'hybrid', search_chunk_limit: 3, search_score_threshold: 0 }) }, (status) => status === 200)),
     ingest: async () => {
       documents += 1;
       const form = new FormData();
       form.append('file', new Blob([`Soak document ${documents}. ${'Long runs show what short ones hide. '.repeat(60)}`]), `soak-${documents}.txt`);
       const uploaded = await call(`/v1/public/workspaces/${workspace.workspace_id}/assets`, { method: 'POST', headers: { authorization: headers.authorization }, body: form }, (status) => status === 200);
-      await call(`/v1/private/knowledge_bases/${knowledgeBase.id}/items`, { method: 'POST', headers, body: JSON.stringify({ asset_id: JSON.parse(uploaded).asset.id }) }, (status) => status === 200);
+      await withKnowledgeBase(async (kb) => {
+        kb.items += 1;
+        await call(`/v1/private/knowledge_bases/${kb.id}/items`, { method: 'POST', headers, body: JSON.stringify({ asset_id: JSON.parse(uploaded).asset.id }) }, (status) => status === 200);
+      });
+      await replaceWhenFull();
     },
     lookup: () => (lookups.length === 0 ? operations.prompt() : call(`/v1/public/requests/${lookups[Math.floor(Math.random() * lookups.length)]}`, { headers }, (status) => status === 200)),
   };
@@ -297,7 +340,7 @@ async function main() {
       queues: depths,
       postgresConnections: databaseConnections(),
     };
-    log(`window ${summary.window}: ${summary.operations} operations, ${summary.errors} errors, PG connections ${summary.postgresConnections}`);
+    log(`window ${summary.window}: ${summary.operations} operations, ${summary.errors} errors${summary.errors > 0 ? ` (first: ${summary.firstErrors[0]})` : ''}, PG connections ${summary.postgresConnections}`);
     return summary;
   }
 
@@ -324,6 +367,14 @@ function markdown(report) {
   }
   lines.push('', `accepted async runs ${report.accepted}, callbacks missing ${report.missingCallbacks}`);
   return lines.join('\n');
+}
+
+// An interrupted soak stops what it started (the supervisor stops the apps) before it exits.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    log(`${signal}: stopping`);
+    void cleanup().finally(() => process.exit(130));
+  });
 }
 
 let exitCode = 0;
