@@ -174,16 +174,12 @@ render in float notation (1e+06).
 {{- end }}
 
 {{/*
-A secrets.<entry> normalized to {value, existingSecret, key}; a string is a value.
+A secrets.<entry> as {value, existingSecret, key}, each defaulting to "".
 Call with (dict "root" $ "entry" "databaseUrl").
 */}}
 {{- define "waggle.secretEntry" -}}
-{{- $raw := index .root.Values.secrets .entry }}
-{{- if kindIs "string" $raw }}
-{{- toYaml (dict "value" $raw "existingSecret" "" "key" "") }}
-{{- else }}
+{{- $raw := index .root.Values.secrets .entry | default dict }}
 {{- toYaml (dict "value" ($raw.value | default "") "existingSecret" ($raw.existingSecret | default "") "key" ($raw.key | default "")) }}
-{{- end }}
 {{- end }}
 
 {{/* The values key of a variable: DATABASE_URL -> databaseUrl. */}}
