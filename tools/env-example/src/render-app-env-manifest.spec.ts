@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { renderAppEnvManifest, type AppEnvManifest } from './render-app-env-manifest';
 
 describe('the Helm chart\'s per-app environment manifest', () => {
@@ -41,5 +42,33 @@ describe('the Helm chart\'s per-app environment manifest', () => {
   it('lists what migrate reads', () => {
     expect(manifest.migrate.env.map(({ name }) => name)).toEqual(expect.arrayContaining(['DATABASE_URL', 'WEBHOOK_SECRET_KEY', 'NODE_ENV']));
     expect(manifest.migrate.env.map(({ name }) => name)).not.toContain('REDIS_URL');
+  });
+});
+
+describe('the Helm chart models every credential the env classes declare', () => {
+  const root = join(__dirname, '../../..');
+  const chartDir = join(root, 'deploy/helm/waggle');
+  const manifest = JSON.parse(readFileSync(join(chartDir, 'files/app-env.json'), 'utf8')) as AppEnvManifest;
+  const values = parse(readFileSync(join(chartDir, 'values.yaml'), 'utf8')) as { secrets: Record<string, unknown> };
+  const schema = JSON.parse(readFileSync(join(chartDir, 'values.schema.json'), 'utf8')) as {
+    properties: { secrets: { properties: Record<string, unknown> } };
+  };
+  // The chart's own mapping (templates/_helpers.tpl, waggle.secretKeyOf): lower | camelcase | untitle.
+  const entryOf = (variable: string) =>
+    variable.toLowerCase().replace(/_([a-z0-9])/g, (_, next: string) => next.toUpperCase());
+  const secretVariables = [...new Set(Object.values(manifest.apps).flatMap(({ env }) => env.filter(({ secret }) => secret).map(({ name }) => name)))];
+
+  it('has a secrets.<entry> in values.yaml and the schema for each secret variable', () => {
+    const entries = secretVariables.map(entryOf);
+    expect(entries).toContain('googleGenerativeAiApiKey');
+    expect(entries.filter((entry) => !(entry in values.secrets))).toEqual([]);
+    expect(entries.filter((entry) => !(entry in schema.properties.secrets.properties))).toEqual([]);
+  });
+
+  it('has no secrets.<entry> that names no variable', () => {
+    const variables = new Set(Object.values(manifest.apps).flatMap(({ env }) => env.map(({ name }) => entryOf(name))));
+    const stray = Object.keys(values.secrets).filter((entry) => entry !== 'existingSecret' && !variables.has(entry));
+    expect(stray).toEqual([]);
+    expect(Object.keys(schema.properties.secrets.properties).sort()).toEqual(Object.keys(values.secrets).sort());
   });
 });
