@@ -1,19 +1,38 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { renderAppEnvManifest } from './render-app-env-manifest';
 import { renderEnvExample } from './render-env-example';
 
 // Runs from dist/tools/env-example/src; the repository root is four levels up.
 const distRoot = join(__dirname, '../../..');
-const target = join(distRoot, '..', '.env.example');
-const rendered = renderEnvExample(join(distRoot, 'apps'));
+const repoRoot = join(distRoot, '..');
+const appsDir = join(distRoot, 'apps');
 
-if (process.argv.includes('--check')) {
-  const current = readFileSync(target, 'utf8');
-  if (current !== rendered) {
-    process.stderr.write('.env.example is out of date: run `npm run env:example`\n');
-    process.exit(1);
+/** Every file generated from the apps' env classes. */
+const generated = [
+  { target: join(repoRoot, '.env.example'), render: () => renderEnvExample(appsDir) },
+  { target: join(repoRoot, 'deploy/helm/waggle/files/app-env.json'), render: () => renderAppEnvManifest(appsDir) },
+];
+
+let stale = 0;
+for (const { target, render } of generated) {
+  const rendered = render();
+  const name = relative(repoRoot, target);
+  if (process.argv.includes('--check')) {
+    let current = '';
+    try {
+      current = readFileSync(target, 'utf8');
+    } catch {
+      // A missing file is out of date like a different one.
+    }
+    if (current !== rendered) {
+      process.stderr.write(`${name} is out of date: run \`npm run env:example\`\n`);
+      stale += 1;
+    }
+  } else {
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, rendered);
+    process.stdout.write(`wrote ${name}\n`);
   }
-} else {
-  writeFileSync(target, rendered);
-  process.stdout.write(`wrote ${target}\n`);
 }
+if (stale > 0) process.exit(1);

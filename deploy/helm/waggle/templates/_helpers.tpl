@@ -64,72 +64,226 @@ app.kubernetes.io/component: {{ .name }}
 {{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) }}
 {{- end }}
 
-{{/*
-The Secret the apps read credentials from: the operator's own, or the chart's.
-*/}}
-{{- define "waggle.secretName" -}}
-{{- .Values.secrets.existingSecret | default (include "waggle.fullname" .) }}
+{{- define "waggle.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- .Values.serviceAccount.name | default (include "waggle.fullname" .) }}
+{{- else }}
+{{- .Values.serviceAccount.name }}
+{{- end }}
 {{- end }}
 
 {{/*
-Non-secret environment shared by every process, as a YAML map. The ConfigMap
-renders it; the migrations hook inlines it, because on first install a
-pre-install hook runs before the ConfigMap exists. Numbers go through int64 so
-that large values do not render in float notation (1e+06).
+What each app reads (files/app-env.json, generated from the env classes by
+`npm run env:example`), as a dict: apps.<name>.env = [{name, secret}],
+apps.<name>.queues, migrate.env.
 */}}
-{{- define "waggle.configData" -}}
-NODE_ENV: {{ .Values.config.nodeEnv | quote }}
-LOG_LEVEL: {{ .Values.config.logLevel | quote }}
-HOST: "0.0.0.0"
-NATS_URL: {{ .Values.config.natsUrl | quote }}
-NATS_REQUEST_TIMEOUT_MS: {{ int64 .Values.config.natsRequestTimeoutMs | quote }}
-SHUTDOWN_GRACE_MS: {{ int64 .Values.config.shutdownGraceMs | quote }}
-{{- with .Values.config.otelExporterOtlpEndpoint }}
-OTEL_EXPORTER_OTLP_ENDPOINT: {{ . | quote }}
-{{- end }}
-{{- with .Values.config.callbackUrlAllowlist }}
-CALLBACK_URL_ALLOWLIST: {{ . | quote }}
-{{- end }}
-LEDGER_STREAM_REPLICAS: {{ int64 .Values.config.ledgerStreamReplicas | quote }}
-ASSET_STORAGE_DRIVER: {{ .Values.config.assetStorage.driver | quote }}
-ASSET_STORAGE_DIR: {{ .Values.config.assetStorage.dir | quote }}
-{{- with .Values.config.assetStorage.s3.bucket }}
-ASSET_S3_BUCKET: {{ . | quote }}
-{{- end }}
-{{- with .Values.config.assetStorage.s3.endpoint }}
-ASSET_S3_ENDPOINT: {{ . | quote }}
-{{- end }}
-ASSET_S3_REGION: {{ .Values.config.assetStorage.s3.region | quote }}
-ASSET_S3_FORCE_PATH_STYLE: {{ .Values.config.assetStorage.s3.forcePathStyle | toString | quote }}
+{{- define "waggle.manifest" -}}
+{{- .Files.Get "files/app-env.json" }}
 {{- end }}
 
 {{/*
-Credentials as a YAML map. Empty values are left out so that an app falls back
-to its default instead of failing validation on an empty string.
+Whether an app reads a variable: (dict "root" $ "app" $name "variable" "DATABASE_URL").
+Renders "true" or nothing.
 */}}
-{{- define "waggle.secretData" -}}
-{{- with .Values.secrets.databaseUrl }}
-DATABASE_URL: {{ . | quote }}
+{{- define "waggle.reads" -}}
+{{- $manifest := include "waggle.manifest" .root | fromJson }}
+{{- $variable := .variable }}
+{{- range (index $manifest.apps .app).env }}
+{{- if eq .name $variable }}true{{ end }}
 {{- end }}
-{{- with .Values.secrets.redisUrl }}
-REDIS_URL: {{ . | quote }}
 {{- end }}
-WEBHOOK_SECRET_KEY: {{ required "secrets.webhookSecretKey is required (openssl rand -base64 32), or set secrets.existingSecret" .Values.secrets.webhookSecretKey | quote }}
-{{- with .Values.secrets.openaiApiKey }}
-OPENAI_API_KEY: {{ . | quote }}
+
+{{/*
+The variables the chart sets from its own values; config.env and apps.<name>.env may
+not name them (validations.yaml says which value to use instead).
+*/}}
+{{- define "waggle.managedVariables" -}}
+NODE_ENV: config.nodeEnv
+LOG_LEVEL: config.logLevel
+HOST: (fixed to 0.0.0.0)
+PORT: apps.<name>.port
+NATS_URL: config.natsUrl
+NATS_REQUEST_TIMEOUT_MS: config.natsRequestTimeoutMs
+HTTP_KEEP_ALIVE_TIMEOUT_MS: config.httpKeepAliveTimeoutMs
+METRICS_PORT: metrics.gatewayPort
+SHUTDOWN_GRACE_MS: config.shutdownGraceMs
+OTEL_EXPORTER_OTLP_ENDPOINT: config.otelExporterOtlpEndpoint
+CALLBACK_URL_ALLOWLIST: config.callbackUrlAllowlist
+LEDGER_STREAM_REPLICAS: config.ledgerStreamReplicas
+ASSET_STORAGE_DRIVER: config.assetStorage.driver
+ASSET_STORAGE_DIR: config.assetStorage.dir
+ASSET_S3_BUCKET: config.assetStorage.s3.bucket
+ASSET_S3_ENDPOINT: config.assetStorage.s3.endpoint
+ASSET_S3_REGION: config.assetStorage.s3.region
+ASSET_S3_FORCE_PATH_STYLE: config.assetStorage.s3.forcePathStyle
+NATS_CREDS_FILE: natsFiles.credsKey
+NATS_NKEY_SEED_FILE: natsFiles.nkeySeedKey
+NATS_TLS_CA_FILE: natsFiles.tlsCaKey
+NATS_TLS_CERT_FILE: natsFiles.tlsCertKey
+NATS_TLS_KEY_FILE: natsFiles.tlsKeyKey
 {{- end }}
-{{- with .Values.secrets.anthropicApiKey }}
-ANTHROPIC_API_KEY: {{ . | quote }}
+
+{{/*
+The NATS files mounted from natsFiles.existingSecret: variable, Secret key, file name.
+*/}}
+{{- define "waggle.natsFiles" -}}
+{{- $files := .Values.natsFiles }}
+{{- range $entry := list (list "NATS_CREDS_FILE" $files.credsKey "nats.creds") (list "NATS_NKEY_SEED_FILE" $files.nkeySeedKey "nkey.seed") (list "NATS_TLS_CA_FILE" $files.tlsCaKey "ca.crt") (list "NATS_TLS_CERT_FILE" $files.tlsCertKey "tls.crt") (list "NATS_TLS_KEY_FILE" $files.tlsKeyKey "tls.key") }}
+{{- if index $entry 1 }}
+- variable: {{ index $entry 0 }}
+  key: {{ index $entry 1 | quote }}
+  path: {{ index $entry 2 }}
 {{- end }}
-{{- with .Values.secrets.googleGenerativeAiApiKey }}
-GOOGLE_GENERATIVE_AI_API_KEY: {{ . | quote }}
 {{- end }}
-{{- with .Values.secrets.assetS3AccessKeyId }}
-ASSET_S3_ACCESS_KEY_ID: {{ . | quote }}
 {{- end }}
-{{- with .Values.secrets.assetS3SecretAccessKey }}
-ASSET_S3_SECRET_ACCESS_KEY: {{ . | quote }}
+
+{{/*
+Non-secret values of every variable the chart can set, name to string; each app's
+ConfigMap keeps those it reads. Numbers go through int64 so that large values do not
+render in float notation (1e+06).
+*/}}
+{{- define "waggle.configValues" -}}
+{{- $config := .Values.config }}
+{{- $values := dict
+  "NODE_ENV" $config.nodeEnv
+  "LOG_LEVEL" $config.logLevel
+  "HOST" "0.0.0.0"
+  "NATS_URL" $config.natsUrl
+  "NATS_REQUEST_TIMEOUT_MS" (int64 $config.natsRequestTimeoutMs | toString)
+  "HTTP_KEEP_ALIVE_TIMEOUT_MS" (int64 $config.httpKeepAliveTimeoutMs | toString)
+  "METRICS_PORT" (int64 .Values.metrics.gatewayPort | toString)
+  "SHUTDOWN_GRACE_MS" (int64 $config.shutdownGraceMs | toString)
+  "LEDGER_STREAM_REPLICAS" (int64 $config.ledgerStreamReplicas | toString)
+  "ASSET_STORAGE_DRIVER" $config.assetStorage.driver
+  "ASSET_STORAGE_DIR" $config.assetStorage.dir
+  "ASSET_S3_REGION" $config.assetStorage.s3.region
+  "ASSET_S3_FORCE_PATH_STYLE" ($config.assetStorage.s3.forcePathStyle | toString)
+}}
+{{- with $config.otelExporterOtlpEndpoint }}{{ $_ := set $values "OTEL_EXPORTER_OTLP_ENDPOINT" . }}{{ end }}
+{{- with $config.callbackUrlAllowlist }}{{ $_ := set $values "CALLBACK_URL_ALLOWLIST" . }}{{ end }}
+{{- with $config.assetStorage.s3.bucket }}{{ $_ := set $values "ASSET_S3_BUCKET" . }}{{ end }}
+{{- with $config.assetStorage.s3.endpoint }}{{ $_ := set $values "ASSET_S3_ENDPOINT" . }}{{ end }}
+{{- $mountPath := .Values.natsFiles.mountPath | trimSuffix "/" }}
+{{- range (include "waggle.natsFiles" . | fromYamlArray) }}
+{{- $_ := set $values .variable (printf "%s/%s" $mountPath .path) }}
 {{- end }}
+{{- range $name, $value := $config.env }}
+{{- $_ := set $values $name ($value | toString) }}
+{{- end }}
+{{- toYaml $values }}
+{{- end }}
+
+{{/*
+A secrets.<entry> as {value, existingSecret, key}, each defaulting to "".
+Call with (dict "root" $ "entry" "databaseUrl").
+*/}}
+{{- define "waggle.secretEntry" -}}
+{{- $raw := index .root.Values.secrets .entry | default dict }}
+{{- toYaml (dict "value" ($raw.value | default "") "existingSecret" ($raw.existingSecret | default "") "key" ($raw.key | default "")) }}
+{{- end }}
+
+{{/* The values key of a variable: DATABASE_URL -> databaseUrl. */}}
+{{- define "waggle.secretKeyOf" -}}
+{{- . | lower | camelcase | untitle }}
+{{- end }}
+
+{{/*
+How one process gets its environment, as YAML:
+  config:     name -> value (its ConfigMap, or inline for the migrations hook)
+  secretData: name -> value (the chart's Secret named secretName)
+  secretRefs: [{name, secretName, key, optional}]
+Call with (dict "root" $ "env" <manifest entries> "overrides" <name -> value>
+"secretName" <the chart's Secret for this process>).
+A variable with an entry under secrets comes from a Secret; any other from config.
+*/}}
+{{- define "waggle.envPlan" -}}
+{{- $root := .root }}
+{{- $config := merge (dict) (.overrides | default dict) (include "waggle.configValues" $root | fromYaml) }}
+{{- $required := list "DATABASE_URL" "REDIS_URL" "WEBHOOK_SECRET_KEY" }}
+{{- $plan := dict "config" (dict) "secretData" (dict) "secretRefs" (list) }}
+{{- range .env }}
+{{- $entryKey := include "waggle.secretKeyOf" .name }}
+{{- if hasKey $root.Values.secrets $entryKey }}
+{{- $entry := include "waggle.secretEntry" (dict "root" $root "entry" $entryKey) | fromYaml }}
+{{- if $entry.value }}
+{{- $_ := set $plan.secretData .name $entry.value }}
+{{- $_ := set $plan "secretRefs" (append $plan.secretRefs (dict "name" .name "secretName" $.secretName "key" .name "optional" false)) }}
+{{- else if $entry.existingSecret }}
+{{- $_ := set $plan "secretRefs" (append $plan.secretRefs (dict "name" .name "secretName" $entry.existingSecret "key" ($entry.key | default .name) "optional" false)) }}
+{{- else if $root.Values.secrets.existingSecret }}
+{{- $_ := set $plan "secretRefs" (append $plan.secretRefs (dict "name" .name "secretName" $root.Values.secrets.existingSecret "key" ($entry.key | default .name) "optional" (not (has .name $required)))) }}
+{{- end }}
+{{- else if .secret }}
+{{- fail (printf "%s is a secret variable without a secrets.%s entry in values.yaml: add one (and to values.schema.json)" .name $entryKey) }}
+{{- else if hasKey $config .name }}
+{{- $_ := set $plan.config .name (index $config .name) }}
+{{- end }}
+{{- end }}
+{{- toYaml $plan }}
+{{- end }}
+
+{{/* An app's env plan: (dict "root" $ "name" $name "app" $app). */}}
+{{- define "waggle.appEnvPlan" -}}
+{{- $manifest := include "waggle.manifest" .root | fromJson }}
+{{- $overrides := merge (dict) (.app.env | default dict) (dict "OTEL_SERVICE_NAME" (printf "waggle-%s" .name)) }}
+{{- include "waggle.envPlan" (dict "root" .root "env" (index $manifest.apps .name).env "overrides" $overrides "secretName" (include "waggle.appFullname" .)) }}
+{{- end }}
+
+{{/* secretKeyRef env entries of a plan's secretRefs (a YAML list). */}}
+{{- define "waggle.secretEnv" -}}
+{{- range . }}
+- name: {{ .name }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ .secretName | quote }}
+      key: {{ .key | quote }}
+      {{- if .optional }}
+      optional: true
+      {{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+An app's setting: its own field when it has one, else defaults.<field>.
+Call with (dict "root" $ "app" $app "field" "resources").
+*/}}
+{{- define "waggle.appSetting" -}}
+{{- if hasKey .app .field }}
+{{- toYaml (index .app .field) }}
+{{- else }}
+{{- toYaml (index .root.Values.defaults .field) }}
+{{- end }}
+{{- end }}
+
+{{/*
+The fewest pods an app runs: its KEDA or HPA minimum, else its replicas.
+*/}}
+{{- define "waggle.minPods" -}}
+{{- if (dig "keda" "enabled" false .) }}
+{{- int64 .keda.minReplicas }}
+{{- else if .autoscaling.enabled }}
+{{- int64 .autoscaling.minReplicas }}
+{{- else }}
+{{- int64 .replicas }}
+{{- end }}
+{{- end }}
+
+{{/* Whether an app's replica count is managed by an HPA or KEDA ("true" or nothing). */}}
+{{- define "waggle.autoscaled" -}}
+{{- if or .autoscaling.enabled (dig "keda" "enabled" false .) }}true{{ end }}
+{{- end }}
+
+{{/*
+Whether the asset storage is a PersistentVolumeClaim that only one node can mount
+("true" or nothing): then the asset Deployment is recreated rather than rolled.
+*/}}
+{{- define "waggle.assetClaimReadWriteOnce" -}}
+{{- $storage := .Values.config.assetStorage }}
+{{- if and (eq $storage.driver "filesystem") $storage.persistence.enabled (not (has "ReadWriteMany" $storage.persistence.accessModes)) }}true{{ end }}
+{{- end }}
+
+{{- define "waggle.assetClaimName" -}}
+{{- .Values.config.assetStorage.persistence.existingClaim | default (printf "%s-assets" (include "waggle.fullname" .)) }}
 {{- end }}
 
 {{/*
@@ -142,30 +296,23 @@ rounded up to seconds) plus the preStop sleep, with a margin, before SIGKILL.
 {{- end }}
 
 {{/*
-Pod-level fields shared by the app Deployments and the migrations Job.
+Pod-level fields shared by the app Deployments and the migrations Job. Call with
+(dict "root" $ "hook" true|false): a pre-install hook runs before the chart's own
+ServiceAccount exists, so the migrations Job uses it only when it is one you made.
 */}}
-{{- define "waggle.podSchedulingAndIdentity" -}}
-{{- with .Values.imagePullSecrets }}
+{{- define "waggle.podIdentity" -}}
+{{- $root := .root }}
+{{- with $root.Values.imagePullSecrets }}
 imagePullSecrets:
   {{- toYaml . | nindent 2 }}
 {{- end }}
-{{- with .Values.serviceAccountName }}
+{{- if not (and .hook $root.Values.serviceAccount.create) }}
+{{- with include "waggle.serviceAccountName" $root }}
 serviceAccountName: {{ . }}
+{{- end }}
 {{- end }}
 automountServiceAccountToken: false
 enableServiceLinks: false
 securityContext:
-  {{- toYaml .Values.podSecurityContext | nindent 2 }}
-{{- with .Values.nodeSelector }}
-nodeSelector:
-  {{- toYaml . | nindent 2 }}
-{{- end }}
-{{- with .Values.affinity }}
-affinity:
-  {{- toYaml . | nindent 2 }}
-{{- end }}
-{{- with .Values.tolerations }}
-tolerations:
-  {{- toYaml . | nindent 2 }}
-{{- end }}
+  {{- toYaml $root.Values.podSecurityContext | nindent 2 }}
 {{- end }}
