@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createValidationPipe, loadConfig, newRequestId, requestContext, StorableInputPipe } from '@waggle/platform';
 import { json, type NextFunction, type Request, type Response } from 'express';
+import type { Server } from 'node:http';
 import { Logger } from 'nestjs-pino';
 import { GatewayEnv } from './config/gateway.env';
 import { answerMalformedRequestsWithJson } from './errors/client-error.handler';
@@ -41,9 +42,22 @@ export function configureGatewayApp(app: NestExpressApplication, env: Pick<Gatew
   app.useGlobalPipes(new StorableInputPipe(), createValidationPipe());
 }
 
+/**
+ * Idle keep-alive connections outlive the load balancer's idle time-out: otherwise the
+ * gateway may close a socket just as the balancer sends the next request on it, and that
+ * client gets a 502. Node closes a connection whose request headers take longer than
+ * headersTimeout, which must therefore exceed keepAliveTimeout (and requestTimeout it).
+ */
+export function applyKeepAlive(server: Server, keepAliveTimeoutMs: number): void {
+  server.keepAliveTimeout = keepAliveTimeoutMs;
+  server.headersTimeout = keepAliveTimeoutMs + 1_000;
+  if (server.requestTimeout > 0 && server.requestTimeout < server.headersTimeout) server.requestTimeout = server.headersTimeout;
+}
+
 export async function bootstrap(): Promise<INestApplication> {
   const env = loadConfig(GatewayEnv);
   const app = await createGatewayApp(env);
+  applyKeepAlive(app.getHttpServer(), env.HTTP_KEEP_ALIVE_TIMEOUT_MS);
   await app.listen(env.PORT, env.HOST);
   answerMalformedRequestsWithJson(app.getHttpServer());
   return app;
