@@ -3,11 +3,11 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createValidationPipe, loadConfig, newRequestId, requestContext, StorableInputPipe } from '@waggle/platform';
 import { json, type NextFunction, type Request, type Response } from 'express';
-import type { Server } from 'node:http';
 import { Logger } from 'nestjs-pino';
 import { GatewayEnv } from './config/gateway.env';
 import { answerMalformedRequestsWithJson } from './errors/client-error.handler';
 import { HttpExceptionFilter, sendError } from './errors/http-exception.filter';
+import { applyKeepAlive } from './keep-alive';
 import { GatewayModule } from './gateway.module';
 import { buildPublicOpenApiDocument } from './openapi/openapi-document';
 import { OpenApiDocumentHolder } from './openapi/openapi.controller';
@@ -40,18 +40,6 @@ export function configureGatewayApp(app: NestExpressApplication, env: Pick<Gatew
   app.useGlobalFilters(new HttpExceptionFilter());
   // Before validation: class-transformer recurses, and PostgreSQL refuses NUL characters.
   app.useGlobalPipes(new StorableInputPipe(), createValidationPipe());
-}
-
-/**
- * Idle keep-alive connections outlive the load balancer's idle time-out: otherwise the
- * gateway may close a socket just as the balancer sends the next request on it, and that
- * client gets a 502. Node closes a connection whose request headers take longer than
- * headersTimeout, which must therefore exceed keepAliveTimeout (and requestTimeout it).
- */
-export function applyKeepAlive(server: Server, keepAliveTimeoutMs: number): void {
-  server.keepAliveTimeout = keepAliveTimeoutMs;
-  server.headersTimeout = keepAliveTimeoutMs + 1_000;
-  if (server.requestTimeout > 0 && server.requestTimeout < server.headersTimeout) server.requestTimeout = server.headersTimeout;
 }
 
 export async function bootstrap(): Promise<INestApplication> {
