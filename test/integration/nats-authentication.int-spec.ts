@@ -12,7 +12,7 @@ import {
   type NatsEnv,
   type NatsRefusalPhase,
 } from '@waggle/platform';
-import { createNatsOperatorTrust, createTestCertificates, freePort, startOwnNats, type OwnServer } from '@waggle/testing';
+import { createNatsOperatorTrust, createTestCertificates, expectEventually, freePort, startOwnNats, type OwnServer } from '@waggle/testing';
 import { createUser } from 'nkeys.js';
 import { connect } from 'nats';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -99,6 +99,22 @@ describe('NATS authentication and TLS', () => {
     const wrong = await refusedClient(envOf({ NATS_URL: url, NATS_USER: 'waggle', NATS_PASSWORD: 'wrong' }));
     expect(wrong.error).toMatchObject({ code: 'AUTHORIZATION_VIOLATION' });
     expect(wrong.reported).toEqual(['starting']);
+  });
+
+  it('reports credentials the server stops accepting while the client runs, once', async () => {
+    const url = await startNats('revoked', 'authorization { user: waggle, password: "first" }');
+    const reported: NatsRefusalPhase[] = [];
+    const client = new NatsRpcClient(envOf({ NATS_URL: url, NATS_USER: 'waggle', NATS_PASSWORD: 'first' }), 'revoked-client', {
+      onCredentialsRefused: (_error, phase) => reported.push(phase),
+    });
+    await client.connect();
+    closers.push(() => client.close());
+    // The password rotated on the server only: it drops the client, and refuses its reconnects.
+    writeFileSync(join(dir, 'revoked', 'nats.conf'), 'authorization { user: waggle, password: "second" }');
+    if (!nats?.pid) throw new Error('the test NATS is not running');
+    process.kill(nats.pid, 'SIGHUP');
+    await expectEventually(() => expect(reported).toEqual(['running']), { timeoutMs: 30_000, intervalMs: 100 });
+    expect(client.connection()?.isClosed()).toBe(true);
   });
 
   it('token', async () => {

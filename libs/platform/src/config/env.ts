@@ -72,6 +72,8 @@ function IsReadableFile(): PropertyDecorator {
     name: 'isReadableFile',
     validator: {
       validate: (value: unknown) => {
+        // A missing file is its pair's rule to report (IsString with the "go together" message).
+        if (value === undefined) return true;
         if (typeof value !== 'string') return false;
         try {
           accessSync(value, fsConstants.R_OK);

@@ -1,11 +1,28 @@
 import { readFileSync } from 'node:fs';
-import { credsAuthenticator, NatsError, nkeyAuthenticator, tokenAuthenticator, usernamePasswordAuthenticator, type Authenticator, type ConnectionOptions, type TlsOptions } from 'nats';
+import {
+  credsAuthenticator,
+  NatsError,
+  nkeyAuthenticator,
+  tokenAuthenticator,
+  usernamePasswordAuthenticator,
+  type Authenticator,
+  type ConnectionOptions,
+  type TlsOptions,
+} from 'nats';
 import type { BaseEnv } from '../config/env';
 
 /** The variables a NATS connection is made from (every app's BaseEnv, the CLI's, a test's). */
 export type NatsEnv = Pick<
   BaseEnv,
-  'NATS_URL' | 'NATS_USER' | 'NATS_PASSWORD' | 'NATS_TOKEN' | 'NATS_NKEY_SEED_FILE' | 'NATS_CREDS_FILE' | 'NATS_TLS_CA_FILE' | 'NATS_TLS_CERT_FILE' | 'NATS_TLS_KEY_FILE'
+  | 'NATS_URL'
+  | 'NATS_USER'
+  | 'NATS_PASSWORD'
+  | 'NATS_TOKEN'
+  | 'NATS_NKEY_SEED_FILE'
+  | 'NATS_CREDS_FILE'
+  | 'NATS_TLS_CA_FILE'
+  | 'NATS_TLS_CERT_FILE'
+  | 'NATS_TLS_KEY_FILE'
 >;
 
 const NATS_AUTHENTICATION_LIST = 'NATS_USER and NATS_PASSWORD, NATS_TOKEN, NATS_NKEY_SEED_FILE or NATS_CREDS_FILE';
@@ -14,7 +31,8 @@ const NATS_AUTHENTICATION_LIST = 'NATS_USER and NATS_PASSWORD, NATS_TOKEN, NATS_
 export type ReadFile = (path: string) => Uint8Array;
 
 function authenticator(env: NatsEnv, readFile: ReadFile): Authenticator | undefined {
-  if (env.NATS_USER !== undefined && env.NATS_PASSWORD !== undefined) return usernamePasswordAuthenticator(env.NATS_USER, env.NATS_PASSWORD);
+  if (env.NATS_USER !== undefined && env.NATS_PASSWORD !== undefined)
+    return usernamePasswordAuthenticator(env.NATS_USER, env.NATS_PASSWORD);
   if (env.NATS_TOKEN !== undefined) return tokenAuthenticator(env.NATS_TOKEN);
   // Files are read on every (re)connect, so a rotated Secret is picked up without a restart.
   const seedFile = env.NATS_NKEY_SEED_FILE;
@@ -38,7 +56,10 @@ function tls(env: NatsEnv): TlsOptions | undefined {
  * never travel in NATS_URL (BaseEnv refuses a URL with userinfo): they would be logged with
  * the server's address and shown in process lists.
  */
-export function natsConnectionOptions(env: NatsEnv, readFile: ReadFile = readFileSync): Pick<ConnectionOptions, 'servers' | 'authenticator' | 'tls'> {
+export function natsConnectionOptions(
+  env: NatsEnv,
+  readFile: ReadFile = readFileSync,
+): Pick<ConnectionOptions, 'servers' | 'authenticator' | 'tls'> {
   const options: Pick<ConnectionOptions, 'servers' | 'authenticator' | 'tls'> = { servers: env.NATS_URL.split(',') };
   const auth = authenticator(env, readFile);
   if (auth) options.authenticator = auth;
@@ -64,7 +85,9 @@ export const CONFIGURATION_EXIT_CODE = 78;
 /** The one line an app or the CLI prints when NATS refuses its credentials: the server's reason, never a credential. */
 export function natsCredentialsRefusedLine(app: string, error: NatsError, phase: NatsRefusalPhase): string {
   const what = phase === 'starting' ? 'refusing to start' : 'stopping';
-  return `${app}: ${what}: the NATS server refused its credentials (${error.message}); set ${NATS_AUTHENTICATION_LIST} to credentials it accepts`;
+  // The server's own words (`-ERR 'Authorization Violation'`), without the protocol's quotes.
+  const reason = error.message.replace(/^'(.*)'$/, '$1');
+  return `${app}: ${what}: the NATS server refused its credentials (${reason}); set ${NATS_AUTHENTICATION_LIST} to credentials it accepts`;
 }
 
 /**
