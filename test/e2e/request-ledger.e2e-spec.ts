@@ -34,8 +34,7 @@ prompts:
 describe('the request ledger', () => {
   const fake = new FakeProviderServer();
   const apps: Record<'catalog' | 'invocation' | 'gateway', AppProcess> = {} as never;
-  const { NATS_URL } = loadConfig(BaseEnv);
-  const rpc = new NatsRpcClient(NATS_URL, 'ledger-e2e');
+  const rpc = new NatsRpcClient(loadConfig(BaseEnv), 'ledger-e2e');
   let gateway: string;
   let key: string;
   let workspaceId: string;

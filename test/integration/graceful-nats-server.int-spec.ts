@@ -2,7 +2,7 @@ import { Controller, Module, type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { MessagePattern } from '@nestjs/microservices';
 import { sendRpc, type ReplyPattern } from '@waggle/contracts';
-import { applyRpcConventions, BaseEnv, GracefulNatsServer, loadConfig, NatsRpcClient } from '@waggle/platform';
+import { applyRpcConventions, BaseEnv, GracefulNatsServer, loadConfig, natsConnectionOptions, NatsRpcClient } from '@waggle/platform';
 import { expectEventually } from '@waggle/testing';
 
 /** Held shut by the test: the handler's work ends exactly when the test says so, never on a timer. */
@@ -34,13 +34,13 @@ class GatedController {
 class GatedModule {}
 
 describe('GracefulNatsServer shutdown', () => {
-  const { NATS_URL } = loadConfig(BaseEnv);
+  const env = loadConfig(BaseEnv);
   let client: NatsRpcClient;
   let service: INestMicroservice | undefined;
 
   beforeEach(async () => {
     gate = new Gate();
-    client = new NatsRpcClient(NATS_URL, 'graceful-test');
+    client = new NatsRpcClient(env, 'graceful-test');
     await client.connect();
   });
 
@@ -59,7 +59,7 @@ describe('GracefulNatsServer shutdown', () => {
   }
 
   async function startService(queue: string, graceMs: number): Promise<GracefulNatsServer> {
-    const server = new GracefulNatsServer({ servers: NATS_URL.split(','), queue }, graceMs);
+    const server = new GracefulNatsServer({ ...natsConnectionOptions(env), queue }, graceMs);
     const microservice = await NestFactory.createMicroservice(GatedModule, { strategy: server, logger: false });
     applyRpcConventions(microservice);
     await microservice.listen();

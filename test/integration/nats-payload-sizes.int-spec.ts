@@ -2,7 +2,7 @@ import { Controller, Module, type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { MessagePattern } from '@nestjs/microservices';
 import { CLAIM_BUCKETS, RpcHeaders, sendRpc, streamRpc, type ReplyPattern, type StreamPattern } from '@waggle/contracts';
-import { applyRpcConventions, BaseEnv, GracefulNatsServer, loadConfig, NatsRpcClient } from '@waggle/platform';
+import { applyRpcConventions, BaseEnv, GracefulNatsServer, loadConfig, natsConnectionOptions, NatsRpcClient } from '@waggle/platform';
 import { expectEventually } from '@waggle/testing';
 import { headers as natsHeaders } from 'nats';
 import { randomUUID } from 'node:crypto';
@@ -54,15 +54,15 @@ class SizesModule {}
  * its receiver and deleted. Whatever cannot be sent is answered as an error, never a crash.
  */
 describe('payloads larger than NATS max_payload', () => {
-  const { NATS_URL } = loadConfig(BaseEnv);
-  const client = new NatsRpcClient(NATS_URL, 'payload-sizes-test');
+  const env = loadConfig(BaseEnv);
+  const client = new NatsRpcClient(env, 'payload-sizes-test');
   let service: INestMicroservice;
   let server: GracefulNatsServer;
   const startedAt = new Date();
 
   beforeAll(async () => {
     await client.connect();
-    server = new GracefulNatsServer({ servers: NATS_URL.split(','), queue: 'test-sizes' }, 5_000);
+    server = new GracefulNatsServer({ ...natsConnectionOptions(env), queue: 'test-sizes' }, 5_000);
     // The direct path (no Nest pipeline) answers with exactly what it was sent.
     server.serveDirectly('test.sizes.direct-echo', async (payload) => payload);
     service = await NestFactory.createMicroservice(SizesModule, { strategy: server, logger: false });

@@ -2,7 +2,7 @@ import { Controller, Module, type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { MessagePattern } from '@nestjs/microservices';
 import { RpcHeaders } from '@waggle/contracts';
-import { applyRpcConventions, BaseEnv, GracefulNatsServer, loadConfig, NatsRpcClient } from '@waggle/platform';
+import { applyRpcConventions, BaseEnv, GracefulNatsServer, loadConfig, natsConnectionOptions, NatsRpcClient } from '@waggle/platform';
 import { connect, type NatsConnection } from 'nats';
 import { concat, defer, firstValueFrom, from, lastValueFrom, of, toArray, type Observable } from 'rxjs';
 import { WaggleException } from '@waggle/errors';
@@ -32,16 +32,16 @@ class SlowStreamModule {}
 const HEARTBEAT = { intervalMs: 50, missedLimit: 4 };
 
 describe('NATS stream heartbeats', () => {
-  const { NATS_URL } = loadConfig(BaseEnv);
+  const env = loadConfig(BaseEnv);
   let client: NatsRpcClient;
   let raw: NatsConnection;
   let service: INestMicroservice;
 
   beforeAll(async () => {
-    client = new NatsRpcClient(NATS_URL, 'heartbeat-test', HEARTBEAT);
+    client = new NatsRpcClient(env, 'heartbeat-test', { streamHeartbeat: HEARTBEAT });
     await client.connect();
-    raw = await connect({ servers: NATS_URL.split(',') });
-    service = await NestFactory.createMicroservice(SlowStreamModule, { strategy: new GracefulNatsServer({ servers: NATS_URL.split(','), queue: 'test-heartbeat' }, 1_000), logger: false });
+    raw = await connect(natsConnectionOptions(env));
+    service = await NestFactory.createMicroservice(SlowStreamModule, { strategy: new GracefulNatsServer({ ...natsConnectionOptions(env), queue: 'test-heartbeat' }, 1_000), logger: false });
     applyRpcConventions(service);
     await service.listen();
   });

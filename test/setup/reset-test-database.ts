@@ -3,12 +3,13 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { LedgerStream } from '@waggle/contracts';
 import Redis from 'ioredis';
+import { BaseEnv, loadConfig, natsConnectionOptions } from '@waggle/platform';
 import { connect } from 'nats';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './test-env';
 
 /** Run records an earlier run left in the ledger stream would land in this run's fresh database. */
 async function purgeLedgerStream(): Promise<void> {
-  const connection = await connect({ servers: (process.env.NATS_URL ?? 'nats://127.0.0.1:4222').split(',') });
+  const connection = await connect(natsConnectionOptions(loadConfig(BaseEnv)));
   try {
     const manager = await connection.jetstreamManager();
     await manager.streams.purge(LedgerStream.name).catch((error: unknown) => {

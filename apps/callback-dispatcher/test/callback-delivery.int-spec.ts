@@ -51,7 +51,7 @@ describe('callback-dispatcher delivery', () => {
     queueConnection = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
     queue = new Queue<CallbackDeliveryJob>(QueueNames.callbacks, { connection: queueConnection, prefix });
     database = await new DataSource({ type: 'postgres', url: env.DATABASE_URL }).initialize();
-    rpc = new NatsRpcClient(env.NATS_URL, 'callback-dispatcher-test');
+    rpc = new NatsRpcClient(env, 'callback-dispatcher-test');
     await rpc.connect();
     app = await createDispatcherApp(env, { queuePrefix: prefix });
   });

@@ -7,6 +7,7 @@ import { Logger } from 'nestjs-pino';
 import { GatewayEnv } from './config/gateway.env';
 import { answerMalformedRequestsWithJson } from './errors/client-error.handler';
 import { HttpExceptionFilter, sendError } from './errors/http-exception.filter';
+import { applyKeepAlive } from './keep-alive';
 import { GatewayModule } from './gateway.module';
 import { buildPublicOpenApiDocument } from './openapi/openapi-document';
 import { OpenApiDocumentHolder } from './openapi/openapi.controller';
@@ -44,6 +45,7 @@ export function configureGatewayApp(app: NestExpressApplication, env: Pick<Gatew
 export async function bootstrap(): Promise<INestApplication> {
   const env = loadConfig(GatewayEnv);
   const app = await createGatewayApp(env);
+  applyKeepAlive(app.getHttpServer(), env.HTTP_KEEP_ALIVE_TIMEOUT_MS);
   await app.listen(env.PORT, env.HOST);
   answerMalformedRequestsWithJson(app.getHttpServer());
   return app;

@@ -4,7 +4,7 @@ import { MessagePattern } from '@nestjs/microservices';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { EmptyRequest, sendRpc, type ReplyPattern } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { applyRpcConventions, GracefulNatsServer, loadConfig, NatsRpcClient, PlatformModule, registerReplyHandler, requestContext, serveReplyPatternsDirectly, ValidatedPayload } from '@waggle/platform';
+import { applyRpcConventions, GracefulNatsServer, loadConfig, natsConnectionOptions, NatsRpcClient, PlatformModule, registerReplyHandler, requestContext, serveReplyPatternsDirectly, ValidatedPayload } from '@waggle/platform';
 import { IsInt, IsString, Min } from 'class-validator';
 import type { NextFunction, Request, Response } from 'express';
 import { configureGatewayApp } from '../src/bootstrap';
@@ -97,7 +97,7 @@ describe.each([
   beforeAll(async () => {
     holdSlowHandler();
     const env = loadConfig(GatewayEnv, { ...process.env, MAX_JSON_BODY_BYTES: '2048' });
-    const server = new GracefulNatsServer({ servers: env.NATS_URL.split(','), queue: 'test-probe' }, 1_000);
+    const server = new GracefulNatsServer({ ...natsConnectionOptions(env), queue: 'test-probe' }, 1_000);
     service = await NestFactory.createMicroservice(ProbeServiceModule, { strategy: server, logger: false });
     applyRpcConventions(service);
     if (direct) {

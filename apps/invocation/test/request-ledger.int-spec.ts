@@ -13,7 +13,7 @@ import { LedgerModule } from '../src/ledger/ledger.module';
 describe('the request ledger consumer', () => {
   const env = loadConfig(InvocationEnv, { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: process.env.LOG_LEVEL ?? 'error' });
   const workspaceId = randomUUID();
-  const rpc = new NatsRpcClient(env.NATS_URL, 'ledger-int-test');
+  const rpc = new NatsRpcClient(env, 'ledger-int-test');
   let app: INestApplication;
   let publisher: LedgerPublisher;
 

@@ -4,6 +4,17 @@ export { contextFields, loggerModuleParams, pinoOptions, redactCredentials, reda
 export { GracefulNatsServer } from './nats/graceful-nats.server';
 export { ClaimCheck, ClaimGoneError, type WireMessage } from './nats/claim-check';
 export { NatsRpcClient, toUpstreamException } from './nats/nats-rpc.client';
+export {
+  CONFIGURATION_EXIT_CODE,
+  exitOnNatsCredentialsRefused,
+  isNatsCredentialsRefusal,
+  natsConnectionOptions,
+  natsCredentialsRefusedLine,
+  watchNatsCredentials,
+  type NatsCredentialsRefused,
+  type NatsEnv,
+  type NatsRefusalPhase,
+} from './nats/nats-connection';
 export { RunCancellation } from './nats/run-cancellation';
 export { RpcContextInterceptor } from './nats/rpc-context.interceptor';
 export { WaggleRpcExceptionFilter } from './nats/rpc-exception.filter';

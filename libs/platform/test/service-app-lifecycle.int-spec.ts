@@ -36,7 +36,7 @@ describe('a service app built by startServiceApp', () => {
   it('runs each lifecycle hook exactly once, and answers over NATS in between', async () => {
     const env = loadConfig(BaseEnv, { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
     const app = await startServiceApp({ service: 'asset', env, dependencies: ['nats'], imports: [CountingModule] });
-    const client = new NatsRpcClient(env.NATS_URL, 'lifecycle-test');
+    const client = new NatsRpcClient(env, 'lifecycle-test');
     try {
       expect(calls).toEqual({ onModuleInit: 1, onApplicationBootstrap: 1, onModuleDestroy: 0, beforeApplicationShutdown: 0, onApplicationShutdown: 0 });
       // Its NATS handlers are registered (with the RPC conventions) although the microservice ran no hooks itself.

@@ -28,9 +28,14 @@ export function fakeModel(id: string, extra: Record<string, unknown> = {}): Reco
  * Loads the shipped model catalog plus `models` (with the `fake` provider declared) into
  * the running catalog service, under `version`. The fake provider's URL and key reach the
  * invocation service as FAKE_BASE_URL / FAKE_API_KEY. Load the shipped catalog back with
- * `cliJson(['catalog', 'load', '--force'])` when done.
+ * `cliJson(['catalog', 'load', '--force'])` when done. `env` is the CLI's, on top of the test's
+ * (another NATS, its credentials).
  */
-export async function loadCatalogWithFakeModels(version: string, models: Array<Record<string, unknown>>): Promise<void> {
+export async function loadCatalogWithFakeModels(
+  version: string,
+  models: Array<Record<string, unknown>>,
+  env: Record<string, string> = {},
+): Promise<void> {
   const catalog = parse(readFileSync(join(REPO_ROOT, 'apps/catalog/src/models/data/models.yaml'), 'utf8')) as {
     version: string;
     providers: Record<string, unknown>;
@@ -43,5 +48,5 @@ export async function loadCatalogWithFakeModels(version: string, models: Array<R
   catalog.models.push(...models);
   const file = join(mkdtempSync(join(tmpdir(), 'waggle-catalog-')), 'models.yaml');
   writeFileSync(file, stringify(catalog));
-  await cliJson(['catalog', 'load', '--file', file]);
+  await cliJson(['catalog', 'load', '--file', file], env);
 }

@@ -19,4 +19,5 @@ export { startServiceUnderTest, type ServiceUnderTest } from './service-under-te
 export { describeServiceBasics } from './service-basics';
 export { createTestCertificates, TestHttpsServer, type TestCertificates, type TestHttpsRequest, type TestRoute } from './test-https-server';
 export { buildFixtureDocuments, type FixtureDocument, type FixtureDocumentType } from './fixture-documents';
-export { OwnServer, startOwnNats, startOwnPostgres, startOwnRedis } from './own-infrastructure';
+export { OwnServer, startOwnNats, startOwnPostgres, startOwnRedis, type OwnNatsOptions } from './own-infrastructure';
+export { createNatsOperatorTrust, natsCredsFile, type NatsOperatorTrust } from './nats-credentials';

@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { dirname, join } from 'node:path';
 import { expectEventually } from './expect-eventually';
@@ -145,11 +145,25 @@ export async function startOwnRedis(port: number, dir: string): Promise<{ server
   return { server, url: `redis://127.0.0.1:${port}` };
 }
 
+export interface OwnNatsOptions {
+  /**
+   * nats-server configuration (an `authorization` block, `tls { … verify: true }`…), written to
+   * `dir/nats.conf` and given with `-c`; the address, port and JetStream store stay the ones above.
+   */
+  config?: string;
+}
+
 /** NATS with JetStream stored on disk in `dir`. */
-export async function startOwnNats(port: number, dir: string): Promise<{ server: OwnServer; url: string }> {
+export async function startOwnNats(port: number, dir: string, options: OwnNatsOptions = {}): Promise<{ server: OwnServer; url: string }> {
   mkdirSync(dir, { recursive: true });
   const file = existsSync('/usr/sbin/nats-server') ? '/usr/sbin/nats-server' : 'nats-server';
-  const server = new OwnServer('nats', port, () => ({ file, args: ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir] }), () => tcpAnswers(port));
+  const configArgs: string[] = [];
+  if (options.config !== undefined) {
+    const configFile = join(dir, 'nats.conf');
+    writeFileSync(configFile, options.config);
+    configArgs.push('-c', configFile);
+  }
+  const server = new OwnServer('nats', port, () => ({ file, args: [...configArgs, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir] }), () => tcpAnswers(port));
   await server.start();
   return { server, url: `nats://127.0.0.1:${port}` };
 }

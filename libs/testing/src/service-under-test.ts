@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { sendRpc, type ReplyPattern, type RpcRequest, type RpcResponse } from '@waggle/contracts';
-import { NatsRpcClient } from '@waggle/platform';
+import { BaseEnv, loadConfig, NatsRpcClient } from '@waggle/platform';
 
 export interface ServiceUnderTest {
   app: INestApplication;
@@ -34,7 +34,7 @@ export async function startServiceUnderTest(bootstrap: () => Promise<INestApplic
       else process.env[name] = value;
     }
   }
-  const rpc = new NatsRpcClient(process.env.NATS_URL ?? 'nats://127.0.0.1:4222', 'service-under-test');
+  const rpc = new NatsRpcClient(loadConfig(BaseEnv), 'service-under-test');
   try {
     await rpc.connect();
   } catch (error) {

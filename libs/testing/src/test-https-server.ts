@@ -11,12 +11,15 @@ export interface TestCertificates {
   /** A server certificate the CA issued for `localhost`, `127.0.0.1` and `::1`. */
   cert: string;
   key: string;
+  /** A client certificate the same CA issued (clientAuth), for servers that verify their clients (mutual TLS). */
+  clientCert: string;
+  clientKey: string;
 }
 
 const ONE_DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * A fresh certificate authority and a server certificate it signed for the loopback names, made
+ * A fresh certificate authority, a server certificate it signed for the loopback names and a client certificate, made
  * in memory for one test run (EC P-256, valid from an hour ago for a day). Nothing is trusted
  * system-wide: a client trusts the CA only when given `caCert` (the fetcher's `ca`, or
  * NODE_EXTRA_CA_CERTS for a spawned process), and verification stays on.
@@ -56,7 +59,19 @@ export async function createTestCertificates(): Promise<TestCertificates> {
       },
     ],
   });
-  return { caCert: ca.cert, cert: server.cert, key: server.private };
+  const client = await generate([{ name: 'commonName', value: 'waggle-test-client' }], {
+    keyType: 'ec',
+    algorithm: 'sha256',
+    notBeforeDate,
+    notAfterDate,
+    ca: { key: ca.private, cert: ca.cert },
+    extensions: [
+      { name: 'basicConstraints', cA: false, critical: true },
+      { name: 'keyUsage', digitalSignature: true, critical: true },
+      { name: 'extKeyUsage', clientAuth: true },
+    ],
+  });
+  return { caCert: ca.cert, cert: server.cert, key: server.private, clientCert: client.cert, clientKey: client.private };
 }
 
 /** What the server answers on one path. */

@@ -1,7 +1,7 @@
 import { sendRpc, streamRpc } from '@waggle/contracts';
 import { lastValueFrom, toArray } from 'rxjs';
 import { toErrorBody, WaggleException } from '@waggle/errors';
-import { BaseEnv, ConfigError, loadConfig, NatsRpcClient } from '@waggle/platform';
+import { BaseEnv, CONFIGURATION_EXIT_CODE, ConfigError, isNatsCredentialsRefusal, loadConfig, natsCredentialsRefusedLine, NatsRpcClient } from '@waggle/platform';
 import { loadLocalEnvFile } from '@waggle/telemetry';
 import { CommanderError } from 'commander';
 import { join } from 'node:path';
@@ -13,13 +13,15 @@ const SHIPPED_MODEL_CATALOG = join(__dirname, '../../../apps/catalog/src/models/
 
 async function main(argv: string[]): Promise<number> {
   loadLocalEnvFile();
-  const env = loadConfig(BaseEnv);
-  const rpc = new NatsRpcClient(env.NATS_URL, 'waggle-cli');
   const json = argv.includes('--json');
+  let rpc: NatsRpcClient | undefined;
   try {
-    await rpc.connect();
-    const call: Caller = (pattern, payload) => sendRpc(rpc, pattern, payload, { timeoutMs: CALL_TIMEOUT_MS });
-    const collect: Collector = (pattern, payload) => lastValueFrom(streamRpc(rpc, pattern, payload, { timeoutMs: CALL_TIMEOUT_MS }).pipe(toArray()));
+    // Servers, credentials and TLS as every app connects (NATS_URL, NATS_USER…, NATS_TLS_…).
+    const client = new NatsRpcClient(loadConfig(BaseEnv), 'waggle-cli');
+    rpc = client;
+    await client.connect();
+    const call: Caller = (pattern, payload) => sendRpc(client, pattern, payload, { timeoutMs: CALL_TIMEOUT_MS });
+    const collect: Collector = (pattern, payload) => lastValueFrom(streamRpc(client, pattern, payload, { timeoutMs: CALL_TIMEOUT_MS }).pipe(toArray()));
     await buildCli(call, collect, SHIPPED_MODEL_CATALOG).parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
@@ -32,12 +34,16 @@ async function main(argv: string[]): Promise<number> {
     }
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
-      return 78;
+      return CONFIGURATION_EXIT_CODE;
+    }
+    if (isNatsCredentialsRefusal(error)) {
+      process.stderr.write(`${natsCredentialsRefusedLine('waggle-cli', error, 'starting')}\n`);
+      return CONFIGURATION_EXIT_CODE;
     }
     process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   } finally {
-    await rpc.close().catch(() => undefined);
+    await rpc?.close().catch(() => undefined);
   }
 }
 

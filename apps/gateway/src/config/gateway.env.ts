@@ -25,4 +25,10 @@ export class GatewayEnv extends WithCallbackAllowlist(WithRedis(BaseEnv)) {
   @Min(1_000)
   @Max(900_000)
   ASSET_STORE_TIMEOUT_MS: number = 120_000;
+
+  @EnvVar('How long an idle keep-alive connection stays open (ms; sent as Keep-Alive: timeout=…). Longer than the idle time-out of the load balancer in front (60 s on most), so the balancer never reuses a socket the gateway is closing')
+  @IsInt()
+  @Min(1_000)
+  @Max(600_000)
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: number = 65_000;
 }

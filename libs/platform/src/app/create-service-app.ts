@@ -10,6 +10,7 @@ import { createDeadLettersController, deadLetterSourcesProvider, type DeadLetter
 import { createHealthPingController } from '../health/health-ping.controller';
 import type { Dependency } from '../health/readiness.service';
 import { GracefulNatsServer } from '../nats/graceful-nats.server';
+import { exitOnNatsCredentialsRefused, natsConnectionOptions } from '../nats/nats-connection';
 import { RpcContextInterceptor } from '../nats/rpc-context.interceptor';
 import { REPLY_HANDLERS } from '../nats/rpc-handler';
 import { createPayloadPipe } from '../nats/validation';
@@ -42,8 +43,9 @@ function isDeadLetterOwner(service: DomainService): service is DeadLetterOwner {
  */
 export async function startServiceApp(spec: ServiceAppSpec): Promise<INestApplication> {
   const server = new GracefulNatsServer(
-    { servers: spec.env.NATS_URL.split(','), queue: queueGroupOf(spec.service), name: `waggle-${spec.service}`, maxReconnectAttempts: -1 },
+    { ...natsConnectionOptions(spec.env), queue: queueGroupOf(spec.service), name: `waggle-${spec.service}`, maxReconnectAttempts: -1 },
     spec.env.SHUTDOWN_GRACE_MS,
+    exitOnNatsCredentialsRefused(spec.service),
   );
 
   const deadLetters = spec.deadLetters;

@@ -10,6 +10,7 @@ import { APP_DEPENDENCIES, READINESS_REPORTERS, ReadinessService, type Dependenc
 import { ShutdownState } from '../health/shutdown-state';
 import { loggerModuleParams } from '../logging/logger-options';
 import { LedgerPublisher } from '../ledger/ledger-publisher';
+import { exitOnNatsCredentialsRefused } from '../nats/nats-connection';
 import { NatsRpcClient } from '../nats/nats-rpc.client';
 
 export const APP_ENV = Symbol('APP_ENV');
@@ -55,7 +56,7 @@ export class PlatformModule {
       {
         provide: NatsRpcClient,
         useFactory: async () => {
-          const client = new NatsRpcClient(options.env.NATS_URL, `waggle-${options.app}-client`);
+          const client = new NatsRpcClient(options.env, `waggle-${options.app}-client`, { onCredentialsRefused: exitOnNatsCredentialsRefused(options.app) });
           await client.connect();
           return client;
         },

@@ -2,6 +2,7 @@ import type { INestApplicationContext, LoggerService } from '@nestjs/common';
 import { ConfigError } from '../config/env';
 import { newErrorId } from '../context/request-context';
 import { ShutdownState } from '../health/shutdown-state';
+import { CONFIGURATION_EXIT_CODE, isNatsCredentialsRefusal, natsCredentialsRefusedLine } from '../nats/nats-connection';
 
 export interface RunnableApp {
   app: INestApplicationContext;
@@ -41,7 +42,11 @@ export function installGracefulShutdown({ app, graceMs }: RunnableApp, onStopped
 export function exitOnStartupFailure(app: string, error: unknown): never {
   if (error instanceof ConfigError) {
     process.stderr.write(`${app}: refusing to start.\n${error.message}\n`);
-    process.exit(78); // EX_CONFIG
+    process.exit(CONFIGURATION_EXIT_CODE);
+  }
+  if (isNatsCredentialsRefusal(error)) {
+    process.stderr.write(`${natsCredentialsRefusedLine(app, error, 'starting')}\n`);
+    process.exit(CONFIGURATION_EXIT_CODE);
   }
   process.stderr.write(`${app}: failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);

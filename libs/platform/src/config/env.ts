@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, ValidateIf, validateSync, type ValidationError } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, ValidateBy, ValidateIf, validateSync, type ValidationError } from 'class-validator';
+import { accessSync, constants as fsConstants } from 'node:fs';
 
 const DESCRIPTIONS = Symbol('waggle:env-descriptions');
 
@@ -31,6 +32,63 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 const NATS_SERVERS = /^(nats|tls|ws|wss):\/\/[^\s,]+(,(nats|tls|ws|wss):\/\/[^\s,]+)*$/;
 
+/** The ways a process can authenticate to NATS, each by the variables that give it. */
+const NATS_AUTHENTICATIONS = [['NATS_USER', 'NATS_PASSWORD'], ['NATS_TOKEN'], ['NATS_NKEY_SEED_FILE'], ['NATS_CREDS_FILE']] as const;
+const NATS_AUTHENTICATION_LIST = 'NATS_USER and NATS_PASSWORD, NATS_TOKEN, NATS_NKEY_SEED_FILE or NATS_CREDS_FILE';
+
+/** A server URL with userinfo (`user:password@`, `token@`): credentials that would end up in logs and process lists. */
+function carriesCredentials(server: string): boolean {
+  return /^[a-z]+:\/\/[^/?#]*@/i.test(server.trim());
+}
+
+/** NATS_URL names servers only; credentials have their own (secret) variables. */
+function NatsServersOnly(): PropertyDecorator {
+  return ValidateBy({
+    name: 'natsServersOnly',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && !value.split(',').some(carriesCredentials),
+      defaultMessage: () => `NATS_URL must name servers only, without credentials: give them in ${NATS_AUTHENTICATION_LIST}`,
+    },
+  });
+}
+
+/** At most one way to authenticate to NATS: two would leave which one the server checks to chance. */
+function OneNatsAuthentication(): PropertyDecorator {
+  return ValidateBy({
+    name: 'oneNatsAuthentication',
+    validator: {
+      validate: (_value: unknown, args) => {
+        const env = args?.object as Record<string, unknown>;
+        return NATS_AUTHENTICATIONS.filter((names) => names.some((name) => env[name] !== undefined)).length <= 1;
+      },
+      defaultMessage: () => `set one way to authenticate to NATS: ${NATS_AUTHENTICATION_LIST}`,
+    },
+  });
+}
+
+/** A file the process can read (a mounted Secret); checked at boot so a wrong path is a configuration error, not a connection failure. */
+function IsReadableFile(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isReadableFile',
+    validator: {
+      validate: (value: unknown) => {
+        // A missing file is its pair's rule to report (IsString with the "go together" message).
+        if (value === undefined) return true;
+        if (typeof value !== 'string') return false;
+        try {
+          accessSync(value, fsConstants.R_OK);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      defaultMessage: () => 'must name a file this process can read',
+    },
+  });
+}
+
+const isSet = (...names: string[]) => (env: object) => names.some((name) => (env as Record<string, unknown>)[name] !== undefined);
+
 /**
  * Variables every app reads. Defaults suit a laptop; production sets them explicitly.
  * Every property is explicitly typed: swc emits `design:type` only from annotations,
@@ -55,9 +113,56 @@ export class BaseEnv {
   @Max(65535)
   PORT: number = 3000;
 
-  @EnvVar('NATS server URL(s), comma-separated')
+  @EnvVar('NATS server URL(s), comma-separated; servers only: a URL carrying credentials is refused (see NATS_USER, NATS_TOKEN, NATS_NKEY_SEED_FILE, NATS_CREDS_FILE)')
   @Matches(NATS_SERVERS, { message: 'NATS_URL must be one or more nats:// URLs separated by commas' })
+  @NatsServersOnly()
   NATS_URL: string = 'nats://127.0.0.1:4222';
+
+  @EnvVar('NATS user name (with NATS_PASSWORD)')
+  @ValidateIf(isSet('NATS_USER', 'NATS_PASSWORD'))
+  @IsString({ message: 'NATS_USER and NATS_PASSWORD go together: set both' })
+  @OneNatsAuthentication()
+  NATS_USER?: string;
+
+  @EnvVar('NATS password (with NATS_USER)', { secret: true })
+  @ValidateIf(isSet('NATS_USER', 'NATS_PASSWORD'))
+  @IsString({ message: 'NATS_USER and NATS_PASSWORD go together: set both' })
+  NATS_PASSWORD?: string;
+
+  @EnvVar('NATS authentication token', { secret: true })
+  @IsOptional()
+  @IsString()
+  @OneNatsAuthentication()
+  NATS_TOKEN?: string;
+
+  @EnvVar('File holding the NATS NKey seed (SU…) this process authenticates with, e.g. mounted from a Secret; read again on every reconnect')
+  @IsOptional()
+  @IsReadableFile()
+  @OneNatsAuthentication()
+  NATS_NKEY_SEED_FILE?: string;
+
+  @EnvVar('NATS credentials file (.creds: user JWT and NKey seed, as nsc writes it), e.g. mounted from a Secret; read again on every reconnect')
+  @IsOptional()
+  @IsReadableFile()
+  @OneNatsAuthentication()
+  NATS_CREDS_FILE?: string;
+
+  @EnvVar('PEM file of the certificate authorities that sign the NATS server certificate; set alone, it turns TLS on with the server verified')
+  @IsOptional()
+  @IsReadableFile()
+  NATS_TLS_CA_FILE?: string;
+
+  @EnvVar('PEM client certificate for NATS servers that verify clients (TLS verify: true), with NATS_TLS_KEY_FILE')
+  @ValidateIf(isSet('NATS_TLS_CERT_FILE', 'NATS_TLS_KEY_FILE'))
+  @IsString({ message: 'NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE go together: set both' })
+  @IsReadableFile()
+  NATS_TLS_CERT_FILE?: string;
+
+  @EnvVar('PEM private key of NATS_TLS_CERT_FILE (a file, e.g. mounted from a Secret)')
+  @ValidateIf(isSet('NATS_TLS_CERT_FILE', 'NATS_TLS_KEY_FILE'))
+  @IsString({ message: 'NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE go together: set both' })
+  @IsReadableFile()
+  NATS_TLS_KEY_FILE?: string;
 
   @EnvVar('How long a stopping process may finish in-flight work before it exits (ms)')
   @IsInt()

@@ -7,6 +7,7 @@ import { headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, ty
 import type { Observable, Subscription } from 'rxjs';
 import { requestContext } from '../context/request-context';
 import { ClaimCheck } from './claim-check';
+import { isNatsCredentialsRefusal, watchNatsCredentials, type NatsCredentialsRefused } from './nats-connection';
 import { startRpcScope } from './rpc-context.interceptor';
 import { toRpcErrorWire } from './rpc-exception.filter';
 import { endSpanWithError } from './trace-propagation';
@@ -49,11 +50,29 @@ export class GracefulNatsServer extends ServerNats {
   /** Streams whose caller asked for heartbeats (STREAM_HEARTBEAT): reply subject → timer. */
   private readonly heartbeats = new Map<string, NodeJS.Timeout>();
 
+  /**
+   * @param options  Nest's NATS options; servers, credentials and TLS from natsConnectionOptions
+   * @param onCredentialsRefused  what to do when the server refuses the credentials, at listen or
+   *   on a reconnect (apps: exitOnNatsCredentialsRefused)
+   */
   constructor(
     options: NatsServerOptions,
     private readonly graceMs: number,
+    private readonly onCredentialsRefused?: NatsCredentialsRefused,
   ) {
     super(options);
+  }
+
+  override async createNatsClient(): Promise<NatsConnection> {
+    let connection: NatsConnection;
+    try {
+      connection = (await super.createNatsClient()) as NatsConnection;
+    } catch (error) {
+      if (isNatsCredentialsRefusal(error)) this.onCredentialsRefused?.(error, 'starting');
+      throw error;
+    }
+    watchNatsCredentials(connection, this.onCredentialsRefused);
+    return connection;
   }
 
   get inflightCount(): number {

@@ -8,6 +8,7 @@ import { createInbox, ErrorCode, headers as natsHeaders, NatsError, type Msg, ty
 import { Observable } from 'rxjs';
 import { requestContext } from '../context/request-context';
 import { ClaimCheck } from './claim-check';
+import { isNatsCredentialsRefusal, natsConnectionOptions, watchNatsCredentials, type NatsCredentialsRefused, type NatsEnv } from './nats-connection';
 import { endSpanWithError, startNatsClientSpan } from './trace-propagation';
 
 /** Nest's reply packet: a value, an error, or the end of the stream (possibly with its last value). */
@@ -43,20 +44,35 @@ export class NatsRpcClient implements RpcTransport {
   /** Request, reply and stream payloads larger than the server's max_payload. */
   readonly claims = new ClaimCheck(() => this.connection());
 
+  private readonly streamHeartbeat: { intervalMs: number; missedLimit: number };
+  private readonly onCredentialsRefused?: NatsCredentialsRefused;
+
   /**
-   * @param streamHeartbeat  how often a stream's responder must show it is alive, and how many
+   * @param env  servers, credentials and TLS (natsConnectionOptions)
+   * @param options.streamHeartbeat  how often a stream's responder must show it is alive, and how many
    *   intervals of silence end the stream as timed out (tests shorten it; STREAM_HEARTBEAT otherwise)
+   * @param options.onCredentialsRefused  what to do when the server refuses the credentials, at
+   *   connect or on a reconnect (apps: exitOnNatsCredentialsRefused); connect() still rejects
    */
   constructor(
-    servers: string,
+    env: NatsEnv,
     name: string,
-    private readonly streamHeartbeat: { intervalMs: number; missedLimit: number } = STREAM_HEARTBEAT,
+    options: { streamHeartbeat?: { intervalMs: number; missedLimit: number }; onCredentialsRefused?: NatsCredentialsRefused } = {},
   ) {
-    this.client = new ClientNats({ servers: servers.split(','), name, maxReconnectAttempts: -1 });
+    this.streamHeartbeat = options.streamHeartbeat ?? STREAM_HEARTBEAT;
+    this.onCredentialsRefused = options.onCredentialsRefused;
+    this.client = new ClientNats({ ...natsConnectionOptions(env), name, maxReconnectAttempts: -1 });
   }
 
   async connect(): Promise<void> {
-    await this.client.connect();
+    try {
+      await this.client.connect();
+    } catch (error) {
+      if (isNatsCredentialsRefusal(error)) this.onCredentialsRefused?.(error, 'starting');
+      throw error;
+    }
+    const connection = this.connection();
+    if (connection) watchNatsCredentials(connection, this.onCredentialsRefused);
   }
 
   connection(): NatsConnection | undefined {
