@@ -22,7 +22,9 @@
 //    --window-minutes: operations and errors (anything but the expected 2xx, or no answer within
 //    60 s), p50/p99 per operation, the RSS of every process (each replica, the supervisor, the fake
 //    provider), BullMQ depths (waiting, active, delayed, failed per queue), PostgreSQL connections
-//    to the database. The first window is the warm-up; RSS growth is the last window's against it.
+//    to the database. RSS is sampled every RSS_SAMPLE_MS and a window reports each process's median
+//    (a single reading lands anywhere in a garbage collector's cycle). The first window is the
+//    warm-up; RSS growth is the last window's median against the second's (the first after warm-up).
 // Markdown on stdout (JSON with --json), progress on stderr. Exits 1 when an operation failed, a
 // callback is missing at the end, or a process did not start.
 import { Queue } from 'bullmq';
@@ -64,6 +66,7 @@ const CAPACITY_CONCURRENCY = 16;
 const MAX_IN_FLIGHT = 256;
 /** Items a knowledge base takes before the soak replaces it (so searches cost the same all along). */
 const KNOWLEDGE_BASE_ITEMS = 100;
+const RSS_SAMPLE_MS = 10_000;
 const WEIGHTS = { prompt: 30, 'prompt-stream': 10, agent: 15, 'workflow-async': 10, 'prompt-trigger': 10, search: 15, ingest: 5, lookup: 5 };
 
 const { values: args } = parseArgs({
@@ -300,8 +303,20 @@ async function main() {
   const windows = [];
   const sample = () => {
     const { apps } = state();
-    const rss = Object.fromEntries([...apps.map((app) => [app.name, rssMiB(app.pid)]), ['supervisor', rssMiB(supervisor.pid)], ['fake-provider', rssMiB(procs[0].pid)]]);
-    return rss;
+    return Object.fromEntries([...apps.map((app) => [app.name, rssMiB(app.pid)]), ['supervisor', rssMiB(supervisor.pid)], ['fake-provider', rssMiB(procs[0].pid)]]);
+  };
+  /** The window's RSS readings, process by process. */
+  let readings = [];
+  const sampler = setInterval(() => readings.push(sample()), RSS_SAMPLE_MS);
+  const medianRss = () => {
+    const taken = readings.length > 0 ? readings : [sample()];
+    readings = [];
+    return Object.fromEntries(
+      Object.keys(taken.at(-1)).map((name) => {
+        const values = taken.map((reading) => reading[name]).filter((value) => value !== null).sort((a, b) => a - b);
+        return [name, values.length > 0 ? values[Math.floor(values.length / 2)] : null];
+      }),
+    );
   };
   const windowMs = options.windowMinutes * 60_000;
   const endAt = Date.now() + options.minutes * 60_000;
@@ -336,7 +351,7 @@ async function main() {
       errors: closing.errors.length,
       firstErrors: closing.errors.slice(0, 3),
       latencyMs: Object.fromEntries(Object.entries(closing.latencies).map(([kind, values]) => [kind, summarize(values)])),
-      rssMiB: sample(),
+      rssMiB: medianRss(),
       queues: depths,
       postgresConnections: databaseConnections(),
     };
@@ -347,7 +362,8 @@ async function main() {
   // Every accepted async run's callback, before anything is judged.
   for (let waited = 0; [...accepted].some((id) => !callbacks.has(`msg_${id.replace(/^req_/, '')}`)) && waited < 120_000; waited += 500) await sleep(500);
   const missing = accepted.filter((id) => !callbacks.has(`msg_${id.replace(/^req_/, '')}`));
-  const first = windows[0]?.rssMiB ?? {};
+  clearInterval(sampler);
+  const first = (windows[1] ?? windows[0])?.rssMiB ?? {};
   const last = windows.at(-1)?.rssMiB ?? {};
   const growth = Object.fromEntries(Object.keys(last).map((name) => [name, first[name] ? (last[name] - first[name]) / first[name] : null]));
   return { options: { ...options, rate }, windows, rssGrowth: growth, accepted: accepted.length, missingCallbacks: missing.length };
@@ -361,7 +377,7 @@ function markdown(report) {
     const depths = Object.entries(w.queues).map(([name, c]) => `${name} ${c.waiting}/${c.active}/${c.delayed}/${c.failed}`).join('; ');
     lines.push(`| ${w.window} | ${w.operations} | ${w.errors} | ${Object.keys(WEIGHTS).map((kind) => `${fmt(w.latencyMs[kind].p50, 1)} / ${fmt(w.latencyMs[kind].p99, 1)}`).join(' | ')} | ${w.postgresConnections} | ${depths} |`);
   }
-  lines.push('', '| process | ' + report.windows.map((w) => `RSS MiB w${w.window}`).join(' | ') + ' | growth since w0 |', '|' + ' --- |'.repeat(report.windows.length + 2));
+  lines.push('', '| process | ' + report.windows.map((w) => `w${w.window} median RSS MiB`).join(' | ') + ' | growth since w1 |', '|' + ' --- |'.repeat(report.windows.length + 2));
   for (const name of Object.keys(report.windows.at(-1)?.rssMiB ?? {})) {
     lines.push(`| ${name} | ${report.windows.map((w) => fmt(w.rssMiB[name], 1)).join(' | ')} | ${report.rssGrowth[name] === null ? 'n/a' : `${fmt(100 * report.rssGrowth[name], 1)} %`} |`);
   }
