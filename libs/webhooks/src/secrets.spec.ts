@@ -90,6 +90,10 @@ describe('SecretSealer keyring (WEBHOOK_SECRET_KEY newest first)', () => {
     // After the old key is dropped, the re-sealed value still opens.
     expect(new SecretSealer(newKey).open(resealed as string)).toBe('x');
     expect(new SecretSealer(newKey).reseal(new SecretSealer(newKey).seal('y'))).toBeNull();
+    // With the old key gone, a second re-seal writes the v1 form a version before the keyring reads.
+    const back = new SecretSealer(newKey).reseal(resealed as string);
+    expect(back).toMatch(/^v1\./);
+    expect(new SecretSealer(newKey).open(back as string)).toBe('x');
     expect(() => new SecretSealer(newKey).reseal(underOld)).toThrow('opens under none');
   });
 

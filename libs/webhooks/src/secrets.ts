@@ -125,18 +125,17 @@ export class SecretSealer {
   }
 
   /**
-   * The value sealed again under the sealing key, or null when it already is (a v2 value
-   * naming the sealing key; a v1 value with a ring of one). What a re-seal after a key
-   * rotation writes back.
+   * The value sealed again as `seal` would seal it now, or null when it already is: a v2 value
+   * naming the sealing key while the ring has several keys, a v1 value (that opens) while it has
+   * one. What a re-seal after a key rotation writes back; run again once the old keys are gone,
+   * it turns v2 values back into v1, which versions before the keyring read.
    */
   reseal(sealed: string): string | null {
     const [version, keyId] = sealed.split('.');
-    if (version === SEALED_WITH_KEY_ID && keyId === this.sealingKeyId) return null;
-    if (version === SEALED_VERSION && this.ring.length === 1) {
-      this.open(sealed);
-      return null;
-    }
-    return this.seal(this.open(sealed));
+    if (this.ring.length > 1 && version === SEALED_WITH_KEY_ID && keyId === this.sealingKeyId) return null;
+    const plain = this.open(sealed);
+    if (this.ring.length === 1 && version === SEALED_VERSION) return null;
+    return this.seal(plain);
   }
 }
 
