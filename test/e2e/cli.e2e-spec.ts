@@ -20,6 +20,20 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<CliRun> 
   });
 }
 
+/**
+ * The CLI on a terminal: `script` (util-linux) gives it a pseudo-terminal as stdin, fed `input`.
+ * The exit code is the CLI's (`script -e`); stdout carries the terminal's echo and the prompt.
+ */
+function cliOnTerminal(args: string[], input: string, env: Record<string, string>): Promise<CliRun> {
+  const command = [process.execPath, join(REPO_ROOT, 'dist/tools/cli/src/main.js'), ...args].map((part) => `'${part.replace(/'/g, "'\\''")}'`).join(' ');
+  return new Promise((resolve) => {
+    const child = execFile('script', ['-qec', command, '/dev/null'], { cwd: REPO_ROOT, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number((error as { code?: number }).code) : 0, stdout, stderr }),
+    );
+    child.stdin?.end(input);
+  });
+}
+
 const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 describe('the operator CLI as a process', () => {
@@ -64,6 +78,19 @@ describe('the operator CLI as a process', () => {
       });
       expect((await cli(['key', 'revoke', 'wgl_abc', '--json'], closed)).code).toBe(64);
       expect((await cli(['webhook-secret', 'rotate', id, 'support', '--overlap', '0'], closed)).code).toBe(64);
+    });
+
+    it('asks on a terminal: only "yes" goes ahead; anything else or end of input cancels with exit 1', async () => {
+      const id = randomUUID();
+      const declined = await cliOnTerminal(['workspace', 'delete', id], 'no\n', closed);
+      expect(declined.code).toBe(1);
+      expect(declined.stdout).toContain(`delete workspace ${id}: this cannot be undone. Type "yes" to go ahead:`);
+      expect(declined.stdout).toContain('cancelled: nothing was changed');
+      expect((await cliOnTerminal(['key', 'revoke', 'wgl_abc'], '\u0004', closed)).code).toBe(1);
+      // "yes" goes on to the command, which finds NATS unreachable.
+      const accepted = await cliOnTerminal(['workspace', 'delete', id], 'yes\n', closed);
+      expect(accepted.code).toBe(69);
+      expect(accepted.stdout).toContain(`error: NATS is not reachable at ${closed.NATS_URL}`);
     });
 
     it('exits 69 when a command needs NATS and NATS is not reachable, in one line', async () => {

@@ -15,7 +15,11 @@ export async function confirmDestructive(what: string, yes: boolean | undefined)
   if (!process.stdin.isTTY) throw new CliFailure(EXIT.usage, `error: refusing to ${what} without confirmation: stdin is not a terminal; pass --yes`);
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    const answer = await prompt.question(`${what}: this cannot be undone. Type "yes" to go ahead: `);
+    // End of input (Ctrl-D) closes the prompt without an answer: that is a no, not a hang or exit 0.
+    const answer = await new Promise<string>((resolve, reject) => {
+      prompt.once('close', () => reject(new CliFailure(EXIT.refused, '\ncancelled: nothing was changed')));
+      prompt.question(`${what}: this cannot be undone. Type "yes" to go ahead: `).then(resolve, reject);
+    });
     if (answer.trim().toLowerCase() !== 'yes') throw new CliFailure(EXIT.refused, 'cancelled: nothing was changed');
   } finally {
     prompt.close();
