@@ -413,7 +413,7 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
     );
 
     const [{ prefix }] = await cliJson<Array<{ prefix: string }>>(['key', 'list', other.workspace_id]);
-    await cliJson(['key', 'revoke', prefix]);
+    await cliJson(['key', 'revoke', prefix, '--yes']);
     const revokedAt = Date.now();
     const refused = new Map<string, number>();
     await expectEventually(

@@ -363,7 +363,7 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
       for (const secret of [original, view.webhook_secret]) expect(during && acceptsSecret(during, secret)).toBe(true);
 
       expect(await call(a, 'POST', `/v1/private/agents/${agent.id}/webhook_secret/rotate`, { overlap_seconds: -1 })).toMatchObject({ status: 422, body: { error_code: 'validation_error', details: [{ field: 'overlap_seconds' }] } });
-      const again = await cliJson<AgentWebhookSecretView>(['agent', 'webhook-secret', 'rotate', a.id, agent.id, '--overlap', '0']);
+      const again = await cliJson<AgentWebhookSecretView>(['agent', 'webhook-secret', 'rotate', a.id, agent.id, '--overlap', '0', '--yes']);
       expect(again).toEqual({ agent_id: agent.id, webhook_secret: expect.stringMatching(/^whsec_/), previous_secret_expires_at: null });
       const after = await registry.get('agent', agent.id);
       expect(after?.secrets).toHaveLength(1);

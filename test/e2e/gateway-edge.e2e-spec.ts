@@ -123,7 +123,7 @@ describe('the gateway edge: keys, meter, models', () => {
   it('refuses a revoked key', async () => {
     const created = await cliJson<Created>(['workspace', 'create', '--name', 'e2e revoke']);
     expect((await get('/v1/models', bearer(created.api_key))).status).toBe(200);
-    await cliJson(['key', 'revoke', created.api_key.slice(0, 12)]);
+    await cliJson(['key', 'revoke', created.api_key.slice(0, 12), '--yes']);
     await expectEventually(async () => expect((await get('/v1/models', bearer(created.api_key))).status).toBe(401), { timeoutMs: 20_000, intervalMs: 100 });
     expect(await (await get('/v1/models', bearer(created.api_key))).json()).toMatchObject({ error_code: 'invalid_api_key', code: 'invalid_api_key' });
   });
@@ -131,7 +131,7 @@ describe('the gateway edge: keys, meter, models', () => {
   it("refuses a deleted workspace's key, without saying whether the workspace exists", async () => {
     const created = await cliJson<Created>(['workspace', 'create', '--name', 'e2e delete']);
     expect((await get('/v1/models', bearer(created.api_key))).status).toBe(200);
-    await cliJson(['workspace', 'delete', created.workspace_id]);
+    await cliJson(['workspace', 'delete', created.workspace_id, '--yes']);
     await expectEventually(async () => expect((await get('/v1/models', bearer(created.api_key))).status).toBe(401), { timeoutMs: 20_000, intervalMs: 100 });
     const body = (await (await get('/v1/models', bearer(created.api_key))).json()) as Record<string, string>;
     expect(body).toEqual({ error: body.message, message: expect.any(String), error_code: 'invalid_api_key', code: 'invalid_api_key' });

@@ -417,7 +417,7 @@ describe('prompt webhook triggers and signed callbacks', () => {
     }
 
     // Without an overlap the old secret stops working at once (the CLI does the same as the route).
-    const again = await cliJson<WebhookSecretView>(['webhook-secret', 'rotate', workspaceId, 'rotating', '--overlap', '0']);
+    const again = await cliJson<WebhookSecretView>(['webhook-secret', 'rotate', workspaceId, 'rotating', '--overlap', '0', '--yes']);
     expect(again.previous_secret_expires_at).toBeNull();
     expect((await trigger(triggerUrl(rotating), { inputs: { question: 'q' }, async: { callback_url: `${receiverUrl}/x` } }, rotated.webhook_secret)).status).toBe(401);
     // The dispatcher reads the secrets in force when it sends: the first callback after the
@@ -569,7 +569,7 @@ describe('prompt webhook triggers and signed callbacks', () => {
   // like API keys') is proven with a controlled clock in active-workspaces.spec.ts.
   it("stops a deleted workspace's webhooks, like its API keys", async () => {
     expect((await trigger(triggerUrl(hooked), validBody('/deleted'), hooked.webhook_secret)).status).toBe(202);
-    await cliJson(['workspace', 'delete', workspaceId]);
+    await cliJson(['workspace', 'delete', workspaceId, '--yes']);
     const refused = await expectEventually(async () => {
       const response = await trigger(triggerUrl(hooked), validBody('/deleted'), hooked.webhook_secret);
       expect(response.status).toBe(404);

@@ -37,7 +37,7 @@ export { exitOnStartupFailure, installGracefulShutdown, installProcessSafetyNet 
 export { runMain } from './app/run-main';
 export { QueueWorker, queueTelemetry, type QueueWorkerSettings } from './queues/queue-worker';
 export { JOB_RETENTION, QueueProducer } from './queues/queue-producer';
-export { ensureDatabase, migrateAll, type MigrateOptions, type MigrationReport, type ServiceMigrationTarget } from './database/migrate';
+export { ensureDatabase, migrateAll, migrationStatus, type MigrateOptions, type MigrationReport, type MigrationStatus, type ServiceMigrationTarget } from './database/migrate';
 export {
   MIGRATIONS_INDEX,
   diffEntitiesAgainstMigrations,

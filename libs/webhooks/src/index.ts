@@ -1,4 +1,4 @@
-export { digestWebhookSecret, generateWebhookSecret, matchesWebhookSecret, SecretSealer, standardWebhooksKey } from './secrets';
+export { digestWebhookSecret, generateWebhookSecret, matchesWebhookSecret, parseWebhookSecretKeyring, SecretSealer, standardWebhooksKey } from './secrets';
 export { SIGNATURE_HEADERS, signCallback, type CallbackSignatureInput } from './signatures';
 export { acceptsSecret, secretsInForce, WebhookRegistry, type RegisteredPromptVariant, type RegisteredSecret, type WebhookTarget } from './registry';
 export { deliveryIdFor } from './delivery-id';

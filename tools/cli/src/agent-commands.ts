@@ -1,11 +1,12 @@
 import { AgentPatterns } from '@waggle/contracts';
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Caller } from './cli';
+import { confirmDestructive, yesOption } from './confirm';
 import { print } from './output';
 
 function wholeSeconds(value: string): number {
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`not a whole number of seconds: ${value}`);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new InvalidArgumentError(`not a whole number of seconds: ${value}`);
   return parsed;
 }
 
@@ -19,6 +20,7 @@ export function addAgentCommands(program: Command, call: Caller): void {
   const webhookSecret = agent.command('webhook-secret').description("an agent's webhook secret: it authenticates the agent's triggers and signs their callbacks");
   webhookSecret
     .command('show <workspace-id> <agent-id>')
+    .description("an agent's current webhook secret (and the previous one during an overlap)")
     .addOption(json())
     .action(async (workspaceId: string, agentId: string, options: { json?: boolean }) => {
       const view = await call(AgentPatterns.getWebhookSecret, { workspace_id: workspaceId, agent_id: agentId });
@@ -26,16 +28,19 @@ export function addAgentCommands(program: Command, call: Caller): void {
     });
   webhookSecret
     .command('rotate <workspace-id> <agent-id>')
-    .description('make a new secret; the old one keeps working (and signing) for the overlap')
+    .description('make a new secret; the old one keeps working (and signing) for the overlap (--overlap 0 ends it at once: asks first)')
     .option('--overlap <seconds>', 'how long the previous secret stays valid (default: the service setting)', wholeSeconds)
+    .addOption(yesOption())
     .addOption(json())
-    .action(async (workspaceId: string, agentId: string, options: { overlap?: number; json?: boolean }) => {
+    .action(async (workspaceId: string, agentId: string, options: { overlap?: number; yes?: boolean; json?: boolean }) => {
+      if (options.overlap === 0) await confirmDestructive(`rotate the webhook secret of agent ${agentId} with no overlap (the current secret stops working now)`, options.yes);
       const view = await call(AgentPatterns.rotateWebhookSecret, { workspace_id: workspaceId, agent_id: agentId, overlap_seconds: options.overlap });
       print(view, Boolean(options.json), [{ ...view }]);
     });
   const knowledgeBases = agent.command('knowledge-bases').description("the knowledge bases an agent's knowledge_search tool searches");
   knowledgeBases
     .command('show <workspace-id> <agent-id>')
+    .description("the knowledge bases attached to an agent")
     .addOption(json())
     .action(async (workspaceId: string, agentId: string, options: { json?: boolean }) => {
       const attached = await call(AgentPatterns.getKnowledgeBases, { workspace_id: workspaceId, agent_id: agentId });

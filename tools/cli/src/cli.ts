@@ -14,14 +14,15 @@ import {
   type RpcResponse,
   type WorkspaceSummary,
 } from '@waggle/contracts';
-import { Command, Option } from 'commander';
-import { readFile } from 'node:fs/promises';
-import { parse as parseYaml } from 'yaml';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { addAgentCommands } from './agent-commands';
 import { addDeadLetterCommands } from './dead-letter-commands';
 import { addKnowledgeBaseCommands } from './knowledge-base-commands';
 import { addLimitOptions, limitsFromOptions } from './limit-options';
 import { addWorkflowCommands, appliedWorkflowRows, applyWorkflows } from './workflow-commands';
+import { confirmDestructive, yesOption } from './confirm';
+import { EXIT_CODES_HELP } from './exit-codes';
+import { readInputFile, readYamlFile } from './input-file';
 import { formatLimit, print } from './output';
 
 /** How the CLI reaches the catalog service; the entry point passes the NATS client. */
@@ -52,7 +53,7 @@ const attemptRows = (delivery: DeliverySummary) =>
 
 function positiveInteger(value: string): number {
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`not a whole number of seconds: ${value}`);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new InvalidArgumentError(`not a whole number: ${value}`);
   return parsed;
 }
 
@@ -61,8 +62,14 @@ function positiveInteger(value: string): number {
  * definitions, webhook secrets, the callback delivery log and dead letters. Every command
  * takes `--json` for scripts.
  */
-export function buildCli(call: Caller, collect: Collector, modelCatalogPath: string): Command {
-  const program = new Command('waggle').description('Operate a Waggle installation').exitOverride();
+export function buildCli(call: Caller, collect: Collector, modelCatalogPath: string, version: string): Command {
+  const program = new Command('waggle')
+    .description('Operate a Waggle installation: commands go to its services over NATS (NATS_URL)')
+    .version(version, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help (for a command: waggle <command> --help)')
+    .addHelpText('after', EXIT_CODES_HELP)
+    .showHelpAfterError('(add --help for usage)')
+    .exitOverride();
   const json = () => new Option('--json', 'print JSON for scripts');
 
   const workspace = program.command('workspace').description('workspaces and their plans and limits');
@@ -80,6 +87,7 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
     });
   workspace
     .command('list')
+    .description('every workspace with its plan and limits')
     .addOption(json())
     .action(async (options: { json?: boolean }) => {
       const workspaces = await call(CatalogPatterns.listWorkspaces, {});
@@ -87,6 +95,7 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
     });
   workspace
     .command('set-plan <workspace-id> <plan>')
+    .description("move a workspace to another plan (its own limit overrides stay)")
     .addOption(json())
     .action(async (id: string, plan: string, options: { json?: boolean }) => {
       const updated = await call(CatalogPatterns.setWorkspacePlan, { workspace_id: id, plan });
@@ -94,9 +103,11 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
     });
   workspace
     .command('delete <workspace-id>')
-    .description('delete a workspace: its API keys stop working within seconds')
+    .description('delete a workspace: its API keys stop working within seconds (asks first; --yes in scripts)')
+    .addOption(yesOption())
     .addOption(json())
-    .action(async (id: string, options: { json?: boolean }) => {
+    .action(async (id: string, options: { yes?: boolean; json?: boolean }) => {
+      await confirmDestructive(`delete workspace ${id}`, options.yes);
       const deleted = await call(CatalogPatterns.deleteWorkspace, { workspace_id: id });
       print(deleted, Boolean(options.json), [workspaceRow(deleted)]);
     });
@@ -110,6 +121,7 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
   const key = program.command('key').description('workspace API keys');
   key
     .command('create <workspace-id>')
+    .description('create another API key for a workspace (shown once)')
     .addOption(json())
     .action(async (workspaceId: string, options: { json?: boolean }) => {
       const created = await call(CatalogPatterns.createApiKey, { workspace_id: workspaceId });
@@ -118,6 +130,7 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
     });
   key
     .command('list <workspace-id>')
+    .description("a workspace's API keys: prefix, creation, last use, revocation (never the key)")
     .addOption(json())
     .action(async (workspaceId: string, options: { json?: boolean }) => {
       const keys = await call(CatalogPatterns.listApiKeys, { workspace_id: workspaceId });
@@ -125,8 +138,11 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
     });
   key
     .command('revoke <key-prefix-or-id>')
+    .description('revoke an API key: it stops working within seconds (asks first; --yes in scripts)')
+    .addOption(yesOption())
     .addOption(json())
-    .action(async (idOrPrefix: string, options: { json?: boolean }) => {
+    .action(async (idOrPrefix: string, options: { yes?: boolean; json?: boolean }) => {
+      await confirmDestructive(`revoke API key ${idOrPrefix}`, options.yes);
       const revoked = await call(CatalogPatterns.revokeApiKey, { key: idOrPrefix });
       print(revoked, Boolean(options.json), [{ id: revoked.id, prefix: revoked.prefix, revoked_at: revoked.revoked_at }]);
     });
@@ -134,6 +150,7 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
   const plan = program.command('plan').description('plans and their default limits');
   plan
     .command('list')
+    .description('every plan with its default limits')
     .addOption(json())
     .action(async (options: { json?: boolean }) => {
       const plans = await call(CatalogPatterns.listPlans, {});
@@ -152,7 +169,7 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
     .option('--force', 'reload even if this version is already loaded')
     .addOption(json())
     .action(async (options: { file: string; force?: boolean; json?: boolean }) => {
-      const result = await call(CatalogPatterns.loadModels, { yaml: await readFile(options.file, 'utf8'), force: Boolean(options.force) });
+      const result = await call(CatalogPatterns.loadModels, { yaml: await readInputFile(options.file), force: Boolean(options.force) });
       if (options.json) print(result, true);
       else process.stdout.write(result.loaded ? `loaded catalog ${result.version}: ${result.model_count} models, ${result.listed_count} listed\n` : `catalog ${result.version} is already loaded (use --force to reload)\n`);
     });
@@ -166,7 +183,7 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
     .requiredOption('--workspace <workspace-id>', 'the workspace the definitions belong to')
     .addOption(json())
     .action(async (options: { file: string; workspace: string; json?: boolean }) => {
-      const document = parseYaml(await readFile(options.file, 'utf8')) as { prompts?: ApplyPromptsRequest['prompts']; workflows?: unknown } | null;
+      const document = await readYamlFile<{ prompts?: ApplyPromptsRequest['prompts']; workflows?: unknown } | null>(options.file);
       const hasWorkflows = document?.workflows !== undefined;
       const applied = hasWorkflows && document?.prompts === undefined ? [] : await call(InvocationPatterns.applyPrompts, { workspace_id: options.workspace, prompts: document?.prompts ?? [] });
       const promptRows = applied.flatMap((deployment) =>
@@ -191,6 +208,7 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
   const webhookSecret = program.command('webhook-secret').description("a prompt deployment's webhook secret: it authenticates triggers and signs callbacks");
   webhookSecret
     .command('show <workspace-id> <deployment>')
+    .description("a prompt deployment's current webhook secret (and the previous one during an overlap)")
     .addOption(json())
     .action(async (workspaceId: string, deployment: string, options: { json?: boolean }) => {
       const view = await call(InvocationPatterns.getWebhookSecret, { workspace_id: workspaceId, deployment });
@@ -198,10 +216,12 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
     });
   webhookSecret
     .command('rotate <workspace-id> <deployment>')
-    .description('make a new secret; the old one keeps working (and signing) for the overlap')
+    .description('make a new secret; the old one keeps working (and signing) for the overlap (--overlap 0 ends it at once: asks first)')
     .option('--overlap <seconds>', 'how long the previous secret stays valid (default: the service setting)', positiveInteger)
+    .addOption(yesOption())
     .addOption(json())
-    .action(async (workspaceId: string, deployment: string, options: { overlap?: number; json?: boolean }) => {
+    .action(async (workspaceId: string, deployment: string, options: { overlap?: number; yes?: boolean; json?: boolean }) => {
+      if (options.overlap === 0) await confirmDestructive(`rotate the webhook secret of ${deployment} with no overlap (the current secret stops working now)`, options.yes);
       const view = await call(InvocationPatterns.rotateWebhookSecret, { workspace_id: workspaceId, deployment, overlap_seconds: options.overlap });
       print(view, Boolean(options.json), [{ ...view }]);
     });
@@ -209,6 +229,7 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
   const delivery = program.command('delivery').description('the callback delivery log');
   delivery
     .command('list <workspace-id>')
+    .description("a workspace's callback deliveries, newest first")
     .option('--request-id <request-id>', 'only the callback of this request')
     .addOption(new Option('--status <status>', 'only deliveries in this state').choices(DELIVERY_STATUSES))
     .option('--limit <n>', 'at most this many, newest first', positiveInteger)

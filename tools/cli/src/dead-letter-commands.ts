@@ -7,8 +7,9 @@ import {
   type DeadLetterSourceName,
   type DeadLetterSummary,
 } from '@waggle/contracts';
-import { Option, type Command } from 'commander';
+import { Argument, InvalidArgumentError, Option, type Command } from 'commander';
 import type { Caller } from './cli';
+import { CliFailure, exitCodeOf } from './exit-codes';
 import { print } from './output';
 
 const ERROR_COLUMN_CHARS = 80;
@@ -25,7 +26,7 @@ const replayRow = (replay: DeadLetterReplay) => ({ source: replay.source, id: re
 
 function positiveLimit(value: string): number {
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 1000) throw new Error(`not a whole number from 1 to 1000: ${value}`);
+  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 1000) throw new InvalidArgumentError(`not a whole number from 1 to 1000: ${value}`);
   return parsed;
 }
 
@@ -49,19 +50,24 @@ export function addDeadLetterCommands(program: Command, call: Caller): void {
         .flatMap((answer) => (answer.status === 'fulfilled' ? answer.value : []))
         .sort((a, b) => b.dead_lettered_at.localeCompare(a.dead_lettered_at));
       print(letters, Boolean(options.json), letters.map(deadLetterRow));
-      // What did answer is printed; a service that did not is named, and the command fails.
-      const silent = owners.flatMap((owner, index) => {
+      // What did answer is printed; a service that did not is named, and the command fails
+      // with the exit code of the first failure (69 when it was not there to answer).
+      const failures = owners.flatMap((owner, index) => {
         const answer = answers[index] as PromiseSettledResult<unknown>;
-        return answer.status === 'rejected' ? [`${owner}: ${answer.reason instanceof Error ? answer.reason.message : String(answer.reason)}`] : [];
+        return answer.status === 'rejected' ? [{ owner, reason: answer.reason as unknown }] : [];
       });
-      if (silent.length > 0) throw new Error(`no dead letters from ${silent.join('; ')}`);
+      if (failures.length > 0) {
+        const named = failures.map(({ owner, reason }) => `${owner}: ${reason instanceof Error ? reason.message : String(reason)}`);
+        throw new CliFailure(exitCodeOf(failures[0].reason), `error: no dead letters from ${named.join('; ')}`);
+      }
     });
   deadLetters
-    .command('replay <source> <id>')
+    .command('replay')
+    .addArgument(new Argument('<source>', 'where it was dead-lettered').choices(DEAD_LETTER_SOURCES))
+    .argument('<id>', 'its id, as listed')
     .description('run a failed job again with a fresh attempt budget (a callback is redelivered), or write a ledger record again (if refused again it stays listed with the new error)')
     .addOption(json())
     .action(async (source: string, id: string, options: { json?: boolean }) => {
-      if (!(DEAD_LETTER_SOURCES as readonly string[]).includes(source)) throw new Error(`unknown source ${source}; one of ${DEAD_LETTER_SOURCES.join(', ')}`);
       const owner = ownerOfDeadLetterSource(source as DeadLetterSourceName);
       const replay = await call(DeadLetterPatterns.replay[owner], { source: source as DeadLetterSourceName, id });
       print(replay, Boolean(options.json), [replayRow(replay)]);

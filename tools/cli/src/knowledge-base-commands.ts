@@ -26,6 +26,7 @@ export function addKnowledgeBaseCommands(program: Command, call: Caller, collect
     });
   item
     .command('show <workspace-id> <knowledge-base-id> <item-id>')
+    .description('one document: its ingestion status, chunk count and error')
     .addOption(json())
     .action(async (workspaceId: string, knowledgeBaseId: string, itemId: string, options: { json?: boolean }) => {
       const found = await call(KnowledgeBasePatterns.getItem, { workspace_id: workspaceId, knowledge_base_id: knowledgeBaseId, item_id: itemId });
@@ -33,6 +34,7 @@ export function addKnowledgeBaseCommands(program: Command, call: Caller, collect
     });
   item
     .command('list <workspace-id> <knowledge-base-id>')
+    .description("every document of a knowledge base")
     .addOption(json())
     .action(async (workspaceId: string, knowledgeBaseId: string, options: { json?: boolean }) => {
       const items = (await collect(KnowledgeBasePatterns.listItems, { workspace_id: workspaceId, knowledge_base_id: knowledgeBaseId })).flat();
@@ -41,6 +43,7 @@ export function addKnowledgeBaseCommands(program: Command, call: Caller, collect
   const model = kb.command('embedding-model').description('the embedding model new knowledge bases of the workspace are created with');
   model
     .command('show <workspace-id>')
+    .description("the workspace's embedding model for new knowledge bases")
     .addOption(json())
     .action(async (workspaceId: string, options: { json?: boolean }) => {
       const setting = await call(KnowledgeBasePatterns.getEmbeddingModel, { workspace_id: workspaceId });

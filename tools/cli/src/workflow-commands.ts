@@ -1,12 +1,13 @@
 import { WorkflowDeploymentPatterns, type AppliedWorkflowDeployment } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { CommanderError, Option, type Command } from 'commander';
+import { CommanderError, InvalidArgumentError, Option, type Command } from 'commander';
 import type { Caller } from './cli';
+import { confirmDestructive, yesOption } from './confirm';
 import { print } from './output';
 
 function wholeSeconds(value: string): number {
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`not a whole number of seconds: ${value}`);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new InvalidArgumentError(`not a whole number of seconds: ${value}`);
   return parsed;
 }
 
@@ -64,6 +65,7 @@ export function addWorkflowCommands(program: Command, call: Caller): void {
   const workflow = program.command('workflow').description('workflow deployments of a workspace (create and change them with `apply`)');
   workflow
     .command('list <workspace-id>')
+    .description("a workspace's workflow deployments, one row per variant")
     .addOption(json())
     .action(async (workspaceId: string, options: { json?: boolean }) => {
       const deployments = await call(WorkflowDeploymentPatterns.listWorkflows, { workspace_id: workspaceId });
@@ -103,6 +105,7 @@ export function addWorkflowCommands(program: Command, call: Caller): void {
     .description("a workflow deployment's webhook secret: it signs the callbacks of its runs");
   webhookSecret
     .command('show <workspace-id> <deployment>')
+    .description("a workflow deployment's current webhook secret (and the previous one during an overlap)")
     .addOption(json())
     .action(async (workspaceId: string, deployment: string, options: { json?: boolean }) => {
       const view = await call(WorkflowDeploymentPatterns.getWorkflowWebhookSecret, { workspace_id: workspaceId, deployment });
@@ -110,10 +113,12 @@ export function addWorkflowCommands(program: Command, call: Caller): void {
     });
   webhookSecret
     .command('rotate <workspace-id> <deployment>')
-    .description('make a new secret; the old one keeps signing for the overlap')
+    .description('make a new secret; the old one keeps signing for the overlap (--overlap 0 ends it at once: asks first)')
     .option('--overlap <seconds>', 'how long the previous secret stays valid (default: the service setting)', wholeSeconds)
+    .addOption(yesOption())
     .addOption(json())
-    .action(async (workspaceId: string, deployment: string, options: { overlap?: number; json?: boolean }) => {
+    .action(async (workspaceId: string, deployment: string, options: { overlap?: number; yes?: boolean; json?: boolean }) => {
+      if (options.overlap === 0) await confirmDestructive(`rotate the webhook secret of workflow ${deployment} with no overlap (the current secret stops working now)`, options.yes);
       const view = await call(WorkflowDeploymentPatterns.rotateWorkflowWebhookSecret, {
         workspace_id: workspaceId,
         deployment,

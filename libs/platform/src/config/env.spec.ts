@@ -1,4 +1,5 @@
-import { BaseEnv, ConfigError, DatabaseEnv, describeEnv, loadConfig, WithRedis, WithWebTools } from './env';
+import { randomBytes } from 'node:crypto';
+import { BaseEnv, ConfigError, DatabaseEnv, describeEnv, loadConfig, WithRedis, WithWebhookSecretKey, WithWebTools } from './env';
 
 class ServiceEnv extends WithRedis(DatabaseEnv) {
   override PORT: number = 3999;
@@ -75,5 +76,37 @@ describe('WithWebTools', () => {
     const secrets = describeEnv(ToolsEnv).filter((info) => info.secret).map((info) => info.name);
     expect(secrets).toEqual(expect.arrayContaining(['BRAVE_SEARCH_API_KEY', 'TAVILY_API_KEY']));
     expect(secrets).not.toContain('SEARXNG_URL');
+  });
+});
+
+describe('WithWebhookSecretKey', () => {
+  class KeyEnv extends WithWebhookSecretKey(BaseEnv) {}
+  const key = () => randomBytes(32).toString('base64');
+  const problemsOf = (source: Record<string, string>) => {
+    try {
+      loadConfig(KeyEnv, source);
+      return [];
+    } catch (error) {
+      return (error as ConfigError).problems;
+    }
+  };
+
+  it('takes one key or a comma-separated keyring, newest first', () => {
+    const [newest, older] = [key(), key()];
+    expect(problemsOf({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: newest })).toEqual([]);
+    expect(problemsOf({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: `${newest},${older}` })).toEqual([]);
+    expect(problemsOf({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: `${newest}, ${older}` })).toEqual([]);
+    expect(problemsOf({ NODE_ENV: 'development' })).toEqual([]);
+  });
+
+  it('refuses a key that is not the base64 of 32 bytes, in the ring or alone, without echoing it', () => {
+    const short = randomBytes(16).toString('base64');
+    for (const value of [short, `${key()},${short}`, `${key()},`, 'x'.repeat(44)]) {
+      const problems = problemsOf({ NODE_ENV: 'development', WEBHOOK_SECRET_KEY: value });
+      expect(problems).toEqual([expect.stringMatching(/^WEBHOOK_SECRET_KEY: .*base64 of 32 bytes/)]);
+      expect(problems[0]).not.toContain(value);
+    }
+    expect(problemsOf({ NODE_ENV: 'production' })).toEqual([expect.stringMatching(/^WEBHOOK_SECRET_KEY: /)]);
+    expect(describeEnv(KeyEnv).find((info) => info.name === 'WEBHOOK_SECRET_KEY')?.secret).toBe(true);
   });
 });

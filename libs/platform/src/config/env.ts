@@ -392,12 +392,18 @@ export function WithWebTools<TBase extends EnvConstructor>(Base: TBase) {
   return WebToolsEnv;
 }
 
+/** One or more base64 keys of 32 bytes, comma-separated (spaces around the commas allowed). */
+const WEBHOOK_SECRET_KEYRING = /^[A-Za-z0-9+/]{43}=(\s*,\s*[A-Za-z0-9+/]{43}=)*$/;
+
 /** Adds the key that seals webhook secrets at rest (invocation, agent, callback-dispatcher). */
 export function WithWebhookSecretKey<TBase extends EnvConstructor>(Base: TBase) {
   class WebhookSecretKeyEnv extends Base {
-    @EnvVar('Base64 of 32 random bytes (openssl rand -base64 32): seals webhook secrets in the database and Redis. Required in production; development and tests use a fixed key when unset', { secret: true })
-    @ValidateIf((env: BaseEnv) => env.NODE_ENV === 'production')
-    @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'WEBHOOK_SECRET_KEY must be the base64 of 32 bytes (openssl rand -base64 32)' })
+    @EnvVar(
+      'Base64 of 32 random bytes (openssl rand -base64 32): seals webhook secrets in the database and Redis. A keyring during a key rotation: several such keys, comma-separated, newest first (the first seals, every key opens; docs/operations/webhook-secret-key.md). Required in production; development and tests use a fixed key when unset',
+      { secret: true },
+    )
+    @ValidateIf((env: BaseEnv & { WEBHOOK_SECRET_KEY?: string }) => env.NODE_ENV === 'production' || Boolean(env.WEBHOOK_SECRET_KEY))
+    @Matches(WEBHOOK_SECRET_KEYRING, { message: 'WEBHOOK_SECRET_KEY must be the base64 of 32 bytes (openssl rand -base64 32), or several such keys separated by commas, newest first' })
     WEBHOOK_SECRET_KEY?: string;
   }
   return WebhookSecretKeyEnv;

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
+import { DataSource, type MigrationInterface } from 'typeorm';
 import type { PostgresDataSourceOptions } from './data-source-options';
 
 /** Held for the whole run so two migrate jobs (a Helm hook and a laptop) never interleave. */
@@ -84,5 +84,66 @@ export async function migrateAll(url: string, targets: ServiceMigrationTarget[],
   } finally {
     await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
     await lock.end();
+  }
+}
+
+export interface MigrationStatus {
+  service: string;
+  schema: string;
+  /** Migrations of this version recorded in the schema's migrations table, oldest first. */
+  applied: string[];
+  /** Migrations of this version not applied yet, oldest first: `migrate` would run these. */
+  pending: string[];
+  /**
+   * Recorded in the migrations table but not part of this version: the database was migrated
+   * by a newer version (what a rollback leaves behind; the older code runs on the expanded schema).
+   */
+  unknown: string[];
+}
+
+function migrationNames(service: string, options: PostgresDataSourceOptions): string[] {
+  return ((options.migrations ?? []) as unknown[]).map((migration) => {
+    if (typeof migration !== 'function') throw new Error(`${service}: migrations must be classes to report their status`);
+    const instance = new (migration as new () => MigrationInterface)();
+    return instance.name ?? migration.name;
+  });
+}
+
+/**
+ * What `migrate` would do, without doing it: per service, the migrations applied, pending, and
+ * recorded by a newer version. Read-only (no lock, no schema or table created); a database or
+ * schema that does not exist yet has every migration pending.
+ */
+export async function migrationStatus(url: string, targets: ServiceMigrationTarget[]): Promise<MigrationStatus[]> {
+  const client = new Client({ connectionString: url });
+  try {
+    await client.connect();
+  } catch (error) {
+    // 3D000 invalid_catalog_name: the database is not created yet (`migrate` creates it).
+    if ((error as { code?: string }).code !== '3D000') throw error;
+    return targets.map(({ service, options }) => ({ service, schema: options.schema ?? '', applied: [], pending: migrationNames(service, options), unknown: [] }));
+  }
+  try {
+    const statuses: MigrationStatus[] = [];
+    for (const { service, options } of targets) {
+      const schema = options.schema;
+      if (!schema) throw new Error(`${service} has no schema in its data source options`);
+      const table = `${quoteIdentifier(schema)}.${quoteIdentifier(options.migrationsTableName ?? 'migrations')}`;
+      const { rows: found } = await client.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [table]);
+      const recorded = found[0]?.present ? (await client.query<{ name: string }>(`SELECT name FROM ${table} ORDER BY "timestamp", id`)).rows.map((row) => row.name) : [];
+      const defined = migrationNames(service, options);
+      const recordedSet = new Set(recorded);
+      const definedSet = new Set(defined);
+      statuses.push({
+        service,
+        schema,
+        applied: defined.filter((name) => recordedSet.has(name)),
+        pending: defined.filter((name) => !recordedSet.has(name)),
+        unknown: recorded.filter((name) => !definedSet.has(name)),
+      });
+    }
+    return statuses;
+  } finally {
+    await client.end();
   }
 }

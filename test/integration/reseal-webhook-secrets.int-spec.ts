@@ -1,0 +1,109 @@
+import { REPO_ROOT } from '@waggle/testing';
+import { SecretSealer } from '@waggle/webhooks';
+import { execFile } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { TEST_DATABASE_URL } from '../setup/test-env';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function migrate(args: string[], env: Record<string, string>): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [join(REPO_ROOT, 'dist/tools/migrate/src/main.js'), ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number((error as { code?: number }).code) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('migrate reseal-webhook-secrets (WEBHOOK_SECRET_KEY rotation)', () => {
+  // A database of its own, migrated here and dropped at the end: the rows are sealed under keys of this test.
+  const scratchName = `waggle_reseal_${randomBytes(4).toString('hex')}_test`;
+  const scratchUrl = TEST_DATABASE_URL.replace(/\/[^/]+$/, `/${scratchName}`);
+  const maintenanceUrl = TEST_DATABASE_URL.replace(/\/[^/]+$/, '/postgres');
+  const oldKey = randomBytes(32);
+  const newKey = randomBytes(32);
+  const ring = (...keys: Buffer[]) => keys.map((key) => key.toString('base64')).join(',');
+  const plain = { agent: 'whsec_agent', agentPrevious: 'whsec_agent_previous', prompt: 'whsec_prompt', workflow: 'whsec_workflow' };
+  let client: Client;
+
+  const sealedValues = async (): Promise<string[]> => {
+    const { rows } = await client.query<{ sealed: string }>(
+      `SELECT webhook_secret_sealed AS sealed FROM agent.agents UNION ALL SELECT previous_webhook_secret_sealed FROM agent.agents
+       UNION ALL SELECT webhook_secret_sealed FROM invocation.prompt_deployments UNION ALL SELECT webhook_secret_sealed FROM invocation.workflow_deployments`,
+    );
+    return rows.map((row) => row.sealed).sort();
+  };
+
+  beforeAll(async () => {
+    expect((await migrate([], { DATABASE_URL: scratchUrl })).code).toBe(0);
+    client = new Client({ connectionString: scratchUrl });
+    await client.connect();
+    const old = new SecretSealer(oldKey);
+    const workspace = randomUUID();
+    await client.query(
+      `INSERT INTO agent.agents (workspace_id, name, llm_model, model_type, webhook_secret_sealed, previous_webhook_secret_sealed) VALUES ($1, 'a', 'm', 'chat', $2, $3)`,
+      [workspace, old.seal(plain.agent), old.seal(plain.agentPrevious)],
+    );
+    await client.query(`INSERT INTO invocation.prompt_deployments (workspace_id, name, webhook_secret_sealed) VALUES ($1, 'p', $2)`, [workspace, old.seal(plain.prompt)]);
+    // Sealed after the rotation already (by a service with the new ring): left as it is.
+    await client.query(`INSERT INTO invocation.workflow_deployments (workspace_id, name, webhook_secret_sealed) VALUES ($1, 'w', $2)`, [
+      workspace,
+      new SecretSealer([newKey, oldKey]).seal(plain.workflow),
+    ]);
+  });
+
+  afterAll(async () => {
+    await client?.end();
+    const maintenance = new Client({ connectionString: maintenanceUrl });
+    await maintenance.connect();
+    await maintenance.query(`DROP DATABASE IF EXISTS "${scratchName}" WITH (FORCE)`);
+    await maintenance.end();
+  });
+
+  it('counts without writing on --dry-run', async () => {
+    const before = await sealedValues();
+    const run = await migrate(['reseal-webhook-secrets', '--dry-run'], { DATABASE_URL: scratchUrl, NODE_ENV: 'production', WEBHOOK_SECRET_KEY: ring(newKey, oldKey) });
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toContain('reseal: agent.agents: 1 row(s), 2 sealed value(s) would be sealed again');
+    expect(run.stdout).toContain('reseal: dry run, nothing written (3 to reseal)');
+    expect(await sealedValues()).toEqual(before);
+  });
+
+  it('seals every stored secret under the new key, so the old key can leave the ring; a second run changes nothing', async () => {
+    const env = { DATABASE_URL: scratchUrl, NODE_ENV: 'production', WEBHOOK_SECRET_KEY: ring(newKey, oldKey) };
+    const run = await migrate(['reseal-webhook-secrets'], env);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toContain('reseal: invocation.prompt_deployments: 1 row(s), 1 sealed value(s) sealed again');
+    expect(run.stdout).toContain('reseal: invocation.workflow_deployments: 1 row(s), 0 sealed value(s) sealed again');
+    expect(run.stdout).toContain('reseal: done, 3 resealed');
+
+    const onlyNew = new SecretSealer(newKey);
+    const resealed = await sealedValues();
+    expect(resealed.map((sealed) => onlyNew.open(sealed)).sort()).toEqual(Object.values(plain).sort());
+    expect(() => new SecretSealer(oldKey).open(resealed[0])).toThrow(/not in WEBHOOK_SECRET_KEY/);
+
+    const again = await migrate(['reseal-webhook-secrets'], env);
+    expect(again.stdout).toContain('reseal: done, 0 resealed');
+  });
+
+  it('stops on a value no key of the ring opens, naming the row, and leaves its table unchanged', async () => {
+    const dropped = new SecretSealer(randomBytes(32));
+    const { rows } = await client.query<{ id: string }>(`INSERT INTO invocation.prompt_deployments (workspace_id, name, webhook_secret_sealed) VALUES ($1, 'lost', $2) RETURNING id`, [
+      randomUUID(),
+      dropped.seal('whsec_lost'),
+    ]);
+    const before = await sealedValues();
+    const newest = randomBytes(32);
+    const run = await migrate(['reseal-webhook-secrets'], { DATABASE_URL: scratchUrl, NODE_ENV: 'production', WEBHOOK_SECRET_KEY: ring(newest, newKey) });
+    expect(run).toMatchObject({ code: 1 });
+    expect(run.stderr).toBe(`reseal: failed: invocation.prompt_deployments ${rows[0].id} webhook_secret_sealed: The webhook secret opens under none of the 2 key(s) of WEBHOOK_SECRET_KEY (sealed under a key no longer in the ring, or altered)\n`);
+    expect(run.stderr).not.toContain('whsec_lost');
+    // Its table (the first one) is rolled back, and the run stops there: nothing was written.
+    expect(await sealedValues()).toEqual(before);
+  });
+});
