@@ -99,6 +99,22 @@ export class GracefulNatsServer extends ServerNats {
     this.direct.set(pattern, handler);
   }
 
+  /**
+   * Subscribes as Nest does, then waits until the server has them (a flush), so `listen`
+   * resolving means a request sent next finds this process: a readiness probe that passes, or
+   * a test's first call, never races the subscriptions into "no responders".
+   */
+  override start(callback: (err?: unknown, ...optionalParams: unknown[]) => void): void {
+    super.start((error?: unknown) => {
+      const connection = this.connection();
+      if (error || !connection) return callback(error);
+      connection.flush().then(
+        () => callback(),
+        (flushError: unknown) => callback(flushError),
+      );
+    });
+  }
+
   /** The patterns `serveDirectly` was given. */
   get directPatterns(): string[] {
     return [...this.direct.keys()];
