@@ -39,7 +39,8 @@ function gauge(meter: Meter, key: keyof typeof WAGGLE_METRICS, unit?: string): O
   return meter.createObservableGauge(name, { description: help, ...(unit && { unit }) });
 }
 
-function createInstruments(meter: Meter): WaggleInstruments {
+/** The instruments on a given meter (waggleMetrics uses the global one; tests a meter of their own). */
+export function createInstruments(meter: Meter): WaggleInstruments {
   return {
     httpServerDuration: histogram(meter, 'httpServerDuration', DURATION_BUCKETS_S),
     rpcClientDuration: histogram(meter, 'rpcClientDuration', DURATION_BUCKETS_S),

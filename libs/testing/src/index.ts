@@ -20,3 +20,5 @@ export { describeServiceBasics } from './service-basics';
 export { createTestCertificates, TestHttpsServer, type TestCertificates, type TestHttpsRequest, type TestRoute } from './test-https-server';
 export { buildFixtureDocuments, type FixtureDocument, type FixtureDocumentType } from './fixture-documents';
 export { OwnServer, startOwnNats, startOwnPostgres, startOwnRedis } from './own-infrastructure';
+export { histogramCount, labelSets, sampleSum, scrapeMetrics, type PromMetrics } from './metrics-scrape';
+export { dashboardExpressions, GRAFANA_DASHBOARD_PATH, metricNamesIn, readGrafanaDashboard, type GrafanaDashboard, type GrafanaPanel } from './grafana-dashboard';
