@@ -21,15 +21,17 @@ describe('queue gauges read from Redis', () => {
     queue = new Queue(name, { connection: redis, prefix });
     // One job fails on its only attempt: the failed set.
     await queue.add('doomed', { n: 0 }, { attempts: 1 });
+    const workerConnection = redis.duplicate({ maxRetriesPerRequest: null });
     const worker = new Worker(
       name,
       async () => {
         throw new Error('refused on purpose');
       },
-      { connection: redis.duplicate({ maxRetriesPerRequest: null }), prefix },
+      { connection: workerConnection, prefix },
     );
     await expectEventually(async () => expect(await queue.getFailedCount()).toBe(1));
     await worker.close();
+    workerConnection.disconnect();
   });
 
   afterAll(async () => {
