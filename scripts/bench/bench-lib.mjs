@@ -112,9 +112,11 @@ export function startProcess(name, entry, env, nodeArgs = [], args = []) {
   const keep = (chunk) => {
     output = (output + chunk.toString()).slice(-OUTPUT_TAIL);
   };
+  // A gateway takes a free metrics port unless told one: the default (9464) may be another stack's.
+  const metrics = entry.includes('apps/gateway/') && env.METRICS_PORT === undefined ? { METRICS_PORT: '0' } : {};
   const child = spawn(process.execPath, [...nodeArgs, join(ROOT, entry), ...args], {
     cwd: ROOT,
-    env,
+    env: { ...env, ...metrics },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

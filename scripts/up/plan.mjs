@@ -10,10 +10,14 @@ export const MAX_REPLICAS = 16;
 
 /**
  * Replica n of every app takes a block of ten ports from WAGGLE_PORT_BASE: the gateway
- * the first (used only behind the proxy), the services the next six, in this order. With
- * the default base, replica 1's services keep the ports they always had (3101–3106).
+ * the first (used only behind the proxy), the services the next six, in this order, and a
+ * gateway behind the proxy its metrics listener the eighth. With the default base, replica
+ * 1's services keep the ports they always had (3101–3106); one gateway alone keeps
+ * METRICS_PORT (9464 unless set).
  */
 const PORT_SLOT = { gateway: 0, invocation: 1, agent: 2, 'knowledge-base': 3, asset: 4, catalog: 5, 'callback-dispatcher': 6 };
+/** A gateway's Prometheus listener (METRICS_PORT) behind the proxy: the block's eighth port, so replicas never share one. */
+const METRICS_SLOT = 7;
 export const PORT_BLOCK = 10;
 
 export const USAGE = `usage: npm run up -- [--replicas N]
@@ -74,13 +78,15 @@ export function planReplicas({ replicas, publicPort, portBase }) {
   for (const app of APPS) {
     for (let replica = 1; replica <= replicas; replica += 1) {
       const port = app === 'gateway' && replicas === 1 ? publicPort : portBase + PORT_BLOCK * (replica - 1) + PORT_SLOT[app];
+      const behindProxy = app === 'gateway' && replicas > 1;
       plan.push({
         app,
         replica,
         name: `${app}#${replica}`,
         port,
         logName: `${app}-${replica}.log`,
-        behindProxy: app === 'gateway' && replicas > 1,
+        behindProxy,
+        ...(behindProxy && { metricsPort: portBase + PORT_BLOCK * (replica - 1) + METRICS_SLOT }),
       });
     }
   }

@@ -71,8 +71,8 @@ export class Supervisor {
         ...DEVELOPMENT_DEFAULTS,
         ...this.env,
         PORT: String(replica.port),
-        // Gateways behind the proxy are reached through it only.
-        ...(replica.behindProxy ? { HOST: '127.0.0.1' } : {}),
+        // Gateways behind the proxy are reached through it only, and each has a metrics port of its own.
+        ...(replica.behindProxy ? { HOST: '127.0.0.1', METRICS_PORT: String(replica.metricsPort) } : {}),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group: Ctrl-C in the terminal reaches the supervisor alone, which

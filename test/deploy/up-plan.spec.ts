@@ -24,7 +24,7 @@ function evaluate<T>(expression: string): T {
 }
 
 type Options = { replicas: number; publicPort: number; portBase: number; stateDir: string; help: boolean; logsToStdout: boolean };
-type Entry = { app: string; replica: number; name: string; port: number; logName: string; behindProxy: boolean };
+type Entry = { app: string; replica: number; name: string; port: number; logName: string; behindProxy: boolean; metricsPort?: number };
 
 const options = (argv: string[], env: Record<string, string>) =>
   evaluate<Options | { usageError: string }>(`plan.parseUpOptions(${JSON.stringify(argv)}, ${JSON.stringify(env)}, { root: '/repo' })`);
@@ -109,8 +109,8 @@ describe('npm run up: the supervisor rules', () => {
       behindProxy: false,
     });
     expect(plan.filter((entry) => entry.app === 'gateway')).toEqual([
-      { app: 'gateway', replica: 1, name: 'gateway#1', port: 3100, logName: 'gateway-1.log', behindProxy: true },
-      { app: 'gateway', replica: 2, name: 'gateway#2', port: 3110, logName: 'gateway-2.log', behindProxy: true },
+      { app: 'gateway', replica: 1, name: 'gateway#1', port: 3100, logName: 'gateway-1.log', behindProxy: true, metricsPort: 3107 },
+      { app: 'gateway', replica: 2, name: 'gateway#2', port: 3110, logName: 'gateway-2.log', behindProxy: true, metricsPort: 3117 },
     ]);
     expect(evaluate('plan.planReplicas({ replicas: 2, publicPort: 3112, portBase: 3100 })')).toEqual({
       usageError: "PORT 3112 is also agent#2's port; move PORT or WAGGLE_PORT_BASE",

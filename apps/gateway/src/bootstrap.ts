@@ -3,12 +3,14 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createValidationPipe, loadConfig, newRequestId, requestContext, StorableInputPipe } from '@waggle/platform';
 import { json, type NextFunction, type Request, type Response } from 'express';
+import { listenForMetrics } from '@waggle/telemetry';
 import { Logger } from 'nestjs-pino';
 import { GatewayEnv } from './config/gateway.env';
 import { answerMalformedRequestsWithJson } from './errors/client-error.handler';
 import { HttpExceptionFilter, sendError } from './errors/http-exception.filter';
 import { applyKeepAlive } from './keep-alive';
 import { GatewayModule } from './gateway.module';
+import { recordHttpMetrics } from './metrics/http-metrics';
 import { buildPublicOpenApiDocument } from './openapi/openapi-document';
 import { OpenApiDocumentHolder } from './openapi/openapi.controller';
 
@@ -22,12 +24,13 @@ export async function createGatewayApp(env: GatewayEnv): Promise<NestExpressAppl
 
 /**
  * The gateway's HTTP edge, applied to a Nest app created with `bodyParser: false`:
- * request ids, JSON body parsing with a size limit, the one exception filter, a depth and
+ * request metrics, request ids, JSON body parsing with a size limit, the one exception filter, a depth and
  * NUL check on every input, validation.
  */
 export function configureGatewayApp(app: NestExpressApplication, env: Pick<GatewayEnv, 'MAX_JSON_BODY_BYTES'>): void {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  app.use(recordHttpMetrics);
   // The request id exists before anything else runs, so every log line and NATS hop has it.
   app.use((_request: Request, _response: Response, next: NextFunction) => requestContext.run({ requestId: newRequestId() }, next));
   app.use(json({ limit: env.MAX_JSON_BODY_BYTES }));
@@ -48,5 +51,8 @@ export async function bootstrap(): Promise<INestApplication> {
   applyKeepAlive(app.getHttpServer(), env.HTTP_KEEP_ALIVE_TIMEOUT_MS);
   await app.listen(env.PORT, env.HOST);
   answerMalformedRequestsWithJson(app.getHttpServer());
+  // Prometheus scrapes a port of its own, never the public one (stopTelemetry closes it).
+  const metricsPort = await listenForMetrics(env.METRICS_PORT, env.HOST);
+  app.get(Logger).log({ msg: 'metrics at /metrics', metrics_port: metricsPort });
   return app;
 }

@@ -37,6 +37,7 @@ export { exitOnStartupFailure, installGracefulShutdown, installProcessSafetyNet 
 export { runMain } from './app/run-main';
 export { QueueWorker, queueTelemetry, type QueueWorkerSettings } from './queues/queue-worker';
 export { JOB_RETENTION, QueueProducer } from './queues/queue-producer';
+export { countDeadLettersWith, observeQueue, QUEUE_STATES, readQueue, type QueueReading, type QueueState } from './queues/queue-metrics';
 export { ensureDatabase, migrateAll, migrationStatus, type MigrateOptions, type MigrationReport, type MigrationStatus, type ServiceMigrationTarget } from './database/migrate';
 export {
   MIGRATIONS_INDEX,

@@ -1,6 +1,7 @@
 import { embed, embedMany } from 'ai';
 import { compatibleOptionsKey, type ProviderRegistry } from './registry';
 import { abortReason, providerFailure } from './failures';
+import { recordProviderCall } from './provider-metrics';
 import type { EmbeddingCall, EmbeddingResult, ModelRoute } from './types';
 
 type EmbedProviderOptions = NonNullable<Parameters<typeof embedMany>[0]['providerOptions']>;
@@ -31,16 +32,22 @@ export async function embedTexts(registry: ProviderRegistry, route: ModelRoute, 
   const model = registry.embeddingModel(route);
   const providerOptions = dimensionOptions(route, call.dimensions);
   const request = { model, maxRetries: registry.settings.maxRetries, abortSignal: call.abortSignal, ...(providerOptions && { providerOptions }) };
+  const startedAt = performance.now();
   try {
     // One text goes through `embed`, which skips the batching `embedMany` does.
-    if (call.values.length === 1) {
-      const result = await embed({ ...request, value: call.values[0] });
-      return { embeddings: [result.embedding], tokens: result.usage.tokens, model: route.modelId };
-    }
-    const result = await embedMany({ ...request, values: call.values });
-    return { embeddings: result.embeddings, tokens: result.usage.tokens, model: route.modelId };
+    const result =
+      call.values.length === 1
+        ? await embed({ ...request, value: call.values[0] }).then((one) => ({ embeddings: [one.embedding], tokens: one.usage.tokens }))
+        : await embedMany({ ...request, values: call.values }).then((many) => ({ embeddings: many.embeddings, tokens: many.usage.tokens }));
+    recordProviderCall(route, startedAt, { outcome: 'ok', inputTokens: result.tokens });
+    return { ...result, model: route.modelId };
   } catch (error) {
-    if (call.abortSignal?.aborted) throw abortReason(call.abortSignal);
-    throw providerFailure(error, route);
+    if (call.abortSignal?.aborted) {
+      recordProviderCall(route, startedAt, { outcome: 'aborted' });
+      throw abortReason(call.abortSignal);
+    }
+    const failure = providerFailure(error, route);
+    recordProviderCall(route, startedAt, { outcome: 'error', error: failure });
+    throw failure;
   }
 }

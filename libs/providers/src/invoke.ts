@@ -2,6 +2,7 @@ import { generateText, stepCountIs, streamText, type LanguageModel } from 'ai';
 import { jsonSchemaOutput, toCallSettings } from './call-options';
 import { abortReason, IncompleteStreamError, providerFailure } from './failures';
 import { withPromptCache } from './prompt-cache';
+import { recordProviderCall } from './provider-metrics';
 import type { ProviderRegistry } from './registry';
 import { toToolCall, toToolChoice, toToolSet } from './tools';
 import type { CompletionResult, ModelRoute, PromptCall, StreamPart } from './types';
@@ -36,20 +37,28 @@ function prepare(registry: ProviderRegistry, route: ModelRoute, call: PromptCall
  */
 export async function complete(registry: ProviderRegistry, route: ModelRoute, call: PromptCall): Promise<CompletionResult> {
   const request = prepare(registry, route, call);
+  const startedAt = performance.now();
   try {
     const result = await generateText({ ...request, abortSignal: call.abortSignal });
+    const usage = toSpecUsage(result.usage);
+    recordProviderCall(route, startedAt, { outcome: 'ok', inputTokens: usage.prompt_tokens.total_tokens, outputTokens: usage.completion_tokens.total_tokens });
     return {
       response: result.text,
       reasoning: result.reasoningText ?? '',
       toolCalls: result.toolCalls.map(toToolCall),
       responseMessages: result.response.messages,
-      usage: toSpecUsage(result.usage),
+      usage,
       stopReason: toStopReason(result.finishReason),
       model: route.modelId,
     };
   } catch (error) {
-    if (call.abortSignal?.aborted) throw abortReason(call.abortSignal);
-    throw providerFailure(error, route);
+    if (call.abortSignal?.aborted) {
+      recordProviderCall(route, startedAt, { outcome: 'aborted' });
+      throw abortReason(call.abortSignal);
+    }
+    const failure = providerFailure(error, route);
+    recordProviderCall(route, startedAt, { outcome: 'error', error: failure });
+    throw failure;
   }
 }
 
@@ -70,7 +79,9 @@ async function* streamParts(
 ): AsyncGenerator<StreamPart> {
   const stopped = new AbortController();
   const signal = callerSignal ? AbortSignal.any([callerSignal, stopped.signal]) : stopped.signal;
+  const startedAt = performance.now();
   let finished = false;
+  let recorded = false;
   try {
     // Errors are read from the stream below; the SDK's default handler would also print them.
     const result = streamText({ ...request, abortSignal: signal, onError: () => undefined });
@@ -90,22 +101,35 @@ async function* streamParts(
           throw part.error;
         case 'abort':
           throw callerSignal ? abortReason(callerSignal) : new DOMException('The operation was aborted.', 'AbortError');
-        case 'finish':
+        case 'finish': {
           finished = true;
+          const usage = toSpecUsage(part.totalUsage);
+          recorded = true;
+          recordProviderCall(route, startedAt, { outcome: 'ok', inputTokens: usage.prompt_tokens.total_tokens, outputTokens: usage.completion_tokens.total_tokens });
           yield {
             type: 'finish',
-            usage: toSpecUsage(part.totalUsage),
+            usage,
             stopReason: toStopReason(part.finishReason),
             responseMessages: (await result.response).messages,
           };
           return;
+        }
       }
     }
     throw new IncompleteStreamError('stream ended without a finish part');
   } catch (error) {
-    if (callerSignal?.aborted) throw abortReason(callerSignal);
-    throw providerFailure(error, route);
+    if (callerSignal?.aborted) {
+      recorded = true;
+      recordProviderCall(route, startedAt, { outcome: 'aborted' });
+      throw abortReason(callerSignal);
+    }
+    const failure = providerFailure(error, route);
+    if (!recorded) recordProviderCall(route, startedAt, { outcome: 'error', error: failure });
+    recorded = true;
+    throw failure;
   } finally {
     if (!finished) stopped.abort();
+    // The caller left the loop before the end: the request was cut short on its side.
+    if (!recorded) recordProviderCall(route, startedAt, { outcome: 'aborted' });
   }
 }

@@ -1,2 +1,6 @@
 export { loadLocalEnvFile } from './local-env-file';
-export { startTelemetry, stopTelemetry } from './telemetry';
+export { routeTemplateOf, startTelemetry, stopTelemetry } from './telemetry';
+export { listenForMetrics, serveMetricsRequest } from './metrics';
+export { exportedSeriesNames, RUNTIME_METRIC_NAMES, WAGGLE_METRICS, type WaggleMetricKey } from './metric-names';
+export { createInstruments, secondsSince, waggleMeter, waggleMetrics, type WaggleInstruments } from './waggle-metrics';
+export { waggleResource, waggleVersion } from './resource';

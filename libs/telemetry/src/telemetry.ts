@@ -2,23 +2,41 @@ import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOffSampler, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { Span } from '@opentelemetry/api';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { loadLocalEnvFile } from './local-env-file';
+import { startMetrics, stopMetrics } from './metrics';
+import { waggleResource } from './resource';
 
 let provider: NodeTracerProvider | undefined;
 
 /**
- * Health probes would otherwise be most of the traces a cluster produces. A probe that
- * arrives with a `traceparent` (someone is deliberately tracing it) is kept.
+ * Health probes and metric scrapes would otherwise be most of the traces a cluster produces.
+ * One that arrives with a `traceparent` (someone is deliberately tracing it) is kept.
  */
-function isUntracedHealthProbe(request: IncomingMessage): boolean {
-  return (request.url?.startsWith('/health/') ?? false) && request.headers.traceparent === undefined;
+function isUntracedProbe(request: IncomingMessage): boolean {
+  const url = request.url ?? '';
+  return (url.startsWith('/health/') || url === '/metrics') && request.headers.traceparent === undefined;
 }
+
+/**
+ * The Express route template that answered a request (`/v1/public/requests/:id`), or
+ * undefined when none did (a 404, a request refused before routing). Span names and the
+ * HTTP metrics use it rather than the raw URL, which would be one series per id.
+ */
+export function routeTemplateOf(request: object): string | undefined {
+  // Express sets `route` on the requests it routed.
+  const routed = request as { route?: { path?: unknown }; baseUrl?: string };
+  if (typeof routed.route?.path !== 'string') return undefined;
+  const route = `${routed.baseUrl ?? ''}${routed.route.path}`;
+  // Middleware bound to every path (nestjs-pino's, `forRoutes('*')`) leaves a route too, on requests no controller answered.
+  return route === CATCH_ALL_ROUTE ? undefined : route;
+}
+
+/** What Nest turns a `*` middleware route into (Express 5 path syntax). */
+const CATCH_ALL_ROUTE = '/{*path}';
 
 /**
  * Names a server span after the route that answered (`POST /v1/prompt/invoke`, `GET
@@ -27,12 +45,11 @@ function isUntracedHealthProbe(request: IncomingMessage): boolean {
  * spans cost the gateway more CPU than anything else it does per request.
  */
 function nameByRoute(span: Span, request: ClientRequest | IncomingMessage): void {
-  // Express sets `route` on the requests it routed; client requests and unrouted ones (404) have none.
-  const routed = request as IncomingMessage & { route?: { path?: unknown }; baseUrl?: string };
-  if (typeof routed.route?.path !== 'string') return;
-  const route = `${routed.baseUrl ?? ''}${routed.route.path}`;
+  // Client requests and unrouted ones (404) have no route.
+  const route = routeTemplateOf(request);
+  if (route === undefined) return;
   span.setAttribute('http.route', route);
-  span.updateName(`${routed.method ?? 'HTTP'} ${route}`);
+  span.updateName(`${(request as IncomingMessage).method ?? 'HTTP'} ${route}`);
 }
 
 /** The instrumentation's own defaults (they are replaced, not extended, by the option) plus ours. */
@@ -51,6 +68,10 @@ const REDACTED_QUERY_PARAMS = ['secret', 'api_key', 'token', 'sig', 'Signature',
  * assembled from its parts rather than through `@opentelemetry/sdk-node`, which loads every
  * exporter it supports (gRPC, Zipkin, Prometheus…) and costs each process about 35 MB of
  * memory for nothing.
+ *
+ * Metrics (see metrics.ts) start here too, after tracing: the tracing instrumentations are
+ * created while the global meter provider is still the no-op one, so they record no metrics of
+ * their own (the HTTP instrumentation would otherwise time every request a second time).
  */
 export function startTelemetry(appName: string): void {
   if (provider) return;
@@ -58,10 +79,9 @@ export function startTelemetry(appName: string): void {
   // The specification's switch for turning the SDK off altogether.
   if (process.env.OTEL_SDK_DISABLED === 'true') return;
   const endpoint = process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const resource = waggleResource(appName);
   provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({
-      [ATTR_SERVICE_NAME]: process.env.OTEL_SERVICE_NAME || `waggle-${appName}`,
-    }),
+    resource,
     ...(endpoint ? { spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] } : { sampler: new AlwaysOffSampler() }),
   });
   // Global tracer provider, AsyncLocalStorage context and the W3C trace-context propagator.
@@ -70,7 +90,7 @@ export function startTelemetry(appName: string): void {
     tracerProvider: provider,
     instrumentations: [
       new HttpInstrumentation({
-        ignoreIncomingRequestHook: isUntracedHealthProbe,
+        ignoreIncomingRequestHook: isUntracedProbe,
         // A webhook trigger may carry its secret as ?secret=; url.query never records it.
         redactedQueryParamsServer: REDACTED_QUERY_PARAMS,
         redactedQueryParams: REDACTED_QUERY_PARAMS,
@@ -81,11 +101,12 @@ export function startTelemetry(appName: string): void {
       new PgInstrumentation(),
     ],
   });
+  startMetrics(resource);
 }
 
-/** Flushes and stops exporting; called last during graceful shutdown. */
+/** Flushes and stops exporting, and closes the metrics listener; called last during graceful shutdown. */
 export async function stopTelemetry(): Promise<void> {
   const running = provider;
   provider = undefined;
-  await running?.shutdown();
+  await Promise.all([running?.shutdown(), stopMetrics()]);
 }

@@ -29,7 +29,8 @@ export function spawnApp(app: AppName, port: number, env: Record<string, string>
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
   const child = spawn(process.execPath, [entry], {
     cwd: REPO_ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env },
+    // A gateway's metrics listener takes a free port unless the test names one: tests run gateways side by side.
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...(app === 'gateway' && { METRICS_PORT: '0' }), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

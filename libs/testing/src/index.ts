@@ -21,3 +21,5 @@ export { createTestCertificates, TestHttpsServer, type TestCertificates, type Te
 export { buildFixtureDocuments, type FixtureDocument, type FixtureDocumentType } from './fixture-documents';
 export { OwnServer, startOwnNats, startOwnPostgres, startOwnRedis, type OwnNatsOptions } from './own-infrastructure';
 export { createNatsOperatorTrust, natsCredsFile, type NatsOperatorTrust } from './nats-credentials';
+export { histogramCount, labelSets, sampleSum, scrapeMetrics, type PromMetrics } from './metrics-scrape';
+export { dashboardExpressions, GRAFANA_DASHBOARD_PATH, metricNamesIn, readGrafanaDashboard, type GrafanaDashboard, type GrafanaPanel } from './grafana-dashboard';

@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DELIVERY_ID_FORMAT, type CallbackDeliveryJob, type DeliveryStatus } from '@waggle/contracts';
+import { waggleMetrics } from '@waggle/telemetry';
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { CallbackSender, type SentAttempt } from './callback-sender';
 import { DeliveryLogRepository, type DeliveryState } from './delivery-log.repository';
-import { decideAfterAttempt, loggableUrl, type AttemptDecision } from './delivery-policy';
+import { decideAfterAttempt, deliveryOutcomeOf, loggableUrl, type AttemptDecision } from './delivery-policy';
 import { DISPATCHER_SETTINGS, type DispatcherSettings } from './dispatcher-settings';
 import { SigningKeys } from './signing-keys';
 
@@ -101,6 +102,7 @@ export class CallbackDeliveryProcessor {
       nextAttemptAt,
     });
     this.logAttempt(data, attempt, decision, sent, statusCode, error, nextAttemptAt);
+    this.recordAttempt(decision, attempt);
 
     switch (decision.status) {
       case 'succeeded':
@@ -132,6 +134,14 @@ export class CallbackDeliveryProcessor {
     if (!secrets)
       return { result: { kind: 'failed', statusCode: null, error: 'webhook owner not found', retryAfterMs: null }, latencyMs: 0 };
     return this.sender.send({ deliveryId: data.delivery_id, url: data.url, body, secrets, attemptedAt });
+  }
+
+  /** Every attempt by outcome; the attempts a delivery took, once, when it ends. */
+  private recordAttempt(decision: AttemptDecision, attempt: number): void {
+    const labels = { outcome: deliveryOutcomeOf(decision.status) };
+    const instruments = waggleMetrics();
+    instruments.callbackDeliveries.add(1, labels);
+    if (labels.outcome !== 'retried') instruments.callbackAttempts.record(attempt, labels);
   }
 
   private logAttempt(

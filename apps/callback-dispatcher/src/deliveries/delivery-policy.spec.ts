@@ -1,6 +1,8 @@
+import { DELIVERY_STATUSES } from '@waggle/contracts';
 import {
   classifyStatus,
   decideAfterAttempt,
+  deliveryOutcomeOf,
   DURATION_LIST_FORMAT,
   loggableUrl,
   parseDuration,
@@ -138,5 +140,17 @@ describe('loggableUrl', () => {
   it('keeps origin and path, drops query, fragment and credentials', () => {
     expect(loggableUrl('https://user:pw@hooks.example.com:8443/cb/x?token=abc#frag')).toBe('https://hooks.example.com:8443/cb/x');
     expect(loggableUrl('not a url')).toBe('[unparseable url]');
+  });
+});
+
+describe('deliveryOutcomeOf', () => {
+  it('labels each state after an attempt, a 410 Gone as a dead letter', () => {
+    expect(DELIVERY_STATUSES.map((status) => [status, deliveryOutcomeOf(status)])).toEqual([
+      ['pending', 'retried'],
+      ['succeeded', 'delivered'],
+      ['gone', 'dead_lettered'],
+      ['refused', 'refused'],
+      ['dead_lettered', 'dead_lettered'],
+    ]);
   });
 });

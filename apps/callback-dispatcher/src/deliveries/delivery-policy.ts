@@ -104,3 +104,20 @@ export function loggableUrl(url: string): string {
     return '[unparseable url]';
   }
 }
+
+/** `waggle_callback_deliveries_total`'s outcome for a delivery's state after an attempt. */
+export type DeliveryOutcome = 'delivered' | 'retried' | 'dead_lettered' | 'refused';
+
+/** A 410 Gone ends the delivery like a used-up schedule: both are dead letters an operator may replay. */
+export function deliveryOutcomeOf(status: DeliveryStatus): DeliveryOutcome {
+  switch (status) {
+    case 'succeeded':
+      return 'delivered';
+    case 'pending':
+      return 'retried';
+    case 'refused':
+      return 'refused';
+    default:
+      return 'dead_lettered';
+  }
+}

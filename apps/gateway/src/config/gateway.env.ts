@@ -31,4 +31,10 @@ export class GatewayEnv extends WithCallbackAllowlist(WithRedis(BaseEnv)) {
   @Min(1_000)
   @Max(600_000)
   HTTP_KEEP_ALIVE_TIMEOUT_MS: number = 65_000;
+
+  @EnvVar('Port of the Prometheus listener (GET /metrics), kept apart from PORT so that the public address never serves metrics; 0 picks a free port (tests)')
+  @IsInt()
+  @Min(0)
+  @Max(65_535)
+  METRICS_PORT: number = 9464;
 }

@@ -1,11 +1,16 @@
 import { Inject, Injectable, Logger, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { WaggleException } from '@waggle/errors';
 import { REDIS_CLIENT } from '@waggle/platform';
+import { waggleMetrics } from '@waggle/telemetry';
 import type { Response } from 'express';
 import type Redis from 'ioredis';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { Clock } from './clock';
 import { DailyApiMeter, type MeterDecision } from './daily-api-meter';
+
+/** `waggle_meter_refusals_total` labels: the cap was reached, or the meter could not be asked. */
+const DAILY_LIMIT = { reason: 'daily_limit' } as const;
+const METER_UNAVAILABLE = { reason: 'meter_unavailable' } as const;
 
 function setRateLimitHeaders(response: Response, decision: MeterDecision, now: Date): void {
   if (decision.limit === null) return;
@@ -40,10 +45,12 @@ export class ApiMeterGuard implements CanActivate {
       decision = await this.meter.consume(request.auth.workspace_id, request.auth.limits.rate_limit_per_day);
     } catch (error) {
       this.logger.error({ err: error }, 'the API meter is unavailable');
+      waggleMetrics().meterRefusals.add(1, METER_UNAVAILABLE);
       throw new WaggleException('upstream_request_failed', { status: 503, message: 'Request metering is temporarily unavailable. Retry shortly.' });
     }
     setRateLimitHeaders(http.getResponse<Response>(), decision, this.clock.now());
     if (!decision.allowed) {
+      waggleMetrics().meterRefusals.add(1, DAILY_LIMIT);
       const limit = decision.limit ?? 0;
       throw new WaggleException('api_rate_limit_exceeded', { params: { limit }, extra: { limit, current: decision.current } });
     }

@@ -8,6 +8,7 @@ import { Logger } from 'nestjs-pino';
 import type { BaseEnv } from '../config/env';
 import { createDeadLettersController, deadLetterSourcesProvider, type DeadLetterOptions } from '../dead-letters/dead-letters.controller';
 import { createHealthPingController } from '../health/health-ping.controller';
+import { MetricsController } from '../health/metrics.controller';
 import type { Dependency } from '../health/readiness.service';
 import { GracefulNatsServer } from '../nats/graceful-nats.server';
 import { exitOnNatsCredentialsRefused, natsConnectionOptions } from '../nats/nats-connection';
@@ -39,7 +40,7 @@ function isDeadLetterOwner(service: DomainService): service is DeadLetterOwner {
 
 /**
  * Builds and starts a domain service: NATS request handlers in the queue group named
- * after the service, and an HTTP server that only serves `/health/*`.
+ * after the service, and an HTTP server that only serves `/health/*` and `/metrics`.
  */
 export async function startServiceApp(spec: ServiceAppSpec): Promise<INestApplication> {
   const server = new GracefulNatsServer(
@@ -57,7 +58,7 @@ export async function startServiceApp(spec: ServiceAppSpec): Promise<INestApplic
       ...(spec.database ? [TypeOrmModule.forRoot(spec.database)] : []),
       ...(spec.imports ?? []),
     ],
-    controllers: [createHealthPingController(spec.service), ...(deadLetters ? [createDeadLettersController(spec.service as DeadLetterOwner)] : [])],
+    controllers: [createHealthPingController(spec.service), MetricsController, ...(deadLetters ? [createDeadLettersController(spec.service as DeadLetterOwner)] : [])],
     providers: deadLetters ? [deadLetterSourcesProvider(spec.service as DeadLetterOwner, deadLetters)] : [],
   })
   class ServiceRootModule {}

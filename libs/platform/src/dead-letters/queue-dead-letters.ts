@@ -1,6 +1,7 @@
 import { DEAD_LETTER_PREVIEW_CHARS, type DeadLetterReplay, type DeadLetterSummary, type QueueJobs, type QueueName } from '@waggle/contracts';
 import { Queue, type Job } from 'bullmq';
 import type Redis from 'ioredis';
+import { countDeadLettersWith } from '../queues/queue-metrics';
 import { cutText, jsonText } from '../reliability/json-text';
 import { deadLetterNotFound, type DeadLetterSource } from './dead-letter-source';
 
@@ -25,8 +26,12 @@ export interface QueueDeadLetterOptions<Q extends QueueName> {
  * job finds it no longer failed, and the workers' own idempotency (job id = the work's id) does
  * the rest.
  */
+/** A scrape counts at most this many failed jobs one by one (stillDead); a larger failed set is reported as this many at least. */
+const DEAD_LETTER_COUNT_LIMIT = 1_000;
+
 export class QueueDeadLetters<Q extends QueueName> implements DeadLetterSource {
   private readonly queue: Queue;
+  private readonly stopCounting: () => void;
 
   constructor(
     readonly source: Q,
@@ -34,6 +39,15 @@ export class QueueDeadLetters<Q extends QueueName> implements DeadLetterSource {
     private readonly options: QueueDeadLetterOptions<Q> = {},
   ) {
     this.queue = new Queue(source, { connection, ...(options.prefix && { prefix: options.prefix }) });
+    this.stopCounting = countDeadLettersWith(source, () => this.count());
+  }
+
+  /** How many dead letters `list` would show: the failed set, less what `stillDead` drops. */
+  async count(): Promise<number> {
+    const stillDead = this.options.stillDead;
+    if (!stillDead) return this.queue.getFailedCount();
+    const failed = ((await this.queue.getFailed(0, DEAD_LETTER_COUNT_LIMIT - 1)) as Array<Job<QueueJobs[Q]> | undefined>).filter((job): job is Job<QueueJobs[Q]> => job !== undefined);
+    return (await stillDead(failed)).length;
   }
 
   async list(limit: number): Promise<DeadLetterSummary[]> {
@@ -51,6 +65,7 @@ export class QueueDeadLetters<Q extends QueueName> implements DeadLetterSource {
   }
 
   close(): Promise<void> {
+    this.stopCounting();
     return this.queue.close();
   }
 

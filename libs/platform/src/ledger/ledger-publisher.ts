@@ -1,5 +1,7 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { LedgerStream, type LedgerDeadLetter, type LedgerRecord } from '@waggle/contracts';
+import type { ObservableCallback } from '@opentelemetry/api';
+import { waggleMetrics } from '@waggle/telemetry';
 import { ErrorCode, headers as natsHeaders, NatsError, type MsgHdrs, type NatsConnection } from 'nats';
 import { ClaimCheck } from '../nats/claim-check';
 import { NatsRpcClient } from '../nats/nats-rpc.client';
@@ -59,6 +61,14 @@ interface Batch {
  */
 @Injectable()
 export class LedgerPublisher implements OnModuleInit {
+  /**
+   * When each waiting record first waited (request id → ms), oldest first (a Map keeps
+   * insertion order): `waggle_ledger_lag_seconds` is the first entry's age. Published records
+   * leave it at once; any other way out is pruned when a scrape reads it.
+   */
+  private readonly waitingSince = new Map<string, number>();
+  private readonly observePending: ObservableCallback = (result) => result.observe(this.pending);
+  private readonly observeLag: ObservableCallback = (result) => result.observe(this.lagSeconds());
   private readonly logger = new Logger(LedgerPublisher.name);
   private readonly encoder = new TextEncoder();
   private readonly settings: LedgerPublisherSettings;
@@ -91,6 +101,18 @@ export class LedgerPublisher implements OnModuleInit {
       if (Date.now() >= this.retryAt) void this.flush();
     }, LEDGER_FLUSH_INTERVAL_MS);
     this.timer.unref();
+    const { ledgerPending, ledgerLag } = waggleMetrics();
+    ledgerPending.addCallback(this.observePending);
+    ledgerLag.addCallback(this.observeLag);
+  }
+
+  /** How long the oldest record still waiting has waited (0 when none waits). */
+  lagSeconds(now = Date.now()): number {
+    for (const [id, since] of this.waitingSince) {
+      if (this.pendingRecord(id)) return Math.max(0, (now - since) / 1000);
+      this.waitingSince.delete(id);
+    }
+    return 0;
   }
 
   /** Records the record's current state (call again after every change). */
@@ -101,6 +123,7 @@ export class LedgerPublisher implements OnModuleInit {
       return;
     }
     this.dirty.set(id, record);
+    if (!this.waitingSince.has(id)) this.waitingSince.set(id, Date.now());
   }
 
   /**
@@ -143,6 +166,9 @@ export class LedgerPublisher implements OnModuleInit {
    */
   async close(): Promise<void> {
     clearInterval(this.timer);
+    const { ledgerPending, ledgerLag } = waggleMetrics();
+    ledgerPending.removeCallback(this.observePending);
+    ledgerLag.removeCallback(this.observeLag);
     for (let attempt = 0; attempt < 5 && this.pending > 0; attempt += 1) await this.flush();
     if (this.pending === 0) return;
     this.logger.error({ pending: this.pending }, 'ledger records could not be published before shutdown; each is logged below');
@@ -261,7 +287,11 @@ export class LedgerPublisher implements OnModuleInit {
   }
 
   private published(records: LedgerRecord[]): void {
-    for (const record of records) this.failures.delete(record.request_id);
+    for (const record of records) {
+      this.failures.delete(record.request_id);
+      // A newer state saved meanwhile waits on (and keeps its first waiting time, an upper bound).
+      if (!this.dirty.has(record.request_id)) this.waitingSince.delete(record.request_id);
+    }
     this.outageRetries = 0;
     this.retryAt = 0;
     this.outage.recovered({ pending: this.pending });

@@ -9,6 +9,7 @@ import { requestContext } from '../context/request-context';
 import { ClaimCheck } from './claim-check';
 import { isNatsCredentialsRefusal, watchNatsCredentials, type NatsCredentialsRefused } from './nats-connection';
 import { startRpcScope } from './rpc-context.interceptor';
+import { recordRpcServer, rpcOutcomeOf, type RpcOutcome } from './rpc-metrics';
 import { toRpcErrorWire } from './rpc-exception.filter';
 import { endSpanWithError } from './trace-propagation';
 
@@ -186,9 +187,15 @@ export class GracefulNatsServer extends ServerNats {
     if (!natsMsg.reply) return async () => undefined;
     // Before the handler runs: a caller waiting on a slow first packet still hears the stream is alive.
     this.startHeartbeat(natsMsg);
+    const startedAt = performance.now();
+    let ended = false;
     return async (response: WritePacket) => {
       // The last packet (or an error, which ends the stream too) stops the heartbeat.
-      if (response.isDisposed || response.err !== undefined) this.stopHeartbeat(natsMsg.reply);
+      if (response.isDisposed || response.err !== undefined) {
+        this.stopHeartbeat(natsMsg.reply);
+        if (!ended) recordRpcServer(natsMsg.subject, startedAt, response.err === undefined || response.err === null ? 'ok' : rpcOutcomeOf(response.err));
+        ended = true;
+      }
       let outgoing: { data: Uint8Array; headers?: MsgHdrs };
       try {
         outgoing = this.serializer.serialize({ ...response, id }) as typeof outgoing;
@@ -228,6 +235,8 @@ export class GracefulNatsServer extends ServerNats {
   }
 
   private async handleDirectly(handler: DirectReplyHandler, natsMsg: Msg): Promise<void> {
+    const startedAt = performance.now();
+    let outcome: RpcOutcome = 'ok';
     let packet: RequestPacket;
     try {
       packet = JSON.parse(DECODER.decode(natsMsg.data)) as RequestPacket;
@@ -247,11 +256,13 @@ export class GracefulNatsServer extends ServerNats {
           return ENCODER.encode(JSON.stringify({ response, isDisposed: true, id: packet.id }));
         } catch (error) {
           endSpanWithError(span, error, error instanceof WaggleException ? error.code : undefined);
+          outcome = rpcOutcomeOf(error);
           return this.errorPacket(error, natsMsg.subject, packet.id);
         }
       }),
     );
     await this.sendReply(natsMsg, reply, packet.id);
+    recordRpcServer(natsMsg.subject, startedAt, outcome);
   }
 
   override send(stream$: Observable<unknown>, respond: Respond): Subscription {

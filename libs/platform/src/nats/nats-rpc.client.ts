@@ -9,6 +9,7 @@ import { Observable } from 'rxjs';
 import { requestContext } from '../context/request-context';
 import { ClaimCheck } from './claim-check';
 import { isNatsCredentialsRefusal, natsConnectionOptions, watchNatsCredentials, type NatsCredentialsRefused, type NatsEnv } from './nats-connection';
+import { recordRpcClient, rpcOutcomeOf } from './rpc-metrics';
 import { endSpanWithError, startNatsClientSpan } from './trace-propagation';
 
 /** Nest's reply packet: a value, an error, or the end of the stream (possibly with its last value). */
@@ -127,8 +128,12 @@ export class NatsRpcClient implements RpcTransport {
    * inbox subscription, no observable): Nest's wire format, so any handler answers it.
    */
   async send(pattern: string, payload: unknown, callContext: RpcCallContext, timeoutMs: number): Promise<unknown> {
+    const startedAt = performance.now();
     const connection = this.connection();
-    if (!connection || connection.isClosed()) throw new WaggleException('upstream_request_failed', { details: { pattern } });
+    if (!connection || connection.isClosed()) {
+      recordRpcClient(pattern, startedAt, 'error');
+      throw new WaggleException('upstream_request_failed', { details: { pattern } });
+    }
     const headers = this.headersFor(callContext);
     const span = startNatsClientSpan(pattern, headers);
     let packet: ReplyPacket;
@@ -146,15 +151,18 @@ export class NatsRpcClient implements RpcTransport {
         ? new WaggleException('upstream_request_failed', { status: 504, details: { pattern }, cause: error })
         : toUpstreamException(error, pattern);
       endSpanWithError(span, exception, exception.code);
+      recordRpcClient(pattern, startedAt, rpcOutcomeOf(exception));
       throw exception;
     }
     if (packet.err !== undefined && packet.err !== null) {
       const exception = toUpstreamException(packet.err, pattern);
       endSpanWithError(span, exception, exception.code);
+      recordRpcClient(pattern, startedAt, rpcOutcomeOf(exception));
       throw exception;
     }
     span.setStatus({ code: SpanStatusCode.OK });
     span.end();
+    recordRpcClient(pattern, startedAt, 'ok');
     return packet.response;
   }
 
@@ -184,8 +192,10 @@ export class NatsRpcClient implements RpcTransport {
    */
   request(pattern: string, payload: unknown, callContext: RpcCallContext): Observable<unknown> {
     return new Observable<unknown>((subscriber) => {
+      const startedAt = performance.now();
       const connection = this.connection();
       if (!connection || connection.isClosed()) {
+        recordRpcClient(pattern, startedAt, 'error');
         subscriber.error(new WaggleException('upstream_request_failed', { details: { pattern } }));
         return undefined;
       }
@@ -199,6 +209,8 @@ export class NatsRpcClient implements RpcTransport {
         if (ended) return;
         ended = true;
         clearTimeout(silence);
+        // A caller that unsubscribed before the end (a client gone) counts as ok: nothing failed.
+        recordRpcClient(pattern, startedAt, error ? rpcOutcomeOf(error) : 'ok');
         if (error) endSpanWithError(span, error, error.code);
         else {
           span.setStatus({ code: SpanStatusCode.OK });

@@ -1,11 +1,12 @@
 import { Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { QueueJobs, QueueName } from '@waggle/contracts';
-import { DelayedError, Worker, type Job, type WorkerOptions } from 'bullmq';
+import { DelayedError, Queue, Worker, type Job, type WorkerOptions } from 'bullmq';
 import { BullMQOtel } from 'bullmq-otel';
 import Redis from 'ioredis';
 import { requestContext, type RequestContextStore } from '../context/request-context';
 import { describeFailure, isTransientFailure } from '../reliability/failure-kind';
 import { cappedBackoffMs, OutageLog, type BackoffSettings } from '../reliability/outage-log';
+import { observeQueue } from './queue-metrics';
 
 /** How a job that hit an outage waits before it runs again: from 1 s, doubling, at most a minute. */
 const QUEUE_OUTAGE_BACKOFF: BackoffSettings = { baseMs: 1_000, maxMs: 60_000 };
@@ -53,6 +54,8 @@ export abstract class QueueWorker<Q extends QueueName, Result = unknown> impleme
   private readonly outages: OutageLog;
   private worker?: Worker<QueueJobs[Q], Result>;
   private connection?: Redis;
+  /** The queue's depth for `/metrics`, read at scrape time on the worker's connection. */
+  private gauges?: { queue: Queue; stop: () => void };
 
   protected constructor(private readonly settings: QueueWorkerSettings<Q>) {
     this.logger = new Logger(this.constructor.name);
@@ -140,12 +143,16 @@ export abstract class QueueWorker<Q extends QueueName, Result = unknown> impleme
     this.worker.on('error', (error) => this.logger.error({ err: error }, `${queue} worker error`));
     this.worker.on('failed', (job, error) => this.onFailed(job, error));
     await this.worker.waitUntilReady();
+    const gaugeQueue = new Queue(queue, { connection: this.connection, ...(prefix && { prefix }) });
+    this.gauges = { queue: gaugeQueue, stop: observeQueue(queue, gaugeQueue, this.connection) };
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     const worker = this.worker;
     if (!worker) return;
     this.worker = undefined;
+    this.gauges?.stop();
+    await this.gauges?.queue.close().catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
     const outOfTime = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), this.settings.shutdownGraceMs)));
     if ((await Promise.race([worker.close().then(() => 'closed' as const), outOfTime])) === 'timeout') {
