@@ -1,16 +1,5 @@
 import { APP_NAMES, type AppName } from '@waggle/contracts';
-import { describeEnv, type BaseEnv } from '@waggle/platform';
-import { join } from 'node:path';
-
-type EnvClass = new () => BaseEnv;
-
-/** Each app's env class, loaded by path: a tool must not import apps. */
-function envClassOf(app: AppName, appsDir: string): EnvClass {
-  const exports = require(join(appsDir, app, 'src/config', `${app}.env`)) as Record<string, unknown>;
-  const envClass = Object.values(exports).find((value): value is EnvClass => typeof value === 'function');
-  if (!envClass) throw new Error(`apps/${app}/src/config/${app}.env exports no env class`);
-  return envClass;
-}
+import { describeEnv, loadAppEnvClass } from '@waggle/platform';
 
 interface Variable {
   description: string;
@@ -25,7 +14,7 @@ interface Variable {
 export function renderEnvExample(appsDir: string): string {
   const variables = new Map<string, Variable>();
   for (const app of APP_NAMES) {
-    const envClass = envClassOf(app, appsDir);
+    const envClass = loadAppEnvClass(appsDir, app);
     const defaults = new envClass() as unknown as Record<string, unknown>;
     for (const { name, description, secret } of describeEnv(envClass)) {
       const variable = variables.get(name) ?? { description, secret, defaults: new Map() };
