@@ -185,6 +185,52 @@ describe('the render checks catch what they are for', () => {
     expect(result.error).toMatch(/containerPort must be integer/);
   });
 
+  it('every kind the chart renders or may render has a schema, custom resources included', () => {
+    const meta = { name: 'x' };
+    const selector = { matchLabels: { app: 'x' } };
+    const pod = { metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'x', image: 'x' }] } };
+    const samples: Json[] = [
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: meta, spec: { selector, template: pod } },
+      { apiVersion: 'v1', kind: 'Service', metadata: meta, spec: { ports: [{ port: 80 }] } },
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta, data: { A: 'b' } },
+      { apiVersion: 'v1', kind: 'Secret', metadata: meta, stringData: { A: 'b' } },
+      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta },
+      { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: meta, spec: { accessModes: ['ReadWriteMany'], resources: { requests: { storage: '1Gi' } } } },
+      { apiVersion: 'batch/v1', kind: 'Job', metadata: meta, spec: { template: { spec: { ...pod.spec, restartPolicy: 'Never' } } } },
+      { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: meta, spec: { scaleTargetRef: { kind: 'Deployment', name: 'x' }, maxReplicas: 3 } },
+      { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: meta, spec: { selector, maxUnavailable: 1 } },
+      { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: meta, spec: { podSelector: selector, policyTypes: ['Ingress'] } },
+      { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: meta, spec: { defaultBackend: { service: { name: 'x', port: { name: 'http' } } } } },
+      { apiVersion: 'monitoring.coreos.com/v1', kind: 'ServiceMonitor', metadata: meta, spec: { selector, endpoints: [{ port: 'http', path: '/metrics' }] } },
+      { apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject', metadata: meta, spec: { scaleTargetRef: { name: 'x' }, triggers: [{ type: 'prometheus', metadata: { query: 'q', threshold: '10' } }] } },
+      { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: meta, spec: { parentRefs: [{ name: 'gw' }], rules: [{ backendRefs: [{ name: 'x', port: 80 }] }] } },
+    ];
+    expect(validateObjects(samples).map((result, i) => ({ kind: samples[i].kind, ...result }))).toEqual(
+      samples.map((sample) => ({ kind: sample.kind, schema: expect.stringMatching(new RegExp(`/${sample.kind}$`)), error: null })),
+    );
+    const broken = [
+      { ...samples[11], spec: { selector, endpoints: [{ port: 8080 }] } },
+      { ...samples[12], spec: { triggers: [] } },
+      { ...samples[13], spec: { rules: [{ backendRefs: [{ name: 'x', port: 'http' }] }] } },
+    ];
+    expect(validateObjects(broken).map((result) => result.error)).toEqual([expect.stringMatching(/port must be string/), expect.stringMatching(/scaleTargetRef/), expect.stringMatching(/port must be integer/)]);
+  });
+
+  it('a scale target, a monitored Service or a route backend that is not rendered', () => {
+    const broken = mutated((o) => {
+      o.push(
+        { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'h' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'waggle-nothing' } } },
+        { apiVersion: 'monitoring.coreos.com/v1', kind: 'ServiceMonitor', metadata: { name: 'm' }, spec: { selector: { matchLabels: { 'app.kubernetes.io/component': 'nothing' } } } },
+        { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: 'r' }, spec: { rules: [{ backendRefs: [{ name: 'waggle-gateway', port: 8080 }] }] } },
+      );
+    });
+    expect(referencesResolve(broken)).toEqual([
+      expect.stringMatching(/^HorizontalPodAutoscaler\/h: scaleTargetRef .* is not rendered/),
+      'ServiceMonitor/m: selector selects no Service',
+      expect.stringMatching(/^HTTPRoute\/r: backendRef .* is not a rendered Service port/),
+    ]);
+  });
+
   it('a kind without a schema', () => {
     expect(validateObjects([{ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } }])[0]).toEqual({
       schema: null,
