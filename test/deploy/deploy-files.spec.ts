@@ -70,26 +70,50 @@ describe('docker-compose.yml', () => {
     schema.properties.name = { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]*$' };
     const ajv = new Ajv2019({ allErrors: true, strict: false });
     ajv.removeKeyword('id');
+    // The schema's own formats, as Compose checks them (compose-go's schema package).
+    ajv.addFormat('duration', /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/);
+    ajv.addFormat('ports', /^(((\[[0-9a-fA-F:.]+\]|[0-9.]+):)?(\d+(-\d+)?)?:)?\d+(-\d+)?(\/(tcp|udp|sctp))?$/);
+    ajv.addFormat('expose', /^\d+(-\d+)?(\/(tcp|udp|sctp))?$/);
+    ajv.addFormat('subnet_ip_address', /^[0-9a-fA-F.:]+\/\d{1,3}$/);
     return ajv.compile(schema);
   };
 
-  it('validates against the Compose Specification schema', () => {
+  /**
+   * Compose validates after interpolation: `${VAR:-default}` and `${VAR-default}` become the
+   * default (the variables unset), any other `${VAR…}` a value as if it were set; `$$` is a `$`.
+   */
+  const interpolated = (node: unknown): unknown => {
+    if (typeof node === 'string') {
+      return node.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(:?[-?+])?([^}]*)\}/g, (match, _name, operator: string | undefined, word: string) =>
+        match === '$$' ? '$' : operator === '-' || operator === ':-' ? word : 'set',
+      );
+    }
+    if (Array.isArray(node)) return node.map(interpolated);
+    if (node && typeof node === 'object') return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, interpolated(v)]));
+    return node;
+  };
+
+  it('validates against the Compose Specification schema, formats included', () => {
     const validate = validateCompose();
-    const valid = validate(compose);
+    const valid = validate(interpolated(compose));
     expect(validate.errors ?? []).toEqual([]);
     expect(valid).toBe(true);
   });
 
-  it('the schema refuses a misspelt service key and a bad depends_on condition', () => {
+  it('the schema refuses a misspelt service key, a bad depends_on condition, a bad duration and a bad port', () => {
     const validate = validateCompose();
     const broken = structuredClone(compose);
     broken.services.gateway.healthchek = broken.services.gateway.healthcheck;
     broken.services.migrate.depends_on.postgres.condition = 'service_ready';
-    expect(validate(broken)).toBe(false);
+    broken.services.redis.healthcheck.interval = '5 seconds';
+    broken.services.gateway.ports = ['3000:http'];
+    expect(validate(interpolated(broken))).toBe(false);
     expect(validate.errors).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ instancePath: '/services/gateway', keyword: 'additionalProperties', params: { additionalProperty: 'healthchek' } }),
         expect.objectContaining({ instancePath: '/services/migrate/depends_on/postgres/condition', keyword: 'enum' }),
+        expect.objectContaining({ instancePath: '/services/redis/healthcheck/interval', keyword: 'format', params: { format: 'duration' } }),
+        expect.objectContaining({ instancePath: '/services/gateway/ports/0', keyword: 'format', params: { format: 'ports' } }),
       ]),
     );
   });
