@@ -221,12 +221,14 @@ describe('the render checks catch what they are for', () => {
       o.push(
         { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'h' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'waggle-nothing' } } },
         { apiVersion: 'monitoring.coreos.com/v1', kind: 'ServiceMonitor', metadata: { name: 'm' }, spec: { selector: { matchLabels: { 'app.kubernetes.io/component': 'nothing' } } } },
+        { apiVersion: 'monitoring.coreos.com/v1', kind: 'ServiceMonitor', metadata: { name: 'p' }, spec: { selector: { matchLabels: { 'app.kubernetes.io/name': 'waggle' } }, endpoints: [{ port: 'http' }, { port: 'metrics' }] } },
         { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: 'r' }, spec: { rules: [{ backendRefs: [{ name: 'waggle-gateway', port: 8080 }] }] } },
       );
     });
     expect(referencesResolve(broken)).toEqual([
       expect.stringMatching(/^HorizontalPodAutoscaler\/h: scaleTargetRef .* is not rendered/),
       'ServiceMonitor/m: selector selects no Service',
+      'ServiceMonitor/p: endpoint port metrics is a port of no Service it selects',
       expect.stringMatching(/^HTTPRoute\/r: backendRef .* is not a rendered Service port/),
     ]);
   });

@@ -121,8 +121,9 @@ export function referencesResolve(objects: K8sObject[]): string[] {
         const selected = services.filter((service) => selects(object.spec?.selector, service.metadata.labels));
         if (selected.length === 0) problems.push(`${id}: selector selects no Service`);
         for (const endpoint of (object.spec?.endpoints as Json[] | undefined) ?? []) {
-          if (endpoint.port && selected.length > 0 && !selected.every((service) => servicePort(service, { name: endpoint.port }))) {
-            problems.push(`${id}: endpoint port ${endpoint.port} is not a port of every Service it selects`);
+          // Prometheus skips a selected Service without the port, so one that has it is enough.
+          if (endpoint.port && selected.length > 0 && !selected.some((service) => servicePort(service, { name: endpoint.port }))) {
+            problems.push(`${id}: endpoint port ${endpoint.port} is a port of no Service it selects`);
           }
         }
         break;
