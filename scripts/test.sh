@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# `npm test`: dependencies, infrastructure, build, static checks, then the test tiers.
+# `npm test`: dependencies, tools (helm, shellcheck), infrastructure, build, static checks,
+# then the test tiers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NX_DAEMON=false
 bash scripts/install-deps.sh
+bash scripts/install-tools.sh
 bash scripts/ensure-infra.sh
 npm run --silent build
 echo "test: typecheck"; npm run --silent typecheck

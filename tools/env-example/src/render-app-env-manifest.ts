@@ -1,6 +1,5 @@
 import { APP_NAMES, DEAD_LETTER_SOURCES_BY_OWNER, QueueNames, type AppName } from '@waggle/contracts';
-import { DatabaseEnv, describeEnv, WithWebhookSecretKey } from '@waggle/platform';
-import { envClassOf } from './env-classes';
+import { DatabaseEnv, describeEnv, loadAppEnvClass, WithWebhookSecretKey } from '@waggle/platform';
 
 export interface ManifestVariable {
   name: string;
@@ -24,7 +23,7 @@ const QUEUE_NAMES = new Set<string>(Object.values(QueueNames));
 export function renderAppEnvManifest(appsDir: string): string {
   const apps = {} as AppEnvManifest['apps'];
   for (const app of APP_NAMES) {
-    const declared = describeEnv(envClassOf(app, appsDir)).map(({ name, secret }) => ({ name, secret }));
+    const declared = describeEnv(loadAppEnvClass(appsDir, app)).map(({ name, secret }) => ({ name, secret }));
     const sources: readonly string[] = (DEAD_LETTER_SOURCES_BY_OWNER as Partial<Record<AppName, readonly string[]>>)[app] ?? [];
     apps[app] = { env: declared, queues: sources.filter((source) => QUEUE_NAMES.has(source)) };
   }

@@ -1,6 +1,5 @@
 import { APP_NAMES, type AppName } from '@waggle/contracts';
-import { describeEnv } from '@waggle/platform';
-import { envClassOf } from './env-classes';
+import { describeEnv, loadAppEnvClass } from '@waggle/platform';
 
 interface Variable {
   description: string;
@@ -15,7 +14,7 @@ interface Variable {
 export function renderEnvExample(appsDir: string): string {
   const variables = new Map<string, Variable>();
   for (const app of APP_NAMES) {
-    const envClass = envClassOf(app, appsDir);
+    const envClass = loadAppEnvClass(appsDir, app);
     const defaults = new envClass() as unknown as Record<string, unknown>;
     for (const { name, description, secret } of describeEnv(envClass)) {
       const variable = variables.get(name) ?? { description, secret, defaults: new Map() };

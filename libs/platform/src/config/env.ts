@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, ValidateBy, ValidateIf, validateSync, type ValidationError } from 'class-validator';
 import { accessSync, constants as fsConstants } from 'node:fs';
+import { join } from 'node:path';
 
 const DESCRIPTIONS = Symbol('waggle:env-descriptions');
 
@@ -25,6 +26,18 @@ export function EnvVar(description: string, options: { secret?: boolean } = {}):
 
 export function describeEnv(envClass: new () => object): EnvVarInfo[] {
   return (Reflect.getMetadata(DESCRIPTIONS, envClass.prototype) as EnvVarInfo[] | undefined) ?? [];
+}
+
+/**
+ * An app's env class, loaded by path from `<appsDir>/<app>/src/config/<app>.env`: tools
+ * (.env.example) and tests (the Helm chart's per-app environment) list an app's variables
+ * without importing the app, which the module boundaries forbid.
+ */
+export function loadAppEnvClass(appsDir: string, app: string): new () => BaseEnv {
+  const exports = require(join(appsDir, app, 'src/config', `${app}.env`)) as Record<string, unknown>;
+  const envClass = Object.values(exports).find((value): value is new () => BaseEnv => typeof value === 'function');
+  if (!envClass) throw new Error(`apps/${app}/src/config/${app}.env exports no env class`);
+  return envClass;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
