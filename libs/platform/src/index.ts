@@ -1,3 +1,4 @@
+export { withPendingDeclarations, type DeclaredVariable } from './config/pending-env';
 export { BaseEnv, ConfigError, DatabaseEnv, EnvVar, LOG_LEVELS, WithCallbackAllowlist, WithProviderCredentials, WithRedis, WithWebhookSecretKey, WithWebTools, WEB_SEARCH_PROVIDER_CHOICES, describeEnv, loadAppEnvClass, loadConfig, type EnvVarInfo, type LogLevel } from './config/env';
 export { REQUEST_ID_PATTERN, newErrorId, newRequestId, requestContext, type RequestContextStore } from './context/request-context';
 export { contextFields, loggerModuleParams, pinoOptions, redactCredentials, redactUrl } from './logging/logger-options';
