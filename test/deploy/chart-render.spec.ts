@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import Ajv from 'ajv';
 import { parse } from 'yaml';
 import { declaredVariables, secretVariableNames } from './support/app-env';
-import { chartDir, ciValuesFiles, helm, lintChart, objectId, renderChart, validateObjects, type Json, type K8sObject, type Render } from './support/chart';
+import { chartDir, ciValuesFiles, helm, lintChart, objectId, renderChart, validateObjects, type Json, type K8sObject, type Render, type ValuesOptions } from './support/chart';
 import {
   appsReceiveOnlyTheirVariables,
   containersAreLockedDown,
@@ -36,17 +36,31 @@ const MINIMAL = 'ci/minimal-values.yaml';
 
 const readYaml = (file: string) => parse(fs.readFileSync(path.join(chartDir, file), 'utf8')) as Json;
 
-/** Strings a values file gives as secrets: every value under `secrets` but a Secret's name, and any value containing "sentinel". */
+/**
+ * Strings a values file gives as secrets: every string under `secrets` but the names of
+ * Secrets and of their keys (`existingSecret`, `key`), and any value containing "sentinel".
+ */
 function secretValuesIn(values: Json): string[] {
   const found = new Set<string>();
   const walk = (node: unknown, underSecrets: boolean, key: string) => {
     if (typeof node === 'string') {
-      if ((underSecrets && !/(^existingSecret$|Name$)/.test(key) && node !== '') || /sentinel/i.test(node)) found.add(node);
+      if ((underSecrets && !['existingSecret', 'key'].includes(key) && node !== '') || /sentinel/i.test(node)) found.add(node);
     } else if (Array.isArray(node)) node.forEach((item) => walk(item, underSecrets, key));
     else if (node && typeof node === 'object') for (const [k, v] of Object.entries(node)) walk(v, underSecrets || k === 'secrets', k);
   };
   walk(values, false, '');
   return [...found];
+}
+
+/**
+ * The variables a values file adds to an app beyond its env class: defaults.extraEnv and
+ * apps.<app>.extraEnv (Kubernetes EnvVar objects, e.g. NODE_OPTIONS). Not apps.<app>.env nor
+ * config.env: the chart routes those only to the apps whose env class declares them.
+ */
+function extraEnvNames(values: Json, component: string): string[] {
+  if (!(component in APP_PORTS)) return [];
+  const names = (list: unknown) => ((list as Json[] | undefined) ?? []).map((env) => env.name as string);
+  return [...names(values.defaults?.extraEnv), ...names(values.apps?.[component]?.extraEnv)];
 }
 
 const declared = declaredVariables();
@@ -139,7 +153,7 @@ describe.each(matrix)('ci/$file', ({ file, values, expectFailure }) => {
     expect(selectorsMatchPodLabels(rendered(render))).toEqual([]);
   });
 
-  it('every reference between objects resolves (Service selectors and ports, scale targets, monitors, routes)', () => {
+  it('every reference between objects resolves (Service selectors and ports, scale targets, monitors, routes, network policies)', () => {
     expect(referencesResolve(rendered(render))).toEqual([]);
   });
 
@@ -159,9 +173,8 @@ describe.each(matrix)('ci/$file', ({ file, values, expectFailure }) => {
     expect(secretsStayInSecrets(rendered(render), secretNames, secretValuesIn(values))).toEqual([]);
   });
 
-  it("each app receives only the variables its env class declares", () => {
-    const extra = (app: string) => Object.keys((values.apps?.[app]?.env as Json | undefined) ?? {});
-    expect(appsReceiveOnlyTheirVariables(rendered(render), declared, extra)).toEqual([]);
+  it("each app receives only the variables its env class declares (and the extraEnv its values add)", () => {
+    expect(appsReceiveOnlyTheirVariables(rendered(render), declared, (app) => extraEnvNames(values, app))).toEqual([]);
   });
 });
 
@@ -221,16 +234,31 @@ describe('the render checks catch what they are for', () => {
       o.push(
         { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'h' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'waggle-nothing' } } },
         { apiVersion: 'monitoring.coreos.com/v1', kind: 'ServiceMonitor', metadata: { name: 'm' }, spec: { selector: { matchLabels: { 'app.kubernetes.io/component': 'nothing' } } } },
-        { apiVersion: 'monitoring.coreos.com/v1', kind: 'ServiceMonitor', metadata: { name: 'p' }, spec: { selector: { matchLabels: { 'app.kubernetes.io/name': 'waggle' } }, endpoints: [{ port: 'http' }, { port: 'metrics' }] } },
+        { apiVersion: 'monitoring.coreos.com/v1', kind: 'ServiceMonitor', metadata: { name: 'p' }, spec: { selector: { matchLabels: { 'app.kubernetes.io/name': 'waggle' } }, endpoints: [{ port: 'metrics' }, { port: 'debug' }] } },
         { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: 'r' }, spec: { rules: [{ backendRefs: [{ name: 'waggle-gateway', port: 8080 }] }] } },
       );
     });
     expect(referencesResolve(broken)).toEqual([
       expect.stringMatching(/^HorizontalPodAutoscaler\/h: scaleTargetRef .* is not rendered/),
       'ServiceMonitor/m: selector selects no Service',
-      'ServiceMonitor/p: endpoint port metrics is a port of no Service it selects',
+      'ServiceMonitor/p: endpoint port debug is a port of no Service it selects',
       expect.stringMatching(/^HTTPRoute\/r: backendRef .* is not a rendered Service port/),
     ]);
+  });
+
+  it('a workload no NetworkPolicy selects, and a NetworkPolicy that selects nothing', () => {
+    const withoutPolicy = mutated((o) => {
+      o.splice(
+        o.findIndex((object) => objectId(object) === 'NetworkPolicy/waggle-migrations'),
+        1,
+      );
+    });
+    expect(referencesResolve(withoutPolicy)).toEqual(['Job/waggle-migrations: no NetworkPolicy selects its pods']);
+    const misdirected = mutated((o) => {
+      const policy = o.find((object) => objectId(object) === 'NetworkPolicy/waggle-migrations');
+      if (policy) policy.spec.podSelector.matchLabels['app.kubernetes.io/component'] = 'migration';
+    });
+    expect(referencesResolve(misdirected)).toEqual(['Job/waggle-migrations: no NetworkPolicy selects its pods', 'NetworkPolicy/waggle-migrations: podSelector selects no workload']);
   });
 
   it('a kind without a schema', () => {
@@ -268,18 +296,40 @@ describe('the render checks catch what they are for', () => {
   it('a secret in a ConfigMap or a pod spec', () => {
     const values = readYaml(MINIMAL);
     const broken = mutated((o) => {
-      byKind(o, 'ConfigMap')[0].data.DATABASE_URL = values.secrets.databaseUrl;
-      container(gateway(o)).env.push({ name: 'REDIS_URL', value: values.secrets.redisUrl });
+      const configMap = byKind(o, 'ConfigMap').find((c) => c.metadata.name === 'waggle-catalog');
+      if (configMap) configMap.data.DATABASE_URL = values.secrets.databaseUrl.value;
+      container(gateway(o)).env.push({ name: 'REDIS_URL', value: values.secrets.redisUrl.value });
     });
     const problems = secretsStayInSecrets(broken, secretNames, secretValuesIn(values));
     expect(problems).toEqual(
       expect.arrayContaining([
-        'ConfigMap/waggle: holds the secret variable DATABASE_URL',
+        'ConfigMap/waggle-catalog: holds the secret variable DATABASE_URL',
         'Deployment/waggle-gateway container gateway: secret REDIS_URL given as a literal value',
-        'ConfigMap/waggle: contains the secret value post…',
+        'ConfigMap/waggle-catalog: contains the secret value post…',
         'Deployment/waggle-gateway: contains the secret value redi…',
       ]),
     );
+  });
+
+  it('a secret value given in the values that reaches no Secret', () => {
+    const values = readYaml(MINIMAL);
+    const broken = mutated((o) => {
+      for (const secret of byKind(o, 'Secret')) delete secret.stringData?.WEBHOOK_SECRET_KEY;
+    });
+    expect(secretsStayInSecrets(broken, secretNames, secretValuesIn(values))).toEqual(['the secret value c2Vu… given in the values is in no Secret']);
+  });
+
+  it('the secret values of a values file: every value under secrets and every sentinel, not the names of Secrets and keys', () => {
+    const values = {
+      secrets: {
+        existingSecret: 'waggle-credentials',
+        databaseUrl: { existingSecret: 'waggle-postgres', key: 'uri' },
+        redisUrl: { value: 'redis://:pw@redis:6379', existingSecret: '', key: '' },
+      },
+      natsFiles: { existingSecret: 'waggle-nats-tls', tlsCaKey: 'ca.crt' },
+      config: { env: { SEARXNG_URL: 'http://sentinel-search:8080' } },
+    };
+    expect(secretValuesIn(values).sort()).toEqual(['http://sentinel-search:8080', 'redis://:pw@redis:6379']);
   });
 
   it("an app given another's variable", () => {
@@ -287,6 +337,14 @@ describe('the render checks catch what they are for', () => {
       container(deploymentOf(o, 'catalog')).env.push({ name: 'OPENAI_API_KEY', valueFrom: { secretKeyRef: { name: 'waggle', key: 'OPENAI_API_KEY' } } });
     });
     expect(appsReceiveOnlyTheirVariables(broken, declared)).toContainEqual(expect.stringMatching(/^Deployment\/waggle-catalog container catalog \(catalog\) receives variables it does not declare: .*\bOPENAI_API_KEY\b/));
+  });
+
+  it('the migrations Job given NATS credentials, which migrate never uses', () => {
+    const broken = mutated((o) => {
+      const job = o.find((object) => objectId(object) === 'Job/waggle-migrations');
+      if (job) container(job).env.push({ name: 'NATS_PASSWORD', valueFrom: { secretKeyRef: { name: 'waggle-credentials', key: 'NATS_PASSWORD' } } });
+    });
+    expect(appsReceiveOnlyTheirVariables(broken, declared)).toEqual(['Job/waggle-migrations container migrate (migrations) receives variables it does not declare: NATS_PASSWORD']);
   });
 
   it('the env classes are where the names come from', () => {
@@ -298,19 +356,25 @@ describe('the render checks catch what they are for', () => {
 });
 
 describe('what the chart renders', () => {
-  const minimal = (extra: { set?: string[]; setString?: string[] } = {}) => rendered(renderChart({ files: [MINIMAL], ...extra }));
+  const minimal = (extra: Omit<ValuesOptions, 'files'> = {}) => rendered(renderChart({ files: [MINIMAL], ...extra }));
 
-  it('one Deployment and one Service per app, on its port', () => {
-    const objects = minimal();
+  it('one Deployment, one Service and one metrics Service per app; the gateway\'s metrics off its public port', () => {
+    const objects = minimal({ set: ['metrics.gatewayPort=9555'] });
+    const service = (name: string) => byKind(objects, 'Service').find((s) => s.metadata.name === name);
     for (const app of APPS) {
       const deployment = deploymentOf(objects, app);
       expect(deployment.metadata.name).toBe(`waggle-${app}`);
-      expect(container(deployment).ports).toEqual([expect.objectContaining({ name: 'http', containerPort: APP_PORTS[app] })]);
-      const service = byKind(objects, 'Service').find((s) => s.metadata.name === `waggle-${app}`);
-      expect(service?.spec.ports).toEqual([expect.objectContaining({ targetPort: 'http' })]);
+      const http = { name: 'http', containerPort: APP_PORTS[app], protocol: 'TCP' };
+      expect(container(deployment).ports).toEqual(app === 'gateway' ? [http, { name: 'metrics', containerPort: 9555, protocol: 'TCP' }] : [http]);
+      expect(service(`waggle-${app}`)?.spec.ports).toEqual([expect.objectContaining({ name: 'http', targetPort: 'http' })]);
+      expect(service(`waggle-${app}-metrics`)).toMatchObject({
+        metadata: { labels: { 'waggle/metrics': 'true' } },
+        spec: { type: 'ClusterIP', ports: [expect.objectContaining({ name: 'metrics', targetPort: app === 'gateway' ? 'metrics' : 'http' })] },
+      });
     }
     expect(byKind(objects, 'Deployment')).toHaveLength(APPS.length);
-    expect(byKind(objects, 'Service').find((s) => s.metadata.name === 'waggle-gateway')?.spec.type).toBe('ClusterIP');
+    expect(byKind(objects, 'Service')).toHaveLength(2 * APPS.length);
+    expect(service('waggle-gateway')?.spec.type).toBe('ClusterIP');
     expect(byKind(objects, 'HorizontalPodAutoscaler')).toEqual([]);
   });
 
@@ -347,7 +411,7 @@ describe('what the chart renders', () => {
       expect(main.livenessProbe.httpGet).toEqual({ path: '/health/live', port: 'http' });
       expect(main.readinessProbe.httpGet).toEqual({ path: '/health/ready', port: 'http' });
       expect(main.lifecycle.preStop.exec.command).toEqual(['sleep', '7']);
-      expect(environmentOf(main as never, objects).variables).toContainEqual({ name: 'OTEL_SERVICE_NAME', source: 'value', value: `waggle-${app}` });
+      expect(environmentOf(main as never, objects).variables).toContainEqual({ name: 'OTEL_SERVICE_NAME', source: 'configMap', from: `ConfigMap/waggle-${app}`, value: `waggle-${app}` });
       // The app's own drain (12345 ms, rounded up to 13 s) plus the preStop sleep plus a margin of 5 s.
       expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBe(13 + 7 + 5);
     }
@@ -359,22 +423,117 @@ describe('what the chart renders', () => {
     }
   });
 
-  it('credentials come from the chart Secret, or only from secrets.existingSecret when it is set', () => {
-    const own = minimal();
-    expect(byKind(own, 'Secret').map((s) => s.metadata.name)).toContain('waggle');
+  const chartValues = readYaml('values.yaml');
+  /** The chart's secrets.<entry> of a variable (templates/_helpers.tpl waggle.secretKeyOf): DATABASE_URL -> databaseUrl. */
+  const entryOf = (variable: string) => variable.toLowerCase().replace(/_([a-z0-9])/g, (_, next: string) => next.toUpperCase());
+
+  /** Per pod owner: the secret variables its container receives, each with its Secret and key. */
+  const secretSources = (objects: K8sObject[]) =>
+    Object.fromEntries(
+      podOwners(objects).map(({ object, podSpec }) => [
+        objectId(object),
+        environmentOf(containersOf(podSpec)[0], objects)
+          .variables.filter((v) => v.source === 'secret')
+          .map(({ name, from, key }) => ({ name, from, key }))
+          .sort((a, b) => a.name.localeCompare(b.name)),
+      ]),
+    );
+
+  it('credentials given as values: each app\'s own Secret holds only what it reads, referenced key by key', () => {
+    const objects = minimal();
+    expect(Object.fromEntries(byKind(objects, 'Secret').map((secret) => [secret.metadata.name, Object.keys(secret.stringData).sort()]))).toEqual({
+      'waggle-gateway': ['REDIS_URL'],
+      'waggle-invocation': ['DATABASE_URL', 'REDIS_URL', 'WEBHOOK_SECRET_KEY'],
+      'waggle-agent': ['DATABASE_URL', 'REDIS_URL', 'WEBHOOK_SECRET_KEY'],
+      'waggle-knowledge-base': ['DATABASE_URL', 'REDIS_URL'],
+      'waggle-asset': ['DATABASE_URL'],
+      'waggle-catalog': ['DATABASE_URL'],
+      'waggle-callback-dispatcher': ['DATABASE_URL', 'REDIS_URL', 'WEBHOOK_SECRET_KEY'],
+      'waggle-migrations': ['DATABASE_URL', 'WEBHOOK_SECRET_KEY'],
+    });
+    for (const [owner, variables] of Object.entries(secretSources(objects))) {
+      const own = `Secret/${owner.split('/')[1]}`;
+      expect({ owner, variables }).toEqual({ owner, variables: variables.map(({ name }) => ({ name, from: own, key: name })) });
+    }
+    expect(secretSources(objects)['Deployment/waggle-gateway']).toEqual([{ name: 'REDIS_URL', from: 'Secret/waggle-gateway', key: 'REDIS_URL' }]);
+  });
+
+  it('credentials from secrets.existingSecret: no Secret rendered, each variable a key of that Secret, optional unless required', () => {
     const objects = rendered(renderChart({ set: ['secrets.existingSecret=waggle-credentials'] }));
     expect(byKind(objects, 'Secret')).toEqual([]);
     for (const { object, podSpec } of podOwners(objects)) {
-      for (const c of containersOf(podSpec)) {
-        expect({ id: objectId(object), external: environmentOf(c, objects).external }).toEqual({ id: objectId(object), external: ['Secret/waggle-credentials'] });
+      const [main] = containersOf(podSpec);
+      expect({ id: objectId(object), external: environmentOf(main, objects).external }).toEqual({ id: objectId(object), external: [] });
+      const refs = ((main.env as Json[] | undefined) ?? []).filter((env) => env.valueFrom?.secretKeyRef).map((env) => ({ name: env.name, ref: env.valueFrom.secretKeyRef }));
+      const component = (object.spec.template.metadata.labels as Json)['app.kubernetes.io/component'] as string;
+      // Every variable the pod's env class declares that has a secrets.<entry> (every secret one,
+      // and NATS_USER and ASSET_S3_ACCESS_KEY_ID, which live beside theirs), from waggle-credentials.
+      const expected = [...(declared.get(component) ?? [])].filter((name) => entryOf(name) in chartValues.secrets);
+      expect(expected).toEqual(expect.arrayContaining([...(declared.get(component) ?? [])].filter((name) => secretNames.has(name))));
+      expect(refs.map((r) => r.name).sort()).toEqual(expected.sort());
+      for (const { name, ref } of refs) {
+        const required = ['DATABASE_URL', 'REDIS_URL', 'WEBHOOK_SECRET_KEY'].includes(name);
+        expect({ name, ref }).toEqual({ name, ref: required ? { name: 'waggle-credentials', key: name } : { name: 'waggle-credentials', key: name, optional: true } });
       }
     }
   });
 
-  it('refuses to render without the webhook secret key', () => {
+  it('credentials from a Secret of their own: existingSecret and key of the entry, ahead of secrets.existingSecret', () => {
+    const objects = rendered(renderChart({ files: ['ci/existing-secrets-values.yaml'] }));
+    const invocation = secretSources(objects)['Deployment/waggle-invocation'];
+    expect(invocation).toEqual(
+      expect.arrayContaining([
+        { name: 'DATABASE_URL', from: 'Secret/waggle-postgres', key: 'uri' },
+        { name: 'WEBHOOK_SECRET_KEY', from: 'Secret/waggle-webhook-keyring', key: 'keyring' },
+        { name: 'ANTHROPIC_API_KEY', from: 'Secret/waggle-anthropic', key: 'ANTHROPIC_API_KEY' },
+        { name: 'TAVILY_API_KEY', from: 'Secret/waggle-search', key: 'tavily' },
+        { name: 'REDIS_URL', from: 'Secret/waggle-credentials', key: 'REDIS_URL' },
+      ]),
+    );
+    expect(secretSources(objects)['Job/waggle-migrations']).toEqual([
+      { name: 'DATABASE_URL', from: 'Secret/waggle-postgres', key: 'uri' },
+      { name: 'WEBHOOK_SECRET_KEY', from: 'Secret/waggle-webhook-keyring', key: 'keyring' },
+    ]);
+  });
+
+  it('refuses to render without a required credential, naming the apps that read it', () => {
     const render = renderChart();
     expect(render.status).not.toBe(0);
-    expect(render.stderr).toContain('secrets.webhookSecretKey is required');
+    expect(render.stderr).toContain('DATABASE_URL is missing (read by agent, asset, callback-dispatcher, catalog, invocation, knowledge-base, migrations)');
+    expect(render.stderr).toContain('REDIS_URL is missing (read by agent, callback-dispatcher, gateway, invocation, knowledge-base)');
+    expect(render.stderr).toContain('WEBHOOK_SECRET_KEY is missing (read by agent, callback-dispatcher, invocation, migrations)');
+  });
+
+  it('a webhook keyring, newest first, reaches the readers of WEBHOOK_SECRET_KEY as given, with or without spaces after its commas', () => {
+    const [newest, older] = [Buffer.alloc(32, 1).toString('base64'), Buffer.alloc(32, 2).toString('base64')];
+    for (const keyring of [`${newest},${older}`, `${newest}, ${older}`, `${newest} ,  ${older},${newest}`]) {
+      // helm's --set splits on unescaped commas.
+      const objects = minimal({ setString: [`secrets.webhookSecretKey.value=${keyring.replace(/,/g, '\\,')}`] });
+      const holders = byKind(objects, 'Secret').filter((secret) => secret.stringData.WEBHOOK_SECRET_KEY !== undefined);
+      expect(holders.map((secret) => [secret.metadata.name, secret.stringData.WEBHOOK_SECRET_KEY])).toEqual(
+        ['waggle-agent', 'waggle-callback-dispatcher', 'waggle-invocation', 'waggle-migrations'].map((name) => [name, keyring]),
+      );
+    }
+  });
+
+  it('the migrations Job\'s NetworkPolicy: a hook before the Job, no ingress, egress to DNS and PostgreSQL only', () => {
+    const objects = minimal({ setJson: ['networkPolicy.egress.postgresql.to=[{"ipBlock":{"cidr":"10.20.0.0/16"}}]'] });
+    const policy = objects.find((o) => objectId(o) === 'NetworkPolicy/waggle-migrations');
+    const job = objects.find((o) => objectId(o) === 'Job/waggle-migrations');
+    expect(policy?.metadata.annotations).toMatchObject({ 'helm.sh/hook': job?.metadata.annotations['helm.sh/hook'], 'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded' });
+    expect(Number(policy?.metadata.annotations['helm.sh/hook-weight'])).toBeLessThan(Number(job?.metadata.annotations['helm.sh/hook-weight']));
+    expect(policy?.spec).toEqual({
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'waggle', 'app.kubernetes.io/instance': 'waggle', 'app.kubernetes.io/component': 'migrations' } },
+      policyTypes: ['Ingress', 'Egress'],
+      ingress: [],
+      egress: [
+        { ports: [{ port: 53, protocol: 'UDP' }, { port: 53, protocol: 'TCP' }] },
+        { ports: [{ port: 5432, protocol: 'TCP' }], to: [{ ipBlock: { cidr: '10.20.0.0/16' } }] },
+      ],
+    });
+    const names = (o: K8sObject[]) => byKind(o, 'NetworkPolicy').map((p) => p.metadata.name);
+    expect(names(minimal({ set: ['migrations.enabled=false'] }))).not.toContain('waggle-migrations');
+    expect(names(minimal({ set: ['networkPolicy.enabled=false'] }))).toEqual([]);
   });
 
   it('accepts realistic overrides', () => {
@@ -387,10 +546,23 @@ describe('what the chart renders', () => {
         'apps.asset.resources.limits.cpu=2',
         'global.imageRegistry=example',
       ],
-      setString: ['apps.agent.env.FEATURE_X=on', 'apps.asset.resources.limits.memory=1Gi'],
+      setString: ['apps.agent.env.AGENT_TRIGGER_CONCURRENCY=16', 'apps.asset.resources.limits.memory=1Gi'],
     });
     expect(byKind(objects, 'Service').find((s) => s.metadata.name === 'waggle-gateway')?.spec.type).toBe('LoadBalancer');
-    expect(container(deploymentOf(objects, 'agent')).env).toContainEqual({ name: 'FEATURE_X', value: 'on' });
+    expect(environmentOf(container(deploymentOf(objects, 'agent')) as never, objects).variables).toContainEqual({
+      name: 'AGENT_TRIGGER_CONCURRENCY',
+      source: 'configMap',
+      from: 'ConfigMap/waggle-agent',
+      value: '16',
+    });
+    expect(container(deploymentOf(objects, 'asset')).resources.limits).toEqual({ cpu: 2, memory: '1Gi' });
+  });
+
+  it('refuses a variable given to an app that does not read it, or to no app at all', () => {
+    const render = renderChart({ files: [MINIMAL], setString: ['apps.agent.env.FEATURE_X=on', 'apps.catalog.env.AGENT_TRIGGER_CONCURRENCY=16'] });
+    expect(render.status).not.toBe(0);
+    expect(render.stderr).toContain('apps.agent.env.FEATURE_X is not a variable any app reads');
+    expect(render.stderr).toContain('apps.catalog.env.AGENT_TRIGGER_CONCURRENCY is not read by catalog (read by agent)');
   });
 
   describe('values.schema.json refuses bad values, through helm', () => {
@@ -407,7 +579,9 @@ describe('what the chart renders', () => {
       ['a typo in resources (limit for limits)', ['apps.catalog.resources.limit.cpu=1'], /apps\.catalog\.resources: Additional property limit is not allowed/],
       ['a malformed memory quantity', ['apps.gateway.resources.limits.memory=512MB'], /apps\.gateway\.resources\.limits\.memory: /],
       ['a log level the apps do not know', ['config.logLevel=verbose'], /config\.logLevel: /],
-      ['a webhook secret key that is not base64 of 32 bytes', [`secrets.webhookSecretKey=${Buffer.alloc(16, 7).toString('base64')}`], /secrets\.webhookSecretKey: /],
+      ['a webhook secret key that is not base64 of 32 bytes', [`secrets.webhookSecretKey.value=${Buffer.alloc(16, 7).toString('base64')}`], /secrets\.webhookSecretKey\.value: Does not match pattern/],
+      ['a webhook keyring ending in a comma', [`secrets.webhookSecretKey.value=${Buffer.alloc(32, 7).toString('base64')}\\,`], /secrets\.webhookSecretKey\.value: Does not match pattern/],
+      ['a credential given as a bare string', ['secrets.redisUrl=redis://redis:6379'], /secrets\.redisUrl: Invalid type\. Expected: object, given: string/],
     ])('%s', (_case, set, message) => {
       expect(refused(set)).toMatch(message);
     });

@@ -1,5 +1,5 @@
 /** What each app reads, from its env class (the same classes that validate it at boot). */
-import { APP_NAMES } from '@waggle/contracts';
+import { APP_NAMES, type AppName } from '@waggle/contracts';
 import { DatabaseEnv, describeEnv, loadAppEnvClass, WithWebhookSecretKey, type EnvVarInfo } from '@waggle/platform';
 import * as path from 'node:path';
 import { repoRoot } from './chart';
@@ -11,19 +11,20 @@ import { repoRoot } from './chart';
  */
 const MigrationsEnv = WithWebhookSecretKey(DatabaseEnv);
 
-/** Env classes by the pods' app.kubernetes.io/component label: the seven apps and the migrations Job. */
-function envClasses(): Map<string, new () => object> {
-  const classes = new Map<string, new () => object>(APP_NAMES.map((app) => [app, loadAppEnvClass(path.join(repoRoot, 'apps'), app)]));
-  classes.set('migrations', MigrationsEnv);
-  return classes;
+/** Each pod's variables by its app.kubernetes.io/component label (the seven apps and the migrations Job): its env class's. */
+function variablesByComponent(): Map<string, EnvVarInfo[]> {
+  const variables = new Map<string, EnvVarInfo[]>(APP_NAMES.map((app: AppName) => [app, describeEnv(loadAppEnvClass(path.join(repoRoot, 'apps'), app))]));
+  // tools/migrate connects to PostgreSQL only (tools/migrate/src/main.ts): BaseEnv's NATS
+  // variables, declared by its class, are nothing it reads, and its Job must not hold them.
+  variables.set('migrations', describeEnv(MigrationsEnv).filter(({ name }) => !name.startsWith('NATS_')));
+  return variables;
 }
 
 export function declaredVariables(): Map<string, Set<string>> {
-  return new Map([...envClasses()].map(([component, envClass]) => [component, new Set(describeEnv(envClass).map((v) => v.name))]));
+  return new Map([...variablesByComponent()].map(([component, variables]) => [component, new Set(variables.map((v) => v.name))]));
 }
 
 /** Every variable some env class marks secret. */
 export function secretVariableNames(): Set<string> {
-  const all: EnvVarInfo[] = [...envClasses().values()].flatMap((envClass) => describeEnv(envClass));
-  return new Set(all.filter((v) => v.secret).map((v) => v.name));
+  return new Set([...variablesByComponent().values()].flatMap((variables) => variables.filter((v) => v.secret).map((v) => v.name)));
 }

@@ -72,13 +72,16 @@ export interface ValuesOptions {
   set?: string[];
   /** `--set-string` expressions. */
   setString?: string[];
+  /** `--set-json` expressions (path=JSON). */
+  setJson?: string[];
 }
 
-function valuesArgs({ files = [], set = [], setString = [] }: ValuesOptions): string[] {
+function valuesArgs({ files = [], set = [], setString = [], setJson = [] }: ValuesOptions): string[] {
   return [
     ...files.flatMap((file) => ['-f', path.resolve(chartDir, file)]),
     ...set.flatMap((expression) => ['--set', expression]),
     ...setString.flatMap((expression) => ['--set-string', expression]),
+    ...setJson.flatMap((expression) => ['--set-json', expression]),
   ];
 }
 

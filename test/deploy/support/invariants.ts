@@ -73,7 +73,9 @@ export function selectorsMatchPodLabels(objects: K8sObject[]): string[] {
 /**
  * Every reference between objects resolves: a Service selects some workload's pods and its
  * named targetPort is a port of theirs; an HPA, a KEDA ScaledObject, a PodDisruptionBudget,
- * a NetworkPolicy, a ServiceMonitor, an Ingress and an HTTPRoute each point at something rendered.
+ * a NetworkPolicy, a ServiceMonitor, an Ingress and an HTTPRoute each point at something rendered;
+ * and once any NetworkPolicy is rendered, every workload's pods (a Job's too) are selected by
+ * one, since a pod no policy selects may reach anything.
  */
 export function referencesResolve(objects: K8sObject[]): string[] {
   const problems: string[] = [];
@@ -94,6 +96,14 @@ export function referencesResolve(objects: K8sObject[]): string[] {
     for (const port of (service.spec.ports as Json[] | undefined) ?? []) {
       if (typeof port.targetPort === 'string' && !selected.some((owner) => portNames(owner).includes(port.targetPort))) {
         problems.push(`${objectId(service)}: targetPort ${port.targetPort} is no container port of the pods it selects`);
+      }
+    }
+  }
+  const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
+  if (policies.length > 0) {
+    for (const owner of owners) {
+      if (!policies.some((policy) => selects((policy.spec?.podSelector as Json | undefined) ?? {}, owner.template.metadata?.labels))) {
+        problems.push(`${objectId(owner.object)}: no NetworkPolicy selects its pods`);
       }
     }
   }
@@ -194,6 +204,11 @@ export interface ReceivedVariable {
   name: string;
   /** configMap, secret, value (a literal in the pod spec), field (fieldRef/resourceFieldRef) */
   source: 'configMap' | 'secret' | 'value' | 'field';
+  /** The ConfigMap or Secret it comes from (`Secret/waggle-credentials`), rendered or not. */
+  from?: string;
+  /** Its key there, for a configMapKeyRef or secretKeyRef. */
+  key?: string;
+  /** A literal's value, or a rendered ConfigMap's. */
   value?: string;
 }
 
@@ -218,11 +233,17 @@ export function environmentOf(container: Container, objects: K8sObject[]): Conta
       external.push(`${kind}/${String(ref.name)}`);
       continue;
     }
-    for (const key of dataKeys(source)) variables.push({ name: `${from.prefix ?? ''}${key}`, source: kind === 'ConfigMap' ? 'configMap' : 'secret' });
+    for (const key of dataKeys(source)) {
+      const name = `${from.prefix ?? ''}${key}`;
+      if (kind === 'ConfigMap') variables.push({ name, source: 'configMap', from: objectId(source), value: String(source.data[key]) });
+      else variables.push({ name, source: 'secret', from: objectId(source) });
+    }
   }
   for (const env of (container.env as Json[] | undefined) ?? []) {
-    if (env.valueFrom?.secretKeyRef) variables.push({ name: env.name, source: 'secret' });
-    else if (env.valueFrom?.configMapKeyRef) variables.push({ name: env.name, source: 'configMap' });
+    const secretRef = env.valueFrom?.secretKeyRef as Json | undefined;
+    const configMapRef = env.valueFrom?.configMapKeyRef as Json | undefined;
+    if (secretRef) variables.push({ name: env.name, source: 'secret', from: `Secret/${String(secretRef.name)}`, key: secretRef.key });
+    else if (configMapRef) variables.push({ name: env.name, source: 'configMap', from: `ConfigMap/${String(configMapRef.name)}`, key: configMapRef.key });
     else if (env.valueFrom) variables.push({ name: env.name, source: 'field' });
     else variables.push({ name: env.name, source: 'value', value: env.value === undefined ? undefined : String(env.value) });
   }

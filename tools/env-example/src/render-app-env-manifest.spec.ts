@@ -42,6 +42,8 @@ describe('the Helm chart\'s per-app environment manifest', () => {
   it('lists what migrate reads', () => {
     expect(manifest.migrate.env.map(({ name }) => name)).toEqual(expect.arrayContaining(['DATABASE_URL', 'WEBHOOK_SECRET_KEY', 'NODE_ENV']));
     expect(manifest.migrate.env.map(({ name }) => name)).not.toContain('REDIS_URL');
+    // migrate connects to PostgreSQL only: no NATS credentials or files.
+    expect(manifest.migrate.env.map(({ name }) => name).filter((name) => name.startsWith('NATS_'))).toEqual([]);
   });
 });
 

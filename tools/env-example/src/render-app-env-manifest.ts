@@ -9,7 +9,10 @@ export interface ManifestVariable {
 export interface AppEnvManifest {
   /** Per app: the variables its env class declares, and the BullMQ queues its workers consume. */
   apps: Record<AppName, { env: ManifestVariable[]; queues: string[] }>;
-  /** What `migrate` reads: DATABASE_URL, and WEBHOOK_SECRET_KEY for the migration that seals webhook secrets. */
+  /**
+   * What `migrate` reads: DATABASE_URL, and WEBHOOK_SECRET_KEY for the migration that seals
+   * webhook secrets; not BaseEnv's NATS variables, since it connects to PostgreSQL only.
+   */
   migrate: { env: ManifestVariable[] };
 }
 
@@ -28,7 +31,9 @@ export function renderAppEnvManifest(appsDir: string): string {
     apps[app] = { env: declared, queues: sources.filter((source) => QUEUE_NAMES.has(source)) };
   }
   const migrateEnv = describeEnv(WithWebhookSecretKey(DatabaseEnv)).map(({ name, secret }) => ({ name, secret }));
-  const manifest: AppEnvManifest = { apps, migrate: { env: migrateEnv } };
+  // tools/migrate never connects to NATS: its Job gets no NATS credentials, files or egress.
+  const migrate = migrateEnv.filter(({ name }) => !name.startsWith('NATS_'));
+  const manifest: AppEnvManifest = { apps, migrate: { env: migrate } };
   // One variable per line keeps the file short and its diffs readable.
   const json = JSON.stringify(manifest, null, 2).replace(/\{\n\s+("name": "[A-Z0-9_]+"),\n\s+("secret": (?:true|false))\n\s+\}/g, '{ $1, $2 }');
   return `${json}\n`;
