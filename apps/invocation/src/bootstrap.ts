@@ -6,7 +6,7 @@ import { dataSourceOptions } from './database/data-source';
 import { LedgerDeadLetters } from './ledger/ledger-dead-letters';
 import { LedgerModule } from './ledger/ledger.module';
 import { PromptsModule } from './prompts/prompts.module';
-import { RunsModule } from './runs/runs.module';
+import { PromptRunsModule } from './prompt-runs/prompt-runs.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { WorkflowDeploymentsModule } from './workflows/deployments/workflow-deployments.module';
 import { WorkflowRunsModule } from './workflows/workflow-runs.module';
@@ -22,7 +22,7 @@ export function bootstrap(): Promise<INestApplication> {
     imports: [
       ProvidersModule.forRoot({ env, catalogTransport: NatsRpcClient }),
       PromptsModule,
-      RunsModule,
+      PromptRunsModule,
       LedgerModule,
       WebhooksModule,
       WorkflowDeploymentsModule,

@@ -21,7 +21,7 @@ import { readFileSync } from 'node:fs';
 import { request, type Dispatcher } from 'undici';
 import type { InvocationEnv } from '../../config/invocation.env';
 import { PromptResolutionCache } from '../../prompts/prompt-resolution.cache';
-import { imageUrls, renderMessages } from '../../runs/prompt-messages';
+import { imageUrls, renderMessages } from '../../prompt-runs/prompt-messages';
 import type { RunExecution } from './workflow-engine';
 import { ProviderToolMeter } from './provider-tool-meter';
 

@@ -5,7 +5,7 @@ import type { Observable } from 'rxjs';
 import { PromptRunner } from './prompt-runner.service';
 
 @Controller()
-export class RunsController {
+export class PromptRunsController {
   constructor(private readonly prompts: PromptRunner) {}
 
   @RpcHandler(InvocationPatterns.invokePrompt)

@@ -4,7 +4,7 @@ import { LedgerModule } from '../ledger/ledger.module';
 import { PromptsModule } from '../prompts/prompts.module';
 import { PromptRunner } from './prompt-runner.service';
 import { PromptTriggerWorker } from './prompt-trigger.worker';
-import { RunsController } from './runs.controller';
+import { PromptRunsController } from './prompt-runs.controller';
 
 /**
  * Prompt runs: invoked (whole or streamed, cancellable) and webhook-triggered (the prompt-runs
@@ -12,7 +12,7 @@ import { RunsController } from './runs.controller';
  */
 @Module({
   imports: [PromptsModule, LedgerModule],
-  controllers: [RunsController],
+  controllers: [PromptRunsController],
   providers: [RunCancellation, PromptRunner, PromptTriggerWorker],
 })
-export class RunsModule {}
+export class PromptRunsModule {}
