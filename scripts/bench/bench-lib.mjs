@@ -22,15 +22,34 @@ const OUTPUT_TAIL = 8_000;
 export const log = (line) => process.stderr.write(`bench: ${line}\n`);
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
+// Ports are picked below the kernel's ephemeral range, as libs/testing's freePort does (see
+// there): an outgoing connection or a listen(0) cannot take one between the pick and the bind.
+const EPHEMERAL_LOW = (() => {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32_768;
+  } catch {
+    return 32_768;
+  }
+})();
+const PICK = { high: Math.max(EPHEMERAL_LOW - 1, 11_000) };
+PICK.low = Math.max(10_000, PICK.high - 15_000);
+const handedOut = new Set();
+
+export async function freePort() {
+  const listens = (port) =>
+    new Promise((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
     });
-  });
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const port = PICK.low + Math.floor(Math.random() * (PICK.high - PICK.low + 1));
+    if (!handedOut.has(port) && (await listens(port))) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error(`no free port found in ${PICK.low}-${PICK.high}`);
 }
 
 /**

@@ -168,7 +168,7 @@ async function main() {
   const supervisor = startProcess('supervisor', SUPERVISOR, {
     ...env,
     PORT: String(publicPort),
-    WAGGLE_PORT_BASE: String(20_000 + Math.floor(Math.random() * 30_000)),
+    WAGGLE_PORT_BASE: String(10_000 + Math.floor(Math.random() * 7_000)), // below freePort's range and the ephemeral one
     WAGGLE_STATE_DIR: stateDir,
     FAKE_BASE_URL: `http://127.0.0.1:${fakePort}/v1`,
     FAKE_API_KEY: 'soak',

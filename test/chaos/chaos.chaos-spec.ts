@@ -77,7 +77,8 @@ async function freePortBlock(size: number): Promise<number> {
       server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
     });
   for (let attempt = 0; attempt < 50; attempt += 1) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    // Below freePort's range and the kernel's ephemeral one, so neither a picked port nor an outgoing connection takes one.
+    const base = 10_000 + Math.floor(Math.random() * 7_000);
     let free = true;
     for (let port = base; port < base + size && free; port += 1) free = await listens(port);
     if (free) return base;
