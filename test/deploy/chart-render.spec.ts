@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import Ajv from 'ajv';
 import { parse } from 'yaml';
 import { declaredVariables, secretVariableNames } from './support/app-env';
-import { chartDir, ciValuesFiles, helm, lintChart, objectId, renderChart, validateObjects, type Json, type K8sObject, type Render, type ValuesOptions } from './support/chart';
+import { APP_PORTS, chartDir, ciValuesFiles, helm, lintChart, objectId, renderChart, validateObjects, type Json, type K8sObject, type Render, type ValuesOptions } from './support/chart';
 import {
   appsReceiveOnlyTheirVariables,
   containersAreLockedDown,
@@ -22,15 +22,6 @@ import {
   servingContainersAreProbed,
 } from './support/invariants';
 
-const APP_PORTS: Record<string, number> = {
-  gateway: 3000,
-  invocation: 3101,
-  agent: 3102,
-  'knowledge-base': 3103,
-  asset: 3104,
-  catalog: 3105,
-  'callback-dispatcher': 3106,
-};
 const APPS = Object.keys(APP_PORTS);
 const MINIMAL = 'ci/minimal-values.yaml';
 

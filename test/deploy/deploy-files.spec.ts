@@ -10,19 +10,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import Ajv2019 from 'ajv/dist/2019';
 import { parseDocument } from 'yaml';
+import { APP_PORTS } from './support/chart';
 
 const repoRoot = path.resolve(__dirname, '../..');
 const entrypoint = path.join(repoRoot, 'deploy/docker/entrypoint.sh');
 
-const APP_PORTS: Record<string, number> = {
-  gateway: 3000,
-  invocation: 3101,
-  agent: 3102,
-  'knowledge-base': 3103,
-  asset: 3104,
-  catalog: 3105,
-  'callback-dispatcher': 3106,
-};
 const APPS = Object.keys(APP_PORTS);
 
 // Parsed YAML is walked freely below; the schema, not the type system, is what checks its shape.

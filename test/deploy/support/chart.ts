@@ -14,6 +14,16 @@ export const chartDir = path.join(repoRoot, 'deploy/helm/waggle');
 export const ciValuesDir = path.join(chartDir, 'ci');
 export const RELEASE = 'waggle';
 export const NAMESPACE = 'waggle';
+/** Each app's HTTP port, as compose, the chart and the apps' defaults agree. */
+export const APP_PORTS: Record<string, number> = {
+  gateway: 3000,
+  invocation: 3101,
+  agent: 3102,
+  'knowledge-base': 3103,
+  asset: 3104,
+  catalog: 3105,
+  'callback-dispatcher': 3106,
+};
 
 // Rendered and parsed YAML is walked freely; the schemas, not the type system, check its shape.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
