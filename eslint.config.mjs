@@ -1,7 +1,18 @@
 import nx from '@nx/eslint-plugin';
 import prettier from 'eslint-config-prettier';
 
-const databaseAndServerPackages = ['typeorm', 'typeorm/*', '@nestjs/typeorm', 'pg', 'ioredis', 'bullmq', '@nestjs/bullmq', '@nestjs/core', '@nestjs/microservices', '@nestjs/platform-express'];
+const databaseAndServerPackages = [
+  'typeorm',
+  'typeorm/*',
+  '@nestjs/typeorm',
+  'pg',
+  'ioredis',
+  'bullmq',
+  '@nestjs/bullmq',
+  '@nestjs/core',
+  '@nestjs/microservices',
+  '@nestjs/platform-express',
+];
 
 /**
  * Which project may import which. A project's own tests (its `test` folder)

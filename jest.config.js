@@ -37,7 +37,11 @@ module.exports = {
     {
       ...shared,
       displayName: 'integration',
-      testMatch: ['<rootDir>/test/integration/**/*.int-spec.ts', '<rootDir>/apps/*/test/**/*.int-spec.ts', '<rootDir>/libs/*/test/**/*.int-spec.ts'],
+      testMatch: [
+        '<rootDir>/test/integration/**/*.int-spec.ts',
+        '<rootDir>/apps/*/test/**/*.int-spec.ts',
+        '<rootDir>/libs/*/test/**/*.int-spec.ts',
+      ],
       globalSetup: '<rootDir>/test/setup/reset-test-database.ts',
       setupFiles: ['<rootDir>/test/setup/test-env.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/setup/timeouts.ts'],

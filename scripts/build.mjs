@@ -14,7 +14,17 @@ rmSync(join(root, 'dist'), { recursive: true, force: true });
 const started = Date.now();
 execFileSync(
   process.execPath,
-  [join(root, 'node_modules/@swc/cli/bin/swc.js'), ...sources, '-d', 'dist', '--config-file', '.swcrc', '--ignore', '**/*.spec.ts', '--quiet'],
+  [
+    join(root, 'node_modules/@swc/cli/bin/swc.js'),
+    ...sources,
+    '-d',
+    'dist',
+    '--config-file',
+    '.swcrc',
+    '--ignore',
+    '**/*.spec.ts',
+    '--quiet',
+  ],
   { cwd: root, stdio: 'inherit' },
 );
 

@@ -10,6 +10,7 @@ bash scripts/ensure-infra.sh
 npm run --silent build
 echo "test: typecheck"; npm run --silent typecheck
 echo "test: lint"; npm run --silent lint
+echo "test: format"; npm run --silent format:check
 mkdir -p tmp
 # The chaos tier runs here in its short form (one replica of three apps killed, NATS
 # restarted, about 4 minutes); `npm run test:chaos` runs every fault.

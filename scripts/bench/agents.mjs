@@ -80,12 +80,15 @@ function parseArgs(argv) {
 function timedPost(port, path, headers, body, agent) {
   return new Promise((resolve) => {
     const started = performance.now();
-    const req = request({ host: '127.0.0.1', port, path, method: 'POST', agent, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode, ms: performance.now() - started, body: text }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path, method: 'POST', agent, headers: { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode, ms: performance.now() - started, body: text }));
+      },
+    );
     req.on('error', (error) => resolve({ status: 0, ms: performance.now() - started, body: String(error) }));
     req.end(body);
   });
@@ -129,7 +132,11 @@ async function main() {
     files.serve('/report.pdf', pdf.bytes, pdf.contentType);
 
     const fakePort = await freePort();
-    const fake = startProcess('fake-provider', ENTRIES.fake, { ...env, FAKE_PROVIDER_PORT: String(fakePort), FAKE_PROVIDER_HOST: '127.0.0.1' });
+    const fake = startProcess('fake-provider', ENTRIES.fake, {
+      ...env,
+      FAKE_PROVIDER_PORT: String(fakePort),
+      FAKE_PROVIDER_HOST: '127.0.0.1',
+    });
     procs.push(fake);
     await waitFor(fake, 'listening', async () => (await httpRequest(fakePort, '/_fake/requests')).status === 200);
     const stack = {};
@@ -146,14 +153,17 @@ async function main() {
       stack[name] = Object.assign(startProcess(name, ENTRIES[name], { ...appEnv, PORT: String(port) }), { port });
       procs.push(stack[name]);
     }
-    for (const proc of Object.values(stack)) await waitFor(proc, 'live', async () => (await httpRequest(proc.port, '/health/live')).status === 200);
+    for (const proc of Object.values(stack))
+      await waitFor(proc, 'live', async () => (await httpRequest(proc.port, '/health/live')).status === 200);
     await waitForGatewayToSee(stack.gateway, ['catalog', 'invocation', 'agent']);
 
     const catalogFile = join(tmp, 'models.yaml');
     writeFileSync(catalogFile, benchCatalogYaml('2099.9.2', MODEL, { tool_calling: true }));
     catalogLoaded = true;
     runNode(ENTRIES.cli, ['catalog', 'load', '--file', catalogFile, '--json'], env, 'catalog load');
-    const created = JSON.parse(runNode(ENTRIES.cli, ['workspace', 'create', '--name', 'bench-agents', '--plan', 'enterprise', '--json'], env, 'workspace create'));
+    const created = JSON.parse(
+      runNode(ENTRIES.cli, ['workspace', 'create', '--name', 'bench-agents', '--plan', 'enterprise', '--json'], env, 'workspace create'),
+    );
     const auth = { authorization: `Bearer ${created.api_key}` };
     const made = await timedPost(
       stack.gateway.port,
@@ -165,19 +175,33 @@ async function main() {
     if (made.status !== 200) throw new Error(`agent create answered ${made.status}: ${made.body}`);
     const agentId = JSON.parse(made.body).agent.id;
     const script = async (behaviour) => {
-      const answer = await httpRequest(fakePort, `/_fake/models/${MODEL}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(behaviour) });
+      const answer = await httpRequest(fakePort, `/_fake/models/${MODEL}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(behaviour),
+      });
       if (answer.status >= 300) throw new Error(`scripting the fake answered ${answer.status}`);
     };
     await script({});
 
     const pathProcs = ['gateway', 'agent', 'invocation', 'catalog'].map((name) => ({ name, pid: stack[name].pid }));
-    const infra = infraProcesses({ natsUrl: process.env.NATS_URL || 'nats://127.0.0.1:4222', redisUrl: process.env.REDIS_URL || 'redis://127.0.0.1:6379', databaseUrl });
+    const infra = infraProcesses({
+      natsUrl: process.env.NATS_URL || 'nats://127.0.0.1:4222',
+      redisUrl: process.env.REDIS_URL || 'redis://127.0.0.1:6379',
+      databaseUrl,
+    });
     const measured = [...pathProcs, ...infra.procs, { name: 'fake', pid: fake.pid }];
     const direct = {
       port: fakePort,
       path: '/v1/chat/completions',
       headers: { authorization: 'Bearer bench' },
-      body: JSON.stringify({ model: MODEL, messages: [{ role: 'system', content: 'Answer briefly.' }, { role: 'user', content: QUESTION }] }),
+      body: JSON.stringify({
+        model: MODEL,
+        messages: [
+          { role: 'system', content: 'Answer briefly.' },
+          { role: 'user', content: QUESTION },
+        ],
+      }),
       check: (answer) => (answer?.choices?.[0]?.message?.content ? undefined : 'no answer'),
     };
     const agentLeg = {
@@ -190,7 +214,14 @@ async function main() {
     const legs = {};
     for (const [key, leg] of Object.entries({ direct, agent: agentLeg })) {
       log(`${key}: warm-up`);
-      await cannon({ url: `http://127.0.0.1:${leg.port}${leg.path}`, method: 'POST', headers: { ...leg.headers, 'content-type': 'application/json' }, body: leg.body, connections: 8, duration: 3 });
+      await cannon({
+        url: `http://127.0.0.1:${leg.port}${leg.path}`,
+        method: 'POST',
+        headers: { ...leg.headers, 'content-type': 'application/json' },
+        body: leg.body,
+        connections: 8,
+        duration: 3,
+      });
       await settle(measured.filter((proc) => proc.name !== 'fake'));
       log(`${key}: ${options.duration} s at 1 connection`);
       const one = await sequential(leg.port, leg.path, leg.headers, () => leg.body, { durationS: options.duration, check: leg.check });
@@ -205,26 +236,48 @@ async function main() {
         duration: options.duration,
         procs: measured,
       });
-      legs[key] = { latency: one.latency, requestsPerSecond: many.requestsPerSecond, cpuMsPerRequest: many.cpuMsPerRequest, failed: one.failures.length + many.failed };
-      if (one.failures.length || many.failed) failures.push(`${key}: ${one.failures.length + many.failed} failed (${one.failures[0] ?? JSON.stringify(many.statusCodes)})`);
+      legs[key] = {
+        latency: one.latency,
+        requestsPerSecond: many.requestsPerSecond,
+        cpuMsPerRequest: many.cpuMsPerRequest,
+        failed: one.failures.length + many.failed,
+      };
+      if (one.failures.length || many.failed)
+        failures.push(`${key}: ${one.failures.length + many.failed} failed (${one.failures[0] ?? JSON.stringify(many.statusCodes)})`);
     }
 
     const readLeg = async (label, urlOf) => {
       log(`read_file: ${options.requests} sequential invokes, ${label}`);
       await settle(measured.filter((proc) => proc.name !== 'fake'));
-      return sequential(stack.gateway.port, '/v1/agent/invoke', auth, (i) => JSON.stringify({ agent: agentId, message: 'Summarise the report', attachments: [urlOf(i)] }), {
-        count: options.requests,
-        before: (i) => script({ turns: [{ toolCalls: [{ name: 'read_file', arguments: { file_url: urlOf(i) } }] }, { response: 'The report says members grew.' }] }),
-        check: (answer) => {
-          const observation = answer?.tool_calls?.[0]?.observation;
-          if (!observation || !JSON.parse(observation).content?.includes(pdf.expectedText)) return `no PDF text in the observation: ${String(observation).slice(0, 200)}`;
-          return answer.response === 'The report says members grew.' ? undefined : `answered ${answer.response}`;
+      return sequential(
+        stack.gateway.port,
+        '/v1/agent/invoke',
+        auth,
+        (i) => JSON.stringify({ agent: agentId, message: 'Summarise the report', attachments: [urlOf(i)] }),
+        {
+          count: options.requests,
+          before: (i) =>
+            script({
+              turns: [
+                { toolCalls: [{ name: 'read_file', arguments: { file_url: urlOf(i) } }] },
+                { response: 'The report says members grew.' },
+              ],
+            }),
+          check: (answer) => {
+            const observation = answer?.tool_calls?.[0]?.observation;
+            if (!observation || !JSON.parse(observation).content?.includes(pdf.expectedText))
+              return `no PDF text in the observation: ${String(observation).slice(0, 200)}`;
+            return answer.response === 'The report says members grew.' ? undefined : `answered ${answer.response}`;
+          },
         },
-      });
+      );
     };
     const fresh = await readLeg('a new URL each (fetched and parsed every time)', (i) => files.url(`/report.pdf?n=${i}`));
     const cached = await readLeg('one URL (the reader cache)', () => files.url('/report.pdf?n=cached'));
-    for (const [label, run] of [['read_file (fresh)', fresh], ['read_file (cached)', cached]]) {
+    for (const [label, run] of [
+      ['read_file (fresh)', fresh],
+      ['read_file (cached)', cached],
+    ]) {
       if (run.failures.length) failures.push(`${label}: ${run.failures.length} failed (${run.failures[0]})`);
     }
 
@@ -256,7 +309,8 @@ async function main() {
     }
     for (const proc of procs.reverse()) {
       const exit = await stopProcess(proc);
-      if (exit.code !== 0 && exit.signal !== 'SIGTERM' && !exit.alreadyExited) failures.push(`${proc.name} exited with ${exit.code ?? exit.signal}`);
+      if (exit.code !== 0 && exit.signal !== 'SIGTERM' && !exit.alreadyExited)
+        failures.push(`${proc.name} exited with ${exit.code ?? exit.signal}`);
     }
     await files?.close();
     rmSync(tmp, { recursive: true, force: true });
@@ -267,7 +321,8 @@ async function main() {
 
 function markdown(r) {
   const ms = (value) => fmt(value, 3);
-  const cpu = (leg) => ['gateway', 'agent', 'invocation', 'NATS', 'Redis', 'PostgreSQL'].map((name) => fmt(leg.cpuMsPerRequest?.[name], 3)).join(' | ');
+  const cpu = (leg) =>
+    ['gateway', 'agent', 'invocation', 'NATS', 'Redis', 'PostgreSQL'].map((name) => fmt(leg.cpuMsPerRequest?.[name], 3)).join(' | ');
   return [
     `Agent invoke, non-streaming, no tools, against the fake provider (0 ms); ${r.options.duration} s per phase, ${CONNECTIONS} connections for throughput; Node ${r.machine.node}, ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.date}.`,
     '',

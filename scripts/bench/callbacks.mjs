@@ -667,7 +667,6 @@ async function dispatcherPart(ctx) {
 // ---------------------------------------------------------------------------------------
 // Part 2: the whole stack
 
-
 /** One request on a keep-alive agent; status, parsed JSON body and wall/perf times of sending and of the answer's end. */
 function jsonRequest(agent, port, path, { method = 'GET', headers = {}, body } = {}) {
   return new Promise((resolve) => {

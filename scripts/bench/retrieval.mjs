@@ -154,11 +154,21 @@ function openIndex(require, dataSource, vectorPath) {
   const { ProviderRegistry, providerSettingsFromEnv } = require(join(ROOT, ENTRIES.providers));
   const threads = availableParallelism();
   const registry = new ProviderRegistry(providerSettingsFromEnv({ LOCAL_EMBEDDING_THREADS: threads }));
-  const route = { modelId: 'universal-sentence-encoder-lite', provider: 'local', providerName: 'Waggle (local)', providerApi: 'local', providerModelId: 'universal-sentence-encoder-lite' };
+  const route = {
+    modelId: 'universal-sentence-encoder-lite',
+    provider: 'local',
+    providerName: 'Waggle (local)',
+    providerApi: 'local',
+    providerModelId: 'universal-sentence-encoder-lite',
+  };
   const env = new KnowledgeBaseEnv();
   const embedder = new ProviderChunkEmbedder(registry, async () => route, env.KB_EMBEDDING_BATCH_SIZE);
   // The local model's knowledge bases fuse with KB_HYBRID_LOCAL_VECTOR_WEIGHT.
-  const fusion = { fullText: env.KB_HYBRID_FULL_TEXT_WEIGHT, vector: env.KB_HYBRID_LOCAL_VECTOR_WEIGHT, rankConstant: env.KB_HYBRID_RANK_CONSTANT };
+  const fusion = {
+    fullText: env.KB_HYBRID_FULL_TEXT_WEIGHT,
+    vector: env.KB_HYBRID_LOCAL_VECTOR_WEIGHT,
+    rankConstant: env.KB_HYBRID_RANK_CONSTANT,
+  };
   const options = { fusion, localVectorWeight: fusion.vector, hybridCandidates: env.KB_HYBRID_CANDIDATES };
   const make = (overrides = {}) => new SqlChunkIndex(dataSource, embedder, vectorPath, { ...options, ...overrides });
   return { index: make(), make, registry, fusion, hybridCandidates: env.KB_HYBRID_CANDIDATES, threads };
@@ -174,7 +184,12 @@ async function ingestThroughIndex(index, knowledgeBase, docs, itemSize) {
   let done = 0;
   const ingestItem = async (item) => {
     const chunks = item.docs.map((doc, position) => ({ position, content: `${doc.title}\n${doc.text}`, tokens: 0 }));
-    const result = await index.indexItem(knowledgeBase, { id: item.id, name: `scifact-${item.docs[0]._id}` }, chunks, async () => undefined);
+    const result = await index.indexItem(
+      knowledgeBase,
+      { id: item.id, name: `scifact-${item.docs[0]._id}` },
+      chunks,
+      async () => undefined,
+    );
     knowledgeBase.embedding_dimensions = result.dimensions;
     item.docs.forEach((doc, position) => docOf.set(`${item.id}:${position}`, doc._id));
     const before = done;
@@ -195,12 +210,23 @@ function call(port, method, path, headers, body, agent) {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = request(
-      { host: '127.0.0.1', port, path, method, agent, headers: { ...headers, ...(payload !== undefined && { 'content-type': 'application/json' }) } },
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method,
+        agent,
+        headers: { ...headers, ...(payload !== undefined && { 'content-type': 'application/json' }) },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(text)) : reject(new Error(`${method} ${path} answered ${res.statusCode}: ${text.slice(0, 300)}`))));
+        res.on('end', () =>
+          res.statusCode === 200
+            ? resolve(JSON.parse(text))
+            : reject(new Error(`${method} ${path} answered ${res.statusCode}: ${text.slice(0, 300)}`)),
+        );
       },
     );
     req.on('error', reject);
@@ -210,14 +236,22 @@ function call(port, method, path, headers, body, agent) {
 
 /** The apps on the scratch database; answers the gateway's port and the processes. */
 async function startStack(databaseUrl, assetDir, procs) {
-  const env = { ...process.env, HOST: '127.0.0.1', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', ASSET_STORAGE_DRIVER: 'filesystem', ASSET_STORAGE_DIR: assetDir };
+  const env = {
+    ...process.env,
+    HOST: '127.0.0.1',
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'warn',
+    ASSET_STORAGE_DRIVER: 'filesystem',
+    ASSET_STORAGE_DIR: assetDir,
+  };
   const stack = {};
   for (const name of ['catalog', 'asset', 'knowledge-base', 'gateway']) {
     const port = await freePort();
     stack[name] = Object.assign(startProcess(name, ENTRIES[name], { ...env, PORT: String(port) }), { port });
     procs.push(stack[name]);
   }
-  for (const proc of Object.values(stack)) await waitFor(proc, 'live', async () => (await httpRequest(proc.port, '/health/live')).status === 200);
+  for (const proc of Object.values(stack))
+    await waitFor(proc, 'live', async () => (await httpRequest(proc.port, '/health/live')).status === 200);
   await waitForGatewayToSee(stack.gateway, ['catalog', 'asset', 'knowledge-base']);
   return { env, stack };
 }
@@ -238,7 +272,8 @@ async function ingestThroughApi({ port, auth, workspaceId, knowledgeBaseId, docs
       const form = new FormData();
       form.append('file', new Blob([`${doc.title}\n\n${doc.text}`], { type: 'text/plain' }), `${doc._id}.txt`);
       const uploaded = await fetch(`${base}/v1/public/workspaces/${workspaceId}/assets`, { method: 'POST', headers: auth, body: form });
-      if (uploaded.status !== 200) throw new Error(`upload of ${doc._id} answered ${uploaded.status}: ${(await uploaded.text()).slice(0, 300)}`);
+      if (uploaded.status !== 200)
+        throw new Error(`upload of ${doc._id} answered ${uploaded.status}: ${(await uploaded.text()).slice(0, 300)}`);
       const { asset } = await uploaded.json();
       await call(port, 'POST', `/v1/private/knowledge_bases/${knowledgeBaseId}/items`, auth, { asset_id: asset.id, name: doc._id }, agent);
       added += 1;
@@ -250,15 +285,24 @@ async function ingestThroughApi({ port, auth, workspaceId, knowledgeBaseId, docs
   let lastLog = 0;
   for (;;) {
     if (failure) throw failure;
-    for (const proc of Object.values(stack)) if (proc.exit) throw new Error(`${proc.name} exited (code ${proc.exit.code}) during ingestion\n${proc.output()}`);
-    const { knowledge_base: record } = await call(port, 'GET', `/v1/public/workspaces/${workspaceId}/knowledge_bases/${knowledgeBaseId}`, auth, undefined, agent);
+    for (const proc of Object.values(stack))
+      if (proc.exit) throw new Error(`${proc.name} exited (code ${proc.exit.code}) during ingestion\n${proc.output()}`);
+    const { knowledge_base: record } = await call(
+      port,
+      'GET',
+      `/v1/public/workspaces/${workspaceId}/knowledge_bases/${knowledgeBaseId}`,
+      auth,
+      undefined,
+      agent,
+    );
     const counts = record.items_by_status;
     if (counts.completed + counts.failed >= docs.length) break;
     if (performance.now() - lastLog > 15_000) {
       lastLog = performance.now();
       log(`${fmt((performance.now() - started) / 1000, 0)} s: ${added}/${docs.length} added, ${JSON.stringify(counts)}`);
     }
-    if (performance.now() - started > INGEST_TIMEOUT_MS) throw new Error(`not ingested within ${INGEST_TIMEOUT_MS / 60_000} min: ${JSON.stringify(counts)}`);
+    if (performance.now() - started > INGEST_TIMEOUT_MS)
+      throw new Error(`not ingested within ${INGEST_TIMEOUT_MS / 60_000} min: ${JSON.stringify(counts)}`);
     await sleep(100);
   }
   const seconds = (performance.now() - started) / 1000;
@@ -338,24 +382,66 @@ async function main() {
     if (ingestPath === 'api') {
       log('starting catalog, asset, knowledge-base and gateway');
       const { env, stack } = await startStack(databaseUrl, assetDir, procs);
-      const created = JSON.parse(runNode(ENTRIES.cli, ['workspace', 'create', '--name', 'bench-retrieval', '--plan', 'enterprise', '--json'], env, 'workspace create'));
+      const created = JSON.parse(
+        runNode(
+          ENTRIES.cli,
+          ['workspace', 'create', '--name', 'bench-retrieval', '--plan', 'enterprise', '--json'],
+          env,
+          'workspace create',
+        ),
+      );
       const auth = { authorization: `Bearer ${created.api_key}` };
       const port = stack.gateway.port;
       const kbPath = `/v1/public/workspaces/${created.workspace_id}/knowledge_bases`;
       const { knowledge_base: made } = await call(port, 'POST', kbPath, auth, { knowledge_base: { name: 'SciFact' } });
       log(`ingesting through the gateway into knowledge base ${made.id} (${made.embedding_model}), ${inFlight} documents in flight`);
-      const { seconds, failed: failedItems } = await ingestThroughApi({ port, auth, workspaceId: created.workspace_id, knowledgeBaseId: made.id, docs: corpus, inFlight, stack, dataSource });
+      const { seconds, failed: failedItems } = await ingestThroughApi({
+        port,
+        auth,
+        workspaceId: created.workspace_id,
+        knowledgeBaseId: made.id,
+        docs: corpus,
+        inFlight,
+        stack,
+        dataSource,
+      });
       const { knowledge_base: record } = await call(port, 'GET', `${kbPath}/${made.id}`, auth);
-      const [{ count: chunks }] = await dataSource.query('SELECT count(*)::int AS count FROM knowledge_base.chunks WHERE knowledge_base_id = $1', [made.id]);
-      ingest = { path: 'api', documents: corpus.length, seconds, docsPerSecond: corpus.length / seconds, inFlight, items: record.items_by_status, chunks, failedItems };
+      const [{ count: chunks }] = await dataSource.query(
+        'SELECT count(*)::int AS count FROM knowledge_base.chunks WHERE knowledge_base_id = $1',
+        [made.id],
+      );
+      ingest = {
+        path: 'api',
+        documents: corpus.length,
+        seconds,
+        docsPerSecond: corpus.length / seconds,
+        inFlight,
+        items: record.items_by_status,
+        chunks,
+        failedItems,
+      };
       log(`ingested ${corpus.length} documents in ${fmt(seconds, 1)} s (${chunks} chunks)`);
       await dataSource.query('VACUUM ANALYZE knowledge_base.chunks, knowledge_base.chunk_postings, knowledge_base.chunk_vectors');
-      knowledgeBase = { id: made.id, workspace_id: created.workspace_id, embedding_model: record.embedding_model, embedding_dimensions: record.embedding_dimensions };
+      knowledgeBase = {
+        id: made.id,
+        workspace_id: created.workspace_id,
+        embedding_model: record.embedding_model,
+        embedding_dimensions: record.embedding_dimensions,
+      };
       docOfIndexChunk = (chunk) => chunk.item_name;
 
       const agent = new Agent({ keepAlive: true, maxSockets: 1 });
       const search = (type, limit) => async (text) =>
-        (await call(port, 'POST', `${kbPath}/${made.id}/search`, auth, { search_query: text, search_type: type, search_chunk_limit: limit, search_score_threshold: 0 }, agent)).response.chunks;
+        (
+          await call(
+            port,
+            'POST',
+            `${kbPath}/${made.id}/search`,
+            auth,
+            { search_query: text, search_type: type, search_chunk_limit: limit, search_score_threshold: 0 },
+            agent,
+          )
+        ).response.chunks;
       for (const type of TYPES) {
         const found = await quality(queries, qrels, search(type, ROUTE_LIMIT), (chunk) => chunk.item_name, ROUTE_LIMIT);
         results.route[type] = { ndcg10: found.ndcg10, recall20: found.recall, ...(await latency(queries, search(type, 10))) };
@@ -363,7 +449,12 @@ async function main() {
       }
       agent.destroy();
     } else {
-      knowledgeBase = { id: '00000000-0000-4000-8000-000000000001', workspace_id: '00000000-0000-4000-8000-000000000002', embedding_model: 'universal-sentence-encoder-lite', embedding_dimensions: null };
+      knowledgeBase = {
+        id: '00000000-0000-4000-8000-000000000001',
+        workspace_id: '00000000-0000-4000-8000-000000000002',
+        embedding_model: 'universal-sentence-encoder-lite',
+        embedding_dimensions: null,
+      };
       log(`ingesting through the index (vectors: ${vectorPath.kind}, ${threads} embedding threads, items of ${itemSize})`);
       const started = performance.now();
       const docOf = await ingestThroughIndex(index, knowledgeBase, corpus, itemSize);
@@ -386,13 +477,28 @@ async function main() {
     const sweep = [];
     if (process.argv.includes('--sweep')) {
       for (const vectorWeight of [0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1]) {
-        const found = await quality(queries, qrels, indexSearch(opened.make({ localVectorWeight: vectorWeight }), 'hybrid', 100), docOfIndexChunk, 100);
+        const found = await quality(
+          queries,
+          qrels,
+          indexSearch(opened.make({ localVectorWeight: vectorWeight }), 'hybrid', 100),
+          docOfIndexChunk,
+          100,
+        );
         sweep.push({ vectorWeight, ndcg10: found.ndcg10, recall100: found.recall });
         log(`hybrid, vector weight ${vectorWeight}: nDCG@10 ${fmt(found.ndcg10, 4)}, recall@100 ${fmt(found.recall, 4)}`);
       }
     }
 
-    const report = { machine: machine(), ingest, vectors: vectorPath.kind, fusion, hybridCandidates: opened.hybridCandidates, queries: queries.length, results, sweep };
+    const report = {
+      machine: machine(),
+      ingest,
+      vectors: vectorPath.kind,
+      fusion,
+      hybridCandidates: opened.hybridCandidates,
+      queries: queries.length,
+      results,
+      sweep,
+    };
     process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : markdown(report, corpus.length));
   } catch (error) {
     failed = true;
@@ -417,7 +523,9 @@ function markdown(r, documents) {
   const lines = [
     `Retrieval on SciFact: ${documents} documents, ${r.queries} test queries; ${r.machine.cpu}, ${r.machine.cores} cores, Node ${r.machine.node}, ${r.machine.date}`,
     `Ingest (${how}): ${fmt(ingest.seconds, 1)} s, ${fmt(ingest.docsPerSecond, 1)} docs/s; vectors: ${r.vectors}`,
-    ...(ingest.failedItems?.length ? [`Failed items (left out): ${ingest.failedItems.map((item) => `${item.name} (${item.error})`).join('; ')}`] : []),
+    ...(ingest.failedItems?.length
+      ? [`Failed items (left out): ${ingest.failedItems.map((item) => `${item.name} (${item.error})`).join('; ')}`]
+      : []),
     `Hybrid: weighted RRF, full_text ${fusion.fullText}, vector ${fusion.vector}, k ${fusion.rankConstant}, ${r.hybridCandidates} candidates a side`,
     '',
   ];
@@ -427,7 +535,10 @@ function markdown(r, documents) {
       '',
       '| search_type | nDCG@10 | recall@20 | p50 ms | p99 ms |',
       '|---|---|---|---|---|',
-      ...TYPES.map((type) => `| ${type} | ${fmt(results.route[type].ndcg10, 4)} | ${fmt(results.route[type].recall20, 4)} | ${fmt(results.route[type].p50)} | ${fmt(results.route[type].p99)} |`),
+      ...TYPES.map(
+        (type) =>
+          `| ${type} | ${fmt(results.route[type].ndcg10, 4)} | ${fmt(results.route[type].recall20, 4)} | ${fmt(results.route[type].p50)} | ${fmt(results.route[type].p99)} |`,
+      ),
       '',
     );
   }
@@ -436,9 +547,18 @@ function markdown(r, documents) {
     '',
     '| search_type | nDCG@10 | recall@100 | p50 ms | p99 ms |',
     '|---|---|---|---|---|',
-    ...TYPES.map((type) => `| ${type} | ${fmt(results.index[type].ndcg10, 4)} | ${fmt(results.index[type].recall100, 4)} | ${fmt(results.index[type].p50)} | ${fmt(results.index[type].p99)} |`),
+    ...TYPES.map(
+      (type) =>
+        `| ${type} | ${fmt(results.index[type].ndcg10, 4)} | ${fmt(results.index[type].recall100, 4)} | ${fmt(results.index[type].p50)} | ${fmt(results.index[type].p99)} |`,
+    ),
   );
-  if (r.sweep.length) lines.push('', '| hybrid vector weight | nDCG@10 | recall@100 |', '|---|---|---|', ...r.sweep.map((s) => `| ${s.vectorWeight} | ${fmt(s.ndcg10, 4)} | ${fmt(s.recall100, 4)} |`));
+  if (r.sweep.length)
+    lines.push(
+      '',
+      '| hybrid vector weight | nDCG@10 | recall@100 |',
+      '|---|---|---|',
+      ...r.sweep.map((s) => `| ${s.vectorWeight} | ${fmt(s.ndcg10, 4)} | ${fmt(s.recall100, 4)} |`),
+    );
   return `${lines.join('\n')}\n`;
 }
 

@@ -67,7 +67,16 @@ const MAX_IN_FLIGHT = 256;
 /** Items a knowledge base takes before the soak replaces it (so searches cost the same all along). */
 const KNOWLEDGE_BASE_ITEMS = 100;
 const RSS_SAMPLE_MS = 10_000;
-const WEIGHTS = { prompt: 30, 'prompt-stream': 10, agent: 15, 'workflow-async': 10, 'prompt-trigger': 10, search: 15, ingest: 5, lookup: 5 };
+const WEIGHTS = {
+  prompt: 30,
+  'prompt-stream': 10,
+  agent: 15,
+  'workflow-async': 10,
+  'prompt-trigger': 10,
+  search: 15,
+  ingest: 5,
+  lookup: 5,
+};
 
 const { values: args } = parseArgs({
   options: {
@@ -101,7 +110,15 @@ const tmp = mkdtempSync(join(tmpdir(), 'waggle-soak-'));
 const { startOwnNats, startOwnRedis } = createRequire(import.meta.url)('../../dist/libs/testing/src/own-infrastructure.js');
 const ownRedis = await startOwnRedis(await freePort(), join(tmp, 'redis'));
 const ownNats = await startOwnNats(await freePort(), join(tmp, 'nats'));
-const env = { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_URL: options.databaseUrl, REDIS_URL: ownRedis.url, NATS_URL: ownNats.url, CALLBACK_URL_ALLOWLIST: '127.0.0.1' };
+const env = {
+  ...process.env,
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'warn',
+  DATABASE_URL: options.databaseUrl,
+  REDIS_URL: ownRedis.url,
+  NATS_URL: ownNats.url,
+  CALLBACK_URL_ALLOWLIST: '127.0.0.1',
+};
 const queueConnection = new Redis(ownRedis.url, { maxRetriesPerRequest: null });
 const queues = QUEUES.map((name) => new Queue(name, { connection: queueConnection }));
 const procs = [];
@@ -152,7 +169,11 @@ function rssMiB(pid) {
 
 function databaseConnections() {
   const database = new URL(options.databaseUrl).pathname.slice(1);
-  const result = spawnSync('psql', ['-X', '-qAt', options.databaseUrl, '-c', `SELECT count(*) FROM pg_stat_activity WHERE datname = '${database}'`], { encoding: 'utf8' });
+  const result = spawnSync(
+    'psql',
+    ['-X', '-qAt', options.databaseUrl, '-c', `SELECT count(*) FROM pg_stat_activity WHERE datname = '${database}'`],
+    { encoding: 'utf8' },
+  );
   return Number(result.stdout.trim());
 }
 
@@ -162,23 +183,38 @@ async function main() {
   receiver = await startReceiver();
   const callbackUrl = `http://127.0.0.1:${receiver.address().port}/soak`;
   const fakePort = await freePort();
-  procs.push(startProcess('fake-provider', ENTRIES.fake, { ...env, FAKE_PROVIDER_PORT: String(fakePort), FAKE_PROVIDER_HOST: '127.0.0.1', FAKE_PROVIDER_LATENCY_MS: '0' }));
+  procs.push(
+    startProcess('fake-provider', ENTRIES.fake, {
+      ...env,
+      FAKE_PROVIDER_PORT: String(fakePort),
+      FAKE_PROVIDER_HOST: '127.0.0.1',
+      FAKE_PROVIDER_LATENCY_MS: '0',
+    }),
+  );
   const publicPort = await freePort();
   const stateDir = join(tmp, 'up');
-  const supervisor = startProcess('supervisor', SUPERVISOR, {
-    ...env,
-    PORT: String(publicPort),
-    WAGGLE_PORT_BASE: String(10_000 + Math.floor(Math.random() * 7_000)), // below freePort's range and the ephemeral one
-    WAGGLE_STATE_DIR: stateDir,
-    FAKE_BASE_URL: `http://127.0.0.1:${fakePort}/v1`,
-    FAKE_API_KEY: 'soak',
-  }, [], ['--replicas', String(options.replicas)]);
+  const supervisor = startProcess(
+    'supervisor',
+    SUPERVISOR,
+    {
+      ...env,
+      PORT: String(publicPort),
+      WAGGLE_PORT_BASE: String(10_000 + Math.floor(Math.random() * 7_000)), // below freePort's range and the ephemeral one
+      WAGGLE_STATE_DIR: stateDir,
+      FAKE_BASE_URL: `http://127.0.0.1:${fakePort}/v1`,
+      FAKE_API_KEY: 'soak',
+    },
+    [],
+    ['--replicas', String(options.replicas)],
+  );
   procs.push(supervisor);
   const state = () => JSON.parse(readFileSync(join(stateDir, 'up.json'), 'utf8'));
   const base = `http://127.0.0.1:${publicPort}`;
   for (let waited = 0; ; waited += 250) {
     if (supervisor.exit) throw new Error(`the supervisor exited:\n${supervisor.output()}`);
-    const ready = await fetch(`${base}/health/ready`).then((response) => response.json()).catch(() => undefined);
+    const ready = await fetch(`${base}/health/ready`)
+      .then((response) => response.json())
+      .catch(() => undefined);
     if (ready?.services && Object.values(ready.services).every((service) => service.status === 'up')) break;
     if (waited > 120_000) throw new Error(`the stack did not become ready:\n${supervisor.output()}`);
     await sleep(250);
@@ -188,24 +224,47 @@ async function main() {
   const catalogFile = join(tmp, 'models.yaml');
   writeFileSync(catalogFile, benchCatalogYaml('2099.9.9', MODEL));
   runNode(ENTRIES.cli, ['catalog', 'load', '--file', catalogFile, '--force', '--json'], env, 'catalog load');
-  const workspace = JSON.parse(runNode(ENTRIES.cli, ['workspace', 'create', '--name', 'bench-soak', '--plan', 'enterprise', '--json'], env, 'workspace create'));
+  const workspace = JSON.parse(
+    runNode(ENTRIES.cli, ['workspace', 'create', '--name', 'bench-soak', '--plan', 'enterprise', '--json'], env, 'workspace create'),
+  );
   writeFileSync(join(tmp, 'prompts.yaml'), benchPromptYaml('soak', MODEL));
-  const [deployment] = JSON.parse(runNode(ENTRIES.cli, ['apply', '-f', join(tmp, 'prompts.yaml'), '--workspace', workspace.workspace_id, '--json'], env, 'apply'));
+  const [deployment] = JSON.parse(
+    runNode(ENTRIES.cli, ['apply', '-f', join(tmp, 'prompts.yaml'), '--workspace', workspace.workspace_id, '--json'], env, 'apply'),
+  );
   const headers = { authorization: `Bearer ${workspace.api_key}`, 'content-type': 'application/json' };
   const post = async (path, body) => {
     const response = await fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
     if (response.status !== 200) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
     return response.json();
   };
-  const { agent } = await post(`/v1/public/workspaces/${workspace.workspace_id}/agents`, { agent: { name: 'soak', llm_model: MODEL, model_type: 'llm' } });
+  const { agent } = await post(`/v1/public/workspaces/${workspace.workspace_id}/agents`, {
+    agent: { name: 'soak', llm_model: MODEL, model_type: 'llm' },
+  });
   const [workflow] = (
     await post('/v1/private/workflows/apply', {
-      workflows: [{ deployment: 'soak-flow', variants: [{ name: 'default', inputs: { topic: { type: 'text', required: true } }, output: '{{ note.output }}', steps: [{ id: 'note', type: 'template', text: 'About {{ topic }}' }] }] }],
+      workflows: [
+        {
+          deployment: 'soak-flow',
+          variants: [
+            {
+              name: 'default',
+              inputs: { topic: { type: 'text', required: true } },
+              output: '{{ note.output }}',
+              steps: [{ id: 'note', type: 'template', text: 'About {{ topic }}' }],
+            },
+          ],
+        },
+      ],
     })
   ).workflows;
   const knowledgeBases = `/v1/public/workspaces/${workspace.workspace_id}/knowledge_bases`;
   /** A knowledge base in use: searched and filled until full, then retired and deleted once nothing uses it. */
-  const newKnowledgeBase = async () => ({ id: (await post(knowledgeBases, { knowledge_base: { name: 'soak' } })).knowledge_base.id, items: 0, using: 0, retired: false });
+  const newKnowledgeBase = async () => ({
+    id: (await post(knowledgeBases, { knowledge_base: { name: 'soak' } })).knowledge_base.id,
+    items: 0,
+    using: 0,
+    retired: false,
+  });
   let knowledgeBase = await newKnowledgeBase();
   let replacing;
   /** Runs `use` against the current knowledge base; the last use of a retired one deletes it. */
@@ -216,7 +275,8 @@ async function main() {
       return await use(held);
     } finally {
       held.using -= 1;
-      if (held.retired && held.using === 0) await call(`${knowledgeBases}/${held.id}`, { method: 'DELETE', headers }, (status) => status === 200 || status === 202);
+      if (held.retired && held.using === 0)
+        await call(`${knowledgeBases}/${held.id}`, { method: 'DELETE', headers }, (status) => status === 200 || status === 202);
     }
   };
   const replaceWhenFull = async () => {
@@ -225,7 +285,8 @@ async function main() {
       const full = knowledgeBase;
       knowledgeBase = await newKnowledgeBase();
       full.retired = true;
-      if (full.using === 0) await call(`${knowledgeBases}/${full.id}`, { method: 'DELETE', headers }, (status) => status === 200 || status === 202);
+      if (full.using === 0)
+        await call(`${knowledgeBases}/${full.id}`, { method: 'DELETE', headers }, (status) => status === 200 || status === 202);
     })().finally(() => (replacing = undefined));
     return replacing;
   };
@@ -239,37 +300,107 @@ async function main() {
     if (!ok(response.status, text)) throw new Error(`${response.status} ${text.slice(0, 200)}`);
     return text;
   };
-  const invoke = (extra = {}) => ({ method: 'POST', headers, body: JSON.stringify({ deployment: 'soak', variant: 'default', inputs: { question: 'soak' }, ...extra }) });
+  const invoke = (extra = {}) => ({
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ deployment: 'soak', variant: 'default', inputs: { question: 'soak' }, ...extra }),
+  });
   const operations = {
     prompt: async () => lookups.push(JSON.parse(await call('/v1/prompt/invoke', invoke(), (status) => status === 200)).request_id),
-    'prompt-stream': () => call('/v1/prompt/invoke', invoke({ streaming: true }), (status, text) => status === 200 && text.trimEnd().endsWith('data: [DONE]') && !text.includes('"type":"error"')),
-    agent: () => call('/v1/agent/invoke', { method: 'POST', headers, body: JSON.stringify({ agent: agent.id, message: 'soak' }) }, (status) => status === 200),
+    'prompt-stream': () =>
+      call(
+        '/v1/prompt/invoke',
+        invoke({ streaming: true }),
+        (status, text) => status === 200 && text.trimEnd().endsWith('data: [DONE]') && !text.includes('"type":"error"'),
+      ),
+    agent: () =>
+      call(
+        '/v1/agent/invoke',
+        { method: 'POST', headers, body: JSON.stringify({ agent: agent.id, message: 'soak' }) },
+        (status) => status === 200,
+      ),
     'workflow-async': async () =>
-      accepted.push(JSON.parse(await call('/v1/workflow/invoke', { method: 'POST', headers, body: JSON.stringify({ deployment: workflow.deployment, variant: 'default', inputs: { topic: 'soak' }, async: { enabled: true, callback_url: callbackUrl } }) }, (status) => status === 200 || status === 202)).request_id),
+      accepted.push(
+        JSON.parse(
+          await call(
+            '/v1/workflow/invoke',
+            {
+              method: 'POST',
+              headers,
+              body: JSON.stringify({
+                deployment: workflow.deployment,
+                variant: 'default',
+                inputs: { topic: 'soak' },
+                async: { enabled: true, callback_url: callbackUrl },
+              }),
+            },
+            (status) => status === 200 || status === 202,
+          ),
+        ).request_id,
+      ),
     'prompt-trigger': async () =>
       accepted.push(
         JSON.parse(
-          await call(`/v1/prompt/webhooks/${deployment.prompt_endpoint_id}/variants/${deployment.variants[0].variant_id}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-webhook-secret': deployment.webhook_secret }, body: JSON.stringify({ inputs: { question: 'soak' }, async: { callback_url: callbackUrl } }) }, (status) => status === 202),
+          await call(
+            `/v1/prompt/webhooks/${deployment.prompt_endpoint_id}/variants/${deployment.variants[0].variant_id}`,
+            {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'x-service-webhook-secret': deployment.webhook_secret },
+              body: JSON.stringify({ inputs: { question: 'soak' }, async: { callback_url: callbackUrl } }),
+            },
+            (status) => status === 202,
+          ),
         ).request_id,
       ),
     search: () =>
-      withKnowledgeBase((kb) => call(`${knowledgeBases}/${kb.id}/search`, { method: 'POST', headers, body: JSON.stringify({ search_query: 'soak', search_type: 'hybrid', search_chunk_limit: 3, search_score_threshold: 0 }) }, (status) => status === 200)),
+      withKnowledgeBase((kb) =>
+        call(
+          `${knowledgeBases}/${kb.id}/search`,
+          {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ search_query: 'soak', search_type: 'hybrid', search_chunk_limit: 3, search_score_threshold: 0 }),
+          },
+          (status) => status === 200,
+        ),
+      ),
     ingest: async () => {
       documents += 1;
       const form = new FormData();
-      form.append('file', new Blob([`Soak document ${documents}. ${'Long runs show what short ones hide. '.repeat(60)}`]), `soak-${documents}.txt`);
-      const uploaded = await call(`/v1/public/workspaces/${workspace.workspace_id}/assets`, { method: 'POST', headers: { authorization: headers.authorization }, body: form }, (status) => status === 200);
+      form.append(
+        'file',
+        new Blob([`Soak document ${documents}. ${'Long runs show what short ones hide. '.repeat(60)}`]),
+        `soak-${documents}.txt`,
+      );
+      const uploaded = await call(
+        `/v1/public/workspaces/${workspace.workspace_id}/assets`,
+        { method: 'POST', headers: { authorization: headers.authorization }, body: form },
+        (status) => status === 200,
+      );
       await withKnowledgeBase(async (kb) => {
         kb.items += 1;
-        await call(`/v1/private/knowledge_bases/${kb.id}/items`, { method: 'POST', headers, body: JSON.stringify({ asset_id: JSON.parse(uploaded).asset.id }) }, (status) => status === 200);
+        await call(
+          `/v1/private/knowledge_bases/${kb.id}/items`,
+          { method: 'POST', headers, body: JSON.stringify({ asset_id: JSON.parse(uploaded).asset.id }) },
+          (status) => status === 200,
+        );
       });
       await replaceWhenFull();
     },
-    lookup: () => (lookups.length === 0 ? operations.prompt() : call(`/v1/public/requests/${lookups[Math.floor(Math.random() * lookups.length)]}`, { headers }, (status) => status === 200)),
+    lookup: () =>
+      lookups.length === 0
+        ? operations.prompt()
+        : call(`/v1/public/requests/${lookups[Math.floor(Math.random() * lookups.length)]}`, { headers }, (status) => status === 200),
   };
   const deck = Object.entries(WEIGHTS).flatMap(([kind, weight]) => Array(weight).fill(kind));
   let window;
-  const newWindow = (index) => ({ index, started: Date.now(), latencies: Object.fromEntries(Object.keys(WEIGHTS).map((kind) => [kind, []])), errors: [], operations: 0 });
+  const newWindow = (index) => ({
+    index,
+    started: Date.now(),
+    latencies: Object.fromEntries(Object.keys(WEIGHTS).map((kind) => [kind, []])),
+    errors: [],
+    operations: 0,
+  });
   let inFlight = 0;
   const runOne = async () => {
     const kind = deck[Math.floor(Math.random() * deck.length)];
@@ -291,9 +422,11 @@ async function main() {
   if (rate === undefined) {
     window = newWindow(-1);
     const until = Date.now() + options.capacitySeconds * 1000;
-    await Promise.all(Array.from({ length: CAPACITY_CONCURRENCY }, async () => {
-      while (Date.now() < until) await runOne();
-    }));
+    await Promise.all(
+      Array.from({ length: CAPACITY_CONCURRENCY }, async () => {
+        while (Date.now() < until) await runOne();
+      }),
+    );
     const capacity = window.operations / options.capacitySeconds;
     if (window.errors.length > 0) log(`capacity run: ${window.errors.length} errors, e.g. ${window.errors[0]}`);
     rate = capacity / 2;
@@ -303,7 +436,11 @@ async function main() {
   const windows = [];
   const sample = () => {
     const { apps } = state();
-    return Object.fromEntries([...apps.map((app) => [app.name, rssMiB(app.pid)]), ['supervisor', rssMiB(supervisor.pid)], ['fake-provider', rssMiB(procs[0].pid)]]);
+    return Object.fromEntries([
+      ...apps.map((app) => [app.name, rssMiB(app.pid)]),
+      ['supervisor', rssMiB(supervisor.pid)],
+      ['fake-provider', rssMiB(procs[0].pid)],
+    ]);
   };
   /** The window's RSS readings, process by process. */
   let readings = [];
@@ -313,7 +450,10 @@ async function main() {
     readings = [];
     return Object.fromEntries(
       Object.keys(taken.at(-1)).map((name) => {
-        const values = taken.map((reading) => reading[name]).filter((value) => value !== null).sort((a, b) => a - b);
+        const values = taken
+          .map((reading) => reading[name])
+          .filter((value) => value !== null)
+          .sort((a, b) => a - b);
         return [name, values.length > 0 ? values[Math.floor(values.length / 2)] : null];
       }),
     );
@@ -343,7 +483,9 @@ async function main() {
   if (window.operations > 0) windows.push(await closeWindow(window));
 
   async function closeWindow(closing) {
-    const depths = Object.fromEntries(await Promise.all(queues.map(async (queue) => [queue.name, await queue.getJobCounts('waiting', 'active', 'delayed', 'failed')])));
+    const depths = Object.fromEntries(
+      await Promise.all(queues.map(async (queue) => [queue.name, await queue.getJobCounts('waiting', 'active', 'delayed', 'failed')])),
+    );
     const summary = {
       window: closing.index,
       minutes: (Date.now() - closing.started) / 60_000,
@@ -355,12 +497,15 @@ async function main() {
       queues: depths,
       postgresConnections: databaseConnections(),
     };
-    log(`window ${summary.window}: ${summary.operations} operations, ${summary.errors} errors${summary.errors > 0 ? ` (first: ${summary.firstErrors[0]})` : ''}, PG connections ${summary.postgresConnections}`);
+    log(
+      `window ${summary.window}: ${summary.operations} operations, ${summary.errors} errors${summary.errors > 0 ? ` (first: ${summary.firstErrors[0]})` : ''}, PG connections ${summary.postgresConnections}`,
+    );
     return summary;
   }
 
   // Every accepted async run's callback, before anything is judged.
-  for (let waited = 0; [...accepted].some((id) => !callbacks.has(`msg_${id.replace(/^req_/, '')}`)) && waited < 120_000; waited += 500) await sleep(500);
+  for (let waited = 0; [...accepted].some((id) => !callbacks.has(`msg_${id.replace(/^req_/, '')}`)) && waited < 120_000; waited += 500)
+    await sleep(500);
   const missing = accepted.filter((id) => !callbacks.has(`msg_${id.replace(/^req_/, '')}`));
   clearInterval(sampler);
   const first = (windows[1] ?? windows[0])?.rssMiB ?? {};
@@ -370,16 +515,37 @@ async function main() {
 }
 
 function markdown(report) {
-  const lines = [`Soak: ${report.options.minutes} min at ${fmt(report.options.rate, 1)} operations/s, ${report.options.replicas} replica(s) of every app`, ''];
-  lines.push('| window | operations | errors | ' + Object.keys(WEIGHTS).map((kind) => `${kind} p50/p99 ms`).join(' | ') + ' | PG conns | queues waiting/active/delayed/failed |');
+  const lines = [
+    `Soak: ${report.options.minutes} min at ${fmt(report.options.rate, 1)} operations/s, ${report.options.replicas} replica(s) of every app`,
+    '',
+  ];
+  lines.push(
+    '| window | operations | errors | ' +
+      Object.keys(WEIGHTS)
+        .map((kind) => `${kind} p50/p99 ms`)
+        .join(' | ') +
+      ' | PG conns | queues waiting/active/delayed/failed |',
+  );
   lines.push('|' + ' --- |'.repeat(5 + Object.keys(WEIGHTS).length));
   for (const w of report.windows) {
-    const depths = Object.entries(w.queues).map(([name, c]) => `${name} ${c.waiting}/${c.active}/${c.delayed}/${c.failed}`).join('; ');
-    lines.push(`| ${w.window} | ${w.operations} | ${w.errors} | ${Object.keys(WEIGHTS).map((kind) => `${fmt(w.latencyMs[kind].p50, 1)} / ${fmt(w.latencyMs[kind].p99, 1)}`).join(' | ')} | ${w.postgresConnections} | ${depths} |`);
+    const depths = Object.entries(w.queues)
+      .map(([name, c]) => `${name} ${c.waiting}/${c.active}/${c.delayed}/${c.failed}`)
+      .join('; ');
+    lines.push(
+      `| ${w.window} | ${w.operations} | ${w.errors} | ${Object.keys(WEIGHTS)
+        .map((kind) => `${fmt(w.latencyMs[kind].p50, 1)} / ${fmt(w.latencyMs[kind].p99, 1)}`)
+        .join(' | ')} | ${w.postgresConnections} | ${depths} |`,
+    );
   }
-  lines.push('', '| process | ' + report.windows.map((w) => `w${w.window} median RSS MiB`).join(' | ') + ' | growth since w1 |', '|' + ' --- |'.repeat(report.windows.length + 2));
+  lines.push(
+    '',
+    '| process | ' + report.windows.map((w) => `w${w.window} median RSS MiB`).join(' | ') + ' | growth since w1 |',
+    '|' + ' --- |'.repeat(report.windows.length + 2),
+  );
   for (const name of Object.keys(report.windows.at(-1)?.rssMiB ?? {})) {
-    lines.push(`| ${name} | ${report.windows.map((w) => fmt(w.rssMiB[name], 1)).join(' | ')} | ${report.rssGrowth[name] === null ? 'n/a' : `${fmt(100 * report.rssGrowth[name], 1)} %`} |`);
+    lines.push(
+      `| ${name} | ${report.windows.map((w) => fmt(w.rssMiB[name], 1)).join(' | ')} | ${report.rssGrowth[name] === null ? 'n/a' : `${fmt(100 * report.rssGrowth[name], 1)} %`} |`,
+    );
   }
   lines.push('', `accepted async runs ${report.accepted}, callbacks missing ${report.missingCallbacks}`);
   return lines.join('\n');

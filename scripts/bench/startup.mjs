@@ -16,7 +16,6 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { freePort, log, machine, ROOT, sleep } from './bench-lib.mjs';
 
-
 /** The seven apps and the ports they use in a normal stack (the bench picks free ones). */
 const APPS = {
   gateway: 3000,

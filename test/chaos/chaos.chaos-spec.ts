@@ -40,7 +40,9 @@ import { join } from 'node:path';
 jest.setTimeout(10 * 60_000);
 
 const SHORT = process.env.CHAOS_SHORT === '1';
-const KILLED_APPS = SHORT ? ['invocation', 'knowledge-base', 'gateway'] : ['invocation', 'agent', 'knowledge-base', 'asset', 'catalog', 'callback-dispatcher', 'gateway'];
+const KILLED_APPS = SHORT
+  ? ['invocation', 'knowledge-base', 'gateway']
+  : ['invocation', 'agent', 'knowledge-base', 'asset', 'catalog', 'callback-dispatcher', 'gateway'];
 const RESTARTED: Array<'redis' | 'nats' | 'postgres'> = SHORT ? ['nats'] : ['redis', 'nats', 'postgres'];
 /** The issue's bound on recovering from an infrastructure restart. */
 const RECOVERY_LIMIT_MS = 30_000;
@@ -89,7 +91,12 @@ async function freePortBlock(size: number): Promise<number> {
 function isCatalogError(text: string): boolean {
   try {
     const body = JSON.parse(text) as Record<string, unknown>;
-    return typeof body.error === 'string' && typeof body.error_code === 'string' && body.code === body.error_code && KNOWN_CODES.has(body.error_code);
+    return (
+      typeof body.error === 'string' &&
+      typeof body.error_code === 'string' &&
+      body.code === body.error_code &&
+      KNOWN_CODES.has(body.error_code)
+    );
   } catch {
     return false;
   }
@@ -106,7 +113,12 @@ function isCatalogStreamError(text: string): boolean {
     .map((line) => line.slice('data: '.length));
   try {
     const last = JSON.parse(events.at(-1) ?? '') as Record<string, unknown>;
-    return last.type === 'error' && KNOWN_CODES.has(String(last.error_code)) && [502, 503, 504].includes(Number(last.status_code)) && text.trimEnd().endsWith('data: [DONE]');
+    return (
+      last.type === 'error' &&
+      KNOWN_CODES.has(String(last.error_code)) &&
+      [502, 503, 504].includes(Number(last.status_code)) &&
+      text.trimEnd().endsWith('data: [DONE]')
+    );
   } catch {
     return false;
   }
@@ -123,7 +135,8 @@ const CUT = 'cut: ';
 function isAcceptableFailure(failure: Outcome): boolean {
   if ([502, 503, 504].includes(failure.status)) return isCatalogError(failure.detail);
   if (failure.kind !== 'prompt-stream' || failure.status !== 200) return false;
-  if (failure.detail.startsWith(CUT)) return [failure.phase, failure.endedIn].includes('kill gateway') && !failure.detail.includes('TimeoutError');
+  if (failure.detail.startsWith(CUT))
+    return [failure.phase, failure.endedIn].includes('kill gateway') && !failure.detail.includes('TimeoutError');
   return isCatalogStreamError(failure.detail);
 }
 
@@ -164,7 +177,12 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
   const state = (): UpState => JSON.parse(readFileSync(stateFile, 'utf8')) as UpState;
   const authorized = () => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
 
-  async function request(kind: Kind, path: string, init: RequestInit, accept: (status: number, text: string) => boolean): Promise<string | undefined> {
+  async function request(
+    kind: Kind,
+    path: string,
+    init: RequestInit,
+    accept: (status: number, text: string) => boolean,
+  ): Promise<string | undefined> {
     const startedIn = phase;
     let opened = 0;
     try {
@@ -178,42 +196,134 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
       return ok ? text : undefined;
     } catch (error) {
       // status: what the answer had opened with before it was cut (0: no answer at all).
-      outcomes.push({ kind, phase: startedIn, endedIn: phase, ok: false, status: opened, detail: `${CUT}${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}` });
+      outcomes.push({
+        kind,
+        phase: startedIn,
+        endedIn: phase,
+        ok: false,
+        status: opened,
+        detail: `${CUT}${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
+      });
       return undefined;
     }
   }
 
   let documents = 0;
   const once: Record<Kind, () => Promise<unknown>> = {
-    prompt: () => request('prompt', '/v1/prompt/invoke', { method: 'POST', headers: authorized(), body: JSON.stringify({ deployment: deployment.deployment, variant: 'default', inputs: { question: 'chaos' } }) }, (status) => status === 200),
+    prompt: () =>
+      request(
+        'prompt',
+        '/v1/prompt/invoke',
+        {
+          method: 'POST',
+          headers: authorized(),
+          body: JSON.stringify({ deployment: deployment.deployment, variant: 'default', inputs: { question: 'chaos' } }),
+        },
+        (status) => status === 200,
+      ),
     'prompt-stream': () =>
-      request('prompt-stream', '/v1/prompt/invoke', { method: 'POST', headers: authorized(), body: JSON.stringify({ deployment: deployment.deployment, variant: 'default', inputs: { question: 'chaos stream' }, streaming: true }) }, (status, text) => status === 200 && text.includes('"type":"usage"') && text.trimEnd().endsWith('data: [DONE]')),
-    agent: () => request('agent', '/v1/agent/invoke', { method: 'POST', headers: authorized(), body: JSON.stringify({ agent: agent.id, message: 'chaos' }) }, (status) => status === 200),
+      request(
+        'prompt-stream',
+        '/v1/prompt/invoke',
+        {
+          method: 'POST',
+          headers: authorized(),
+          body: JSON.stringify({
+            deployment: deployment.deployment,
+            variant: 'default',
+            inputs: { question: 'chaos stream' },
+            streaming: true,
+          }),
+        },
+        (status, text) => status === 200 && text.includes('"type":"usage"') && text.trimEnd().endsWith('data: [DONE]'),
+      ),
+    agent: () =>
+      request(
+        'agent',
+        '/v1/agent/invoke',
+        { method: 'POST', headers: authorized(), body: JSON.stringify({ agent: agent.id, message: 'chaos' }) },
+        (status) => status === 200,
+      ),
     'workflow-async': async () => {
-      const text = await request('workflow-async', '/v1/workflow/invoke', { method: 'POST', headers: authorized(), body: JSON.stringify({ deployment: workflow.deployment, variant: 'default', inputs: { topic: 'chaos' }, async: { enabled: true, callback_url: callbackUrl } }) }, (status) => status === 200 || status === 202);
+      const text = await request(
+        'workflow-async',
+        '/v1/workflow/invoke',
+        {
+          method: 'POST',
+          headers: authorized(),
+          body: JSON.stringify({
+            deployment: workflow.deployment,
+            variant: 'default',
+            inputs: { topic: 'chaos' },
+            async: { enabled: true, callback_url: callbackUrl },
+          }),
+        },
+        (status) => status === 200 || status === 202,
+      );
       if (text) acceptedRuns.push({ kind: 'workflow-async', requestId: (JSON.parse(text) as { request_id: string }).request_id });
     },
     'prompt-trigger': async () => {
       const path = `/v1/prompt/webhooks/${deployment.prompt_endpoint_id}/variants/${deployment.variants[0].variant_id}`;
-      const text = await request('prompt-trigger', path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-webhook-secret': deployment.webhook_secret ?? '' }, body: JSON.stringify({ inputs: { question: 'chaos trigger' }, async: { callback_url: callbackUrl } }) }, (status) => status === 202);
+      const text = await request(
+        'prompt-trigger',
+        path,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-service-webhook-secret': deployment.webhook_secret ?? '' },
+          body: JSON.stringify({ inputs: { question: 'chaos trigger' }, async: { callback_url: callbackUrl } }),
+        },
+        (status) => status === 202,
+      );
       if (text) acceptedRuns.push({ kind: 'prompt-trigger', requestId: (JSON.parse(text) as { request_id: string }).request_id });
     },
     'agent-trigger': async () => {
-      const text = await request('agent-trigger', `/v1/agent/webhooks/${agent.id}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-webhook-secret': agentSecret }, body: JSON.stringify({ message: 'chaos trigger', async: { callback_url: callbackUrl } }) }, (status) => status === 202);
+      const text = await request(
+        'agent-trigger',
+        `/v1/agent/webhooks/${agent.id}`,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-service-webhook-secret': agentSecret },
+          body: JSON.stringify({ message: 'chaos trigger', async: { callback_url: callbackUrl } }),
+        },
+        (status) => status === 202,
+      );
       if (text) acceptedRuns.push({ kind: 'agent-trigger', requestId: (JSON.parse(text) as { request_id: string }).request_id });
     },
     ingest: async () => {
       documents += 1;
       const form = new FormData();
-      form.append('file', new Blob([`Chaos document ${documents}. ${'Replicas fail and come back; nothing accepted is lost. '.repeat(40)}`]), `chaos-${documents}.txt`);
-      const uploaded = await request('ingest', `/v1/public/workspaces/${workspaceId}/assets`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form }, (status) => status === 200);
+      form.append(
+        'file',
+        new Blob([`Chaos document ${documents}. ${'Replicas fail and come back; nothing accepted is lost. '.repeat(40)}`]),
+        `chaos-${documents}.txt`,
+      );
+      const uploaded = await request(
+        'ingest',
+        `/v1/public/workspaces/${workspaceId}/assets`,
+        { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form },
+        (status) => status === 200,
+      );
       if (!uploaded) return;
       const assetId = (JSON.parse(uploaded) as { asset: { id: string } }).asset.id;
-      const added = await request('ingest', `/v1/private/knowledge_bases/${knowledgeBaseId}/items`, { method: 'POST', headers: authorized(), body: JSON.stringify({ asset_id: assetId }) }, (status) => status === 200);
+      const added = await request(
+        'ingest',
+        `/v1/private/knowledge_bases/${knowledgeBaseId}/items`,
+        { method: 'POST', headers: authorized(), body: JSON.stringify({ asset_id: assetId }) },
+        (status) => status === 200,
+      );
       if (added) ingestedItems.push((JSON.parse(added) as { knowledge_base_item: { id: string } }).knowledge_base_item.id);
     },
     search: () =>
-      request('search', `/v1/public/workspaces/${workspaceId}/knowledge_bases/${knowledgeBaseId}/search`, { method: 'POST', headers: authorized(), body: JSON.stringify({ search_query: 'replicas', search_type: 'full_text', search_chunk_limit: 3, search_score_threshold: 0 }) }, (status) => status === 200),
+      request(
+        'search',
+        `/v1/public/workspaces/${workspaceId}/knowledge_bases/${knowledgeBaseId}/search`,
+        {
+          method: 'POST',
+          headers: authorized(),
+          body: JSON.stringify({ search_query: 'replicas', search_type: 'full_text', search_chunk_limit: 3, search_score_threshold: 0 }),
+        },
+        (status) => status === 200,
+      ),
   };
 
   /** Resolves once fewer than MAX_UNDELIVERED of `kind`'s accepted runs wait for their callback (or the load stops). */
@@ -250,7 +360,10 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
     await expectEventually(
       () => {
         const behind = KINDS.filter((kind) => successes(kind) < (marks.get(kind) ?? 0) + count);
-        if (behind.length > 0) throw new Error(`no progress in ${phase} for: ${behind.join(', ')}; last failures: ${JSON.stringify(outcomes.filter((outcome) => !outcome.ok).slice(-5))}`);
+        if (behind.length > 0)
+          throw new Error(
+            `no progress in ${phase} for: ${behind.join(', ')}; last failures: ${JSON.stringify(outcomes.filter((outcome) => !outcome.ok).slice(-5))}`,
+          );
       },
       { timeoutMs, intervalMs: 100 },
     );
@@ -260,7 +373,9 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
     const { apps } = state();
     for (const app of apps) {
       if (app.status !== 'running') throw new Error(`${app.name} is ${app.status}`);
-      const response = await fetch(`http://127.0.0.1:${app.port}/health/ready`, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
+      const response = await fetch(`http://127.0.0.1:${app.port}/health/ready`, { signal: AbortSignal.timeout(5_000) }).catch(
+        () => undefined,
+      );
       if (response?.status !== 200) throw new Error(`${app.name} is not ready (${response?.status ?? 'no answer'})`);
     }
   }
@@ -289,7 +404,11 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
       ASSET_STORE_TIMEOUT_MS: '20000',
     };
     Object.assign(process.env, env);
-    execFileSync(process.execPath, [join(REPO_ROOT, 'dist/tools/migrate/src/main.js')], { cwd: REPO_ROOT, env: process.env, stdio: 'pipe' });
+    execFileSync(process.execPath, [join(REPO_ROOT, 'dist/tools/migrate/src/main.js')], {
+      cwd: REPO_ROOT,
+      env: process.env,
+      stdio: 'pipe',
+    });
 
     const publicPort = await freePort();
     const portBase = await freePortBlock(20);
@@ -302,7 +421,8 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let supervisorOutput = '';
-    for (const stream of [supervisor.stdout, supervisor.stderr]) stream?.on('data', (chunk: Buffer) => (supervisorOutput += chunk.toString()));
+    for (const stream of [supervisor.stdout, supervisor.stderr])
+      stream?.on('data', (chunk: Buffer) => (supervisorOutput += chunk.toString()));
     await expectEventually(
       async () => {
         if (supervisor?.exitCode !== null) throw new Error(`the supervisor exited:\n${supervisorOutput}`);
@@ -312,27 +432,53 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
     );
 
     await loadCatalogWithFakeModels('2099.9.1', [fakeModel('fake-chaos-chat', { reasoning: false })]);
-    const created = await cliJson<{ workspace_id: string; api_key: string }>(['workspace', 'create', '--name', 'chaos', '--plan', 'enterprise']);
+    const created = await cliJson<{ workspace_id: string; api_key: string }>([
+      'workspace',
+      'create',
+      '--name',
+      'chaos',
+      '--plan',
+      'enterprise',
+    ]);
     ({ workspace_id: workspaceId, api_key: key } = created);
     const file = join(workDir, 'prompts.yaml');
-    writeFileSync(file, 'prompts:\n  - deployment: chaos\n    variants:\n      - name: default\n        model: fake-chaos-chat\n        messages:\n          - { role: user, content: "{{ question }}" }\n');
+    writeFileSync(
+      file,
+      'prompts:\n  - deployment: chaos\n    variants:\n      - name: default\n        model: fake-chaos-chat\n        messages:\n          - { role: user, content: "{{ question }}" }\n',
+    );
     [deployment] = await cliJson<AppliedDeployment[]>(['apply', '-f', file, '--workspace', workspaceId]);
     const post = async <T>(path: string, body: unknown): Promise<T> => {
       const response = await fetch(`${proxy}${path}`, { method: 'POST', headers: authorized(), body: JSON.stringify(body) });
       if (response.status !== 200) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
       return (await response.json()) as T;
     };
-    ({ agent } = await post<{ agent: AgentRecord }>(`/v1/public/workspaces/${workspaceId}/agents`, { agent: { name: 'chaos', llm_model: 'fake-chaos-chat', model_type: 'llm' } }));
+    ({ agent } = await post<{ agent: AgentRecord }>(`/v1/public/workspaces/${workspaceId}/agents`, {
+      agent: { name: 'chaos', llm_model: 'fake-chaos-chat', model_type: 'llm' },
+    }));
     const secret = await fetch(`${proxy}/v1/private/agents/${agent.id}/webhook_secret`, { headers: authorized() });
     agentSecret = ((await secret.json()) as { webhook_secret: { webhook_secret: string } }).webhook_secret.webhook_secret;
     [workflow] = (
       await post<{ workflows: AppliedWorkflowDeployment[] }>('/v1/private/workflows/apply', {
-        workflows: [{ deployment: 'chaos-flow', variants: [{ name: 'default', inputs: { topic: { type: 'text', required: true } }, output: '{{ note.output }}', steps: [{ id: 'note', type: 'template', text: 'About {{ topic }}' }] }] }],
+        workflows: [
+          {
+            deployment: 'chaos-flow',
+            variants: [
+              {
+                name: 'default',
+                inputs: { topic: { type: 'text', required: true } },
+                output: '{{ note.output }}',
+                steps: [{ id: 'note', type: 'template', text: 'About {{ topic }}' }],
+              },
+            ],
+          },
+        ],
       })
     ).workflows;
     ({
       knowledge_base: { id: knowledgeBaseId },
-    } = await post<{ knowledge_base: { id: string } }>(`/v1/public/workspaces/${workspaceId}/knowledge_bases`, { knowledge_base: { name: 'chaos' } }));
+    } = await post<{ knowledge_base: { id: string } }>(`/v1/public/workspaces/${workspaceId}/knowledge_bases`, {
+      knowledge_base: { name: 'chaos' },
+    }));
   });
 
   /** Ends the load: the loops finish the request each has under way. */
@@ -398,8 +544,16 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
       .apps.filter((replica) => replica.app === 'gateway')
       .map((replica) => `http://127.0.0.1:${replica.port}`);
     expect(gateways).toHaveLength(2);
-    const other = await cliJson<{ workspace_id: string; api_key: string }>(['workspace', 'create', '--name', 'chaos keys', '--plan', 'enterprise']);
-    const models = (gateway: string) => fetch(`${gateway}/v1/models`, { headers: { authorization: `Bearer ${other.api_key}` } }).then((response) => response.status);
+    const other = await cliJson<{ workspace_id: string; api_key: string }>([
+      'workspace',
+      'create',
+      '--name',
+      'chaos keys',
+      '--plan',
+      'enterprise',
+    ]);
+    const models = (gateway: string) =>
+      fetch(`${gateway}/v1/models`, { headers: { authorization: `Bearer ${other.api_key}` } }).then((response) => response.status);
     for (const gateway of gateways) expect(await models(gateway)).toBe(200);
 
     await cliJson(['workspace', 'set-limits', other.workspace_id, '--rate-limit-per-day', '3']);
@@ -407,7 +561,8 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
     const limited = new Map<string, number>();
     await expectEventually(
       async () => {
-        for (const gateway of gateways) if (!limited.has(gateway) && (await models(gateway)) === 429) limited.set(gateway, Date.now() - limitedAt);
+        for (const gateway of gateways)
+          if (!limited.has(gateway) && (await models(gateway)) === 429) limited.set(gateway, Date.now() - limitedAt);
         expect(limited.size).toBe(gateways.length);
       },
       { timeoutMs: 30_000, intervalMs: 50 },
@@ -419,19 +574,24 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
     const refused = new Map<string, number>();
     await expectEventually(
       async () => {
-        for (const gateway of gateways) if (!refused.has(gateway) && (await models(gateway)) === 401) refused.set(gateway, Date.now() - revokedAt);
+        for (const gateway of gateways)
+          if (!refused.has(gateway) && (await models(gateway)) === 401) refused.set(gateway, Date.now() - revokedAt);
         expect(refused.size).toBe(gateways.length);
       },
       { timeoutMs: 30_000, intervalMs: 50 },
     );
-    process.stdout.write(`chaos: plan change on both gateways after ${JSON.stringify([...limited.values()])} ms, key revocation after ${JSON.stringify([...refused.values()])} ms\n`);
+    process.stdout.write(
+      `chaos: plan change on both gateways after ${JSON.stringify([...limited.values()])} ms, key revocation after ${JSON.stringify([...refused.values()])} ms\n`,
+    );
     for (const elapsed of [...limited.values(), ...refused.values()]) expect(elapsed).toBeLessThanOrEqual(KEY_PROPAGATION_LIMIT_MS);
   });
 
   it('answered every request with a success or a catalog-shaped 502/503/504 (a stream: as its error event), and never hung', async () => {
     await stopLoad();
     const failures = outcomes.filter((outcome) => !outcome.ok);
-    const summary = KINDS.map((kind) => `${kind} ${successes(kind)} ok / ${failures.filter((failure) => failure.kind === kind).length} failed`).join(', ');
+    const summary = KINDS.map(
+      (kind) => `${kind} ${successes(kind)} ok / ${failures.filter((failure) => failure.kind === kind).length} failed`,
+    ).join(', ');
     process.stdout.write(`chaos: ${outcomes.length} requests: ${summary}\n`);
     const unacceptable = failures.filter((failure) => !isAcceptableFailure(failure));
     // One line each, so a log cut short (as CI's is) still shows what came back.
@@ -446,7 +606,10 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
     await expectEventually(
       () => {
         const missing = acceptedRuns.filter((run) => !delivered.has(deliveryIdFor(run.requestId)));
-        if (missing.length > 0) throw new Error(`${missing.length} of ${acceptedRuns.length} callbacks not delivered yet, e.g. ${JSON.stringify(missing.slice(0, 3))}`);
+        if (missing.length > 0)
+          throw new Error(
+            `${missing.length} of ${acceptedRuns.length} callbacks not delivered yet, e.g. ${JSON.stringify(missing.slice(0, 3))}`,
+          );
       },
       { timeoutMs: 180_000, intervalMs: 250 },
     );
@@ -466,7 +629,8 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
           );
         }
         const left = acceptedRuns.filter((run) => !terminal.has(run.requestId));
-        if (left.length > 0) throw new Error(`${left.length} accepted runs not ended in the ledger yet, e.g. ${JSON.stringify(left.slice(0, 3))}`);
+        if (left.length > 0)
+          throw new Error(`${left.length} accepted runs not ended in the ledger yet, e.g. ${JSON.stringify(left.slice(0, 3))}`);
       },
       { timeoutMs: 120_000, intervalMs: 500 },
     );
@@ -486,13 +650,24 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
       },
       { timeoutMs: 180_000, intervalMs: 500 },
     );
-    const rows = execFileSync('psql', ['-X', '-qAt', databaseUrl, '-c', `SELECT i.id, i.chunks_count, count(c.id), count(DISTINCT c.position) FROM knowledge_base.knowledge_base_items i LEFT JOIN knowledge_base.chunks c ON c.item_id = i.id WHERE i.knowledge_base_id = '${knowledgeBaseId}' GROUP BY i.id, i.chunks_count`], { encoding: 'utf8' })
+    const rows = execFileSync(
+      'psql',
+      [
+        '-X',
+        '-qAt',
+        databaseUrl,
+        '-c',
+        `SELECT i.id, i.chunks_count, count(c.id), count(DISTINCT c.position) FROM knowledge_base.knowledge_base_items i LEFT JOIN knowledge_base.chunks c ON c.item_id = i.id WHERE i.knowledge_base_id = '${knowledgeBaseId}' GROUP BY i.id, i.chunks_count`,
+      ],
+      { encoding: 'utf8' },
+    )
       .trim()
       .split('\n')
       .map((line) => line.split('|'));
     // An item whose add answered the client with an error may still have been created: it too
     // must be ingested once. Every chunk position appears once, as many as the item counts.
     expect(rows.map(([id]) => id)).toEqual(expect.arrayContaining(ingestedItems));
-    for (const [id, chunksCount, chunks, positions] of rows) expect({ id, chunks, positions }).toEqual({ id, chunks: chunksCount, positions: chunksCount });
+    for (const [id, chunksCount, chunks, positions] of rows)
+      expect({ id, chunks, positions }).toEqual({ id, chunks: chunksCount, positions: chunksCount });
   });
 });

@@ -8,7 +8,20 @@ import * as path from 'node:path';
 import Ajv from 'ajv';
 import { parse } from 'yaml';
 import { declaredVariables, secretVariableNames } from './support/app-env';
-import { APP_PORTS, chartDir, ciValuesFiles, helm, lintChart, objectId, renderChart, validateObjects, type Json, type K8sObject, type Render, type ValuesOptions } from './support/chart';
+import {
+  APP_PORTS,
+  chartDir,
+  ciValuesFiles,
+  helm,
+  lintChart,
+  objectId,
+  renderChart,
+  validateObjects,
+  type Json,
+  type K8sObject,
+  type Render,
+  type ValuesOptions,
+} from './support/chart';
 import {
   appsReceiveOnlyTheirVariables,
   containersAreLockedDown,
@@ -126,7 +139,10 @@ describe.each(matrix)('ci/$file', ({ file, values, expectFailure }) => {
 
   it('passes helm lint --strict', () => {
     const lint = lintChart(options);
-    expect({ status: lint.status, output: lint.stdout + lint.stderr }).toEqual({ status: 0, output: expect.stringContaining('0 chart(s) failed') });
+    expect({ status: lint.status, output: lint.stdout + lint.stderr }).toEqual({
+      status: 0,
+      output: expect.stringContaining('0 chart(s) failed'),
+    });
   });
 
   it('renders', () => {
@@ -164,7 +180,7 @@ describe.each(matrix)('ci/$file', ({ file, values, expectFailure }) => {
     expect(secretsStayInSecrets(rendered(render), secretNames, secretValuesIn(values))).toEqual([]);
   });
 
-  it("each app receives only the variables its env class declares (and the extraEnv its values add)", () => {
+  it('each app receives only the variables its env class declares (and the extraEnv its values add)', () => {
     expect(appsReceiveOnlyTheirVariables(rendered(render), declared, (app) => extraEnvNames(values, app))).toEqual([]);
   });
 });
@@ -199,15 +215,50 @@ describe('the render checks catch what they are for', () => {
       { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta, data: { A: 'b' } },
       { apiVersion: 'v1', kind: 'Secret', metadata: meta, stringData: { A: 'b' } },
       { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta },
-      { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: meta, spec: { accessModes: ['ReadWriteMany'], resources: { requests: { storage: '1Gi' } } } },
+      {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: meta,
+        spec: { accessModes: ['ReadWriteMany'], resources: { requests: { storage: '1Gi' } } },
+      },
       { apiVersion: 'batch/v1', kind: 'Job', metadata: meta, spec: { template: { spec: { ...pod.spec, restartPolicy: 'Never' } } } },
-      { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: meta, spec: { scaleTargetRef: { kind: 'Deployment', name: 'x' }, maxReplicas: 3 } },
+      {
+        apiVersion: 'autoscaling/v2',
+        kind: 'HorizontalPodAutoscaler',
+        metadata: meta,
+        spec: { scaleTargetRef: { kind: 'Deployment', name: 'x' }, maxReplicas: 3 },
+      },
       { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: meta, spec: { selector, maxUnavailable: 1 } },
-      { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: meta, spec: { podSelector: selector, policyTypes: ['Ingress'] } },
-      { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: meta, spec: { defaultBackend: { service: { name: 'x', port: { name: 'http' } } } } },
-      { apiVersion: 'monitoring.coreos.com/v1', kind: 'ServiceMonitor', metadata: meta, spec: { selector, endpoints: [{ port: 'http', path: '/metrics' }] } },
-      { apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject', metadata: meta, spec: { scaleTargetRef: { name: 'x' }, triggers: [{ type: 'prometheus', metadata: { query: 'q', threshold: '10' } }] } },
-      { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: meta, spec: { parentRefs: [{ name: 'gw' }], rules: [{ backendRefs: [{ name: 'x', port: 80 }] }] } },
+      {
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'NetworkPolicy',
+        metadata: meta,
+        spec: { podSelector: selector, policyTypes: ['Ingress'] },
+      },
+      {
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'Ingress',
+        metadata: meta,
+        spec: { defaultBackend: { service: { name: 'x', port: { name: 'http' } } } },
+      },
+      {
+        apiVersion: 'monitoring.coreos.com/v1',
+        kind: 'ServiceMonitor',
+        metadata: meta,
+        spec: { selector, endpoints: [{ port: 'http', path: '/metrics' }] },
+      },
+      {
+        apiVersion: 'keda.sh/v1alpha1',
+        kind: 'ScaledObject',
+        metadata: meta,
+        spec: { scaleTargetRef: { name: 'x' }, triggers: [{ type: 'prometheus', metadata: { query: 'q', threshold: '10' } }] },
+      },
+      {
+        apiVersion: 'gateway.networking.k8s.io/v1',
+        kind: 'HTTPRoute',
+        metadata: meta,
+        spec: { parentRefs: [{ name: 'gw' }], rules: [{ backendRefs: [{ name: 'x', port: 80 }] }] },
+      },
     ];
     expect(validateObjects(samples).map((result, i) => ({ kind: samples[i].kind, ...result }))).toEqual(
       samples.map((sample) => ({ kind: sample.kind, schema: expect.stringMatching(new RegExp(`/${sample.kind}$`)), error: null })),
@@ -217,16 +268,40 @@ describe('the render checks catch what they are for', () => {
       { ...samples[12], spec: { triggers: [] } },
       { ...samples[13], spec: { rules: [{ backendRefs: [{ name: 'x', port: 'http' }] }] } },
     ];
-    expect(validateObjects(broken).map((result) => result.error)).toEqual([expect.stringMatching(/port must be string/), expect.stringMatching(/scaleTargetRef/), expect.stringMatching(/port must be integer/)]);
+    expect(validateObjects(broken).map((result) => result.error)).toEqual([
+      expect.stringMatching(/port must be string/),
+      expect.stringMatching(/scaleTargetRef/),
+      expect.stringMatching(/port must be integer/),
+    ]);
   });
 
   it('a scale target, a monitored Service or a route backend that is not rendered', () => {
     const broken = mutated((o) => {
       o.push(
-        { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'h' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'waggle-nothing' } } },
-        { apiVersion: 'monitoring.coreos.com/v1', kind: 'ServiceMonitor', metadata: { name: 'm' }, spec: { selector: { matchLabels: { 'app.kubernetes.io/component': 'nothing' } } } },
-        { apiVersion: 'monitoring.coreos.com/v1', kind: 'ServiceMonitor', metadata: { name: 'p' }, spec: { selector: { matchLabels: { 'app.kubernetes.io/name': 'waggle' } }, endpoints: [{ port: 'metrics' }, { port: 'debug' }] } },
-        { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: 'r' }, spec: { rules: [{ backendRefs: [{ name: 'waggle-gateway', port: 8080 }] }] } },
+        {
+          apiVersion: 'autoscaling/v2',
+          kind: 'HorizontalPodAutoscaler',
+          metadata: { name: 'h' },
+          spec: { scaleTargetRef: { kind: 'Deployment', name: 'waggle-nothing' } },
+        },
+        {
+          apiVersion: 'monitoring.coreos.com/v1',
+          kind: 'ServiceMonitor',
+          metadata: { name: 'm' },
+          spec: { selector: { matchLabels: { 'app.kubernetes.io/component': 'nothing' } } },
+        },
+        {
+          apiVersion: 'monitoring.coreos.com/v1',
+          kind: 'ServiceMonitor',
+          metadata: { name: 'p' },
+          spec: { selector: { matchLabels: { 'app.kubernetes.io/name': 'waggle' } }, endpoints: [{ port: 'metrics' }, { port: 'debug' }] },
+        },
+        {
+          apiVersion: 'gateway.networking.k8s.io/v1',
+          kind: 'HTTPRoute',
+          metadata: { name: 'r' },
+          spec: { rules: [{ backendRefs: [{ name: 'waggle-gateway', port: 8080 }] }] },
+        },
       );
     });
     expect(referencesResolve(broken)).toEqual([
@@ -249,7 +324,10 @@ describe('the render checks catch what they are for', () => {
       const policy = o.find((object) => objectId(object) === 'NetworkPolicy/waggle-migrations');
       if (policy) policy.spec.podSelector.matchLabels['app.kubernetes.io/component'] = 'migration';
     });
-    expect(referencesResolve(misdirected)).toEqual(['Job/waggle-migrations: no NetworkPolicy selects its pods', 'NetworkPolicy/waggle-migrations: podSelector selects no workload']);
+    expect(referencesResolve(misdirected)).toEqual([
+      'Job/waggle-migrations: no NetworkPolicy selects its pods',
+      'NetworkPolicy/waggle-migrations: podSelector selects no workload',
+    ]);
   });
 
   it('a kind without a schema', () => {
@@ -307,7 +385,9 @@ describe('the render checks catch what they are for', () => {
     const broken = mutated((o) => {
       for (const secret of byKind(o, 'Secret')) delete secret.stringData?.WEBHOOK_SECRET_KEY;
     });
-    expect(secretsStayInSecrets(broken, secretNames, secretValuesIn(values))).toEqual(['the secret value c2Vu… given in the values is in no Secret']);
+    expect(secretsStayInSecrets(broken, secretNames, secretValuesIn(values))).toEqual([
+      'the secret value c2Vu… given in the values is in no Secret',
+    ]);
   });
 
   it('the secret values of a values file: every value under secrets and every sentinel, not the names of Secrets and keys', () => {
@@ -325,17 +405,30 @@ describe('the render checks catch what they are for', () => {
 
   it("an app given another's variable", () => {
     const broken = mutated((o) => {
-      container(deploymentOf(o, 'catalog')).env.push({ name: 'OPENAI_API_KEY', valueFrom: { secretKeyRef: { name: 'waggle', key: 'OPENAI_API_KEY' } } });
+      container(deploymentOf(o, 'catalog')).env.push({
+        name: 'OPENAI_API_KEY',
+        valueFrom: { secretKeyRef: { name: 'waggle', key: 'OPENAI_API_KEY' } },
+      });
     });
-    expect(appsReceiveOnlyTheirVariables(broken, declared)).toContainEqual(expect.stringMatching(/^Deployment\/waggle-catalog container catalog \(catalog\) receives variables it does not declare: .*\bOPENAI_API_KEY\b/));
+    expect(appsReceiveOnlyTheirVariables(broken, declared)).toContainEqual(
+      expect.stringMatching(
+        /^Deployment\/waggle-catalog container catalog \(catalog\) receives variables it does not declare: .*\bOPENAI_API_KEY\b/,
+      ),
+    );
   });
 
   it('the migrations Job given NATS credentials, which migrate never uses', () => {
     const broken = mutated((o) => {
       const job = o.find((object) => objectId(object) === 'Job/waggle-migrations');
-      if (job) container(job).env.push({ name: 'NATS_PASSWORD', valueFrom: { secretKeyRef: { name: 'waggle-credentials', key: 'NATS_PASSWORD' } } });
+      if (job)
+        container(job).env.push({
+          name: 'NATS_PASSWORD',
+          valueFrom: { secretKeyRef: { name: 'waggle-credentials', key: 'NATS_PASSWORD' } },
+        });
     });
-    expect(appsReceiveOnlyTheirVariables(broken, declared)).toEqual(['Job/waggle-migrations container migrate (migrations) receives variables it does not declare: NATS_PASSWORD']);
+    expect(appsReceiveOnlyTheirVariables(broken, declared)).toEqual([
+      'Job/waggle-migrations container migrate (migrations) receives variables it does not declare: NATS_PASSWORD',
+    ]);
   });
 
   it('the env classes are where the names come from', () => {
@@ -349,18 +442,23 @@ describe('the render checks catch what they are for', () => {
 describe('what the chart renders', () => {
   const minimal = (extra: Omit<ValuesOptions, 'files'> = {}) => rendered(renderChart({ files: [MINIMAL], ...extra }));
 
-  it('one Deployment, one Service and one metrics Service per app; the gateway\'s metrics off its public port', () => {
+  it("one Deployment, one Service and one metrics Service per app; the gateway's metrics off its public port", () => {
     const objects = minimal({ set: ['metrics.gatewayPort=9555'] });
     const service = (name: string) => byKind(objects, 'Service').find((s) => s.metadata.name === name);
     for (const app of APPS) {
       const deployment = deploymentOf(objects, app);
       expect(deployment.metadata.name).toBe(`waggle-${app}`);
       const http = { name: 'http', containerPort: APP_PORTS[app], protocol: 'TCP' };
-      expect(container(deployment).ports).toEqual(app === 'gateway' ? [http, { name: 'metrics', containerPort: 9555, protocol: 'TCP' }] : [http]);
+      expect(container(deployment).ports).toEqual(
+        app === 'gateway' ? [http, { name: 'metrics', containerPort: 9555, protocol: 'TCP' }] : [http],
+      );
       expect(service(`waggle-${app}`)?.spec.ports).toEqual([expect.objectContaining({ name: 'http', targetPort: 'http' })]);
       expect(service(`waggle-${app}-metrics`)).toMatchObject({
         metadata: { labels: { 'waggle/metrics': 'true' } },
-        spec: { type: 'ClusterIP', ports: [expect.objectContaining({ name: 'metrics', targetPort: app === 'gateway' ? 'metrics' : 'http' })] },
+        spec: {
+          type: 'ClusterIP',
+          ports: [expect.objectContaining({ name: 'metrics', targetPort: app === 'gateway' ? 'metrics' : 'http' })],
+        },
       });
     }
     expect(byKind(objects, 'Deployment')).toHaveLength(APPS.length);
@@ -370,7 +468,9 @@ describe('what the chart renders', () => {
   });
 
   it('an HPA for an app whose autoscaling is enabled, and no fixed replica count beside it', () => {
-    const objects = minimal({ set: ['apps.agent.autoscaling.enabled=true', 'apps.agent.autoscaling.targetMemoryUtilizationPercentage=80'] });
+    const objects = minimal({
+      set: ['apps.agent.autoscaling.enabled=true', 'apps.agent.autoscaling.targetMemoryUtilizationPercentage=80'],
+    });
     const hpas = byKind(objects, 'HorizontalPodAutoscaler');
     expect(hpas).toHaveLength(1);
     expect(hpas[0]).toMatchObject({ apiVersion: 'autoscaling/v2', spec: { scaleTargetRef: { kind: 'Deployment', name: 'waggle-agent' } } });
@@ -402,7 +502,12 @@ describe('what the chart renders', () => {
       expect(main.livenessProbe.httpGet).toEqual({ path: '/health/live', port: 'http' });
       expect(main.readinessProbe.httpGet).toEqual({ path: '/health/ready', port: 'http' });
       expect(main.lifecycle.preStop.exec.command).toEqual(['sleep', '7']);
-      expect(environmentOf(main as never, objects).variables).toContainEqual({ name: 'OTEL_SERVICE_NAME', source: 'configMap', from: `ConfigMap/waggle-${app}`, value: `waggle-${app}` });
+      expect(environmentOf(main as never, objects).variables).toContainEqual({
+        name: 'OTEL_SERVICE_NAME',
+        source: 'configMap',
+        from: `ConfigMap/waggle-${app}`,
+        value: `waggle-${app}`,
+      });
       // The app's own drain (12345 ms, rounded up to 13 s) plus the preStop sleep plus a margin of 5 s.
       expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBe(13 + 7 + 5);
     }
@@ -430,9 +535,11 @@ describe('what the chart renders', () => {
       ]),
     );
 
-  it('credentials given as values: each app\'s own Secret holds only what it reads, referenced key by key', () => {
+  it("credentials given as values: each app's own Secret holds only what it reads, referenced key by key", () => {
     const objects = minimal();
-    expect(Object.fromEntries(byKind(objects, 'Secret').map((secret) => [secret.metadata.name, Object.keys(secret.stringData).sort()]))).toEqual({
+    expect(
+      Object.fromEntries(byKind(objects, 'Secret').map((secret) => [secret.metadata.name, Object.keys(secret.stringData).sort()])),
+    ).toEqual({
       'waggle-gateway': ['REDIS_URL'],
       'waggle-invocation': ['DATABASE_URL', 'REDIS_URL', 'WEBHOOK_SECRET_KEY'],
       'waggle-agent': ['DATABASE_URL', 'REDIS_URL', 'WEBHOOK_SECRET_KEY'],
@@ -446,7 +553,9 @@ describe('what the chart renders', () => {
       const own = `Secret/${owner.split('/')[1]}`;
       expect({ owner, variables }).toEqual({ owner, variables: variables.map(({ name }) => ({ name, from: own, key: name })) });
     }
-    expect(secretSources(objects)['Deployment/waggle-gateway']).toEqual([{ name: 'REDIS_URL', from: 'Secret/waggle-gateway', key: 'REDIS_URL' }]);
+    expect(secretSources(objects)['Deployment/waggle-gateway']).toEqual([
+      { name: 'REDIS_URL', from: 'Secret/waggle-gateway', key: 'REDIS_URL' },
+    ]);
   });
 
   it('credentials from secrets.existingSecret: no Secret rendered, each variable a key of that Secret, optional unless required', () => {
@@ -455,7 +564,9 @@ describe('what the chart renders', () => {
     for (const { object, podSpec } of podOwners(objects)) {
       const [main] = containersOf(podSpec);
       expect({ id: objectId(object), external: environmentOf(main, objects).external }).toEqual({ id: objectId(object), external: [] });
-      const refs = ((main.env as Json[] | undefined) ?? []).filter((env) => env.valueFrom?.secretKeyRef).map((env) => ({ name: env.name, ref: env.valueFrom.secretKeyRef }));
+      const refs = ((main.env as Json[] | undefined) ?? [])
+        .filter((env) => env.valueFrom?.secretKeyRef)
+        .map((env) => ({ name: env.name, ref: env.valueFrom.secretKeyRef }));
       const component = (object.spec.template.metadata.labels as Json)['app.kubernetes.io/component'] as string;
       // Every variable the pod's env class declares that has a secrets.<entry> (every secret one,
       // and NATS_USER and ASSET_S3_ACCESS_KEY_ID, which live beside theirs), from waggle-credentials.
@@ -464,7 +575,10 @@ describe('what the chart renders', () => {
       expect(refs.map((r) => r.name).sort()).toEqual(expected.sort());
       for (const { name, ref } of refs) {
         const required = ['DATABASE_URL', 'REDIS_URL', 'WEBHOOK_SECRET_KEY'].includes(name);
-        expect({ name, ref }).toEqual({ name, ref: required ? { name: 'waggle-credentials', key: name } : { name: 'waggle-credentials', key: name, optional: true } });
+        expect({ name, ref }).toEqual({
+          name,
+          ref: required ? { name: 'waggle-credentials', key: name } : { name: 'waggle-credentials', key: name, optional: true },
+        });
       }
     }
   });
@@ -490,7 +604,9 @@ describe('what the chart renders', () => {
   it('refuses to render without a required credential, naming the apps that read it', () => {
     const render = renderChart();
     expect(render.status).not.toBe(0);
-    expect(render.stderr).toContain('DATABASE_URL is missing (read by agent, asset, callback-dispatcher, catalog, invocation, knowledge-base, migrations)');
+    expect(render.stderr).toContain(
+      'DATABASE_URL is missing (read by agent, asset, callback-dispatcher, catalog, invocation, knowledge-base, migrations)',
+    );
     expect(render.stderr).toContain('REDIS_URL is missing (read by agent, callback-dispatcher, gateway, invocation, knowledge-base)');
     expect(render.stderr).toContain('WEBHOOK_SECRET_KEY is missing (read by agent, callback-dispatcher, invocation, migrations)');
   });
@@ -507,18 +623,34 @@ describe('what the chart renders', () => {
     }
   });
 
-  it('the migrations Job\'s NetworkPolicy: a hook before the Job, no ingress, egress to DNS and PostgreSQL only', () => {
+  it("the migrations Job's NetworkPolicy: a hook before the Job, no ingress, egress to DNS and PostgreSQL only", () => {
     const objects = minimal({ setJson: ['networkPolicy.egress.postgresql.to=[{"ipBlock":{"cidr":"10.20.0.0/16"}}]'] });
     const policy = objects.find((o) => objectId(o) === 'NetworkPolicy/waggle-migrations');
     const job = objects.find((o) => objectId(o) === 'Job/waggle-migrations');
-    expect(policy?.metadata.annotations).toMatchObject({ 'helm.sh/hook': job?.metadata.annotations['helm.sh/hook'], 'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded' });
-    expect(Number(policy?.metadata.annotations['helm.sh/hook-weight'])).toBeLessThan(Number(job?.metadata.annotations['helm.sh/hook-weight']));
+    expect(policy?.metadata.annotations).toMatchObject({
+      'helm.sh/hook': job?.metadata.annotations['helm.sh/hook'],
+      'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded',
+    });
+    expect(Number(policy?.metadata.annotations['helm.sh/hook-weight'])).toBeLessThan(
+      Number(job?.metadata.annotations['helm.sh/hook-weight']),
+    );
     expect(policy?.spec).toEqual({
-      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'waggle', 'app.kubernetes.io/instance': 'waggle', 'app.kubernetes.io/component': 'migrations' } },
+      podSelector: {
+        matchLabels: {
+          'app.kubernetes.io/name': 'waggle',
+          'app.kubernetes.io/instance': 'waggle',
+          'app.kubernetes.io/component': 'migrations',
+        },
+      },
       policyTypes: ['Ingress', 'Egress'],
       ingress: [],
       egress: [
-        { ports: [{ port: 53, protocol: 'UDP' }, { port: 53, protocol: 'TCP' }] },
+        {
+          ports: [
+            { port: 53, protocol: 'UDP' },
+            { port: 53, protocol: 'TCP' },
+          ],
+        },
         { ports: [{ port: 5432, protocol: 'TCP' }], to: [{ ipBlock: { cidr: '10.20.0.0/16' } }] },
       ],
     });
@@ -550,7 +682,10 @@ describe('what the chart renders', () => {
   });
 
   it('refuses a variable given to an app that does not read it, or to no app at all', () => {
-    const render = renderChart({ files: [MINIMAL], setString: ['apps.agent.env.FEATURE_X=on', 'apps.catalog.env.AGENT_TRIGGER_CONCURRENCY=16'] });
+    const render = renderChart({
+      files: [MINIMAL],
+      setString: ['apps.agent.env.FEATURE_X=on', 'apps.catalog.env.AGENT_TRIGGER_CONCURRENCY=16'],
+    });
     expect(render.status).not.toBe(0);
     expect(render.stderr).toContain('apps.agent.env.FEATURE_X is not a variable any app reads');
     expect(render.stderr).toContain('apps.catalog.env.AGENT_TRIGGER_CONCURRENCY is not read by catalog (read by agent)');
@@ -567,18 +702,36 @@ describe('what the chart renders', () => {
       ['an unknown top-level key', ['replicaCount=3'], /\(root\): Additional property replicaCount is not allowed/],
       ['a negative replica count', ['apps.agent.replicas=-1'], /apps\.agent\.replicas: Must be greater than or equal to 0/],
       ['an unknown app name', ['apps.gatewy.port=3000'], /apps: Additional property gatewy is not allowed/],
-      ['a typo in resources (limit for limits)', ['apps.catalog.resources.limit.cpu=1'], /apps\.catalog\.resources: Additional property limit is not allowed/],
+      [
+        'a typo in resources (limit for limits)',
+        ['apps.catalog.resources.limit.cpu=1'],
+        /apps\.catalog\.resources: Additional property limit is not allowed/,
+      ],
       ['a malformed memory quantity', ['apps.gateway.resources.limits.memory=512MB'], /apps\.gateway\.resources\.limits\.memory: /],
       ['a log level the apps do not know', ['config.logLevel=verbose'], /config\.logLevel: /],
-      ['a webhook secret key that is not base64 of 32 bytes', [`secrets.webhookSecretKey.value=${Buffer.alloc(16, 7).toString('base64')}`], /secrets\.webhookSecretKey\.value: Does not match pattern/],
-      ['a webhook keyring ending in a comma', [`secrets.webhookSecretKey.value=${Buffer.alloc(32, 7).toString('base64')}\\,`], /secrets\.webhookSecretKey\.value: Does not match pattern/],
-      ['a credential given as a bare string', ['secrets.redisUrl=redis://redis:6379'], /secrets\.redisUrl: Invalid type\. Expected: object, given: string/],
+      [
+        'a webhook secret key that is not base64 of 32 bytes',
+        [`secrets.webhookSecretKey.value=${Buffer.alloc(16, 7).toString('base64')}`],
+        /secrets\.webhookSecretKey\.value: Does not match pattern/,
+      ],
+      [
+        'a webhook keyring ending in a comma',
+        [`secrets.webhookSecretKey.value=${Buffer.alloc(32, 7).toString('base64')}\\,`],
+        /secrets\.webhookSecretKey\.value: Does not match pattern/,
+      ],
+      [
+        'a credential given as a bare string',
+        ['secrets.redisUrl=redis://redis:6379'],
+        /secrets\.redisUrl: Invalid type\. Expected: object, given: string/,
+      ],
     ])('%s', (_case, set, message) => {
       expect(refused(set)).toMatch(message);
     });
 
     it('an app missing its port', () => {
-      expect(refused(['apps.knowledge-base.port=null'])).toMatch(/apps\.knowledge-base: missing properties?:? .*port|apps\.knowledge-base.*port/);
+      expect(refused(['apps.knowledge-base.port=null'])).toMatch(
+        /apps\.knowledge-base: missing properties?:? .*port|apps\.knowledge-base.*port/,
+      );
     });
   });
 });

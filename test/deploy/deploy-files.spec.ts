@@ -76,8 +76,10 @@ describe('docker-compose.yml', () => {
    */
   const interpolated = (node: unknown): unknown => {
     if (typeof node === 'string') {
-      return node.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(:?[-?+])?([^}]*)\}/g, (match, _name, operator: string | undefined, word: string) =>
-        match === '$$' ? '$' : operator === '-' || operator === ':-' ? word : 'set',
+      return node.replace(
+        /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(:?[-?+])?([^}]*)\}/g,
+        (match, _name, operator: string | undefined, word: string) =>
+          match === '$$' ? '$' : operator === '-' || operator === ':-' ? word : 'set',
       );
     }
     if (Array.isArray(node)) return node.map(interpolated);
@@ -102,9 +104,17 @@ describe('docker-compose.yml', () => {
     expect(validate(interpolated(broken))).toBe(false);
     expect(validate.errors).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ instancePath: '/services/gateway', keyword: 'additionalProperties', params: { additionalProperty: 'healthchek' } }),
+        expect.objectContaining({
+          instancePath: '/services/gateway',
+          keyword: 'additionalProperties',
+          params: { additionalProperty: 'healthchek' },
+        }),
         expect.objectContaining({ instancePath: '/services/migrate/depends_on/postgres/condition', keyword: 'enum' }),
-        expect.objectContaining({ instancePath: '/services/redis/healthcheck/interval', keyword: 'format', params: { format: 'duration' } }),
+        expect.objectContaining({
+          instancePath: '/services/redis/healthcheck/interval',
+          keyword: 'format',
+          params: { format: 'duration' },
+        }),
         expect.objectContaining({ instancePath: '/services/gateway/ports/0', keyword: 'format', params: { format: 'ports' } }),
       ]),
     );

@@ -31,7 +31,11 @@ describe('the Grafana dashboard', () => {
   });
 
   it('reads metric names out of PromQL, not label names, functions or keywords', () => {
-    expect(metricNamesIn('histogram_quantile(0.95, sum by (le, http_route) (rate(http_server_request_duration_seconds_bucket{namespace=~"a|b"}[5m])))')).toEqual(['http_server_request_duration_seconds_bucket']);
+    expect(
+      metricNamesIn(
+        'histogram_quantile(0.95, sum by (le, http_route) (rate(http_server_request_duration_seconds_bucket{namespace=~"a|b"}[5m])))',
+      ),
+    ).toEqual(['http_server_request_duration_seconds_bucket']);
     expect(metricNamesIn('sum(rate(a_total{x="by (y)"}[5m])) / on (job) group_left b_info')).toEqual(['a_total', 'b_info']);
   });
 });

@@ -20,11 +20,15 @@ describe('module boundaries', () => {
   const boundaryErrors = async (file: string, code: string) => {
     let output: string;
     try {
-      output = execFileSync(process.execPath, [join(root, 'node_modules/eslint/bin/eslint.js'), '--stdin', '--stdin-filename', join(root, file), '--format', 'json'], {
-        cwd: root,
-        input: code,
-        env: { ...process.env, NX_DAEMON: 'false' },
-      }).toString();
+      output = execFileSync(
+        process.execPath,
+        [join(root, 'node_modules/eslint/bin/eslint.js'), '--stdin', '--stdin-filename', join(root, file), '--format', 'json'],
+        {
+          cwd: root,
+          input: code,
+          env: { ...process.env, NX_DAEMON: 'false' },
+        },
+      ).toString();
     } catch (error) {
       output = (error as { stdout: Buffer }).stdout.toString();
     }
@@ -33,23 +37,31 @@ describe('module boundaries', () => {
   };
 
   it('forbids database and server code in contracts', async () => {
-    expect(await boundaryErrors('libs/contracts/src/probe.ts', "import { DataSource } from 'typeorm';\nexport const probe = DataSource;\n")).toEqual([
-      expect.stringContaining('typeorm'),
-    ]);
+    expect(
+      await boundaryErrors('libs/contracts/src/probe.ts', "import { DataSource } from 'typeorm';\nexport const probe = DataSource;\n"),
+    ).toEqual([expect.stringContaining('typeorm')]);
   });
 
   it('forbids an app importing another app', async () => {
-    const errors = await boundaryErrors('apps/catalog/src/probe.ts', "import { bootstrap } from '../../gateway/src/bootstrap';\nexport const probe = bootstrap;\n");
+    const errors = await boundaryErrors(
+      'apps/catalog/src/probe.ts',
+      "import { bootstrap } from '../../gateway/src/bootstrap';\nexport const probe = bootstrap;\n",
+    );
     expect(errors.length).toBeGreaterThan(0);
   });
 
   it('forbids database code in the gateway', async () => {
-    expect(await boundaryErrors('apps/gateway/src/probe.ts', "import { Repository } from 'typeorm';\nexport const probe = Repository;\n")).toEqual([
-      expect.stringContaining('typeorm'),
-    ]);
+    expect(
+      await boundaryErrors('apps/gateway/src/probe.ts', "import { Repository } from 'typeorm';\nexport const probe = Repository;\n"),
+    ).toEqual([expect.stringContaining('typeorm')]);
   });
 
   it('allows an app to use the libraries through their entry points', async () => {
-    expect(await boundaryErrors('apps/catalog/src/probe.ts', "import { WaggleException } from '@waggle/errors';\nexport const probe = WaggleException;\n")).toEqual([]);
+    expect(
+      await boundaryErrors(
+        'apps/catalog/src/probe.ts',
+        "import { WaggleException } from '@waggle/errors';\nexport const probe = WaggleException;\n",
+      ),
+    ).toEqual([]);
   });
 });

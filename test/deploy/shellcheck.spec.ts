@@ -29,10 +29,14 @@ function shellcheck(files: string[]) {
 }
 
 describe('shellcheck', () => {
-  const scripts = shellScripts(repoRoot).map((file) => path.relative(repoRoot, file)).sort();
+  const scripts = shellScripts(repoRoot)
+    .map((file) => path.relative(repoRoot, file))
+    .sort();
 
   it('finds the scripts', () => {
-    expect(scripts).toEqual(expect.arrayContaining(['.ci/run', 'deploy/docker/entrypoint.sh', 'scripts/install-tools.sh', 'scripts/test.sh']));
+    expect(scripts).toEqual(
+      expect.arrayContaining(['.ci/run', 'deploy/docker/entrypoint.sh', 'scripts/install-tools.sh', 'scripts/test.sh']),
+    );
   });
 
   it('passes every shell script', () => {

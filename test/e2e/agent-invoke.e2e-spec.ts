@@ -69,9 +69,15 @@ describe('agent invoke: POST /v1/agent/invoke and agent webhook triggers', () =>
   };
   /** The model requests the fake received for one run's agent model since `from`. */
   const requestsOf = (model: string, from: number) => fake.requests.slice(from).filter((request) => request.model === model);
-  const toolMessages = (body: unknown) => ((body as { messages: Array<{ role: string; content: unknown }> }).messages ?? []).filter((message) => message.role === 'tool');
+  const toolMessages = (body: unknown) =>
+    ((body as { messages: Array<{ role: string; content: unknown }> }).messages ?? []).filter((message) => message.role === 'tool');
   const ledgerRow = async (requestId: string) =>
-    (await db.query<{ status: string; usage: unknown; data: Record<string, unknown> | null; user: string | null }>('SELECT status, usage, data, user_label AS "user" FROM invocation.requests WHERE id = $1', [requestId])).rows[0];
+    (
+      await db.query<{ status: string; usage: unknown; data: Record<string, unknown> | null; user: string | null }>(
+        'SELECT status, usage, data, user_label AS "user" FROM invocation.requests WHERE id = $1',
+        [requestId],
+      )
+    ).rows[0];
 
   beforeAll(async () => {
     fixtures = await buildFixtureDocuments();
@@ -87,7 +93,12 @@ describe('agent invoke: POST /v1/agent/invoke and agent webhook triggers', () =>
     apps.push(
       spawnApp('catalog', await freePort(), env),
       spawnApp('invocation', await freePort(), env),
-      spawnApp('agent', await freePort(), { ...env, ATTACHMENT_URL_ALLOWLIST: '127.0.0.1', ATTACHMENT_EXTRA_CA_FILE: files.writeCaFile(), AGENT_TRIGGER_LOCK_MS: '2000' }),
+      spawnApp('agent', await freePort(), {
+        ...env,
+        ATTACHMENT_URL_ALLOWLIST: '127.0.0.1',
+        ATTACHMENT_EXTRA_CA_FILE: files.writeCaFile(),
+        AGENT_TRIGGER_LOCK_MS: '2000',
+      }),
       spawnApp('callback-dispatcher', await freePort(), { LOG_LEVEL: 'warn', CALLBACK_URL_ALLOWLIST: '127.0.0.1' }),
     );
     const gatewayApp = spawnApp('gateway', await freePort(), { ...env, CALLBACK_URL_ALLOWLIST: '127.0.0.1' });
@@ -101,10 +112,23 @@ describe('agent invoke: POST /v1/agent/invoke and agent webhook triggers', () =>
       fakeModel('fake-agent-broken', { tool_calling: true }),
       fakeModel('fake-agent-slow', { tool_calling: true }),
     ]);
-    const created = await cliJson<{ workspace_id: string; api_key: string }>(['workspace', 'create', '--name', 'e2e agents', '--plan', 'enterprise']);
+    const created = await cliJson<{ workspace_id: string; api_key: string }>([
+      'workspace',
+      'create',
+      '--name',
+      'e2e agents',
+      '--plan',
+      'enterprise',
+    ]);
     key = created.api_key;
     workspaceId = created.workspace_id;
-    agent = await createAgent({ name: 'Reader', llm_model: 'fake-agent', instruction_prompt: 'You are the Reader.', temperature: 0.2, max_token: 500 });
+    agent = await createAgent({
+      name: 'Reader',
+      llm_model: 'fake-agent',
+      instruction_prompt: 'You are the Reader.',
+      temperature: 0.2,
+      max_token: 500,
+    });
     blind = await createAgent({ name: 'Blind', llm_model: 'fake-agent-blind' });
     capped = await createAgent({ name: 'Capped', llm_model: 'fake-agent-capped', max_tool_calls: 2 });
     broken = await createAgent({ name: 'Broken', llm_model: 'fake-agent-broken' });
@@ -134,10 +158,20 @@ describe('agent invoke: POST /v1/agent/invoke and agent webhook triggers', () =>
       response: 'Echo: Hello there',
       model: 'fake-agent',
       tool_calls: [],
-      usage: { prompt_tokens: { total_tokens: expect.any(Number), cached_tokens: 0 }, completion_tokens: { total_tokens: expect.any(Number), reasoning_tokens: 0 }, total_tokens: expect.any(Number) },
+      usage: {
+        prompt_tokens: { total_tokens: expect.any(Number), cached_tokens: 0 },
+        completion_tokens: { total_tokens: expect.any(Number), reasoning_tokens: 0 },
+        total_tokens: expect.any(Number),
+      },
     });
     const [sent] = requestsOf('fake-agent', from);
-    const payload = sent.body as { messages: Array<{ role: string; content: unknown }>; temperature: number; max_tokens?: number; max_completion_tokens?: number; tools?: unknown };
+    const payload = sent.body as {
+      messages: Array<{ role: string; content: unknown }>;
+      temperature: number;
+      max_tokens?: number;
+      max_completion_tokens?: number;
+      tools?: unknown;
+    };
     expect(payload.messages[0]).toEqual({ role: 'system', content: 'You are the Reader.' });
     expect(payload.messages.at(-1)).toMatchObject({ role: 'user', content: 'Hello there' });
     expect(payload.temperature).toBe(0.2);
@@ -150,7 +184,16 @@ describe('agent invoke: POST /v1/agent/invoke and agent webhook triggers', () =>
 
   it('takes thread_id: null (an unset field, as clients send it) as no thread', async () => {
     fake.setModel('fake-agent', {});
-    const response = await invoke({ agent: agent.id, message: 'No thread', thread_id: null, messages: null, attachments: null, image_urls: null, metadata: null, user: null });
+    const response = await invoke({
+      agent: agent.id,
+      message: 'No thread',
+      thread_id: null,
+      messages: null,
+      attachments: null,
+      image_urls: null,
+      metadata: null,
+      user: null,
+    });
     expect(response.status).toBe(200);
     const body = (await response.json()) as Invoked;
     expect(body.response).toBe('Echo: No thread');
@@ -160,7 +203,12 @@ describe('agent invoke: POST /v1/agent/invoke and agent webhook triggers', () =>
   it('stores a thread and resumes it on the next call; caller messages are context only and never stored', async () => {
     fake.setModel('fake-agent', {});
     const thread = `thread-${Date.now()}`;
-    const first = await invoke({ agent: agent.id, message: 'My name is Ada', thread_id: thread, messages: [{ role: 'user', content: 'caller-only context' }] });
+    const first = await invoke({
+      agent: agent.id,
+      message: 'My name is Ada',
+      thread_id: thread,
+      messages: [{ role: 'user', content: 'caller-only context' }],
+    });
     expect(first.status).toBe(200);
     expect(await first.json()).toMatchObject({ thread_id: thread, response: 'Echo: My name is Ada' });
 
@@ -178,15 +226,26 @@ describe('agent invoke: POST /v1/agent/invoke and agent webhook triggers', () =>
       `SELECT m.role, m.content FROM agent.agent_thread_messages m JOIN agent.agent_threads t ON t.id = m.thread_id WHERE t.thread_key = $1 ORDER BY m.id`,
       [thread],
     );
-    expect(stored.rows.map((row: { role: string; content: string }) => row.content)).toEqual(['My name is Ada', 'Echo: My name is Ada', 'What is my name?', 'Echo: What is my name?']);
+    expect(stored.rows.map((row: { role: string; content: string }) => row.content)).toEqual([
+      'My name is Ada',
+      'Echo: My name is Ada',
+      'What is my name?',
+      'Echo: What is my name?',
+    ]);
     expect(JSON.stringify(stored.rows)).not.toContain('caller-only context');
   });
 
   it.each(DOCUMENT_TYPES)('reads a %s attachment through read_file: the observation holds its text', async (type) => {
     const url = files.url(`/docs/${fixtures[type].fileName}`);
-    fake.setModel('fake-agent', { turns: [{ toolCalls: [{ name: 'read_file', arguments: { file_url: url } }] }, { response: `Read the ${type}.` }] });
+    fake.setModel('fake-agent', {
+      turns: [{ toolCalls: [{ name: 'read_file', arguments: { file_url: url } }] }, { response: `Read the ${type}.` }],
+    });
     const from = fake.requests.length;
-    const response = await invoke({ agent: agent.id, message: 'Summarise the file', attachments: [type === 'pdf' ? { file_url: url } : url] });
+    const response = await invoke({
+      agent: agent.id,
+      message: 'Summarise the file',
+      attachments: [type === 'pdf' ? { file_url: url } : url],
+    });
     expect(response.status).toBe(200);
     const body = (await response.json()) as Invoked;
     expect(body.response).toBe(`Read the ${type}.`);
@@ -208,7 +267,15 @@ describe('agent invoke: POST /v1/agent/invoke and agent webhook triggers', () =>
     const url = files.url(`/docs/${fixtures.md.fileName}`);
     const mentioned = files.url(`/docs/${fixtures.csv.fileName}`);
     fake.setModel('fake-agent', {
-      turns: [{ toolCalls: [{ name: 'read_file', arguments: { file_url: url } }, { name: 'read_file', arguments: { file_url: mentioned } }] }, { response: 'Done.' }],
+      turns: [
+        {
+          toolCalls: [
+            { name: 'read_file', arguments: { file_url: url } },
+            { name: 'read_file', arguments: { file_url: mentioned } },
+          ],
+        },
+        { response: 'Done.' },
+      ],
     });
     const response = await invoke({
       agent: agent.id,
@@ -221,7 +288,10 @@ describe('agent invoke: POST /v1/agent/invoke and agent webhook triggers', () =>
     expect(response.status).toBe(200);
     const body = (await response.json()) as Invoked;
     expect(JSON.parse(body.tool_calls[0].observation).content).toContain(fixtures.md.expectedText);
-    expect(JSON.parse(body.tool_calls[1].observation)).toMatchObject({ file: mentioned, error: expect.stringContaining('not an attachment') });
+    expect(JSON.parse(body.tool_calls[1].observation)).toMatchObject({
+      file: mentioned,
+      error: expect.stringContaining('not an attachment'),
+    });
   });
 
   it.each([
@@ -232,7 +302,11 @@ describe('agent invoke: POST /v1/agent/invoke and agent webhook triggers', () =>
     ],
     ['an http:// URL', () => ({ attachments: ['http://example.com/report.pdf'] }), 'attachments[0]'],
     ['an unsupported type', () => ({ attachments: [files.url('/docs/tool.exe')] }), 'attachments[0]'],
-    ['an http:// attachment in earlier messages', () => ({ messages: [{ role: 'user', content: 'old', attachments: ['http://example.com/a.pdf'] }] }), 'messages[0].attachments[0]'],
+    [
+      'an http:// attachment in earlier messages',
+      () => ({ messages: [{ role: 'user', content: 'old', attachments: ['http://example.com/a.pdf'] }] }),
+      'messages[0].attachments[0]',
+    ],
   ])('answers %s with 422 before any stream opens or model call', async (_name, fieldsOf, field) => {
     const fields = fieldsOf();
     const from = fake.requests.length;
@@ -247,7 +321,12 @@ describe('agent invoke: POST /v1/agent/invoke and agent webhook triggers', () =>
 
   it('answers an image for a model without vision with 422 vision_not_supported before anything runs', async () => {
     const from = fake.requests.length;
-    const response = await invoke({ agent: blind.id, message: 'What is this?', image_urls: [files.url('/docs/photo.png')], streaming: true });
+    const response = await invoke({
+      agent: blind.id,
+      message: 'What is this?',
+      image_urls: [files.url('/docs/photo.png')],
+      streaming: true,
+    });
     expect(response.status).toBe(422);
     expect(await response.json()).toMatchObject({ error_code: 'vision_not_supported' });
     expect(fake.requests.length).toBe(from);
@@ -284,7 +363,10 @@ describe('agent invoke: POST /v1/agent/invoke and agent webhook triggers', () =>
     expect((await invoke({ agent: doomed.id, message: 'hi' })).status).toBe(200);
     expect((fake.requests.at(-1)?.body as { messages: Array<{ content: string }> }).messages[0].content).toBe('After.');
     expect(fake.requests.length - from).toBe(1);
-    await fetch(`${gateway}/v1/public/workspaces/${workspaceId}/agents/${doomed.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
+    await fetch(`${gateway}/v1/public/workspaces/${workspaceId}/agents/${doomed.id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${key}` },
+    });
     const response = await invoke({ agent: doomed.id, message: 'hi' });
     expect(response.status).toBe(422);
     expect(fake.requests.length - from).toBe(1);
@@ -306,21 +388,29 @@ describe('agent invoke: POST /v1/agent/invoke and agent webhook triggers', () =>
 
   it('streams reasoning and response fragments with done, tool events, then usage and [DONE]', async () => {
     const url = files.url(`/docs/${fixtures.csv.fileName}`);
-    fake.setModel('fake-agent', { reasoning: 'Let me look.', turns: [{ toolCalls: [{ name: 'read_file', arguments: { file_url: url } }] }, { response: 'The file lists widgets.' }] });
+    fake.setModel('fake-agent', {
+      reasoning: 'Let me look.',
+      turns: [{ toolCalls: [{ name: 'read_file', arguments: { file_url: url } }] }, { response: 'The file lists widgets.' }],
+    });
     const response = await invoke({ agent: agent.id, message: 'What is in it?', attachments: [url], streaming: true });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     const raw = (await collectSse(response)) as Array<StreamEvent | string>;
     expect(raw.at(-1)).toBe('[DONE]');
     const events = raw.slice(0, -1) as StreamEvent[];
-    const kinds = events.map((event) => (event.type === 'reasoning' || event.type === 'response' ? `${event.type}${event.done ? '!' : ''}` : event.type));
+    const kinds = events.map((event) =>
+      event.type === 'reasoning' || event.type === 'response' ? `${event.type}${event.done ? '!' : ''}` : event.type,
+    );
     // Fragments of a kind, then its closing done fragment; the tool event between the turns; usage last.
     const compact = kinds.filter((kind, index) => kind !== kinds[index - 1]);
     expect(compact).toEqual(['reasoning', 'reasoning!', 'tool', 'reasoning', 'reasoning!', 'response', 'response!', 'usage']);
     const tool = events.find((event) => event.type === 'tool') as StreamEvent;
     expect(tool).toMatchObject({ tool: 'read_file', tool_type: 'system', tool_input: { file_url: url }, tool_id: expect.any(String) });
     expect(JSON.parse(tool.observation as string).content).toContain(fixtures.csv.expectedText);
-    const text = events.filter((event) => event.type === 'response').map((event) => event.response).join('');
+    const text = events
+      .filter((event) => event.type === 'response')
+      .map((event) => event.response)
+      .join('');
     expect(text).toBe('The file lists widgets.');
     expect(events.at(-1)).toMatchObject({ type: 'usage', usage: { total_tokens: expect.any(Number), duration: expect.any(Number) } });
   });
@@ -356,77 +446,148 @@ describe('agent invoke: POST /v1/agent/invoke and agent webhook triggers', () =>
 
   it('runs a webhook trigger to a verified agent.completed callback, and a provider failure to agent.failed', async () => {
     const secretOf = async (id: string) =>
-      ((await (await fetch(`${gateway}/v1/private/agents/${id}/webhook_secret`, { headers: { authorization: `Bearer ${key}` } })).json()) as { webhook_secret: { webhook_secret: string } })
-        .webhook_secret.webhook_secret;
+      (
+        (await (
+          await fetch(`${gateway}/v1/private/agents/${id}/webhook_secret`, { headers: { authorization: `Bearer ${key}` } })
+        ).json()) as { webhook_secret: { webhook_secret: string } }
+      ).webhook_secret.webhook_secret;
     fake.setModel('fake-agent', {});
     const secret = await secretOf(agent.id);
-    const accepted = await post(`/v1/agent/webhooks/${agent.id}`, { message: 'From a hook', thread_id: 'hook-thread', metadata: { source: 'crm' }, async: { callback_url: `${receiverUrl}/done` } }, { 'x-service-webhook-secret': secret });
+    const accepted = await post(
+      `/v1/agent/webhooks/${agent.id}`,
+      { message: 'From a hook', thread_id: 'hook-thread', metadata: { source: 'crm' }, async: { callback_url: `${receiverUrl}/done` } },
+      { 'x-service-webhook-secret': secret },
+    );
     expect(accepted.status).toBe(202);
     const { request_id: requestId, run_status: runStatus } = (await accepted.json()) as { request_id: string; run_status: string };
     expect(runStatus).toBe('running');
-    const callback = await expectEventually(() => {
-      const found = receiver.on('/done').find((candidate) => (JSON.parse(candidate.body) as { request_id: string }).request_id === requestId);
-      expect(found).toBeDefined();
-      return found as ReceivedCallback;
-    }, { timeoutMs: 20_000 });
+    const callback = await expectEventually(
+      () => {
+        const found = receiver
+          .on('/done')
+          .find((candidate) => (JSON.parse(candidate.body) as { request_id: string }).request_id === requestId);
+        expect(found).toBeDefined();
+        return found as ReceivedCallback;
+      },
+      { timeoutMs: 20_000 },
+    );
     expectSignedWith(callback, secret);
-    expect(JSON.parse(callback.body)).toMatchObject({ event_type: 'agent.completed', request_id: requestId, data: { response: 'Echo: From a hook', model: 'fake-agent' } });
+    expect(JSON.parse(callback.body)).toMatchObject({
+      event_type: 'agent.completed',
+      request_id: requestId,
+      data: { response: 'Echo: From a hook', model: 'fake-agent' },
+    });
 
     const brokenSecret = await secretOf(broken.id);
-    const failing = await post(`/v1/agent/webhooks/${broken.id}?secret=${encodeURIComponent(brokenSecret)}`, { message: 'Will fail', async: { callback_url: `${receiverUrl}/failed` } }, {});
+    const failing = await post(
+      `/v1/agent/webhooks/${broken.id}?secret=${encodeURIComponent(brokenSecret)}`,
+      { message: 'Will fail', async: { callback_url: `${receiverUrl}/failed` } },
+      {},
+    );
     expect(failing.status).toBe(202);
     const failedId = ((await failing.json()) as { request_id: string }).request_id;
-    const failure = await expectEventually(() => {
-      const found = receiver.on('/failed').find((candidate) => (JSON.parse(candidate.body) as { request_id: string }).request_id === failedId);
-      expect(found).toBeDefined();
-      return found as ReceivedCallback;
-    }, { timeoutMs: 20_000 });
+    const failure = await expectEventually(
+      () => {
+        const found = receiver
+          .on('/failed')
+          .find((candidate) => (JSON.parse(candidate.body) as { request_id: string }).request_id === failedId);
+        expect(found).toBeDefined();
+        return found as ReceivedCallback;
+      },
+      { timeoutMs: 20_000 },
+    );
     expectSignedWith(failure, brokenSecret);
-    expect(JSON.parse(failure.body)).toMatchObject({ event_type: 'agent.failed', data: { error_code: 'provider_error', error: expect.any(String) } });
+    expect(JSON.parse(failure.body)).toMatchObject({
+      event_type: 'agent.failed',
+      data: { error_code: 'provider_error', error: expect.any(String) },
+    });
   });
 
   it('completes a trigger accepted while the agent service is down once it is back', async () => {
     fake.setModel('fake-agent', {});
-    const secret = ((await (await fetch(`${gateway}/v1/private/agents/${agent.id}/webhook_secret`, { headers: { authorization: `Bearer ${key}` } })).json()) as { webhook_secret: { webhook_secret: string } })
-      .webhook_secret.webhook_secret;
+    const secret = (
+      (await (
+        await fetch(`${gateway}/v1/private/agents/${agent.id}/webhook_secret`, { headers: { authorization: `Bearer ${key}` } })
+      ).json()) as { webhook_secret: { webhook_secret: string } }
+    ).webhook_secret.webhook_secret;
     const index = apps.findIndex((app) => app.app === 'agent');
     const down = apps[index];
     await down.stop();
-    const accepted = await post(`/v1/agent/webhooks/${agent.id}`, { message: 'While you were out', async: { callback_url: `${receiverUrl}/later` } }, { 'x-service-webhook-secret': secret });
+    const accepted = await post(
+      `/v1/agent/webhooks/${agent.id}`,
+      { message: 'While you were out', async: { callback_url: `${receiverUrl}/later` } },
+      { 'x-service-webhook-secret': secret },
+    );
     expect(accepted.status).toBe(202);
     const { request_id: requestId } = (await accepted.json()) as { request_id: string };
     apps[index] = spawnApp('agent', down.port, down.env);
     await waitUntilLive(apps[index]);
-    const callback = await expectEventually(() => {
-      const found = receiver.on('/later').find((candidate) => (JSON.parse(candidate.body) as { request_id: string }).request_id === requestId);
-      expect(found).toBeDefined();
-      return found as ReceivedCallback;
-    }, { timeoutMs: 30_000 });
+    const callback = await expectEventually(
+      () => {
+        const found = receiver
+          .on('/later')
+          .find((candidate) => (JSON.parse(candidate.body) as { request_id: string }).request_id === requestId);
+        expect(found).toBeDefined();
+        return found as ReceivedCallback;
+      },
+      { timeoutMs: 30_000 },
+    );
     expect(JSON.parse(callback.body)).toMatchObject({ event_type: 'agent.completed', data: { response: 'Echo: While you were out' } });
   });
 
   it('refuses a trigger without message or callback URL, naming both, and one with a wrong secret', async () => {
     const missing = await post(`/v1/agent/webhooks/${agent.id}`, {}, { 'x-service-webhook-secret': 'whsec_wrong' });
     expect(missing.status).toBe(401);
-    const secret = ((await (await fetch(`${gateway}/v1/private/agents/${agent.id}/webhook_secret`, { headers: { authorization: `Bearer ${key}` } })).json()) as { webhook_secret: { webhook_secret: string } })
-      .webhook_secret.webhook_secret;
+    const secret = (
+      (await (
+        await fetch(`${gateway}/v1/private/agents/${agent.id}/webhook_secret`, { headers: { authorization: `Bearer ${key}` } })
+      ).json()) as { webhook_secret: { webhook_secret: string } }
+    ).webhook_secret.webhook_secret;
     const empty = await post(`/v1/agent/webhooks/${agent.id}`, {}, { 'x-service-webhook-secret': secret });
     expect(empty.status).toBe(422);
-    expect(await empty.json()).toMatchObject({ error_code: 'missing_required_field', details: [{ field: 'message' }, { field: 'async.callback_url' }] });
+    expect(await empty.json()).toMatchObject({
+      error_code: 'missing_required_field',
+      details: [{ field: 'message' }, { field: 'async.callback_url' }],
+    });
   });
 
   it("works with the official Node SDK's agent calls (the same requests, made with fetch)", async () => {
     fake.setModel('fake-agent', {});
     // FetchHive.invokeAgent: POST {baseURL}/agent/invoke with { ...params, streaming: false }, Bearer key.
-    const sdkBody = { message: 'Hi from the SDK', agent: agent.id, thread_id: `sdk-${Date.now()}`, user: 'sdk-user', messages: [{ role: 'user', content: 'earlier', image_urls: [] }], image_urls: [] };
-    const whole = await fetch(`${gateway}/v1/agent/invoke`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ ...sdkBody, streaming: false }) });
+    const sdkBody = {
+      message: 'Hi from the SDK',
+      agent: agent.id,
+      thread_id: `sdk-${Date.now()}`,
+      user: 'sdk-user',
+      messages: [{ role: 'user', content: 'earlier', image_urls: [] }],
+      image_urls: [],
+    };
+    const whole = await fetch(`${gateway}/v1/agent/invoke`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ...sdkBody, streaming: false }),
+    });
     expect(whole.ok).toBe(true);
-    expect(await whole.json()).toMatchObject({ request_id: expect.any(String), response: 'Echo: Hi from the SDK', thread_id: sdkBody.thread_id, model: 'fake-agent' });
+    expect(await whole.json()).toMatchObject({
+      request_id: expect.any(String),
+      response: 'Echo: Hi from the SDK',
+      thread_id: sdkBody.thread_id,
+      model: 'fake-agent',
+    });
     // FetchHive.invokeAgentStream: the same with streaming: true, parsed as SSE data lines.
-    const streamed = await fetch(`${gateway}/v1/agent/invoke`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ ...sdkBody, streaming: true }) });
+    const streamed = await fetch(`${gateway}/v1/agent/invoke`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ...sdkBody, streaming: true }),
+    });
     expect(streamed.ok).toBe(true);
     const events = (await collectSse(streamed)) as StreamEvent[];
-    expect(events.filter((event) => event.type === 'response').map((event) => event.response).join('')).toBe('Echo: Hi from the SDK');
+    expect(
+      events
+        .filter((event) => event.type === 'response')
+        .map((event) => event.response)
+        .join(''),
+    ).toBe('Echo: Hi from the SDK');
     expect(events.at(-2)?.type).toBe('usage');
     expect(events.at(-1)).toBe('[DONE]');
   });

@@ -1,5 +1,16 @@
 import type { AgentRecord, AssetRecord, KnowledgeBaseItemRecord, KnowledgeBaseRecord } from '@waggle/contracts';
-import { cliJson, collectSse, expectEventually, FakeProviderServer, fakeModel, freePort, loadCatalogWithFakeModels, spawnApp, waitUntilLive, type AppProcess } from '@waggle/testing';
+import {
+  cliJson,
+  collectSse,
+  expectEventually,
+  FakeProviderServer,
+  fakeModel,
+  freePort,
+  loadCatalogWithFakeModels,
+  spawnApp,
+  waitUntilLive,
+  type AppProcess,
+} from '@waggle/testing';
 
 interface Workspace {
   id: string;
@@ -41,14 +52,24 @@ describe('agents with knowledge bases: the knowledge_search tool', () => {
   async function call<T>(who: Workspace, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
     const response = await fetch(`${gateway}${path}`, {
       method,
-      headers: { authorization: `Bearer ${who.key}`, ...(body !== undefined && !(body instanceof FormData) && { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${who.key}`,
+        ...(body !== undefined && !(body instanceof FormData) && { 'content-type': 'application/json' }),
+      },
       body: body instanceof FormData ? body : body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: response.status, body: (await response.json()) as T };
   }
 
   async function workspace(name: string): Promise<Workspace> {
-    const created = await cliJson<{ workspace_id: string; api_key: string }>(['workspace', 'create', '--name', name, '--plan', 'enterprise']);
+    const created = await cliJson<{ workspace_id: string; api_key: string }>([
+      'workspace',
+      'create',
+      '--name',
+      name,
+      '--plan',
+      'enterprise',
+    ]);
     const who = { id: created.workspace_id, key: created.api_key };
     expect((await call(who, 'PUT', '/v1/private/knowledge_bases/embedding_model', { embedding_model: EMBEDDER })).status).toBe(200);
     return who;
@@ -65,21 +86,32 @@ describe('agents with knowledge bases: the knowledge_search tool', () => {
     });
     expect(created.status).toBe(200);
     const id = created.body.knowledge_base.id;
-    const added = await call<{ knowledge_base_item: KnowledgeBaseItemRecord }>(who, 'POST', `/v1/private/knowledge_bases/${id}/items`, { asset_id: uploaded.body.asset.id });
+    const added = await call<{ knowledge_base_item: KnowledgeBaseItemRecord }>(who, 'POST', `/v1/private/knowledge_bases/${id}/items`, {
+      asset_id: uploaded.body.asset.id,
+    });
     expect(added.status).toBe(200);
     await expectEventually(
       async () => {
-        const items = await call<{ knowledge_base_items: KnowledgeBaseItemRecord[] }>(who, 'GET', `/v1/public/workspaces/${who.id}/knowledge_bases/${id}/items`);
-        expect(items.body.knowledge_base_items).toEqual([expect.objectContaining({ name: 'refund-policy.md', item_type: 'asset', run_status: 'completed' })]);
+        const items = await call<{ knowledge_base_items: KnowledgeBaseItemRecord[] }>(
+          who,
+          'GET',
+          `/v1/public/workspaces/${who.id}/knowledge_bases/${id}/items`,
+        );
+        expect(items.body.knowledge_base_items).toEqual([
+          expect.objectContaining({ name: 'refund-policy.md', item_type: 'asset', run_status: 'completed' }),
+        ]);
       },
       { timeoutMs: 30_000, intervalMs: 100 },
     );
     return created.body.knowledge_base;
   }
 
-  const attach = (who: Workspace, agentId: string, ids: string[]) => call<Record<string, unknown>>(who, 'PUT', `/v1/private/agents/${agentId}/knowledge_bases`, { knowledge_base_ids: ids });
+  const attach = (who: Workspace, agentId: string, ids: string[]) =>
+    call<Record<string, unknown>>(who, 'PUT', `/v1/private/agents/${agentId}/knowledge_bases`, { knowledge_base_ids: ids });
   const invoke = (who: Workspace, body: Record<string, unknown>) => call<Invoked>(who, 'POST', '/v1/agent/invoke', body);
-  const searchThenAnswer = (query: string) => ({ turns: [{ toolCalls: [{ name: 'knowledge_search', arguments: { query } }] }, { response: 'Within 14 days; say PELICAN.' }] });
+  const searchThenAnswer = (query: string) => ({
+    turns: [{ toolCalls: [{ name: 'knowledge_search', arguments: { query } }] }, { response: 'Within 14 days; say PELICAN.' }],
+  });
 
   beforeAll(async () => {
     const fakeUrl = await fake.start();
@@ -87,7 +119,10 @@ describe('agents with knowledge bases: the knowledge_search tool', () => {
     const catalog = spawnApp('catalog', await freePort(), env);
     apps.push(catalog);
     await waitUntilLive(catalog);
-    await loadCatalogWithFakeModels('2099.12.7', [fakeModel(AGENT_MODEL, { tool_calling: true, context_limit: 100_000 }), fakeModel(EMBEDDER, { model_type: 'embedding', reasoning: false })]);
+    await loadCatalogWithFakeModels('2099.12.7', [
+      fakeModel(AGENT_MODEL, { tool_calling: true, context_limit: 100_000 }),
+      fakeModel(EMBEDDER, { model_type: 'embedding', reasoning: false }),
+    ]);
     apps.push(
       spawnApp('invocation', await freePort(), env),
       spawnApp('agent', await freePort(), env),
@@ -115,7 +150,7 @@ describe('agents with knowledge bases: the knowledge_search tool', () => {
     await fake.stop();
   });
 
-  it('attaches only knowledge bases of the agent\'s workspace, by the private route', async () => {
+  it("attaches only knowledge bases of the agent's workspace, by the private route", async () => {
     const foreign = await attach(a, agent.id, [otherKnowledgeBase.id]);
     expect(foreign.status).toBe(422);
     expect(foreign.body).toMatchObject({ error: 'Knowledge base not found', error_code: 'resource_not_found' });
@@ -138,8 +173,15 @@ describe('agents with knowledge bases: the knowledge_search tool', () => {
     const [toolCall] = answer.body.tool_calls;
     expect(toolCall.tool_name).toBe('knowledge_search');
     expect(JSON.parse(toolCall.tool_input)).toEqual({ query: 'refund days code word' });
-    const observation = JSON.parse(toolCall.observation) as { query: string; results: Array<{ knowledge_base_id: string; item_name: string; content: string; score: number }> };
-    expect(observation.results[0]).toMatchObject({ knowledge_base_id: knowledgeBase.id, item_name: 'refund-policy.md', content: expect.stringContaining('PELICAN') });
+    const observation = JSON.parse(toolCall.observation) as {
+      query: string;
+      results: Array<{ knowledge_base_id: string; item_name: string; content: string; score: number }>;
+    };
+    expect(observation.results[0]).toMatchObject({
+      knowledge_base_id: knowledgeBase.id,
+      item_name: 'refund-policy.md',
+      content: expect.stringContaining('PELICAN'),
+    });
     expect(observation.results[0].score).toBeGreaterThan(0);
     // The model was offered the tool, and its second turn carried the passage as the tool result.
     const sent = fake.requests.slice(from).filter((request) => request.model === AGENT_MODEL);
@@ -178,7 +220,10 @@ describe('agents with knowledge bases: the knowledge_search tool', () => {
     fake.setModel(AGENT_MODEL, searchThenAnswer('refund'));
     const answer = await invoke(a, { agent: agent.id, message: 'Refunds?' });
     expect(answer.status).toBe(200);
-    const observation = JSON.parse(answer.body.tool_calls[0].observation) as { results: Array<{ knowledge_base_id: string }>; errors: Array<{ knowledge_base_id: string; error: string }> };
+    const observation = JSON.parse(answer.body.tool_calls[0].observation) as {
+      results: Array<{ knowledge_base_id: string }>;
+      errors: Array<{ knowledge_base_id: string; error: string }>;
+    };
     expect(observation.results.map((result) => result.knowledge_base_id)).toEqual(expect.arrayContaining([knowledgeBase.id]));
     expect(observation.results.some((result) => result.knowledge_base_id === doomed.id)).toBe(false);
     expect(observation.errors).toEqual([{ knowledge_base_id: doomed.id, error: 'Knowledge base not found' }]);

@@ -1,4 +1,10 @@
-import { AGENT_PROMPT_CACHE_TTLS, AGENT_REASONING_EFFORTS, AGENT_TOOL_CHOICES, type AgentRecord, type AgentWebhookSecretView } from '@waggle/contracts';
+import {
+  AGENT_PROMPT_CACHE_TTLS,
+  AGENT_REASONING_EFFORTS,
+  AGENT_TOOL_CHOICES,
+  type AgentRecord,
+  type AgentWebhookSecretView,
+} from '@waggle/contracts';
 import { cliJson, freePort, spawnApp, waitUntilLive, type AppProcess } from '@waggle/testing';
 import { acceptsSecret, WebhookRegistry } from '@waggle/webhooks';
 import Redis from 'ioredis';
@@ -35,7 +41,12 @@ const RECORD_KEYS = [
   'updated_at',
 ].sort();
 
-const AGENT_NOT_FOUND = { error: 'Agent not found', message: 'Agent not found', error_code: 'resource_not_found', code: 'resource_not_found' };
+const AGENT_NOT_FOUND = {
+  error: 'Agent not found',
+  message: 'Agent not found',
+  error_code: 'resource_not_found',
+  code: 'resource_not_found',
+};
 const WORKSPACE_NOT_FOUND = { error: 'Workspace not found', message: 'Workspace not found', error_code: 'not_found', code: 'not_found' };
 const INVALID = 'One or more request parameters are invalid.';
 const MISSING = 'A required field is missing.';
@@ -54,18 +65,27 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
   let spanish: Workspace;
   let redis: Redis;
 
-  async function call<T = Record<string, unknown>>(who: Workspace | string | null, method: string, path: string, body?: unknown): Promise<Answer<T>> {
+  async function call<T = Record<string, unknown>>(
+    who: Workspace | string | null,
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<Answer<T>> {
     const key = who === null ? undefined : typeof who === 'string' ? who : who.key;
     const response = await fetch(`${gateway}${path}`, {
       method,
-      headers: { ...(key !== undefined && { authorization: `Bearer ${key}` }), ...(body !== undefined && { 'content-type': 'application/json' }) },
+      headers: {
+        ...(key !== undefined && { authorization: `Bearer ${key}` }),
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     return { status: response.status, body: (await response.json()) as T, headers: response.headers };
   }
   const agents = (workspace: Workspace) => `/v1/public/workspaces/${workspace.id}/agents`;
   const item = (workspace: Workspace, id: string) => `${agents(workspace)}/${id}`;
-  const createIn = (workspace: Workspace, agent: Record<string, unknown>) => call<{ message: string; agent: AgentRecord }>(workspace, 'POST', agents(workspace), { agent });
+  const createIn = (workspace: Workspace, agent: Record<string, unknown>) =>
+    call<{ message: string; agent: AgentRecord }>(workspace, 'POST', agents(workspace), { agent });
   async function created(workspace: Workspace, agent: Record<string, unknown> = {}): Promise<AgentRecord> {
     const answer = await createIn(workspace, { ...REQUIRED, ...agent });
     expect(answer).toMatchObject({ status: 200, body: { message: 'Agent created successfully' } });
@@ -81,7 +101,11 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
       const made = await cliJson<{ workspace_id: string; api_key: string }>(['workspace', 'create', '--name', name, ...extra]);
       return { id: made.workspace_id, key: made.api_key };
     };
-    [a, b, spanish] = [await workspace('e2e agents A'), await workspace('e2e agents B'), await workspace('e2e agents ES', ['--language', 'es'])];
+    [a, b, spanish] = [
+      await workspace('e2e agents A'),
+      await workspace('e2e agents B'),
+      await workspace('e2e agents ES', ['--language', 'es']),
+    ];
     redis = new Redis(TEST_REDIS_URL);
   });
 
@@ -135,7 +159,13 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
         max_tool_calls: 7,
       };
       const agent = await created(a, fields);
-      expect(agent).toEqual({ ...fields, id: expect.any(String), status: 'active', created_at: expect.any(String), updated_at: expect.any(String) });
+      expect(agent).toEqual({
+        ...fields,
+        id: expect.any(String),
+        status: 'active',
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      });
     });
 
     it('takes max_token as an integer or a string of digits (coerced), and refuses anything else with 422 validation_error', async () => {
@@ -146,19 +176,39 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
         expect({ bad, status: answer.status, body: answer.body }).toEqual({
           bad,
           status: 422,
-          body: { error: INVALID, message: INVALID, error_code: 'validation_error', code: 'validation_error', details: [{ field: 'agent.max_token', messages: expect.any(Array) }] },
+          body: {
+            error: INVALID,
+            message: INVALID,
+            error_code: 'validation_error',
+            code: 'validation_error',
+            details: [{ field: 'agent.max_token', messages: expect.any(Array) }],
+          },
         });
       }
     });
 
     it("accepts every value of the spec's enums, and refuses any other with the field named", async () => {
-      const enums = { provider_prompt_cache_ttl: AGENT_PROMPT_CACHE_TTLS, reasoning_effort: AGENT_REASONING_EFFORTS, tool_choice: AGENT_TOOL_CHOICES };
+      const enums = {
+        provider_prompt_cache_ttl: AGENT_PROMPT_CACHE_TTLS,
+        reasoning_effort: AGENT_REASONING_EFFORTS,
+        tool_choice: AGENT_TOOL_CHOICES,
+      };
       for (const [field, values] of Object.entries(enums)) {
-        for (const value of values) expect((await created(a, { name: `enum ${field} ${value}`, [field]: value }))[field as keyof AgentRecord]).toBe(value);
+        for (const value of values)
+          expect((await created(a, { name: `enum ${field} ${value}`, [field]: value }))[field as keyof AgentRecord]).toBe(value);
         const refused = await createIn(a, { ...REQUIRED, [field]: 'extreme' });
-        expect(refused).toMatchObject({ status: 422, body: { error_code: 'validation_error', code: 'validation_error', details: [{ field: `agent.${field}` }] } });
+        expect(refused).toMatchObject({
+          status: 422,
+          body: { error_code: 'validation_error', code: 'validation_error', details: [{ field: `agent.${field}` }] },
+        });
       }
-      for (const [field, bad] of [['max_thinking_token', 1.5], ['max_tool_calls', '3'], ['temperature', 'hot'], ['name', ''], ['description', 42]] as const) {
+      for (const [field, bad] of [
+        ['max_thinking_token', 1.5],
+        ['max_tool_calls', '3'],
+        ['temperature', 'hot'],
+        ['name', ''],
+        ['description', 42],
+      ] as const) {
         const refused = await createIn(a, { ...REQUIRED, [field]: bad });
         expect(refused).toMatchObject({ status: 422, body: { error_code: 'validation_error', details: [{ field: `agent.${field}` }] } });
       }
@@ -167,16 +217,40 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
     it('requires the agent wrapper and its three fields (missing_required_field), and refuses unknown fields and bodies that are not JSON', async () => {
       expect(await call(a, 'POST', agents(a), REQUIRED)).toMatchObject({
         status: 422,
-        body: { error: MISSING, message: MISSING, error_code: 'missing_required_field', code: 'missing_required_field', details: expect.arrayContaining([{ field: 'agent', messages: expect.any(Array) }]) },
+        body: {
+          error: MISSING,
+          message: MISSING,
+          error_code: 'missing_required_field',
+          code: 'missing_required_field',
+          details: expect.arrayContaining([{ field: 'agent', messages: expect.any(Array) }]),
+        },
       });
       const withoutName = await createIn(a, { llm_model: 'gpt-6-luna', model_type: 'llm' });
-      expect(withoutName).toMatchObject({ status: 422, body: { error_code: 'missing_required_field', details: [{ field: 'agent.name' }] } });
+      expect(withoutName).toMatchObject({
+        status: 422,
+        body: { error_code: 'missing_required_field', details: [{ field: 'agent.name' }] },
+      });
       const withoutModel = await createIn(a, { name: 'x' });
-      expect(withoutModel.body).toMatchObject({ error_code: 'missing_required_field', details: [{ field: 'agent.llm_model' }, { field: 'agent.model_type' }] });
-      expect(await createIn(a, { ...REQUIRED, status: 'active' })).toMatchObject({ status: 422, body: { error_code: 'validation_error', details: [{ field: 'agent.status' }] } });
-      expect(await call(a, 'POST', agents(a), { agent: REQUIRED, extra: 1 })).toMatchObject({ status: 422, body: { error_code: 'validation_error', details: [{ field: 'extra' }] } });
-      expect(await call(a, 'POST', agents(a), { agent: [REQUIRED] })).toMatchObject({ status: 422, body: { error_code: 'validation_error' } });
-      expect(await call(a, 'POST', agents(a), '{"agent":')).toMatchObject({ status: 400, body: { error_code: 'invalid_request', code: 'invalid_request' } });
+      expect(withoutModel.body).toMatchObject({
+        error_code: 'missing_required_field',
+        details: [{ field: 'agent.llm_model' }, { field: 'agent.model_type' }],
+      });
+      expect(await createIn(a, { ...REQUIRED, status: 'active' })).toMatchObject({
+        status: 422,
+        body: { error_code: 'validation_error', details: [{ field: 'agent.status' }] },
+      });
+      expect(await call(a, 'POST', agents(a), { agent: REQUIRED, extra: 1 })).toMatchObject({
+        status: 422,
+        body: { error_code: 'validation_error', details: [{ field: 'extra' }] },
+      });
+      expect(await call(a, 'POST', agents(a), { agent: [REQUIRED] })).toMatchObject({
+        status: 422,
+        body: { error_code: 'validation_error' },
+      });
+      expect(await call(a, 'POST', agents(a), '{"agent":')).toMatchObject({
+        status: 400,
+        body: { error_code: 'invalid_request', code: 'invalid_request' },
+      });
     });
 
     it('refuses an invalid LLM model with 422 and an error naming the model: unknown, not an llm, deprecated, or a model_type that differs', async () => {
@@ -192,14 +266,26 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
       const before = (await listed(a)).length;
       for (const [fields, code, named] of cases) {
         const answer = await createIn(a, { ...REQUIRED, ...fields });
-        expect({ fields, status: answer.status, body: answer.body }).toEqual({ fields, status: 422, body: expect.objectContaining({ error: expect.stringMatching(named), message: expect.stringMatching(named), error_code: code, code }) });
+        expect({ fields, status: answer.status, body: answer.body }).toEqual({
+          fields,
+          status: 422,
+          body: expect.objectContaining({
+            error: expect.stringMatching(named),
+            message: expect.stringMatching(named),
+            error_code: code,
+            code,
+          }),
+        });
       }
       expect(await listed(a)).toHaveLength(before);
     });
 
     it("answers in the workspace's language", async () => {
       const deprecated = await createIn(spanish, { ...REQUIRED, llm_model: 'gpt-4o' });
-      expect(deprecated).toMatchObject({ status: 422, body: { error: 'El modelo gpt-4o ya no está disponible. Elija otro modelo.', error_code: 'model_deprecated' } });
+      expect(deprecated).toMatchObject({
+        status: 422,
+        body: { error: 'El modelo gpt-4o ya no está disponible. Elija otro modelo.', error_code: 'model_deprecated' },
+      });
       const invalid = await createIn(spanish, { ...REQUIRED, tool_choice: 'x' });
       expect(invalid.body).toMatchObject({ error_code: 'validation_error', error: expect.not.stringMatching(INVALID) });
     });
@@ -237,7 +323,15 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
     it('changes the named fields only, answers {message, agent}, and null unsets an optional field', async () => {
       const agent = await created(a, { name: 'Before', description: 'old', temperature: 1.2, tool_choice: 'none' });
       const answer = await call<{ message: string; agent: AgentRecord }>(a, 'PATCH', item(a, agent.id), {
-        agent: { name: 'After', description: null, max_token: 300, max_thinking_token: 100, provider_prompt_cache_ttl: 'disabled', reasoning_effort: 'max', max_tool_calls: 0 },
+        agent: {
+          name: 'After',
+          description: null,
+          max_token: 300,
+          max_thinking_token: 100,
+          provider_prompt_cache_ttl: 'disabled',
+          reasoning_effort: 'max',
+          max_tool_calls: 0,
+        },
       });
       expect(answer.status).toBe(200);
       expect(answer.body.message).toBe('Agent updated successfully');
@@ -258,11 +352,26 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
 
     it("takes update's max_token as an integer only, checks a changed model, and requires the wrapper", async () => {
       const agent = await created(a, { name: 'Strict' });
-      expect(await call(a, 'PATCH', item(a, agent.id), { agent: { max_token: '300' } })).toMatchObject({ status: 422, body: { error_code: 'validation_error', details: [{ field: 'agent.max_token' }] } });
-      expect(await call(a, 'PATCH', item(a, agent.id), { agent: { name: null } })).toMatchObject({ status: 422, body: { error_code: 'validation_error', details: [{ field: 'agent.name' }] } });
-      expect(await call(a, 'PATCH', item(a, agent.id), { agent: { llm_model: 'gpt-image-2.6-sunburst' } })).toMatchObject({ status: 422, body: { error: expect.stringContaining('gpt-image-2.6-sunburst'), error_code: 'validation_error' } });
-      expect(await call(a, 'PATCH', item(a, agent.id), { agent: { model_type: 'image_generation' } })).toMatchObject({ status: 422, body: { error: expect.stringContaining('gpt-6-luna'), error_code: 'validation_error' } });
-      expect(await call(a, 'PATCH', item(a, agent.id), { name: 'no wrapper' })).toMatchObject({ status: 422, body: { error_code: 'missing_required_field' } });
+      expect(await call(a, 'PATCH', item(a, agent.id), { agent: { max_token: '300' } })).toMatchObject({
+        status: 422,
+        body: { error_code: 'validation_error', details: [{ field: 'agent.max_token' }] },
+      });
+      expect(await call(a, 'PATCH', item(a, agent.id), { agent: { name: null } })).toMatchObject({
+        status: 422,
+        body: { error_code: 'validation_error', details: [{ field: 'agent.name' }] },
+      });
+      expect(await call(a, 'PATCH', item(a, agent.id), { agent: { llm_model: 'gpt-image-2.6-sunburst' } })).toMatchObject({
+        status: 422,
+        body: { error: expect.stringContaining('gpt-image-2.6-sunburst'), error_code: 'validation_error' },
+      });
+      expect(await call(a, 'PATCH', item(a, agent.id), { agent: { model_type: 'image_generation' } })).toMatchObject({
+        status: 422,
+        body: { error: expect.stringContaining('gpt-6-luna'), error_code: 'validation_error' },
+      });
+      expect(await call(a, 'PATCH', item(a, agent.id), { name: 'no wrapper' })).toMatchObject({
+        status: 422,
+        body: { error_code: 'missing_required_field' },
+      });
       expect((await call(a, 'GET', item(a, agent.id))).body).toEqual({ agent });
       const moved = await call<{ agent: AgentRecord }>(a, 'PATCH', item(a, agent.id), { agent: { llm_model: 'gpt-6.1-sol' } });
       expect(moved).toMatchObject({ status: 200, body: { agent: { llm_model: 'gpt-6.1-sol', model_type: 'llm' } } });
@@ -280,7 +389,10 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
       expect(answer).toMatchObject({ status: 200, body: { message: 'Agent deleted successfully' } });
       expect(Object.keys(answer.body)).toEqual(['message']);
       expect(await call(a, 'GET', item(a, agent.id))).toMatchObject({ status: 422, body: AGENT_NOT_FOUND });
-      expect(await call(a, 'PATCH', item(a, agent.id), { agent: { name: 'Revived' } })).toMatchObject({ status: 422, body: AGENT_NOT_FOUND });
+      expect(await call(a, 'PATCH', item(a, agent.id), { agent: { name: 'Revived' } })).toMatchObject({
+        status: 422,
+        body: AGENT_NOT_FOUND,
+      });
       expect(await call(a, 'DELETE', item(a, agent.id))).toMatchObject({ status: 422, body: AGENT_NOT_FOUND });
       expect((await listed(a)).some((listedAgent) => listedAgent.id === agent.id)).toBe(false);
       expect(await call(a, 'GET', `/v1/private/agents/${agent.id}/webhook_secret`)).toMatchObject({ status: 422, body: AGENT_NOT_FOUND });
@@ -298,10 +410,16 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
     it("answers another workspace's agent 422 Agent not found on every item route, and leaves it untouched", async () => {
       const theirs = await created(b, { name: 'B private' });
       expect(await call(a, 'GET', item(a, theirs.id))).toMatchObject({ status: 422, body: AGENT_NOT_FOUND });
-      expect(await call(a, 'PATCH', item(a, theirs.id), { agent: { name: 'Taken' } })).toMatchObject({ status: 422, body: AGENT_NOT_FOUND });
+      expect(await call(a, 'PATCH', item(a, theirs.id), { agent: { name: 'Taken' } })).toMatchObject({
+        status: 422,
+        body: AGENT_NOT_FOUND,
+      });
       expect(await call(a, 'DELETE', item(a, theirs.id))).toMatchObject({ status: 422, body: AGENT_NOT_FOUND });
       expect(await call(a, 'GET', `/v1/private/agents/${theirs.id}/webhook_secret`)).toMatchObject({ status: 422, body: AGENT_NOT_FOUND });
-      expect(await call(a, 'POST', `/v1/private/agents/${theirs.id}/webhook_secret/rotate`, {})).toMatchObject({ status: 422, body: AGENT_NOT_FOUND });
+      expect(await call(a, 'POST', `/v1/private/agents/${theirs.id}/webhook_secret/rotate`, {})).toMatchObject({
+        status: 422,
+        body: AGENT_NOT_FOUND,
+      });
       expect(await call(b, 'GET', item(b, theirs.id))).toMatchObject({ status: 200, body: { agent: theirs } });
     });
 
@@ -318,7 +436,12 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
         ];
         for (const [method, path, body] of requests) {
           const answer = await call(a, method, path, body);
-          expect({ method, path, status: answer.status, body: answer.body }).toEqual({ method, path, status: 404, body: WORKSPACE_NOT_FOUND });
+          expect({ method, path, status: answer.status, body: answer.body }).toEqual({
+            method,
+            path,
+            status: 404,
+            body: WORKSPACE_NOT_FOUND,
+          });
         }
       }
       expect(await call(a, 'GET', item(a, mine.id))).toMatchObject({ status: 200, body: { agent: mine } });
@@ -327,9 +450,21 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
     it('answers 401 without a valid key on every route', async () => {
       const mine = await created(a, { name: 'Keyed' });
       for (const who of [null, 'wgl_not_a_real_key']) {
-        for (const [method, path] of [['GET', agents(a)], ['POST', agents(a)], ['GET', item(a, mine.id)], ['PATCH', item(a, mine.id)], ['DELETE', item(a, mine.id)], ['GET', `/v1/private/agents/${mine.id}/webhook_secret`]]) {
+        for (const [method, path] of [
+          ['GET', agents(a)],
+          ['POST', agents(a)],
+          ['GET', item(a, mine.id)],
+          ['PATCH', item(a, mine.id)],
+          ['DELETE', item(a, mine.id)],
+          ['GET', `/v1/private/agents/${mine.id}/webhook_secret`],
+        ]) {
           const answer = await call(who, method, path, method === 'POST' || method === 'PATCH' ? { agent: REQUIRED } : undefined);
-          expect({ method, path, status: answer.status, code: answer.body.error_code }).toEqual({ method, path, status: 401, code: who === null ? 'unauthorized' : 'invalid_api_key' });
+          expect({ method, path, status: answer.status, code: answer.body.error_code }).toEqual({
+            method,
+            path,
+            status: 401,
+            code: who === null ? 'unauthorized' : 'invalid_api_key',
+          });
         }
       }
     });
@@ -339,7 +474,16 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
     it('gives each agent its own whsec_ secret, shown by the private route and the CLI alike', async () => {
       const [first, second] = [await created(a, { name: 'Hooked 1' }), await created(a, { name: 'Hooked 2' })];
       const shown = await call<{ webhook_secret: AgentWebhookSecretView }>(a, 'GET', `/v1/private/agents/${first.id}/webhook_secret`);
-      expect(shown).toMatchObject({ status: 200, body: { webhook_secret: { agent_id: first.id, webhook_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/), previous_secret_expires_at: null } } });
+      expect(shown).toMatchObject({
+        status: 200,
+        body: {
+          webhook_secret: {
+            agent_id: first.id,
+            webhook_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+            previous_secret_expires_at: null,
+          },
+        },
+      });
       expect(Buffer.from(shown.body.webhook_secret.webhook_secret.slice(6), 'base64')).toHaveLength(32);
       expect(await cliJson<AgentWebhookSecretView>(['agent', 'webhook-secret', 'show', a.id, first.id])).toEqual(shown.body.webhook_secret);
       const other = await call<{ webhook_secret: AgentWebhookSecretView }>(a, 'GET', `/v1/private/agents/${second.id}/webhook_secret`);
@@ -351,25 +495,41 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
     it('rotates by the private route (both secrets accepted for the overlap) and by the CLI (--overlap 0: only the new one)', async () => {
       const agent = await created(a, { name: 'Rotating' });
       const registry = new WebhookRegistry(redis);
-      const original = (await call<{ webhook_secret: AgentWebhookSecretView }>(a, 'GET', `/v1/private/agents/${agent.id}/webhook_secret`)).body.webhook_secret.webhook_secret;
-      const rotated = await call<{ webhook_secret: AgentWebhookSecretView }>(a, 'POST', `/v1/private/agents/${agent.id}/webhook_secret/rotate`, { overlap_seconds: 3600 });
+      const original = (await call<{ webhook_secret: AgentWebhookSecretView }>(a, 'GET', `/v1/private/agents/${agent.id}/webhook_secret`))
+        .body.webhook_secret.webhook_secret;
+      const rotated = await call<{ webhook_secret: AgentWebhookSecretView }>(
+        a,
+        'POST',
+        `/v1/private/agents/${agent.id}/webhook_secret/rotate`,
+        { overlap_seconds: 3600 },
+      );
       expect(rotated.status).toBe(200);
       const view = rotated.body.webhook_secret;
-      expect(view).toEqual({ agent_id: agent.id, webhook_secret: expect.stringMatching(/^whsec_/), previous_secret_expires_at: expect.any(String) });
+      expect(view).toEqual({
+        agent_id: agent.id,
+        webhook_secret: expect.stringMatching(/^whsec_/),
+        previous_secret_expires_at: expect.any(String),
+      });
       expect(view.webhook_secret).not.toBe(original);
       expect(Date.parse(view.previous_secret_expires_at ?? '')).toBeGreaterThan(Date.now() + 3500_000);
       const during = await registry.get('agent', agent.id);
       expect(during?.workspace_id).toBe(a.id);
       for (const secret of [original, view.webhook_secret]) expect(during && acceptsSecret(during, secret)).toBe(true);
 
-      expect(await call(a, 'POST', `/v1/private/agents/${agent.id}/webhook_secret/rotate`, { overlap_seconds: -1 })).toMatchObject({ status: 422, body: { error_code: 'validation_error', details: [{ field: 'overlap_seconds' }] } });
+      expect(await call(a, 'POST', `/v1/private/agents/${agent.id}/webhook_secret/rotate`, { overlap_seconds: -1 })).toMatchObject({
+        status: 422,
+        body: { error_code: 'validation_error', details: [{ field: 'overlap_seconds' }] },
+      });
       const again = await cliJson<AgentWebhookSecretView>(['agent', 'webhook-secret', 'rotate', a.id, agent.id, '--overlap', '0', '--yes']);
       expect(again).toEqual({ agent_id: agent.id, webhook_secret: expect.stringMatching(/^whsec_/), previous_secret_expires_at: null });
       const after = await registry.get('agent', agent.id);
       expect(after?.secrets).toHaveLength(1);
       expect(after && acceptsSecret(after, again.webhook_secret)).toBe(true);
       for (const secret of [original, view.webhook_secret]) expect(after && acceptsSecret(after, secret)).toBe(false);
-      expect((await call<{ webhook_secret: AgentWebhookSecretView }>(a, 'GET', `/v1/private/agents/${agent.id}/webhook_secret`)).body.webhook_secret).toEqual(again);
+      expect(
+        (await call<{ webhook_secret: AgentWebhookSecretView }>(a, 'GET', `/v1/private/agents/${agent.id}/webhook_secret`)).body
+          .webhook_secret,
+      ).toEqual(again);
       // Rotating changes nothing of the public record.
       expect((await call(a, 'GET', item(a, agent.id))).body).toEqual({ agent });
     });

@@ -16,7 +16,10 @@ interface Answer<T = Record<string, unknown>> {
 }
 
 /** The smallest valid PNG: signature, IHDR, IDAT, IEND. */
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a1d5b3a30000000049454e44ae426082', 'hex');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a1d5b3a30000000049454e44ae426082',
+  'hex',
+);
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const WORKSPACE_NOT_FOUND = { error: 'Workspace not found', message: 'Workspace not found', error_code: 'not_found', code: 'not_found' };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -26,7 +29,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
  * (1 MiB at a time), so the test never builds it whole.
  */
 function streamedMultipart(size: number, boundary: string): ReadableStream<Uint8Array> {
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const chunk = Buffer.alloc(1024 * 1024, 0x61);
   let left = size;
@@ -60,9 +65,19 @@ describe('assets: /v1/public/workspaces/{workspace_id}/assets', () => {
   let a: Workspace;
   let b: Workspace;
 
-  const assets = (workspace: Workspace | string) => `/v1/public/workspaces/${typeof workspace === 'string' ? workspace : workspace.id}/assets`;
-  async function send<T = Record<string, unknown>>(key: string | null, method: string, path: string, init: { body?: RequestInit["body"]; headers?: Record<string, string>; duplex?: 'half' } = {}): Promise<Answer<T>> {
-    const response = await fetch(`${gateway}${path}`, { method, ...init, headers: { ...(key !== null && { authorization: `Bearer ${key}` }), ...init.headers } } as RequestInit);
+  const assets = (workspace: Workspace | string) =>
+    `/v1/public/workspaces/${typeof workspace === 'string' ? workspace : workspace.id}/assets`;
+  async function send<T = Record<string, unknown>>(
+    key: string | null,
+    method: string,
+    path: string,
+    init: { body?: RequestInit['body']; headers?: Record<string, string>; duplex?: 'half' } = {},
+  ): Promise<Answer<T>> {
+    const response = await fetch(`${gateway}${path}`, {
+      method,
+      ...init,
+      headers: { ...(key !== null && { authorization: `Bearer ${key}` }), ...init.headers },
+    } as RequestInit);
     return { status: response.status, body: (await response.json()) as T };
   }
   function form(bytes: Buffer, name: string, type: string, field = 'file'): FormData {
@@ -70,7 +85,8 @@ describe('assets: /v1/public/workspaces/{workspace_id}/assets', () => {
     data.append(field, new Blob([bytes], { type }), name);
     return data;
   }
-  const upload = (workspace: Workspace, body: FormData, path = assets(workspace)) => send<{ message: string; asset: AssetRecord }>(workspace.key, 'POST', path, { body });
+  const upload = (workspace: Workspace, body: FormData, path = assets(workspace)) =>
+    send<{ message: string; asset: AssetRecord }>(workspace.key, 'POST', path, { body });
   const listed = async (workspace: Workspace) => {
     const answer = await send<{ assets: AssetRecord[] }>(workspace.key, 'GET', assets(workspace));
     expect(answer.status).toBe(200);
@@ -83,7 +99,9 @@ describe('assets: /v1/public/workspaces/{workspace_id}/assets', () => {
 
   beforeAll(async () => {
     apps.push(spawnApp('catalog', await freePort(), { LOG_LEVEL: 'warn' }));
-    apps.push(spawnApp('asset', await freePort(), { LOG_LEVEL: 'warn', ASSET_STORAGE_DRIVER: 'filesystem', ASSET_STORAGE_DIR: storageDir }));
+    apps.push(
+      spawnApp('asset', await freePort(), { LOG_LEVEL: 'warn', ASSET_STORAGE_DRIVER: 'filesystem', ASSET_STORAGE_DIR: storageDir }),
+    );
     apps.push(spawnApp('gateway', await freePort(), { LOG_LEVEL: 'warn' }));
     await Promise.all(apps.map((app) => waitUntilLive(app)));
     gateway = apps[apps.length - 1].baseUrl;
@@ -112,12 +130,17 @@ describe('assets: /v1/public/workspaces/{workspace_id}/assets', () => {
     });
     const text = Buffer.from('# Notes\n\nplain words\n');
     const second = await upload(a, form(text, 'notes.md', 'text/markdown'));
-    expect(second.body.asset).toMatchObject({ name: 'notes.md', content_type: 'text/markdown', size_bytes: text.length, sha256: sha256(text) });
+    expect(second.body.asset).toMatchObject({
+      name: 'notes.md',
+      content_type: 'text/markdown',
+      size_bytes: text.length,
+      sha256: sha256(text),
+    });
     const list = await listed(a);
     expect(list.slice(0, 2)).toEqual([second.body.asset, asset]);
   });
 
-  it('never lists another workspace\'s assets', async () => {
+  it("never lists another workspace's assets", async () => {
     const secret = await upload(a, form(randomBytes(64), 'a-only.bin', 'application/octet-stream'));
     expect(secret.status).toBe(200);
     const ofB = await listed(b);
@@ -130,12 +153,22 @@ describe('assets: /v1/public/workspaces/{workspace_id}/assets', () => {
   it('answers 422 missing_required_field naming file when no file is sent, multipart or not', async () => {
     const onlyField = new FormData();
     onlyField.append('note', 'no file here');
-    const bodies: Array<{ body?: RequestInit["body"]; headers?: Record<string, string> }> = [{ body: onlyField }, {}, { body: JSON.stringify({ file: 'x' }), headers: { 'content-type': 'application/json' } }, { body: 'raw bytes', headers: { 'content-type': 'application/octet-stream' } }];
+    const bodies: Array<{ body?: RequestInit['body']; headers?: Record<string, string> }> = [
+      { body: onlyField },
+      {},
+      { body: JSON.stringify({ file: 'x' }), headers: { 'content-type': 'application/json' } },
+      { body: 'raw bytes', headers: { 'content-type': 'application/octet-stream' } },
+    ];
     for (const init of bodies) {
       const answer = await send(a.key, 'POST', assets(a), init);
       expect(answer).toEqual({
         status: 422,
-        body: expect.objectContaining({ error: 'Missing required fields: file', message: 'Missing required fields: file', error_code: 'missing_required_field', code: 'missing_required_field' }),
+        body: expect.objectContaining({
+          error: 'Missing required fields: file',
+          message: 'Missing required fields: file',
+          error_code: 'missing_required_field',
+          code: 'missing_required_field',
+        }),
       });
     }
   });
@@ -146,7 +179,10 @@ describe('assets: /v1/public/workspaces/{workspace_id}/assets', () => {
     const two = form(Buffer.from('x'), 'x.txt', 'text/plain');
     two.append('file', new Blob([Buffer.from('y')]), 'y.txt');
     expect(await upload(a, two)).toMatchObject({ status: 422, body: { error_code: 'validation_error' } });
-    const truncated = await send(a.key, 'POST', assets(a), { body: '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nunfinished', headers: { 'content-type': 'multipart/form-data; boundary=xyz' } });
+    const truncated = await send(a.key, 'POST', assets(a), {
+      body: '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nunfinished',
+      headers: { 'content-type': 'multipart/form-data; boundary=xyz' },
+    });
     expect(truncated).toMatchObject({ status: 400, body: { error_code: 'invalid_request', message: expect.any(String) } });
     const noBoundary = await send(a.key, 'POST', assets(a), { body: 'x', headers: { 'content-type': 'multipart/form-data' } });
     expect(noBoundary).toMatchObject({ status: 400, body: { error_code: 'invalid_request' } });
@@ -156,26 +192,49 @@ describe('assets: /v1/public/workspaces/{workspace_id}/assets', () => {
     const before = await listed(a);
     const boundary = `----waggle${randomBytes(8).toString('hex')}`;
     const headers = { 'content-type': `multipart/form-data; boundary=${boundary}` };
-    const over = await send(a.key, 'POST', assets(a), { body: streamedMultipart(ASSET_MAX_UPLOAD_BYTES + 1, boundary), headers, duplex: 'half' });
-    expect(over).toMatchObject({ status: 413, body: { error_code: 'validation_error', code: 'validation_error', error: expect.any(String), message: expect.any(String) } });
+    const over = await send(a.key, 'POST', assets(a), {
+      body: streamedMultipart(ASSET_MAX_UPLOAD_BYTES + 1, boundary),
+      headers,
+      duplex: 'half',
+    });
+    expect(over).toMatchObject({
+      status: 413,
+      body: { error_code: 'validation_error', code: 'validation_error', error: expect.any(String), message: expect.any(String) },
+    });
     expect(await listed(a)).toEqual(before);
-    const exact = await send<{ asset: AssetRecord }>(a.key, 'POST', assets(a), { body: streamedMultipart(ASSET_MAX_UPLOAD_BYTES, boundary), headers, duplex: 'half' });
+    const exact = await send<{ asset: AssetRecord }>(a.key, 'POST', assets(a), {
+      body: streamedMultipart(ASSET_MAX_UPLOAD_BYTES, boundary),
+      headers,
+      duplex: 'half',
+    });
     expect(exact.status).toBe(200);
-    expect(exact.body.asset).toMatchObject({ name: 'big.bin', size_bytes: ASSET_MAX_UPLOAD_BYTES, sha256: createHash('sha256').update(Buffer.alloc(ASSET_MAX_UPLOAD_BYTES, 0x61)).digest('hex') });
+    expect(exact.body.asset).toMatchObject({
+      name: 'big.bin',
+      size_bytes: ASSET_MAX_UPLOAD_BYTES,
+      sha256: createHash('sha256').update(Buffer.alloc(ASSET_MAX_UPLOAD_BYTES, 0x61)).digest('hex'),
+    });
   });
 
-  it('answers 402 asset_storage_limit_reached past the plan\'s storage, and accepts again once the limit is lifted', async () => {
+  it("answers 402 asset_storage_limit_reached past the plan's storage, and accepts again once the limit is lifted", async () => {
     const capped = await newWorkspace('e2e assets capped');
     await cliJson(['workspace', 'set-limits', capped.id, '--asset-storage-bytes', '100']);
     expect((await upload(capped, form(randomBytes(60), 'one.bin', 'application/octet-stream'))).status).toBe(200);
     const over = await upload(capped, form(randomBytes(41), 'two.bin', 'application/octet-stream'));
-    expect(over).toEqual({ status: 402, body: expect.objectContaining({ error_code: 'asset_storage_limit_reached', code: 'asset_storage_limit_reached', error: expect.any(String), message: expect.any(String) }) });
+    expect(over).toEqual({
+      status: 402,
+      body: expect.objectContaining({
+        error_code: 'asset_storage_limit_reached',
+        code: 'asset_storage_limit_reached',
+        error: expect.any(String),
+        message: expect.any(String),
+      }),
+    });
     expect((await listed(capped)).map((asset) => asset.name)).toEqual(['one.bin']);
     await cliJson(['workspace', 'set-limits', capped.id, '--asset-storage-bytes', 'unlimited']);
     expect((await upload(capped, form(randomBytes(41), 'two.bin', 'application/octet-stream'))).status).toBe(200);
   });
 
-  it('answers 404 Workspace not found for a path workspace that is not the key\'s, and 401 without a key', async () => {
+  it("answers 404 Workspace not found for a path workspace that is not the key's, and 401 without a key", async () => {
     for (const method of ['GET', 'POST'] as const) {
       const init = method === 'POST' ? { body: form(PNG, 'p.png', 'image/png') } : {};
       await expect(send(a.key, method, assets(b), init)).resolves.toEqual({ status: 404, body: WORKSPACE_NOT_FOUND });

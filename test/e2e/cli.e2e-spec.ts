@@ -14,8 +14,11 @@ interface CliRun {
 /** The built CLI as an operator runs it: a process of its own, stdin not a terminal. */
 function cli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(REPO_ROOT, 'dist/tools/cli/src/main.js'), ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number((error as { code?: number }).code) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [join(REPO_ROOT, 'dist/tools/cli/src/main.js'), ...args],
+      { cwd: REPO_ROOT, env: { ...process.env, ...env } },
+      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code) : 0, stdout, stderr }),
     );
   });
 }
@@ -25,10 +28,15 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<CliRun> 
  * The exit code is the CLI's (`script -e`); stdout carries the terminal's echo and the prompt.
  */
 function cliOnTerminal(args: string[], input: string, env: Record<string, string>): Promise<CliRun> {
-  const command = [process.execPath, join(REPO_ROOT, 'dist/tools/cli/src/main.js'), ...args].map((part) => `'${part.replace(/'/g, "'\\''")}'`).join(' ');
+  const command = [process.execPath, join(REPO_ROOT, 'dist/tools/cli/src/main.js'), ...args]
+    .map((part) => `'${part.replace(/'/g, "'\\''")}'`)
+    .join(' ');
   return new Promise((resolve) => {
-    const child = execFile('script', ['-qec', command, '/dev/null'], { cwd: REPO_ROOT, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number((error as { code?: number }).code) : 0, stdout, stderr }),
+    const child = execFile(
+      'script',
+      ['-qec', command, '/dev/null'],
+      { cwd: REPO_ROOT, env: { ...process.env, ...env } },
+      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code) : 0, stdout, stderr }),
     );
     child.stdin?.end(input);
   });
@@ -48,7 +56,9 @@ describe('the operator CLI as a process', () => {
       const help = await cli(['--help'], closed);
       expect(help).toMatchObject({ code: 0, stderr: '' });
       expect(help.stdout).toContain('Usage: waggle [options] [command]');
-      expect(help.stdout).toMatch(/Exit codes:\n {2}0 {3}done\n {2}1 {3}refused.*\n {2}64 {2}usage.*\n {2}69 {2}unavailable.*\n {2}78 {2}configuration/);
+      expect(help.stdout).toMatch(
+        /Exit codes:\n {2}0 {3}done\n {2}1 {3}refused.*\n {2}64 {2}usage.*\n {2}69 {2}unavailable.*\n {2}78 {2}configuration/,
+      );
       expect(await cli(['--version'], closed)).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
       const commandHelp = await cli(['workspace', 'delete', '--help'], closed);
       expect(commandHelp).toMatchObject({ code: 0, stderr: '' });
@@ -57,7 +67,14 @@ describe('the operator CLI as a process', () => {
     });
 
     it('exits 64 on an unknown command or flag, a missing or invalid argument, an unreadable file', async () => {
-      for (const args of [['no-such-command'], ['workspace', 'list', '--bogus'], ['workspace', 'set-plan', randomUUID()], ['dead-letters', 'replay', 'nowhere', 'x'], ['delivery', 'list', 'x', '--limit', '-3'], ['workspace']]) {
+      for (const args of [
+        ['no-such-command'],
+        ['workspace', 'list', '--bogus'],
+        ['workspace', 'set-plan', randomUUID()],
+        ['dead-letters', 'replay', 'nowhere', 'x'],
+        ['delivery', 'list', 'x', '--limit', '-3'],
+        ['workspace'],
+      ]) {
         const run = await cli(args, closed);
         expect({ args, code: run.code, stdout: run.stdout }).toEqual({ args, code: 64, stdout: '' });
         expect(run.stderr).toMatch(/^error: |^Usage: /);
@@ -94,7 +111,11 @@ describe('the operator CLI as a process', () => {
     });
 
     it('exits 69 when a command needs NATS and NATS is not reachable, in one line', async () => {
-      expect(await cli(['plan', 'list'], closed)).toEqual({ code: 69, stdout: '', stderr: `error: NATS is not reachable at ${closed.NATS_URL} (CONNECTION_REFUSED)\n` });
+      expect(await cli(['plan', 'list'], closed)).toEqual({
+        code: 69,
+        stdout: '',
+        stderr: `error: NATS is not reachable at ${closed.NATS_URL} (CONNECTION_REFUSED)\n`,
+      });
       // With --yes the destructive command goes on, to the same unreachable NATS.
       expect((await cli(['workspace', 'delete', randomUUID(), '--yes'], closed)).code).toBe(69);
     });

@@ -71,7 +71,9 @@ describe('the gateway edge: keys, meter, models', () => {
     const file = parse(readFileSync(join(REPO_ROOT, 'apps/catalog/src/models/data/models.yaml'), 'utf8')) as {
       models: Array<{ id: string; model_type: string; status: string }>;
     };
-    const unlisted = file.models.filter((model) => model.status === 'deprecated' || model.model_type === 'embedding').map((model) => model.id);
+    const unlisted = file.models
+      .filter((model) => model.status === 'deprecated' || model.model_type === 'embedding')
+      .map((model) => model.id);
     expect(unlisted.length).toBeGreaterThan(5);
     const listedIds = new Set(publicModels.map((model) => model.id));
     expect(unlisted.filter((id) => listedIds.has(id))).toEqual([]);
@@ -109,7 +111,10 @@ describe('the gateway edge: keys, meter, models', () => {
       expect(loaded).toMatchObject({ version: '2099.1.1', loaded: true });
       await expectEventually(async () => {
         const models = (await (await get('/v1/public/models', bearer(created.api_key))).json()) as PublicModel[];
-        expect(models.find((model) => model.id === 'ollama/e2e-test-model')).toMatchObject({ slug: 'e2e-test-model-ollama', provider: 'ollama' });
+        expect(models.find((model) => model.id === 'ollama/e2e-test-model')).toMatchObject({
+          slug: 'e2e-test-model-ollama',
+          provider: 'ollama',
+        });
       });
       // The same version again is a no-op unless forced.
       expect(await cliJson(['catalog', 'load', '--file', file])).toMatchObject({ loaded: false });
@@ -124,15 +129,24 @@ describe('the gateway edge: keys, meter, models', () => {
     const created = await cliJson<Created>(['workspace', 'create', '--name', 'e2e revoke']);
     expect((await get('/v1/models', bearer(created.api_key))).status).toBe(200);
     await cliJson(['key', 'revoke', created.api_key.slice(0, 12), '--yes']);
-    await expectEventually(async () => expect((await get('/v1/models', bearer(created.api_key))).status).toBe(401), { timeoutMs: 20_000, intervalMs: 100 });
-    expect(await (await get('/v1/models', bearer(created.api_key))).json()).toMatchObject({ error_code: 'invalid_api_key', code: 'invalid_api_key' });
+    await expectEventually(async () => expect((await get('/v1/models', bearer(created.api_key))).status).toBe(401), {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+    });
+    expect(await (await get('/v1/models', bearer(created.api_key))).json()).toMatchObject({
+      error_code: 'invalid_api_key',
+      code: 'invalid_api_key',
+    });
   });
 
   it("refuses a deleted workspace's key, without saying whether the workspace exists", async () => {
     const created = await cliJson<Created>(['workspace', 'create', '--name', 'e2e delete']);
     expect((await get('/v1/models', bearer(created.api_key))).status).toBe(200);
     await cliJson(['workspace', 'delete', created.workspace_id, '--yes']);
-    await expectEventually(async () => expect((await get('/v1/models', bearer(created.api_key))).status).toBe(401), { timeoutMs: 20_000, intervalMs: 100 });
+    await expectEventually(async () => expect((await get('/v1/models', bearer(created.api_key))).status).toBe(401), {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+    });
     const body = (await (await get('/v1/models', bearer(created.api_key))).json()) as Record<string, string>;
     expect(body).toEqual({ error: body.message, message: expect.any(String), error_code: 'invalid_api_key', code: 'invalid_api_key' });
     expect(JSON.stringify(body)).not.toMatch(/delet|workspace/i);

@@ -30,11 +30,20 @@ const DOCUMENT_TYPES: FixtureDocumentType[] = ['pdf', 'docx', 'csv', 'xlsx', 'tx
 const FAKE_EMBEDDER = 'fake-embedder';
 const BROKEN_EMBEDDER = 'fake-embedder-broken';
 const LOCAL_MODEL = 'universal-sentence-encoder-lite';
-const KB_NOT_FOUND = { error: 'Knowledge base not found', message: 'Knowledge base not found', error_code: 'resource_not_found', code: 'resource_not_found' };
+const KB_NOT_FOUND = {
+  error: 'Knowledge base not found',
+  message: 'Knowledge base not found',
+  error_code: 'resource_not_found',
+  code: 'resource_not_found',
+};
 const INGESTION_TIMEOUT_MS = 120_000;
 
 /** A long plain-text document: many small chunks at KB_CHUNK_TOKENS 64, for the cleanup tests. */
-const LONG_TEXT = Array.from({ length: 80 }, (_, index) => `Section ${index}. The archive keeps record ${index} about migrating herons and their river nests, noted in ledger ${index * 7}.`).join('\n\n');
+const LONG_TEXT = Array.from(
+  { length: 80 },
+  (_, index) =>
+    `Section ${index}. The archive keeps record ${index} about migrating herons and their river nests, noted in ledger ${index * 7}.`,
+).join('\n\n');
 
 /**
  * Ingestion and search through the gateway, as a client and an operator do it: documents of
@@ -56,7 +65,12 @@ describe('knowledge bases: ingestion, search and cleanup', () => {
   let b: Workspace;
   let db: Client;
 
-  async function call<T = Record<string, unknown>>(who: Workspace, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  async function call<T = Record<string, unknown>>(
+    who: Workspace,
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: T }> {
     const response = await fetch(`${gateway}${path}`, {
       method,
       headers: { authorization: `Bearer ${who.key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
@@ -66,17 +80,25 @@ describe('knowledge bases: ingestion, search and cleanup', () => {
   }
   const kbPath = (workspace: Workspace, id = '') => `/v1/public/workspaces/${workspace.id}/knowledge_bases${id ? `/${id}` : ''}`;
   async function createKb(workspace: Workspace, fields: Record<string, unknown> = {}): Promise<KnowledgeBaseRecord> {
-    const answer = await call<{ knowledge_base: KnowledgeBaseRecord }>(workspace, 'POST', kbPath(workspace), { knowledge_base: { name: 'Ingested', ...fields } });
+    const answer = await call<{ knowledge_base: KnowledgeBaseRecord }>(workspace, 'POST', kbPath(workspace), {
+      knowledge_base: { name: 'Ingested', ...fields },
+    });
     expect(answer.status).toBe(200);
     return answer.body.knowledge_base;
   }
   async function addUrl(workspace: Workspace, knowledgeBaseId: string, url: string, name?: string): Promise<KnowledgeBaseItemRecord> {
-    const answer = await call<{ knowledge_base_item: KnowledgeBaseItemRecord }>(workspace, 'POST', `/v1/private/knowledge_bases/${knowledgeBaseId}/items`, { url, ...(name && { name }) });
+    const answer = await call<{ knowledge_base_item: KnowledgeBaseItemRecord }>(
+      workspace,
+      'POST',
+      `/v1/private/knowledge_bases/${knowledgeBaseId}/items`,
+      { url, ...(name && { name }) },
+    );
     expect(answer.status).toBe(200);
     return answer.body.knowledge_base_item;
   }
   const items = async (workspace: Workspace, knowledgeBaseId: string) =>
-    (await call<{ knowledge_base_items: KnowledgeBaseItemRecord[] }>(workspace, 'GET', `${kbPath(workspace, knowledgeBaseId)}/items`)).body.knowledge_base_items;
+    (await call<{ knowledge_base_items: KnowledgeBaseItemRecord[] }>(workspace, 'GET', `${kbPath(workspace, knowledgeBaseId)}/items`)).body
+      .knowledge_base_items;
   /** Waits until no item of the knowledge base is queued or running, and answers them. */
   async function settled(workspace: Workspace, knowledgeBaseId: string): Promise<KnowledgeBaseItemRecord[]> {
     let found: KnowledgeBaseItemRecord[] = [];
@@ -113,7 +135,11 @@ describe('knowledge bases: ingestion, search and cleanup', () => {
     for (const type of DOCUMENT_TYPES) files.serve(`/docs/${fixtures[type].fileName}`, fixtures[type].bytes, fixtures[type].contentType);
     files.serve('/docs/broken.pdf', Buffer.from('%PDF-1.7\n this is no PDF at all'), 'application/pdf');
     files.serve('/docs/empty.txt', Buffer.from('   \n\n  '), 'text/plain');
-    files.serve('/docs/tool.exe', Buffer.from([0x4d, 0x5a, 0x90, 0x00, 0x03, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00]), 'application/octet-stream');
+    files.serve(
+      '/docs/tool.exe',
+      Buffer.from([0x4d, 0x5a, 0x90, 0x00, 0x03, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00]),
+      'application/octet-stream',
+    );
     files.serve('/docs/long.txt', Buffer.from(LONG_TEXT), 'text/plain');
     files.serve('/docs/long-2.txt', Buffer.from(LONG_TEXT.replace(/herons/g, 'otters')), 'text/plain');
     const fakeUrl = await fake.start();
@@ -121,7 +147,10 @@ describe('knowledge bases: ingestion, search and cleanup', () => {
     const catalog = spawnApp('catalog', await freePort(), env);
     apps.push(catalog);
     await waitUntilLive(catalog);
-    await loadCatalogWithFakeModels('2099.12.1', [fakeModel(FAKE_EMBEDDER, { model_type: 'embedding', reasoning: false }), fakeModel(BROKEN_EMBEDDER, { model_type: 'embedding', reasoning: false })]);
+    await loadCatalogWithFakeModels('2099.12.1', [
+      fakeModel(FAKE_EMBEDDER, { model_type: 'embedding', reasoning: false }),
+      fakeModel(BROKEN_EMBEDDER, { model_type: 'embedding', reasoning: false }),
+    ]);
     fake.setModel(BROKEN_EMBEDDER, { error: { status: 500, message: 'embedder exploded' } });
     kbEnv = {
       ...env,
@@ -136,7 +165,11 @@ describe('knowledge bases: ingestion, search and cleanup', () => {
       KB_INGEST_BACKOFF_MS: '50',
     };
     knowledgeBaseApp = spawnApp('knowledge-base', await freePort(), kbEnv);
-    const assetApp = spawnApp('asset', await freePort(), { ...env, ASSET_STORAGE_DRIVER: 'filesystem', ASSET_STORAGE_DIR: mkdtempSync(join(tmpdir(), 'waggle-kb-assets-')) });
+    const assetApp = spawnApp('asset', await freePort(), {
+      ...env,
+      ASSET_STORAGE_DRIVER: 'filesystem',
+      ASSET_STORAGE_DIR: mkdtempSync(join(tmpdir(), 'waggle-kb-assets-')),
+    });
     apps.push(assetApp);
     await waitUntilLive(assetApp);
     const gatewayApp = spawnApp('gateway', await freePort(), env);
@@ -177,20 +210,36 @@ describe('knowledge bases: ingestion, search and cleanup', () => {
       );
       for (const item of done) expect(item.chunks_count).toBeGreaterThan(0);
       const record = (await call<{ knowledge_base: KnowledgeBaseRecord }>(a, 'GET', kbPath(a, knowledgeBase.id))).body.knowledge_base;
-      expect(record).toMatchObject({ items_count: DOCUMENT_TYPES.length, items_by_status: { queued: 0, running: 0, completed: DOCUMENT_TYPES.length, failed: 0 }, embedding_model: FAKE_EMBEDDER });
+      expect(record).toMatchObject({
+        items_count: DOCUMENT_TYPES.length,
+        items_by_status: { queued: 0, running: 0, completed: DOCUMENT_TYPES.length, failed: 0 },
+        embedding_model: FAKE_EMBEDDER,
+      });
       expect(record.embedding_dimensions).toEqual(expect.any(Number));
-      const shown = await call<{ knowledge_base_item: KnowledgeBaseItemRecord }>(a, 'GET', `/v1/private/knowledge_bases/${knowledgeBase.id}/items/${itemOf.get('pdf')?.id}`);
+      const shown = await call<{ knowledge_base_item: KnowledgeBaseItemRecord }>(
+        a,
+        'GET',
+        `/v1/private/knowledge_bases/${knowledgeBase.id}/items/${itemOf.get('pdf')?.id}`,
+      );
       expect(shown.body.knowledge_base_item).toMatchObject({ run_status: 'completed', error: null });
     });
 
     it.each(DOCUMENT_TYPES)('finds the text of the %s document by full-text search, its item named, best first', async (type) => {
       await settled(a, knowledgeBase.id);
-      const answer = await search(a, knowledgeBase.id, { search_query: fixtures[type].expectedText, search_type: 'full_text', search_chunk_limit: 3 });
+      const answer = await search(a, knowledgeBase.id, {
+        search_query: fixtures[type].expectedText,
+        search_type: 'full_text',
+        search_chunk_limit: 3,
+      });
       expect(answer.status).toBe(200);
       expect(answer.body.message).toBe('Search completed successfully');
       expect(answer.body.response).toMatchObject({ search_query: fixtures[type].expectedText, search_type: 'full_text' });
       const [best] = answer.body.response.chunks;
-      expect(best).toMatchObject({ knowledge_base_item_id: itemOf.get(type)?.id, item_name: fixtures[type].fileName, scores: { full_text: expect.any(Number), vector: null } });
+      expect(best).toMatchObject({
+        knowledge_base_item_id: itemOf.get(type)?.id,
+        item_name: fixtures[type].fileName,
+        scores: { full_text: expect.any(Number), vector: null },
+      });
       expect(best.content).toContain(fixtures[type].expectedText);
     });
 
@@ -204,7 +253,12 @@ describe('knowledge bases: ingestion, search and cleanup', () => {
           [20, 0.5],
           [20, 1],
         ] as const) {
-          const answer = await search(a, knowledgeBase.id, { search_query: 'Zephyr Widgets lighthouse keeper', search_type: searchType, search_chunk_limit: limit, search_score_threshold: threshold });
+          const answer = await search(a, knowledgeBase.id, {
+            search_query: 'Zephyr Widgets lighthouse keeper',
+            search_type: searchType,
+            search_chunk_limit: limit,
+            search_score_threshold: threshold,
+          });
           expect(answer.status).toBe(200);
           const chunks = answer.body.response.chunks;
           expect(chunks.length).toBeLessThanOrEqual(limit);
@@ -219,8 +273,22 @@ describe('knowledge bases: ingestion, search and cleanup', () => {
     });
 
     it("never searches another workspace's knowledge base, nor an unknown one", async () => {
-      expect(await call(b, 'POST', `${kbPath(b, knowledgeBase.id)}/search`, { search_query: 'Zephyr', search_type: 'hybrid', search_chunk_limit: 5, search_score_threshold: 0 })).toEqual({ status: 422, body: KB_NOT_FOUND });
-      expect(await call(a, 'POST', `${kbPath(a, randomUUID())}/search`, { search_query: 'Zephyr', search_type: 'hybrid', search_chunk_limit: 5, search_score_threshold: 0 })).toEqual({ status: 422, body: KB_NOT_FOUND });
+      expect(
+        await call(b, 'POST', `${kbPath(b, knowledgeBase.id)}/search`, {
+          search_query: 'Zephyr',
+          search_type: 'hybrid',
+          search_chunk_limit: 5,
+          search_score_threshold: 0,
+        }),
+      ).toEqual({ status: 422, body: KB_NOT_FOUND });
+      expect(
+        await call(a, 'POST', `${kbPath(a, randomUUID())}/search`, {
+          search_query: 'Zephyr',
+          search_type: 'hybrid',
+          search_chunk_limit: 5,
+          search_score_threshold: 0,
+        }),
+      ).toEqual({ status: 422, body: KB_NOT_FOUND });
       const theirs = await createKb(b, { name: 'B only' });
       const theirItem = await addUrl(b, theirs.id, files.url(`/docs/${fixtures.md.fileName}`));
       await settled(b, theirs.id);
@@ -228,7 +296,9 @@ describe('knowledge bases: ingestion, search and cleanup', () => {
       expect(ofA.body.response.chunks.length).toBeGreaterThan(0);
       expect(ofA.body.response.chunks.some((chunk) => chunk.knowledge_base_item_id === theirItem.id)).toBe(false);
       const ofB = await search(b, theirs.id, { search_query: fixtures.md.expectedText, search_type: 'hybrid' });
-      expect(ofB.body.response.chunks.map((chunk) => chunk.knowledge_base_item_id)).toEqual(ofB.body.response.chunks.map(() => theirItem.id));
+      expect(ofB.body.response.chunks.map((chunk) => chunk.knowledge_base_item_id)).toEqual(
+        ofB.body.response.chunks.map(() => theirItem.id),
+      );
     });
 
     it('fails a broken, empty, unsupported or missing document with its error, at once', async () => {
@@ -240,10 +310,17 @@ describe('knowledge bases: ingestion, search and cleanup', () => {
         missing: await addUrl(a, broken.id, files.url('/docs/missing.md')),
       };
       const done = new Map((await settled(a, broken.id)).map((item) => [item.id, item]));
-      expect(done.get(added.pdf.id)).toMatchObject({ run_status: 'failed', chunks_count: 0, error: expect.stringMatching(/^The document could not be read/) });
+      expect(done.get(added.pdf.id)).toMatchObject({
+        run_status: 'failed',
+        chunks_count: 0,
+        error: expect.stringMatching(/^The document could not be read/),
+      });
       expect(done.get(added.empty.id)).toMatchObject({ run_status: 'failed', error: 'The document has no text to index' });
       expect(done.get(added.exe.id)).toMatchObject({ run_status: 'failed', error: expect.stringMatching(/unsupported file type/) });
-      expect(done.get(added.missing.id)).toMatchObject({ run_status: 'failed', error: expect.stringMatching(/^The document could not be fetched.*404/) });
+      expect(done.get(added.missing.id)).toMatchObject({
+        run_status: 'failed',
+        error: expect.stringMatching(/^The document could not be fetched.*404/),
+      });
       const record = (await call<{ knowledge_base: KnowledgeBaseRecord }>(a, 'GET', kbPath(a, broken.id))).body.knowledge_base;
       expect(record).toMatchObject({ items_by_status: { queued: 0, running: 0, completed: 0, failed: 4 }, embedding_dimensions: null });
     });
@@ -260,37 +337,73 @@ describe('knowledge bases: ingestion, search and cleanup', () => {
       expect(done).toMatchObject({ id: item.id, run_status: 'failed', chunks_count: 0, error: expect.any(String) });
       expect(done.error).not.toBe('');
       expect(fake.requests.slice(from).filter((request) => request.model === BROKEN_EMBEDDER).length).toBe(3);
-      const { rows } = await db.query<{ attempts: number }>('SELECT attempts FROM knowledge_base.knowledge_base_items WHERE id = $1', [item.id]);
+      const { rows } = await db.query<{ attempts: number }>('SELECT attempts FROM knowledge_base.knowledge_base_items WHERE id = $1', [
+        item.id,
+      ]);
       expect(rows).toEqual([{ attempts: 3 }]);
       expect(await chunkCount(down.id)).toBe(0);
     });
 
-    it('ingests a document uploaded as an asset (private route and CLI), and refuses another workspace\'s asset', async () => {
+    it("ingests a document uploaded as an asset (private route and CLI), and refuses another workspace's asset", async () => {
       const fromAssets = await createKb(a, { name: 'From assets' });
       const upload = async (document: FixtureDocument) => {
         const form = new FormData();
         form.append('file', new Blob([document.bytes], { type: document.contentType }), document.fileName);
-        const response = await fetch(`${gateway}/v1/public/workspaces/${a.id}/assets`, { method: 'POST', headers: { authorization: `Bearer ${a.key}` }, body: form });
+        const response = await fetch(`${gateway}/v1/public/workspaces/${a.id}/assets`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${a.key}` },
+          body: form,
+        });
         expect(response.status).toBe(200);
         return ((await response.json()) as { asset: { id: string } }).asset;
       };
       const docx = await upload(fixtures.docx);
-      const byRoute = await call<{ knowledge_base_item: KnowledgeBaseItemRecord }>(a, 'POST', `/v1/private/knowledge_bases/${fromAssets.id}/items`, { asset_id: docx.id });
-      expect(byRoute).toMatchObject({ status: 200, body: { knowledge_base_item: { item_type: 'asset', name: fixtures.docx.fileName, run_status: 'queued' } } });
+      const byRoute = await call<{ knowledge_base_item: KnowledgeBaseItemRecord }>(
+        a,
+        'POST',
+        `/v1/private/knowledge_bases/${fromAssets.id}/items`,
+        { asset_id: docx.id },
+      );
+      expect(byRoute).toMatchObject({
+        status: 200,
+        body: { knowledge_base_item: { item_type: 'asset', name: fixtures.docx.fileName, run_status: 'queued' } },
+      });
       const xlsx = await upload(fixtures.xlsx);
-      const byCli = await cliJson<KnowledgeBaseItemRecord>(['kb', 'item', 'add', a.id, fromAssets.id, '--asset', xlsx.id, '--name', 'Sheet']);
+      const byCli = await cliJson<KnowledgeBaseItemRecord>([
+        'kb',
+        'item',
+        'add',
+        a.id,
+        fromAssets.id,
+        '--asset',
+        xlsx.id,
+        '--name',
+        'Sheet',
+      ]);
       expect(byCli).toMatchObject({ item_type: 'asset', name: 'Sheet' });
       const done = await settled(a, fromAssets.id);
       expect(done.map((item) => [item.id, item.run_status, item.error])).toEqual([
         [byRoute.body.knowledge_base_item.id, 'completed', null],
         [byCli.id, 'completed', null],
       ]);
-      for (const [document, item] of [[fixtures.docx, byRoute.body.knowledge_base_item.id], [fixtures.xlsx, byCli.id]] as const) {
-        const answer = await search(a, fromAssets.id, { search_query: document.expectedText, search_type: 'full_text', search_chunk_limit: 1 });
-        expect(answer.body.response.chunks).toEqual([expect.objectContaining({ knowledge_base_item_id: item, content: expect.stringContaining(document.expectedText) })]);
+      for (const [document, item] of [
+        [fixtures.docx, byRoute.body.knowledge_base_item.id],
+        [fixtures.xlsx, byCli.id],
+      ] as const) {
+        const answer = await search(a, fromAssets.id, {
+          search_query: document.expectedText,
+          search_type: 'full_text',
+          search_chunk_limit: 1,
+        });
+        expect(answer.body.response.chunks).toEqual([
+          expect.objectContaining({ knowledge_base_item_id: item, content: expect.stringContaining(document.expectedText) }),
+        ]);
       }
       const ofB = await createKb(b, { name: 'B assets' });
-      expect(await call(b, 'POST', `/v1/private/knowledge_bases/${ofB.id}/items`, { asset_id: docx.id })).toMatchObject({ status: 422, body: { error_code: 'resource_not_found', error: 'Asset not found' } });
+      expect(await call(b, 'POST', `/v1/private/knowledge_bases/${ofB.id}/items`, { asset_id: docx.id })).toMatchObject({
+        status: 422,
+        body: { error_code: 'resource_not_found', error: 'Asset not found' },
+      });
       expect(await items(b, ofB.id)).toEqual([]);
     });
 
@@ -304,7 +417,9 @@ describe('knowledge bases: ingestion, search and cleanup', () => {
       const record = (await call<{ knowledge_base: KnowledgeBaseRecord }>(b, 'GET', kbPath(b, local.id))).body.knowledge_base;
       expect(record.embedding_dimensions).toBe(512);
       const answer = await search(b, local.id, { search_query: fixtures.txt.expectedText, search_type: 'vector', search_chunk_limit: 1 });
-      expect(answer.body.response.chunks).toEqual([expect.objectContaining({ knowledge_base_item_id: item.id, scores: { full_text: null, vector: expect.any(Number) } })]);
+      expect(answer.body.response.chunks).toEqual([
+        expect.objectContaining({ knowledge_base_item_id: item.id, scores: { full_text: null, vector: expect.any(Number) } }),
+      ]);
     });
   });
 
@@ -346,11 +461,16 @@ describe('knowledge bases: ingestion, search and cleanup', () => {
       const [item] = await settled(a, crashed.id);
       expect(item).toMatchObject({ id: itemId, run_status: 'completed' });
       // Indexed once: the chunk rows are exactly the count the item records, each position once.
-      const rows = await db.query<{ chunks: string; positions: string }>('SELECT count(*) AS chunks, count(DISTINCT position) AS positions FROM knowledge_base.chunks WHERE item_id = $1', [itemId]);
+      const rows = await db.query<{ chunks: string; positions: string }>(
+        'SELECT count(*) AS chunks, count(DISTINCT position) AS positions FROM knowledge_base.chunks WHERE item_id = $1',
+        [itemId],
+      );
       expect(Number(rows.rows[0].chunks)).toBe(item.chunks_count);
       expect(Number(rows.rows[0].positions)).toBe(item.chunks_count);
       expect(item.chunks_count).toBeGreaterThan(1);
-      expect((await search(a, crashed.id, { search_query: 'herons', search_type: 'full_text' })).body.response.chunks.length).toBeGreaterThan(0);
+      expect(
+        (await search(a, crashed.id, { search_query: 'herons', search_type: 'full_text' })).body.response.chunks.length,
+      ).toBeGreaterThan(0);
     });
   });
 
@@ -361,10 +481,16 @@ describe('knowledge bases: ingestion, search and cleanup', () => {
       await addUrl(a, doomed.id, files.url(`/docs/${fixtures.csv.fileName}`));
       await settled(a, doomed.id);
       expect(await chunkCount(doomed.id)).toBeGreaterThan(10);
-      expect(await call(a, 'DELETE', kbPath(a, doomed.id))).toEqual({ status: 200, body: { message: 'Knowledge base deleted successfully; its contents are being removed' } });
+      expect(await call(a, 'DELETE', kbPath(a, doomed.id))).toEqual({
+        status: 200,
+        body: { message: 'Knowledge base deleted successfully; its contents are being removed' },
+      });
       expect(await search(a, doomed.id, { search_query: 'herons' })).toEqual({ status: 422, body: KB_NOT_FOUND });
       expect(await call(a, 'GET', `${kbPath(a, doomed.id)}/items`)).toEqual({ status: 422, body: KB_NOT_FOUND });
-      await expectEventually(async () => expect(await leftovers(doomed.id)).toEqual({ knowledge_bases: 0, items: 0, chunks: 0 }), { timeoutMs: 60_000, intervalMs: 100 });
+      await expectEventually(async () => expect(await leftovers(doomed.id)).toEqual({ knowledge_bases: 0, items: 0, chunks: 0 }), {
+        timeoutMs: 60_000,
+        intervalMs: 100,
+      });
     });
 
     it('finishes a cleanup whose service was killed part-way, once the service is back', async () => {
@@ -405,7 +531,10 @@ describe('knowledge bases: ingestion, search and cleanup', () => {
       expect((await leftovers(doomed.id)).knowledge_bases).toBe(1);
       knowledgeBaseApp = spawnApp('knowledge-base', await freePort(), kbEnv);
       await waitUntilLive(knowledgeBaseApp);
-      await expectEventually(async () => expect(await leftovers(doomed.id)).toEqual({ knowledge_bases: 0, items: 0, chunks: 0 }), { timeoutMs: 60_000, intervalMs: 100 });
+      await expectEventually(async () => expect(await leftovers(doomed.id)).toEqual({ knowledge_bases: 0, items: 0, chunks: 0 }), {
+        timeoutMs: 60_000,
+        intervalMs: 100,
+      });
     });
   });
 });

@@ -27,9 +27,25 @@ const RECORD_KEYS = [
   'created_at',
   'updated_at',
 ].sort();
-const ITEM_KEYS = ['id', 'name', 'knowledge_base_id', 'item_type', 'run_status', 'status', 'error', 'chunks_count', 'created_at', 'updated_at'].sort();
+const ITEM_KEYS = [
+  'id',
+  'name',
+  'knowledge_base_id',
+  'item_type',
+  'run_status',
+  'status',
+  'error',
+  'chunks_count',
+  'created_at',
+  'updated_at',
+].sort();
 
-const KB_NOT_FOUND = { error: 'Knowledge base not found', message: 'Knowledge base not found', error_code: 'resource_not_found', code: 'resource_not_found' };
+const KB_NOT_FOUND = {
+  error: 'Knowledge base not found',
+  message: 'Knowledge base not found',
+  error_code: 'resource_not_found',
+  code: 'resource_not_found',
+};
 const WORKSPACE_NOT_FOUND = { error: 'Workspace not found', message: 'Workspace not found', error_code: 'not_found', code: 'not_found' };
 const SEARCH = { search_query: 'what is waggle', search_type: 'hybrid', search_chunk_limit: 5, search_score_threshold: 0 };
 const DEFAULT_EMBEDDING_MODEL = 'text-embedding-3-small';
@@ -46,11 +62,19 @@ describe('knowledge bases: /v1/public/workspaces/{workspace_id}/knowledge_bases'
   let a: Workspace;
   let b: Workspace;
 
-  async function call<T = Record<string, unknown>>(who: Workspace | string | null, method: string, path: string, body?: unknown): Promise<Answer<T>> {
+  async function call<T = Record<string, unknown>>(
+    who: Workspace | string | null,
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<Answer<T>> {
     const key = who === null ? undefined : typeof who === 'string' ? who : who.key;
     const response = await fetch(`${gateway}${path}`, {
       method,
-      headers: { ...(key !== undefined && { authorization: `Bearer ${key}` }), ...(body !== undefined && { 'content-type': 'application/json' }) },
+      headers: {
+        ...(key !== undefined && { authorization: `Bearer ${key}` }),
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     return { status: response.status, body: (await response.json()) as T };
@@ -65,7 +89,8 @@ describe('knowledge bases: /v1/public/workspaces/{workspace_id}/knowledge_bases'
     expect(answer).toMatchObject({ status: 200, body: { message: 'Knowledge base created successfully' } });
     return answer.body.knowledge_base;
   }
-  const listed = async (workspace: Workspace) => (await call<{ knowledge_bases: KnowledgeBaseRecord[] }>(workspace, 'GET', kbs(workspace))).body.knowledge_bases;
+  const listed = async (workspace: Workspace) =>
+    (await call<{ knowledge_bases: KnowledgeBaseRecord[] }>(workspace, 'GET', kbs(workspace))).body.knowledge_bases;
   async function addedItem(workspace: Workspace, knowledgeBaseId: string, body: Record<string, unknown>): Promise<KnowledgeBaseItemRecord> {
     const answer = await call<{ knowledge_base_item: KnowledgeBaseItemRecord }>(workspace, 'POST', privateItems(knowledgeBaseId), body);
     expect(answer.status).toBe(200);
@@ -113,10 +138,25 @@ describe('knowledge bases: /v1/public/workspaces/{workspace_id}/knowledge_bases'
 
     it('accepts every field and every search type', async () => {
       for (const searchType of ['hybrid', 'vector', 'full_text']) {
-        const knowledgeBase = await created(a, { name: `All ${searchType}`, description: 'about', search_type: searchType, search_score_threshold: 0.75, search_chunk_limit: 20 });
-        expect(knowledgeBase).toMatchObject({ name: `All ${searchType}`, description: 'about', search_type: searchType, search_score_threshold: 0.75, search_chunk_limit: 20 });
+        const knowledgeBase = await created(a, {
+          name: `All ${searchType}`,
+          description: 'about',
+          search_type: searchType,
+          search_score_threshold: 0.75,
+          search_chunk_limit: 20,
+        });
+        expect(knowledgeBase).toMatchObject({
+          name: `All ${searchType}`,
+          description: 'about',
+          search_type: searchType,
+          search_score_threshold: 0.75,
+          search_chunk_limit: 20,
+        });
       }
-      expect(await created(a, { search_score_threshold: 0, search_chunk_limit: 1 })).toMatchObject({ search_score_threshold: 0, search_chunk_limit: 1 });
+      expect(await created(a, { search_score_threshold: 0, search_chunk_limit: 1 })).toMatchObject({
+        search_score_threshold: 0,
+        search_chunk_limit: 1,
+      });
       expect(await created(a, { search_score_threshold: 1 })).toMatchObject({ search_score_threshold: 1 });
     });
 
@@ -124,7 +164,11 @@ describe('knowledge bases: /v1/public/workspaces/{workspace_id}/knowledge_bases'
       expect(await created(a, { search_chunk_limit: '7' })).toMatchObject({ search_chunk_limit: 7 });
       for (const bad of ['seven', '7.5', 7.5, 0, 21, '21', true, [], {}, null, randomUUID()]) {
         const answer = await createIn(a, { name: 'Bad limit', search_chunk_limit: bad });
-        expect({ bad, status: answer.status, body: answer.body }).toMatchObject({ bad, status: 422, body: { error_code: 'validation_error', details: [{ field: 'knowledge_base.search_chunk_limit' }] } });
+        expect({ bad, status: answer.status, body: answer.body }).toMatchObject({
+          bad,
+          status: 422,
+          body: { error_code: 'validation_error', details: [{ field: 'knowledge_base.search_chunk_limit' }] },
+        });
       }
     });
 
@@ -141,15 +185,28 @@ describe('knowledge bases: /v1/public/workspaces/{workspace_id}/knowledge_bases'
       ];
       for (const [knowledgeBase, field] of cases) {
         const answer = await createIn(a, knowledgeBase);
-        expect({ knowledgeBase, status: answer.status, body: answer.body }).toMatchObject({ knowledgeBase, status: 422, body: { error_code: 'validation_error', details: [{ field }] } });
+        expect({ knowledgeBase, status: answer.status, body: answer.body }).toMatchObject({
+          knowledgeBase,
+          status: 422,
+          body: { error_code: 'validation_error', details: [{ field }] },
+        });
       }
     });
 
     it('requires the knowledge_base wrapper and its name (missing_required_field), refuses unknown fields and bodies that are not JSON', async () => {
-      expect(await call(a, 'POST', kbs(a), { name: 'no wrapper' })).toMatchObject({ status: 422, body: { error_code: 'missing_required_field' } });
+      expect(await call(a, 'POST', kbs(a), { name: 'no wrapper' })).toMatchObject({
+        status: 422,
+        body: { error_code: 'missing_required_field' },
+      });
       expect(await call(a, 'POST', kbs(a), {})).toMatchObject({ status: 422, body: { error_code: 'missing_required_field' } });
-      expect(await createIn(a, { description: 'nameless' })).toMatchObject({ status: 422, body: { error_code: 'missing_required_field', details: [{ field: 'knowledge_base.name' }] } });
-      expect(await createIn(a, { name: 'x', embedding_model: 'text-embedding-3-large' })).toMatchObject({ status: 422, body: { error_code: 'validation_error' } });
+      expect(await createIn(a, { description: 'nameless' })).toMatchObject({
+        status: 422,
+        body: { error_code: 'missing_required_field', details: [{ field: 'knowledge_base.name' }] },
+      });
+      expect(await createIn(a, { name: 'x', embedding_model: 'text-embedding-3-large' })).toMatchObject({
+        status: 422,
+        body: { error_code: 'validation_error' },
+      });
       expect(await call(a, 'POST', kbs(a), '{"knowledge_base":')).toMatchObject({ status: 400, body: { error_code: 'invalid_request' } });
     });
   });
@@ -193,12 +250,24 @@ describe('knowledge bases: /v1/public/workspaces/{workspace_id}/knowledge_bases'
       expect(answer.status).toBe(200);
       expect(Object.keys(answer.body).sort()).toEqual(['knowledge_base', 'message']);
       expect(answer.body.message).toBe('Knowledge base updated successfully');
-      expect(answer.body.knowledge_base).toEqual({ ...knowledgeBase, name: 'After', search_type: 'full_text', search_score_threshold: 0.9, search_chunk_limit: 12, updated_at: expect.any(String) });
+      expect(answer.body.knowledge_base).toEqual({
+        ...knowledgeBase,
+        name: 'After',
+        search_type: 'full_text',
+        search_score_threshold: 0.9,
+        search_chunk_limit: 12,
+        updated_at: expect.any(String),
+      });
       expect(Date.parse(answer.body.knowledge_base.updated_at)).toBeGreaterThan(Date.parse(knowledgeBase.updated_at));
       expect((await call(a, 'GET', one(a, knowledgeBase.id))).body).toEqual({ knowledge_base: answer.body.knowledge_base });
-      const cleared = await call<{ knowledge_base: KnowledgeBaseRecord }>(a, 'PATCH', one(a, knowledgeBase.id), { knowledge_base: { description: null } });
+      const cleared = await call<{ knowledge_base: KnowledgeBaseRecord }>(a, 'PATCH', one(a, knowledgeBase.id), {
+        knowledge_base: { description: null },
+      });
       expect(cleared).toMatchObject({ status: 200, body: { knowledge_base: { name: 'After', description: null } } });
-      expect(await call(a, 'PATCH', one(a, knowledgeBase.id), { knowledge_base: {} })).toMatchObject({ status: 200, body: { knowledge_base: { name: 'After' } } });
+      expect(await call(a, 'PATCH', one(a, knowledgeBase.id), { knowledge_base: {} })).toMatchObject({
+        status: 200,
+        body: { knowledge_base: { name: 'After' } },
+      });
     });
 
     it('takes search_chunk_limit as an integer only on update, checks enums and bounds, and requires the wrapper', async () => {
@@ -215,9 +284,16 @@ describe('knowledge bases: /v1/public/workspaces/{workspace_id}/knowledge_bases'
       ];
       for (const [fields, field] of cases) {
         const answer = await call(a, 'PATCH', one(a, knowledgeBase.id), { knowledge_base: fields });
-        expect({ fields, status: answer.status, body: answer.body }).toMatchObject({ fields, status: 422, body: { error_code: 'validation_error', details: [{ field }] } });
+        expect({ fields, status: answer.status, body: answer.body }).toMatchObject({
+          fields,
+          status: 422,
+          body: { error_code: 'validation_error', details: [{ field }] },
+        });
       }
-      expect(await call(a, 'PATCH', one(a, knowledgeBase.id), { name: 'no wrapper' })).toMatchObject({ status: 422, body: { error_code: 'missing_required_field' } });
+      expect(await call(a, 'PATCH', one(a, knowledgeBase.id), { name: 'no wrapper' })).toMatchObject({
+        status: 422,
+        body: { error_code: 'missing_required_field' },
+      });
       expect((await call(a, 'GET', one(a, knowledgeBase.id))).body).toEqual({ knowledge_base: knowledgeBase });
     });
   });
@@ -227,17 +303,42 @@ describe('knowledge bases: /v1/public/workspaces/{workspace_id}/knowledge_bases'
       const knowledgeBase = await created(a, { name: 'With items' });
       const byRoute = await addedItem(a, knowledgeBase.id, { url: 'https://docs.example.invalid/guides/setup.md' });
       expect(Object.keys(byRoute).sort()).toEqual(ITEM_KEYS);
-      expect(byRoute).toMatchObject({ name: 'setup.md', knowledge_base_id: knowledgeBase.id, item_type: 'url', run_status: 'queued', status: 'active', error: null, chunks_count: 0 });
-      const byCli = await cliJson<KnowledgeBaseItemRecord>(['kb', 'item', 'add', a.id, knowledgeBase.id, '--url', 'https://docs.example.invalid/faq', '--name', 'FAQ']);
+      expect(byRoute).toMatchObject({
+        name: 'setup.md',
+        knowledge_base_id: knowledgeBase.id,
+        item_type: 'url',
+        run_status: 'queued',
+        status: 'active',
+        error: null,
+        chunks_count: 0,
+      });
+      const byCli = await cliJson<KnowledgeBaseItemRecord>([
+        'kb',
+        'item',
+        'add',
+        a.id,
+        knowledgeBase.id,
+        '--url',
+        'https://docs.example.invalid/faq',
+        '--name',
+        'FAQ',
+      ]);
       expect(byCli).toMatchObject({ name: 'FAQ', knowledge_base_id: knowledgeBase.id, item_type: 'url' });
       const answer = await call<{ knowledge_base_items: KnowledgeBaseItemRecord[] }>(a, 'GET', `${one(a, knowledgeBase.id)}/items`);
       expect(answer.status).toBe(200);
       expect(Object.keys(answer.body)).toEqual(['knowledge_base_items']);
       expect(answer.body.knowledge_base_items.map((item) => item.id)).toEqual([byRoute.id, byCli.id]);
       for (const item of answer.body.knowledge_base_items) expect(Object.keys(item).sort()).toEqual(ITEM_KEYS);
-      const shown = await call<{ knowledge_base_item: KnowledgeBaseItemRecord }>(a, 'GET', `${privateItems(knowledgeBase.id)}/${byRoute.id}`);
+      const shown = await call<{ knowledge_base_item: KnowledgeBaseItemRecord }>(
+        a,
+        'GET',
+        `${privateItems(knowledgeBase.id)}/${byRoute.id}`,
+      );
       expect(shown).toMatchObject({ status: 200, body: { knowledge_base_item: { id: byRoute.id, name: 'setup.md' } } });
-      expect(await cliJson<KnowledgeBaseItemRecord>(['kb', 'item', 'show', a.id, knowledgeBase.id, byCli.id])).toMatchObject({ id: byCli.id, name: 'FAQ' });
+      expect(await cliJson<KnowledgeBaseItemRecord>(['kb', 'item', 'show', a.id, knowledgeBase.id, byCli.id])).toMatchObject({
+        id: byCli.id,
+        name: 'FAQ',
+      });
       const record = (await call<{ knowledge_base: KnowledgeBaseRecord }>(a, 'GET', one(a, knowledgeBase.id))).body.knowledge_base;
       expect(record.items_count).toBe(2);
       expect(Object.values(record.items_by_status).reduce((sum, count) => sum + count, 0)).toBe(2);
@@ -246,14 +347,33 @@ describe('knowledge bases: /v1/public/workspaces/{workspace_id}/knowledge_bases'
     it('refuses a URL that is not https, both or neither of asset_id and url, and an unknown item', async () => {
       const knowledgeBase = await created(a, { name: 'Picky' });
       for (const url of ['http://docs.example.invalid/a.md', 'ftp://docs.example.invalid/a.md', 'not a url', 'file:///etc/passwd']) {
-        expect(await call(a, 'POST', privateItems(knowledgeBase.id), { url })).toMatchObject({ status: 422, body: { error_code: 'validation_error', details: [{ field: 'url' }] } });
+        expect(await call(a, 'POST', privateItems(knowledgeBase.id), { url })).toMatchObject({
+          status: 422,
+          body: { error_code: 'validation_error', details: [{ field: 'url' }] },
+        });
       }
-      expect(await call(a, 'POST', privateItems(knowledgeBase.id), {})).toMatchObject({ status: 422, body: { error_code: 'missing_required_field' } });
-      expect(await call(a, 'POST', privateItems(knowledgeBase.id), { url: 'https://docs.example.invalid/a', asset_id: randomUUID() })).toMatchObject({ status: 422, body: { error_code: 'validation_error' } });
-      expect(await call(a, 'POST', privateItems(knowledgeBase.id), { asset_id: 'not-a-uuid' })).toMatchObject({ status: 422, body: { error_code: 'validation_error', details: [{ field: 'asset_id' }] } });
-      expect(await call(a, 'GET', `${privateItems(knowledgeBase.id)}/${randomUUID()}`)).toMatchObject({ status: 422, body: { error_code: 'resource_not_found', error: 'Knowledge base item not found' } });
-      expect(await call(a, 'POST', privateItems(randomUUID()), { url: 'https://docs.example.invalid/a' })).toEqual({ status: 422, body: KB_NOT_FOUND });
-      expect((await call<{ knowledge_base_items: unknown[] }>(a, 'GET', `${one(a, knowledgeBase.id)}/items`)).body.knowledge_base_items).toEqual([]);
+      expect(await call(a, 'POST', privateItems(knowledgeBase.id), {})).toMatchObject({
+        status: 422,
+        body: { error_code: 'missing_required_field' },
+      });
+      expect(
+        await call(a, 'POST', privateItems(knowledgeBase.id), { url: 'https://docs.example.invalid/a', asset_id: randomUUID() }),
+      ).toMatchObject({ status: 422, body: { error_code: 'validation_error' } });
+      expect(await call(a, 'POST', privateItems(knowledgeBase.id), { asset_id: 'not-a-uuid' })).toMatchObject({
+        status: 422,
+        body: { error_code: 'validation_error', details: [{ field: 'asset_id' }] },
+      });
+      expect(await call(a, 'GET', `${privateItems(knowledgeBase.id)}/${randomUUID()}`)).toMatchObject({
+        status: 422,
+        body: { error_code: 'resource_not_found', error: 'Knowledge base item not found' },
+      });
+      expect(await call(a, 'POST', privateItems(randomUUID()), { url: 'https://docs.example.invalid/a' })).toEqual({
+        status: 422,
+        body: KB_NOT_FOUND,
+      });
+      expect(
+        (await call<{ knowledge_base_items: unknown[] }>(a, 'GET', `${one(a, knowledgeBase.id)}/items`)).body.knowledge_base_items,
+      ).toEqual([]);
     });
   });
 
@@ -264,7 +384,11 @@ describe('knowledge bases: /v1/public/workspaces/{workspace_id}/knowledge_bases'
         const body: Record<string, unknown> = { ...SEARCH };
         delete body[field];
         const answer = await call(a, 'POST', `${one(a, knowledgeBase.id)}/search`, body);
-        expect({ field, status: answer.status, body: answer.body }).toMatchObject({ field, status: 422, body: { error_code: 'missing_required_field', details: [{ field }] } });
+        expect({ field, status: answer.status, body: answer.body }).toMatchObject({
+          field,
+          status: 422,
+          body: { error_code: 'missing_required_field', details: [{ field }] },
+        });
       }
     });
 
@@ -272,7 +396,14 @@ describe('knowledge bases: /v1/public/workspaces/{workspace_id}/knowledge_bases'
       const knowledgeBase = await created(a, { name: 'Typed' });
       for (const searchType of ['semantic', 'HYBRID', '']) {
         const answer = await call(a, 'POST', `${one(a, knowledgeBase.id)}/search`, { ...SEARCH, search_type: searchType });
-        expect(answer).toMatchObject({ status: 422, body: { error: expect.stringMatching(/^Invalid search type/), error_code: 'validation_error', details: [{ field: 'search_type' }] } });
+        expect(answer).toMatchObject({
+          status: 422,
+          body: {
+            error: expect.stringMatching(/^Invalid search type/),
+            error_code: 'validation_error',
+            details: [{ field: 'search_type' }],
+          },
+        });
       }
     });
 
@@ -290,7 +421,11 @@ describe('knowledge bases: /v1/public/workspaces/{workspace_id}/knowledge_bases'
       ];
       for (const [fields, field] of cases) {
         const answer = await call(a, 'POST', `${one(a, knowledgeBase.id)}/search`, { ...SEARCH, ...fields });
-        expect({ fields, status: answer.status, body: answer.body }).toMatchObject({ fields, status: 422, body: { error_code: 'validation_error', details: [{ field }] } });
+        expect({ fields, status: answer.status, body: answer.body }).toMatchObject({
+          fields,
+          status: 422,
+          body: { error_code: 'validation_error', details: [{ field }] },
+        });
       }
     });
   });
@@ -302,10 +437,16 @@ describe('knowledge bases: /v1/public/workspaces/{workspace_id}/knowledge_bases'
       const answer = await call(a, 'DELETE', one(a, knowledgeBase.id));
       expect(answer).toEqual({ status: 200, body: { message: 'Knowledge base deleted successfully; its contents are being removed' } });
       expect(await call(a, 'GET', one(a, knowledgeBase.id))).toEqual({ status: 422, body: KB_NOT_FOUND });
-      expect(await call(a, 'PATCH', one(a, knowledgeBase.id), { knowledge_base: { name: 'Revived' } })).toEqual({ status: 422, body: KB_NOT_FOUND });
+      expect(await call(a, 'PATCH', one(a, knowledgeBase.id), { knowledge_base: { name: 'Revived' } })).toEqual({
+        status: 422,
+        body: KB_NOT_FOUND,
+      });
       expect(await call(a, 'DELETE', one(a, knowledgeBase.id))).toEqual({ status: 422, body: KB_NOT_FOUND });
       expect(await call(a, 'GET', `${one(a, knowledgeBase.id)}/items`)).toEqual({ status: 422, body: KB_NOT_FOUND });
-      expect(await call(a, 'POST', privateItems(knowledgeBase.id), { url: 'https://docs.example.invalid/late.txt' })).toEqual({ status: 422, body: KB_NOT_FOUND });
+      expect(await call(a, 'POST', privateItems(knowledgeBase.id), { url: 'https://docs.example.invalid/late.txt' })).toEqual({
+        status: 422,
+        body: KB_NOT_FOUND,
+      });
       expect(await call(a, 'GET', `${privateItems(knowledgeBase.id)}/${item.id}`)).toEqual({ status: 422, body: KB_NOT_FOUND });
       expect((await listed(a)).some((listedKb) => listedKb.id === knowledgeBase.id)).toBe(false);
     });
@@ -319,10 +460,20 @@ describe('knowledge bases: /v1/public/workspaces/{workspace_id}/knowledge_bases'
       expect(await call(a, 'PATCH', one(a, theirs.id), { knowledge_base: { name: 'Taken' } })).toEqual({ status: 422, body: KB_NOT_FOUND });
       expect(await call(a, 'DELETE', one(a, theirs.id))).toEqual({ status: 422, body: KB_NOT_FOUND });
       expect(await call(a, 'GET', `${one(a, theirs.id)}/items`)).toEqual({ status: 422, body: KB_NOT_FOUND });
-      expect(await call(a, 'POST', privateItems(theirs.id), { url: 'https://docs.example.invalid/sneak.md' })).toEqual({ status: 422, body: KB_NOT_FOUND });
+      expect(await call(a, 'POST', privateItems(theirs.id), { url: 'https://docs.example.invalid/sneak.md' })).toEqual({
+        status: 422,
+        body: KB_NOT_FOUND,
+      });
       expect(await call(a, 'GET', `${privateItems(theirs.id)}/${theirItem.id}`)).toEqual({ status: 422, body: KB_NOT_FOUND });
-      expect(await call(b, 'GET', one(b, theirs.id))).toMatchObject({ status: 200, body: { knowledge_base: { id: theirs.id, name: 'B private', items_count: 1 } } });
-      expect((await call<{ knowledge_base_items: KnowledgeBaseItemRecord[] }>(b, 'GET', `${one(b, theirs.id)}/items`)).body.knowledge_base_items.map((item) => item.id)).toEqual([theirItem.id]);
+      expect(await call(b, 'GET', one(b, theirs.id))).toMatchObject({
+        status: 200,
+        body: { knowledge_base: { id: theirs.id, name: 'B private', items_count: 1 } },
+      });
+      expect(
+        (
+          await call<{ knowledge_base_items: KnowledgeBaseItemRecord[] }>(b, 'GET', `${one(b, theirs.id)}/items`)
+        ).body.knowledge_base_items.map((item) => item.id),
+      ).toEqual([theirItem.id]);
     });
 
     it('answers a workspace in the path that is not the key\'s 404 "Workspace not found" on every route', async () => {
@@ -340,7 +491,12 @@ describe('knowledge bases: /v1/public/workspaces/{workspace_id}/knowledge_bases'
         ];
         for (const [method, path, body] of requests) {
           const answer = await call(a, method, path, body);
-          expect({ method, path, status: answer.status, body: answer.body }).toEqual({ method, path, status: 404, body: WORKSPACE_NOT_FOUND });
+          expect({ method, path, status: answer.status, body: answer.body }).toEqual({
+            method,
+            path,
+            status: 404,
+            body: WORKSPACE_NOT_FOUND,
+          });
         }
       }
       expect(await call(a, 'GET', one(a, mine.id))).toMatchObject({ status: 200, body: { knowledge_base: { id: mine.id } } });
@@ -363,7 +519,12 @@ describe('knowledge bases: /v1/public/workspaces/{workspace_id}/knowledge_bases'
       for (const who of [null, 'wgl_not_a_real_key']) {
         for (const [method, path, body] of routes) {
           const answer = await call(who, method, path, body);
-          expect({ method, path, status: answer.status, code: answer.body.error_code }).toEqual({ method, path, status: 401, code: who === null ? 'unauthorized' : 'invalid_api_key' });
+          expect({ method, path, status: answer.status, code: answer.body.error_code }).toEqual({
+            method,
+            path,
+            status: 401,
+            code: who === null ? 'unauthorized' : 'invalid_api_key',
+          });
         }
       }
       expect(await call(a, 'GET', one(a, mine.id))).toMatchObject({ status: 200, body: { knowledge_base: { name: 'Keyed' } } });
@@ -372,25 +533,43 @@ describe('knowledge bases: /v1/public/workspaces/{workspace_id}/knowledge_bases'
 
   describe('embedding model setting', () => {
     it("defaults to the operator's model, is set per workspace (route and CLI) to an active embedding model, and new knowledge bases take it", async () => {
-      const setting = (who: Workspace) => call<{ embedding_model: EmbeddingModelSetting }>(who, 'GET', '/v1/private/knowledge_bases/embedding_model');
-      expect(await setting(b)).toEqual({ status: 200, body: { embedding_model: { embedding_model: DEFAULT_EMBEDDING_MODEL, source: 'default' } } });
+      const setting = (who: Workspace) =>
+        call<{ embedding_model: EmbeddingModelSetting }>(who, 'GET', '/v1/private/knowledge_bases/embedding_model');
+      expect(await setting(b)).toEqual({
+        status: 200,
+        body: { embedding_model: { embedding_model: DEFAULT_EMBEDDING_MODEL, source: 'default' } },
+      });
       const before = await created(b, { name: 'Before the setting' });
       const set = await call(b, 'PUT', '/v1/private/knowledge_bases/embedding_model', { embedding_model: 'text-embedding-3-large' });
       expect(set).toEqual({ status: 200, body: { embedding_model: { embedding_model: 'text-embedding-3-large', source: 'workspace' } } });
       expect(await created(b, { name: 'After the setting' })).toMatchObject({ embedding_model: 'text-embedding-3-large' });
-      expect((await call(b, 'GET', one(b, before.id))).body).toMatchObject({ knowledge_base: { embedding_model: DEFAULT_EMBEDDING_MODEL } });
+      expect((await call(b, 'GET', one(b, before.id))).body).toMatchObject({
+        knowledge_base: { embedding_model: DEFAULT_EMBEDDING_MODEL },
+      });
       // Workspace A is untouched.
       expect((await setting(a)).body.embedding_model).toEqual({ embedding_model: DEFAULT_EMBEDDING_MODEL, source: 'default' });
-      expect(await cliJson<EmbeddingModelSetting>(['kb', 'embedding-model', 'set', b.id, 'gemini-embedding-001'])).toEqual({ embedding_model: 'gemini-embedding-001', source: 'workspace' });
-      expect(await cliJson<EmbeddingModelSetting>(['kb', 'embedding-model', 'show', b.id])).toEqual({ embedding_model: 'gemini-embedding-001', source: 'workspace' });
+      expect(await cliJson<EmbeddingModelSetting>(['kb', 'embedding-model', 'set', b.id, 'gemini-embedding-001'])).toEqual({
+        embedding_model: 'gemini-embedding-001',
+        source: 'workspace',
+      });
+      expect(await cliJson<EmbeddingModelSetting>(['kb', 'embedding-model', 'show', b.id])).toEqual({
+        embedding_model: 'gemini-embedding-001',
+        source: 'workspace',
+      });
     });
 
     it('refuses a model the catalog does not have, or one that is not an embedding model, with 422 naming it', async () => {
       for (const model of ['no-such-embedding', 'gpt-6-luna']) {
         const answer = await call(a, 'PUT', '/v1/private/knowledge_bases/embedding_model', { embedding_model: model });
-        expect(answer).toMatchObject({ status: 422, body: { error: expect.stringContaining(model), error_code: 'validation_error', details: [{ field: 'embedding_model' }] } });
+        expect(answer).toMatchObject({
+          status: 422,
+          body: { error: expect.stringContaining(model), error_code: 'validation_error', details: [{ field: 'embedding_model' }] },
+        });
       }
-      expect(await call(a, 'PUT', '/v1/private/knowledge_bases/embedding_model', {})).toMatchObject({ status: 422, body: { error_code: 'missing_required_field' } });
+      expect(await call(a, 'PUT', '/v1/private/knowledge_bases/embedding_model', {})).toMatchObject({
+        status: 422,
+        body: { error_code: 'missing_required_field' },
+      });
     });
   });
 });

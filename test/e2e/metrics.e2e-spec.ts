@@ -102,7 +102,10 @@ describe('Prometheus metrics on every app', () => {
       }),
     );
     gateway = app('gateway').baseUrl;
-    await loadCatalogWithFakeModels('2099.9.1', [fakeModel('fake-metrics-chat', { reasoning: false }), fakeModel('fake-metrics-broken', { reasoning: false })]);
+    await loadCatalogWithFakeModels('2099.9.1', [
+      fakeModel('fake-metrics-chat', { reasoning: false }),
+      fakeModel('fake-metrics-broken', { reasoning: false }),
+    ]);
     const created = await cliJson<{ workspace_id: string; api_key: string }>(['workspace', 'create', '--name', 'e2e metrics']);
     key = created.api_key;
     workspaceId = created.workspace_id;
@@ -159,14 +162,22 @@ describe('Prometheus metrics on every app', () => {
 
     const response = await invoke('default');
     expect(response.status).toBe(200);
-    const { usage } = (await response.json()) as { usage: { prompt_tokens: { total_tokens: number }; completion_tokens: { total_tokens: number } } };
+    const { usage } = (await response.json()) as {
+      usage: { prompt_tokens: { total_tokens: number }; completion_tokens: { total_tokens: number } };
+    };
     expect(usage.prompt_tokens.total_tokens).toBeGreaterThan(0);
 
     await expectEventually(async () => {
       const [gatewayAfter, invocationAfter] = await Promise.all([scrape('gateway'), scrape('invocation')]);
-      expect(histogramCount(gatewayAfter, 'http_server_request_duration_seconds', route)).toBe(histogramCount(gatewayBefore, 'http_server_request_duration_seconds', route) + 1);
-      expect(histogramCount(gatewayAfter, 'waggle_rpc_client_duration_seconds', rpc)).toBe(histogramCount(gatewayBefore, 'waggle_rpc_client_duration_seconds', rpc) + 1);
-      expect(histogramCount(invocationAfter, 'waggle_rpc_server_duration_seconds', rpc)).toBe(histogramCount(invocationBefore, 'waggle_rpc_server_duration_seconds', rpc) + 1);
+      expect(histogramCount(gatewayAfter, 'http_server_request_duration_seconds', route)).toBe(
+        histogramCount(gatewayBefore, 'http_server_request_duration_seconds', route) + 1,
+      );
+      expect(histogramCount(gatewayAfter, 'waggle_rpc_client_duration_seconds', rpc)).toBe(
+        histogramCount(gatewayBefore, 'waggle_rpc_client_duration_seconds', rpc) + 1,
+      );
+      expect(histogramCount(invocationAfter, 'waggle_rpc_server_duration_seconds', rpc)).toBe(
+        histogramCount(invocationBefore, 'waggle_rpc_server_duration_seconds', rpc) + 1,
+      );
       expect(histogramCount(invocationAfter, 'waggle_provider_request_duration_seconds', { ...model, outcome: 'ok' })).toBe(
         histogramCount(invocationBefore, 'waggle_provider_request_duration_seconds', { ...model, outcome: 'ok' }) + 1,
       );
@@ -198,7 +209,9 @@ describe('Prometheus metrics on every app', () => {
     expect(response.status).toBeGreaterThanOrEqual(500);
     await expectEventually(async () => {
       const after = await scrape('invocation');
-      expect(sampleSum(after, 'waggle_provider_errors_total', { ...model, error_code: 'provider_error' })).toBe(sampleSum(before, 'waggle_provider_errors_total', { ...model, error_code: 'provider_error' }) + 1);
+      expect(sampleSum(after, 'waggle_provider_errors_total', { ...model, error_code: 'provider_error' })).toBe(
+        sampleSum(before, 'waggle_provider_errors_total', { ...model, error_code: 'provider_error' }) + 1,
+      );
       expect(histogramCount(after, 'waggle_provider_request_duration_seconds', { ...model, outcome: 'error' })).toBe(
         histogramCount(before, 'waggle_provider_request_duration_seconds', { ...model, outcome: 'error' }) + 1,
       );
@@ -217,8 +230,12 @@ describe('Prometheus metrics on every app', () => {
     await expectEventually(() => expect(receiver.on('/metrics-hook')).toHaveLength(1), { timeoutMs: 15_000 });
     await expectEventually(async () => {
       const after = await scrape('callback-dispatcher');
-      expect(sampleSum(after, 'waggle_callback_deliveries_total', { outcome: 'delivered' })).toBe(sampleSum(before, 'waggle_callback_deliveries_total', { outcome: 'delivered' }) + 1);
-      expect(histogramCount(after, 'waggle_callback_delivery_attempts', { outcome: 'delivered' })).toBe(histogramCount(before, 'waggle_callback_delivery_attempts', { outcome: 'delivered' }) + 1);
+      expect(sampleSum(after, 'waggle_callback_deliveries_total', { outcome: 'delivered' })).toBe(
+        sampleSum(before, 'waggle_callback_deliveries_total', { outcome: 'delivered' }) + 1,
+      );
+      expect(histogramCount(after, 'waggle_callback_delivery_attempts', { outcome: 'delivered' })).toBe(
+        histogramCount(before, 'waggle_callback_delivery_attempts', { outcome: 'delivered' }) + 1,
+      );
     });
   });
 
@@ -227,9 +244,12 @@ describe('Prometheus metrics on every app', () => {
     await cliJson(['workspace', 'set-limits', capped.workspace_id, '--rate-limit-per-day', '1']);
     const before = sampleSum(await scrape('gateway'), 'waggle_meter_refusals_total', { reason: 'daily_limit' });
     const statuses: number[] = [];
-    for (let request = 0; request < 3; request += 1) statuses.push((await fetch(`${gateway}/v1/models`, { headers: { authorization: `Bearer ${capped.api_key}` } })).status);
+    for (let request = 0; request < 3; request += 1)
+      statuses.push((await fetch(`${gateway}/v1/models`, { headers: { authorization: `Bearer ${capped.api_key}` } })).status);
     expect(statuses).toEqual([200, 429, 429]);
-    await expectEventually(async () => expect(sampleSum(await scrape('gateway'), 'waggle_meter_refusals_total', { reason: 'daily_limit' })).toBe(before + 2));
+    await expectEventually(async () =>
+      expect(sampleSum(await scrape('gateway'), 'waggle_meter_refusals_total', { reason: 'daily_limit' })).toBe(before + 2),
+    );
   });
 
   it("reads each queue's gauges in the app that owns its worker, live at scrape time", async () => {
@@ -252,7 +272,9 @@ describe('Prometheus metrics on every app', () => {
       const before = sampleSum(await scrape('knowledge-base'), 'waggle_queue_jobs', delayed);
       const job = await cleanup.add('metrics-probe', { probe: true } as never, { delay: 3_600_000 });
       try {
-        await expectEventually(async () => expect(sampleSum(await scrape('knowledge-base'), 'waggle_queue_jobs', delayed)).toBe(before + 1));
+        await expectEventually(async () =>
+          expect(sampleSum(await scrape('knowledge-base'), 'waggle_queue_jobs', delayed)).toBe(before + 1),
+        );
       } finally {
         await job.remove();
       }

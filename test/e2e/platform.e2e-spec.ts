@@ -4,7 +4,17 @@ import { expectEventually, freePort, spawnApp, waitUntilLive, type AppProcess } 
 
 type Readiness = { status: string; services: Record<string, { status: string }> };
 
-const ENTRY_FIELDS = ['category', 'client_action', 'client_action_key', 'code', 'field', 'field_aliases', 'message', 'message_key', 'status'];
+const ENTRY_FIELDS = [
+  'category',
+  'client_action',
+  'client_action_key',
+  'code',
+  'field',
+  'field_aliases',
+  'message',
+  'message_key',
+  'status',
+];
 
 describe('the seven apps, started as processes', () => {
   const apps = new Map<AppName, AppProcess>();
@@ -28,10 +38,13 @@ describe('the seven apps, started as processes', () => {
   beforeAll(async () => {
     await Promise.all(APP_NAMES.map(async (app) => start(app, await freePort())));
     gateway = running('gateway').baseUrl;
-    await expectEventually(async () => {
-      const { services } = await readiness();
-      expect(Object.values(services).every((service) => service.status === 'up')).toBe(true);
-    }, { timeoutMs: 30_000, intervalMs: 200 });
+    await expectEventually(
+      async () => {
+        const { services } = await readiness();
+        expect(Object.values(services).every((service) => service.status === 'up')).toBe(true);
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
   });
 
   afterAll(async () => {
@@ -55,7 +68,9 @@ describe('the seven apps, started as processes', () => {
     expect(catalog.status).toBe(200);
     expect(await catalog.json()).toMatchObject({ status: 'ok', details: { postgres: { status: 'up' }, nats: { status: 'up' } } });
     const dispatcher = await fetch(`${running('callback-dispatcher').baseUrl}/health/ready`);
-    expect(await dispatcher.json()).toMatchObject({ details: { postgres: { status: 'up' }, nats: { status: 'up' }, redis: { status: 'up' } } });
+    expect(await dispatcher.json()).toMatchObject({
+      details: { postgres: { status: 'up' }, nats: { status: 'up' }, redis: { status: 'up' } },
+    });
   });
 
   it('shows a stopped service as down, and up again once it is back', async () => {
@@ -75,7 +90,12 @@ describe('the seven apps, started as processes', () => {
   it('GET /v1/error_codes lists every catalog code with all nine fields', async () => {
     const response = await fetch(`${gateway}/v1/error_codes`);
     expect(response.status).toBe(200);
-    const body = (await response.json()) as { locale: string; default_field: string; compatibility_aliases: string[]; codes: Array<Record<string, unknown>> };
+    const body = (await response.json()) as {
+      locale: string;
+      default_field: string;
+      compatibility_aliases: string[];
+      codes: Array<Record<string, unknown>>;
+    };
     expect(body.locale).toBe('en');
     expect(body.default_field).toBe('error_code');
     expect(body.compatibility_aliases).toContain('code');
@@ -97,14 +117,20 @@ describe('the seven apps, started as processes', () => {
   });
 
   it('answers ?locale=es in Spanish and falls back to English for an unknown locale', async () => {
-    const spanish = (await (await fetch(`${gateway}/v1/error_codes?locale=es`)).json()) as { locale: string; codes: Array<{ code: string; message: string; client_action: string }> };
+    const spanish = (await (await fetch(`${gateway}/v1/error_codes?locale=es`)).json()) as {
+      locale: string;
+      codes: Array<{ code: string; message: string; client_action: string }>;
+    };
     expect(spanish.locale).toBe('es');
     expect(spanish.codes).toHaveLength(errorCodes().length);
     for (const entry of spanish.codes) {
       const text = ERROR_CATALOG[entry.code as keyof typeof ERROR_CATALOG].text.es;
       expect(entry).toMatchObject({ message: text.message, client_action: text.client_action });
     }
-    const fallback = (await (await fetch(`${gateway}/v1/error_codes?locale=zz`)).json()) as { locale: string; codes: Array<{ message: string }> };
+    const fallback = (await (await fetch(`${gateway}/v1/error_codes?locale=zz`)).json()) as {
+      locale: string;
+      codes: Array<{ message: string }>;
+    };
     expect(fallback.locale).toBe('en');
     expect(fallback.codes[0].message).toBe(ERROR_CATALOG.model_deprecated.text.en.message);
   });
@@ -116,10 +142,19 @@ describe('the seven apps, started as processes', () => {
     const notFound = (await unknown.json()) as Record<string, string>;
     expect(notFound).toEqual({ error: notFound.message, message: expect.any(String), error_code: 'not_found', code: 'not_found' });
 
-    const malformed = await fetch(`${gateway}/v1/prompt/invoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"deployment":' });
+    const malformed = await fetch(`${gateway}/v1/prompt/invoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"deployment":',
+    });
     expect(malformed.status).toBe(400);
     const invalid = (await malformed.json()) as Record<string, string>;
-    expect(invalid).toEqual({ error: invalid.message, message: expect.any(String), error_code: 'invalid_request', code: 'invalid_request' });
+    expect(invalid).toEqual({
+      error: invalid.message,
+      message: expect.any(String),
+      error_code: 'invalid_request',
+      code: 'invalid_request',
+    });
   });
 
   it('refuses to start an app with a bad variable, naming it and not echoing its value', async () => {

@@ -36,7 +36,10 @@ describe('prompt definitions applied with the CLI', () => {
   let workspace: string;
 
   beforeAll(async () => {
-    apps.push(spawnApp('catalog', await freePort(), { LOG_LEVEL: 'warn' }), spawnApp('invocation', await freePort(), { LOG_LEVEL: 'warn' }));
+    apps.push(
+      spawnApp('catalog', await freePort(), { LOG_LEVEL: 'warn' }),
+      spawnApp('invocation', await freePort(), { LOG_LEVEL: 'warn' }),
+    );
     await Promise.all(apps.map((app) => waitUntilLive(app)));
     workspace = (await cliJson<{ workspace_id: string }>(['workspace', 'create', '--name', 'e2e prompts'])).workspace_id;
   });
@@ -61,12 +64,26 @@ describe('prompt definitions applied with the CLI', () => {
       },
     ]);
     const again = await cliJson<AppliedDeployment[]>(['apply', '-f', file, '--workspace', workspace]);
-    expect(again).toEqual([{ ...first[0], created: false, variants: first[0].variants.map((variant) => ({ ...variant, changed: false })) }]);
+    expect(again).toEqual([
+      { ...first[0], created: false, variants: first[0].variants.map((variant) => ({ ...variant, changed: false })) },
+    ]);
   });
 
   it('makes a new version when a variant changes, repoints it and keeps the old one', async () => {
-    const before = await cliJson<AppliedDeployment[]>(['apply', '-f', write('same.yaml', definitions('You answer for {{ company }}.')), '--workspace', workspace]);
-    const after = await cliJson<AppliedDeployment[]>(['apply', '-f', write('v2.yaml', definitions('You answer for {{ company }} in {{ language }}.')), '--workspace', workspace]);
+    const before = await cliJson<AppliedDeployment[]>([
+      'apply',
+      '-f',
+      write('same.yaml', definitions('You answer for {{ company }}.')),
+      '--workspace',
+      workspace,
+    ]);
+    const after = await cliJson<AppliedDeployment[]>([
+      'apply',
+      '-f',
+      write('v2.yaml', definitions('You answer for {{ company }} in {{ language }}.')),
+      '--workspace',
+      workspace,
+    ]);
     const [defaultBefore, visionBefore] = before[0].variants;
     const [defaultAfter, visionAfter] = after[0].variants;
     expect(defaultAfter).toEqual({ ...defaultBefore, version: defaultBefore.version + 1, changed: true });
@@ -92,17 +109,35 @@ describe('prompt definitions applied with the CLI', () => {
   it('refuses an invalid template or definition with validation_error, writing nothing', async () => {
     const run = promisify(execFile);
     const bad = write('bad.yaml', definitions('{{ company | no_such_filter }}').replace('support-reply', 'broken-reply'));
-    const failure = await run(process.execPath, [join(REPO_ROOT, 'dist/tools/cli/src/main.js'), 'apply', '-f', bad, '--workspace', workspace, '--json']).catch(
-      (error: { code: number; stderr: string }) => error,
-    );
+    const failure = await run(process.execPath, [
+      join(REPO_ROOT, 'dist/tools/cli/src/main.js'),
+      'apply',
+      '-f',
+      bad,
+      '--workspace',
+      workspace,
+      '--json',
+    ]).catch((error: { code: number; stderr: string }) => error);
     expect(failure).toMatchObject({ code: 1 });
     expect(JSON.parse((failure as { stderr: string }).stderr)).toMatchObject({ error_code: 'validation_error' });
 
-    const badRole = write('role.yaml', 'prompts:\n  - deployment: other\n    variants:\n      - { name: a, model: gpt-6-luna, messages: [{ role: robot, content: hi }] }\n');
-    const roleFailure = await run(process.execPath, [join(REPO_ROOT, 'dist/tools/cli/src/main.js'), 'apply', '-f', badRole, '--workspace', workspace, '--json']).catch(
-      (error: { stderr: string }) => error,
+    const badRole = write(
+      'role.yaml',
+      'prompts:\n  - deployment: other\n    variants:\n      - { name: a, model: gpt-6-luna, messages: [{ role: robot, content: hi }] }\n',
     );
-    expect(JSON.parse((roleFailure as { stderr: string }).stderr)).toMatchObject({ error_code: 'validation_error', details: [{ field: 'prompts.0.variants.0.messages.0.role' }] });
+    const roleFailure = await run(process.execPath, [
+      join(REPO_ROOT, 'dist/tools/cli/src/main.js'),
+      'apply',
+      '-f',
+      badRole,
+      '--workspace',
+      workspace,
+      '--json',
+    ]).catch((error: { stderr: string }) => error);
+    expect(JSON.parse((roleFailure as { stderr: string }).stderr)).toMatchObject({
+      error_code: 'validation_error',
+      details: [{ field: 'prompts.0.variants.0.messages.0.role' }],
+    });
 
     const listed = await cliJson<AppliedDeployment[]>(['apply', '-f', write('empty.yaml', 'prompts: []\n'), '--workspace', workspace]);
     expect(listed).toEqual([]);

@@ -1,12 +1,23 @@
 import type { AppliedDeployment } from '@waggle/contracts';
-import { cliJson, collectSse, expectEventually, FakeProviderServer, fakeModel, freePort, loadCatalogWithFakeModels, readSse, spawnApp, waitUntilLive, type AppProcess } from '@waggle/testing';
+import {
+  cliJson,
+  collectSse,
+  expectEventually,
+  FakeProviderServer,
+  fakeModel,
+  freePort,
+  loadCatalogWithFakeModels,
+  readSse,
+  spawnApp,
+  waitUntilLive,
+  type AppProcess,
+} from '@waggle/testing';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { TEST_DATABASE_URL } from '../setup/test-env';
 const isUnmetered = (response: Response) => response.headers.get('x-ratelimit-limit') === null;
-
 
 const PROMPTS = `
 prompts:
@@ -58,7 +69,11 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
       ANTHROPIC_API_KEY: 'fake-anthropic-key',
       OPENAI_API_KEY: '',
     };
-    apps.push(spawnApp('catalog', await freePort(), env), spawnApp('invocation', await freePort(), env), spawnApp('gateway', await freePort(), env));
+    apps.push(
+      spawnApp('catalog', await freePort(), env),
+      spawnApp('invocation', await freePort(), env),
+      spawnApp('gateway', await freePort(), env),
+    );
     await Promise.all(apps.map((app) => waitUntilLive(app)));
     gateway = apps[2].baseUrl;
 
@@ -84,10 +99,17 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
   });
 
   const invoke = (body: unknown, path = '/v1/prompt/invoke') =>
-    fetch(`${gateway}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${gateway}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   it.each(['/v1/prompt/invoke', '/v1/invoke'])('answers %s with exactly the seven fields', async (path) => {
-    const response = await invoke({ deployment: 'helper', variant: 'default', inputs: { company: 'Acme', question: 'Is it open today?' } }, path);
+    const response = await invoke(
+      { deployment: 'helper', variant: 'default', inputs: { company: 'Acme', question: 'Is it open today?' } },
+      path,
+    );
     expect(response.status).toBe(200);
     const body = (await response.json()) as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual(['duration', 'model', 'reasoning', 'request_id', 'response', 'stop_reason', 'usage']);
@@ -112,7 +134,12 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
   it('runs Anthropic-protocol models too', async () => {
     const response = await invoke({ deployment: 'helper', variant: 'anthropic', inputs: { question: 'Hi' } });
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ model: 'claude-fake-1', response: 'Echo: Hi', reasoning: 'Thinking it over.', stop_reason: 'completed' });
+    expect(await response.json()).toMatchObject({
+      model: 'claude-fake-1',
+      response: 'Echo: Hi',
+      reasoning: 'Thinking it over.',
+      stop_reason: 'completed',
+    });
   });
 
   it.each([
@@ -122,12 +149,27 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
     ['a non-boolean streaming', { deployment: 'helper', variant: 'default', streaming: 'yes' }, 422, 'validation_error'],
     ['nested metadata', { deployment: 'helper', variant: 'default', metadata: { a: { b: 1 } } }, 422, 'validation_error'],
     ['array metadata', { deployment: 'helper', variant: 'default', metadata: { a: [1] } }, 422, 'validation_error'],
-    ['top-level image_urls', { deployment: 'helper', variant: 'default', image_urls: ['https://example.com/a.png'] }, 422, 'validation_error'],
-    ['top-level attachments', { deployment: 'helper', variant: 'default', attachments: ['https://example.com/a.pdf'] }, 422, 'validation_error'],
+    [
+      'top-level image_urls',
+      { deployment: 'helper', variant: 'default', image_urls: ['https://example.com/a.png'] },
+      422,
+      'validation_error',
+    ],
+    [
+      'top-level attachments',
+      { deployment: 'helper', variant: 'default', attachments: ['https://example.com/a.pdf'] },
+      422,
+      'validation_error',
+    ],
     ['an unknown deployment', { deployment: 'nope', variant: 'default' }, 404, 'resource_not_found'],
     ['an unknown variant', { deployment: 'helper', variant: 'nope' }, 404, 'resource_not_found'],
     ['a deprecated model', { deployment: 'helper', variant: 'old' }, 422, 'model_deprecated'],
-    ['an image for a model without vision', { deployment: 'helper', variant: 'picture', inputs: { photo: 'https://example.com/cat.png' } }, 422, 'vision_not_supported'],
+    [
+      'an image for a model without vision',
+      { deployment: 'helper', variant: 'picture', inputs: { photo: 'https://example.com/cat.png' } },
+      422,
+      'vision_not_supported',
+    ],
     ['a provider without credentials', { deployment: 'helper', variant: 'openai' }, 500, 'config_error'],
   ])('refuses %s before any provider call', async (_, body, status, code) => {
     const before = fake.requests.length;
@@ -140,7 +182,11 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
   });
 
   it('answers 400 invalid_request to a body that is not JSON', async () => {
-    const response = await fetch(`${gateway}/v1/prompt/invoke`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"deployment":' });
+    const response = await fetch(`${gateway}/v1/prompt/invoke`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: '{"deployment":',
+    });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error_code: 'invalid_request' });
   });
@@ -155,7 +201,12 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
   });
 
   it('streams reasoning, then response fragments, then usage, then [DONE]', async () => {
-    const response = await invoke({ deployment: 'helper', variant: 'default', streaming: true, inputs: { company: 'Acme', question: 'one two three' } });
+    const response = await invoke({
+      deployment: 'helper',
+      variant: 'default',
+      streaming: true,
+      inputs: { company: 'Acme', question: 'one two three' },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const events = (await collectSse(response)) as Array<Record<string, unknown> | string>;
@@ -171,8 +222,18 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
       expect(Object.keys(event).sort()).toEqual(['model', 'request_id', 'response', 'type']);
       expect(event.model).toBe('fake-chat');
     }
-    expect(objects.filter((event) => event.type === 'response').map((event) => event.response).join('')).toBe('Echo: one two three');
-    expect(objects.filter((event) => event.type === 'reasoning').map((event) => event.response).join('')).toBe('Thinking it over.');
+    expect(
+      objects
+        .filter((event) => event.type === 'response')
+        .map((event) => event.response)
+        .join(''),
+    ).toBe('Echo: one two three');
+    expect(
+      objects
+        .filter((event) => event.type === 'reasoning')
+        .map((event) => event.response)
+        .join(''),
+    ).toBe('Thinking it over.');
     expect(objects.at(-1)).toEqual({
       request_id: expect.stringMatching(/^req_/),
       type: 'usage',
@@ -244,20 +305,40 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
       const started = fake.requests.at(-1);
       controller.abort();
       // The stream would take 10 s to finish on its own, and a finished one is not marked aborted.
-      await expectEventually(() => expect(fake.requests.find((record) => record.id === started?.id)?.aborted).toBe(true), { timeoutMs: 8_000, intervalMs: 20 });
+      await expectEventually(() => expect(fake.requests.find((record) => record.id === started?.id)?.aborted).toBe(true), {
+        timeoutMs: 8_000,
+        intervalMs: 20,
+      });
     } finally {
       fake.setModel('fake-chat', {});
     }
   });
 
   it('answers the request lookup for the owner only, in the decisions shape', async () => {
-    const response = await invoke({ deployment: 'helper', variant: 'default', inputs: { question: 'look me up' }, metadata: { source: 'e2e' } });
+    const response = await invoke({
+      deployment: 'helper',
+      variant: 'default',
+      inputs: { question: 'look me up' },
+      metadata: { source: 'e2e' },
+    });
     const { request_id: requestId } = (await response.json()) as { request_id: string };
     // Right after the run, before the ledger's batch is written, the lookup already answers.
     const lookup = await fetch(`${gateway}/v1/public/requests/${requestId}`, { headers: { authorization: `Bearer ${key}` } });
     expect(lookup.status).toBe(200);
     const body = (await lookup.json()) as Record<string, unknown>;
-    expect(Object.keys(body).sort()).toEqual(['data', 'ended_at', 'generated_at', 'message', 'metadata', 'request_id', 'request_type', 'requestable_id', 'requestable_type', 'started_at', 'status']);
+    expect(Object.keys(body).sort()).toEqual([
+      'data',
+      'ended_at',
+      'generated_at',
+      'message',
+      'metadata',
+      'request_id',
+      'request_type',
+      'requestable_id',
+      'requestable_type',
+      'started_at',
+      'status',
+    ]);
     expect(body).toMatchObject({
       request_id: requestId,
       status: 'completed',
@@ -271,7 +352,12 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
     const stranger = await cliJson<{ api_key: string }>(['workspace', 'create', '--name', 'e2e stranger']);
     const foreign = await fetch(`${gateway}/v1/public/requests/${requestId}`, { headers: { authorization: `Bearer ${stranger.api_key}` } });
     expect(foreign.status).toBe(404);
-    expect(await foreign.json()).toEqual({ error: 'Request not found', message: 'Request not found', error_code: 'not_found', code: 'not_found' });
+    expect(await foreign.json()).toEqual({
+      error: 'Request not found',
+      message: 'Request not found',
+      error_code: 'not_found',
+      code: 'not_found',
+    });
     const unknown = await fetch(`${gateway}/v1/public/requests/req_${'0'.repeat(32)}`, { headers: { authorization: `Bearer ${key}` } });
     expect(unknown.status).toBe(404);
   });
@@ -281,14 +367,21 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
     const events = (await collectSse(response)) as Array<Record<string, unknown>>;
     const requestId = events[0].request_id as string;
     await expectEventually(async () => {
-      const lookup = (await (await fetch(`${gateway}/v1/public/requests/${requestId}`, { headers: { authorization: `Bearer ${key}` } })).json()) as Record<string, unknown>;
+      const lookup = (await (
+        await fetch(`${gateway}/v1/public/requests/${requestId}`, { headers: { authorization: `Bearer ${key}` } })
+      ).json()) as Record<string, unknown>;
       expect(lookup).toMatchObject({ status: 'completed', data: { response: 'Echo: streamed words', stop_reason: 'completed' } });
     });
   });
 
   it('lists the workspace requests by metadata and time range on a private route, without metering', async () => {
     const since = new Date().toISOString();
-    const tagged = await invoke({ deployment: 'helper', variant: 'default', inputs: { question: 'filter me' }, metadata: { batch: 'b-42', attempt: 3 } });
+    const tagged = await invoke({
+      deployment: 'helper',
+      variant: 'default',
+      inputs: { question: 'filter me' },
+      metadata: { batch: 'b-42', attempt: 3 },
+    });
     const { request_id: taggedId } = (await tagged.json()) as { request_id: string };
     await invoke({ deployment: 'helper', variant: 'default', inputs: { question: 'not me' }, metadata: { batch: 'b-43' } });
     const list = async (query: string) => {
@@ -313,16 +406,25 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
     expect(response.status).toBe(200);
     const { request_id: requestId } = (await response.json()) as { request_id: string };
     expect(JSON.stringify(fake.requests.at(-1)?.body)).not.toContain(user);
-    const streamed = await invoke({ deployment: 'helper', variant: 'default', streaming: true, inputs: { question: 'who streams?' }, user: 'someone-else' }, '/v1/invoke');
+    const streamed = await invoke(
+      { deployment: 'helper', variant: 'default', streaming: true, inputs: { question: 'who streams?' }, user: 'someone-else' },
+      '/v1/invoke',
+    );
     expect(streamed.status).toBe(200);
     await collectSse(streamed);
-    const listed = await fetch(`${gateway}/v1/private/requests?user=${user}&from=${since}`, { headers: { authorization: `Bearer ${key}` } });
+    const listed = await fetch(`${gateway}/v1/private/requests?user=${user}&from=${since}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(listed.status).toBe(200);
     const { requests } = (await listed.json()) as { requests: Array<{ request_id: string; user: string | null }> };
     expect(requests).toEqual([expect.objectContaining({ request_id: requestId, user })]);
     const tooLong = await invoke({ deployment: 'helper', variant: 'default', user: 'u'.repeat(257) });
     expect(tooLong.status).toBe(422);
-    expect(await tooLong.json()).toMatchObject({ error_code: 'validation_error', code: 'validation_error', details: [expect.objectContaining({ field: 'user' })] });
+    expect(await tooLong.json()).toMatchObject({
+      error_code: 'validation_error',
+      code: 'validation_error',
+      details: [expect.objectContaining({ field: 'user' })],
+    });
   });
 
   it('manages prompt deployments on private routes: apply, list, and every version of a variant', async () => {
@@ -332,10 +434,16 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-    const definition = (content: string) => ({ prompts: [{ deployment: 'private-made', variants: [{ name: 'main', model: 'fake-chat', messages: [{ role: 'user', content }] }] }] });
+    const definition = (content: string) => ({
+      prompts: [{ deployment: 'private-made', variants: [{ name: 'main', model: 'fake-chat', messages: [{ role: 'user', content }] }] }],
+    });
     const first = await call('POST', '/apply', definition('Say {{ thing }}'));
     expect(first.status).toBe(200);
-    expect(((await first.json()) as { prompts: AppliedDeployment[] }).prompts[0].variants[0]).toMatchObject({ name: 'main', version: 1, changed: true });
+    expect(((await first.json()) as { prompts: AppliedDeployment[] }).prompts[0].variants[0]).toMatchObject({
+      name: 'main',
+      version: 1,
+      changed: true,
+    });
     const lastPrompt = () => (fake.requests.at(-1)?.body as { messages: Array<{ content: string }> }).messages[0].content;
     expect((await invoke({ deployment: 'private-made', variant: 'main', inputs: { thing: 'hi' } })).status).toBe(200);
     expect(lastPrompt()).toBe('Say hi');
@@ -346,11 +454,15 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
     expect(lastPrompt()).toBe('Say hi twice');
     expect(isUnmetered(second)).toBe(true);
 
-    const listed = (await (await call('GET', '')).json()) as { prompts: Array<{ deployment: string; variants: Array<{ name: string; version: number; variables: string[] }> }> };
+    const listed = (await (await call('GET', '')).json()) as {
+      prompts: Array<{ deployment: string; variants: Array<{ name: string; version: number; variables: string[] }> }>;
+    };
     expect(listed.prompts.find((prompt) => prompt.deployment === 'private-made')?.variants).toEqual([
       expect.objectContaining({ name: 'main', version: 2, variables: ['thing'] }),
     ]);
-    const versions = (await (await call('GET', '/private-made/variants/main/versions')).json()) as { versions: Array<{ version: number; current: boolean; messages: Array<{ content: string }> }> };
+    const versions = (await (await call('GET', '/private-made/variants/main/versions')).json()) as {
+      versions: Array<{ version: number; current: boolean; messages: Array<{ content: string }> }>;
+    };
     expect(versions.versions.map(({ version, current, messages }) => ({ version, current, content: messages[0].content }))).toEqual([
       { version: 2, current: true, content: 'Say {{ thing }} twice' },
       { version: 1, current: false, content: 'Say {{ thing }}' },
@@ -376,7 +488,12 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
   });
 
   it('keeps the metadata in the ledger and never sends it to the model', async () => {
-    const response = await invoke({ deployment: 'helper', variant: 'default', inputs: { question: 'audit me' }, metadata: { ticket: 'T-9931', priority: 2, vip: true } });
+    const response = await invoke({
+      deployment: 'helper',
+      variant: 'default',
+      inputs: { question: 'audit me' },
+      metadata: { ticket: 'T-9931', priority: 2, vip: true },
+    });
     const { request_id: requestId } = (await response.json()) as { request_id: string };
     expect(JSON.stringify(fake.requests.at(-1)?.body)).not.toContain('T-9931');
     const db = new Client({ connectionString: TEST_DATABASE_URL });
@@ -387,7 +504,13 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
           'SELECT status, metadata, deployment, variant, model FROM invocation.requests WHERE id = $1',
           [requestId],
         );
-        expect(rows[0]).toEqual({ status: 'completed', metadata: { ticket: 'T-9931', priority: 2, vip: true }, deployment: 'helper', variant: 'default', model: 'fake-chat' });
+        expect(rows[0]).toEqual({
+          status: 'completed',
+          metadata: { ticket: 'T-9931', priority: 2, vip: true },
+          deployment: 'helper',
+          variant: 'default',
+          model: 'fake-chat',
+        });
       });
     } finally {
       await db.end();

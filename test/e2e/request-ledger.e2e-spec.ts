@@ -1,6 +1,16 @@
 import { CLAIM_BUCKETS, QueueNames, type AppliedDeployment, type LedgerRecord, type RequestListItem } from '@waggle/contracts';
 import { BaseEnv, LedgerPublisher, loadConfig, newRequestId, NatsRpcClient } from '@waggle/platform';
-import { cliJson, expectEventually, FakeProviderServer, fakeModel, freePort, loadCatalogWithFakeModels, spawnApp, waitUntilLive, type AppProcess } from '@waggle/testing';
+import {
+  cliJson,
+  expectEventually,
+  FakeProviderServer,
+  fakeModel,
+  freePort,
+  loadCatalogWithFakeModels,
+  spawnApp,
+  waitUntilLive,
+  type AppProcess,
+} from '@waggle/testing';
 import { deliveryIdFor } from '@waggle/webhooks';
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
@@ -84,7 +94,12 @@ describe('the request ledger', () => {
     const trigger = await fetch(`${gateway}/v1/prompt/webhooks/${ledgered.prompt_endpoint_id}/variants/${variantId}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-service-webhook-secret': ledgered.webhook_secret },
-      body: JSON.stringify({ inputs: { question: 'while you were out' }, metadata: { source: 'trigger' }, user: 'trigger-user', async: { callback_url: 'http://127.0.0.1:9/unused' } }),
+      body: JSON.stringify({
+        inputs: { question: 'while you were out' },
+        metadata: { source: 'trigger' },
+        user: 'trigger-user',
+        async: { callback_url: 'http://127.0.0.1:9/unused' },
+      }),
     });
     expect(trigger.status).toBe(202);
     const { request_id: triggeredId } = (await trigger.json()) as { request_id: string };
@@ -144,13 +159,24 @@ describe('the request ledger', () => {
     await expectEventually(async () => {
       const lookup = await get(`/v1/public/requests/${triggeredId}`);
       expect(lookup.status).toBe(200);
-      expect(await lookup.json()).toMatchObject({ request_id: triggeredId, request_type: 'prompt', status: 'completed', metadata: { source: 'trigger' }, data: { response: 'Echo: while you were out' } });
+      expect(await lookup.json()).toMatchObject({
+        request_id: triggeredId,
+        request_type: 'prompt',
+        status: 'completed',
+        metadata: { source: 'trigger' },
+        data: { response: 'Echo: while you were out' },
+      });
     });
 
     // Both user labels filter the private listing.
-    const byUser = async (user: string) => ((await (await get(`/v1/private/requests?user=${user}`)).json()) as { requests: RequestListItem[] }).requests;
-    expect(await byUser('agent-user')).toEqual([expect.objectContaining({ request_id: agentRun.request_id, request_type: 'agent', user: 'agent-user' })]);
-    expect(await byUser('trigger-user')).toEqual([expect.objectContaining({ request_id: triggeredId, request_type: 'prompt', user: 'trigger-user' })]);
+    const byUser = async (user: string) =>
+      ((await (await get(`/v1/private/requests?user=${user}`)).json()) as { requests: RequestListItem[] }).requests;
+    expect(await byUser('agent-user')).toEqual([
+      expect.objectContaining({ request_id: agentRun.request_id, request_type: 'agent', user: 'agent-user' }),
+    ]);
+    expect(await byUser('trigger-user')).toEqual([
+      expect.objectContaining({ request_id: triggeredId, request_type: 'prompt', user: 'trigger-user' }),
+    ]);
   });
 
   it('stores a run whose record is larger than a NATS message, through the stream and across its owner restarting', async () => {
@@ -172,7 +198,12 @@ describe('the request ledger', () => {
     await waitUntilLive(apps.invocation);
     const lookup = await get(`/v1/public/requests/${requestId}`);
     expect(lookup.status).toBe(200);
-    expect(await lookup.json()).toMatchObject({ request_id: requestId, status: 'completed', message: question, data: { response: `Echo: ${question}` } });
+    expect(await lookup.json()).toMatchObject({
+      request_id: requestId,
+      status: 'completed',
+      message: question,
+      data: { response: `Echo: ${question}` },
+    });
 
     // The batch's stored payload is deleted once it is written.
     const store = await connectionOf(rpc).jetstream().views.os(CLAIM_BUCKETS.ledger.name);
@@ -184,10 +215,14 @@ describe('the request ledger', () => {
     const listed = (await (await get('/v1/private/requests')).json()) as { requests: RequestListItem[] };
     expect(listed.requests.length).toBeGreaterThan(0);
     for (const request of listed.requests) {
-      const foreign = await fetch(`${gateway}/v1/public/requests/${request.request_id}`, { headers: { authorization: `Bearer ${stranger.api_key}` } });
+      const foreign = await fetch(`${gateway}/v1/public/requests/${request.request_id}`, {
+        headers: { authorization: `Bearer ${stranger.api_key}` },
+      });
       expect(foreign.status).toBe(404);
     }
-    const theirs = (await (await fetch(`${gateway}/v1/private/requests`, { headers: { authorization: `Bearer ${stranger.api_key}` } })).json()) as { requests: RequestListItem[] };
+    const theirs = (await (
+      await fetch(`${gateway}/v1/private/requests`, { headers: { authorization: `Bearer ${stranger.api_key}` } })
+    ).json()) as { requests: RequestListItem[] };
     expect(theirs.requests).toEqual([]);
   });
 });

@@ -34,22 +34,25 @@ describe('trace context across the NATS hop', () => {
       expect(body.services.catalog.status).toBe('up');
     });
 
-    await expectEventually(() => {
-      const spans = receiver.spans.filter((span) => span.traceId === traceId);
-      const send = spans.find((span) => span.service === 'waggle-gateway' && span.name === 'send catalog.health.ping');
-      const process = spans.find((span) => span.service === 'waggle-catalog' && span.name === 'process catalog.health.ping');
-      expect(send).toBeDefined();
-      expect(process).toBeDefined();
-      expect(process?.parentSpanId).toBe(send?.spanId);
-      // The gateway's HTTP server span continues the caller's span, is named after its route,
-      // and is the NATS span's parent: one span per process and request, no layer spans between.
-      const server = spans.find((span) => span.service === 'waggle-gateway' && span.parentSpanId === callerSpanId);
-      expect(server?.name).toBe('GET /health/ready');
-      expect(send?.parentSpanId).toBe(server?.spanId);
-      // Readiness asks every service: each ask is a NATS span right under the server span.
-      const others = spans.filter((span) => span.service === 'waggle-gateway' && span !== server);
-      expect(others.every((span) => span.name.startsWith('send ') && span.parentSpanId === server?.spanId)).toBe(true);
-    }, { timeoutMs: 10_000, intervalMs: 200 });
+    await expectEventually(
+      () => {
+        const spans = receiver.spans.filter((span) => span.traceId === traceId);
+        const send = spans.find((span) => span.service === 'waggle-gateway' && span.name === 'send catalog.health.ping');
+        const process = spans.find((span) => span.service === 'waggle-catalog' && span.name === 'process catalog.health.ping');
+        expect(send).toBeDefined();
+        expect(process).toBeDefined();
+        expect(process?.parentSpanId).toBe(send?.spanId);
+        // The gateway's HTTP server span continues the caller's span, is named after its route,
+        // and is the NATS span's parent: one span per process and request, no layer spans between.
+        const server = spans.find((span) => span.service === 'waggle-gateway' && span.parentSpanId === callerSpanId);
+        expect(server?.name).toBe('GET /health/ready');
+        expect(send?.parentSpanId).toBe(server?.spanId);
+        // Readiness asks every service: each ask is a NATS span right under the server span.
+        const others = spans.filter((span) => span.service === 'waggle-gateway' && span !== server);
+        expect(others.every((span) => span.name.startsWith('send ') && span.parentSpanId === server?.spanId)).toBe(true);
+      },
+      { timeoutMs: 10_000, intervalMs: 200 },
+    );
   });
 });
 
@@ -80,10 +83,14 @@ describe('trace context without an exporter', () => {
     const sent = nats.subscribe('catalog.api-keys.resolve', { max: 1 });
     await nats.flush();
     const response = await fetch(`${gateway.baseUrl}/v1/models`, {
-      headers: { authorization: `Bearer wgl_${randomBytes(20).toString('hex')}`, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+      headers: {
+        authorization: `Bearer wgl_${randomBytes(20).toString('hex')}`,
+        traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+      },
     });
     expect(response.status).toBe(401);
-    for await (const message of sent) expect(message.headers?.get(RpcHeaders.traceparent)).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-0[01]$`));
+    for await (const message of sent)
+      expect(message.headers?.get(RpcHeaders.traceparent)).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-0[01]$`));
     await expectEventually(() => {
       const accessLine = gateway
         .output()

@@ -54,7 +54,6 @@ prompts:
           - { role: user, content: "{{ question }}" }
 `;
 
-
 /** Both signatures of a callback, verified the way a receiver would. */
 function expectSignedWith(callback: ReceivedCallback, secret: string): void {
   const expected = `sha256=${createHmac('sha256', secret).update(callback.body).digest('hex')}`;
@@ -107,7 +106,8 @@ describe('prompt webhook triggers and signed callbacks', () => {
     if (!deployment) throw new Error(`apply did not return ${name}`);
     return deployment;
   };
-  const triggerUrl = (deployment: AppliedDeployment, variant = 'default') => `${gateway}/v1/prompt/webhooks/${deployment.prompt_endpoint_id}/variants/${variantId(deployment, variant)}`;
+  const triggerUrl = (deployment: AppliedDeployment, variant = 'default') =>
+    `${gateway}/v1/prompt/webhooks/${deployment.prompt_endpoint_id}/variants/${variantId(deployment, variant)}`;
   const trigger = (url: string, body: unknown, secret?: string) =>
     fetch(url, {
       method: 'POST',
@@ -122,24 +122,31 @@ describe('prompt webhook triggers and signed callbacks', () => {
   });
   /** Waits until exactly `count` callbacks arrived on `path`, and answers them. */
   const callbacksOn = (path: string, count = 1, timeoutMs = 10_000) =>
-    expectEventually(() => {
-      const arrived = receiver.on(path);
-      expect(arrived).toHaveLength(count);
-      return arrived;
-    }, { timeoutMs });
+    expectEventually(
+      () => {
+        const arrived = receiver.on(path);
+        expect(arrived).toHaveLength(count);
+        return arrived;
+      },
+      { timeoutMs },
+    );
   const privateGet = async <T>(path: string): Promise<T> => {
     const response = await fetch(`${gateway}${path}`, { headers: { authorization: `Bearer ${key}` } });
     expect(response.status).toBe(200);
     return (await response.json()) as T;
   };
-  const deliveryOf = async (requestId: string) => (await privateGet<{ deliveries: DeliverySummary[] }>(`/v1/private/deliveries?request_id=${requestId}`)).deliveries;
+  const deliveryOf = async (requestId: string) =>
+    (await privateGet<{ deliveries: DeliverySummary[] }>(`/v1/private/deliveries?request_id=${requestId}`)).deliveries;
   /** Waits until a job has nothing left to do: completed, or failed for good (the dead-letter set). */
   const jobFinished = (queue: Queue, jobId: string, timeoutMs = 10_000) =>
-    expectEventually(async () => {
-      const state = await queue.getJobState(jobId);
-      expect(['completed', 'failed']).toContain(state);
-      return state;
-    }, { timeoutMs });
+    expectEventually(
+      async () => {
+        const state = await queue.getJobState(jobId);
+        expect(['completed', 'failed']).toContain(state);
+        return state;
+      },
+      { timeoutMs },
+    );
   const startDispatcher = async () => {
     apps.dispatcher = spawnApp('callback-dispatcher', await freePort(), dispatcherEnv);
     await waitUntilLive(apps.dispatcher);
@@ -159,7 +166,11 @@ describe('prompt webhook triggers and signed callbacks', () => {
     const env = serviceEnv(fakeUrl);
     apps.catalog = spawnApp('catalog', await freePort(), env);
     // Short locks: a run of a killed invocation goes back to the queue within seconds.
-    apps.invocation = spawnApp('invocation', await freePort(), { ...env, PROMPT_TRIGGER_LOCK_MS: '2000', PROMPT_TRIGGER_TIMEOUT_MS: '3000' });
+    apps.invocation = spawnApp('invocation', await freePort(), {
+      ...env,
+      PROMPT_TRIGGER_LOCK_MS: '2000',
+      PROMPT_TRIGGER_TIMEOUT_MS: '3000',
+    });
     apps.gateway = spawnApp('gateway', await freePort(), {
       ...env,
       LOG_LEVEL: 'info',
@@ -171,7 +182,12 @@ describe('prompt webhook triggers and signed callbacks', () => {
     await Promise.all(Object.values(apps).map((app) => waitUntilLive(app)));
     gateway = apps.gateway.baseUrl;
 
-    await loadCatalogWithFakeModels('2099.5.1', [fakeModel('fake-hook-chat', { reasoning: false }), fakeModel('fake-hook-broken', { reasoning: false }), fakeModel('fake-hook-slow', { reasoning: false }), fakeModel('fake-hook-stuck', { reasoning: false })]);
+    await loadCatalogWithFakeModels('2099.5.1', [
+      fakeModel('fake-hook-chat', { reasoning: false }),
+      fakeModel('fake-hook-broken', { reasoning: false }),
+      fakeModel('fake-hook-slow', { reasoning: false }),
+      fakeModel('fake-hook-stuck', { reasoning: false }),
+    ]);
     const created = await cliJson<{ workspace_id: string; api_key: string }>(['workspace', 'create', '--name', 'e2e webhooks']);
     key = created.api_key;
     workspaceId = created.workspace_id;
@@ -193,7 +209,12 @@ describe('prompt webhook triggers and signed callbacks', () => {
   it('gives each deployment a whsec_ secret, shown by apply and by the private route', async () => {
     expect(hooked.webhook_secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const shown = await privateGet<{ webhook_secret: WebhookSecretView }>('/v1/private/prompts/hooked/webhook_secret');
-    expect(shown.webhook_secret).toEqual({ deployment: 'hooked', prompt_endpoint_id: hooked.prompt_endpoint_id, webhook_secret: hooked.webhook_secret, previous_secret_expires_at: null });
+    expect(shown.webhook_secret).toEqual({
+      deployment: 'hooked',
+      prompt_endpoint_id: hooked.prompt_endpoint_id,
+      webhook_secret: hooked.webhook_secret,
+      previous_secret_expires_at: null,
+    });
   });
 
   it('accepts a trigger with the secret header: 202, then one signed prompt.completed callback', async () => {
@@ -207,7 +228,11 @@ describe('prompt webhook triggers and signed callbacks', () => {
     expect(JSON.parse(callback.body)).toEqual({
       event_type: 'prompt.completed',
       request_id: accepted.request_id,
-      data: { response: 'Echo: Is it open?', model: 'fake-hook-chat', usage: expect.objectContaining({ total_tokens: expect.any(Number) }) },
+      data: {
+        response: 'Echo: Is it open?',
+        model: 'fake-hook-chat',
+        usage: expect.objectContaining({ total_tokens: expect.any(Number) }),
+      },
     });
     expect(callback.headers['webhook-id']).toBe(`msg_${accepted.request_id.slice(4)}`);
     expectSignedWith(callback, hooked.webhook_secret);
@@ -220,7 +245,9 @@ describe('prompt webhook triggers and signed callbacks', () => {
       expect(deliveries[0]?.status).toBe('succeeded');
       return deliveries;
     });
-    expect(delivery.attempts).toEqual([{ attempt: 1, attempted_at: expect.any(String), status_code: 200, latency_ms: expect.any(Number), error: null }]);
+    expect(delivery.attempts).toEqual([
+      { attempt: 1, attempted_at: expect.any(String), status_code: 200, latency_ms: expect.any(Number), error: null },
+    ]);
   });
 
   it('accepts ?secret= when the caller cannot set headers, and never logs or traces it', async () => {
@@ -234,7 +261,9 @@ describe('prompt webhook triggers and signed callbacks', () => {
     const secretForms = [hooked.webhook_secret, encodeURIComponent(hooked.webhook_secret), hooked.webhook_secret.slice(6)];
     // The gateway logged the request (LOG_LEVEL=info) and exported its spans, without the secret.
     await expectEventually(() => expect(apps.gateway.output()).toContain(request_id));
-    await expectEventually(() => expect(traces.exports.some((body) => body.includes('/v1/prompt/webhooks/'))).toBe(true), { timeoutMs: 10_000 });
+    await expectEventually(() => expect(traces.exports.some((body) => body.includes('/v1/prompt/webhooks/'))).toBe(true), {
+      timeoutMs: 10_000,
+    });
     for (const form of secretForms) {
       expect(apps.gateway.output()).not.toContain(form);
       expect(apps.dispatcher.output()).not.toContain(form);
@@ -248,7 +277,11 @@ describe('prompt webhook triggers and signed callbacks', () => {
     const { request_id } = (await response.json()) as { request_id: string };
     const [callback] = await callbacksOn('/failed');
     const body = JSON.parse(callback.body) as { event_type: string; request_id: string; data: { error: string; error_code: string } };
-    expect(body).toEqual({ event_type: 'prompt.failed', request_id, data: { error: expect.stringContaining('Fake Provider'), error_code: 'provider_error' } });
+    expect(body).toEqual({
+      event_type: 'prompt.failed',
+      request_id,
+      data: { error: expect.stringContaining('Fake Provider'), error_code: 'provider_error' },
+    });
     expect(callback.body).not.toContain('fake-key');
     expectSignedWith(callback, hooked.webhook_secret);
   });
@@ -257,7 +290,11 @@ describe('prompt webhook triggers and signed callbacks', () => {
     const response = await trigger(triggerUrl(hooked, 'stuck'), validBody('/stuck'), hooked.webhook_secret);
     const { request_id } = (await response.json()) as { request_id: string };
     const [callback] = await callbacksOn('/stuck', 1, 10_000);
-    expect(JSON.parse(callback.body)).toEqual({ event_type: 'prompt.failed', request_id, data: { error: expect.stringContaining('Fake Provider'), error_code: 'provider_error' } });
+    expect(JSON.parse(callback.body)).toEqual({
+      event_type: 'prompt.failed',
+      request_id,
+      data: { error: expect.stringContaining('Fake Provider'), error_code: 'provider_error' },
+    });
   });
 
   it('retries a failing receiver with the same webhook-id and records every attempt', async () => {
@@ -302,7 +339,10 @@ describe('prompt webhook triggers and signed callbacks', () => {
       expect(deliveries[0]?.status).toBe('succeeded');
       return deliveries;
     });
-    const redelivered = await fetch(`${gateway}/v1/private/deliveries/${delivery.delivery_id}/redeliver`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+    const redelivered = await fetch(`${gateway}/v1/private/deliveries/${delivery.delivery_id}/redeliver`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(redelivered.status).toBe(202);
     const arrived = await callbacksOn('/again', 2);
     expect(arrived[1].headers['webhook-id']).toBe(arrived[0].headers['webhook-id']);
@@ -337,7 +377,11 @@ describe('prompt webhook triggers and signed callbacks', () => {
     const response = await trigger(triggerUrl(hooked), { ...validBody('/x'), async: { callback_url: callbackUrl } }, hooked.webhook_secret);
     expect(response.status).toBe(422);
     const body = (await response.json()) as Record<string, unknown>;
-    expect(body).toMatchObject({ error_code: 'validation_error', error: body.message, details: [{ field: 'async.callback_url', messages: [expect.any(String)] }] });
+    expect(body).toMatchObject({
+      error_code: 'validation_error',
+      error: body.message,
+      details: [{ field: 'async.callback_url', messages: [expect.any(String)] }],
+    });
   });
 
   it.each([
@@ -353,21 +397,53 @@ describe('prompt webhook triggers and signed callbacks', () => {
   });
 
   it('answers 404 resource_not_found to an unknown deployment or variant', async () => {
-    const unknownDeployment = await trigger(`${gateway}/v1/prompt/webhooks/00000000-0000-4000-8000-000000000000/variants/${variantId(hooked, 'default')}`, validBody('/x'), hooked.webhook_secret);
+    const unknownDeployment = await trigger(
+      `${gateway}/v1/prompt/webhooks/00000000-0000-4000-8000-000000000000/variants/${variantId(hooked, 'default')}`,
+      validBody('/x'),
+      hooked.webhook_secret,
+    );
     expect(unknownDeployment.status).toBe(404);
     expect(await unknownDeployment.json()).toMatchObject({ error_code: 'resource_not_found' });
-    const unknownVariant = await trigger(`${gateway}/v1/prompt/webhooks/${hooked.prompt_endpoint_id}/variants/00000000-0000-4000-8000-000000000000`, validBody('/x'), hooked.webhook_secret);
+    const unknownVariant = await trigger(
+      `${gateway}/v1/prompt/webhooks/${hooked.prompt_endpoint_id}/variants/00000000-0000-4000-8000-000000000000`,
+      validBody('/x'),
+      hooked.webhook_secret,
+    );
     expect(unknownVariant.status).toBe(404);
     expect(await unknownVariant.json()).toMatchObject({ error_code: 'resource_not_found' });
   });
 
   it.each([
-    ['a missing variable', { inputs: { company: 'Acme' }, async: { callback_url: 'http://127.0.0.1:1/x' } }, 422, 'missing_required_field', 'inputs.question'],
+    [
+      'a missing variable',
+      { inputs: { company: 'Acme' }, async: { callback_url: 'http://127.0.0.1:1/x' } },
+      422,
+      'missing_required_field',
+      'inputs.question',
+    ],
     ['no inputs at all', { async: { callback_url: 'http://127.0.0.1:1/x' } }, 422, 'missing_required_field', 'inputs.company'],
     ['a missing callback URL', { inputs: { company: 'A', question: 'Q' } }, 422, 'missing_required_field', 'async.callback_url'],
-    ['an async without callback_url', { inputs: { company: 'A', question: 'Q' }, async: {} }, 422, 'missing_required_field', 'async.callback_url'],
-    ['nested metadata', { inputs: { company: 'A', question: 'Q' }, metadata: { a: { b: 1 } }, async: { callback_url: 'http://127.0.0.1:1/x' } }, 422, 'validation_error', 'metadata'],
-    ['inputs that are not an object', { inputs: 'hello', async: { callback_url: 'http://127.0.0.1:1/x' } }, 422, 'validation_error', 'inputs'],
+    [
+      'an async without callback_url',
+      { inputs: { company: 'A', question: 'Q' }, async: {} },
+      422,
+      'missing_required_field',
+      'async.callback_url',
+    ],
+    [
+      'nested metadata',
+      { inputs: { company: 'A', question: 'Q' }, metadata: { a: { b: 1 } }, async: { callback_url: 'http://127.0.0.1:1/x' } },
+      422,
+      'validation_error',
+      'metadata',
+    ],
+    [
+      'inputs that are not an object',
+      { inputs: 'hello', async: { callback_url: 'http://127.0.0.1:1/x' } },
+      422,
+      'validation_error',
+      'inputs',
+    ],
   ])('refuses %s with the exact status and code', async (_, body, status, code, field) => {
     const response = await trigger(triggerUrl(hooked), body, hooked.webhook_secret);
     expect(response.status).toBe(status);
@@ -385,7 +461,11 @@ describe('prompt webhook triggers and signed callbacks', () => {
   });
 
   it('accepts empty-string and null variable values, and extra keys', async () => {
-    const response = await trigger(triggerUrl(hooked), { inputs: { company: '', question: null, extra: 1 }, async: { callback_url: `${receiverUrl}/empty` } }, hooked.webhook_secret);
+    const response = await trigger(
+      triggerUrl(hooked),
+      { inputs: { company: '', question: null, extra: 1 }, async: { callback_url: `${receiverUrl}/empty` } },
+      hooked.webhook_secret,
+    );
     expect(response.status).toBe(202);
     await expectEventually(() => expect(receiver.on('/empty')).toHaveLength(1));
   });
@@ -408,8 +488,15 @@ describe('prompt webhook triggers and signed callbacks', () => {
     expect(rotated.webhook_secret).not.toBe(old);
     expect(Date.parse(rotated.previous_secret_expires_at ?? '')).toBeGreaterThan(Date.now() + 3500_000);
 
-    for (const [path, secret] of [['/rotated-old', old], ['/rotated-new', rotated.webhook_secret]] as const) {
-      const response = await trigger(triggerUrl(rotating), { inputs: { question: 'q' }, async: { callback_url: `${receiverUrl}${path}` } }, secret);
+    for (const [path, secret] of [
+      ['/rotated-old', old],
+      ['/rotated-new', rotated.webhook_secret],
+    ] as const) {
+      const response = await trigger(
+        triggerUrl(rotating),
+        { inputs: { question: 'q' }, async: { callback_url: `${receiverUrl}${path}` } },
+        secret,
+      );
       expect(response.status).toBe(202);
       const [callback] = await callbacksOn(path);
       expectSignedWith(callback, old);
@@ -419,10 +506,22 @@ describe('prompt webhook triggers and signed callbacks', () => {
     // Without an overlap the old secret stops working at once (the CLI does the same as the route).
     const again = await cliJson<WebhookSecretView>(['webhook-secret', 'rotate', workspaceId, 'rotating', '--overlap', '0', '--yes']);
     expect(again.previous_secret_expires_at).toBeNull();
-    expect((await trigger(triggerUrl(rotating), { inputs: { question: 'q' }, async: { callback_url: `${receiverUrl}/x` } }, rotated.webhook_secret)).status).toBe(401);
+    expect(
+      (
+        await trigger(
+          triggerUrl(rotating),
+          { inputs: { question: 'q' }, async: { callback_url: `${receiverUrl}/x` } },
+          rotated.webhook_secret,
+        )
+      ).status,
+    ).toBe(401);
     // The dispatcher reads the secrets in force when it sends: the first callback after the
     // rotation is signed with the new secret alone.
-    const response = await trigger(triggerUrl(rotating), { inputs: { question: 'q' }, async: { callback_url: `${receiverUrl}/rotated-final` } }, again.webhook_secret);
+    const response = await trigger(
+      triggerUrl(rotating),
+      { inputs: { question: 'q' }, async: { callback_url: `${receiverUrl}/rotated-final` } },
+      again.webhook_secret,
+    );
     expect(response.status).toBe(202);
     const [callback] = await callbacksOn('/rotated-final');
     expectSignedWith(callback, again.webhook_secret);
@@ -439,7 +538,17 @@ describe('prompt webhook triggers and signed callbacks', () => {
       await db.query(
         `INSERT INTO invocation.requests (id, workspace_id, request_type, requestable_type, requestable_id, model, status, metadata, generated_at, started_at, ended_at, duration_ms, usage, data)
          VALUES ($1, $2, 'prompt', 'prompt_deployment', $3, 'fake-hook-chat', 'completed', '{}', now(), now(), now(), 5, $4, $5)`,
-        [requestId, workspaceId, hooked.prompt_endpoint_id, { prompt_tokens: { total_tokens: 1, cached_tokens: 0 }, completion_tokens: { total_tokens: 2, reasoning_tokens: 0 }, total_tokens: 3 }, { response: 'recorded before the crash' }],
+        [
+          requestId,
+          workspaceId,
+          hooked.prompt_endpoint_id,
+          {
+            prompt_tokens: { total_tokens: 1, cached_tokens: 0 },
+            completion_tokens: { total_tokens: 2, reasoning_tokens: 0 },
+            total_tokens: 3,
+          },
+          { response: 'recorded before the crash' },
+        ],
       );
     } finally {
       await db.end();
@@ -461,7 +570,11 @@ describe('prompt webhook triggers and signed callbacks', () => {
     // The same job id again (a producer retrying) is one job.
     await promptRuns.add('run', job, { jobId: requestId });
     const [callback] = await callbacksOn('/recorded');
-    expect(JSON.parse(callback.body)).toMatchObject({ event_type: 'prompt.completed', request_id: requestId, data: { response: 'recorded before the crash', model: 'fake-hook-chat' } });
+    expect(JSON.parse(callback.body)).toMatchObject({
+      event_type: 'prompt.completed',
+      request_id: requestId,
+      data: { response: 'recorded before the crash', model: 'fake-hook-chat' },
+    });
     // Both the run and its one delivery are done: nothing is left that could send again.
     expect(await jobFinished(promptRuns, requestId)).toBe('completed');
     expect(await jobFinished(callbacks, deliveryIdFor(requestId))).toBe('completed');
@@ -547,7 +660,11 @@ describe('prompt webhook triggers and signed callbacks', () => {
     expect(await usual.stop()).toBe(0);
     apps.invocation = spawnApp('invocation', usual.port, { ...usual.env, PROMPT_TRIGGER_TIMEOUT_MS: '300000' });
     await waitUntilLive(apps.invocation);
-    const response = await trigger(triggerUrl(hooked, 'slow'), validBody('/killed-run', { inputs: { question: 'survive this' } }), hooked.webhook_secret);
+    const response = await trigger(
+      triggerUrl(hooked, 'slow'),
+      validBody('/killed-run', { inputs: { question: 'survive this' } }),
+      hooked.webhook_secret,
+    );
     expect(response.status).toBe(202);
     const { request_id } = (await response.json()) as { request_id: string };
     const sentToModel = () => fake.requests.filter((request) => JSON.stringify(request.body).includes('survive this')).length;
@@ -560,7 +677,11 @@ describe('prompt webhook triggers and signed callbacks', () => {
     apps.invocation = spawnApp('invocation', usual.port, usual.env);
     await waitUntilLive(apps.invocation);
     const [callback] = await callbacksOn('/killed-run', 1, 20_000);
-    expect(JSON.parse(callback.body)).toMatchObject({ event_type: 'prompt.completed', request_id, data: { response: 'Echo: survive this' } });
+    expect(JSON.parse(callback.body)).toMatchObject({
+      event_type: 'prompt.completed',
+      request_id,
+      data: { response: 'Echo: survive this' },
+    });
     // The killed run had no result, so the model was asked again: at least once, not never.
     expect(sentToModel()).toBe(2);
   });
@@ -570,11 +691,14 @@ describe('prompt webhook triggers and signed callbacks', () => {
   it("stops a deleted workspace's webhooks, like its API keys", async () => {
     expect((await trigger(triggerUrl(hooked), validBody('/deleted'), hooked.webhook_secret)).status).toBe(202);
     await cliJson(['workspace', 'delete', workspaceId, '--yes']);
-    const refused = await expectEventually(async () => {
-      const response = await trigger(triggerUrl(hooked), validBody('/deleted'), hooked.webhook_secret);
-      expect(response.status).toBe(404);
-      return (await response.json()) as Record<string, unknown>;
-    }, { timeoutMs: 20_000, intervalMs: 250 });
+    const refused = await expectEventually(
+      async () => {
+        const response = await trigger(triggerUrl(hooked), validBody('/deleted'), hooked.webhook_secret);
+        expect(response.status).toBe(404);
+        return (await response.json()) as Record<string, unknown>;
+      },
+      { timeoutMs: 20_000, intervalMs: 250 },
+    );
     expect(refused).toMatchObject({ error_code: 'resource_not_found' });
   });
 });

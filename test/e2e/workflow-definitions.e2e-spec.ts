@@ -314,7 +314,16 @@ describe('workflow definitions: cli apply and /v1/private/workflows', () => {
     expect(await cliJson<WorkflowWebhookSecretView>(['workflow', 'webhook-secret', 'show', a.id, 'research'])).toEqual(
       rotated.body.webhook_secret,
     );
-    const byCli = await cliJson<WorkflowWebhookSecretView>(['workflow', 'webhook-secret', 'rotate', a.id, 'research', '--overlap', '0', '--yes']);
+    const byCli = await cliJson<WorkflowWebhookSecretView>([
+      'workflow',
+      'webhook-secret',
+      'rotate',
+      a.id,
+      'research',
+      '--overlap',
+      '0',
+      '--yes',
+    ]);
     expect(byCli).toMatchObject({ deployment: 'research', previous_secret_expires_at: null });
     expect(byCli.webhook_secret).not.toBe(rotated.body.webhook_secret.webhook_secret);
 

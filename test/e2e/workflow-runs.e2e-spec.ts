@@ -180,14 +180,24 @@ describe('workflow runs', () => {
     });
     return { status: response.status, body: (await response.json()) as T };
   };
-  const invoke = <T = Record<string, unknown>>(who: Workspace, body: Record<string, unknown>) => call<T>(who, 'POST', '/v1/workflow/invoke', body);
-  const runOf = async (who: Workspace, id: string) => (await call<{ workflow_run: WorkflowRunView }>(who, 'GET', `/v1/workflow_runs/${id}`)).body.workflow_run;
-  const stepsOf = async (who: Workspace, id: string) => (await call<{ steps: WorkflowStepRecordView[] }>(who, 'GET', `/v1/private/workflow_runs/${id}/steps`)).body.steps;
+  const invoke = <T = Record<string, unknown>>(who: Workspace, body: Record<string, unknown>) =>
+    call<T>(who, 'POST', '/v1/workflow/invoke', body);
+  const runOf = async (who: Workspace, id: string) =>
+    (await call<{ workflow_run: WorkflowRunView }>(who, 'GET', `/v1/workflow_runs/${id}`)).body.workflow_run;
+  const stepsOf = async (who: Workspace, id: string) =>
+    (await call<{ steps: WorkflowStepRecordView[] }>(who, 'GET', `/v1/private/workflow_runs/${id}/steps`)).body.steps;
   const callbackOf = (requestId: string): ReceivedCallback | undefined =>
     receiver.on('/hooks').find((callback) => (JSON.parse(callback.body) as { request_id: string }).request_id === requestId);
 
   async function workspace(name: string, limits: string[] = []): Promise<Workspace> {
-    const created = await cliJson<{ workspace_id: string; api_key: string }>(['workspace', 'create', '--name', name, '--plan', 'enterprise']);
+    const created = await cliJson<{ workspace_id: string; api_key: string }>([
+      'workspace',
+      'create',
+      '--name',
+      name,
+      '--plan',
+      'enterprise',
+    ]);
     if (limits.length > 0) await cliJson(['workspace', 'set-limits', created.workspace_id, ...limits]);
     const file = join(mkdtempSync(join(tmpdir(), 'waggle-workflows-')), 'workflows.yaml');
     writeFileSync(file, WORKFLOWS(gates.url));
@@ -265,29 +275,68 @@ describe('workflow runs', () => {
 
     const steps = await stepsOf(main, response.body.request_id);
     const byKey = new Map(steps.map((step) => [step.step_key, step]));
-    expect(byKey.get('search')).toMatchObject({ step_type: 'web_search', status: 'completed', inputs: { query: 'acme broken-at-2', num_results: 4 } });
+    expect(byKey.get('search')).toMatchObject({
+      step_type: 'web_search',
+      status: 'completed',
+      inputs: { query: 'acme broken-at-2', num_results: 4 },
+    });
     expect((byKey.get('search')?.output as { results: unknown[] }).results).toHaveLength(4);
     const iterations = steps.filter((step) => step.step_type === 'loop_iteration');
     expect(iterations.map((step) => step.iteration).sort()).toEqual([0, 1, 2, 3]);
     const scrapes = steps.filter((step) => step.step_id === 'page');
     expect(scrapes).toHaveLength(4);
-    expect(scrapes.filter((step) => step.status === 'failed')).toEqual([expect.objectContaining({ error: expect.stringContaining('404') })]);
-    expect(byKey.get('enough')).toMatchObject({ status: 'completed', inputs: { result: true, branch: 'then' }, output: response.body.output });
+    expect(scrapes.filter((step) => step.status === 'failed')).toEqual([
+      expect.objectContaining({ error: expect.stringContaining('404') }),
+    ]);
+    expect(byKey.get('enough')).toMatchObject({
+      status: 'completed',
+      inputs: { result: true, branch: 'then' },
+      output: response.body.output,
+    });
     expect(byKey.get('summary')).toMatchObject({ step_type: 'prompt', status: 'completed', model_calls: 1, tokens: expect.any(Number) });
     expect(steps.every((step) => step.attempts === 1)).toBe(true);
 
     const run = await runOf(main, response.body.request_id);
     expect(Object.keys(run).sort()).toEqual(
-      ['async_webhook_url', 'duration', 'ended_at', 'error_message', 'id', 'output_content', 'run_async', 'run_status', 'start_inputs', 'started_at', 'token', 'total_tokens'].sort(),
+      [
+        'async_webhook_url',
+        'duration',
+        'ended_at',
+        'error_message',
+        'id',
+        'output_content',
+        'run_async',
+        'run_status',
+        'start_inputs',
+        'started_at',
+        'token',
+        'total_tokens',
+      ].sort(),
     );
-    expect(run).toMatchObject({ id: response.body.request_id, run_status: 'completed', run_async: false, start_inputs: { topic: 'acme broken-at-2' }, output_content: response.body.output, error_message: null, async_webhook_url: null });
+    expect(run).toMatchObject({
+      id: response.body.request_id,
+      run_status: 'completed',
+      run_async: false,
+      start_inputs: { topic: 'acme broken-at-2' },
+      output_content: response.body.output,
+      error_message: null,
+      async_webhook_url: null,
+    });
     expect(run.total_tokens).toBeGreaterThan(0);
 
     await expectEventually(async () => {
       const ledger = await call<Record<string, unknown>>(main, 'GET', `/v1/public/requests/${response.body.request_id}`);
-      expect(ledger.body).toMatchObject({ status: 'completed', request_type: 'workflow', requestable_type: 'workflow_deployment', metadata: { team: 'blue' }, data: { output: response.body.output } });
+      expect(ledger.body).toMatchObject({
+        status: 'completed',
+        request_type: 'workflow',
+        requestable_type: 'workflow_deployment',
+        metadata: { team: 'blue' },
+        data: { output: response.body.output },
+      });
     });
-    const [row] = (await db.query<{ user_label: string }>('SELECT user_label FROM invocation.requests WHERE id = $1', [response.body.request_id])).rows;
+    const [row] = (
+      await db.query<{ user_label: string }>('SELECT user_label FROM invocation.requests WHERE id = $1', [response.body.request_id])
+    ).rows;
     expect(row.user_label).toBe('user-9');
   });
 
@@ -309,12 +358,18 @@ describe('workflow runs', () => {
       'webhook-timestamp': String(callback.headers['webhook-timestamp']),
       'webhook-signature': String(callback.headers['webhook-signature']),
     });
-    expect(verified).toEqual({ event_type: 'workflow.completed', request_id: response.body.request_id, data: { output: 'Echo: Summarise for globex: 4 pages' } });
+    expect(verified).toEqual({
+      event_type: 'workflow.completed',
+      request_id: response.body.request_id,
+      data: { output: 'Echo: Summarise for globex: 4 pages' },
+    });
     expect((await runOf(main, response.body.request_id)).async_webhook_url).toBe(`${receiverUrl}/hooks`);
   });
 
   it('runs a deployed prompt variant and an agent of the workspace as steps', async () => {
-    const created = await call<{ agent: { id: string } }>(main, 'POST', `/v1/public/workspaces/${main.id}/agents`, { agent: { name: 'Flow agent', llm_model: 'fake-flow', model_type: 'llm' } });
+    const created = await call<{ agent: { id: string } }>(main, 'POST', `/v1/public/workspaces/${main.id}/agents`, {
+      agent: { name: 'Flow agent', llm_model: 'fake-flow', model_type: 'llm' },
+    });
     expect(created.status).toBe(200);
     const file = join(mkdtempSync(join(tmpdir(), 'waggle-workflows-')), 'steps.yaml');
     writeFileSync(
@@ -338,8 +393,15 @@ workflows:
 `,
     );
     await cliJson(['apply', '-f', file, '--workspace', main.id]);
-    const response = await invoke<{ request_id: string; output: string }>(main, { deployment: 'delegating', variant: 'default', inputs: { who: 'Ada' } });
-    expect(response).toMatchObject({ status: 200, body: { run_status: 'completed', output: 'Echo: Greet Ada | Echo: Reply to: Echo: Greet Ada' } });
+    const response = await invoke<{ request_id: string; output: string }>(main, {
+      deployment: 'delegating',
+      variant: 'default',
+      inputs: { who: 'Ada' },
+    });
+    expect(response).toMatchObject({
+      status: 200,
+      body: { run_status: 'completed', output: 'Echo: Greet Ada | Echo: Reply to: Echo: Greet Ada' },
+    });
     const steps = await stepsOf(main, response.body.request_id);
     expect(steps.map((step) => [step.step_id, step.step_type, step.status, step.model_calls])).toEqual([
       ['greeting', 'prompt', 'completed', 1],
@@ -360,7 +422,11 @@ workflows:
     const run = await runOf(main, sync.body.request_id as string);
     expect(run).toMatchObject({ run_status: 'failed', error_message: sync.body.error, output_content: null });
 
-    const accepted = await invoke<{ request_id: string }>(main, { deployment: 'failing', variant: 'default', async: { enabled: true, callback_url: `${receiverUrl}/hooks` } });
+    const accepted = await invoke<{ request_id: string }>(main, {
+      deployment: 'failing',
+      variant: 'default',
+      async: { enabled: true, callback_url: `${receiverUrl}/hooks` },
+    });
     await expectEventually(() => expect(callbackOf(accepted.body.request_id)).toBeDefined(), { timeoutMs: 30_000 });
     expect(JSON.parse((callbackOf(accepted.body.request_id) as ReceivedCallback).body)).toEqual({
       event_type: 'workflow.failed',
@@ -373,52 +439,103 @@ workflows:
     expect((await invoke(main, { deployment: 'nope', variant: 'default' })).status).toBe(404);
     const missing = await invoke<Record<string, unknown>>(main, { deployment: 'company-brief', variant: 'default', inputs: {} });
     expect(missing).toMatchObject({ status: 422, body: { error_code: 'missing_required_field' } });
-    const noCallback = await invoke<Record<string, unknown>>(main, { deployment: 'company-brief', variant: 'default', inputs: { topic: 'x' }, async: { enabled: true } });
+    const noCallback = await invoke<Record<string, unknown>>(main, {
+      deployment: 'company-brief',
+      variant: 'default',
+      inputs: { topic: 'x' },
+      async: { enabled: true },
+    });
     expect(noCallback).toMatchObject({ status: 422, body: { error_code: 'missing_required_field' } });
-    const nested = await invoke<Record<string, unknown>>(main, { deployment: 'company-brief', variant: 'default', inputs: { topic: 'x' }, metadata: { a: { b: 1 } } });
+    const nested = await invoke<Record<string, unknown>>(main, {
+      deployment: 'company-brief',
+      variant: 'default',
+      inputs: { topic: 'x' },
+      metadata: { a: { b: 1 } },
+    });
     expect(nested.status).toBe(422);
-    expect((await db.query('SELECT count(*)::int AS n FROM invocation.workflow_runs WHERE workspace_id = $1 AND run_status = $2', [main.id, 'running'])).rows[0].n).toBe(0);
+    expect(
+      (
+        await db.query('SELECT count(*)::int AS n FROM invocation.workflow_runs WHERE workspace_id = $1 AND run_status = $2', [
+          main.id,
+          'running',
+        ])
+      ).rows[0].n,
+    ).toBe(0);
   });
 
   it('applies the iteration limit and the step cap', async () => {
     const looped = await invoke<{ output: string }>(main, { deployment: 'looped', variant: 'default', inputs: { items: ['a', 'b'] } });
     expect(looped).toMatchObject({ status: 200, body: { output: '["A","B"]' } });
-    const tooMany = await invoke<Record<string, unknown>>(main, { deployment: 'looped', variant: 'default', inputs: { items: ['a', 'b', 'c', 'd'] } });
+    const tooMany = await invoke<Record<string, unknown>>(main, {
+      deployment: 'looped',
+      variant: 'default',
+      inputs: { items: ['a', 'b', 'c', 'd'] },
+    });
     expect(tooMany).toMatchObject({ status: 422, body: { error_code: 'iteration_limit_exceeded' } });
 
     const capped = await workspace('e2e workflows step cap', ['--workflow-step-limit', '3']);
     const refused = await invoke<Record<string, unknown>>(capped, { deployment: 'five-steps', variant: 'default' });
-    expect(refused).toMatchObject({ status: 402, body: { error_code: 'workflow_step_limit_reached', code: 'workflow_step_limit_reached' } });
+    expect(refused).toMatchObject({
+      status: 402,
+      body: { error_code: 'workflow_step_limit_reached', code: 'workflow_step_limit_reached' },
+    });
     const steps = await stepsOf(capped, refused.body.request_id as string);
     expect(steps.map((step) => step.step_id)).toEqual(['a', 'b', 'c']);
-    const accepted = await invoke<{ request_id: string }>(capped, { deployment: 'five-steps', variant: 'default', async: { enabled: true, callback_url: `${receiverUrl}/hooks` } });
+    const accepted = await invoke<{ request_id: string }>(capped, {
+      deployment: 'five-steps',
+      variant: 'default',
+      async: { enabled: true, callback_url: `${receiverUrl}/hooks` },
+    });
     await expectEventually(() => expect(callbackOf(accepted.body.request_id)).toBeDefined(), { timeoutMs: 30_000 });
-    expect(JSON.parse((callbackOf(accepted.body.request_id) as ReceivedCallback).body).data).toMatchObject({ error_code: 'workflow_step_limit_reached' });
+    expect(JSON.parse((callbackOf(accepted.body.request_id) as ReceivedCallback).body).data).toMatchObject({
+      error_code: 'workflow_step_limit_reached',
+    });
   });
 
   it('meters provider tools exactly: with a cap of 15, exactly 15 tool runs succeed across parallel runs', async () => {
     const metered = await workspace('e2e workflows tool meter', ['--provider-tool-calls-per-day', '15']);
     const urls = Array.from({ length: 5 }, (_, index) => `${search.url}/pages/meter-${index}`);
-    const answers = await Promise.all(Array.from({ length: 4 }, () => invoke<{ request_id: string; output: string }>(metered, { deployment: 'scraper', variant: 'default', inputs: { urls } })));
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        invoke<{ request_id: string; output: string }>(metered, { deployment: 'scraper', variant: 'default', inputs: { urls } }),
+      ),
+    );
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
-    const steps = (await Promise.all(answers.map((answer) => stepsOf(metered, answer.body.request_id)))).flat().filter((step) => step.step_id === 'page');
+    const steps = (await Promise.all(answers.map((answer) => stepsOf(metered, answer.body.request_id))))
+      .flat()
+      .filter((step) => step.step_id === 'page');
     expect(steps).toHaveLength(20);
     expect(steps.filter((step) => step.status === 'completed')).toHaveLength(15);
     const refused = steps.filter((step) => step.status === 'failed');
     expect(refused).toHaveLength(5);
-    for (const step of refused) expect(step).toMatchObject({ error_code: 'provider_tool_rate_limit_exceeded', error: expect.stringContaining('provider_tool_rate_limit_exceeded') });
+    for (const step of refused)
+      expect(step).toMatchObject({
+        error_code: 'provider_tool_rate_limit_exceeded',
+        error: expect.stringContaining('provider_tool_rate_limit_exceeded'),
+      });
     expect(answers.map((answer) => Number(answer.body.output)).reduce((sum, count) => sum + count, 0)).toBe(15);
     // A step that does not continue on error fails its run with the plain error string.
-    const failed = await invoke<Record<string, unknown>>(metered, { deployment: 'strict-scrape', variant: 'default', inputs: { url: urls[0] } });
+    const failed = await invoke<Record<string, unknown>>(metered, {
+      deployment: 'strict-scrape',
+      variant: 'default',
+      inputs: { url: urls[0] },
+    });
     expect(failed.status).toBe(429);
     expect(failed.body.error).toEqual(expect.stringContaining('provider_tool_rate_limit_exceeded'));
-    expect((await runOf(metered, failed.body.request_id as string)).error_message).toEqual(expect.stringContaining('provider_tool_rate_limit_exceeded'));
+    expect((await runOf(metered, failed.body.request_id as string)).error_message).toEqual(
+      expect.stringContaining('provider_tool_rate_limit_exceeded'),
+    );
   });
 
   it('never runs more than the cap of 3: 50 parallel invokes, sync ones over it answer 429 {error}, async ones queue and all finish', async () => {
     const capped = await workspace('e2e workflows concurrency', ['--workflow-concurrency', '3']);
     const gate = 'cap';
-    const body = (async: boolean) => ({ deployment: 'gated', variant: 'default', inputs: { gate }, ...(async && { async: { enabled: true, callback_url: `${receiverUrl}/hooks` } }) });
+    const body = (async: boolean) => ({
+      deployment: 'gated',
+      variant: 'default',
+      inputs: { gate },
+      ...(async && { async: { enabled: true, callback_url: `${receiverUrl}/hooks` } }),
+    });
     const settledSync: Array<{ status: number; body: Record<string, unknown> }> = [];
     const syncCalls: Array<Promise<unknown>> = [];
     const asyncCalls: Array<Promise<{ status: number; body: Record<string, unknown> }>> = [];
@@ -427,9 +544,16 @@ workflows:
       else syncCalls.push(invoke(capped, body(false)).then((answer) => settledSync.push(answer)));
     }
     const asyncAnswers = await Promise.all(asyncCalls);
-    const syncRows = async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM invocation.workflow_runs WHERE workspace_id = $1 AND NOT run_async', [capped.id])).rows[0].n;
+    const syncRows = async () =>
+      (
+        await db.query<{ n: number }>('SELECT count(*)::int AS n FROM invocation.workflow_runs WHERE workspace_id = $1 AND NOT run_async', [
+          capped.id,
+        ])
+      ).rows[0].n;
     // Every sync invoke is either refused (answered) or admitted (its row exists, waiting at the gate).
-    await expectEventually(async () => expect(settledSync.filter((answer) => answer.status === 429).length + (await syncRows())).toBe(25), { timeoutMs: 30_000 });
+    await expectEventually(async () => expect(settledSync.filter((answer) => answer.status === 429).length + (await syncRows())).toBe(25), {
+      timeoutMs: 30_000,
+    });
     gates.open(gate);
     await Promise.all(syncCalls);
 
@@ -449,8 +573,15 @@ workflows:
     }
 
     const runs = async () =>
-      (await db.query<{ id: string; run_status: string; queue_seq: string; started_at: Date; run_async: boolean }>('SELECT id, run_status, queue_seq, started_at, run_async FROM invocation.workflow_runs WHERE workspace_id = $1 ORDER BY queue_seq', [capped.id])).rows;
-    await expectEventually(async () => expect((await runs()).every((run) => run.run_status === 'completed')).toBe(true), { timeoutMs: 60_000 });
+      (
+        await db.query<{ id: string; run_status: string; queue_seq: string; started_at: Date; run_async: boolean }>(
+          'SELECT id, run_status, queue_seq, started_at, run_async FROM invocation.workflow_runs WHERE workspace_id = $1 ORDER BY queue_seq',
+          [capped.id],
+        )
+      ).rows;
+    await expectEventually(async () => expect((await runs()).every((run) => run.run_status === 'completed')).toBe(true), {
+      timeoutMs: 60_000,
+    });
     const all = await runs();
     expect(all.filter((run) => run.run_async)).toHaveLength(25);
     // Observed through the step records: at no moment did more than 3 runs have a step in progress.
@@ -474,7 +605,9 @@ workflows:
     // Queued async runs started in the order they were accepted.
     const asyncStarts = all.filter((run) => run.run_async).map((run) => run.started_at.getTime());
     expect(asyncStarts).toEqual([...asyncStarts].sort((a, b) => a - b));
-    await expectEventually(() => expect(asyncAnswers.every((answer) => callbackOf(answer.body.request_id as string))).toBe(true), { timeoutMs: 30_000 });
+    await expectEventually(() => expect(asyncAnswers.every((answer) => callbackOf(answer.body.request_id as string))).toBe(true), {
+      timeoutMs: 30_000,
+    });
   });
 
   it('answers a sync invoke that outlives its wait with an error carrying the request id; the run finishes later', async () => {
@@ -484,7 +617,10 @@ workflows:
     const id = response.body.request_id as string;
     expect((await runOf(main, id)).run_status).toBe('running');
     gates.open('slow');
-    await expectEventually(async () => expect(await runOf(main, id)).toMatchObject({ run_status: 'completed', output_content: 'Echo: hello slow / slow' }), { timeoutMs: 30_000 });
+    await expectEventually(
+      async () => expect(await runOf(main, id)).toMatchObject({ run_status: 'completed', output_content: 'Echo: hello slow / slow' }),
+      { timeoutMs: 30_000 },
+    );
   });
 
   it('keeps runs to their workspace', async () => {
@@ -501,14 +637,22 @@ workflows:
     // What FetchHive#invokeWorkflow sends: POST {baseURL}/workflow/invoke with the params as they are.
     const baseURL = `${gateway}/v1`;
     const post = (body: unknown) =>
-      fetch(`${baseURL}/workflow/invoke`, { method: 'POST', headers: { Authorization: `Bearer ${main.key}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${baseURL}/workflow/invoke`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${main.key}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     const sync = await post({ deployment: 'five-steps', variant: 'default', inputs: {}, user: 'sdk-user' });
     expect(sync.ok).toBe(true);
     expect(await sync.json()).toMatchObject({ request_id: expect.stringMatching(/^req_/), run_status: 'completed', output: 'abcde' });
     // The SDK's generated models send unset optional fields as null.
     const nulls = await post({ deployment: 'five-steps', variant: 'default', inputs: null, async: null, user: null });
     expect(nulls.status).toBe(200);
-    const queued = await post({ deployment: 'five-steps', variant: 'default', async: { enabled: true, callback_url: `${receiverUrl}/hooks` } });
+    const queued = await post({
+      deployment: 'five-steps',
+      variant: 'default',
+      async: { enabled: true, callback_url: `${receiverUrl}/hooks` },
+    });
     const accepted = (await queued.json()) as { request_id: string; run_status: string; webhook_secret: string };
     expect(accepted).toMatchObject({ run_status: 'running', webhook_secret: expect.stringMatching(/^whsec_/) });
     await expectEventually(() => expect(callbackOf(accepted.request_id)).toBeDefined(), { timeoutMs: 30_000 });
@@ -516,7 +660,12 @@ workflows:
 
   it('finishes a run whose worker was killed mid-run: another worker takes it over without repeating finished steps', async () => {
     const from = fake.requests.length;
-    const accepted = await invoke<{ request_id: string }>(main, { deployment: 'gated', variant: 'default', inputs: { gate: 'kill' }, async: { enabled: true, callback_url: `${receiverUrl}/hooks` } });
+    const accepted = await invoke<{ request_id: string }>(main, {
+      deployment: 'gated',
+      variant: 'default',
+      inputs: { gate: 'kill' },
+      async: { enabled: true, callback_url: `${receiverUrl}/hooks` },
+    });
     expect(accepted.status).toBe(200);
     await expectEventually(() => expect(gates.arrivals.get('kill')).toBe(1), { timeoutMs: 30_000 });
     await invocation.stop('SIGKILL');
@@ -540,9 +689,18 @@ workflows:
   it('fails a run whose worker died and whose job is gone: the reaper fails it, its slot goes to the queued run', async () => {
     const single = await workspace('e2e workflows reaper', ['--workflow-concurrency', '1']);
     const hook = { enabled: true, callback_url: `${receiverUrl}/hooks` };
-    const stuck = await invoke<{ request_id: string; run_status: string }>(single, { deployment: 'gated', variant: 'default', inputs: { gate: 'reaped' }, async: hook });
+    const stuck = await invoke<{ request_id: string; run_status: string }>(single, {
+      deployment: 'gated',
+      variant: 'default',
+      inputs: { gate: 'reaped' },
+      async: hook,
+    });
     expect(stuck.body.run_status).toBe('running');
-    const waiting = await invoke<{ request_id: string; run_status: string }>(single, { deployment: 'five-steps', variant: 'default', async: hook });
+    const waiting = await invoke<{ request_id: string; run_status: string }>(single, {
+      deployment: 'five-steps',
+      variant: 'default',
+      async: hook,
+    });
     expect(waiting.body.run_status).toBe('queued');
     await expectEventually(() => expect(gates.arrivals.get('reaped')).toBe(1), { timeoutMs: 30_000 });
     await invocation.stop('SIGKILL');
@@ -550,11 +708,14 @@ workflows:
     const connection = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
     const queue = new Queue('workflow-runs', { connection });
     try {
-      await expectEventually(async () => {
-        const job = await queue.getJob(stuck.body.request_id);
-        if (job) await job.remove();
-        expect(await queue.getJob(stuck.body.request_id)).toBeUndefined();
-      }, { timeoutMs: 30_000 });
+      await expectEventually(
+        async () => {
+          const job = await queue.getJob(stuck.body.request_id);
+          if (job) await job.remove();
+          expect(await queue.getJob(stuck.body.request_id)).toBeUndefined();
+        },
+        { timeoutMs: 30_000 },
+      );
     } finally {
       await queue.close();
       await connection.quit();
@@ -564,11 +725,20 @@ workflows:
     invocation = replacement;
     await waitUntilLive(replacement);
     await expectEventually(() => expect(callbackOf(stuck.body.request_id)).toBeDefined(), { timeoutMs: 90_000 });
-    expect(JSON.parse((callbackOf(stuck.body.request_id) as ReceivedCallback).body)).toMatchObject({ event_type: 'workflow.failed', data: { error_code: 'internal_server_error' } });
-    expect(await runOf(single, stuck.body.request_id)).toMatchObject({ run_status: 'failed', error_message: expect.stringContaining('stopped') });
+    expect(JSON.parse((callbackOf(stuck.body.request_id) as ReceivedCallback).body)).toMatchObject({
+      event_type: 'workflow.failed',
+      data: { error_code: 'internal_server_error' },
+    });
+    expect(await runOf(single, stuck.body.request_id)).toMatchObject({
+      run_status: 'failed',
+      error_message: expect.stringContaining('stopped'),
+    });
     // The freed slot started the queued run.
     await expectEventually(() => expect(callbackOf(waiting.body.request_id)).toBeDefined(), { timeoutMs: 30_000 });
-    expect(JSON.parse((callbackOf(waiting.body.request_id) as ReceivedCallback).body)).toMatchObject({ event_type: 'workflow.completed', data: { output: 'abcde' } });
+    expect(JSON.parse((callbackOf(waiting.body.request_id) as ReceivedCallback).body)).toMatchObject({
+      event_type: 'workflow.completed',
+      data: { output: 'abcde' },
+    });
     gates.open('reaped');
   });
 });

@@ -83,7 +83,10 @@ describe('GracefulNatsServer shutdown', () => {
     const closing = stopService().then(() => events.push('closed'));
     // Intake stops while the three are still held: a new request finds no subscriber (502 at
     // once, not a 504 time-out), and the connection stays open for the replies still owed.
-    await expectEventually(() => expect(gatedCall(5_000)).rejects.toMatchObject({ code: 'upstream_request_failed', status: 502 }), { timeoutMs: 10_000, intervalMs: 20 });
+    await expectEventually(() => expect(gatedCall(5_000)).rejects.toMatchObject({ code: 'upstream_request_failed', status: 502 }), {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+    });
     expect(server.connection()?.isClosed()).toBe(false);
     expect(events).toEqual([]);
 

@@ -16,8 +16,11 @@ interface Run {
 /** The built migrate tool as the Helm job and `npm run migrate` run it. */
 function migrate(args: string[], databaseUrl: string): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(REPO_ROOT, 'dist/tools/migrate/src/main.js'), ...args], { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: databaseUrl } }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number((error as { code?: number }).code) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [join(REPO_ROOT, 'dist/tools/migrate/src/main.js'), ...args],
+      { cwd: REPO_ROOT, env: { ...process.env, DATABASE_URL: databaseUrl } },
+      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code) : 0, stdout, stderr }),
     );
   });
 }
@@ -47,7 +50,9 @@ describe('migrate status', () => {
     const text = await migrate(['status'], TEST_DATABASE_URL);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^SERVICE +SCHEMA +STATE +MIGRATION\n/);
-    expect(text.stdout).toContain(`catalog: ${statuses.find((status) => status.service === 'catalog')?.applied.length} applied, 0 pending\n`);
+    expect(text.stdout).toContain(
+      `catalog: ${statuses.find((status) => status.service === 'catalog')?.applied.length} applied, 0 pending\n`,
+    );
   });
 
   it('exits 1 with every migration pending on a database not created yet, and creates nothing', async () => {
@@ -70,7 +75,7 @@ describe('migrate status', () => {
       const { rows } = await client.query<{ name: string }>('SELECT name FROM catalog.migrations ORDER BY "timestamp" DESC LIMIT 1');
       const latest = rows[0].name;
       await client.query('DELETE FROM catalog.migrations WHERE name = $1', [latest]);
-      await client.query("INSERT INTO agent.migrations (\"timestamp\", name) VALUES (9999999999999, 'FromANewerVersion9999999999999')");
+      await client.query('INSERT INTO agent.migrations ("timestamp", name) VALUES (9999999999999, \'FromANewerVersion9999999999999\')');
 
       const pending = await migrate(['status'], scratchUrl);
       expect(pending.code).toBe(1);
@@ -79,10 +84,12 @@ describe('migrate status', () => {
       expect(pending.stdout).toContain('agent: ');
       expect(pending.stdout).toMatch(/agent: \d+ applied, 0 pending, 1 newer \(applied by a later version\)\n/);
 
-      await client.query("INSERT INTO catalog.migrations (\"timestamp\", name) VALUES ($1, $2)", [Number(latest.slice(-13)), latest]);
+      await client.query('INSERT INTO catalog.migrations ("timestamp", name) VALUES ($1, $2)', [Number(latest.slice(-13)), latest]);
       const upToDate = await migrate(['status', '--json'], scratchUrl);
       expect(upToDate.code).toBe(0);
-      expect((JSON.parse(upToDate.stdout) as MigrationStatus[]).find((status) => status.service === 'agent')?.unknown).toEqual(['FromANewerVersion9999999999999']);
+      expect((JSON.parse(upToDate.stdout) as MigrationStatus[]).find((status) => status.service === 'agent')?.unknown).toEqual([
+        'FromANewerVersion9999999999999',
+      ]);
     } finally {
       await client.end();
     }

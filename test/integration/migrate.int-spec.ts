@@ -28,7 +28,14 @@ describe('migrate', () => {
     const { rows } = await client.query<{ table_schema: string }>(
       "SELECT table_schema FROM information_schema.tables WHERE table_name = 'migrations' ORDER BY table_schema",
     );
-    expect(rows.map((row) => row.table_schema)).toEqual(['agent', 'asset', 'callback_dispatcher', 'catalog', 'invocation', 'knowledge_base']);
+    expect(rows.map((row) => row.table_schema)).toEqual([
+      'agent',
+      'asset',
+      'callback_dispatcher',
+      'catalog',
+      'invocation',
+      'knowledge_base',
+    ]);
   });
 
   it('is idempotent: a second run applies nothing', async () => {

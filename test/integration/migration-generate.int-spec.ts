@@ -80,7 +80,9 @@ async function query<T>(sql: string, parameters: unknown[] = [], url = databaseN
 
 /** Scratch databases the generator made next to the test database and left behind. */
 const leftoverScratchDatabases = () =>
-  query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${testDatabase}_scratch_%`]).then((rows) => rows.map((row) => row.datname));
+  query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${testDatabase}_scratch_%`]).then((rows) =>
+    rows.map((row) => row.datname),
+  );
 
 describe('migration:generate', () => {
   let migrationsDir: string;
@@ -114,9 +116,13 @@ describe('migration:generate', () => {
     expect(basename(first.file)).toMatch(/^\d{13}-create-widgets\.ts$/);
     expect(first.className).toMatch(/^CreateWidgets\d{13}$/);
     expect(first.source).toContain(`export class ${first.className} implements MigrationInterface {`);
-    expect(first.source).toMatch(/await queryRunner\.query\(`CREATE TABLE "migration_fixture"\."widgets" \("id" uuid NOT NULL DEFAULT gen_random_uuid\(\), "name" text NOT NULL, CONSTRAINT "PK_\w+" PRIMARY KEY \("id"\)\)`\);/);
+    expect(first.source).toMatch(
+      /await queryRunner\.query\(`CREATE TABLE "migration_fixture"\."widgets" \("id" uuid NOT NULL DEFAULT gen_random_uuid\(\), "name" text NOT NULL, CONSTRAINT "PK_\w+" PRIMARY KEY \("id"\)\)`\);/,
+    );
     expect(first.source).toContain('await queryRunner.query(`DROP TABLE "migration_fixture"."widgets"`);');
-    expect(readFileSync(join(migrationsDir, 'index.ts'), 'utf8')).toContain(`import { ${first.className} } from './${basename(first.file, '.ts')}';`);
+    expect(readFileSync(join(migrationsDir, 'index.ts'), 'utf8')).toContain(
+      `import { ${first.className} } from './${basename(first.file, '.ts')}';`,
+    );
     expect(registered(migrationsDir).map((migration) => migration.name)).toEqual([first.className]);
   });
 
@@ -133,11 +139,20 @@ describe('migration:generate', () => {
     // A clock behind the newest file still yields a later timestamp: files sort in run order.
     const second = written(await generate('add widget count', [WidgetAfter], 1_000_000_000_000));
     expect(basename(second.file)).toBe(`${Number(firstFile.slice(0, 13)) + 1}-add-widget-count.ts`);
-    expect(second.source).toContain(`await queryRunner.query(\`ALTER TABLE "migration_fixture"."widgets" ADD "count" integer NOT NULL DEFAULT '0'\`);`);
-    expect(second.source).toContain('await queryRunner.query(`CREATE INDEX "IDX_widgets_name" ON "migration_fixture"."widgets"  ("name") `);');
+    expect(second.source).toContain(
+      `await queryRunner.query(\`ALTER TABLE "migration_fixture"."widgets" ADD "count" integer NOT NULL DEFAULT '0'\`);`,
+    );
+    expect(second.source).toContain(
+      'await queryRunner.query(`CREATE INDEX "IDX_widgets_name" ON "migration_fixture"."widgets"  ("name") `);',
+    );
     // Down undoes up in reverse order.
-    expect(second.source.indexOf('DROP INDEX "migration_fixture"."IDX_widgets_name"')).toBeLessThan(second.source.indexOf('DROP COLUMN "count"'));
-    expect(registered(migrationsDir).map((migration) => migration.name)).toEqual([basename(firstFile, '.ts').replace(/^(\d+)-create-widgets$/, 'CreateWidgets$1'), second.className]);
+    expect(second.source.indexOf('DROP INDEX "migration_fixture"."IDX_widgets_name"')).toBeLessThan(
+      second.source.indexOf('DROP COLUMN "count"'),
+    );
+    expect(registered(migrationsDir).map((migration) => migration.name)).toEqual([
+      basename(firstFile, '.ts').replace(/^(\d+)-create-widgets$/, 'CreateWidgets$1'),
+      second.className,
+    ]);
     await expect(generate('still nothing', [WidgetAfter])).resolves.toEqual({ status: 'no_changes' });
   });
 
@@ -152,7 +167,10 @@ describe('migration:generate', () => {
           url,
         ).then((rows) => rows.map((row) => row.column_name));
       expect(await columns()).toEqual(['count', 'id', 'name']);
-      const dataSource = await new DataSource({ ...fixtureOptions([WidgetAfter], registered(migrationsDir), url), logging: false }).initialize();
+      const dataSource = await new DataSource({
+        ...fixtureOptions([WidgetAfter], registered(migrationsDir), url),
+        logging: false,
+      }).initialize();
       try {
         await dataSource.undoLastMigration();
         expect(await columns()).toEqual(['id', 'name']);
@@ -175,11 +193,17 @@ describe('npm run migration:generate (the built command)', () => {
   const command = join(__dirname, '../../dist/tools/migrate/src/generate.js');
   const run = (args: string[]) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, [command, ...args], { env: { ...process.env, DATABASE_URL: TEST_DATABASE_URL } }, (error, stdout, stderr) =>
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+      execFile(
+        process.execPath,
+        [command, ...args],
+        { env: { ...process.env, DATABASE_URL: TEST_DATABASE_URL } },
+        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
       );
     });
-  const migrationFiles = () => DOMAIN_SERVICES.flatMap((service) => readdirSync(join(__dirname, '../../apps', service, 'src/database/migrations')).map((file) => `${service}/${file}`));
+  const migrationFiles = () =>
+    DOMAIN_SERVICES.flatMap((service) =>
+      readdirSync(join(__dirname, '../../apps', service, 'src/database/migrations')).map((file) => `${service}/${file}`),
+    );
 
   it.each(DOMAIN_SERVICES)('finds no changes in %s and writes nothing', async (service) => {
     const before = migrationFiles();

@@ -91,7 +91,9 @@ describe('payloads larger than NATS max_payload', () => {
   });
 
   it('keeps a stream in order when one event in the middle is large', async () => {
-    const events = await lastValueFrom(streamRpc(client, 'test.sizes.stream' as StreamPattern, { text: LARGE } as never, { timeoutMs: 30_000 }).pipe(toArray()));
+    const events = await lastValueFrom(
+      streamRpc(client, 'test.sizes.stream' as StreamPattern, { text: LARGE } as never, { timeoutMs: 30_000 }).pipe(toArray()),
+    );
     expect(events).toEqual([
       { seq: 1, text: 'small' },
       { seq: 2, text: LARGE },
@@ -100,7 +102,9 @@ describe('payloads larger than NATS max_payload', () => {
   });
 
   it('removes the stored payload of a large request nobody answered', async () => {
-    await expect(sendRpc(client, 'test.sizes.nobody-listens' as ReplyPattern, { text: LARGE } as never, { timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'upstream_request_failed', status: 502 });
+    await expect(
+      sendRpc(client, 'test.sizes.nobody-listens' as ReplyPattern, { text: LARGE } as never, { timeoutMs: 10_000 }),
+    ).rejects.toMatchObject({ code: 'upstream_request_failed', status: 502 });
   });
 
   it('leaves no stored payload behind once the receivers have read them', async () => {
@@ -116,7 +120,10 @@ describe('payloads larger than NATS max_payload', () => {
     const headers = natsHeaders();
     headers.set(RpcHeaders.claim, randomUUID());
     const reply = await connection.request('test.sizes.direct-echo', new Uint8Array(0), { headers, timeout: 10_000 });
-    expect(JSON.parse(new TextDecoder().decode(reply.data))).toMatchObject({ err: { error_code: 'upstream_request_failed', status: 502 }, isDisposed: true });
+    expect(JSON.parse(new TextDecoder().decode(reply.data))).toMatchObject({
+      err: { error_code: 'upstream_request_failed', status: 502 },
+      isDisposed: true,
+    });
   });
 
   it('ends a stream whose event cannot be serialized with an error, and keeps serving', async () => {
@@ -130,6 +137,8 @@ describe('payloads larger than NATS max_payload', () => {
     });
     expect(events).toEqual([{ seq: 1 }]);
     expect(failure).toMatchObject({ code: 'internal_server_error' });
-    await expect(sendRpc(client, 'test.sizes.direct-echo' as ReplyPattern, { text: 'still here' } as never, { timeoutMs: 10_000 })).resolves.toEqual({ text: 'still here' });
+    await expect(
+      sendRpc(client, 'test.sizes.direct-echo' as ReplyPattern, { text: 'still here' } as never, { timeoutMs: 10_000 }),
+    ).resolves.toEqual({ text: 'still here' });
   });
 });

@@ -21,7 +21,10 @@ let held = new Promise<void>((resolve) => (release = resolve));
 class SlowStreamController {
   @MessagePattern('test.heartbeat.slow')
   slow(): Observable<string> {
-    return concat(defer(() => from(held.then(() => 'first token'))), of('done'));
+    return concat(
+      defer(() => from(held.then(() => 'first token'))),
+      of('done'),
+    );
   }
 }
 
@@ -41,7 +44,10 @@ describe('NATS stream heartbeats', () => {
     client = new NatsRpcClient(env, 'heartbeat-test', { streamHeartbeat: HEARTBEAT });
     await client.connect();
     raw = await connect(natsConnectionOptions(env));
-    service = await NestFactory.createMicroservice(SlowStreamModule, { strategy: new GracefulNatsServer({ ...natsConnectionOptions(env), queue: 'test-heartbeat' }, 1_000), logger: false });
+    service = await NestFactory.createMicroservice(SlowStreamModule, {
+      strategy: new GracefulNatsServer({ ...natsConnectionOptions(env), queue: 'test-heartbeat' }, 1_000),
+      logger: false,
+    });
     applyRpcConventions(service);
     await service.listen();
   });
@@ -84,7 +90,9 @@ describe('NATS stream heartbeats', () => {
     await raw.flush();
     const received: unknown[] = [];
     const ended = new Promise<unknown>((resolve) =>
-      client.request('test.heartbeat.midway', {}, {}).subscribe({ next: (value) => received.push(value), error: resolve, complete: () => resolve('completed without an error') }),
+      client
+        .request('test.heartbeat.midway', {}, {})
+        .subscribe({ next: (value) => received.push(value), error: resolve, complete: () => resolve('completed without an error') }),
     );
     for await (const message of taken) {
       const { id } = JSON.parse(new TextDecoder().decode(message.data)) as { id: string };

@@ -14,8 +14,11 @@ interface Run {
 
 function migrate(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(REPO_ROOT, 'dist/tools/migrate/src/main.js'), ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number((error as { code?: number }).code) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [join(REPO_ROOT, 'dist/tools/migrate/src/main.js'), ...args],
+      { cwd: REPO_ROOT, env: { ...process.env, ...env } },
+      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code) : 0, stdout, stderr }),
     );
   });
 }
@@ -49,7 +52,10 @@ describe('migrate reseal-webhook-secrets (WEBHOOK_SECRET_KEY rotation)', () => {
       `INSERT INTO agent.agents (workspace_id, name, llm_model, model_type, webhook_secret_sealed, previous_webhook_secret_sealed) VALUES ($1, 'a', 'm', 'chat', $2, $3)`,
       [workspace, old.seal(plain.agent), old.seal(plain.agentPrevious)],
     );
-    await client.query(`INSERT INTO invocation.prompt_deployments (workspace_id, name, webhook_secret_sealed) VALUES ($1, 'p', $2)`, [workspace, old.seal(plain.prompt)]);
+    await client.query(`INSERT INTO invocation.prompt_deployments (workspace_id, name, webhook_secret_sealed) VALUES ($1, 'p', $2)`, [
+      workspace,
+      old.seal(plain.prompt),
+    ]);
     // Sealed after the rotation already (by a service with the new ring): left as it is.
     await client.query(`INSERT INTO invocation.workflow_deployments (workspace_id, name, webhook_secret_sealed) VALUES ($1, 'w', $2)`, [
       workspace,
@@ -67,7 +73,11 @@ describe('migrate reseal-webhook-secrets (WEBHOOK_SECRET_KEY rotation)', () => {
 
   it('counts without writing on --dry-run', async () => {
     const before = await sealedValues();
-    const run = await migrate(['reseal-webhook-secrets', '--dry-run'], { DATABASE_URL: scratchUrl, NODE_ENV: 'production', WEBHOOK_SECRET_KEY: ring(newKey, oldKey) });
+    const run = await migrate(['reseal-webhook-secrets', '--dry-run'], {
+      DATABASE_URL: scratchUrl,
+      NODE_ENV: 'production',
+      WEBHOOK_SECRET_KEY: ring(newKey, oldKey),
+    });
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toContain('reseal: agent.agents: 1 row(s), 2 sealed value(s) would be sealed again');
     expect(run.stdout).toContain('reseal: dry run, nothing written (3 to reseal)');
@@ -93,15 +103,21 @@ describe('migrate reseal-webhook-secrets (WEBHOOK_SECRET_KEY rotation)', () => {
 
   it('stops on a value no key of the ring opens, naming the row, and leaves its table unchanged', async () => {
     const dropped = new SecretSealer(randomBytes(32));
-    const { rows } = await client.query<{ id: string }>(`INSERT INTO invocation.prompt_deployments (workspace_id, name, webhook_secret_sealed) VALUES ($1, 'lost', $2) RETURNING id`, [
-      randomUUID(),
-      dropped.seal('whsec_lost'),
-    ]);
+    const { rows } = await client.query<{ id: string }>(
+      `INSERT INTO invocation.prompt_deployments (workspace_id, name, webhook_secret_sealed) VALUES ($1, 'lost', $2) RETURNING id`,
+      [randomUUID(), dropped.seal('whsec_lost')],
+    );
     const before = await sealedValues();
     const newest = randomBytes(32);
-    const run = await migrate(['reseal-webhook-secrets'], { DATABASE_URL: scratchUrl, NODE_ENV: 'production', WEBHOOK_SECRET_KEY: ring(newest, newKey) });
+    const run = await migrate(['reseal-webhook-secrets'], {
+      DATABASE_URL: scratchUrl,
+      NODE_ENV: 'production',
+      WEBHOOK_SECRET_KEY: ring(newest, newKey),
+    });
     expect(run).toMatchObject({ code: 1 });
-    expect(run.stderr).toBe(`reseal: failed: invocation.prompt_deployments ${rows[0].id} webhook_secret_sealed: The webhook secret opens under none of the 2 key(s) of WEBHOOK_SECRET_KEY (sealed under a key no longer in the ring, or altered)\n`);
+    expect(run.stderr).toBe(
+      `reseal: failed: invocation.prompt_deployments ${rows[0].id} webhook_secret_sealed: The webhook secret opens under none of the 2 key(s) of WEBHOOK_SECRET_KEY (sealed under a key no longer in the ring, or altered)\n`,
+    );
     expect(run.stderr).not.toContain('whsec_lost');
     // Its table (the first one) is rolled back, and the run stops there: nothing was written.
     expect(await sealedValues()).toEqual(before);

@@ -53,7 +53,10 @@ describe('agent service over NATS: agents', () => {
 
   const send = <P extends ReplyPattern>(pattern: P, payload: RpcRequest<P>) => service.send(pattern, payload);
   const create = (agent: Partial<CreateAgentFields> & Record<string, unknown>, workspaceId = workspace) =>
-    send(AgentPatterns.createAgent, { workspace_id: workspaceId, agent: { name: 'Support', llm_model: 'gpt-6-luna', model_type: 'llm', ...agent } as CreateAgentFields });
+    send(AgentPatterns.createAgent, {
+      workspace_id: workspaceId,
+      agent: { name: 'Support', llm_model: 'gpt-6-luna', model_type: 'llm', ...agent } as CreateAgentFields,
+    });
 
   async function registeredTarget(agentId: string): Promise<WebhookTarget> {
     const target = await registry.get('agent', agentId);
@@ -104,10 +107,18 @@ describe('agent service over NATS: agents', () => {
     const { webhook_secret } = await send(AgentPatterns.getWebhookSecret, { workspace_id: workspace, agent_id: agent.id });
     expect(webhook_secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const target = await registeredTarget(agent.id);
-    expect(target).toEqual({ kind: 'agent', id: agent.id, workspace_id: workspace, secrets: [{ digest: expect.any(String), sealed: expect.any(String), expires_at: null }] });
+    expect(target).toEqual({
+      kind: 'agent',
+      id: agent.id,
+      workspace_id: workspace,
+      secrets: [{ digest: expect.any(String), sealed: expect.any(String), expires_at: null }],
+    });
     expect(acceptsSecret(target, webhook_secret)).toBe(true);
     // Sealed at rest: the row never holds the secret itself.
-    const { rows } = await database.query<{ webhook_secret_sealed: string }>('SELECT webhook_secret_sealed FROM agent.agents WHERE id = $1', [agent.id]);
+    const { rows } = await database.query<{ webhook_secret_sealed: string }>(
+      'SELECT webhook_secret_sealed FROM agent.agents WHERE id = $1',
+      [agent.id],
+    );
     expect(rows[0].webhook_secret_sealed).not.toContain(webhook_secret.slice(6));
   });
 
@@ -141,21 +152,50 @@ describe('agent service over NATS: agents', () => {
 
   it('refuses a model the catalog does not have, one that is not an llm, a deprecated one and a model_type that differs, naming the model', async () => {
     const cases: Array<[Partial<CreateAgentFields>, Record<string, unknown>]> = [
-      [{ llm_model: 'no-such-model' }, { code: 'validation_error', message: 'Invalid LLM model: no-such-model is not in the model catalog', details: [{ field: 'agent.llm_model' }] }],
-      [{ llm_model: 'gpt-image-2.6-sunburst', model_type: 'image_generation' }, { code: 'validation_error', message: expect.stringContaining('gpt-image-2.6-sunburst is a image_generation model') }],
-      [{ llm_model: 'text-embedding-3-small' }, { code: 'validation_error', message: expect.stringContaining('text-embedding-3-small is a embedding model') }],
+      [
+        { llm_model: 'no-such-model' },
+        {
+          code: 'validation_error',
+          message: 'Invalid LLM model: no-such-model is not in the model catalog',
+          details: [{ field: 'agent.llm_model' }],
+        },
+      ],
+      [
+        { llm_model: 'gpt-image-2.6-sunburst', model_type: 'image_generation' },
+        { code: 'validation_error', message: expect.stringContaining('gpt-image-2.6-sunburst is a image_generation model') },
+      ],
+      [
+        { llm_model: 'text-embedding-3-small' },
+        { code: 'validation_error', message: expect.stringContaining('text-embedding-3-small is a embedding model') },
+      ],
       [{ llm_model: 'gpt-4o' }, { code: 'model_deprecated', message: 'The model gpt-4o is no longer available. Choose another model.' }],
-      [{ model_type: 'image_generation' }, { code: 'validation_error', message: 'Invalid LLM model: gpt-6-luna has model_type llm, not image_generation', details: [{ field: 'agent.model_type' }] }],
+      [
+        { model_type: 'image_generation' },
+        {
+          code: 'validation_error',
+          message: 'Invalid LLM model: gpt-6-luna has model_type llm, not image_generation',
+          details: [{ field: 'agent.model_type' }],
+        },
+      ],
     ];
     for (const [agent, expected] of cases) expect(await failure(create(agent))).toMatchObject({ status: 422, ...expected });
     expect((await send(AgentPatterns.listAgents, { workspace_id: workspace })).map((agent) => agent.name)).toEqual(['Plain', 'Complete']);
   });
 
   it('refuses an invalid payload with the validation envelope, naming each field', async () => {
-    const missing = await failure(send(AgentPatterns.createAgent, { workspace_id: workspace, agent: { llm_model: 'gpt-6-luna', model_type: 'llm' } as CreateAgentFields }));
+    const missing = await failure(
+      send(AgentPatterns.createAgent, {
+        workspace_id: workspace,
+        agent: { llm_model: 'gpt-6-luna', model_type: 'llm' } as CreateAgentFields,
+      }),
+    );
     expect(missing).toMatchObject({ code: 'missing_required_field', status: 422, details: [{ field: 'agent.name' }] });
     const wrong = await failure(create({ max_token: 'lots' as unknown as number, tool_choice: 'sometimes' as never }));
-    expect(wrong).toMatchObject({ code: 'validation_error', status: 422, details: [{ field: 'agent.max_token' }, { field: 'agent.tool_choice' }] });
+    expect(wrong).toMatchObject({
+      code: 'validation_error',
+      status: 422,
+      details: [{ field: 'agent.max_token' }, { field: 'agent.tool_choice' }],
+    });
   });
 
   it("lists only the workspace's own agents, oldest first, and answers another workspace's agent as not found", async () => {
@@ -181,17 +221,40 @@ describe('agent service over NATS: agents', () => {
 
   it('updates only the named fields, unsets optional ones with null, and checks a changed model', async () => {
     const agent = await create({ name: 'Editable', description: 'before', temperature: 1, tool_choice: 'none' });
-    const updated = await send(AgentPatterns.updateAgent, { workspace_id: workspace, agent_id: agent.id, agent: { name: 'Edited', description: null, max_token: 512, reasoning_effort: 'low' } });
-    expect(updated).toEqual({ ...agent, name: 'Edited', description: null, max_token: 512, reasoning_effort: 'low', updated_at: expect.any(String) });
+    const updated = await send(AgentPatterns.updateAgent, {
+      workspace_id: workspace,
+      agent_id: agent.id,
+      agent: { name: 'Edited', description: null, max_token: 512, reasoning_effort: 'low' },
+    });
+    expect(updated).toEqual({
+      ...agent,
+      name: 'Edited',
+      description: null,
+      max_token: 512,
+      reasoning_effort: 'low',
+      updated_at: expect.any(String),
+    });
     expect(Date.parse(updated.updated_at)).toBeGreaterThan(Date.parse(agent.updated_at));
-    expect(await failure(send(AgentPatterns.updateAgent, { workspace_id: workspace, agent_id: agent.id, agent: { llm_model: 'gpt-image-2.6-sunburst' } }))).toMatchObject({
+    expect(
+      await failure(
+        send(AgentPatterns.updateAgent, { workspace_id: workspace, agent_id: agent.id, agent: { llm_model: 'gpt-image-2.6-sunburst' } }),
+      ),
+    ).toMatchObject({
       code: 'validation_error',
       status: 422,
       message: expect.stringContaining('gpt-image-2.6-sunburst'),
     });
     // The pair is checked as the agent would have it: a model_type alone that differs is refused too.
-    expect(await failure(send(AgentPatterns.updateAgent, { workspace_id: workspace, agent_id: agent.id, agent: { model_type: 'image_generation' } }))).toMatchObject({ code: 'validation_error', status: 422 });
-    const remodelled = await send(AgentPatterns.updateAgent, { workspace_id: workspace, agent_id: agent.id, agent: { llm_model: 'gpt-6.1-sol', model_type: 'llm' } });
+    expect(
+      await failure(
+        send(AgentPatterns.updateAgent, { workspace_id: workspace, agent_id: agent.id, agent: { model_type: 'image_generation' } }),
+      ),
+    ).toMatchObject({ code: 'validation_error', status: 422 });
+    const remodelled = await send(AgentPatterns.updateAgent, {
+      workspace_id: workspace,
+      agent_id: agent.id,
+      agent: { llm_model: 'gpt-6.1-sol', model_type: 'llm' },
+    });
     expect(remodelled).toMatchObject({ llm_model: 'gpt-6.1-sol', name: 'Edited' });
     expect(await send(AgentPatterns.getAgent, { workspace_id: workspace, agent_id: agent.id })).toEqual(remodelled);
   });
@@ -208,15 +271,28 @@ describe('agent service over NATS: agents', () => {
     expect(target.secrets.map((secret) => secret.expires_at)).toEqual([null, rotated.previous_secret_expires_at]);
     for (const secret of [before.webhook_secret, rotated.webhook_secret]) {
       expect(acceptsSecret(target, secret)).toBe(true);
-      expect(await send(AgentPatterns.verifyWebhookSecret, { agent_id: agent.id, secret })).toEqual({ valid: true, workspace_id: workspace });
+      expect(await send(AgentPatterns.verifyWebhookSecret, { agent_id: agent.id, secret })).toEqual({
+        valid: true,
+        workspace_id: workspace,
+      });
     }
-    expect(await send(AgentPatterns.verifyWebhookSecret, { agent_id: agent.id, secret: `${rotated.webhook_secret}x` })).toEqual({ valid: false, workspace_id: null });
+    expect(await send(AgentPatterns.verifyWebhookSecret, { agent_id: agent.id, secret: `${rotated.webhook_secret}x` })).toEqual({
+      valid: false,
+      workspace_id: null,
+    });
 
     const again = await send(AgentPatterns.rotateWebhookSecret, { workspace_id: workspace, agent_id: agent.id, overlap_seconds: 0 });
     expect(again.previous_secret_expires_at).toBeNull();
     expect((await registry.get('agent', agent.id))?.secrets).toHaveLength(1);
-    for (const [secret, valid] of [[before.webhook_secret, false], [rotated.webhook_secret, false], [again.webhook_secret, true]] as const) {
-      expect(await send(AgentPatterns.verifyWebhookSecret, { agent_id: agent.id, secret })).toEqual({ valid, workspace_id: valid ? workspace : null });
+    for (const [secret, valid] of [
+      [before.webhook_secret, false],
+      [rotated.webhook_secret, false],
+      [again.webhook_secret, true],
+    ] as const) {
+      expect(await send(AgentPatterns.verifyWebhookSecret, { agent_id: agent.id, secret })).toEqual({
+        valid,
+        workspace_id: valid ? workspace : null,
+      });
     }
     // The secret is not part of the record: rotating it is not an update of the agent.
     expect(await send(AgentPatterns.getAgent, { workspace_id: workspace, agent_id: agent.id })).toEqual(agent);
@@ -232,12 +308,17 @@ describe('agent service over NATS: agents', () => {
     expect(await failure(send(AgentPatterns.deleteAgent, named))).toMatchObject(AGENT_NOT_FOUND);
     expect(await failure(send(AgentPatterns.getWebhookSecret, named))).toMatchObject(AGENT_NOT_FOUND);
     expect(await failure(send(AgentPatterns.rotateWebhookSecret, named))).toMatchObject(AGENT_NOT_FOUND);
-    expect(await failure(send(AgentPatterns.verifyWebhookSecret, { agent_id: agent.id, secret: webhook_secret }))).toMatchObject(AGENT_NOT_FOUND);
+    expect(await failure(send(AgentPatterns.verifyWebhookSecret, { agent_id: agent.id, secret: webhook_secret }))).toMatchObject(
+      AGENT_NOT_FOUND,
+    );
     expect((await send(AgentPatterns.listAgents, { workspace_id: workspace })).some((listed) => listed.id === agent.id)).toBe(false);
     expect(await registry.get('agent', agent.id)).toBeNull();
     expect(await send(AgentPatterns.republishWebhookTarget, { id: agent.id })).toEqual({ found: false });
     expect(await registry.get('agent', agent.id)).toBeNull();
-    const { rows } = await database.query<{ name: string; deleted_at: Date | null }>('SELECT name, deleted_at FROM agent.agents WHERE id = $1', [agent.id]);
+    const { rows } = await database.query<{ name: string; deleted_at: Date | null }>(
+      'SELECT name, deleted_at FROM agent.agents WHERE id = $1',
+      [agent.id],
+    );
     expect(rows).toEqual([{ name: 'Doomed', deleted_at: expect.any(Date) }]);
   });
 

@@ -26,7 +26,10 @@ const failure = (promise: Promise<unknown>) =>
 const ASSET_NOT_FOUND = { code: 'resource_not_found', status: 422, message: 'Asset not found' };
 const STORAGE_LIMIT = { code: 'asset_storage_limit_reached', status: 402 };
 /** The smallest valid PNG: signature, IHDR, IDAT, IEND. */
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a1d5b3a30000000049454e44ae426082', 'hex');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a1d5b3a30000000049454e44ae426082',
+  'hex',
+);
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 async function readAll(opened: { stream: Readable } | null): Promise<Buffer> {
@@ -66,7 +69,12 @@ async function s3Driver(): Promise<Driver> {
   const address = await server.run();
   const endpoint = `http://127.0.0.1:${address.port}`;
   const bucket = `waggle-assets-${randomUUID().slice(0, 8)}`;
-  const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  const client = new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
   await client.send(new CreateBucketCommand({ Bucket: bucket }));
   return {
     name: 's3',
@@ -116,7 +124,8 @@ describe('asset service over NATS: assets', () => {
     let workspace: string;
     let otherWorkspace: string;
 
-    const newWorkspace = async () => (await cliJson<{ workspace_id: string }>(['workspace', 'create', '--name', `assets int ${randomUUID().slice(0, 8)}`])).workspace_id;
+    const newWorkspace = async () =>
+      (await cliJson<{ workspace_id: string }>(['workspace', 'create', '--name', `assets int ${randomUUID().slice(0, 8)}`])).workspace_id;
     async function stageUpload(bytes: Buffer): Promise<string> {
       const name = `upload/${randomUUID()}`;
       await staging.put(name, Readable.from([bytes]));
@@ -124,9 +133,16 @@ describe('asset service over NATS: assets', () => {
     }
     async function store(workspaceId: string, bytes: Buffer, fields: Partial<StoreAssetRequest> = {}): Promise<AssetRecord> {
       const staged = await stageUpload(bytes);
-      return service.send(AssetPatterns.storeAsset, { workspace_id: workspaceId, name: 'file.bin', staged_object: staged, size_bytes: bytes.length, ...fields });
+      return service.send(AssetPatterns.storeAsset, {
+        workspace_id: workspaceId,
+        name: 'file.bin',
+        staged_object: staged,
+        size_bytes: bytes.length,
+        ...fields,
+      });
     }
-    const setCap = (workspaceId: string, bytes: number | null) => service.send(CatalogPatterns.setWorkspaceLimits, { workspace_id: workspaceId, asset_storage_bytes: bytes });
+    const setCap = (workspaceId: string, bytes: number | null) =>
+      service.send(CatalogPatterns.setWorkspaceLimits, { workspace_id: workspaceId, asset_storage_bytes: bytes });
 
     beforeAll(async () => {
       driver = await makeDriver();
@@ -142,7 +158,13 @@ describe('asset service over NATS: assets', () => {
 
     it('stores a staged upload: type from the bytes over the declared one, SHA-256, size; the staged object is deleted', async () => {
       const staged = await stageUpload(PNG);
-      const asset = await service.send(AssetPatterns.storeAsset, { workspace_id: workspace, name: 'pixel.txt', declared_content_type: 'text/plain', staged_object: staged, size_bytes: PNG.length });
+      const asset = await service.send(AssetPatterns.storeAsset, {
+        workspace_id: workspace,
+        name: 'pixel.txt',
+        declared_content_type: 'text/plain',
+        staged_object: staged,
+        size_bytes: PNG.length,
+      });
       expect(asset).toEqual({
         id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
         name: 'pixel.txt',
@@ -157,11 +179,19 @@ describe('asset service over NATS: assets', () => {
 
     it('falls back to the declared type (parameters dropped), then to application/octet-stream', async () => {
       const text = Buffer.from('name,amount\nwidget,3\n');
-      await expect(store(workspace, text, { declared_content_type: 'text/csv; charset=utf-8' })).resolves.toMatchObject({ content_type: 'text/csv' });
-      await expect(store(workspace, text)).resolves.toMatchObject({ content_type: 'application/octet-stream', size_bytes: text.length, sha256: sha256(text) });
+      await expect(store(workspace, text, { declared_content_type: 'text/csv; charset=utf-8' })).resolves.toMatchObject({
+        content_type: 'text/csv',
+      });
+      await expect(store(workspace, text)).resolves.toMatchObject({
+        content_type: 'application/octet-stream',
+        size_bytes: text.length,
+        sha256: sha256(text),
+      });
       // Text that starts like a binary format ("BM" is a BMP signature, "wide" at byte 4 a QuickTime atom) is text.
       for (const abstract of ['BMP-2 signalling drives bone formation.', 'The widespread regulation of microRNA biogenesis.']) {
-        await expect(store(workspace, Buffer.from(abstract), { declared_content_type: 'text/plain' })).resolves.toMatchObject({ content_type: 'text/plain' });
+        await expect(store(workspace, Buffer.from(abstract), { declared_content_type: 'text/plain' })).resolves.toMatchObject({
+          content_type: 'text/plain',
+        });
       }
       const empty = await store(workspace, Buffer.alloc(0), { declared_content_type: 'not a type' });
       expect(empty).toMatchObject({ content_type: 'application/octet-stream', size_bytes: 0, sha256: sha256(Buffer.alloc(0)) });
@@ -176,7 +206,7 @@ describe('asset service over NATS: assets', () => {
       await staging.remove(staged.staged_object);
     });
 
-    it('lists the workspace\'s assets newest first, and only its own', async () => {
+    it("lists the workspace's assets newest first, and only its own", async () => {
       const own = await newWorkspace();
       const first = await store(own, Buffer.from('first'));
       const second = await store(own, Buffer.from('second'));
@@ -187,16 +217,24 @@ describe('asset service over NATS: assets', () => {
       await expect(service.send(AssetPatterns.listAssets, { workspace_id: randomUUID() })).resolves.toEqual([]);
     });
 
-    it('gets an asset of the workspace; another workspace\'s, an unknown or a non-UUID id is 422 Asset not found', async () => {
+    it("gets an asset of the workspace; another workspace's, an unknown or a non-UUID id is 422 Asset not found", async () => {
       const asset = await store(workspace, Buffer.from('hello'));
       await expect(service.send(AssetPatterns.getAsset, { workspace_id: workspace, asset_id: asset.id })).resolves.toEqual(asset);
-      for (const [workspaceId, assetId] of [[otherWorkspace, asset.id], [workspace, randomUUID()], [workspace, 'not-a-uuid']]) {
-        await expect(failure(service.send(AssetPatterns.getAsset, { workspace_id: workspaceId, asset_id: assetId }))).resolves.toMatchObject(ASSET_NOT_FOUND);
-        await expect(failure(service.send(AssetPatterns.stageAsset, { workspace_id: workspaceId, asset_id: assetId }))).resolves.toMatchObject(ASSET_NOT_FOUND);
+      for (const [workspaceId, assetId] of [
+        [otherWorkspace, asset.id],
+        [workspace, randomUUID()],
+        [workspace, 'not-a-uuid'],
+      ]) {
+        await expect(
+          failure(service.send(AssetPatterns.getAsset, { workspace_id: workspaceId, asset_id: assetId })),
+        ).resolves.toMatchObject(ASSET_NOT_FOUND);
+        await expect(
+          failure(service.send(AssetPatterns.stageAsset, { workspace_id: workspaceId, asset_id: assetId })),
+        ).resolves.toMatchObject(ASSET_NOT_FOUND);
       }
     });
 
-    it('stages an asset\'s bytes as asset/<uuid> for a reader', async () => {
+    it("stages an asset's bytes as asset/<uuid> for a reader", async () => {
       const bytes = Buffer.from('stage me, please');
       const asset = await store(workspace, bytes, { name: 'note.txt' });
       const staged = await service.send(AssetPatterns.stageAsset, { workspace_id: workspace, asset_id: asset.id });
@@ -207,21 +245,38 @@ describe('asset service over NATS: assets', () => {
 
     it('refuses a staged object that is missing or not of the declared size (422), deleting it, storing nothing', async () => {
       const own = await newWorkspace();
-      await expect(failure(service.send(AssetPatterns.storeAsset, { workspace_id: own, name: 'x', staged_object: `upload/${randomUUID()}`, size_bytes: 1 }))).resolves.toMatchObject({ code: 'validation_error', status: 422 });
+      await expect(
+        failure(
+          service.send(AssetPatterns.storeAsset, { workspace_id: own, name: 'x', staged_object: `upload/${randomUUID()}`, size_bytes: 1 }),
+        ),
+      ).resolves.toMatchObject({ code: 'validation_error', status: 422 });
       const staged = await stageUpload(Buffer.from('12345'));
-      await expect(failure(service.send(AssetPatterns.storeAsset, { workspace_id: own, name: 'x', staged_object: staged, size_bytes: 4 }))).resolves.toMatchObject({ code: 'validation_error', status: 422 });
+      await expect(
+        failure(service.send(AssetPatterns.storeAsset, { workspace_id: own, name: 'x', staged_object: staged, size_bytes: 4 })),
+      ).resolves.toMatchObject({ code: 'validation_error', status: 422 });
       expect(await staging.open(staged)).toBeNull();
-      await expect(failure(service.send(AssetPatterns.storeAsset, { workspace_id: own, name: 'x', staged_object: '../etc/passwd', size_bytes: 1 } as StoreAssetRequest))).resolves.toMatchObject({ code: 'validation_error', status: 422 });
+      await expect(
+        failure(
+          service.send(AssetPatterns.storeAsset, {
+            workspace_id: own,
+            name: 'x',
+            staged_object: '../etc/passwd',
+            size_bytes: 1,
+          } as StoreAssetRequest),
+        ),
+      ).resolves.toMatchObject({ code: 'validation_error', status: 422 });
       expect(await service.send(AssetPatterns.listAssets, { workspace_id: own })).toEqual([]);
       expect(await driver.keys(own)).toEqual([]);
     });
 
-    it('answers 402 asset_storage_limit_reached past the plan\'s storage, storing nothing and deleting the staged object', async () => {
+    it("answers 402 asset_storage_limit_reached past the plan's storage, storing nothing and deleting the staged object", async () => {
       const own = await newWorkspace();
       await setCap(own, 1000);
       await store(own, randomBytes(600));
       const staged = await stageUpload(randomBytes(401));
-      await expect(failure(service.send(AssetPatterns.storeAsset, { workspace_id: own, name: 'over', staged_object: staged, size_bytes: 401 }))).resolves.toMatchObject(STORAGE_LIMIT);
+      await expect(
+        failure(service.send(AssetPatterns.storeAsset, { workspace_id: own, name: 'over', staged_object: staged, size_bytes: 401 })),
+      ).resolves.toMatchObject(STORAGE_LIMIT);
       expect(await staging.open(staged)).toBeNull();
       await expect(store(own, randomBytes(400))).resolves.toMatchObject({ size_bytes: 400 });
       await expect(failure(store(own, randomBytes(1)))).resolves.toMatchObject(STORAGE_LIMIT);

@@ -1,5 +1,12 @@
 import type { INestApplication } from '@nestjs/common';
-import { CallbackPatterns, DeadLetterPatterns, QueueNames, sendRpc, type CallbackDeliveryJob, type DeliverySummary } from '@waggle/contracts';
+import {
+  CallbackPatterns,
+  DeadLetterPatterns,
+  QueueNames,
+  sendRpc,
+  type CallbackDeliveryJob,
+  type DeliverySummary,
+} from '@waggle/contracts';
 import { loadConfig, NatsRpcClient } from '@waggle/platform';
 // Test code is not part of the app: the type:app boundary (no type:testing) is meant for src/.
 import { expectEventually } from '@waggle/testing';
@@ -389,7 +396,11 @@ describe('callback-dispatcher delivery', () => {
       // Refused with 42P01 (no fault of the delivery): the job waits in the delayed set, no attempt spent.
       await expectEventually(async () => {
         const job = await queue.getJob(delivery.job.delivery_id);
-        expect({ state: await job?.getState(), attemptsMade: job?.attemptsMade, started: (job?.attemptsStarted ?? 0) >= 1 }).toEqual({ state: 'delayed', attemptsMade: 0, started: true });
+        expect({ state: await job?.getState(), attemptsMade: job?.attemptsMade, started: (job?.attemptsStarted ?? 0) >= 1 }).toEqual({
+          state: 'delayed',
+          attemptsMade: 0,
+          started: true,
+        });
       });
     } finally {
       await database.query('ALTER TABLE callback_dispatcher.deliveries_away RENAME TO deliveries');
@@ -523,8 +534,10 @@ describe('callback-dispatcher delivery', () => {
   });
 
   describe('dead letters over NATS', () => {
-    const list = () => sendRpc(rpc, DeadLetterPatterns.list['callback-dispatcher'], { source: 'callbacks', limit: 1000 }, { timeoutMs: 5_000 });
-    const replay = (id: string) => sendRpc(rpc, DeadLetterPatterns.replay['callback-dispatcher'], { source: 'callbacks', id }, { timeoutMs: 5_000 });
+    const list = () =>
+      sendRpc(rpc, DeadLetterPatterns.list['callback-dispatcher'], { source: 'callbacks', limit: 1000 }, { timeoutMs: 5_000 });
+    const replay = (id: string) =>
+      sendRpc(rpc, DeadLetterPatterns.replay['callback-dispatcher'], { source: 'callbacks', id }, { timeoutMs: 5_000 });
 
     it('lists a dead-lettered delivery and replays it as a redelivery, after which it is no longer listed', async () => {
       let healthy = false;

@@ -36,13 +36,25 @@ describe('catalog service over NATS', () => {
 
   it('answers catalog.health.ping', async () => {
     // Readiness checks are live (1 s each): under load one can miss right after start.
-    await expectEventually(async () => expect(await service.send(HealthPatterns.catalog, {})).toEqual({ service: 'catalog', ready: true, uptime_s: expect.any(Number) }));
+    await expectEventually(async () =>
+      expect(await service.send(HealthPatterns.catalog, {})).toEqual({ service: 'catalog', ready: true, uptime_s: expect.any(Number) }),
+    );
   });
 
   it('creates a workspace on the default plan with a first key, shown once', () => {
-    expect(created.workspace).toMatchObject({ id: expect.any(String), name: 'catalog service spec', plan: 'developer', language: 'es', limit_overrides: {} });
+    expect(created.workspace).toMatchObject({
+      id: expect.any(String),
+      name: 'catalog service spec',
+      plan: 'developer',
+      language: 'es',
+      limit_overrides: {},
+    });
     expect(created.api_key.api_key).toMatch(API_KEY_PATTERN);
-    expect(created.api_key).toMatchObject({ workspace_id: created.workspace.id, prefix: created.api_key.api_key.slice(0, 12), revoked_at: null });
+    expect(created.api_key).toMatchObject({
+      workspace_id: created.workspace.id,
+      prefix: created.api_key.api_key.slice(0, 12),
+      revoked_at: null,
+    });
   });
 
   it('resolves a key created for the workspace from its prefix and SHA-256, to the workspace, language and limits', async () => {
@@ -82,9 +94,17 @@ describe('catalog service over NATS', () => {
     const revokedKey = await service.send(CatalogPatterns.createApiKey, { workspace_id: created.workspace.id });
     const revoked = await service.send(CatalogPatterns.revokeApiKey, { key: revokedKey.prefix });
     expect(revoked).toMatchObject({ id: revokedKey.id, revoked_at: expect.any(String) });
-    await expect(service.send(CatalogPatterns.resolveApiKey, resolveRequest(revokedKey.api_key))).rejects.toMatchObject({ code: 'invalid_api_key', status: 401 });
-    await expect(service.send(CatalogPatterns.resolveApiKey, resolveRequest(created.api_key.api_key))).resolves.toMatchObject({ workspace_id: created.workspace.id });
-    await expect(service.send(CatalogPatterns.revokeApiKey, { key: 'wgl_nosuchkey' })).rejects.toMatchObject({ code: 'not_found', message: 'API key not found' });
+    await expect(service.send(CatalogPatterns.resolveApiKey, resolveRequest(revokedKey.api_key))).rejects.toMatchObject({
+      code: 'invalid_api_key',
+      status: 401,
+    });
+    await expect(service.send(CatalogPatterns.resolveApiKey, resolveRequest(created.api_key.api_key))).resolves.toMatchObject({
+      workspace_id: created.workspace.id,
+    });
+    await expect(service.send(CatalogPatterns.revokeApiKey, { key: 'wgl_nosuchkey' })).rejects.toMatchObject({
+      code: 'not_found',
+      message: 'API key not found',
+    });
   });
 
   it('refuses malformed resolve payloads with the validation envelope, naming the fields', async () => {
@@ -92,26 +112,44 @@ describe('catalog service over NATS', () => {
     expect(short).toMatchObject({ code: 'validation_error', status: 422, details: [{ field: 'prefix', messages: [expect.any(String)] }] });
     const missing = await failure(service.send(CatalogPatterns.resolveApiKey, { prefix: created.api_key.prefix } as never));
     expect(missing).toMatchObject({ code: 'missing_required_field', details: [{ field: 'key_hash', messages: [expect.any(String)] }] });
-    const extra = await failure(service.send(CatalogPatterns.resolveApiKey, { ...resolveRequest(created.api_key.api_key), api_key: created.api_key.api_key } as never));
-    expect(extra).toMatchObject({ code: 'validation_error', details: [{ field: 'api_key', messages: ['property api_key should not exist'] }] });
+    const extra = await failure(
+      service.send(CatalogPatterns.resolveApiKey, {
+        ...resolveRequest(created.api_key.api_key),
+        api_key: created.api_key.api_key,
+      } as never),
+    );
+    expect(extra).toMatchObject({
+      code: 'validation_error',
+      details: [{ field: 'api_key', messages: ['property api_key should not exist'] }],
+    });
   });
 
   it('gets a workspace until it is deleted; then it, its keys and new keys are gone', async () => {
     const doomed = await service.send(CatalogPatterns.createWorkspace, { name: 'to be deleted' });
     await expect(service.send(CatalogPatterns.getWorkspace, { workspace_id: doomed.workspace.id })).resolves.toEqual(doomed.workspace);
-    await expect(service.send(CatalogPatterns.deleteWorkspace, { workspace_id: doomed.workspace.id })).resolves.toMatchObject({ id: doomed.workspace.id });
+    await expect(service.send(CatalogPatterns.deleteWorkspace, { workspace_id: doomed.workspace.id })).resolves.toMatchObject({
+      id: doomed.workspace.id,
+    });
 
     const gone = await failure(service.send(CatalogPatterns.getWorkspace, { workspace_id: doomed.workspace.id }));
     expect(gone).toMatchObject({ code: 'not_found', status: 404, message: 'Workspace not found' });
-    await expect(service.send(CatalogPatterns.resolveApiKey, resolveRequest(doomed.api_key.api_key))).rejects.toMatchObject({ code: 'invalid_api_key' });
-    await expect(service.send(CatalogPatterns.createApiKey, { workspace_id: doomed.workspace.id })).rejects.toMatchObject({ code: 'not_found', message: 'Workspace not found' });
+    await expect(service.send(CatalogPatterns.resolveApiKey, resolveRequest(doomed.api_key.api_key))).rejects.toMatchObject({
+      code: 'invalid_api_key',
+    });
+    await expect(service.send(CatalogPatterns.createApiKey, { workspace_id: doomed.workspace.id })).rejects.toMatchObject({
+      code: 'not_found',
+      message: 'Workspace not found',
+    });
     const listed = await service.send(CatalogPatterns.listWorkspaces, {});
     expect(listed.map((workspace) => workspace.id)).toContain(created.workspace.id);
     expect(listed.map((workspace) => workspace.id)).not.toContain(doomed.workspace.id);
   });
 
   it('answers not_found for a workspace that never existed, and validation_error for an id that is not a UUID', async () => {
-    await expect(service.send(CatalogPatterns.getWorkspace, { workspace_id: randomUUID() })).rejects.toMatchObject({ code: 'not_found', status: 404 });
+    await expect(service.send(CatalogPatterns.getWorkspace, { workspace_id: randomUUID() })).rejects.toMatchObject({
+      code: 'not_found',
+      status: 404,
+    });
     await expect(service.send(CatalogPatterns.getWorkspace, { workspace_id: 'not-a-uuid' })).rejects.toMatchObject({
       code: 'validation_error',
       details: [{ field: 'workspace_id', messages: [expect.any(String)] }],

@@ -33,7 +33,12 @@ describe('DailyApiMeter (real Redis)', () => {
     const decisions = await Promise.all(Array.from({ length: 50 }, () => meter.consume(workspace, 7)));
     expect(decisions.filter((decision) => decision.allowed)).toHaveLength(7);
     expect(decisions.filter((decision) => !decision.allowed).every((decision) => decision.current === 7)).toBe(true);
-    expect(decisions.filter((decision) => decision.allowed).map((decision) => decision.current).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(
+      decisions
+        .filter((decision) => decision.allowed)
+        .map((decision) => decision.current)
+        .sort((a, b) => a - b),
+    ).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 
   it('starts counting again at midnight UTC', async () => {
@@ -53,10 +58,11 @@ describe('DailyApiMeter (real Redis)', () => {
   it('counts without refusing when the plan has no cap', async () => {
     const meter = new DailyApiMeter(redis, new ManualClock(new Date('2026-11-21T08:00:00Z')), prefix);
     const workspace = randomUUID();
-    for (let index = 1; index <= 3; index += 1) expect(await meter.consume(workspace, null)).toMatchObject({ allowed: true, current: index, limit: null });
+    for (let index = 1; index <= 3; index += 1)
+      expect(await meter.consume(workspace, null)).toMatchObject({ allowed: true, current: index, limit: null });
   });
 
-  it('keeps a day\'s counter only a day past its end', async () => {
+  it("keeps a day's counter only a day past its end", async () => {
     const now = new Date('2026-11-21T18:00:00Z');
     const meter = new DailyApiMeter(redis, new ManualClock(now), prefix);
     const workspace = randomUUID();

@@ -52,27 +52,63 @@ describe('GET /v1/public/openapi.json', () => {
   it('describes every implemented /v1/public/* route, and nothing else', () => {
     const publicRoutes = declaredRoutes(app).filter((route) => route.split(' ')[1].startsWith('/v1/public/'));
     expect(publicRoutes).toContain('get /v1/public/models');
-    const documented = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`));
+    const documented = Object.entries(document.paths).flatMap(([path, operations]) =>
+      Object.keys(operations).map((method) => `${method} ${path}`),
+    );
     expect(documented.sort()).toEqual(publicRoutes.sort());
   });
 
   it('describes the model listing with the twelve fields', () => {
-    const components = (document as unknown as { components: { schemas: Record<string, { properties: Record<string, unknown>; required: string[] }> } }).components;
-    expect(Object.keys(components.schemas.PublicModelDto.properties).sort()).toEqual(
-      ['context_limit', 'id', 'is_image_generation', 'is_json_schema', 'is_reasoning', 'is_tool_calling', 'is_vision', 'model_type', 'name', 'provider', 'provider_name', 'slug'],
-    );
+    const components = (
+      document as unknown as { components: { schemas: Record<string, { properties: Record<string, unknown>; required: string[] }> } }
+    ).components;
+    expect(Object.keys(components.schemas.PublicModelDto.properties).sort()).toEqual([
+      'context_limit',
+      'id',
+      'is_image_generation',
+      'is_json_schema',
+      'is_reasoning',
+      'is_tool_calling',
+      'is_vision',
+      'model_type',
+      'name',
+      'provider',
+      'provider_name',
+      'slug',
+    ]);
     expect(components.schemas.PublicModelDto.required).toHaveLength(12);
   });
 
   it("describes the agent routes, the agent record's sixteen fields and the create body's required three", () => {
     expect(Object.keys(document.paths['/v1/public/workspaces/{workspace_id}/agents']).sort()).toEqual(['get', 'post']);
     expect(Object.keys(document.paths['/v1/public/workspaces/{workspace_id}/agents/{id}']).sort()).toEqual(['delete', 'get', 'patch']);
-    const schemas = (document as unknown as { components: { schemas: Record<string, { properties: Record<string, unknown>; required?: string[] }> } }).components.schemas;
-    const record = ['id', 'name', 'description', 'llm_model', 'model_type', 'instruction_prompt', 'temperature', 'max_token', 'max_thinking_token', 'provider_prompt_cache_ttl', 'reasoning_effort', 'tool_choice', 'max_tool_calls', 'status', 'created_at', 'updated_at'];
+    const schemas = (
+      document as unknown as { components: { schemas: Record<string, { properties: Record<string, unknown>; required?: string[] }> } }
+    ).components.schemas;
+    const record = [
+      'id',
+      'name',
+      'description',
+      'llm_model',
+      'model_type',
+      'instruction_prompt',
+      'temperature',
+      'max_token',
+      'max_thinking_token',
+      'provider_prompt_cache_ttl',
+      'reasoning_effort',
+      'tool_choice',
+      'max_tool_calls',
+      'status',
+      'created_at',
+      'updated_at',
+    ];
     expect(Object.keys(schemas.AgentDto.properties)).toEqual(record);
     expect(schemas.AgentDto.required).toEqual(record);
     expect(schemas.CreateAgentFieldsDoc.required).toEqual(['name', 'llm_model', 'model_type']);
-    expect(Object.keys(schemas.CreateAgentFieldsDoc.properties).sort()).toEqual(record.filter((field) => !['id', 'status', 'created_at', 'updated_at'].includes(field)).sort());
+    expect(Object.keys(schemas.CreateAgentFieldsDoc.properties).sort()).toEqual(
+      record.filter((field) => !['id', 'status', 'created_at', 'updated_at'].includes(field)).sort(),
+    );
     expect(schemas.UpdateAgentFieldsDoc.required ?? []).toEqual([]);
   });
 });

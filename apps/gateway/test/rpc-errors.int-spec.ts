@@ -4,7 +4,18 @@ import { MessagePattern } from '@nestjs/microservices';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { EmptyRequest, sendRpc, type ReplyPattern } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { applyRpcConventions, GracefulNatsServer, loadConfig, natsConnectionOptions, NatsRpcClient, PlatformModule, registerReplyHandler, requestContext, serveReplyPatternsDirectly, ValidatedPayload } from '@waggle/platform';
+import {
+  applyRpcConventions,
+  GracefulNatsServer,
+  loadConfig,
+  natsConnectionOptions,
+  NatsRpcClient,
+  PlatformModule,
+  registerReplyHandler,
+  requestContext,
+  serveReplyPatternsDirectly,
+  ValidatedPayload,
+} from '@waggle/platform';
 import { IsInt, IsString, Min } from 'class-validator';
 import type { NextFunction, Request, Response } from 'express';
 import { configureGatewayApp } from '../src/bootstrap';
@@ -102,7 +113,9 @@ describe.each([
     applyRpcConventions(service);
     if (direct) {
       serveReplyPatternsDirectly(service, server);
-      expect(server.directPatterns.sort()).toEqual(['context', 'crash', 'deprecated', 'limit', 'slow', 'validate'].map((kind) => `test.probe.${kind}`));
+      expect(server.directPatterns.sort()).toEqual(
+        ['context', 'crash', 'deprecated', 'limit', 'slow', 'validate'].map((kind) => `test.probe.${kind}`),
+      );
     }
     await service.listen();
 
@@ -214,7 +227,11 @@ describe.each([
   });
 
   it('answers malformed JSON with 400 invalid_request and an oversized body with 413', async () => {
-    const malformed = await fetch(`${baseUrl}/probe/validate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name": ' });
+    const malformed = await fetch(`${baseUrl}/probe/validate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"name": ',
+    });
     expect(malformed.status).toBe(400);
     expect(await malformed.json()).toMatchObject({ error_code: 'invalid_request', error: expect.any(String), message: expect.any(String) });
 

@@ -1,4 +1,10 @@
-import { HealthPatterns, InvocationPatterns, type AppliedDeployment, type ApplyPromptsRequest, type PromptDeploymentSpec } from '@waggle/contracts';
+import {
+  HealthPatterns,
+  InvocationPatterns,
+  type AppliedDeployment,
+  type ApplyPromptsRequest,
+  type PromptDeploymentSpec,
+} from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 // Test code is not part of the app: the type:app boundary (no type:testing) is meant for src/.
 import { expectEventually, startServiceUnderTest, type ServiceUnderTest } from '@waggle/testing';
@@ -46,7 +52,8 @@ describe('invocation service over NATS', () => {
   let registry: WebhookRegistry;
   let first: AppliedDeployment;
 
-  const apply = (prompts: PromptDeploymentSpec[], workspace = workspaceId) => service.send(InvocationPatterns.applyPrompts, { workspace_id: workspace, prompts });
+  const apply = (prompts: PromptDeploymentSpec[], workspace = workspaceId) =>
+    service.send(InvocationPatterns.applyPrompts, { workspace_id: workspace, prompts });
   const variantOf = (deployment: AppliedDeployment, name: string) => deployment.variants.find((variant) => variant.name === name);
 
   beforeAll(async () => {
@@ -62,7 +69,13 @@ describe('invocation service over NATS', () => {
 
   it('answers invocation.health.ping', async () => {
     // Readiness checks are live (1 s each): under load one can miss right after start.
-    await expectEventually(async () => expect(await service.send(HealthPatterns.invocation, {})).toEqual({ service: 'invocation', ready: true, uptime_s: expect.any(Number) }));
+    await expectEventually(async () =>
+      expect(await service.send(HealthPatterns.invocation, {})).toEqual({
+        service: 'invocation',
+        ready: true,
+        uptime_s: expect.any(Number),
+      }),
+    );
   });
 
   it('applies a new deployment: version 1 of each variant, a whsec_ secret, and its webhook target in Redis', async () => {
@@ -87,7 +100,11 @@ describe('invocation service over NATS', () => {
   it('changes nothing when the same definition is applied again', async () => {
     const [again] = await apply([supportDesk()]);
     expect(again).toEqual({ ...first, created: false, variants: first.variants.map((variant) => ({ ...variant, changed: false })) });
-    const versions = await service.send(InvocationPatterns.listPromptVersions, { workspace_id: workspaceId, deployment: 'support-desk', variant: 'default' });
+    const versions = await service.send(InvocationPatterns.listPromptVersions, {
+      workspace_id: workspaceId,
+      deployment: 'support-desk',
+      variant: 'default',
+    });
     expect(versions.map((version) => version.version)).toEqual([1]);
   });
 
@@ -97,7 +114,11 @@ describe('invocation service over NATS', () => {
     expect(variantOf(changed, 'default')).toEqual({ ...variantOf(first, 'default'), version: 2, changed: true });
     expect(variantOf(changed, 'terse')).toEqual({ ...variantOf(first, 'terse'), version: 1, changed: false });
 
-    const versions = await service.send(InvocationPatterns.listPromptVersions, { workspace_id: workspaceId, deployment: 'support-desk', variant: 'default' });
+    const versions = await service.send(InvocationPatterns.listPromptVersions, {
+      workspace_id: workspaceId,
+      deployment: 'support-desk',
+      variant: 'default',
+    });
     expect(versions.map(({ version, current, variables }) => ({ version, current, variables }))).toEqual([
       { version: 2, current: true, variables: ['company', 'language', 'question'] },
       { version: 1, current: false, variables: ['company', 'question'] },
@@ -114,7 +135,10 @@ describe('invocation service over NATS', () => {
   });
 
   it("lists the workspace's deployments with each variant's current version, and no other workspace's", async () => {
-    await apply([{ deployment: 'elsewhere', variants: [{ name: 'default', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }] }], randomUUID());
+    await apply(
+      [{ deployment: 'elsewhere', variants: [{ name: 'default', model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }] }],
+      randomUUID(),
+    );
     const listed = await service.send(InvocationPatterns.listPrompts, { workspace_id: workspaceId });
     expect(listed).toEqual([
       {
@@ -122,8 +146,20 @@ describe('invocation service over NATS', () => {
         prompt_endpoint_id: first.prompt_endpoint_id,
         created_at: expect.any(String),
         variants: [
-          { name: 'default', variant_id: variantOf(first, 'default')?.variant_id, version: 2, model: 'gpt-4o-mini', variables: ['company', 'language', 'question'] },
-          { name: 'terse', variant_id: variantOf(first, 'terse')?.variant_id, version: 1, model: 'claude-3-5-haiku', variables: ['question'] },
+          {
+            name: 'default',
+            variant_id: variantOf(first, 'default')?.variant_id,
+            version: 2,
+            model: 'gpt-4o-mini',
+            variables: ['company', 'language', 'question'],
+          },
+          {
+            name: 'terse',
+            variant_id: variantOf(first, 'terse')?.variant_id,
+            version: 1,
+            model: 'claude-3-5-haiku',
+            variables: ['question'],
+          },
         ],
       },
     ]);
@@ -131,20 +167,35 @@ describe('invocation service over NATS', () => {
 
   it('shows and rotates the webhook secret; during the overlap both secrets are in the target', async () => {
     const shown = await service.send(InvocationPatterns.getWebhookSecret, { workspace_id: workspaceId, deployment: 'support-desk' });
-    expect(shown).toEqual({ deployment: 'support-desk', prompt_endpoint_id: first.prompt_endpoint_id, webhook_secret: first.webhook_secret, previous_secret_expires_at: null });
+    expect(shown).toEqual({
+      deployment: 'support-desk',
+      prompt_endpoint_id: first.prompt_endpoint_id,
+      webhook_secret: first.webhook_secret,
+      previous_secret_expires_at: null,
+    });
 
     const askedAt = Date.now();
-    const rotated = await service.send(InvocationPatterns.rotateWebhookSecret, { workspace_id: workspaceId, deployment: 'support-desk', overlap_seconds: 3600 });
+    const rotated = await service.send(InvocationPatterns.rotateWebhookSecret, {
+      workspace_id: workspaceId,
+      deployment: 'support-desk',
+      overlap_seconds: 3600,
+    });
     expect(rotated.webhook_secret).toMatch(/^whsec_/);
     expect(rotated.webhook_secret).not.toBe(first.webhook_secret);
     expect(Date.parse(rotated.previous_secret_expires_at ?? '')).toBeGreaterThanOrEqual(askedAt + 3_600_000 - 1_000);
-    await expect(service.send(InvocationPatterns.getWebhookSecret, { workspace_id: workspaceId, deployment: 'support-desk' })).resolves.toEqual(rotated);
+    await expect(
+      service.send(InvocationPatterns.getWebhookSecret, { workspace_id: workspaceId, deployment: 'support-desk' }),
+    ).resolves.toEqual(rotated);
     const target = await registry.get('prompt_deployment', first.prompt_endpoint_id);
     expect(acceptsSecret(target as NonNullable<typeof target>, rotated.webhook_secret)).toBe(true);
     expect(acceptsSecret(target as NonNullable<typeof target>, first.webhook_secret)).toBe(true);
 
     // Without an overlap the old secret stops at once.
-    const final = await service.send(InvocationPatterns.rotateWebhookSecret, { workspace_id: workspaceId, deployment: 'support-desk', overlap_seconds: 0 });
+    const final = await service.send(InvocationPatterns.rotateWebhookSecret, {
+      workspace_id: workspaceId,
+      deployment: 'support-desk',
+      overlap_seconds: 0,
+    });
     expect(final.previous_secret_expires_at).toBeNull();
     const after = await registry.get('prompt_deployment', first.prompt_endpoint_id);
     expect(acceptsSecret(after as NonNullable<typeof after>, final.webhook_secret)).toBe(true);
@@ -152,23 +203,35 @@ describe('invocation service over NATS', () => {
   });
 
   it('answers resource_not_found for versions or secrets of what does not exist', async () => {
-    const unknownVariant = await failure(service.send(InvocationPatterns.listPromptVersions, { workspace_id: workspaceId, deployment: 'support-desk', variant: 'nope' }));
+    const unknownVariant = await failure(
+      service.send(InvocationPatterns.listPromptVersions, { workspace_id: workspaceId, deployment: 'support-desk', variant: 'nope' }),
+    );
     expect(unknownVariant).toBeInstanceOf(WaggleException);
     expect(unknownVariant).toMatchObject({ code: 'resource_not_found', status: 404, message: 'Variant not found: support-desk/nope' });
     // Another workspace's deployment is as unknown as a missing one.
-    await expect(service.send(InvocationPatterns.listPromptVersions, { workspace_id: randomUUID(), deployment: 'support-desk', variant: 'default' })).rejects.toMatchObject({
+    await expect(
+      service.send(InvocationPatterns.listPromptVersions, { workspace_id: randomUUID(), deployment: 'support-desk', variant: 'default' }),
+    ).rejects.toMatchObject({
       code: 'resource_not_found',
     });
-    await expect(service.send(InvocationPatterns.getWebhookSecret, { workspace_id: workspaceId, deployment: 'nope' })).rejects.toMatchObject({
+    await expect(
+      service.send(InvocationPatterns.getWebhookSecret, { workspace_id: workspaceId, deployment: 'nope' }),
+    ).rejects.toMatchObject({
       code: 'resource_not_found',
       message: 'Deployment not found: nope',
     });
-    await expect(service.send(InvocationPatterns.rotateWebhookSecret, { workspace_id: workspaceId, deployment: 'nope' })).rejects.toMatchObject({ code: 'resource_not_found' });
+    await expect(
+      service.send(InvocationPatterns.rotateWebhookSecret, { workspace_id: workspaceId, deployment: 'nope' }),
+    ).rejects.toMatchObject({ code: 'resource_not_found' });
   });
 
   it('refuses bad apply payloads with the validation envelope, naming the fields, and writes nothing', async () => {
     const missing = await failure(service.send(InvocationPatterns.applyPrompts, { workspace_id: workspaceId } as ApplyPromptsRequest));
-    expect(missing).toMatchObject({ code: 'missing_required_field', status: 422, details: [{ field: 'prompts', messages: expect.any(Array) }] });
+    expect(missing).toMatchObject({
+      code: 'missing_required_field',
+      status: 422,
+      details: [{ field: 'prompts', messages: expect.any(Array) }],
+    });
 
     const invalid = await failure(
       service.send(InvocationPatterns.applyPrompts, {
@@ -177,12 +240,20 @@ describe('invocation service over NATS', () => {
       } as unknown as ApplyPromptsRequest),
     );
     expect(invalid).toMatchObject({ code: 'validation_error', status: 422 });
-    expect((invalid.details as Array<{ field: string }>).map((detail) => detail.field).sort()).toEqual(['prompts.0.deployment', 'prompts.0.variants.0.messages.0.role', 'workspace_id']);
+    expect((invalid.details as Array<{ field: string }>).map((detail) => detail.field).sort()).toEqual([
+      'prompts.0.deployment',
+      'prompts.0.variants.0.messages.0.role',
+      'workspace_id',
+    ]);
 
     const twice = await failure(apply([supportDesk(), { ...supportDesk(), variants: supportDesk().variants.slice(0, 1) }]));
     expect(twice).toMatchObject({ code: 'validation_error', message: 'Deployment defined twice: support-desk' });
     // Nothing of a refused apply was written.
-    const versions = await service.send(InvocationPatterns.listPromptVersions, { workspace_id: workspaceId, deployment: 'support-desk', variant: 'default' });
+    const versions = await service.send(InvocationPatterns.listPromptVersions, {
+      workspace_id: workspaceId,
+      deployment: 'support-desk',
+      variant: 'default',
+    });
     expect(versions.map((version) => version.version)).toEqual([2, 1]);
   });
 });

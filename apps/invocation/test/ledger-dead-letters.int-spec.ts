@@ -46,7 +46,10 @@ describe('the request ledger: dead letters', () => {
     ...overrides,
   });
   const ids = (records: LedgerRecord[]) => records.map((one) => one.request_id).sort();
-  const storedOf = async (requestIds: string[]) => (await db.query<{ id: string }>('SELECT id FROM invocation.requests WHERE id = ANY($1) ORDER BY id', [requestIds])).rows.map((row) => row.id);
+  const storedOf = async (requestIds: string[]) =>
+    (await db.query<{ id: string }>('SELECT id FROM invocation.requests WHERE id = ANY($1) ORDER BY id', [requestIds])).rows.map(
+      (row) => row.id,
+    );
   const listLedger = () => service.send(DeadLetterPatterns.list.invocation, { source: 'ledger' });
   const replay = (id: string) => service.send(DeadLetterPatterns.replay.invocation, { source: 'ledger', id });
   const lastSeq = async () => (await manager.streams.info(LedgerStream.name)).state.last_seq;
@@ -57,7 +60,12 @@ describe('the request ledger: dead letters', () => {
       async () => {
         const { state } = await manager.streams.info(LedgerStream.name);
         const consumer = await manager.consumers.info(LedgerStream.name, LedgerStream.consumer);
-        expect({ waiting: consumer.num_pending, unacknowledged: consumer.num_ack_pending, acknowledged_to: consumer.ack_floor.stream_seq, kept: state.messages }).toEqual({
+        expect({
+          waiting: consumer.num_pending,
+          unacknowledged: consumer.num_ack_pending,
+          acknowledged_to: consumer.ack_floor.stream_seq,
+          kept: state.messages,
+        }).toEqual({
           waiting: 0,
           unacknowledged: 0,
           acknowledged_to: state.last_seq,
@@ -118,15 +126,27 @@ describe('the request ledger: dead letters', () => {
     const [letter] = listed as [DeadLetterSummary];
     // Kept as JSON text, so the escape jsonb refused is there as it came.
     expect(letter.payload).toContain('"ticket\\u0000id"');
-    const { rows } = await db.query('SELECT record, stream_seq, dead_lettered_by, replayed_at FROM invocation.ledger_dead_letters WHERE id = $1', [letter.id]);
-    expect(rows).toEqual([{ record: JSON.stringify(bad), stream_seq: String(before + 1), dead_lettered_by: 'ledger-writer', replayed_at: null }]);
+    const { rows } = await db.query(
+      'SELECT record, stream_seq, dead_lettered_by, replayed_at FROM invocation.ledger_dead_letters WHERE id = $1',
+      [letter.id],
+    );
+    expect(rows).toEqual([
+      { record: JSON.stringify(bad), stream_seq: String(before + 1), dead_lettered_by: 'ledger-writer', replayed_at: null },
+    ]);
 
     // The operator's view is the same through the CLI.
     expect(await cliJson<DeadLetterSummary[]>(['dead-letters', 'list', '--source', 'ledger'])).toContainEqual(letter);
 
     // Replayed, it is refused again: it stays listed, with the new error and one more attempt.
-    expect(await replay(letter.id)).toEqual({ source: 'ledger', id: letter.id, outcome: 'failed', error: expect.stringContaining('[SQLSTATE 22P05]') });
-    expect((await listLedger()).filter((listedAgain) => listedAgain.id === letter.id)).toEqual([{ ...letter, attempts: 2, error: expect.stringContaining('22P05') }]);
+    expect(await replay(letter.id)).toEqual({
+      source: 'ledger',
+      id: letter.id,
+      outcome: 'failed',
+      error: expect.stringContaining('[SQLSTATE 22P05]'),
+    });
+    expect((await listLedger()).filter((listedAgain) => listedAgain.id === letter.id)).toEqual([
+      { ...letter, attempts: 2, error: expect.stringContaining('22P05') },
+    ]);
     expect(await cliJson<DeadLetterReplay>(['dead-letters', 'replay', 'ledger', letter.id])).toMatchObject({ outcome: 'failed' });
     expect(await storedOf([bad.request_id])).toEqual([]);
     await expect(replay(randomUUID())).rejects.toMatchObject({ code: 'not_found' });
@@ -154,14 +174,19 @@ describe('the request ledger: dead letters', () => {
       source: 'ledger',
       workspace_id: workspaceId,
       attempts: LEDGER_PUBLISH_ATTEMPTS,
-      error: expect.stringMatching(new RegExp(`^could not be published after ${LEDGER_PUBLISH_ATTEMPTS} attempts: Converting circular structure to JSON`)),
+      error: expect.stringMatching(
+        new RegExp(`^could not be published after ${LEDGER_PUBLISH_ATTEMPTS} attempts: Converting circular structure to JSON`),
+      ),
     });
     expect(JSON.parse(letter?.payload ?? '')).toEqual({ ...bad, data: { response: 'half an answer', self: '[Circular]' } });
     const { rows } = await db.query('SELECT dead_lettered_by, truncated FROM invocation.ledger_dead_letters WHERE id = $1', [letter?.id]);
     expect(rows).toEqual([{ dead_lettered_by: 'test-publisher', truncated: false }]);
 
     // No line per attempt: one error line names it where it was given up on, one warning where it was stored.
-    const about = (spy: jest.SpyInstance) => spy.mock.calls.filter(([fields]) => (fields as { request_id?: string } | undefined)?.request_id === bad.request_id).map((call) => call[1]);
+    const about = (spy: jest.SpyInstance) =>
+      spy.mock.calls
+        .filter(([fields]) => (fields as { request_id?: string } | undefined)?.request_id === bad.request_id)
+        .map((call) => call[1]);
     expect(about(errors)).toEqual(['ledger record dead-lettered; sent to the ledger dead-letter table (invocation.dead-letters.list)']);
     expect(about(warnings)).toEqual(["a publisher's ledger dead letter was stored (invocation.dead-letters.list shows it)"]);
 
@@ -181,15 +206,23 @@ describe('the request ledger: dead letters', () => {
       await publisher.flush();
       expect(publisher.pending).toBe(0);
       // Refused, nak'ed with backoff and delivered again: it waits in the stream, not in the dead-letter table.
-      await expectEventually(async () => expect((await manager.consumers.info(LedgerStream.name, LedgerStream.consumer)).num_redelivered).toBeGreaterThan(redeliveredBefore), {
-        timeoutMs: 15_000,
-      });
+      await expectEventually(
+        async () =>
+          expect((await manager.consumers.info(LedgerStream.name, LedgerStream.consumer)).num_redelivered).toBeGreaterThan(
+            redeliveredBefore,
+          ),
+        {
+          timeoutMs: 15_000,
+        },
+      );
     } finally {
       await db.query('ALTER TABLE invocation.requests_away RENAME TO requests');
     }
     await streamSettled();
     expect(await storedOf(ids(records))).toEqual(ids(records));
-    const { rows } = await db.query('SELECT count(*)::int AS count FROM invocation.ledger_dead_letters WHERE request_id = ANY($1)', [ids(records)]);
+    const { rows } = await db.query('SELECT count(*)::int AS count FROM invocation.ledger_dead_letters WHERE request_id = ANY($1)', [
+      ids(records),
+    ]);
     expect(rows).toEqual([{ count: 0 }]);
   });
 
@@ -207,7 +240,10 @@ describe('the request ledger: dead letters', () => {
   });
 
   it('answers only for the sources it keeps', async () => {
-    await expect(service.send(DeadLetterPatterns.list.invocation, { source: 'agent-runs' })).rejects.toMatchObject({ code: 'validation_error', message: 'agent-runs dead letters are kept by the agent service, not invocation' });
+    await expect(service.send(DeadLetterPatterns.list.invocation, { source: 'agent-runs' })).rejects.toMatchObject({
+      code: 'validation_error',
+      message: 'agent-runs dead letters are kept by the agent service, not invocation',
+    });
     // Its queues are listed beside the ledger (nothing failed there).
     expect(await service.send(DeadLetterPatterns.list.invocation, { source: 'prompt-runs' })).toEqual([]);
   });

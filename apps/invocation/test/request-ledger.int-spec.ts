@@ -46,13 +46,20 @@ describe('the request ledger consumer', () => {
     await publisher.flush();
     expect(publisher.pending).toBe(0);
   };
-  const lookup = (requestId: string, workspace = workspaceId) => sendRpc(rpc, InvocationPatterns.getRequest, { workspace_id: workspace, request_id: requestId }, { timeoutMs: 5_000 });
+  const lookup = (requestId: string, workspace = workspaceId) =>
+    sendRpc(rpc, InvocationPatterns.getRequest, { workspace_id: workspace, request_id: requestId }, { timeoutMs: 5_000 });
 
   beforeAll(async () => {
     await rpc.connect();
     // A publisher of its own, as another service's: nothing it sends is in the app's memory.
     publisher = new LedgerPublisher(rpc);
-    app = await startServiceApp({ service: 'invocation', env, dependencies: ['postgres', 'nats'], database: dataSourceOptions(env.DATABASE_URL), imports: [LedgerModule] });
+    app = await startServiceApp({
+      service: 'invocation',
+      env,
+      dependencies: ['postgres', 'nats'],
+      database: dataSourceOptions(env.DATABASE_URL),
+      imports: [LedgerModule],
+    });
   });
 
   afterAll(async () => {
@@ -64,7 +71,13 @@ describe('the request ledger consumer', () => {
   it("answers a run another service published, at once: a lookup that misses waits for the consumer's catch-up", async () => {
     const run = record({ status: 'completed', data: { output: 'done' } });
     await publish(run);
-    await expect(lookup(run.request_id)).resolves.toMatchObject({ request_id: run.request_id, request_type: 'workflow', status: 'completed', metadata: { batch: 7 }, data: { output: 'done' } });
+    await expect(lookup(run.request_id)).resolves.toMatchObject({
+      request_id: run.request_id,
+      request_type: 'workflow',
+      status: 'completed',
+      metadata: { batch: 7 },
+      data: { output: 'done' },
+    });
     // Another workspace's id is not found, whoever wrote it.
     await expect(lookup(run.request_id, randomUUID())).rejects.toMatchObject({ code: 'not_found' });
   });
@@ -75,7 +88,10 @@ describe('the request ledger consumer', () => {
     await publish({ ...run, status: 'failed', ended_at: new Date().toISOString(), data: { error: 'boom', error_code: 'provider_error' } });
     // A stale state arriving late (another replica's slow batch) changes nothing.
     await publish({ ...run, status: 'running', data: null });
-    await expect(lookup(run.request_id)).resolves.toMatchObject({ status: 'failed', data: { error: 'boom', error_code: 'provider_error' } });
+    await expect(lookup(run.request_id)).resolves.toMatchObject({
+      status: 'failed',
+      data: { error: 'boom', error_code: 'provider_error' },
+    });
   });
 
   it('stores text PostgreSQL cannot hold (U+0000) as U+FFFD instead of failing the batch', async () => {
@@ -98,7 +114,12 @@ describe('the request ledger consumer', () => {
   it("lists a workspace's runs by user label, with the label", async () => {
     const labelled = record({ status: 'completed', user: 'ops@example.com' });
     await publish(labelled, record({ status: 'completed', user: 'someone-else' }));
-    const listed = await sendRpc(rpc, InvocationPatterns.listRequests, { workspace_id: workspaceId, user: 'ops@example.com' }, { timeoutMs: 5_000 });
+    const listed = await sendRpc(
+      rpc,
+      InvocationPatterns.listRequests,
+      { workspace_id: workspaceId, user: 'ops@example.com' },
+      { timeoutMs: 5_000 },
+    );
     expect(listed).toEqual([expect.objectContaining({ request_id: labelled.request_id, user: 'ops@example.com' })]);
   });
 });

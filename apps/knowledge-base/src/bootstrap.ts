@@ -17,7 +17,13 @@ export function bootstrap(): Promise<INestApplication> {
     env,
     dependencies: ['postgres', 'nats', 'redis'],
     database,
-    imports: [ProvidersModule.forRoot({ env, catalogTransport: NatsRpcClient }), KnowledgeBasesModule, IngestModule, CleanupModule, SearchModule],
+    imports: [
+      ProvidersModule.forRoot({ env, catalogTransport: NatsRpcClient }),
+      KnowledgeBasesModule,
+      IngestModule,
+      CleanupModule,
+      SearchModule,
+    ],
     deadLetters: { queues: ['knowledge-base-cleanup'], sources: [IngestDeadLetters] },
   });
 }

@@ -13,9 +13,19 @@ import { detectVectorPath } from '../src/index/vector-path';
 // fake provider over HTTP through the provider layer, as the service embeds.
 
 const EMBEDDER_MODEL = 'text-embedding-fake';
-const ROUTE: ModelRoute = { modelId: 'fake-embedder', provider: 'fake', providerName: 'Fake Host', providerApi: 'openai-compatible', providerModelId: EMBEDDER_MODEL };
+const ROUTE: ModelRoute = {
+  modelId: 'fake-embedder',
+  provider: 'fake',
+  providerName: 'Fake Host',
+  providerApi: 'openai-compatible',
+  providerModelId: EMBEDDER_MODEL,
+};
 const DIMENSIONS = 64;
-const OPTIONS: SqlChunkIndexOptions = { fusion: { fullText: 1, vector: 0.5, rankConstant: 60 }, localVectorWeight: 0.02, hybridCandidates: 50 };
+const OPTIONS: SqlChunkIndexOptions = {
+  fusion: { fullText: 1, vector: 0.5, rankConstant: 60 },
+  localVectorWeight: 0.02,
+  hybridCandidates: 50,
+};
 
 const chunk = (position: number, content: string): ItemChunk => ({ position, content, tokens: content.split(/\s+/).length });
 
@@ -27,7 +37,9 @@ describe('SqlChunkIndex', () => {
 
   beforeAll(async () => {
     const url = await server.start();
-    const registry = new ProviderRegistry(providerSettingsFromEnv({ FAKE_API_KEY: 'fake-key', FAKE_BASE_URL: `${url}/v1`, PROVIDER_MAX_RETRIES: 0 }));
+    const registry = new ProviderRegistry(
+      providerSettingsFromEnv({ FAKE_API_KEY: 'fake-key', FAKE_BASE_URL: `${url}/v1`, PROVIDER_MAX_RETRIES: 0 }),
+    );
     const embedder = new ProviderChunkEmbedder(registry, async () => ROUTE, 3);
     // The integration tier's setup points DATABASE_URL at the test database.
     dataSource = new DataSource(dataSourceOptions(process.env.DATABASE_URL as string));
@@ -45,23 +57,41 @@ describe('SqlChunkIndex', () => {
     await server.stop();
   });
 
-  const newKnowledgeBase = (): IndexedKnowledgeBase => ({ id: randomUUID(), workspace_id: randomUUID(), embedding_model: 'fake-embedder', embedding_dimensions: null });
+  const newKnowledgeBase = (): IndexedKnowledgeBase => ({
+    id: randomUUID(),
+    workspace_id: randomUUID(),
+    embedding_model: 'fake-embedder',
+    embedding_dimensions: null,
+  });
   const newItem = (name = 'doc.txt'): IndexedItem => ({ id: randomUUID(), name });
 
   /** Indexes the items' chunks; the knowledge base records the dimension as the service would. */
   async function indexAll(index: SqlChunkIndex, knowledgeBase: IndexedKnowledgeBase, items: Array<[IndexedItem, string[]]>): Promise<void> {
     for (const [item, texts] of items) {
-      const result = await index.indexItem(knowledgeBase, item, texts.map((text, position) => chunk(position, text)), async () => undefined);
+      const result = await index.indexItem(
+        knowledgeBase,
+        item,
+        texts.map((text, position) => chunk(position, text)),
+        async () => undefined,
+      );
       knowledgeBase.embedding_dimensions = result.dimensions;
     }
   }
 
   async function count(table: 'chunks' | 'chunk_postings' | 'chunk_vectors', knowledgeBaseId: string): Promise<number> {
-    const [row] = (await dataSource.query(`SELECT count(*)::int AS count FROM knowledge_base.${table} WHERE knowledge_base_id = $1`, [knowledgeBaseId])) as Array<{ count: number }>;
+    const [row] = (await dataSource.query(`SELECT count(*)::int AS count FROM knowledge_base.${table} WHERE knowledge_base_id = $1`, [
+      knowledgeBaseId,
+    ])) as Array<{ count: number }>;
     return row.count;
   }
 
-  const search = (query: string, type: ChunkSearch['type'], extra: Partial<ChunkSearch> = {}): ChunkSearch => ({ query, type, limit: 10, threshold: 0, ...extra });
+  const search = (query: string, type: ChunkSearch['type'], extra: Partial<ChunkSearch> = {}): ChunkSearch => ({
+    query,
+    type,
+    limit: 10,
+    threshold: 0,
+    ...extra,
+  });
 
   describe('full_text (BM25)', () => {
     // "solar" is in most chunks (low idf), "eclipse" in one. ts_rank, with no idf, puts the chunk
@@ -102,8 +132,13 @@ describe('SqlChunkIndex', () => {
       });
 
       // The scores are BM25 over the stored postings divided by the query's maximum attainable score.
-      const chunks = (await dataSource.query(`SELECT id, length FROM knowledge_base.chunks WHERE knowledge_base_id = $1`, [knowledgeBase.id])) as Array<{ id: string; length: number }>;
-      const postings = (await dataSource.query(`SELECT lexeme, chunk_id, tf FROM knowledge_base.chunk_postings WHERE knowledge_base_id = $1`, [knowledgeBase.id])) as Array<{
+      const chunks = (await dataSource.query(`SELECT id, length FROM knowledge_base.chunks WHERE knowledge_base_id = $1`, [
+        knowledgeBase.id,
+      ])) as Array<{ id: string; length: number }>;
+      const postings = (await dataSource.query(
+        `SELECT lexeme, chunk_id, tf FROM knowledge_base.chunk_postings WHERE knowledge_base_id = $1`,
+        [knowledgeBase.id],
+      )) as Array<{
         lexeme: string;
         chunk_id: string;
         tf: number;
@@ -183,7 +218,7 @@ describe('SqlChunkIndex', () => {
       expect(await index().search(knowledgeBase, search(query, 'vector', { threshold: found[0].score + 1e-6 }))).toEqual([]);
     });
 
-    it('hybrid fuses both rankings, with each side\'s own score beside the fused one', async () => {
+    it("hybrid fuses both rankings, with each side's own score beside the fused one", async () => {
       const knowledgeBase = newKnowledgeBase();
       await indexAll(index(), knowledgeBase, [[newItem('faq.md'), REFUNDS]]);
       const found = await index().search(knowledgeBase, search('refunds take days', 'hybrid'));
@@ -206,7 +241,7 @@ describe('SqlChunkIndex', () => {
       expect(await index().search(knowledgeBase, search('refunds take days', 'hybrid', { limit: 2 }))).toEqual(found.slice(0, 2));
     });
 
-    it('never answers another knowledge base\'s chunks', async () => {
+    it("never answers another knowledge base's chunks", async () => {
       const mine = newKnowledgeBase();
       const theirs = newKnowledgeBase();
       await indexAll(index(), mine, [[newItem('mine.md'), [REFUNDS[0]]]]);
@@ -264,12 +299,19 @@ describe('SqlChunkIndex', () => {
       const knowledgeBase = newKnowledgeBase();
       const item = newItem();
       const seen: unknown[] = [];
-      const result = await index().indexItem(knowledgeBase, item, [chunk(0, 'one two'), chunk(1, 'three four')], async (manager, indexed) => {
-        seen.push(indexed);
-        // Inside the transaction the chunks are already visible.
-        const [row] = (await manager.query(`SELECT count(*)::int AS count FROM knowledge_base.chunks WHERE knowledge_base_id = $1`, [knowledgeBase.id])) as Array<{ count: number }>;
-        seen.push(row.count);
-      });
+      const result = await index().indexItem(
+        knowledgeBase,
+        item,
+        [chunk(0, 'one two'), chunk(1, 'three four')],
+        async (manager, indexed) => {
+          seen.push(indexed);
+          // Inside the transaction the chunks are already visible.
+          const [row] = (await manager.query(`SELECT count(*)::int AS count FROM knowledge_base.chunks WHERE knowledge_base_id = $1`, [
+            knowledgeBase.id,
+          ])) as Array<{ count: number }>;
+          seen.push(row.count);
+        },
+      );
       expect(result).toEqual({ chunks: 2, dimensions: DIMENSIONS });
       expect(seen).toEqual([{ chunks: 2, dimensions: DIMENSIONS }, 2]);
 
@@ -299,12 +341,14 @@ describe('SqlChunkIndex', () => {
       await expect(index().indexItem(knowledgeBase, item, chunks, complete, controller.signal)).rejects.toThrow('cancelled');
       expect(complete).not.toHaveBeenCalled();
       // The earlier indexing of the item is left as it was.
-      const [row] = (await dataSource.query(`SELECT content FROM knowledge_base.chunks WHERE knowledge_base_id = $1`, [knowledgeBase.id])) as Array<{ content: string }>;
+      const [row] = (await dataSource.query(`SELECT content FROM knowledge_base.chunks WHERE knowledge_base_id = $1`, [
+        knowledgeBase.id,
+      ])) as Array<{ content: string }>;
       expect(row.content).toBe('kept before');
       expect(await count('chunks', knowledgeBase.id)).toBe(1);
     });
 
-    it('refuses vectors of another dimension than the knowledge base\'s', async () => {
+    it("refuses vectors of another dimension than the knowledge base's", async () => {
       const knowledgeBase = { ...newKnowledgeBase(), embedding_dimensions: 32 };
       await expect(index().indexItem(knowledgeBase, newItem(), [chunk(0, 'some text')], async () => undefined)).rejects.toMatchObject({
         code: 'provider_error',
@@ -332,7 +376,11 @@ describe('SqlChunkIndex', () => {
   });
 
   it('hybrid fuses with the local weight for a knowledge base of the local model', async () => {
-    const weights = new SqlChunkIndex(dataSource, pgvector['embedder'], pgvector.vectorPath, { ...OPTIONS, fusion: { ...OPTIONS.fusion, vector: 5 }, localVectorWeight: 0 });
+    const weights = new SqlChunkIndex(dataSource, pgvector['embedder'], pgvector.vectorPath, {
+      ...OPTIONS,
+      fusion: { ...OPTIONS.fusion, vector: 5 },
+      localVectorWeight: 0,
+    });
     const hosted = newKnowledgeBase();
     const local = { ...newKnowledgeBase(), embedding_model: 'universal-sentence-encoder-lite' };
     // The fake provider embeds both (the embedder's route is fixed); only the weights differ.
@@ -350,6 +398,7 @@ describe('SqlChunkIndex', () => {
 
   it('an empty knowledge base answers every search type with nothing', async () => {
     const knowledgeBase = newKnowledgeBase();
-    for (const type of ['full_text', 'vector', 'hybrid'] as const) expect(await pgvector.search(knowledgeBase, search('anything', type))).toEqual([]);
+    for (const type of ['full_text', 'vector', 'hybrid'] as const)
+      expect(await pgvector.search(knowledgeBase, search('anything', type))).toEqual([]);
   });
 });

@@ -42,7 +42,8 @@ describe('knowledge-base ingestion: dead letters', () => {
   let ingestQueue: Queue;
   let db: Client;
 
-  const item = (id: string, knowledgeBaseId: string) => service.send(KnowledgeBasePatterns.getItem, { workspace_id: workspaceId, knowledge_base_id: knowledgeBaseId, item_id: id });
+  const item = (id: string, knowledgeBaseId: string) =>
+    service.send(KnowledgeBasePatterns.getItem, { workspace_id: workspaceId, knowledge_base_id: knowledgeBaseId, item_id: id });
   const listIngest = () => service.send(DeadLetterPatterns.list['knowledge-base'], { source: 'knowledge-base-ingest' });
   const replay = (id: string) => service.send(DeadLetterPatterns.replay['knowledge-base'], { source: 'knowledge-base-ingest', id });
 
@@ -85,21 +86,44 @@ describe('knowledge-base ingestion: dead letters', () => {
     const warnings = jest.spyOn(Logger.prototype, 'warn');
     const path = `/docs/${randomUUID()}/guide.md`;
     files.status(path, 503);
-    const knowledgeBase = await service.send(KnowledgeBasePatterns.createKnowledgeBase, { workspace_id: workspaceId, knowledge_base: { name: 'Guides', search_type: 'full_text' } });
-    const added = await service.send(KnowledgeBasePatterns.addItem, { workspace_id: workspaceId, knowledge_base_id: knowledgeBase.id, url: files.url(path) });
+    const knowledgeBase = await service.send(KnowledgeBasePatterns.createKnowledgeBase, {
+      workspace_id: workspaceId,
+      knowledge_base: { name: 'Guides', search_type: 'full_text' },
+    });
+    const added = await service.send(KnowledgeBasePatterns.addItem, {
+      workspace_id: workspaceId,
+      knowledge_base_id: knowledgeBase.id,
+      url: files.url(path),
+    });
 
     // Both attempts fail (the host answers 503: not an outage of Waggle's own dependencies), then the job stays failed.
     await expectEventually(async () => expect(await ingestQueue.getJobState(added.id)).toBe('failed'), { timeoutMs: 20_000 });
     expect(files.requestsTo(path)).toHaveLength(2);
-    expect(await item(added.id, knowledgeBase.id)).toMatchObject({ run_status: 'failed', chunks_count: 0, error: expect.stringContaining('503') });
-    const linesAbout = (spy: jest.SpyInstance, message: string) => spy.mock.calls.filter(([fields, text]) => text === message && (fields as { job_id?: string })?.job_id === added.id).map(([fields]) => fields as unknown);
+    expect(await item(added.id, knowledgeBase.id)).toMatchObject({
+      run_status: 'failed',
+      chunks_count: 0,
+      error: expect.stringContaining('503'),
+    });
+    const linesAbout = (spy: jest.SpyInstance, message: string) =>
+      spy.mock.calls
+        .filter(([fields, text]) => text === message && (fields as { job_id?: string })?.job_id === added.id)
+        .map(([fields]) => fields as unknown);
     await expectEventually(() =>
       expect(linesAbout(errors, 'knowledge-base-ingest job dead-lettered')).toEqual([
         { queue: 'knowledge-base-ingest', job_id: added.id, request_id: null, attempts: 2, runs: 2, error: expect.stringContaining('503') },
       ]),
     );
     expect(linesAbout(warnings, 'knowledge-base-ingest job attempt failed; it will be retried')).toEqual([
-      { queue: 'knowledge-base-ingest', job_id: added.id, request_id: null, attempts: 1, runs: 1, max_attempts: 2, retry_in_ms: 50, error: expect.stringContaining('503') },
+      {
+        queue: 'knowledge-base-ingest',
+        job_id: added.id,
+        request_id: null,
+        attempts: 1,
+        runs: 1,
+        max_attempts: 2,
+        retry_in_ms: 50,
+        error: expect.stringContaining('503'),
+      },
     ]);
 
     const listed = await listIngest();
@@ -115,17 +139,23 @@ describe('knowledge-base ingestion: dead letters', () => {
         payload: expect.any(String),
       },
     ]);
-    expect(JSON.parse(listed[0]?.payload ?? '')).toEqual({ workspace_id: workspaceId, knowledge_base_id: knowledgeBase.id, item_id: added.id });
+    expect(JSON.parse(listed[0]?.payload ?? '')).toEqual({
+      workspace_id: workspaceId,
+      knowledge_base_id: knowledgeBase.id,
+      item_id: added.id,
+    });
     // The whole service's list holds it too.
     expect(await service.send(DeadLetterPatterns.list['knowledge-base'], {})).toContainEqual(listed[0]);
 
     // The host is mended. Two replays at once: one runs the job again, the other finds no dead letter.
     files.serve(path, GUIDE, 'text/markdown');
     const replays = await Promise.allSettled([replay(added.id), replay(added.id)]);
-    expect(replays.filter((result) => result.status === 'fulfilled').map((result) => (result as PromiseFulfilledResult<unknown>).value)).toEqual([
-      { source: 'knowledge-base-ingest', id: added.id, outcome: 'requeued', error: null },
-    ]);
-    expect(replays.filter((result) => result.status === 'rejected').map((result) => (result as PromiseRejectedResult).reason as unknown)).toEqual([expect.objectContaining({ code: 'not_found' })]);
+    expect(
+      replays.filter((result) => result.status === 'fulfilled').map((result) => (result as PromiseFulfilledResult<unknown>).value),
+    ).toEqual([{ source: 'knowledge-base-ingest', id: added.id, outcome: 'requeued', error: null }]);
+    expect(
+      replays.filter((result) => result.status === 'rejected').map((result) => (result as PromiseRejectedResult).reason as unknown),
+    ).toEqual([expect.objectContaining({ code: 'not_found' })]);
 
     await expectEventually(async () => expect(await ingestQueue.getJobState(added.id)).toBe('completed'), { timeoutMs: 20_000 });
     const done: KnowledgeBaseItemRecord = await item(added.id, knowledgeBase.id);
@@ -133,7 +163,9 @@ describe('knowledge-base ingestion: dead letters', () => {
     expect(done.chunks_count).toBeGreaterThan(0);
     // Ingested once: fetched once more, and its chunks are there once.
     expect(files.requestsTo(path)).toHaveLength(3);
-    const { rows } = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM knowledge_base.chunks WHERE item_id = $1', [added.id]);
+    const { rows } = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM knowledge_base.chunks WHERE item_id = $1', [
+      added.id,
+    ]);
     expect(rows).toEqual([{ count: done.chunks_count }]);
     expect(await listIngest()).toEqual([]);
     await expect(replay(added.id)).rejects.toMatchObject({ code: 'not_found' });

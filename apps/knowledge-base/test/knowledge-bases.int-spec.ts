@@ -1,4 +1,11 @@
-import { KNOWLEDGE_BASE_ITEMS_PAGE, KnowledgeBasePatterns, QueueNames, streamRpc, type ReplyPattern, type RpcRequest } from '@waggle/contracts';
+import {
+  KNOWLEDGE_BASE_ITEMS_PAGE,
+  KnowledgeBasePatterns,
+  QueueNames,
+  streamRpc,
+  type ReplyPattern,
+  type RpcRequest,
+} from '@waggle/contracts';
 import type { WaggleException } from '@waggle/errors';
 // Test code is not part of the app: the type:app boundary (no type:testing) is meant for src/.
 import { freePort, spawnApp, startServiceUnderTest, waitUntilLive, type AppProcess, type ServiceUnderTest } from '@waggle/testing';
@@ -38,10 +45,20 @@ describe('knowledge-base service over NATS: knowledge bases and items', () => {
   const send = <P extends ReplyPattern>(pattern: P, payload: RpcRequest<P>) => service.send(pattern, payload);
   /** The item list's pages, as the gateway collects them. */
   const itemPages = (id: string, workspaceId = workspace) =>
-    lastValueFrom(streamRpc(service.rpc, KnowledgeBasePatterns.listItems, { workspace_id: workspaceId, knowledge_base_id: id }, { timeoutMs: 10_000 }).pipe(toArray()));
+    lastValueFrom(
+      streamRpc(
+        service.rpc,
+        KnowledgeBasePatterns.listItems,
+        { workspace_id: workspaceId, knowledge_base_id: id },
+        { timeoutMs: 10_000 },
+      ).pipe(toArray()),
+    );
   const listItems = async (id: string, workspaceId = workspace) => (await itemPages(id, workspaceId)).flat();
   const create = (fields: Record<string, unknown> = {}, workspaceId = workspace) =>
-    send(KnowledgeBasePatterns.createKnowledgeBase, { workspace_id: workspaceId, knowledge_base: { name: 'Docs', ...fields } as RpcRequest<typeof KnowledgeBasePatterns.createKnowledgeBase>['knowledge_base'] });
+    send(KnowledgeBasePatterns.createKnowledgeBase, {
+      workspace_id: workspaceId,
+      knowledge_base: { name: 'Docs', ...fields } as RpcRequest<typeof KnowledgeBasePatterns.createKnowledgeBase>['knowledge_base'],
+    });
 
   beforeAll(async () => {
     catalog = spawnApp('catalog', await freePort(), { LOG_LEVEL: 'warn' });
@@ -84,7 +101,7 @@ describe('knowledge-base service over NATS: knowledge bases and items', () => {
     expect(await create({ search_chunk_limit: '12' })).toMatchObject({ search_chunk_limit: 12 });
   });
 
-  it('lists only the workspace\'s own knowledge bases, oldest first, and answers another workspace\'s 422', async () => {
+  it("lists only the workspace's own knowledge bases, oldest first, and answers another workspace's 422", async () => {
     const mine = await create({ name: 'Mine' });
     const theirs = await create({ name: 'Theirs' }, otherWorkspace);
     const listed = await send(KnowledgeBasePatterns.listKnowledgeBases, { workspace_id: workspace });
@@ -93,12 +110,26 @@ describe('knowledge-base service over NATS: knowledge bases and items', () => {
     const createdTimes = listed.map((knowledgeBase) => Date.parse(knowledgeBase.created_at));
     expect([...createdTimes].sort((x, y) => x - y)).toEqual(createdTimes);
     for (const id of [theirs.id, randomUUID(), 'not-a-uuid']) {
-      expect(await failure(send(KnowledgeBasePatterns.getKnowledgeBase, { workspace_id: workspace, knowledge_base_id: id }))).toMatchObject(KB_NOT_FOUND);
-      expect(await failure(send(KnowledgeBasePatterns.updateKnowledgeBase, { workspace_id: workspace, knowledge_base_id: id, knowledge_base: { name: 'x' } }))).toMatchObject(KB_NOT_FOUND);
+      expect(await failure(send(KnowledgeBasePatterns.getKnowledgeBase, { workspace_id: workspace, knowledge_base_id: id }))).toMatchObject(
+        KB_NOT_FOUND,
+      );
+      expect(
+        await failure(
+          send(KnowledgeBasePatterns.updateKnowledgeBase, {
+            workspace_id: workspace,
+            knowledge_base_id: id,
+            knowledge_base: { name: 'x' },
+          }),
+        ),
+      ).toMatchObject(KB_NOT_FOUND);
       expect(await failure(listItems(id))).toMatchObject(KB_NOT_FOUND);
-      expect(await failure(send(KnowledgeBasePatterns.deleteKnowledgeBase, { workspace_id: workspace, knowledge_base_id: id }))).toMatchObject(KB_NOT_FOUND);
+      expect(
+        await failure(send(KnowledgeBasePatterns.deleteKnowledgeBase, { workspace_id: workspace, knowledge_base_id: id })),
+      ).toMatchObject(KB_NOT_FOUND);
     }
-    expect(await send(KnowledgeBasePatterns.getKnowledgeBase, { workspace_id: otherWorkspace, knowledge_base_id: theirs.id })).toEqual(theirs);
+    expect(await send(KnowledgeBasePatterns.getKnowledgeBase, { workspace_id: otherWorkspace, knowledge_base_id: theirs.id })).toEqual(
+      theirs,
+    );
   });
 
   it('streams the item list in pages, so a knowledge base of thousands of items is listed whole (one NATS message holds 1 MiB)', async () => {
@@ -122,39 +153,88 @@ describe('knowledge-base service over NATS: knowledge bases and items', () => {
 
   it('updates the named fields only', async () => {
     const knowledgeBase = await create({ name: 'Before', description: 'kept' });
-    const updated = await send(KnowledgeBasePatterns.updateKnowledgeBase, { workspace_id: workspace, knowledge_base_id: knowledgeBase.id, knowledge_base: { name: 'After', search_type: 'vector' } });
+    const updated = await send(KnowledgeBasePatterns.updateKnowledgeBase, {
+      workspace_id: workspace,
+      knowledge_base_id: knowledgeBase.id,
+      knowledge_base: { name: 'After', search_type: 'vector' },
+    });
     expect(updated).toEqual({ ...knowledgeBase, name: 'After', search_type: 'vector', updated_at: expect.any(String) });
   });
 
   it('records an added item queued and queues its ingestion under the item id', async () => {
     const knowledgeBase = await create({ name: 'With an item' });
-    const item = await send(KnowledgeBasePatterns.addItem, { workspace_id: workspace, knowledge_base_id: knowledgeBase.id, url: 'https://docs.example.invalid/a/guide.md' });
-    expect(item).toMatchObject({ name: 'guide.md', knowledge_base_id: knowledgeBase.id, item_type: 'url', run_status: 'queued', status: 'active', error: null, chunks_count: 0 });
+    const item = await send(KnowledgeBasePatterns.addItem, {
+      workspace_id: workspace,
+      knowledge_base_id: knowledgeBase.id,
+      url: 'https://docs.example.invalid/a/guide.md',
+    });
+    expect(item).toMatchObject({
+      name: 'guide.md',
+      knowledge_base_id: knowledgeBase.id,
+      item_type: 'url',
+      run_status: 'queued',
+      status: 'active',
+      error: null,
+      chunks_count: 0,
+    });
     const job = await ingestQueue.getJob(item.id);
     expect(job?.data).toEqual({ workspace_id: workspace, knowledge_base_id: knowledgeBase.id, item_id: item.id });
-    const { rows } = await database.query<{ source_url: string; workspace_id: string }>('SELECT source_url, workspace_id FROM knowledge_base.knowledge_base_items WHERE id = $1', [item.id]);
+    const { rows } = await database.query<{ source_url: string; workspace_id: string }>(
+      'SELECT source_url, workspace_id FROM knowledge_base.knowledge_base_items WHERE id = $1',
+      [item.id],
+    );
     expect(rows).toEqual([{ source_url: 'https://docs.example.invalid/a/guide.md', workspace_id: workspace }]);
-    expect(await failure(send(KnowledgeBasePatterns.getItem, { workspace_id: otherWorkspace, knowledge_base_id: knowledgeBase.id, item_id: item.id }))).toMatchObject(KB_NOT_FOUND);
+    expect(
+      await failure(
+        send(KnowledgeBasePatterns.getItem, { workspace_id: otherWorkspace, knowledge_base_id: knowledgeBase.id, item_id: item.id }),
+      ),
+    ).toMatchObject(KB_NOT_FOUND);
   });
 
   it('hides a deleted knowledge base from every read at once and queues its cleanup under its id', async () => {
     const knowledgeBase = await create({ name: 'Doomed' });
-    expect(await send(KnowledgeBasePatterns.deleteKnowledgeBase, { workspace_id: workspace, knowledge_base_id: knowledgeBase.id })).toEqual({ id: knowledgeBase.id });
-    expect(await failure(send(KnowledgeBasePatterns.getKnowledgeBase, { workspace_id: workspace, knowledge_base_id: knowledgeBase.id }))).toMatchObject(KB_NOT_FOUND);
-    expect(await failure(send(KnowledgeBasePatterns.addItem, { workspace_id: workspace, knowledge_base_id: knowledgeBase.id, url: 'https://docs.example.invalid/x' }))).toMatchObject(KB_NOT_FOUND);
-    expect(await failure(send(KnowledgeBasePatterns.deleteKnowledgeBase, { workspace_id: workspace, knowledge_base_id: knowledgeBase.id }))).toMatchObject(KB_NOT_FOUND);
-    expect((await send(KnowledgeBasePatterns.listKnowledgeBases, { workspace_id: workspace })).some((listed) => listed.id === knowledgeBase.id)).toBe(false);
+    expect(await send(KnowledgeBasePatterns.deleteKnowledgeBase, { workspace_id: workspace, knowledge_base_id: knowledgeBase.id })).toEqual(
+      { id: knowledgeBase.id },
+    );
+    expect(
+      await failure(send(KnowledgeBasePatterns.getKnowledgeBase, { workspace_id: workspace, knowledge_base_id: knowledgeBase.id })),
+    ).toMatchObject(KB_NOT_FOUND);
+    expect(
+      await failure(
+        send(KnowledgeBasePatterns.addItem, {
+          workspace_id: workspace,
+          knowledge_base_id: knowledgeBase.id,
+          url: 'https://docs.example.invalid/x',
+        }),
+      ),
+    ).toMatchObject(KB_NOT_FOUND);
+    expect(
+      await failure(send(KnowledgeBasePatterns.deleteKnowledgeBase, { workspace_id: workspace, knowledge_base_id: knowledgeBase.id })),
+    ).toMatchObject(KB_NOT_FOUND);
+    expect(
+      (await send(KnowledgeBasePatterns.listKnowledgeBases, { workspace_id: workspace })).some((listed) => listed.id === knowledgeBase.id),
+    ).toBe(false);
     expect((await cleanupQueue.getJob(knowledgeBase.id))?.data).toEqual({ knowledge_base_id: knowledgeBase.id });
   });
 
   it('sets the workspace embedding model to an active catalog embedding model only', async () => {
     const setting = randomUUID();
-    expect(await send(KnowledgeBasePatterns.getEmbeddingModel, { workspace_id: setting })).toEqual({ embedding_model: 'text-embedding-3-small', source: 'default' });
-    expect(await send(KnowledgeBasePatterns.setEmbeddingModel, { workspace_id: setting, embedding_model: 'text-embedding-3-large' })).toEqual({ embedding_model: 'text-embedding-3-large', source: 'workspace' });
+    expect(await send(KnowledgeBasePatterns.getEmbeddingModel, { workspace_id: setting })).toEqual({
+      embedding_model: 'text-embedding-3-small',
+      source: 'default',
+    });
+    expect(
+      await send(KnowledgeBasePatterns.setEmbeddingModel, { workspace_id: setting, embedding_model: 'text-embedding-3-large' }),
+    ).toEqual({ embedding_model: 'text-embedding-3-large', source: 'workspace' });
     expect(await create({}, setting)).toMatchObject({ embedding_model: 'text-embedding-3-large' });
     for (const model of ['gpt-6-luna', 'no-such-model']) {
-      expect(await failure(send(KnowledgeBasePatterns.setEmbeddingModel, { workspace_id: setting, embedding_model: model }))).toMatchObject({ code: 'validation_error', status: 422, message: expect.stringContaining(model) });
+      expect(await failure(send(KnowledgeBasePatterns.setEmbeddingModel, { workspace_id: setting, embedding_model: model }))).toMatchObject(
+        { code: 'validation_error', status: 422, message: expect.stringContaining(model) },
+      );
     }
-    expect(await send(KnowledgeBasePatterns.getEmbeddingModel, { workspace_id: setting })).toEqual({ embedding_model: 'text-embedding-3-large', source: 'workspace' });
+    expect(await send(KnowledgeBasePatterns.getEmbeddingModel, { workspace_id: setting })).toEqual({
+      embedding_model: 'text-embedding-3-large',
+      source: 'workspace',
+    });
   });
 });

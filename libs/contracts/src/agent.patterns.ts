@@ -274,7 +274,8 @@ export function IsAttachmentList(options?: ValidationOptions): PropertyDecorator
                 typeof (item as { file_url?: unknown }).file_url === 'string' &&
                 (item as { file_url: string }).file_url.length <= 4096),
           ),
-        defaultMessage: () => `attachments must be an array of at most ${ATTACHMENT_ITEMS_MAX} URL strings or objects with a file_url string`,
+        defaultMessage: () =>
+          `attachments must be an array of at most ${ATTACHMENT_ITEMS_MAX} URL strings or objects with a file_url string`,
       },
     },
     options,
@@ -372,7 +373,15 @@ export interface AgentInvokeResponse {
 /** decisions: agent stream events (the prompt shapes, `done` on text fragments, and `tool`). */
 export type AgentStreamEvent =
   | { request_id: string; type: 'reasoning' | 'response'; model: string; response: string; done: boolean }
-  | { request_id: string; type: 'tool'; tool_id: string; tool: string; tool_type: string; tool_input: Record<string, unknown>; observation: string }
+  | {
+      request_id: string;
+      type: 'tool';
+      tool_id: string;
+      tool: string;
+      tool_type: string;
+      tool_input: Record<string, unknown>;
+      observation: string;
+    }
   | { request_id: string; type: 'usage'; usage: UsageObject & { duration: number }; stop_reason: string }
   | {
       request_id: string;

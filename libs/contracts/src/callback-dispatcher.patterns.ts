@@ -7,12 +7,23 @@ import type { WebhookOwnerKind } from './webhook-owners';
 
 /** The callback-dispatcher: the only sender of callbacks, and the keeper of their delivery log. */
 
-export const CALLBACK_EVENT_TYPES = ['prompt.completed', 'prompt.failed', 'agent.completed', 'agent.failed', 'workflow.completed', 'workflow.failed'] as const;
+export const CALLBACK_EVENT_TYPES = [
+  'prompt.completed',
+  'prompt.failed',
+  'agent.completed',
+  'agent.failed',
+  'workflow.completed',
+  'workflow.failed',
+] as const;
 export type CallbackEventType = (typeof CALLBACK_EVENT_TYPES)[number];
 
 /** decisions: the callback body. */
 export type CallbackBody =
-  | { event_type: 'prompt.completed' | 'agent.completed'; request_id: string; data: { response: string; usage: UsageObject | null; model: string } }
+  | {
+      event_type: 'prompt.completed' | 'agent.completed';
+      request_id: string;
+      data: { response: string; usage: UsageObject | null; model: string };
+    }
   | { event_type: 'workflow.completed'; request_id: string; data: { output: unknown } }
   | { event_type: 'prompt.failed' | 'agent.failed' | 'workflow.failed'; request_id: string; data: { error: string; error_code: string } };
 

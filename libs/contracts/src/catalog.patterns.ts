@@ -7,7 +7,13 @@ import { EmptyRequest, patternNames, rpc } from './rpc-contract';
 export const ACCOUNT_LANGUAGES = ['en', 'es'] as const;
 export type AccountLanguage = (typeof ACCOUNT_LANGUAGES)[number];
 
-export const PLAN_LIMIT_NAMES = ['rate_limit_per_day', 'provider_tool_calls_per_day', 'workflow_concurrency', 'workflow_step_limit', 'asset_storage_bytes'] as const;
+export const PLAN_LIMIT_NAMES = [
+  'rate_limit_per_day',
+  'provider_tool_calls_per_day',
+  'workflow_concurrency',
+  'workflow_step_limit',
+  'asset_storage_bytes',
+] as const;
 export type PlanLimitName = (typeof PLAN_LIMIT_NAMES)[number];
 /** Every plan value; null means unlimited. */
 export type PlanLimits = Record<PlanLimitName, number | null>;

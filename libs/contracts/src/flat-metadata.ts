@@ -14,10 +14,13 @@ export function flatMetadataProblem(value: unknown): string | undefined {
   for (const [key, item] of entries) {
     if (key.length === 0) return 'metadata keys must be non-empty strings';
     if (key.length > METADATA_LIMITS.keyLength) return `metadata keys may have at most ${METADATA_LIMITS.keyLength} characters`;
-    if (item !== null && typeof item === 'object') return `metadata.${key} must be a string, number, boolean or null (nested objects and arrays are not accepted)`;
+    if (item !== null && typeof item === 'object')
+      return `metadata.${key} must be a string, number, boolean or null (nested objects and arrays are not accepted)`;
     if (typeof item === 'number' && !Number.isFinite(item)) return `metadata.${key} must be a finite number`;
-    if (!['string', 'number', 'boolean'].includes(typeof item) && item !== null) return `metadata.${key} must be a string, number, boolean or null`;
-    if (typeof item === 'string' && item.length > METADATA_LIMITS.stringValueLength) return `metadata.${key} may have at most ${METADATA_LIMITS.stringValueLength} characters`;
+    if (!['string', 'number', 'boolean'].includes(typeof item) && item !== null)
+      return `metadata.${key} must be a string, number, boolean or null`;
+    if (typeof item === 'string' && item.length > METADATA_LIMITS.stringValueLength)
+      return `metadata.${key} may have at most ${METADATA_LIMITS.stringValueLength} characters`;
   }
   return undefined;
 }

@@ -1,10 +1,36 @@
 export { APP_NAMES, DOMAIN_SERVICES, queueGroupOf, type AppName, type DomainService } from './services';
-export { EmptyRequest, patternNames, rpc, type ContractMap, type ContractsByPattern, type RequestClass, type RpcContract, type RpcKind } from './rpc-contract';
-export { RPC_CONTRACTS, type ReplyPattern, type RpcContracts, type RpcPattern, type RpcRequest, type RpcResponse, type StreamPattern } from './rpc-contracts';
+export {
+  EmptyRequest,
+  patternNames,
+  rpc,
+  type ContractMap,
+  type ContractsByPattern,
+  type RequestClass,
+  type RpcContract,
+  type RpcKind,
+} from './rpc-contract';
+export {
+  RPC_CONTRACTS,
+  type ReplyPattern,
+  type RpcContracts,
+  type RpcPattern,
+  type RpcRequest,
+  type RpcResponse,
+  type StreamPattern,
+} from './rpc-contracts';
 export { sendRpc, streamRpc, type RpcTransport, type SendOptions } from './send';
 export { CLAIM_BUCKETS, RpcHeaders, STREAM_HEARTBEAT, type ClaimBucket, type RpcCallContext } from './rpc-headers';
 export { QueueNames, type QueueJobs, type QueueName } from './queues';
-export { LedgerStream, RUN_KINDS, RUN_STATUSES, TERMINAL_RUN_STATUSES, type LedgerDeadLetter, type LedgerRecord, type RunKind, type RunStatus } from './ledger';
+export {
+  LedgerStream,
+  RUN_KINDS,
+  RUN_STATUSES,
+  TERMINAL_RUN_STATUSES,
+  type LedgerDeadLetter,
+  type LedgerRecord,
+  type RunKind,
+  type RunStatus,
+} from './ledger';
 export {
   DEAD_LETTER_OWNERS,
   DEAD_LETTER_PREVIEW_CHARS,
@@ -28,7 +54,13 @@ export {
 export { WEBHOOK_OWNER_KINDS, type WebhookOwnerKind } from './webhook-owners';
 export { integerFromDigits, ListLimit, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
 export { flatMetadataProblem, IsFlatMetadata, METADATA_LIMITS, type FlatMetadata, type MetadataValue } from './flat-metadata';
-export { HealthContracts, HealthPatterns, type HealthPingPattern, type HealthPingRequest, type HealthPingResponse } from './health.patterns';
+export {
+  HealthContracts,
+  HealthPatterns,
+  type HealthPingPattern,
+  type HealthPingRequest,
+  type HealthPingResponse,
+} from './health.patterns';
 export {
   ACCOUNT_LANGUAGES,
   API_KEY_PATTERN,

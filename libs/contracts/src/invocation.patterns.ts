@@ -400,7 +400,10 @@ export const InvocationContracts = {
   streamPrompt: rpc('invocation.prompts.stream', PromptRunRequest).streams<PromptStreamEvent>(),
   getWebhookSecret: rpc('invocation.prompts.webhook-secret.get', PromptWebhookSecretRequest).returns<WebhookSecretView>(),
   rotateWebhookSecret: rpc('invocation.prompts.webhook-secret.rotate', RotatePromptWebhookSecretRequest).returns<WebhookSecretView>(),
-  republishWebhookTarget: rpc('invocation.prompts.webhook-target.republish', RepublishWebhookTargetRequest).returns<RepublishedWebhookTarget>(),
+  republishWebhookTarget: rpc(
+    'invocation.prompts.webhook-target.republish',
+    RepublishWebhookTargetRequest,
+  ).returns<RepublishedWebhookTarget>(),
   getRequest: rpc('invocation.requests.get', RequestLookupRequest).returns<RequestLookup>(),
   listRequests: rpc('invocation.requests.list', ListRequestsRequest).returns<RequestListItem[]>(),
 };

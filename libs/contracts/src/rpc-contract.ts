@@ -39,7 +39,9 @@ export type ContractMap = Readonly<Record<string, RpcContract>>;
 
 /** `{ routeModel: 'catalog.models.route', … }`: the pattern names of a contract map. */
 export function patternNames<Map extends ContractMap>(contracts: Map): { readonly [Name in keyof Map]: Map[Name]['pattern'] } {
-  return Object.fromEntries(Object.entries(contracts).map(([name, contract]) => [name, contract.pattern])) as { readonly [Name in keyof Map]: Map[Name]['pattern'] };
+  return Object.fromEntries(Object.entries(contracts).map(([name, contract]) => [name, contract.pattern])) as {
+    readonly [Name in keyof Map]: Map[Name]['pattern'];
+  };
 }
 
 /** A contract map re-keyed by pattern name. */

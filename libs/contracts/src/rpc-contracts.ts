@@ -35,7 +35,17 @@ export type StreamPattern = { [P in RpcPattern]: RpcContracts[P]['kind'] extends
 
 /** The same contracts at run time, for the handler side's payload validation. */
 export const RPC_CONTRACTS: { readonly [P in RpcPattern]: RpcContracts[P] } = Object.fromEntries(
-  [HealthContracts, CatalogContracts, InvocationContracts, CallbackDispatcherContracts, AgentContracts, AssetContracts, KnowledgeBaseContracts, WorkflowDeploymentContracts, WorkflowRunContracts, DeadLetterListContracts, DeadLetterReplayContracts].flatMap((contracts) =>
-    Object.values(contracts).map((contract: RpcContract) => [contract.pattern, contract]),
-  ),
+  [
+    HealthContracts,
+    CatalogContracts,
+    InvocationContracts,
+    CallbackDispatcherContracts,
+    AgentContracts,
+    AssetContracts,
+    KnowledgeBaseContracts,
+    WorkflowDeploymentContracts,
+    WorkflowRunContracts,
+    DeadLetterListContracts,
+    DeadLetterReplayContracts,
+  ].flatMap((contracts) => Object.values(contracts).map((contract: RpcContract) => [contract.pattern, contract])),
 ) as { readonly [P in RpcPattern]: RpcContracts[P] };

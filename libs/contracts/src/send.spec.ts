@@ -23,7 +23,9 @@ describe('streamRpc', () => {
   it('applies the time-out to each gap between values, not to the whole stream', async () => {
     const slowButSteady = concat(...[1, 2, 3].map((n) => timer(15).pipe(map(() => n))));
     const run = { workspace_id: 'w', request_id: 'r', deployment: 'd', variant: 'v' } satisfies PromptRunRequest;
-    const values = await firstValueFrom(streamRpc(transportOf(slowButSteady), InvocationPatterns.streamPrompt, run, { timeoutMs: 40 }).pipe(toArray()));
+    const values = await firstValueFrom(
+      streamRpc(transportOf(slowButSteady), InvocationPatterns.streamPrompt, run, { timeoutMs: 40 }).pipe(toArray()),
+    );
     expect(values).toEqual([1, 2, 3]);
   });
 });

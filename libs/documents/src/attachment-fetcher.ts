@@ -174,7 +174,11 @@ export class AttachmentFetcher {
     this.maxRedirects = options.maxRedirects ?? DEFAULT_ATTACHMENT_MAX_REDIRECTS;
     const allowlist = typeof options.allowlist === 'string' ? options.allowlist : (options.allowlist ?? []).join(',');
     this.wording = options.wording ?? ATTACHMENT_WORDING;
-    this.headers = { accept: options.accept ?? '*/*', 'accept-encoding': 'identity', 'user-agent': options.userAgent ?? 'Waggle-Attachments/1' };
+    this.headers = {
+      accept: options.accept ?? '*/*',
+      'accept-encoding': 'identity',
+      'user-agent': options.userAgent ?? 'Waggle-Attachments/1',
+    };
     const policy = new CallbackUrlPolicy(allowlist, {
       ...this.wording,
       setting: options.allowlistSetting ?? 'ATTACHMENT_URL_ALLOWLIST',

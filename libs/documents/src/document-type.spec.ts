@@ -125,11 +125,18 @@ describe('binarySignature', () => {
   // SciFact abstracts that file-type alone took for a BMP image and a QuickTime movie.
   const startsLikeBmp = text('BMP-2 signalling drives bone formation; we show in mice that the ligand acts early.');
   const startsLikeQuickTime = text('The widespread regulation of microRNA biogenesis, function and decay'); // bytes 4-8: "wide", a QuickTime atom
-  const bmp = Buffer.concat([Buffer.from('BM', 'ascii'), Buffer.from('3a0000000000000036000000280000000100000001000000010018000000000004000000130b0000130b00000000000000000000', 'hex')]);
+  const bmp = Buffer.concat([
+    Buffer.from('BM', 'ascii'),
+    Buffer.from('3a0000000000000036000000280000000100000001000000010018000000000004000000130b0000130b00000000000000000000', 'hex'),
+  ]);
 
   it('takes text that merely starts like a binary format for text', async () => {
     expect(await binarySignature(startsLikeBmp)).toBeUndefined();
-    expect(await detectDocumentType(startsLikeBmp, { fileName: '11831598.txt', contentType: 'text/plain' })).toEqual({ type: 'txt', mime: 'text/plain', source: 'extension' });
+    expect(await detectDocumentType(startsLikeBmp, { fileName: '11831598.txt', contentType: 'text/plain' })).toEqual({
+      type: 'txt',
+      mime: 'text/plain',
+      source: 'extension',
+    });
     expect(await binarySignature(startsLikeQuickTime)).toBeUndefined();
     expect(await detectDocumentType(startsLikeQuickTime, { fileName: '2619579.txt' })).toMatchObject({ type: 'txt' });
   });

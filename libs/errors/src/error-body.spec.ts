@@ -6,7 +6,12 @@ describe('toErrorBody', () => {
   it('shapes a catalog error with `error` as the alias of the localized message', () => {
     const exception = new WaggleException('model_deprecated', { params: { model: 'gpt-4-0314' } });
     const english = toErrorBody(exception, 'en') as ErrorBody;
-    expect(english).toEqual({ error: english.message, message: expect.stringContaining('gpt-4-0314'), error_code: 'model_deprecated', code: 'model_deprecated' });
+    expect(english).toEqual({
+      error: english.message,
+      message: expect.stringContaining('gpt-4-0314'),
+      error_code: 'model_deprecated',
+      code: 'model_deprecated',
+    });
     const spanish = toErrorBody(exception, 'es') as ErrorBody;
     expect(spanish.message).toContain('gpt-4-0314');
     expect(spanish.message).not.toEqual(english.message);
@@ -21,8 +26,12 @@ describe('toErrorBody', () => {
   });
 
   it('puts validation_failed details in `errors` and other details in `details`', () => {
-    expect(toErrorBody(new WaggleException('validation_failed', { details: [{ field: 'a' }] }), 'en')).toMatchObject({ errors: [{ field: 'a' }] });
-    expect(toErrorBody(new WaggleException('validation_error', { details: [{ field: 'b' }] }), 'en')).toMatchObject({ details: [{ field: 'b' }] });
+    expect(toErrorBody(new WaggleException('validation_failed', { details: [{ field: 'a' }] }), 'en')).toMatchObject({
+      errors: [{ field: 'a' }],
+    });
+    expect(toErrorBody(new WaggleException('validation_error', { details: [{ field: 'b' }] }), 'en')).toMatchObject({
+      details: [{ field: 'b' }],
+    });
   });
 
   it('keeps a specific message override', () => {
@@ -40,7 +49,11 @@ describe('WaggleException', () => {
   });
 
   it('survives the wire: code, status, params, details and extra fields', () => {
-    const original = new WaggleException('api_rate_limit_exceeded', { params: { limit: 5 }, extra: { limit: 5, current: 6 }, details: { x: 1 } });
+    const original = new WaggleException('api_rate_limit_exceeded', {
+      params: { limit: 5 },
+      extra: { limit: 5, current: 6 },
+      details: { x: 1 },
+    });
     const copy = WaggleException.fromWire(JSON.parse(JSON.stringify(original.toWire())));
     expect(copy).toBeInstanceOf(WaggleException);
     expect(copy?.toWire()).toEqual(original.toWire());

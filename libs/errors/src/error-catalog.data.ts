@@ -16,17 +16,7 @@
  */
 
 export type ErrorCategory =
-  | 'runtime'
-  | 'auth'
-  | 'validation'
-  | 'limits'
-  | 'billing'
-  | 'provider'
-  | 'guest'
-  | 'experiment'
-  | 'webhook'
-  | 'integration'
-  | 'not_found';
+  'runtime' | 'auth' | 'validation' | 'limits' | 'billing' | 'provider' | 'guest' | 'experiment' | 'webhook' | 'integration' | 'not_found';
 
 export type SupportedLocale = 'en' | 'es';
 

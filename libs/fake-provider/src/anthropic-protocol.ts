@@ -37,7 +37,8 @@ export function anthropicConversation(body: Json): FakeConversation | undefined 
   return {
     lastUserText: lastUser ? textOf(lastUser.content) : '',
     // Tool results come back as one user message holding a tool_result block per call.
-    toolRounds: messages.filter((message) => message?.role === 'user' && blocksOf(message).some((block) => block?.type === 'tool_result')).length,
+    toolRounds: messages.filter((message) => message?.role === 'user' && blocksOf(message).some((block) => block?.type === 'tool_result'))
+      .length,
     images: messages.flatMap((message) => blocksOf(message).flatMap(anthropicImage)),
     toolsAllowed: Array.isArray(body.tools) && body.tools.length > 0 && (body.tool_choice as Json | undefined)?.type !== 'none',
     promptWords: countWords(textOf(body.system)) + messages.reduce((sum, message) => sum + countWords(textOf(message?.content)), 0),
@@ -87,7 +88,12 @@ export function anthropicMessage(id: string, model: string, answer: FakeAnswer):
     content: [
       ...(reasoning.length > 0 ? [{ type: 'thinking', thinking: reasoning, signature: thinkingSignature(reasoning) }] : []),
       ...(hasTextBlock(answer) ? [{ type: 'text', text }] : []),
-      ...answer.toolCalls.map((call) => ({ type: 'tool_use', id: call.id, name: call.name, input: JSON.parse(call.argumentFragments.join('')) })),
+      ...answer.toolCalls.map((call) => ({
+        type: 'tool_use',
+        id: call.id,
+        name: call.name,
+        input: JSON.parse(call.argumentFragments.join('')),
+      })),
     ],
     stop_reason: anthropicStopReason(answer),
     stop_sequence: answer.stopSequence ?? null,

@@ -76,7 +76,7 @@ describe('planAnswer', () => {
     expect(planAnswer(behaviour, conversation({ maxTokens: 6 })).finish).toBe('stop');
   });
 
-  it('answers the scripted turn of the conversation\'s tool round, then the plain response', () => {
+  it("answers the scripted turn of the conversation's tool round, then the plain response", () => {
     const behaviour = resolveBehaviour({
       response: 'All done.',
       turns: [
@@ -86,7 +86,9 @@ describe('planAnswer', () => {
     });
     const first = planAnswer(behaviour, conversation());
     expect(first).toMatchObject({ finish: 'tool_calls', responseFragments: ['Checking.'] });
-    expect(first.toolCalls).toEqual([{ id: 'call_fake_0_0', name: 'search', argumentFragments: ['{"query"', ':"a long', ' query t', 'ext"}'] }]);
+    expect(first.toolCalls).toEqual([
+      { id: 'call_fake_0_0', name: 'search', argumentFragments: ['{"query"', ':"a long', ' query t', 'ext"}'] },
+    ]);
     expect(first.usage.completionTokens).toBe(1 + 4);
     const second = planAnswer(behaviour, conversation({ toolRounds: 1 }));
     expect(second).toMatchObject({ finish: 'tool_calls', responseFragments: [], toolCalls: [{ id: 'call_fake_1_0', name: 'fetch' }] });
@@ -96,7 +98,11 @@ describe('planAnswer', () => {
 
   it('answers the plain response when the request offers no tools or forbids calling them', () => {
     const behaviour = resolveBehaviour({ response: 'Plain.', turns: [{ toolCalls: [{ name: 't', arguments: {} }] }] });
-    expect(planAnswer(behaviour, conversation({ toolsAllowed: false }))).toMatchObject({ finish: 'stop', toolCalls: [], responseFragments: ['Plain.'] });
+    expect(planAnswer(behaviour, conversation({ toolsAllowed: false }))).toMatchObject({
+      finish: 'stop',
+      toolCalls: [],
+      responseFragments: ['Plain.'],
+    });
   });
 
   it('drops the tool calls of a turn cut at the output limit', () => {

@@ -154,7 +154,8 @@ function parseTurns(turns: unknown): void {
     turn.toolCalls.forEach((call: unknown, callIndex) => {
       const callWhere = `${where}.toolCalls[${callIndex}]`;
       if (!isPlainObject(call)) throw new Error(`${callWhere} must be an object`);
-      if (typeof call.name !== 'string' || !TOOL_NAME.test(call.name)) throw new Error(`${callWhere}.name must be 1-64 letters, digits, _ or -`);
+      if (typeof call.name !== 'string' || !TOOL_NAME.test(call.name))
+        throw new Error(`${callWhere}.name must be 1-64 letters, digits, _ or -`);
       if (!isPlainObject(call.arguments)) throw new Error(`${callWhere}.arguments must be a JSON object`);
     });
   });
@@ -290,6 +291,7 @@ export function planAnswer(behaviour: FakeBehaviour, conversation: FakeConversat
 function planToolCall(call: FakeToolCall, round: number, index: number): FakePlannedToolCall {
   const json = JSON.stringify(call.arguments);
   const argumentFragments: string[] = [];
-  for (let start = 0; start < json.length; start += ARGUMENT_FRAGMENT_CHARS) argumentFragments.push(json.slice(start, start + ARGUMENT_FRAGMENT_CHARS));
+  for (let start = 0; start < json.length; start += ARGUMENT_FRAGMENT_CHARS)
+    argumentFragments.push(json.slice(start, start + ARGUMENT_FRAGMENT_CHARS));
   return { id: `call_fake_${round}_${index}`, name: call.name, argumentFragments };
 }

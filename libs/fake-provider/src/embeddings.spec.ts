@@ -25,7 +25,10 @@ describe('fakeEmbedding', () => {
 describe('embeddingRequest', () => {
   it('takes a string or an array of strings and the optional dimensions', () => {
     expect(embeddingRequest({ model: 'e', input: 'one' })).toEqual({ inputs: ['one'] });
-    expect(embeddingRequest({ model: 'e', input: ['a', 'b'], dimensions: 8, encoding_format: 'float' })).toEqual({ inputs: ['a', 'b'], dimensions: 8 });
+    expect(embeddingRequest({ model: 'e', input: ['a', 'b'], dimensions: 8, encoding_format: 'float' })).toEqual({
+      inputs: ['a', 'b'],
+      dimensions: 8,
+    });
   });
 
   it.each([

@@ -12,7 +12,15 @@ import {
   hasTextBlock,
   thinkingSignature,
 } from './anthropic-protocol';
-import { parseBehaviour, planAnswer, resolveBehaviour, type FakeAnswer, type FakeBehaviour, type FakeConversation, type FakeImage } from './behaviour';
+import {
+  parseBehaviour,
+  planAnswer,
+  resolveBehaviour,
+  type FakeAnswer,
+  type FakeBehaviour,
+  type FakeConversation,
+  type FakeImage,
+} from './behaviour';
 import { embeddingRequest, openAIEmbeddings, type FakeEmbeddingRequest } from './embeddings';
 import {
   openAIChunk,
@@ -301,7 +309,14 @@ export class FakeProviderServer {
     }
     const parsed = body && parseModelRequest(protocol, path, body);
     if (!body || typeof parsed !== 'object' || parsed === null || !record.model) {
-      return fail(400, typeof parsed === 'string' ? parsed : protocol === 'anthropic' ? 'model, messages and max_tokens are required' : 'model and messages are required');
+      return fail(
+        400,
+        typeof parsed === 'string'
+          ? parsed
+          : protocol === 'anthropic'
+            ? 'model, messages and max_tokens are required'
+            : 'model and messages are required',
+      );
     }
     if ('images' in parsed) Object.assign(record, { images: parsed.images, toolRounds: parsed.toolRounds });
 
@@ -388,7 +403,9 @@ export class FakeProviderServer {
       ...answer.responseFragments.map((text) => ({ content: text })),
       ...answer.toolCalls.flatMap((call, index) => openAIToolCallDeltas(call, index)),
     ];
-    const outcome = await this.writeFragments(stream, deltas, (delta) => send(openAIChunk(identity, { delta }, includeUsage)), { count: 0 });
+    const outcome = await this.writeFragments(stream, deltas, (delta) => send(openAIChunk(identity, { delta }, includeUsage)), {
+      count: 0,
+    });
     if (outcome !== 'ok') return outcome;
     send(openAIChunk(identity, { delta: {}, finishReason: openAIFinishReason(answer) }, includeUsage));
     if (includeUsage) send(openAIChunk(identity, undefined, true, answer.usage));

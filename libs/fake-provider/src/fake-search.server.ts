@@ -296,8 +296,10 @@ export class FakeSearchServer {
     // `broken-at-N` in the query breaks only its page N; any other `broken` breaks every page.
     const brokenAt = /(?:^|-)broken-at-(\d+)(?:-|$)/.exec(slugAndIndex.slice(0, slugAndIndex.lastIndexOf('-')));
     if (brokenAt) {
-      if (slugAndIndex.slice(slugAndIndex.lastIndexOf('-') + 1) === brokenAt[1]) return void response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>');
-    } else if (slugAndIndex.includes('broken')) return void response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>');
+      if (slugAndIndex.slice(slugAndIndex.lastIndexOf('-') + 1) === brokenAt[1])
+        return void response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>');
+    } else if (slugAndIndex.includes('broken'))
+      return void response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>');
     if (slugAndIndex.includes('binary')) {
       // Bytes of no document format a scraper reads (a gzip stream's header, then noise).
       const bytes = Buffer.alloc(512);

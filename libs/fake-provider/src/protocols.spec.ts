@@ -106,7 +106,11 @@ describe('OpenAI chat completions', () => {
         { role: 'tool', tool_call_id: 'c', content: '3' },
       ],
     });
-    expect(read).toMatchObject({ toolRounds: 2, toolsAllowed: false, images: [{ source: 'base64', mediaType: 'image/png', data: 'iVBORw0K' }] });
+    expect(read).toMatchObject({
+      toolRounds: 2,
+      toolsAllowed: false,
+      images: [{ source: 'base64', mediaType: 'image/png', data: 'iVBORw0K' }],
+    });
   });
 
   it('answers a scripted turn of tool calls with tool_calls and finish_reason tool_calls', () => {
@@ -160,7 +164,15 @@ describe('Anthropic messages', () => {
       max_tokens: 10,
       stop_sequences: ['X'],
     };
-    expect(anthropicConversation(body)).toEqual({ lastUserText: 'hi you', toolRounds: 0, toolsAllowed: false, images: [], promptWords: 4, maxTokens: 10, stop: ['X'] });
+    expect(anthropicConversation(body)).toEqual({
+      lastUserText: 'hi you',
+      toolRounds: 0,
+      toolsAllowed: false,
+      images: [],
+      promptWords: 4,
+      maxTokens: 10,
+      stop: ['X'],
+    });
     expect(anthropicConversation({ ...body, max_tokens: undefined })).toBeUndefined();
   });
 

@@ -91,7 +91,12 @@ describe('fake provider: scripting, records and aborts', () => {
     server.setModel('slow', { latencyMs: 60_000 });
     const controller = new AbortController();
     let answered = false;
-    const slow = postJson(`${url}/v1/chat/completions`, { model: 'slow', messages: [{ role: 'user', content: 'q' }] }, {}, controller.signal).then(
+    const slow = postJson(
+      `${url}/v1/chat/completions`,
+      { model: 'slow', messages: [{ role: 'user', content: 'q' }] },
+      {},
+      controller.signal,
+    ).then(
       () => (answered = true),
       (error: unknown) => error,
     );
@@ -170,10 +175,14 @@ describe('fake provider: scripting, records and aborts', () => {
     // The fake closes the connection after answering; once the client sees it closed, the
     // fake's own close handling (where an abort would be recorded) has already run.
     const answered = await new Promise<number>((resolve, reject) => {
-      const request = httpRequest(`${url}/v1/chat/completions`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', connection: 'close' } }, (response) => {
-        response.resume();
-        response.socket.once('close', () => resolve(response.statusCode ?? 0));
-      });
+      const request = httpRequest(
+        `${url}/v1/chat/completions`,
+        { method: 'POST', agent: false, headers: { 'content-type': 'application/json', connection: 'close' } },
+        (response) => {
+          response.resume();
+          response.socket.once('close', () => resolve(response.statusCode ?? 0));
+        },
+      );
       request.on('error', reject);
       request.end(JSON.stringify({ model: 'done', messages: [{ role: 'user', content: 'q' }] }));
     });

@@ -5,7 +5,10 @@ import { parseSse, postJson } from './sse';
 type Json = Record<string, unknown>;
 
 /** Scripted calls: round 0 asks for the weather in Paris, then the plain answer. */
-const TOOL_SCRIPT = { turns: [{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris', unit: 'celsius' } }] }], response: 'Sunny.' };
+const TOOL_SCRIPT = {
+  turns: [{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris', unit: 'celsius' } }] }],
+  response: 'Sunny.',
+};
 
 describe('fake provider: scripted tool calls and embeddings over HTTP', () => {
   const { server, url: baseUrl } = useFakeProvider();
@@ -28,7 +31,9 @@ describe('fake provider: scripted tool calls and embeddings over HTTP', () => {
         expect.objectContaining({
           message: expect.objectContaining({
             content: null,
-            tool_calls: [{ id: 'call_fake_0_0', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' } }],
+            tool_calls: [
+              { id: 'call_fake_0_0', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' } },
+            ],
           }),
           finish_reason: 'tool_calls',
         }),
@@ -38,12 +43,18 @@ describe('fake provider: scripted tool calls and embeddings over HTTP', () => {
           ...firstTurn,
           messages: [
             ...firstTurn.messages,
-            { role: 'assistant', content: null, tool_calls: [{ id: 'call_fake_0_0', type: 'function', function: { name: 'get_weather', arguments: '{}' } }] },
+            {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: 'call_fake_0_0', type: 'function', function: { name: 'get_weather', arguments: '{}' } }],
+            },
             { role: 'tool', tool_call_id: 'call_fake_0_0', content: '{"sky":"clear"}' },
           ],
         })
       ).json()) as Json;
-      expect(second.choices).toEqual([expect.objectContaining({ message: expect.objectContaining({ content: 'Sunny.' }), finish_reason: 'stop' })]);
+      expect(second.choices).toEqual([
+        expect.objectContaining({ message: expect.objectContaining({ content: 'Sunny.' }), finish_reason: 'stop' }),
+      ]);
       expect(server.requests.map((record) => record.toolRounds)).toEqual([0, 1]);
     });
 
@@ -54,16 +65,26 @@ describe('fake provider: scripted tool calls and embeddings over HTTP', () => {
         .filter((event) => event.data !== '[DONE]')
         .map((event) => JSON.parse(event.data) as { choices: Array<{ delta: Json; finish_reason: string | null }> });
       const calls = chunks.flatMap((chunk) => (chunk.choices[0]?.delta.tool_calls as Array<Json> | undefined) ?? []);
-      expect(calls[0]).toEqual({ index: 0, id: 'call_fake_0_0', type: 'function', function: { name: 'get_weather', arguments: '{"city":' } });
+      expect(calls[0]).toEqual({
+        index: 0,
+        id: 'call_fake_0_0',
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"city":' },
+      });
       expect(calls.length).toBeGreaterThan(2);
-      expect(JSON.parse(calls.map((call) => (call.function as { arguments: string }).arguments).join(''))).toEqual({ city: 'Paris', unit: 'celsius' });
+      expect(JSON.parse(calls.map((call) => (call.function as { arguments: string }).arguments).join(''))).toEqual({
+        city: 'Paris',
+        unit: 'celsius',
+      });
       expect(chunks.at(-1)?.choices[0].finish_reason).toBe('tool_calls');
     });
 
     it('answers plainly when tool_choice is none', async () => {
       server.setModel('tool-model', TOOL_SCRIPT);
       const body = (await (await postJson(`${url}/v1/chat/completions`, { ...firstTurn, tool_choice: 'none' })).json()) as Json;
-      expect(body.choices).toEqual([expect.objectContaining({ message: expect.objectContaining({ content: 'Sunny.' }), finish_reason: 'stop' })]);
+      expect(body.choices).toEqual([
+        expect.objectContaining({ message: expect.objectContaining({ content: 'Sunny.' }), finish_reason: 'stop' }),
+      ]);
     });
   });
 
@@ -127,7 +148,11 @@ describe('fake provider: scripted tool calls and embeddings over HTTP', () => {
 
   describe('POST /v1/embeddings', () => {
     it('answers one deterministic vector per input with the asked dimensions and word-count usage', async () => {
-      const response = await postJson(`${url}/v1/embeddings`, { model: 'embedder', input: ['red apple', 'green apple pie'], dimensions: 16 });
+      const response = await postJson(`${url}/v1/embeddings`, {
+        model: 'embedder',
+        input: ['red apple', 'green apple pie'],
+        dimensions: 16,
+      });
       expect(response.status).toBe(200);
       const body = (await response.json()) as { data: Array<{ index: number; embedding: number[] }>; usage: Json };
       expect(body.data.map(({ index, embedding }) => [index, embedding])).toEqual([
@@ -140,7 +165,9 @@ describe('fake provider: scripted tool calls and embeddings over HTTP', () => {
 
     it('takes a single string with the scripted default dimensions', async () => {
       server.setModel('embedder', { embeddingDimensions: 8 });
-      const body = (await (await postJson(`${url}/v1/embeddings`, { model: 'embedder', input: 'plain' })).json()) as { data: Array<{ embedding: number[] }> };
+      const body = (await (await postJson(`${url}/v1/embeddings`, { model: 'embedder', input: 'plain' })).json()) as {
+        data: Array<{ embedding: number[] }>;
+      };
       expect(body.data.map((entry) => entry.embedding)).toEqual([fakeEmbedding('plain', 8)]);
     });
 

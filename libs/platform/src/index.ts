@@ -1,4 +1,21 @@
-export { BaseEnv, ConfigError, DatabaseEnv, EnvVar, LOG_LEVELS, WithCallbackAllowlist, WithProviderCredentials, WithRedis, WithWebhookSecretKey, WithWebTools, WEB_SEARCH_PROVIDER_CHOICES, describeEnv, loadAppEnvClass, loadConfig, type EnvVarInfo, type LogLevel } from './config/env';
+export {
+  BaseEnv,
+  ConfigError,
+  DatabaseEnv,
+  EnvVar,
+  LOG_LEVELS,
+  WithCallbackAllowlist,
+  WithProviderCredentials,
+  WithRedis,
+  WithWebhookSecretKey,
+  WithWebTools,
+  WEB_SEARCH_PROVIDER_CHOICES,
+  describeEnv,
+  loadAppEnvClass,
+  loadConfig,
+  type EnvVarInfo,
+  type LogLevel,
+} from './config/env';
 export { REQUEST_ID_PATTERN, newErrorId, newRequestId, requestContext, type RequestContextStore } from './context/request-context';
 export { contextFields, loggerModuleParams, pinoOptions, redactCredentials, redactUrl } from './logging/logger-options';
 export { GracefulNatsServer } from './nats/graceful-nats.server';
@@ -19,15 +36,39 @@ export { RunCancellation } from './nats/run-cancellation';
 export { RpcContextInterceptor } from './nats/rpc-context.interceptor';
 export { WaggleRpcExceptionFilter } from './nats/rpc-exception.filter';
 export { createPayloadPipe, createValidationPipe, validationExceptionFactory, type FieldProblem } from './nats/validation';
-export { MAX_INPUT_DEPTH, StorableInputPipe, assertStorableInput, findUnstorableInput, type UnstorableInput } from './validation/storable-input';
-export { registerReplyHandler, RpcHandler, ValidatedPayload, type ReplyHandlerMethod, type RpcHandlerMismatch, type RpcHandlerResult } from './nats/rpc-handler';
+export {
+  MAX_INPUT_DEPTH,
+  StorableInputPipe,
+  assertStorableInput,
+  findUnstorableInput,
+  type UnstorableInput,
+} from './validation/storable-input';
+export {
+  registerReplyHandler,
+  RpcHandler,
+  ValidatedPayload,
+  type ReplyHandlerMethod,
+  type RpcHandlerMismatch,
+  type RpcHandlerResult,
+} from './nats/rpc-handler';
 export { natsHeaderGetter, natsHeaderSetter, startNatsClientSpan, startNatsServerSpan } from './nats/trace-propagation';
 export { HealthController } from './health/health.controller';
 export { createHealthPingController } from './health/health-ping.controller';
 export { DependencyIndicators, NATS_CONNECTION_SOURCE, REDIS_CLIENT, withTimeout, type NatsConnectionSource } from './health/indicators';
-export { APP_DEPENDENCIES, READINESS_REPORTERS, ReadinessService, type Dependency, type ReadinessReporter } from './health/readiness.service';
+export {
+  APP_DEPENDENCIES,
+  READINESS_REPORTERS,
+  ReadinessService,
+  type Dependency,
+  type ReadinessReporter,
+} from './health/readiness.service';
 export { ShutdownState } from './health/shutdown-state';
-export { LEDGER_FLUSH_INTERVAL_MS, LEDGER_PUBLISH_ATTEMPTS, LedgerPublisher, type LedgerPublisherSettings } from './ledger/ledger-publisher';
+export {
+  LEDGER_FLUSH_INTERVAL_MS,
+  LEDGER_PUBLISH_ATTEMPTS,
+  LedgerPublisher,
+  type LedgerPublisherSettings,
+} from './ledger/ledger-publisher';
 export { DEFAULT_LEDGER_STREAM_SETTINGS, ensureLedgerStream, type LedgerStreamSettings } from './ledger/ledger-stream';
 export { GroupCommit, type GroupCommitOptions } from './database/group-commit';
 export { serviceDataSourceOptions, type PostgresDataSourceOptions, type ServiceDataSourceSpec } from './database/data-source-options';
@@ -38,7 +79,15 @@ export { runMain } from './app/run-main';
 export { QueueWorker, queueTelemetry, type QueueWorkerSettings } from './queues/queue-worker';
 export { JOB_RETENTION, QueueProducer } from './queues/queue-producer';
 export { countDeadLettersWith, observeQueue, QUEUE_STATES, readQueue, type QueueReading, type QueueState } from './queues/queue-metrics';
-export { ensureDatabase, migrateAll, migrationStatus, type MigrateOptions, type MigrationReport, type MigrationStatus, type ServiceMigrationTarget } from './database/migrate';
+export {
+  ensureDatabase,
+  migrateAll,
+  migrationStatus,
+  type MigrateOptions,
+  type MigrationReport,
+  type MigrationStatus,
+  type ServiceMigrationTarget,
+} from './database/migrate';
 export {
   MIGRATIONS_INDEX,
   diffEntitiesAgainstMigrations,

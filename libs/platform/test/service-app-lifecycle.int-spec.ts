@@ -1,4 +1,12 @@
-import { Injectable, Module, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import {
+  Injectable,
+  Module,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  type OnModuleDestroy,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { HealthPatterns, sendRpc } from '@waggle/contracts';
 import { startServiceApp } from '../src/app/create-service-app';
 import { BaseEnv, loadConfig } from '../src/config/env';
@@ -38,7 +46,13 @@ describe('a service app built by startServiceApp', () => {
     const app = await startServiceApp({ service: 'asset', env, dependencies: ['nats'], imports: [CountingModule] });
     const client = new NatsRpcClient(env, 'lifecycle-test');
     try {
-      expect(calls).toEqual({ onModuleInit: 1, onApplicationBootstrap: 1, onModuleDestroy: 0, beforeApplicationShutdown: 0, onApplicationShutdown: 0 });
+      expect(calls).toEqual({
+        onModuleInit: 1,
+        onApplicationBootstrap: 1,
+        onModuleDestroy: 0,
+        beforeApplicationShutdown: 0,
+        onApplicationShutdown: 0,
+      });
       // Its NATS handlers are registered (with the RPC conventions) although the microservice ran no hooks itself.
       await client.connect();
       await expect(sendRpc(client, HealthPatterns.asset, {}, { timeoutMs: 5_000 })).resolves.toMatchObject({ service: 'asset' });
@@ -46,6 +60,12 @@ describe('a service app built by startServiceApp', () => {
       await client.close();
       await app.close();
     }
-    expect(calls).toEqual({ onModuleInit: 1, onApplicationBootstrap: 1, onModuleDestroy: 1, beforeApplicationShutdown: 1, onApplicationShutdown: 1 });
+    expect(calls).toEqual({
+      onModuleInit: 1,
+      onApplicationBootstrap: 1,
+      onModuleDestroy: 1,
+      beforeApplicationShutdown: 1,
+      onApplicationShutdown: 1,
+    });
   });
 });

@@ -31,7 +31,12 @@ function dimensionOptions(route: ModelRoute, dimensions: number | undefined): Em
 export async function embedTexts(registry: ProviderRegistry, route: ModelRoute, call: EmbeddingCall): Promise<EmbeddingResult> {
   const model = registry.embeddingModel(route);
   const providerOptions = dimensionOptions(route, call.dimensions);
-  const request = { model, maxRetries: registry.settings.maxRetries, abortSignal: call.abortSignal, ...(providerOptions && { providerOptions }) };
+  const request = {
+    model,
+    maxRetries: registry.settings.maxRetries,
+    abortSignal: call.abortSignal,
+    ...(providerOptions && { providerOptions }),
+  };
   const startedAt = performance.now();
   try {
     // One text goes through `embed`, which skips the batching `embedMany` does.

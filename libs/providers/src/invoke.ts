@@ -41,7 +41,11 @@ export async function complete(registry: ProviderRegistry, route: ModelRoute, ca
   try {
     const result = await generateText({ ...request, abortSignal: call.abortSignal });
     const usage = toSpecUsage(result.usage);
-    recordProviderCall(route, startedAt, { outcome: 'ok', inputTokens: usage.prompt_tokens.total_tokens, outputTokens: usage.completion_tokens.total_tokens });
+    recordProviderCall(route, startedAt, {
+      outcome: 'ok',
+      inputTokens: usage.prompt_tokens.total_tokens,
+      outputTokens: usage.completion_tokens.total_tokens,
+    });
     return {
       response: result.text,
       reasoning: result.reasoningText ?? '',
@@ -105,7 +109,11 @@ async function* streamParts(
           finished = true;
           const usage = toSpecUsage(part.totalUsage);
           recorded = true;
-          recordProviderCall(route, startedAt, { outcome: 'ok', inputTokens: usage.prompt_tokens.total_tokens, outputTokens: usage.completion_tokens.total_tokens });
+          recordProviderCall(route, startedAt, {
+            outcome: 'ok',
+            inputTokens: usage.prompt_tokens.total_tokens,
+            outputTokens: usage.completion_tokens.total_tokens,
+          });
           yield {
             type: 'finish',
             usage,

@@ -84,7 +84,11 @@ class LeanBody {
 
   constructor(private readonly stream: Readable) {}
 
-  getReader(): { read(): Promise<{ done: boolean; value: Uint8Array | undefined }>; cancel(reason?: unknown): Promise<void>; releaseLock(): void } {
+  getReader(): {
+    read(): Promise<{ done: boolean; value: Uint8Array | undefined }>;
+    cancel(reason?: unknown): Promise<void>;
+    releaseLock(): void;
+  } {
     const iterator = (this.iterator ??= this.stream[Symbol.asyncIterator]());
     return {
       read: async () => {

@@ -71,7 +71,10 @@ export class LocalEmbeddingModel implements EmbeddingModelV3 {
     private readonly pool: LocalEmbeddingPool,
   ) {
     if (!LOCAL_EMBEDDING_MODELS[modelId]) {
-      throw new WaggleException('config_error', { message: `The local provider has no embedding model ${modelId}`, details: { provider: 'local' } });
+      throw new WaggleException('config_error', {
+        message: `The local provider has no embedding model ${modelId}`,
+        details: { provider: 'local' },
+      });
     }
   }
 

@@ -11,7 +11,11 @@ export type ProviderOutcome = 'ok' | 'error' | 'aborted';
  * and outcome, the tokens the provider counted, and a failure's catalog code. Labels come from
  * the catalog, so their number stays bounded.
  */
-export function recordProviderCall(route: ModelRoute, startedAt: number, ended: { outcome: ProviderOutcome; inputTokens?: number; outputTokens?: number; error?: unknown }): void {
+export function recordProviderCall(
+  route: ModelRoute,
+  startedAt: number,
+  ended: { outcome: ProviderOutcome; inputTokens?: number; outputTokens?: number; error?: unknown },
+): void {
   const instruments = waggleMetrics();
   const { provider, modelId: model } = route;
   instruments.providerDuration.record(secondsSince(startedAt), { provider, model, outcome: ended.outcome });

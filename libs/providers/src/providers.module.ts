@@ -30,7 +30,11 @@ export class ProvidersModule {
       global: true,
       providers: [
         { provide: PROVIDER_SETTINGS, useFactory: () => providerSettingsFromEnv(options.env) },
-        { provide: ProviderRegistry, useFactory: (settings: ProviderSettings) => new ProviderRegistry(settings), inject: [PROVIDER_SETTINGS] },
+        {
+          provide: ProviderRegistry,
+          useFactory: (settings: ProviderSettings) => new ProviderRegistry(settings),
+          inject: [PROVIDER_SETTINGS],
+        },
         { provide: ModelRoutes, useFactory: (catalog: RpcTransport) => new ModelRoutes(catalog), inject: [options.catalogTransport] },
       ],
       exports: [PROVIDER_SETTINGS, ProviderRegistry, ModelRoutes],

@@ -93,7 +93,10 @@ export class ProviderRegistry {
     if (route.providerApi === 'local') {
       return {
         language: () => {
-          throw new WaggleException('config_error', { message: `Provider ${route.providerName} offers no language models`, details: { provider: route.provider } });
+          throw new WaggleException('config_error', {
+            message: `Provider ${route.providerName} offers no language models`,
+            details: { provider: route.provider },
+          });
         },
         embedding: (id) => new LocalEmbeddingModel(id, this.localPool),
       };

@@ -1,6 +1,13 @@
 import { WaggleException } from '@waggle/errors';
 import { ProviderRegistry } from './registry';
-import { PROVIDER_KEYS, providerEnvPrefix, providerEnvVariables, providerSettingsFromEnv, resolveEndpoint, type ProviderSettings } from './settings';
+import {
+  PROVIDER_KEYS,
+  providerEnvPrefix,
+  providerEnvVariables,
+  providerSettingsFromEnv,
+  resolveEndpoint,
+  type ProviderSettings,
+} from './settings';
 import type { ModelRoute } from './types';
 
 const route = (provider: string, providerApi: ModelRoute['providerApi'], providerName = provider): ModelRoute => ({
@@ -34,7 +41,9 @@ describe('providerEnvVariables', () => {
   it('names a key and a base URL variable for every known provider, and the retry count', () => {
     const variables = providerEnvVariables();
     expect(variables).toHaveLength(PROVIDER_KEYS.length * 2 + 1);
-    expect(variables).toEqual(expect.arrayContaining(['GROQ_API_KEY', 'GOOGLE_GENERATIVE_AI_BASE_URL', 'FAKE_BASE_URL', 'PROVIDER_MAX_RETRIES']));
+    expect(variables).toEqual(
+      expect.arrayContaining(['GROQ_API_KEY', 'GOOGLE_GENERATIVE_AI_BASE_URL', 'FAKE_BASE_URL', 'PROVIDER_MAX_RETRIES']),
+    );
   });
 });
 
@@ -65,7 +74,9 @@ describe('providerSettingsFromEnv', () => {
   it('takes PROVIDER_MAX_RETRIES and refuses a count out of range', () => {
     expect(providerSettingsFromEnv({ PROVIDER_MAX_RETRIES: 0 }).maxRetries).toBe(0);
     expect(thrown(() => providerSettingsFromEnv({ PROVIDER_MAX_RETRIES: 1.5 })).code).toBe('config_error');
-    expect(thrown(() => providerSettingsFromEnv({ PROVIDER_MAX_RETRIES: 11 })).message).toBe('PROVIDER_MAX_RETRIES must be an integer from 0 to 10');
+    expect(thrown(() => providerSettingsFromEnv({ PROVIDER_MAX_RETRIES: 11 })).message).toBe(
+      'PROVIDER_MAX_RETRIES must be an integer from 0 to 10',
+    );
   });
 
   it('refuses a base URL that is not http(s) without echoing it', () => {

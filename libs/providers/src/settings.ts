@@ -38,7 +38,19 @@ export const DEFAULT_MAX_RETRIES = 2;
  * that tests and local development load into the catalog. A new host is added here and in
  * the env class, not picked up from whatever the environment happens to hold.
  */
-export const PROVIDER_KEYS = ['openai', 'anthropic', 'google', 'mistral', 'deepseek', 'xai', 'groq', 'together', 'openrouter', 'ollama', 'fake'] as const;
+export const PROVIDER_KEYS = [
+  'openai',
+  'anthropic',
+  'google',
+  'mistral',
+  'deepseek',
+  'xai',
+  'groq',
+  'together',
+  'openrouter',
+  'ollama',
+  'fake',
+] as const;
 
 export type ProviderKey = (typeof PROVIDER_KEYS)[number];
 
@@ -91,7 +103,10 @@ export function providerSettingsFromEnv(env: ProviderEnv): ProviderSettings {
     throw new WaggleException('config_error', { message: 'PROVIDER_MAX_RETRIES must be an integer from 0 to 10' });
   }
   const localEmbeddingThreads = env.LOCAL_EMBEDDING_THREADS;
-  if (localEmbeddingThreads !== undefined && (!Number.isInteger(localEmbeddingThreads) || localEmbeddingThreads < 1 || localEmbeddingThreads > 64)) {
+  if (
+    localEmbeddingThreads !== undefined &&
+    (!Number.isInteger(localEmbeddingThreads) || localEmbeddingThreads < 1 || localEmbeddingThreads > 64)
+  ) {
     throw new WaggleException('config_error', { message: 'LOCAL_EMBEDDING_THREADS must be an integer from 1 to 64' });
   }
   return { endpoints, maxRetries, ...(localEmbeddingThreads !== undefined && { localEmbeddingThreads }) };

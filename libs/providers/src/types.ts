@@ -94,7 +94,6 @@ export interface ToolResult {
   isError?: boolean;
 }
 
-
 /** The spec's usage object for prompt runs (without `duration`, which the caller measures). */
 export interface SpecUsage {
   prompt_tokens: { total_tokens: number; cached_tokens: number };

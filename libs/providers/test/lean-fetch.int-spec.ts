@@ -23,7 +23,11 @@ describe('createLeanFetch', () => {
           response.write('data: first\n\n');
           return;
         }
-        response.writeHead(request.url === '/missing' ? 404 : 200, { 'content-type': 'application/json', 'x-request-id': 'abc', 'set-cookie': ['a=1', 'b=2'] });
+        response.writeHead(request.url === '/missing' ? 404 : 200, {
+          'content-type': 'application/json',
+          'x-request-id': 'abc',
+          'set-cookie': ['a=1', 'b=2'],
+        });
         response.end(JSON.stringify({ echo: body, path: request.url }));
       });
     });

@@ -36,7 +36,9 @@ describe('local embedding model', () => {
   });
 
   it('refuses a model it does not have, and language models, with config_error', async () => {
-    await expect(embedTexts(registry, { ...ROUTE, providerModelId: 'nope' }, { values: ['x'] })).rejects.toMatchObject({ code: 'config_error' });
+    await expect(embedTexts(registry, { ...ROUTE, providerModelId: 'nope' }, { values: ['x'] })).rejects.toMatchObject({
+      code: 'config_error',
+    });
     expect(() => registry.languageModel(ROUTE)).toThrow(expect.objectContaining({ code: 'config_error' }));
   });
 

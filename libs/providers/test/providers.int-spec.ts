@@ -313,7 +313,11 @@ describe('provider layer against the fake provider over HTTP', () => {
         calls.map((toolCall) =>
           toolCall.toolName === 'get_time'
             ? { toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, output: 'clock unavailable', isError: true }
-            : { toolCallId: toolCall.toolCallId, toolName: toolCall.toolName, output: { city: (toolCall.input as { city: string }).city, sky: 'sunny' } },
+            : {
+                toolCallId: toolCall.toolCallId,
+                toolName: toolCall.toolName,
+                output: { city: (toolCall.input as { city: string }).city, sky: 'sunny' },
+              },
         ),
       );
     const EXPECTED_CALLS: ToolCall[][] = [
@@ -327,9 +331,15 @@ describe('provider layer against the fake provider over HTTP', () => {
     function expectToolsOnTheWire() {
       const bodies = server.requests.map((record) => record.body as Record<string, unknown>);
       const sentNames = bodies.map((body) =>
-        (body.tools as Array<Record<string, unknown>>).map((entry) => (name === 'anthropic' ? entry.name : (entry.function as { name: string }).name)),
+        (body.tools as Array<Record<string, unknown>>).map((entry) =>
+          name === 'anthropic' ? entry.name : (entry.function as { name: string }).name,
+        ),
       );
-      expect(sentNames).toEqual([['get_weather', 'get_time'], ['get_weather', 'get_time'], ['get_weather', 'get_time']]);
+      expect(sentNames).toEqual([
+        ['get_weather', 'get_time'],
+        ['get_weather', 'get_time'],
+        ['get_weather', 'get_time'],
+      ]);
       expect(server.requests.map((record) => record.toolRounds)).toEqual([0, 1, 2]);
       // The last request carries every result, the failing one included.
       const last = JSON.stringify(bodies[2]);
@@ -367,7 +377,10 @@ describe('provider layer against the fake provider over HTTP', () => {
         if (calls.length === 0) break;
         messages.push(...finish.responseMessages, runTools(calls));
       }
-      expect(turns.map((parts) => parts.flatMap((part) => (part.type === 'tool-call' ? [part.toolCall] : [])))).toEqual([...EXPECTED_CALLS, []]);
+      expect(turns.map((parts) => parts.flatMap((part) => (part.type === 'tool-call' ? [part.toolCall] : [])))).toEqual([
+        ...EXPECTED_CALLS,
+        [],
+      ]);
       expect(turns.map((parts) => (parts.at(-1) as { stopReason: string }).stopReason)).toEqual(['tool_calls', 'tool_calls', 'completed']);
       expect(server.requests.every((record) => record.stream)).toBe(true);
       expectToolsOnTheWire();
@@ -378,13 +391,19 @@ describe('provider layer against the fake provider over HTTP', () => {
         ['auto', { type: 'auto' }],
         ['none', { type: 'none' }],
         ['required', { type: 'any' }],
-        [{ type: 'tool', toolName: 'get_time' }, { type: 'tool', name: 'get_time' }],
+        [
+          { type: 'tool', toolName: 'get_time' },
+          { type: 'tool', name: 'get_time' },
+        ],
       ],
       openai: [
         ['auto', 'auto'],
         ['none', 'none'],
         ['required', 'required'],
-        [{ type: 'tool', toolName: 'get_time' }, { type: 'function', function: { name: 'get_time' } }],
+        [
+          { type: 'tool', toolName: 'get_time' },
+          { type: 'function', function: { name: 'get_time' } },
+        ],
       ],
     };
 
@@ -393,10 +412,14 @@ describe('provider layer against the fake provider over HTTP', () => {
       // The fake does not read tool_choice; a scripted call keeps every answer valid under each choice.
       server.setModel(model, { turns: [{ toolCalls: [{ name: 'get_time', arguments: { zone: 'UTC' } }] }] });
       for (const [toolChoice] of expected) await complete(registry, route, call('x', { tools, toolChoice }));
-      expect(server.requests.map((record) => (record.body as Record<string, unknown>).tool_choice)).toEqual(expected.map(([, sent]) => sent));
-      await expect(complete(registry, route, call('x', { tools, toolChoice: { type: 'tool', toolName: 'launch' } }))).rejects.toMatchObject({
-        code: 'validation_error',
-      });
+      expect(server.requests.map((record) => (record.body as Record<string, unknown>).tool_choice)).toEqual(
+        expected.map(([, sent]) => sent),
+      );
+      await expect(complete(registry, route, call('x', { tools, toolChoice: { type: 'tool', toolName: 'launch' } }))).rejects.toMatchObject(
+        {
+          code: 'validation_error',
+        },
+      );
       expect(server.requests).toHaveLength(expected.length);
     });
   });
@@ -435,10 +458,20 @@ describe('provider layer against the fake provider over HTTP', () => {
 
     it('marks the system prompt and the last message as cache breakpoints and reports cached tokens', async () => {
       server.setModel(anthropic.providerModelId, { usage: { promptTokens: 120, cachedTokens: 100 } });
-      const result = await complete(registry, anthropic, { messages: history, params: { maxOutputTokens: 100, promptCache: { ttl: '1h' } } });
-      const sent = server.requests[0].body as { system: Array<Record<string, unknown>>; messages: Array<{ content: Array<Record<string, unknown>> }> };
+      const result = await complete(registry, anthropic, {
+        messages: history,
+        params: { maxOutputTokens: 100, promptCache: { ttl: '1h' } },
+      });
+      const sent = server.requests[0].body as {
+        system: Array<Record<string, unknown>>;
+        messages: Array<{ content: Array<Record<string, unknown>> }>;
+      };
       expect(sent.system).toEqual([{ type: 'text', text: history[0].content, cache_control: { type: 'ephemeral', ttl: '1h' } }]);
-      expect(sent.messages.at(-1)?.content.at(-1)).toEqual({ type: 'text', text: 'Order 42', cache_control: { type: 'ephemeral', ttl: '1h' } });
+      expect(sent.messages.at(-1)?.content.at(-1)).toEqual({
+        type: 'text',
+        text: 'Order 42',
+        cache_control: { type: 'ephemeral', ttl: '1h' },
+      });
       expect(JSON.stringify(sent.messages.slice(0, -1))).not.toContain('cache_control');
       expect(result.usage.prompt_tokens).toEqual({ total_tokens: 120, cached_tokens: 100 });
       // The caller's messages are left as they were.

@@ -12,7 +12,10 @@ describe('Waggle metric names as Prometheus reads them', () => {
 
   beforeEach(() => {
     exporter = new PrometheusExporter({ preventServerStart: true, withoutScopeInfo: true });
-    provider = new MeterProvider({ resource: resourceFromAttributes({ 'service.name': 'waggle-test', 'service.version': '9.9.9' }), readers: [exporter] });
+    provider = new MeterProvider({
+      resource: resourceFromAttributes({ 'service.name': 'waggle-test', 'service.version': '9.9.9' }),
+      readers: [exporter],
+    });
   });
 
   afterEach(() => provider.shutdown());
@@ -46,13 +49,24 @@ describe('Waggle metric names as Prometheus reads them', () => {
       expect([metric.name, metrics[metric.name]?.type]).toEqual([metric.name, metric.type]);
       for (const sample of metrics[metric.name]?.data ?? []) expect(Object.keys(sample.labels).sort()).toEqual([...metric.labels].sort());
     }
-    expect(metrics.target_info?.data).toEqual([{ labels: expect.objectContaining({ service_name: 'waggle-test', service_version: '9.9.9' }), value: 1 }]);
+    expect(metrics.target_info?.data).toEqual([
+      { labels: expect.objectContaining({ service_name: 'waggle-test', service_version: '9.9.9' }), value: 1 },
+    ]);
     expect(metrics.waggle_queue_jobs?.data).toEqual([{ labels: observed, value: 3 }]);
   });
 
   it('lists every sample name a scrape can hold, histograms by their three series', () => {
     const names = exportedSeriesNames();
-    expect(names).toEqual(expect.arrayContaining(['target_info', 'waggle_queue_jobs', 'http_server_request_duration_seconds_bucket', 'waggle_callback_delivery_attempts_count', 'process_cpu_seconds_total', 'nodejs_eventloop_delay_p99']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'target_info',
+        'waggle_queue_jobs',
+        'http_server_request_duration_seconds_bucket',
+        'waggle_callback_delivery_attempts_count',
+        'process_cpu_seconds_total',
+        'nodejs_eventloop_delay_p99',
+      ]),
+    );
     expect(names).not.toContain('http_server_request_duration_seconds');
     expect(new Set(names).size).toBe(names.length);
   });

@@ -22,10 +22,18 @@ function observeProcess(meter: Meter): void {
       result.observe((user + system) / 1e6);
     });
   meter
-    .createObservableGauge(WAGGLE_METRICS.processResidentMemory.name, { description: WAGGLE_METRICS.processResidentMemory.help, unit: 'By', valueType: ValueType.INT })
+    .createObservableGauge(WAGGLE_METRICS.processResidentMemory.name, {
+      description: WAGGLE_METRICS.processResidentMemory.help,
+      unit: 'By',
+      valueType: ValueType.INT,
+    })
     .addCallback((result) => result.observe(process.memoryUsage.rss()));
   meter
-    .createObservableGauge(WAGGLE_METRICS.processStartTime.name, { description: WAGGLE_METRICS.processStartTime.help, unit: 's', valueType: ValueType.INT })
+    .createObservableGauge(WAGGLE_METRICS.processStartTime.name, {
+      description: WAGGLE_METRICS.processStartTime.help,
+      unit: 's',
+      valueType: ValueType.INT,
+    })
     .addCallback((result) => result.observe(startTime));
 }
 

@@ -6,13 +6,16 @@ describe('the resource every span and metric carries', () => {
   const saved = { attributes: process.env.OTEL_RESOURCE_ATTRIBUTES, name: process.env.OTEL_SERVICE_NAME };
 
   afterEach(() => {
-    for (const [variable, value] of [['OTEL_RESOURCE_ATTRIBUTES', saved.attributes], ['OTEL_SERVICE_NAME', saved.name]] as const) {
+    for (const [variable, value] of [
+      ['OTEL_RESOURCE_ATTRIBUTES', saved.attributes],
+      ['OTEL_SERVICE_NAME', saved.name],
+    ] as const) {
       if (value === undefined) delete process.env[variable];
       else process.env[variable] = value;
     }
   });
 
-  it("takes service.version from the root package.json, from source and from dist alike", () => {
+  it('takes service.version from the root package.json, from source and from dist alike', () => {
     const { version } = JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as { version: string };
     expect(waggleVersion()).toBe(version);
     expect(waggleVersion(join(__dirname, '../../../dist/libs/telemetry/src'))).toBe(version);

@@ -22,4 +22,11 @@ export { buildFixtureDocuments, type FixtureDocument, type FixtureDocumentType }
 export { OwnServer, startOwnNats, startOwnPostgres, startOwnRedis, type OwnNatsOptions } from './own-infrastructure';
 export { createNatsOperatorTrust, natsCredsFile, type NatsOperatorTrust } from './nats-credentials';
 export { histogramCount, labelSets, sampleSum, scrapeMetrics, type PromMetrics } from './metrics-scrape';
-export { dashboardExpressions, GRAFANA_DASHBOARD_PATH, metricNamesIn, readGrafanaDashboard, type GrafanaDashboard, type GrafanaPanel } from './grafana-dashboard';
+export {
+  dashboardExpressions,
+  GRAFANA_DASHBOARD_PATH,
+  metricNamesIn,
+  readGrafanaDashboard,
+  type GrafanaDashboard,
+  type GrafanaPanel,
+} from './grafana-dashboard';

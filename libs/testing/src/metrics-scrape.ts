@@ -10,7 +10,8 @@ export async function scrapeMetrics(url: string): Promise<PromMetrics> {
 }
 
 function expectTextFormat(contentType: string | null): void {
-  if (!contentType?.startsWith('text/plain')) throw new Error(`/metrics answered content-type ${contentType}, not the Prometheus text format`);
+  if (!contentType?.startsWith('text/plain'))
+    throw new Error(`/metrics answered content-type ${contentType}, not the Prometheus text format`);
 }
 
 function matches(labels: Record<string, string>, wanted: Record<string, string>): boolean {
@@ -21,14 +22,18 @@ function matches(labels: Record<string, string>, wanted: Record<string, string>)
 export function sampleSum(metrics: PromMetrics, name: string, labels: Record<string, string> = {}): number {
   const metric = metrics[name];
   if (!metric) return 0;
-  return (metric.data as Array<{ labels: Record<string, string>; value?: number }>).filter((sample) => matches(sample.labels, labels)).reduce((sum, sample) => sum + (sample.value ?? 0), 0);
+  return (metric.data as Array<{ labels: Record<string, string>; value?: number }>)
+    .filter((sample) => matches(sample.labels, labels))
+    .reduce((sum, sample) => sum + (sample.value ?? 0), 0);
 }
 
 /** A histogram's observation count, summed over its series whose labels include `labels`. */
 export function histogramCount(metrics: PromMetrics, name: string, labels: Record<string, string> = {}): number {
   const metric = metrics[name];
   if (!metric || metric.type !== 'histogram') return 0;
-  return (metric.data as PromHistogramData[]).filter((series) => matches(series.labels, labels)).reduce((sum, series) => sum + series.count, 0);
+  return (metric.data as PromHistogramData[])
+    .filter((series) => matches(series.labels, labels))
+    .reduce((sum, series) => sum + series.count, 0);
 }
 
 /** Every label set a metric has samples for. */

@@ -47,10 +47,26 @@ export function createNatsOperatorTrust(): NatsOperatorTrust {
   const system = createAccount();
   const account = createAccount();
   const user = createUser();
-  const operatorJwt = signJwt({ sub: operator.getPublicKey(), name: 'waggle-test-operator', nats: { type: 'operator', version: 2 } }, operator);
-  const systemJwt = signJwt({ sub: system.getPublicKey(), name: 'SYS', nats: { type: 'account', version: 2, limits: UNLIMITED_ACCOUNT } }, operator);
-  const accountJwt = signJwt({ sub: account.getPublicKey(), name: 'waggle', nats: { type: 'account', version: 2, limits: { ...UNLIMITED_ACCOUNT, ...UNLIMITED_JETSTREAM } } }, operator);
-  const userJwt = signJwt({ sub: user.getPublicKey(), name: 'waggle-app', nats: { type: 'user', version: 2, pub: {}, sub: {}, subs: -1, data: -1, payload: -1 } }, account);
+  const operatorJwt = signJwt(
+    { sub: operator.getPublicKey(), name: 'waggle-test-operator', nats: { type: 'operator', version: 2 } },
+    operator,
+  );
+  const systemJwt = signJwt(
+    { sub: system.getPublicKey(), name: 'SYS', nats: { type: 'account', version: 2, limits: UNLIMITED_ACCOUNT } },
+    operator,
+  );
+  const accountJwt = signJwt(
+    {
+      sub: account.getPublicKey(),
+      name: 'waggle',
+      nats: { type: 'account', version: 2, limits: { ...UNLIMITED_ACCOUNT, ...UNLIMITED_JETSTREAM } },
+    },
+    operator,
+  );
+  const userJwt = signJwt(
+    { sub: user.getPublicKey(), name: 'waggle-app', nats: { type: 'user', version: 2, pub: {}, sub: {}, subs: -1, data: -1, payload: -1 } },
+    account,
+  );
   const serverConfig = [
     `operator: ${operatorJwt}`,
     `system_account: ${system.getPublicKey()}`,

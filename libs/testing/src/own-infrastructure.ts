@@ -47,11 +47,13 @@ export class OwnServer {
     const { file, args, options } = this.launch();
     const child = spawn(file, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
-    for (const stream of [child.stdout, child.stderr]) stream?.on('data', (chunk: Buffer) => (this.log = (this.log + chunk.toString()).slice(-20_000)));
+    for (const stream of [child.stdout, child.stderr])
+      stream?.on('data', (chunk: Buffer) => (this.log = (this.log + chunk.toString()).slice(-20_000)));
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
     await expectEventually(
       async () => {
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${this.name} exited (${child.signalCode ?? child.exitCode}):\n${this.log}`);
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`${this.name} exited (${child.signalCode ?? child.exitCode}):\n${this.log}`);
         if (!(await this.answers())) throw new Error(`${this.name} does not answer on ${this.port} yet`);
       },
       { timeoutMs, intervalMs: 100 },
@@ -91,7 +93,10 @@ function postgresBin(): string {
 
 /** The postgres user's ids: the server refuses to run as root. */
 function postgresUser(): { uid: number; gid: number } {
-  return { uid: Number(execFileSync('id', ['-u', 'postgres']).toString().trim()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString().trim()) };
+  return {
+    uid: Number(execFileSync('id', ['-u', 'postgres']).toString().trim()),
+    gid: Number(execFileSync('id', ['-g', 'postgres']).toString().trim()),
+  };
 }
 
 /**
@@ -108,21 +113,59 @@ export async function startOwnPostgres(port: number, dir: string, database: stri
       // A test's temporary directory is root's alone (0700): the postgres user must pass through it.
       chmodSync(dirname(dir), 0o711);
     }
-    const init = spawnSync(join(bin, 'initdb'), ['-D', dir, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8'], { ...user, encoding: 'utf8' });
+    const init = spawnSync(join(bin, 'initdb'), ['-D', dir, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8'], {
+      ...user,
+      encoding: 'utf8',
+    });
     if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr}`);
   }
   const server = new OwnServer(
     'postgres',
     port,
-    () => ({ file: join(bin, 'postgres'), args: ['-D', dir, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300'], options: { ...user } }),
+    () => ({
+      file: join(bin, 'postgres'),
+      args: ['-D', dir, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300'],
+      options: { ...user },
+    }),
     async () => spawnSync(join(bin, 'pg_isready'), ['-q', '-h', '127.0.0.1', '-p', String(port), '-t', '1']).status === 0,
     // A fast shutdown, as `pg_ctl stop` does by default: SIGTERM is the smart one, which waits for
     // every client to disconnect, and the apps' pools never do (a "restart" would never end).
     'SIGINT',
   );
   await server.start();
-  const exists = spawnSync('psql', ['-X', '-qAt', '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-c', `select 1 from pg_database where datname = '${database}'`], { encoding: 'utf8' });
-  if (exists.stdout.trim() !== '1') execFileSync('psql', ['-X', '-q', '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-c', `create database "${database}"`]);
+  const exists = spawnSync(
+    'psql',
+    [
+      '-X',
+      '-qAt',
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '-U',
+      'postgres',
+      '-d',
+      'postgres',
+      '-c',
+      `select 1 from pg_database where datname = '${database}'`,
+    ],
+    { encoding: 'utf8' },
+  );
+  if (exists.stdout.trim() !== '1')
+    execFileSync('psql', [
+      '-X',
+      '-q',
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '-U',
+      'postgres',
+      '-d',
+      'postgres',
+      '-c',
+      `create database "${database}"`,
+    ]);
   return { server, url: `postgres://postgres@127.0.0.1:${port}/${database}` };
 }
 
@@ -137,7 +180,22 @@ export async function startOwnRedis(port: number, dir: string): Promise<{ server
     port,
     () => ({
       file: 'redis-server',
-      args: ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'everysec', '--maxmemory-policy', 'noeviction', '--save', ''],
+      args: [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'everysec',
+        '--maxmemory-policy',
+        'noeviction',
+        '--save',
+        '',
+      ],
     }),
     async () => spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).stdout.trim() === 'PONG',
   );
@@ -163,7 +221,12 @@ export async function startOwnNats(port: number, dir: string, options: OwnNatsOp
     writeFileSync(configFile, options.config);
     configArgs.push('-c', configFile);
   }
-  const server = new OwnServer('nats', port, () => ({ file, args: [...configArgs, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir] }), () => tcpAnswers(port));
+  const server = new OwnServer(
+    'nats',
+    port,
+    () => ({ file, args: [...configArgs, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir] }),
+    () => tcpAnswers(port),
+  );
   await server.start();
   return { server, url: `nats://127.0.0.1:${port}` };
 }

@@ -11,7 +11,11 @@ import { startServiceUnderTest, type ServiceUnderTest } from './service-under-te
  * service's `apps/<service>/test/<service>-service.int-spec.ts` starts with this and grows
  * its own specs beside it.
  */
-export function describeServiceBasics(service: DomainService, bootstrap: () => Promise<INestApplication>, dependencies: readonly string[]): void {
+export function describeServiceBasics(
+  service: DomainService,
+  bootstrap: () => Promise<INestApplication>,
+  dependencies: readonly string[],
+): void {
   describe(`${service} service over NATS`, () => {
     let underTest: ServiceUnderTest;
     const ping = HealthPatterns[service];
@@ -27,7 +31,9 @@ export function describeServiceBasics(service: DomainService, bootstrap: () => P
     // Readiness is each dependency answering within its 1 s check, live: on a loaded machine
     // one check can miss right after start, so both wait until the service reports ready.
     it(`answers ${ping} in its queue group`, async () => {
-      await expectEventually(async () => expect(await underTest.send(ping, {})).toEqual({ service, ready: true, uptime_s: expect.any(Number) }));
+      await expectEventually(async () =>
+        expect(await underTest.send(ping, {})).toEqual({ service, ready: true, uptime_s: expect.any(Number) }),
+      );
     });
 
     it('checks its own dependencies on /health/ready', async () => {
@@ -41,12 +47,19 @@ export function describeServiceBasics(service: DomainService, bootstrap: () => P
 
     it('refuses a ping that carries a payload, with the validation envelope', async () => {
       const refused = await underTest.send(ping, { extra: 1 } as never).catch((error: WaggleException) => error);
-      expect(refused).toMatchObject({ code: 'validation_error', status: 422, details: [{ field: 'extra', messages: ['property extra should not exist'] }] });
+      expect(refused).toMatchObject({
+        code: 'validation_error',
+        status: 422,
+        details: [{ field: 'extra', messages: ['property extra should not exist'] }],
+      });
     });
 
     it('stops answering once closed: the next ping finds no one (502, not a time-out)', async () => {
       await underTest.closeApp();
-      await expect(sendRpc(underTest.rpc, ping, {}, { timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'upstream_request_failed', status: 502 });
+      await expect(sendRpc(underTest.rpc, ping, {}, { timeoutMs: 10_000 })).rejects.toMatchObject({
+        code: 'upstream_request_failed',
+        status: 502,
+      });
     });
   });
 }

@@ -21,7 +21,10 @@ export interface ServiceUnderTest {
  * from the environment as in production: the given variables (and a free port on
  * loopback) are in place while it boots, and put back afterwards.
  */
-export async function startServiceUnderTest(bootstrap: () => Promise<INestApplication>, env: Record<string, string> = {}): Promise<ServiceUnderTest> {
+export async function startServiceUnderTest(
+  bootstrap: () => Promise<INestApplication>,
+  env: Record<string, string> = {},
+): Promise<ServiceUnderTest> {
   const overrides: Record<string, string> = { PORT: '0', HOST: '127.0.0.1', ...env };
   const saved = Object.fromEntries(Object.keys(overrides).map((name) => [name, process.env[name]]));
   Object.assign(process.env, overrides);

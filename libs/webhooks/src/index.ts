@@ -1,8 +1,29 @@
-export { digestWebhookSecret, generateWebhookSecret, matchesWebhookSecret, parseWebhookSecretKeyring, SecretSealer, standardWebhooksKey } from './secrets';
+export {
+  digestWebhookSecret,
+  generateWebhookSecret,
+  matchesWebhookSecret,
+  parseWebhookSecretKeyring,
+  SecretSealer,
+  standardWebhooksKey,
+} from './secrets';
 export { SIGNATURE_HEADERS, signCallback, type CallbackSignatureInput } from './signatures';
-export { acceptsSecret, secretsInForce, WebhookRegistry, type RegisteredPromptVariant, type RegisteredSecret, type WebhookTarget } from './registry';
+export {
+  acceptsSecret,
+  secretsInForce,
+  WebhookRegistry,
+  type RegisteredPromptVariant,
+  type RegisteredSecret,
+  type WebhookTarget,
+} from './registry';
 export { deliveryIdFor } from './delivery-id';
 export { CallbackRefusedError, CallbackUrlPolicy, nonPublicRange } from './callback-url-policy';
 export { checkResolvedAddresses, createGuardedDispatcher, refusalOf, type GuardedDispatcherOptions } from './guarded-dispatcher';
 export { WebhookTargetKeeper, type WebhookTargetKeeperOptions, type WebhookTargetSource } from './target-keeper';
-export { newOwnerSecrets, ownerAcceptsSecret, previousSecretExpiry, registeredSecrets, rotateOwnerSecrets, type SealedOwnerSecrets } from './owner-secrets';
+export {
+  newOwnerSecrets,
+  ownerAcceptsSecret,
+  previousSecretExpiry,
+  registeredSecrets,
+  rotateOwnerSecrets,
+  type SealedOwnerSecrets,
+} from './owner-secrets';

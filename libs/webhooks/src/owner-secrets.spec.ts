@@ -12,7 +12,9 @@ describe("a webhook owner's secrets", () => {
     const plain = sealer.open(secrets.current);
     expect(plain).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(secrets.current).not.toContain(plain);
-    expect(registeredSecrets(sealer, secrets, now)).toEqual([{ digest: digestWebhookSecret(plain), sealed: secrets.current, expires_at: null }]);
+    expect(registeredSecrets(sealer, secrets, now)).toEqual([
+      { digest: digestWebhookSecret(plain), sealed: secrets.current, expires_at: null },
+    ]);
     expect(ownerAcceptsSecret(sealer, secrets, plain, now)).toBe(true);
     expect(ownerAcceptsSecret(sealer, secrets, `${plain}x`, now)).toBe(false);
   });

@@ -39,7 +39,10 @@ export function secretsInForce(target: WebhookTarget, now: Date = new Date()): R
 
 /** Constant-time check of a presented secret against every secret in force. */
 export function acceptsSecret(target: WebhookTarget, presented: string, now: Date = new Date()): boolean {
-  return matchesWebhookSecret(presented, secretsInForce(target, now).map((secret) => secret.digest));
+  return matchesWebhookSecret(
+    presented,
+    secretsInForce(target, now).map((secret) => secret.digest),
+  );
 }
 
 const KEY_PREFIX = 'waggle:webhook-targets';

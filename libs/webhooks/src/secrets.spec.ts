@@ -69,7 +69,9 @@ describe('SecretSealer keyring (WEBHOOK_SECRET_KEY newest first)', () => {
     expect(sealed.split('.')).toHaveLength(5);
     expect(sealed.split('.').slice(0, 2)).toEqual(['v2', rotated.sealingKeyId]);
     expect(new SecretSealer(newKey).open(sealed)).toBe('after');
-    expect(() => new SecretSealer(oldKey).open(sealed)).toThrow(`sealed under key ${rotated.sealingKeyId}, which is not in WEBHOOK_SECRET_KEY`);
+    expect(() => new SecretSealer(oldKey).open(sealed)).toThrow(
+      `sealed under key ${rotated.sealingKeyId}, which is not in WEBHOOK_SECRET_KEY`,
+    );
   });
 
   it('fails clearly on a value sealed by a key no longer in the ring', () => {

@@ -107,7 +107,10 @@ export class SecretSealer {
     if (parts[0] === SEALED_WITH_KEY_ID && parts.length === 5) {
       const [, keyId, iv, tag, ciphertext] = parts;
       const sealing = this.ring.find((candidate) => candidate.id === keyId);
-      if (!sealing) throw new Error(`The webhook secret was sealed under key ${keyId}, which is not in WEBHOOK_SECRET_KEY (keys: ${this.ring.map((k) => k.id).join(', ')})`);
+      if (!sealing)
+        throw new Error(
+          `The webhook secret was sealed under key ${keyId}, which is not in WEBHOOK_SECRET_KEY (keys: ${this.ring.map((k) => k.id).join(', ')})`,
+        );
       return decrypt(sealing.key, iv, tag, ciphertext);
     }
     if (parts[0] === SEALED_VERSION && parts.length === 4 && parts[1] && parts[2]) {
@@ -119,7 +122,9 @@ export class SecretSealer {
           // Not this key (or altered): try the next one.
         }
       }
-      throw new Error(`The webhook secret opens under none of the ${this.ring.length} key(s) of WEBHOOK_SECRET_KEY (sealed under a key no longer in the ring, or altered)`);
+      throw new Error(
+        `The webhook secret opens under none of the ${this.ring.length} key(s) of WEBHOOK_SECRET_KEY (sealed under a key no longer in the ring, or altered)`,
+      );
     }
     throw new Error('Not a sealed webhook secret');
   }

@@ -4,7 +4,11 @@ import { generateWebhookSecret } from './secrets';
 import { signCallback } from './signatures';
 
 describe('signCallback', () => {
-  const body = JSON.stringify({ event_type: 'prompt.completed', request_id: 'req_0123456789abcdef0123456789abcdef', data: { response: 'hé ✓' } });
+  const body = JSON.stringify({
+    event_type: 'prompt.completed',
+    request_id: 'req_0123456789abcdef0123456789abcdef',
+    data: { response: 'hé ✓' },
+  });
   const timestamp = Math.floor(Date.now() / 1000);
 
   it('signs the raw body with a plain HMAC keyed by the secret string', () => {

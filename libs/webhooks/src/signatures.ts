@@ -29,7 +29,9 @@ export const SIGNATURE_HEADERS = {
 export function signCallback({ id, timestamp, body, secrets }: CallbackSignatureInput): Record<string, string> {
   if (secrets.length === 0) throw new Error('A callback needs at least one secret to sign with');
   const service = secrets.map((secret) => `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`);
-  const standard = secrets.map((secret) => `v1,${createHmac('sha256', standardWebhooksKey(secret)).update(`${id}.${timestamp}.${body}`, 'utf8').digest('base64')}`);
+  const standard = secrets.map(
+    (secret) => `v1,${createHmac('sha256', standardWebhooksKey(secret)).update(`${id}.${timestamp}.${body}`, 'utf8').digest('base64')}`,
+  );
   return {
     [SIGNATURE_HEADERS.service]: service.join(', '),
     [SIGNATURE_HEADERS.id]: id,

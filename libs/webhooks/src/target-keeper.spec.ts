@@ -39,7 +39,10 @@ function keeperOver(redis: FakeRedis, ids: string[]) {
     idsPage: async (skip, take) => ids.slice(skip, skip + take),
   };
   const logged: unknown[] = [];
-  const keeper = new WebhookTargetKeeper(redis as unknown as Redis, { resyncSeconds: 0, logger: { error: (entry) => logged.push(entry), warn: (entry) => logged.push(entry) } });
+  const keeper = new WebhookTargetKeeper(redis as unknown as Redis, {
+    resyncSeconds: 0,
+    logger: { error: (entry) => logged.push(entry), warn: (entry) => logged.push(entry) },
+  });
   keeper.register(source);
   return { keeper, logged };
 }

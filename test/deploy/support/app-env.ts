@@ -13,10 +13,15 @@ const MigrationsEnv = WithWebhookSecretKey(DatabaseEnv);
 
 /** Each pod's variables by its app.kubernetes.io/component label (the seven apps and the migrations Job): its env class's. */
 function variablesByComponent(): Map<string, EnvVarInfo[]> {
-  const variables = new Map<string, EnvVarInfo[]>(APP_NAMES.map((app: AppName) => [app, describeEnv(loadAppEnvClass(path.join(repoRoot, 'apps'), app))]));
+  const variables = new Map<string, EnvVarInfo[]>(
+    APP_NAMES.map((app: AppName) => [app, describeEnv(loadAppEnvClass(path.join(repoRoot, 'apps'), app))]),
+  );
   // tools/migrate connects to PostgreSQL only (tools/migrate/src/main.ts): BaseEnv's NATS
   // variables, declared by its class, are nothing it reads, and its Job must not hold them.
-  variables.set('migrations', describeEnv(MigrationsEnv).filter(({ name }) => !name.startsWith('NATS_')));
+  variables.set(
+    'migrations',
+    describeEnv(MigrationsEnv).filter(({ name }) => !name.startsWith('NATS_')),
+  );
   return variables;
 }
 

@@ -67,7 +67,10 @@ export function selectorsMatchPodLabels(objects: K8sObject[]): string[] {
       const selector = object.spec?.selector as Json | undefined;
       return !selector || Object.keys(selector).length === 0 || !selects(selector, template.metadata?.labels);
     })
-    .map(({ object, template }) => `${objectId(object)}: selector ${JSON.stringify(object.spec?.selector)} does not select its pod labels ${JSON.stringify(template.metadata?.labels)}`);
+    .map(
+      ({ object, template }) =>
+        `${objectId(object)}: selector ${JSON.stringify(object.spec?.selector)} does not select its pod labels ${JSON.stringify(template.metadata?.labels)}`,
+    );
 }
 
 /**
@@ -82,9 +85,12 @@ export function referencesResolve(objects: K8sObject[]): string[] {
   const owners = podOwners(objects);
   const named = (kind: string, name: unknown) => objects.find((o) => o.kind === kind && o.metadata.name === name);
   const services = objects.filter((o) => o.kind === 'Service');
-  const portNames = (owner: PodOwner) => containersOf(owner.podSpec).flatMap((c) => ((c.ports as Json[] | undefined) ?? []).map((p) => p.name as string));
+  const portNames = (owner: PodOwner) =>
+    containersOf(owner.podSpec).flatMap((c) => ((c.ports as Json[] | undefined) ?? []).map((p) => p.name as string));
   const servicePort = (service: K8sObject | undefined, port: Json | undefined) =>
-    ((service?.spec?.ports as Json[] | undefined) ?? []).some((p) => (port?.name !== undefined && p.name === port.name) || (port?.number !== undefined && p.port === port.number));
+    ((service?.spec?.ports as Json[] | undefined) ?? []).some(
+      (p) => (port?.name !== undefined && p.name === port.name) || (port?.number !== undefined && p.port === port.number),
+    );
 
   for (const service of services) {
     if (!service.spec?.selector) continue; // a Service without selector has manual endpoints
@@ -113,18 +119,24 @@ export function referencesResolve(objects: K8sObject[]): string[] {
       case 'HorizontalPodAutoscaler':
       case 'ScaledObject': {
         const target = object.spec?.scaleTargetRef as Json | undefined;
-        if (!named(target?.kind ?? 'Deployment', target?.name)) problems.push(`${id}: scaleTargetRef ${JSON.stringify(target)} is not rendered`);
-        if (object.kind === 'ScaledObject' && objects.some((o) => o.kind === 'HorizontalPodAutoscaler' && o.spec?.scaleTargetRef?.name === target?.name)) {
+        if (!named(target?.kind ?? 'Deployment', target?.name))
+          problems.push(`${id}: scaleTargetRef ${JSON.stringify(target)} is not rendered`);
+        if (
+          object.kind === 'ScaledObject' &&
+          objects.some((o) => o.kind === 'HorizontalPodAutoscaler' && o.spec?.scaleTargetRef?.name === target?.name)
+        ) {
           problems.push(`${id}: ${String(target?.name)} is also scaled by a HorizontalPodAutoscaler`);
         }
         break;
       }
       case 'PodDisruptionBudget':
-        if (!owners.some((owner) => selects(object.spec?.selector, owner.template.metadata?.labels))) problems.push(`${id}: selector selects no workload`);
+        if (!owners.some((owner) => selects(object.spec?.selector, owner.template.metadata?.labels)))
+          problems.push(`${id}: selector selects no workload`);
         break;
       case 'NetworkPolicy': {
         const selector = (object.spec?.podSelector as Json | undefined) ?? {};
-        if (!owners.some((owner) => selects(selector, owner.template.metadata?.labels))) problems.push(`${id}: podSelector selects no workload`);
+        if (!owners.some((owner) => selects(selector, owner.template.metadata?.labels)))
+          problems.push(`${id}: podSelector selects no workload`);
         break;
       }
       case 'ServiceMonitor': {
@@ -139,10 +151,16 @@ export function referencesResolve(objects: K8sObject[]): string[] {
         break;
       }
       case 'Ingress': {
-        const backends = [object.spec?.defaultBackend, ...((object.spec?.rules as Json[] | undefined) ?? []).flatMap((rule) => ((rule.http?.paths as Json[] | undefined) ?? []).map((p) => p.backend))];
+        const backends = [
+          object.spec?.defaultBackend,
+          ...((object.spec?.rules as Json[] | undefined) ?? []).flatMap((rule) =>
+            ((rule.http?.paths as Json[] | undefined) ?? []).map((p) => p.backend),
+          ),
+        ];
         for (const backend of backends.filter((b): b is Json => Boolean(b?.service))) {
           const service = named('Service', backend.service.name);
-          if (!service || !servicePort(service, backend.service.port)) problems.push(`${id}: backend ${JSON.stringify(backend.service)} is not a rendered Service port`);
+          if (!service || !servicePort(service, backend.service.port))
+            problems.push(`${id}: backend ${JSON.stringify(backend.service)} is not a rendered Service port`);
         }
         break;
       }
@@ -150,7 +168,8 @@ export function referencesResolve(objects: K8sObject[]): string[] {
         for (const rule of (object.spec?.rules as Json[] | undefined) ?? []) {
           for (const ref of (rule.backendRefs as Json[] | undefined) ?? []) {
             const service = named(ref.kind ?? 'Service', ref.name);
-            if (!service || !servicePort(service, { number: ref.port })) problems.push(`${id}: backendRef ${JSON.stringify(ref)} is not a rendered Service port`);
+            if (!service || !servicePort(service, { number: ref.port }))
+              problems.push(`${id}: backendRef ${JSON.stringify(ref)} is not a rendered Service port`);
           }
         }
         break;
@@ -165,7 +184,9 @@ export function servingContainersAreProbed(objects: K8sObject[]): string[] {
     .filter(({ object }) => SERVING_KINDS.includes(object.kind))
     .flatMap(({ object, podSpec }) =>
       ((podSpec.containers as Container[] | undefined) ?? []).flatMap((container) =>
-        ['livenessProbe', 'readinessProbe'].filter((probe) => !container[probe]).map((probe) => `${objectId(object)} container ${container.name}: no ${probe}`),
+        ['livenessProbe', 'readinessProbe']
+          .filter((probe) => !container[probe])
+          .map((probe) => `${objectId(object)} container ${container.name}: no ${probe}`),
       ),
     );
 }
@@ -174,7 +195,9 @@ export function servingContainersAreProbed(objects: K8sObject[]): string[] {
 export function containersHaveResources(objects: K8sObject[]): string[] {
   return podOwners(objects).flatMap(({ object, podSpec }) =>
     containersOf(podSpec).flatMap((container) =>
-      ['requests', 'limits'].filter((field) => !container.resources?.[field]?.memory).map((field) => `${objectId(object)} container ${container.name}: no resources.${field}.memory`),
+      ['requests', 'limits']
+        .filter((field) => !container.resources?.[field]?.memory)
+        .map((field) => `${objectId(object)} container ${container.name}: no resources.${field}.memory`),
     ),
   );
 }
@@ -193,7 +216,8 @@ export function containersAreLockedDown(objects: K8sObject[]): string[] {
       if (context.readOnlyRootFilesystem !== true) problems.push(`${where}: readOnlyRootFilesystem is not true`);
       if (context.allowPrivilegeEscalation !== false) problems.push(`${where}: allowPrivilegeEscalation is not false`);
       if (context.privileged === true) problems.push(`${where}: privileged`);
-      if (!((context.capabilities?.drop as string[] | undefined) ?? []).includes('ALL')) problems.push(`${where}: capabilities.drop does not include ALL`);
+      if (!((context.capabilities?.drop as string[] | undefined) ?? []).includes('ALL'))
+        problems.push(`${where}: capabilities.drop does not include ALL`);
       return problems;
     }),
   );
@@ -243,7 +267,8 @@ export function environmentOf(container: Container, objects: K8sObject[]): Conta
     const secretRef = env.valueFrom?.secretKeyRef as Json | undefined;
     const configMapRef = env.valueFrom?.configMapKeyRef as Json | undefined;
     if (secretRef) variables.push({ name: env.name, source: 'secret', from: `Secret/${String(secretRef.name)}`, key: secretRef.key });
-    else if (configMapRef) variables.push({ name: env.name, source: 'configMap', from: `ConfigMap/${String(configMapRef.name)}`, key: configMapRef.key });
+    else if (configMapRef)
+      variables.push({ name: env.name, source: 'configMap', from: `ConfigMap/${String(configMapRef.name)}`, key: configMapRef.key });
     else if (env.valueFrom) variables.push({ name: env.name, source: 'field' });
     else variables.push({ name: env.name, source: 'value', value: env.value === undefined ? undefined : String(env.value) });
   }
@@ -258,27 +283,34 @@ export function environmentOf(container: Container, objects: K8sObject[]): Conta
 export function secretsStayInSecrets(objects: K8sObject[], secretNames: ReadonlySet<string>, secretValues: string[]): string[] {
   const problems: string[] = [];
   for (const configMap of objects.filter((o) => o.kind === 'ConfigMap')) {
-    for (const key of dataKeys(configMap).filter((k) => secretNames.has(k))) problems.push(`${objectId(configMap)}: holds the secret variable ${key}`);
+    for (const key of dataKeys(configMap).filter((k) => secretNames.has(k)))
+      problems.push(`${objectId(configMap)}: holds the secret variable ${key}`);
   }
   for (const { object, podSpec } of podOwners(objects)) {
     for (const container of containersOf(podSpec)) {
       for (const variable of environmentOf(container, objects).variables) {
-        if (variable.source === 'value' && secretNames.has(variable.name)) problems.push(`${objectId(object)} container ${container.name}: secret ${variable.name} given as a literal value`);
+        if (variable.source === 'value' && secretNames.has(variable.name))
+          problems.push(`${objectId(object)} container ${container.name}: secret ${variable.name} given as a literal value`);
       }
     }
   }
   const values = secretValues.filter((value) => value.length >= 6);
   for (const object of objects.filter((o) => o.kind !== 'Secret')) {
     const text = JSON.stringify(object);
-    for (const value of values.filter((v) => text.includes(v))) problems.push(`${objectId(object)}: contains the secret value ${value.slice(0, 4)}…`);
+    for (const value of values.filter((v) => text.includes(v)))
+      problems.push(`${objectId(object)}: contains the secret value ${value.slice(0, 4)}…`);
   }
   const inSecrets = objects
     .filter((o) => o.kind === 'Secret')
     .map((secret) =>
-      JSON.stringify([secret.stringData ?? {}, Object.values((secret.data as Json | undefined) ?? {}).map((v) => Buffer.from(String(v), 'base64').toString('utf8'))]),
+      JSON.stringify([
+        secret.stringData ?? {},
+        Object.values((secret.data as Json | undefined) ?? {}).map((v) => Buffer.from(String(v), 'base64').toString('utf8')),
+      ]),
     )
     .join('\n');
-  for (const value of values.filter((v) => !inSecrets.includes(v))) problems.push(`the secret value ${value.slice(0, 4)}… given in the values is in no Secret`);
+  for (const value of values.filter((v) => !inSecrets.includes(v)))
+    problems.push(`the secret value ${value.slice(0, 4)}… given in the values is in no Secret`);
   return problems;
 }
 
@@ -287,7 +319,11 @@ export function secretsStayInSecrets(objects: K8sObject[], secretNames: Readonly
  * values give that app): a service must not hold another's credentials or settings.
  * `declared` maps an app (the pods' app.kubernetes.io/component label) to its names.
  */
-export function appsReceiveOnlyTheirVariables(objects: K8sObject[], declared: ReadonlyMap<string, ReadonlySet<string>>, extra: (app: string) => string[] = () => []): string[] {
+export function appsReceiveOnlyTheirVariables(
+  objects: K8sObject[],
+  declared: ReadonlyMap<string, ReadonlySet<string>>,
+  extra: (app: string) => string[] = () => [],
+): string[] {
   const problems: string[] = [];
   for (const { object, template, podSpec } of podOwners(objects)) {
     const app = (template.metadata?.labels as Json | undefined)?.['app.kubernetes.io/component'] as string | undefined;
@@ -298,8 +334,13 @@ export function appsReceiveOnlyTheirVariables(objects: K8sObject[], declared: Re
     }
     const allowed = new Set([...names, ...extra(app)]);
     for (const container of containersOf(podSpec)) {
-      const unexpected = [...new Set(environmentOf(container, objects).variables.map((v) => v.name))].filter((name) => !allowed.has(name)).sort();
-      if (unexpected.length > 0) problems.push(`${objectId(object)} container ${container.name} (${app}) receives variables it does not declare: ${unexpected.join(', ')}`);
+      const unexpected = [...new Set(environmentOf(container, objects).variables.map((v) => v.name))]
+        .filter((name) => !allowed.has(name))
+        .sort();
+      if (unexpected.length > 0)
+        problems.push(
+          `${objectId(object)} container ${container.name} (${app}) receives variables it does not declare: ${unexpected.join(', ')}`,
+        );
     }
   }
   return problems;

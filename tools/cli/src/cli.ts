@@ -37,7 +37,13 @@ const limitColumns = (limits: PlanLimits) => ({
   steps_per_run: formatLimit(limits.workflow_step_limit),
   storage_bytes: formatLimit(limits.asset_storage_bytes),
 });
-const workspaceRow = (workspace: WorkspaceSummary) => ({ id: workspace.id, name: workspace.name, plan: workspace.plan, language: workspace.language, ...limitColumns(workspace.limits) });
+const workspaceRow = (workspace: WorkspaceSummary) => ({
+  id: workspace.id,
+  name: workspace.name,
+  plan: workspace.plan,
+  language: workspace.language,
+  ...limitColumns(workspace.limits),
+});
 const planRow = (plan: PlanSummary) => ({ plan: plan.key, name: plan.name, ...limitColumns(plan.limits) });
 const deliveryRow = (delivery: DeliverySummary) => ({
   id: delivery.delivery_id,
@@ -49,7 +55,13 @@ const deliveryRow = (delivery: DeliverySummary) => ({
   next_attempt_at: delivery.next_attempt_at ?? '',
 });
 const attemptRows = (delivery: DeliverySummary) =>
-  delivery.attempts.map((attempt) => ({ attempt: attempt.attempt, at: attempt.attempted_at, status: attempt.status_code ?? '', latency_ms: attempt.latency_ms, error: attempt.error ?? '' }));
+  delivery.attempts.map((attempt) => ({
+    attempt: attempt.attempt,
+    at: attempt.attempted_at,
+    status: attempt.status_code ?? '',
+    latency_ms: attempt.latency_ms,
+    error: attempt.error ?? '',
+  }));
 
 function positiveInteger(value: string): number {
   const parsed = Number(value);
@@ -83,7 +95,10 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
     .action(async (options: { name: string; plan?: string; language?: 'en' | 'es'; json?: boolean }) => {
       const created = await call(CatalogPatterns.createWorkspace, { name: options.name, plan: options.plan, language: options.language });
       if (options.json) print({ workspace_id: created.workspace.id, api_key: created.api_key.api_key }, true);
-      else process.stdout.write(`workspace ${created.workspace.id} (${created.workspace.plan})\napi key   ${created.api_key.api_key}\n(the key is shown only now)\n`);
+      else
+        process.stdout.write(
+          `workspace ${created.workspace.id} (${created.workspace.plan})\napi key   ${created.api_key.api_key}\n(the key is shown only now)\n`,
+        );
     });
   workspace
     .command('list')
@@ -95,7 +110,7 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
     });
   workspace
     .command('set-plan <workspace-id> <plan>')
-    .description("move a workspace to another plan (its own limit overrides stay)")
+    .description('move a workspace to another plan (its own limit overrides stay)')
     .addOption(json())
     .action(async (id: string, plan: string, options: { json?: boolean }) => {
       const updated = await call(CatalogPatterns.setWorkspacePlan, { workspace_id: id, plan });
@@ -111,12 +126,12 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
       const deleted = await call(CatalogPatterns.deleteWorkspace, { workspace_id: id });
       print(deleted, Boolean(options.json), [workspaceRow(deleted)]);
     });
-  addLimitOptions(workspace.command('set-limits <workspace-id>').description('override plan values for one workspace').addOption(json())).action(
-    async (id: string, options: Record<string, unknown>) => {
-      const updated = await call(CatalogPatterns.setWorkspaceLimits, { workspace_id: id, ...limitsFromOptions(options) });
-      print(updated, Boolean(options.json), [workspaceRow(updated)]);
-    },
-  );
+  addLimitOptions(
+    workspace.command('set-limits <workspace-id>').description('override plan values for one workspace').addOption(json()),
+  ).action(async (id: string, options: Record<string, unknown>) => {
+    const updated = await call(CatalogPatterns.setWorkspaceLimits, { workspace_id: id, ...limitsFromOptions(options) });
+    print(updated, Boolean(options.json), [workspaceRow(updated)]);
+  });
 
   const key = program.command('key').description('workspace API keys');
   key
@@ -134,7 +149,11 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
     .addOption(json())
     .action(async (workspaceId: string, options: { json?: boolean }) => {
       const keys = await call(CatalogPatterns.listApiKeys, { workspace_id: workspaceId });
-      print(keys, Boolean(options.json), keys.map(({ id, prefix, created_at, last_used_at, revoked_at }) => ({ id, prefix, created_at, last_used_at, revoked_at })));
+      print(
+        keys,
+        Boolean(options.json),
+        keys.map(({ id, prefix, created_at, last_used_at, revoked_at }) => ({ id, prefix, created_at, last_used_at, revoked_at })),
+      );
     });
   key
     .command('revoke <key-prefix-or-id>')
@@ -156,10 +175,12 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
       const plans = await call(CatalogPatterns.listPlans, {});
       print(plans, Boolean(options.json), plans.map(planRow));
     });
-  addLimitOptions(plan.command('set <plan>').description("change a plan's limits").addOption(json())).action(async (planKey: string, options: Record<string, unknown>) => {
-    const updated = await call(CatalogPatterns.setPlanLimits, { plan: planKey, ...limitsFromOptions(options) });
-    print(updated, Boolean(options.json), [planRow(updated)]);
-  });
+  addLimitOptions(plan.command('set <plan>').description("change a plan's limits").addOption(json())).action(
+    async (planKey: string, options: Record<string, unknown>) => {
+      const updated = await call(CatalogPatterns.setPlanLimits, { plan: planKey, ...limitsFromOptions(options) });
+      print(updated, Boolean(options.json), [planRow(updated)]);
+    },
+  );
 
   const catalog = program.command('catalog').description('the model catalog');
   catalog
@@ -171,7 +192,12 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
     .action(async (options: { file: string; force?: boolean; json?: boolean }) => {
       const result = await call(CatalogPatterns.loadModels, { yaml: await readInputFile(options.file), force: Boolean(options.force) });
       if (options.json) print(result, true);
-      else process.stdout.write(result.loaded ? `loaded catalog ${result.version}: ${result.model_count} models, ${result.listed_count} listed\n` : `catalog ${result.version} is already loaded (use --force to reload)\n`);
+      else
+        process.stdout.write(
+          result.loaded
+            ? `loaded catalog ${result.version}: ${result.model_count} models, ${result.listed_count} listed\n`
+            : `catalog ${result.version} is already loaded (use --force to reload)\n`,
+        );
     });
 
   program
@@ -185,7 +211,10 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
     .action(async (options: { file: string; workspace: string; json?: boolean }) => {
       const document = await readYamlFile<{ prompts?: ApplyPromptsRequest['prompts']; workflows?: unknown } | null>(options.file);
       const hasWorkflows = document?.workflows !== undefined;
-      const applied = hasWorkflows && document?.prompts === undefined ? [] : await call(InvocationPatterns.applyPrompts, { workspace_id: options.workspace, prompts: document?.prompts ?? [] });
+      const applied =
+        hasWorkflows && document?.prompts === undefined
+          ? []
+          : await call(InvocationPatterns.applyPrompts, { workspace_id: options.workspace, prompts: document?.prompts ?? [] });
       const promptRows = applied.flatMap((deployment) =>
         deployment.variants.map((variant) => ({
           deployment: deployment.deployment,
@@ -205,7 +234,9 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
       print(workflows, false, appliedWorkflowRows(workflows));
     });
 
-  const webhookSecret = program.command('webhook-secret').description("a prompt deployment's webhook secret: it authenticates triggers and signs callbacks");
+  const webhookSecret = program
+    .command('webhook-secret')
+    .description("a prompt deployment's webhook secret: it authenticates triggers and signs callbacks");
   webhookSecret
     .command('show <workspace-id> <deployment>')
     .description("a prompt deployment's current webhook secret (and the previous one during an overlap)")
@@ -221,8 +252,16 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
     .addOption(yesOption())
     .addOption(json())
     .action(async (workspaceId: string, deployment: string, options: { overlap?: number; yes?: boolean; json?: boolean }) => {
-      if (options.overlap === 0) await confirmDestructive(`rotate the webhook secret of ${deployment} with no overlap (the current secret stops working now)`, options.yes);
-      const view = await call(InvocationPatterns.rotateWebhookSecret, { workspace_id: workspaceId, deployment, overlap_seconds: options.overlap });
+      if (options.overlap === 0)
+        await confirmDestructive(
+          `rotate the webhook secret of ${deployment} with no overlap (the current secret stops working now)`,
+          options.yes,
+        );
+      const view = await call(InvocationPatterns.rotateWebhookSecret, {
+        workspace_id: workspaceId,
+        deployment,
+        overlap_seconds: options.overlap,
+      });
       print(view, Boolean(options.json), [{ ...view }]);
     });
 
@@ -235,7 +274,12 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
     .option('--limit <n>', 'at most this many, newest first', positiveInteger)
     .addOption(json())
     .action(async (workspaceId: string, options: { requestId?: string; status?: DeliveryStatus; limit?: number; json?: boolean }) => {
-      const deliveries = await call(CallbackPatterns.listDeliveries, { workspace_id: workspaceId, request_id: options.requestId, status: options.status, limit: options.limit });
+      const deliveries = await call(CallbackPatterns.listDeliveries, {
+        workspace_id: workspaceId,
+        request_id: options.requestId,
+        status: options.status,
+        limit: options.limit,
+      });
       print(deliveries, Boolean(options.json), deliveries.map(deliveryRow));
     });
   delivery
@@ -263,4 +307,3 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
 
   return program;
 }
-

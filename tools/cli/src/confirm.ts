@@ -12,7 +12,8 @@ export const yesOption = () => new Option('-y, --yes', 'do it without asking (re
  */
 export async function confirmDestructive(what: string, yes: boolean | undefined): Promise<void> {
   if (yes) return;
-  if (!process.stdin.isTTY) throw new CliFailure(EXIT.usage, `error: refusing to ${what} without confirmation: stdin is not a terminal; pass --yes`);
+  if (!process.stdin.isTTY)
+    throw new CliFailure(EXIT.usage, `error: refusing to ${what} without confirmation: stdin is not a terminal; pass --yes`);
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
   try {
     // End of input (Ctrl-D) closes the prompt without an answer: that is a no, not a hang or exit 0.

@@ -26,7 +26,8 @@ const replayRow = (replay: DeadLetterReplay) => ({ source: replay.source, id: re
 
 function positiveLimit(value: string): number {
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 1000) throw new InvalidArgumentError(`not a whole number from 1 to 1000: ${value}`);
+  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 1000)
+    throw new InvalidArgumentError(`not a whole number from 1 to 1000: ${value}`);
   return parsed;
 }
 
@@ -36,7 +37,9 @@ function positiveLimit(value: string): number {
  */
 export function addDeadLetterCommands(program: Command, call: Caller): void {
   const json = () => new Option('--json', 'print JSON for scripts');
-  const deadLetters = program.command('dead-letters').description('failed jobs and ledger records that gave up after their bounded attempts');
+  const deadLetters = program
+    .command('dead-letters')
+    .description('failed jobs and ledger records that gave up after their bounded attempts');
   deadLetters
     .command('list')
     .description('dead letters waiting for an operator, newest first (every owning service, or the one of --source)')
@@ -45,7 +48,9 @@ export function addDeadLetterCommands(program: Command, call: Caller): void {
     .addOption(json())
     .action(async (options: { source?: DeadLetterSourceName; limit?: number; json?: boolean }) => {
       const owners = options.source ? [ownerOfDeadLetterSource(options.source)] : DEAD_LETTER_OWNERS;
-      const answers = await Promise.allSettled(owners.map((owner) => call(DeadLetterPatterns.list[owner], { source: options.source, limit: options.limit })));
+      const answers = await Promise.allSettled(
+        owners.map((owner) => call(DeadLetterPatterns.list[owner], { source: options.source, limit: options.limit })),
+      );
       const letters = answers
         .flatMap((answer) => (answer.status === 'fulfilled' ? answer.value : []))
         .sort((a, b) => b.dead_lettered_at.localeCompare(a.dead_lettered_at));
@@ -65,7 +70,9 @@ export function addDeadLetterCommands(program: Command, call: Caller): void {
     .command('replay')
     .addArgument(new Argument('<source>', 'where it was dead-lettered').choices(DEAD_LETTER_SOURCES))
     .argument('<id>', 'its id, as listed')
-    .description('run a failed job again with a fresh attempt budget (a callback is redelivered), or write a ledger record again (if refused again it stays listed with the new error)')
+    .description(
+      'run a failed job again with a fresh attempt budget (a callback is redelivered), or write a ledger record again (if refused again it stays listed with the new error)',
+    )
     .addOption(json())
     .action(async (source: string, id: string, options: { json?: boolean }) => {
       const owner = ownerOfDeadLetterSource(source as DeadLetterSourceName);

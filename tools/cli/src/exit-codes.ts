@@ -49,7 +49,8 @@ export function exitCodeOf(error: unknown): number {
   if (error instanceof CliFailure) return error.exitCode;
   // commander's own errors (unknown command or option, missing argument, help shown as an error) are usage;
   // help and version it printed on request exit 0. Other CommanderErrors carry the code they were raised with.
-  if (error instanceof CommanderError) return error.code.startsWith('commander.') ? (error.exitCode === 0 ? EXIT.ok : EXIT.usage) : error.exitCode;
+  if (error instanceof CommanderError)
+    return error.code.startsWith('commander.') ? (error.exitCode === 0 ? EXIT.ok : EXIT.usage) : error.exitCode;
   if (error instanceof ConfigError) return EXIT.config;
   if (error instanceof WaggleException) return isUnavailable(error) ? EXIT.unavailable : EXIT.refused;
   return EXIT.refused;

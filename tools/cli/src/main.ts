@@ -72,9 +72,13 @@ function report(error: unknown, json: boolean): void {
   if (error instanceof WaggleException) {
     const body = toErrorBody(error, 'en');
     const pattern = (error.details as { pattern?: unknown } | undefined)?.pattern;
-    if (!json && isUnavailable(error)) return void process.stderr.write(`error: no answer: ${error.message} (${error.code}${pattern ? `, ${String(pattern)}` : ''})\n`);
+    if (!json && isUnavailable(error))
+      return void process.stderr.write(`error: no answer: ${error.message} (${error.code}${pattern ? `, ${String(pattern)}` : ''})\n`);
     if (json) process.stderr.write(`${JSON.stringify(body)}\n`);
-    else process.stderr.write(`error: ${error.message} (${error.code})${error.details ? `\n${JSON.stringify(error.details, null, 2)}` : ''}\n`);
+    else
+      process.stderr.write(
+        `error: ${error.message} (${error.code})${error.details ? `\n${JSON.stringify(error.details, null, 2)}` : ''}\n`,
+      );
     return;
   }
   if (error instanceof ConfigError) return void process.stderr.write(`${configErrorLine(error)}\n`);

@@ -11,7 +11,11 @@ export function print(value: unknown, json: boolean, rows?: Array<Record<string,
   const columns = Object.keys(rows[0]);
   const cell = (value: unknown) => (value === null || value === undefined ? '-' : String(value));
   const widths = columns.map((column) => Math.max(column.length, ...rows.map((row) => cell(row[column]).length)));
-  const line = (values: string[]) => values.map((value, index) => value.padEnd(widths[index])).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((value, index) => value.padEnd(widths[index]))
+      .join('  ')
+      .trimEnd();
   process.stdout.write(`${[line(columns), ...rows.map((row) => line(columns.map((column) => cell(row[column]))))].join('\n')}\n`);
 }
 

@@ -118,7 +118,11 @@ export function addWorkflowCommands(program: Command, call: Caller): void {
     .addOption(yesOption())
     .addOption(json())
     .action(async (workspaceId: string, deployment: string, options: { overlap?: number; yes?: boolean; json?: boolean }) => {
-      if (options.overlap === 0) await confirmDestructive(`rotate the webhook secret of workflow ${deployment} with no overlap (the current secret stops working now)`, options.yes);
+      if (options.overlap === 0)
+        await confirmDestructive(
+          `rotate the webhook secret of workflow ${deployment} with no overlap (the current secret stops working now)`,
+          options.yes,
+        );
       const view = await call(WorkflowDeploymentPatterns.rotateWorkflowWebhookSecret, {
         workspace_id: workspaceId,
         deployment,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { renderAppEnvManifest, type AppEnvManifest } from './render-app-env-manifest';
 
-describe('the Helm chart\'s per-app environment manifest', () => {
+describe("the Helm chart's per-app environment manifest", () => {
   const root = join(__dirname, '../../..');
   const rendered = renderAppEnvManifest(join(root, 'apps'));
   const manifest = JSON.parse(rendered) as AppEnvManifest;
@@ -27,7 +27,17 @@ describe('the Helm chart\'s per-app environment manifest', () => {
 
   it('marks the secrets', () => {
     const secrets = manifest.apps.invocation.env.filter(({ secret }) => secret).map(({ name }) => name);
-    expect(secrets).toEqual(expect.arrayContaining(['DATABASE_URL', 'REDIS_URL', 'WEBHOOK_SECRET_KEY', 'OPENAI_API_KEY', 'BRAVE_SEARCH_API_KEY', 'NATS_PASSWORD', 'NATS_TOKEN']));
+    expect(secrets).toEqual(
+      expect.arrayContaining([
+        'DATABASE_URL',
+        'REDIS_URL',
+        'WEBHOOK_SECRET_KEY',
+        'OPENAI_API_KEY',
+        'BRAVE_SEARCH_API_KEY',
+        'NATS_PASSWORD',
+        'NATS_TOKEN',
+      ]),
+    );
     expect(secrets).not.toContain('NATS_USER');
     expect(secrets).not.toContain('OPENAI_BASE_URL');
   });
@@ -40,7 +50,9 @@ describe('the Helm chart\'s per-app environment manifest', () => {
   });
 
   it('lists what migrate reads', () => {
-    expect(manifest.migrate.env.map(({ name }) => name)).toEqual(expect.arrayContaining(['DATABASE_URL', 'WEBHOOK_SECRET_KEY', 'NODE_ENV']));
+    expect(manifest.migrate.env.map(({ name }) => name)).toEqual(
+      expect.arrayContaining(['DATABASE_URL', 'WEBHOOK_SECRET_KEY', 'NODE_ENV']),
+    );
     expect(manifest.migrate.env.map(({ name }) => name)).not.toContain('REDIS_URL');
     // migrate connects to PostgreSQL only: no NATS credentials or files.
     expect(manifest.migrate.env.map(({ name }) => name).filter((name) => name.startsWith('NATS_'))).toEqual([]);
@@ -56,9 +68,10 @@ describe('the Helm chart models every credential the env classes declare', () =>
     properties: { secrets: { properties: Record<string, unknown> } };
   };
   // The chart's own mapping (templates/_helpers.tpl, waggle.secretKeyOf): lower | camelcase | untitle.
-  const entryOf = (variable: string) =>
-    variable.toLowerCase().replace(/_([a-z0-9])/g, (_, next: string) => next.toUpperCase());
-  const secretVariables = [...new Set(Object.values(manifest.apps).flatMap(({ env }) => env.filter(({ secret }) => secret).map(({ name }) => name)))];
+  const entryOf = (variable: string) => variable.toLowerCase().replace(/_([a-z0-9])/g, (_, next: string) => next.toUpperCase());
+  const secretVariables = [
+    ...new Set(Object.values(manifest.apps).flatMap(({ env }) => env.filter(({ secret }) => secret).map(({ name }) => name))),
+  ];
 
   it('has a secrets.<entry> in values.yaml and the schema for each secret variable', () => {
     const entries = secretVariables.map(entryOf);

@@ -35,6 +35,9 @@ export function renderAppEnvManifest(appsDir: string): string {
   const migrate = migrateEnv.filter(({ name }) => !name.startsWith('NATS_'));
   const manifest: AppEnvManifest = { apps, migrate: { env: migrate } };
   // One variable per line keeps the file short and its diffs readable.
-  const json = JSON.stringify(manifest, null, 2).replace(/\{\n\s+("name": "[A-Z0-9_]+"),\n\s+("secret": (?:true|false))\n\s+\}/g, '{ $1, $2 }');
+  const json = JSON.stringify(manifest, null, 2).replace(
+    /\{\n\s+("name": "[A-Z0-9_]+"),\n\s+("secret": (?:true|false))\n\s+\}/g,
+    '{ $1, $2 }',
+  );
   return `${json}\n`;
 }

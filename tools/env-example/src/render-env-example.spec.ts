@@ -5,7 +5,7 @@ import { renderEnvExample } from './render-env-example';
 describe('.env.example', () => {
   const root = join(__dirname, '../../..');
 
-  it('is exactly what the apps\' env classes generate', () => {
+  it("is exactly what the apps' env classes generate", () => {
     expect(readFileSync(join(root, '.env.example'), 'utf8')).toBe(renderEnvExample(join(root, 'apps')));
   });
 

@@ -1,5 +1,12 @@
 import { DOMAIN_SERVICES, type DomainService } from '@waggle/contracts';
-import { ConfigError, DatabaseEnv, exitOnStartupFailure, generateMigration, loadConfig, type PostgresDataSourceOptions } from '@waggle/platform';
+import {
+  ConfigError,
+  DatabaseEnv,
+  exitOnStartupFailure,
+  generateMigration,
+  loadConfig,
+  type PostgresDataSourceOptions,
+} from '@waggle/platform';
 import { loadLocalEnvFile } from '@waggle/telemetry';
 import { join, relative } from 'node:path';
 

@@ -56,7 +56,16 @@ function printStatus(statuses: MigrationStatus[]): void {
   ]);
   const table = [['SERVICE', 'SCHEMA', 'STATE', 'MIGRATION'], ...rows];
   const widths = table[0].map((_, column) => Math.max(...table.map((row) => row[column].length)));
-  process.stdout.write(table.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd()).join('\n') + '\n');
+  process.stdout.write(
+    table
+      .map((row) =>
+        row
+          .map((cell, column) => cell.padEnd(widths[column]))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n',
+  );
   for (const { service, applied, pending, unknown } of statuses) {
     const newer = unknown.length > 0 ? `, ${unknown.length} newer (applied by a later version)` : '';
     process.stdout.write(`${service}: ${applied.length} applied, ${pending.length} pending${newer}\n`);
@@ -98,7 +107,9 @@ async function resealSecrets(options: { dryRun?: boolean }): Promise<number> {
     return 1;
   }
   for (const { table, rows, resealed } of reports) {
-    process.stdout.write(`reseal: ${table}: ${rows} row(s), ${resealed} sealed value(s) ${options.dryRun ? 'would be ' : ''}sealed again under key ${sealer.sealingKeyId}\n`);
+    process.stdout.write(
+      `reseal: ${table}: ${rows} row(s), ${resealed} sealed value(s) ${options.dryRun ? 'would be ' : ''}sealed again under key ${sealer.sealingKeyId}\n`,
+    );
   }
   const total = reports.reduce((sum, report) => sum + report.resealed, 0);
   process.stdout.write(
@@ -128,7 +139,9 @@ async function main(argv: string[]): Promise<number> {
     });
   program
     .command('reseal-webhook-secrets')
-    .description('after a WEBHOOK_SECRET_KEY rotation (new key first, old keys after it): seal every stored webhook secret again under the first key')
+    .description(
+      'after a WEBHOOK_SECRET_KEY rotation (new key first, old keys after it): seal every stored webhook secret again under the first key',
+    )
     .option('--dry-run', 'count what would be resealed, write nothing')
     .action(async (options: { dryRun?: boolean }) => {
       exitCode = await resealSecrets(options);

@@ -49,7 +49,9 @@ export async function resealWebhookSecrets(
     for (const { table, columns } of options.tables ?? SEALED_WEBHOOK_SECRET_TABLES) {
       await client.query('BEGIN');
       try {
-        const { rows } = await client.query<Record<string, string | null>>(`SELECT id, ${columns.map((column) => `"${column}"`).join(', ')} FROM ${quoted(table)} FOR UPDATE`);
+        const { rows } = await client.query<Record<string, string | null>>(
+          `SELECT id, ${columns.map((column) => `"${column}"`).join(', ')} FROM ${quoted(table)} FOR UPDATE`,
+        );
         let resealed = 0;
         for (const row of rows) {
           const changes: Array<[column: string, value: string]> = [];
@@ -67,10 +69,10 @@ export async function resealWebhookSecrets(
           if (changes.length === 0) continue;
           resealed += changes.length;
           if (options.dryRun) continue;
-          await client.query(`UPDATE ${quoted(table)} SET ${changes.map(([column], index) => `"${column}" = $${index + 2}`).join(', ')} WHERE id = $1`, [
-            row.id,
-            ...changes.map(([, value]) => value),
-          ]);
+          await client.query(
+            `UPDATE ${quoted(table)} SET ${changes.map(([column], index) => `"${column}" = $${index + 2}`).join(', ')} WHERE id = $1`,
+            [row.id, ...changes.map(([, value]) => value)],
+          );
         }
         await client.query(options.dryRun ? 'ROLLBACK' : 'COMMIT');
         reports.push({ table, rows: rows.length, resealed });

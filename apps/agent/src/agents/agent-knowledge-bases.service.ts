@@ -29,7 +29,12 @@ export class AgentKnowledgeBaseLinks {
     await this.agents.getActive(workspaceId, agentId);
     const unique = [...new Set(knowledgeBaseIds.map((id) => id.toLowerCase()))];
     for (const knowledgeBaseId of unique) {
-      await sendRpc(this.rpc, KnowledgeBasePatterns.getKnowledgeBase, { workspace_id: workspaceId, knowledge_base_id: knowledgeBaseId }, { timeoutMs: LOOKUP_TIMEOUT_MS });
+      await sendRpc(
+        this.rpc,
+        KnowledgeBasePatterns.getKnowledgeBase,
+        { workspace_id: workspaceId, knowledge_base_id: knowledgeBaseId },
+        { timeoutMs: LOOKUP_TIMEOUT_MS },
+      );
     }
     await this.agents.transaction(async (manager) => {
       // The agent row locked: a concurrent delete or a second set waits for this one.

@@ -18,8 +18,10 @@ function invalidModel(field: 'llm_model' | 'model_type', message: string): Waggl
 export function agentModelProblem(route: ModelRoute | null, llmModel: string, modelType: string): WaggleException | null {
   if (!route) return invalidModel('llm_model', `Invalid LLM model: ${llmModel} is not in the model catalog`);
   if (route.status === 'deprecated') return new WaggleException('model_deprecated', { params: { model: llmModel } });
-  if (route.model_type !== 'llm') return invalidModel('llm_model', `Invalid LLM model: ${llmModel} is a ${route.model_type} model, and an agent needs an llm model`);
-  if (modelType !== route.model_type) return invalidModel('model_type', `Invalid LLM model: ${llmModel} has model_type ${route.model_type}, not ${modelType}`);
+  if (route.model_type !== 'llm')
+    return invalidModel('llm_model', `Invalid LLM model: ${llmModel} is a ${route.model_type} model, and an agent needs an llm model`);
+  if (modelType !== route.model_type)
+    return invalidModel('model_type', `Invalid LLM model: ${llmModel} has model_type ${route.model_type}, not ${modelType}`);
   return null;
 }
 
@@ -30,10 +32,12 @@ export class AgentModels {
 
   /** The model's catalog route when an agent can use it as declared; otherwise the 422 of agentModelProblem. */
   async check(llmModel: string, modelType: string): Promise<ModelRoute> {
-    const route = await sendRpc(this.rpc, CatalogPatterns.getModelRoute, { model_id: llmModel }, { timeoutMs: CATALOG_TIMEOUT_MS }).catch((error: unknown) => {
-      if (error instanceof WaggleException && error.code === 'resource_not_found') return null;
-      throw error;
-    });
+    const route = await sendRpc(this.rpc, CatalogPatterns.getModelRoute, { model_id: llmModel }, { timeoutMs: CATALOG_TIMEOUT_MS }).catch(
+      (error: unknown) => {
+        if (error instanceof WaggleException && error.code === 'resource_not_found') return null;
+        throw error;
+      },
+    );
     const problem = agentModelProblem(route, llmModel, modelType);
     if (problem) throw problem;
     // agentModelProblem refuses a missing route, so here there is one.

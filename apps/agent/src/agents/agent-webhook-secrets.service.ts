@@ -18,7 +18,11 @@ import { agentNotFound, AgentsRepository } from './agents.repository';
 import type { AgentEntity } from './entities/agent.entity';
 
 function sealedSecretsOf(agent: AgentEntity): SealedOwnerSecrets {
-  return { current: agent.webhookSecretSealed, previous: agent.previousWebhookSecretSealed, previousExpiresAt: agent.previousSecretExpiresAt };
+  return {
+    current: agent.webhookSecretSealed,
+    previous: agent.previousWebhookSecretSealed,
+    previousExpiresAt: agent.previousSecretExpiresAt,
+  };
 }
 
 /**
@@ -66,7 +70,11 @@ export class AgentWebhookSecrets implements WebhookTargetSource, OnModuleInit {
    * A new current secret; the old one keeps authenticating triggers and signing callbacks
    * for the overlap (WEBHOOK_SECRET_OVERLAP_SECONDS when the rotation names none).
    */
-  async rotate(workspaceId: string, agentId: string, overlapSeconds = this.env.WEBHOOK_SECRET_OVERLAP_SECONDS): Promise<AgentWebhookSecretView> {
+  async rotate(
+    workspaceId: string,
+    agentId: string,
+    overlapSeconds = this.env.WEBHOOK_SECRET_OVERLAP_SECONDS,
+  ): Promise<AgentWebhookSecretView> {
     const agent = await this.agents.transaction(async (manager) => {
       const found = await this.agents.getActive(workspaceId, agentId, { manager, lock: true });
       const rotated = rotateOwnerSecrets(this.sealer, sealedSecretsOf(found), overlapSeconds);
@@ -91,7 +99,12 @@ export class AgentWebhookSecrets implements WebhookTargetSource, OnModuleInit {
 
   async targets(agentIds: string[]): Promise<WebhookTarget[]> {
     const agents = await this.agents.findActiveByIds(agentIds);
-    return agents.map((agent) => ({ kind: this.kind, id: agent.id, workspace_id: agent.workspaceId, secrets: registeredSecrets(this.sealer, sealedSecretsOf(agent)) }));
+    return agents.map((agent) => ({
+      kind: this.kind,
+      id: agent.id,
+      workspace_id: agent.workspaceId,
+      secrets: registeredSecrets(this.sealer, sealedSecretsOf(agent)),
+    }));
   }
 
   idsPage(skip: number, take: number): Promise<string[]> {

@@ -46,7 +46,10 @@ export class AgentsRepository {
   findActive(workspaceId: string, agentId: string, options: FindOptions = {}): Promise<AgentEntity | null> {
     if (!isAgentId(agentId)) return Promise.resolve(null);
     const manager = options.manager ?? this.dataSource.manager;
-    return manager.findOne(AgentEntity, { where: { id: agentId, workspaceId }, ...(options.lock && { lock: { mode: 'pessimistic_write' as const } }) });
+    return manager.findOne(AgentEntity, {
+      where: { id: agentId, workspaceId },
+      ...(options.lock && { lock: { mode: 'pessimistic_write' as const } }),
+    });
   }
 
   /** As findActive, but a missing agent is 422 "Agent not found" (agentNotFound). */

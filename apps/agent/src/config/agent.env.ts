@@ -45,7 +45,9 @@ export class AgentEnv extends WithWebhookSecretKey(WithProviderCredentials(WithR
   @Max(600_000)
   AGENT_TRIGGER_LOCK_MS: number = 30_000;
 
-  @EnvVar('Hosts, IP addresses and CIDR ranges attachments may be fetched from although they are not public (comma-separated; e.g. 127.0.0.1 in development and tests). https is required either way')
+  @EnvVar(
+    'Hosts, IP addresses and CIDR ranges attachments may be fetched from although they are not public (comma-separated; e.g. 127.0.0.1 in development and tests). https is required either way',
+  )
   @IsString()
   ATTACHMENT_URL_ALLOWLIST: string = '';
 
@@ -60,7 +62,9 @@ export class AgentEnv extends WithWebhookSecretKey(WithProviderCredentials(WithR
   @Max(600_000)
   ATTACHMENT_TIMEOUT_MS: number = DEFAULT_ATTACHMENT_TIMEOUT_MS;
 
-  @EnvVar('A PEM file of extra certificate authorities trusted for attachment fetches (besides the public ones and NODE_EXTRA_CA_CERTS); verification stays on')
+  @EnvVar(
+    'A PEM file of extra certificate authorities trusted for attachment fetches (besides the public ones and NODE_EXTRA_CA_CERTS); verification stays on',
+  )
   @IsString()
   ATTACHMENT_EXTRA_CA_FILE: string = '';
 }

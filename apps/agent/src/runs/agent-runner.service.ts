@@ -81,11 +81,18 @@ interface LoopResult {
   toolCalls: ToolCallRecord[];
 }
 
-const ZERO_USAGE: SpecUsage = { prompt_tokens: { total_tokens: 0, cached_tokens: 0 }, completion_tokens: { total_tokens: 0, reasoning_tokens: 0 }, total_tokens: 0 };
+const ZERO_USAGE: SpecUsage = {
+  prompt_tokens: { total_tokens: 0, cached_tokens: 0 },
+  completion_tokens: { total_tokens: 0, reasoning_tokens: 0 },
+  total_tokens: 0,
+};
 
 function addUsage(a: SpecUsage, b: SpecUsage): SpecUsage {
   return {
-    prompt_tokens: { total_tokens: a.prompt_tokens.total_tokens + b.prompt_tokens.total_tokens, cached_tokens: a.prompt_tokens.cached_tokens + b.prompt_tokens.cached_tokens },
+    prompt_tokens: {
+      total_tokens: a.prompt_tokens.total_tokens + b.prompt_tokens.total_tokens,
+      cached_tokens: a.prompt_tokens.cached_tokens + b.prompt_tokens.cached_tokens,
+    },
     completion_tokens: {
       total_tokens: a.completion_tokens.total_tokens + b.completion_tokens.total_tokens,
       reasoning_tokens: a.completion_tokens.reasoning_tokens + b.completion_tokens.reasoning_tokens,
@@ -152,7 +159,11 @@ export class AgentRunner {
       ...(typeof request.thread_id === 'string' && { thread_id: request.thread_id }),
       model: run.route.modelId,
       usage: result.usage,
-      tool_calls: result.toolCalls.map((call): AgentToolCallView => ({ tool_name: call.toolName, tool_input: json(call.input), observation: call.observation })),
+      tool_calls: result.toolCalls.map((call): AgentToolCallView => ({
+        tool_name: call.toolName,
+        tool_input: json(call.input),
+        observation: call.observation,
+      })),
     };
   }
 
@@ -182,7 +193,10 @@ export class AgentRunner {
               tool_id: record.toolCallId,
               tool: record.toolName,
               tool_type: toolType,
-              tool_input: input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : { value: input },
+              tool_input:
+                input !== null && typeof input === 'object' && !Array.isArray(input)
+                  ? (input as Record<string, unknown>)
+                  : { value: input },
               observation: record.observation,
             }),
         };
@@ -213,10 +227,23 @@ export class AgentRunner {
           await this.complete(run, result, started);
         } catch (error) {
           const failure = error instanceof WaggleException ? error : new WaggleException('agent_completion_persistence_failed');
-          emit({ request_id: request.request_id, type: 'error', error: failure.message, message: failure.message, error_code: failure.code, error_type: ERROR_CATALOG[failure.code].category, status_code: failure.status });
+          emit({
+            request_id: request.request_id,
+            type: 'error',
+            error: failure.message,
+            message: failure.message,
+            error_code: failure.code,
+            error_type: ERROR_CATALOG[failure.code].category,
+            status_code: failure.status,
+          });
           return;
         }
-        emit({ request_id: request.request_id, type: 'usage', usage: { ...result.usage, duration: seconds(Date.now() - started) }, stop_reason: result.stopReason });
+        emit({
+          request_id: request.request_id,
+          type: 'usage',
+          usage: { ...result.usage, duration: seconds(Date.now() - started) },
+          stop_reason: result.stopReason,
+        });
       };
       execute().then(
         () => subscriber.complete(),
@@ -245,7 +272,8 @@ export class AgentRunner {
     if (!agent) throw new WaggleException('resource_not_found', { status: 422, message: 'Agent not found' });
     const checked = checkRunAttachments(request);
     const catalogRoute = await this.routes.get(agent.llmModel).catch((error: unknown) => {
-      if (error instanceof WaggleException && error.code === 'resource_not_found') throw new WaggleException('model_deprecated', { params: { model: agent.llmModel } });
+      if (error instanceof WaggleException && error.code === 'resource_not_found')
+        throw new WaggleException('model_deprecated', { params: { model: agent.llmModel } });
       throw error;
     });
     checkModel(catalogRoute, checked);
@@ -260,7 +288,10 @@ export class AgentRunner {
     const documents = readableDocuments(checked, stored);
     if (documents.length > 0 && !catalogRoute.is_tool_calling) {
       const reason = `${catalogRoute.name} cannot call tools, so it cannot read attached documents`;
-      throw new WaggleException('validation_error', { message: `Invalid attachment: ${reason}`, details: [{ field: 'attachments', messages: [reason] }] });
+      throw new WaggleException('validation_error', {
+        message: `Invalid attachment: ${reason}`,
+        details: [{ field: 'attachments', messages: [reason] }],
+      });
     }
     const conversation = buildConversation({
       instructionPrompt: agent.instructionPrompt,
@@ -272,7 +303,12 @@ export class AgentRunner {
       contextLimit: catalogRoute.context_limit,
       answerTokens: agent.maxToken ?? this.env.AGENT_ANSWER_RESERVE_TOKENS,
     });
-    if (conversation.omittedTurns > 0) this.logger.log({ msg: 'thread windowed to the model context', request_id: request.request_id, omitted_turns: conversation.omittedTurns });
+    if (conversation.omittedTurns > 0)
+      this.logger.log({
+        msg: 'thread windowed to the model context',
+        request_id: request.request_id,
+        omitted_turns: conversation.omittedTurns,
+      });
 
     const now = new Date().toISOString();
     const record: LedgerRecord = {
@@ -305,7 +341,13 @@ export class AgentRunner {
       route,
       messages: conversation.messages,
       params: toParams(agent),
-      tools: runTools(this.reader, documents, agent.knowledgeBaseIds.length > 0 && catalogRoute.is_tool_calling ? this.knowledge.searcher(request.workspace_id, agent.knowledgeBaseIds) : undefined),
+      tools: runTools(
+        this.reader,
+        documents,
+        agent.knowledgeBaseIds.length > 0 && catalogRoute.is_tool_calling
+          ? this.knowledge.searcher(request.workspace_id, agent.knowledgeBaseIds)
+          : undefined,
+      ),
       maxToolCalls: agent.maxToolCalls ?? this.env.AGENT_DEFAULT_MAX_TOOL_CALLS,
       ...(thread && threadKey !== undefined && { thread: { id: thread.threadId, key: threadKey } }),
       checked,
@@ -318,7 +360,12 @@ export class AgentRunner {
    * the cap (or an agent with `tool_choice: none`) offers them with choice `none`, so the
    * model answers in text. `required` applies to the first turn only, `auto` after it.
    */
-  private async loop(run: PreparedRun, turn: (call: PromptCall) => Promise<TurnOutcome>, listener: LoopListener, signal: AbortSignal | undefined): Promise<LoopResult> {
+  private async loop(
+    run: PreparedRun,
+    turn: (call: PromptCall) => Promise<TurnOutcome>,
+    listener: LoopListener,
+    signal: AbortSignal | undefined,
+  ): Promise<LoopResult> {
     const definitions = run.tools.definitions;
     let messages = run.messages;
     let choice: ToolChoice = run.agent.toolChoice ?? 'auto';
@@ -349,7 +396,13 @@ export class AgentRunner {
             ? await run.tools.run(call, signal ?? new AbortController().signal)
             : { observation: { error: `The limit of ${run.maxToolCalls} tool calls for this run was reached.` }, isError: true };
         if (signal?.aborted) throw signal.reason;
-        const record: ToolCallRecord = { toolCallId: call.toolCallId, toolName: call.toolName, input: call.input, observation: json(observation), durationMs: Date.now() - started };
+        const record: ToolCallRecord = {
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          input: call.input,
+          observation: json(observation),
+          durationMs: Date.now() - started,
+        };
         records.push(record);
         listener.tool?.(record, call.input, run.tools.typeOf(call.toolName));
         results.push({ toolCallId: call.toolCallId, toolName: call.toolName, output: observation, isError });
@@ -361,7 +414,14 @@ export class AgentRunner {
 
   private async completeTurn(run: PreparedRun, call: PromptCall): Promise<TurnOutcome> {
     const result = await complete(this.registry, run.route, call);
-    return { response: result.response, reasoning: result.reasoning, toolCalls: result.toolCalls, responseMessages: result.responseMessages, usage: result.usage, stopReason: result.stopReason };
+    return {
+      response: result.response,
+      reasoning: result.reasoning,
+      toolCalls: result.toolCalls,
+      responseMessages: result.responseMessages,
+      usage: result.usage,
+      stopReason: result.stopReason,
+    };
   }
 
   private async streamTurn(run: PreparedRun, call: PromptCall, listener: LoopListener): Promise<TurnOutcome> {
@@ -392,9 +452,18 @@ export class AgentRunner {
   /** Stores a threaded run's turn (before the answer is given), then the completed record. */
   private async complete(run: PreparedRun, result: LoopResult, started: number): Promise<void> {
     if (run.thread) {
-      const attachments: StoredAttachment[] = [...run.checked.current.documents, ...run.checked.current.images].map(({ url, kind, name }) => ({ url, kind, name }));
+      const attachments: StoredAttachment[] = [...run.checked.current.documents, ...run.checked.current.images].map(
+        ({ url, kind, name }) => ({ url, kind, name }),
+      );
       try {
-        await this.runs.appendTurn({ threadId: run.thread.id, requestId: run.request.request_id, message: run.request.message, attachments, response: result.response, toolCalls: result.toolCalls });
+        await this.runs.appendTurn({
+          threadId: run.thread.id,
+          requestId: run.request.request_id,
+          message: run.request.message,
+          attachments,
+          response: result.response,
+          toolCalls: result.toolCalls,
+        });
       } catch (error) {
         this.logger.error({ err: error, request_id: run.request.request_id }, 'an agent turn could not be stored in its thread');
         const failure = new WaggleException('agent_completion_persistence_failed');
@@ -408,7 +477,12 @@ export class AgentRunner {
       usage: result.usage,
       ...(result.reasoning && { reasoning: result.reasoning }),
       stop_reason: result.stopReason,
-      tool_calls: result.toolCalls.map((call) => ({ tool_name: call.toolName, tool_input: json(call.input), observation: call.observation, duration_ms: call.durationMs })),
+      tool_calls: result.toolCalls.map((call) => ({
+        tool_name: call.toolName,
+        tool_input: json(call.input),
+        observation: call.observation,
+        duration_ms: call.durationMs,
+      })),
       ...(run.thread && { thread_id: run.thread.key }),
     });
   }
@@ -420,8 +494,21 @@ export class AgentRunner {
     return failure;
   }
 
-  private finish(run: PreparedRun, status: RunStatus, durationMs: number, usage: UsageObject | null, data: Record<string, unknown> | null): void {
-    run.record = { ...run.record, status, ended_at: new Date().toISOString(), duration_ms: durationMs, usage: usage as Record<string, unknown> | null, data };
+  private finish(
+    run: PreparedRun,
+    status: RunStatus,
+    durationMs: number,
+    usage: UsageObject | null,
+    data: Record<string, unknown> | null,
+  ): void {
+    run.record = {
+      ...run.record,
+      status,
+      ended_at: new Date().toISOString(),
+      duration_ms: durationMs,
+      usage: usage as Record<string, unknown> | null,
+      data,
+    };
     this.ledger.save(run.record);
   }
 }

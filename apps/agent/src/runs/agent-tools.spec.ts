@@ -32,15 +32,21 @@ describe('runTools', () => {
     expect(outcome).toEqual({ observation: { query: 'q', results: [{ content: 'passage' }] }, isError: false });
   });
 
-  it.each([[{}], [{ query: '  ' }], [{ query: 42 }], [null]])('answers an error observation, without searching, for the input %j', async (input) => {
-    const knowledge = searcher({ observation: {}, isError: false });
-    const outcome = await runTools(reader, [], knowledge).run({ toolCallId: 'c1', toolName: KNOWLEDGE_SEARCH_TOOL_NAME, input }, signal);
-    expect(outcome.isError).toBe(true);
-    expect(knowledge.queries).toEqual([]);
-  });
+  it.each([[{}], [{ query: '  ' }], [{ query: 42 }], [null]])(
+    'answers an error observation, without searching, for the input %j',
+    async (input) => {
+      const knowledge = searcher({ observation: {}, isError: false });
+      const outcome = await runTools(reader, [], knowledge).run({ toolCallId: 'c1', toolName: KNOWLEDGE_SEARCH_TOOL_NAME, input }, signal);
+      expect(outcome.isError).toBe(true);
+      expect(knowledge.queries).toEqual([]);
+    },
+  );
 
   it('refuses knowledge_search when the agent has no knowledge bases', async () => {
-    const outcome = await runTools(reader, []).run({ toolCallId: 'c1', toolName: KNOWLEDGE_SEARCH_TOOL_NAME, input: { query: 'x' } }, signal);
+    const outcome = await runTools(reader, []).run(
+      { toolCallId: 'c1', toolName: KNOWLEDGE_SEARCH_TOOL_NAME, input: { query: 'x' } },
+      signal,
+    );
     expect(outcome.isError).toBe(true);
   });
 });

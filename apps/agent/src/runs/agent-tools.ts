@@ -44,7 +44,16 @@ export interface KnowledgeSearcher {
  */
 export function runTools(reader: DocumentReader, documents: readonly AcceptedAttachment[], knowledge?: KnowledgeSearcher): RunTools {
   const readable = new Set(documents.map((document) => document.url));
-  const definitions: ToolDefinition[] = readable.size > 0 ? [{ name: READ_FILE_TOOL.name, description: READ_FILE_TOOL.description, inputSchema: READ_FILE_TOOL.inputSchema as ToolDefinition['inputSchema'] }] : [];
+  const definitions: ToolDefinition[] =
+    readable.size > 0
+      ? [
+          {
+            name: READ_FILE_TOOL.name,
+            description: READ_FILE_TOOL.description,
+            inputSchema: READ_FILE_TOOL.inputSchema as ToolDefinition['inputSchema'],
+          },
+        ]
+      : [];
   if (knowledge) definitions.push(KNOWLEDGE_SEARCH_TOOL);
   return {
     definitions,
@@ -52,16 +61,23 @@ export function runTools(reader: DocumentReader, documents: readonly AcceptedAtt
     async run(call, signal) {
       if (knowledge && !call.invalid && call.toolName === KNOWLEDGE_SEARCH_TOOL_NAME) {
         const query = (call.input as { query?: unknown } | null)?.query;
-        if (typeof query !== 'string' || query.trim() === '') return { observation: { error: 'knowledge_search needs a non-empty "query" string.' }, isError: true };
+        if (typeof query !== 'string' || query.trim() === '')
+          return { observation: { error: 'knowledge_search needs a non-empty "query" string.' }, isError: true };
         return knowledge.search(query.slice(0, 10_000), signal);
       }
       if (call.invalid || call.toolName !== READ_FILE_TOOL_NAME || readable.size === 0) {
-        return { observation: { error: `There is no tool named ${call.toolName} in this conversation, or its input is not valid JSON.` }, isError: true };
+        return {
+          observation: { error: `There is no tool named ${call.toolName} in this conversation, or its input is not valid JSON.` },
+          isError: true,
+        };
       }
       const url = (call.input as { file_url?: unknown } | null)?.file_url;
       if (typeof url === 'string' && !readable.has(url)) {
         return {
-          observation: { file: url, error: 'This URL is not an attachment of this conversation; read_file reads only the files listed in <available_files>.' },
+          observation: {
+            file: url,
+            error: 'This URL is not an attachment of this conversation; read_file reads only the files listed in <available_files>.',
+          },
           isError: true,
         };
       }

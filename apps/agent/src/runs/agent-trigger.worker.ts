@@ -1,7 +1,25 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { InvocationPatterns, QueueNames, sendRpc, type AgentTriggerJob, type CallbackBody, type LedgerRecord, type RequestLookup, type UsageObject } from '@waggle/contracts';
+import {
+  InvocationPatterns,
+  QueueNames,
+  sendRpc,
+  type AgentTriggerJob,
+  type CallbackBody,
+  type LedgerRecord,
+  type RequestLookup,
+  type UsageObject,
+} from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { APP_ENV, isTransientFailure, LedgerPublisher, NatsRpcClient, QueueProducer, QueueWorker, REDIS_CLIENT, type RequestContextStore } from '@waggle/platform';
+import {
+  APP_ENV,
+  isTransientFailure,
+  LedgerPublisher,
+  NatsRpcClient,
+  QueueProducer,
+  QueueWorker,
+  REDIS_CLIENT,
+  type RequestContextStore,
+} from '@waggle/platform';
 import { deliveryIdFor } from '@waggle/webhooks';
 import type { Job } from 'bullmq';
 import type Redis from 'ioredis';
@@ -13,15 +31,24 @@ const LOOKUP_TIMEOUT_MS = 10_000;
 
 type Finished = Pick<RequestLookup, 'status' | 'data' | 'ended_at'> & { status: 'completed' | 'failed' };
 
-const isFinished = (record: Pick<RequestLookup, 'status'> | null | undefined): record is Finished => record?.status === 'completed' || record?.status === 'failed';
+const isFinished = (record: Pick<RequestLookup, 'status'> | null | undefined): record is Finished =>
+  record?.status === 'completed' || record?.status === 'failed';
 
 /** The callback body of a finished agent run, from what its ledger record holds. */
 export function agentCallbackBody(requestId: string, record: Finished, usage: UsageObject | null): CallbackBody {
   const data = record.data ?? {};
   if (record.status === 'completed') {
-    return { event_type: 'agent.completed', request_id: requestId, data: { response: String(data.response ?? ''), usage, model: String(data.model ?? '') } };
+    return {
+      event_type: 'agent.completed',
+      request_id: requestId,
+      data: { response: String(data.response ?? ''), usage, model: String(data.model ?? '') },
+    };
   }
-  return { event_type: 'agent.failed', request_id: requestId, data: { error: String(data.error ?? 'The run failed'), error_code: String(data.error_code ?? 'internal_server_error') } };
+  return {
+    event_type: 'agent.failed',
+    request_id: requestId,
+    data: { error: String(data.error ?? 'The run failed'), error_code: String(data.error_code ?? 'internal_server_error') },
+  };
 }
 
 /**
@@ -69,7 +96,10 @@ export class AgentTriggerWorker extends QueueWorker<'agent-runs'> implements OnA
     const mine = this.ledger.pendingRecord(trigger.request_id);
     // Waited out like any outage (the job goes back to the delayed set) rather than announcing a result the ledger does not hold.
     if (!(await this.ledger.stored(trigger.request_id, LEDGER_PUBLISH_ATTEMPTS))) {
-      throw new WaggleException('upstream_request_failed', { status: 503, message: `The ledger record of ${trigger.request_id} could not be published yet` });
+      throw new WaggleException('upstream_request_failed', {
+        status: 503,
+        message: `The ledger record of ${trigger.request_id} could not be published yet`,
+      });
     }
     const record = earlier ?? (isFinished(mine) ? mine : await this.finishedRecord(trigger));
     if (!record) throw new Error(`The ledger record of ${trigger.request_id} is not finished`);
@@ -119,7 +149,12 @@ export class AgentTriggerWorker extends QueueWorker<'agent-runs'> implements OnA
     const own = this.ledger.pendingRecord(trigger.request_id);
     if (own) return isFinished(own) ? own : null;
     try {
-      const stored = await sendRpc(this.rpc, InvocationPatterns.getRequest, { workspace_id: trigger.workspace_id, request_id: trigger.request_id }, { timeoutMs: LOOKUP_TIMEOUT_MS });
+      const stored = await sendRpc(
+        this.rpc,
+        InvocationPatterns.getRequest,
+        { workspace_id: trigger.workspace_id, request_id: trigger.request_id },
+        { timeoutMs: LOOKUP_TIMEOUT_MS },
+      );
       return isFinished(stored) ? stored : null;
     } catch (error) {
       if (error instanceof WaggleException && error.code === 'not_found') return null;

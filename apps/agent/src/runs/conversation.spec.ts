@@ -11,7 +11,11 @@ const base = {
   answerTokens: 100,
 };
 
-const turn = (role: 'user' | 'assistant', content: string, attachments: StoredTurn['attachments'] = []): StoredTurn => ({ role, content, attachments });
+const turn = (role: 'user' | 'assistant', content: string, attachments: StoredTurn['attachments'] = []): StoredTurn => ({
+  role,
+  content,
+  attachments,
+});
 
 describe('buildConversation', () => {
   it('orders the system prompt, stored turns, caller messages and the new message', () => {
@@ -41,7 +45,10 @@ describe('buildConversation', () => {
   });
 
   it('lists readable documents in an <available_files> manifest and sends images as image parts', () => {
-    const checked = checkRunAttachments({ attachments: ['https://files.example/report.pdf'], image_urls: ['https://files.example/cat.png'] });
+    const checked = checkRunAttachments({
+      attachments: ['https://files.example/report.pdf'],
+      image_urls: ['https://files.example/cat.png'],
+    });
     const documents = readableDocuments(checked, []);
     const { messages } = buildConversation({ ...base, documents, checked });
     expect(messages[0].content).toContain('<available_files>');
@@ -57,10 +64,21 @@ describe('readableDocuments', () => {
   it('authorizes structured attachments of the current message, caller messages and stored turns, each once', () => {
     const checked = checkRunAttachments({
       attachments: ['https://a.example/now.csv'],
-      messages: [{ role: 'user', content: 'see https://a.example/mentioned.pdf', attachments: [{ file_url: 'https://a.example/earlier.md' }] }],
+      messages: [
+        { role: 'user', content: 'see https://a.example/mentioned.pdf', attachments: [{ file_url: 'https://a.example/earlier.md' }] },
+      ],
     });
-    const stored = [turn('user', 'old', [{ url: 'https://a.example/stored.docx', kind: 'document', name: 'stored.docx' }, { url: 'https://a.example/p.png', kind: 'image', name: 'p.png' }])];
-    expect(readableDocuments(checked, stored).map((document) => document.url)).toEqual(['https://a.example/stored.docx', 'https://a.example/earlier.md', 'https://a.example/now.csv']);
+    const stored = [
+      turn('user', 'old', [
+        { url: 'https://a.example/stored.docx', kind: 'document', name: 'stored.docx' },
+        { url: 'https://a.example/p.png', kind: 'image', name: 'p.png' },
+      ]),
+    ];
+    expect(readableDocuments(checked, stored).map((document) => document.url)).toEqual([
+      'https://a.example/stored.docx',
+      'https://a.example/earlier.md',
+      'https://a.example/now.csv',
+    ]);
   });
 });
 
@@ -68,9 +86,17 @@ describe('checkRunAttachments', () => {
   it.each([
     [{ attachments: ['http://a.example/x.pdf'] }, 'attachments[0]'],
     [{ attachments: ['https://a.example/x.exe'] }, 'attachments[0]'],
-    [{ attachments: ['https://a.example/1.pdf', 'https://a.example/2.pdf', 'https://a.example/3.pdf'], image_urls: ['https://a.example/1.png', 'https://a.example/2.png', 'https://a.example/3.png'] }, 'attachments'],
+    [
+      {
+        attachments: ['https://a.example/1.pdf', 'https://a.example/2.pdf', 'https://a.example/3.pdf'],
+        image_urls: ['https://a.example/1.png', 'https://a.example/2.png', 'https://a.example/3.png'],
+      },
+      'attachments',
+    ],
     [{ messages: [{ role: 'user' as const, content: 'x', image_urls: ['ftp://a.example/x.png'] }] }, 'messages[0].image_urls[0]'],
   ])('refuses %j naming %s, as a 422 validation_error', (input, field) => {
-    expect(() => checkRunAttachments(input)).toThrow(expect.objectContaining({ code: 'validation_error', status: 422, details: [expect.objectContaining({ field })] }));
+    expect(() => checkRunAttachments(input)).toThrow(
+      expect.objectContaining({ code: 'validation_error', status: 422, details: [expect.objectContaining({ field })] }),
+    );
   });
 });

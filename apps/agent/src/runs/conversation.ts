@@ -25,7 +25,10 @@ export interface CheckedRunInput {
 }
 
 function refuse(field: string, reason: string): WaggleException {
-  return new WaggleException('validation_error', { message: `Invalid attachment (${field}): ${reason}`, details: [{ field, messages: [reason] }] });
+  return new WaggleException('validation_error', {
+    message: `Invalid attachment (${field}): ${reason}`,
+    details: [{ field, messages: [reason] }],
+  });
 }
 
 /**
@@ -54,7 +57,8 @@ export function readableDocuments(checked: CheckedRunInput, stored: readonly Sto
   const add = (document: AcceptedAttachment) => {
     if (!byUrl.has(document.url)) byUrl.set(document.url, document);
   };
-  for (const turn of stored) for (const attachment of turn.attachments) if (attachment.kind === 'document') add({ ok: true, ...attachment });
+  for (const turn of stored)
+    for (const attachment of turn.attachments) if (attachment.kind === 'document') add({ ok: true, ...attachment });
   for (const message of checked.history) message.documents.forEach(add);
   checked.current.documents.forEach(add);
   return [...byUrl.values()];
@@ -128,9 +132,14 @@ export interface Conversation {
  * room for the answer) are left out oldest first; nothing else is cut.
  */
 export function buildConversation(input: ConversationInput): Conversation {
-  const systemParts = [input.instructionPrompt?.trim() ?? '', input.documents.length > 0 ? availableFilesManifest(input.documents) : ''].filter(Boolean);
+  const systemParts = [
+    input.instructionPrompt?.trim() ?? '',
+    input.documents.length > 0 ? availableFilesManifest(input.documents) : '',
+  ].filter(Boolean);
   const system: PromptMessage[] = systemParts.length > 0 ? [{ role: 'system', content: systemParts.join('\n\n') }] : [];
-  const caller = input.callerMessages.map((message, index) => callerMessage(message, input.checked.history[index] ?? { documents: [], images: [] }));
+  const caller = input.callerMessages.map((message, index) =>
+    callerMessage(message, input.checked.history[index] ?? { documents: [], images: [] }),
+  );
   const current: PromptMessage = { role: 'user', content: userContent(input.message, input.checked.current.images) };
   const fixed = [...system, ...caller, current].reduce((sum, message) => sum + estimateTokens(message), 0);
   let room = (input.contextLimit > 0 ? input.contextLimit : DEFAULT_CONTEXT_TOKENS) - input.answerTokens - fixed;
@@ -138,7 +147,8 @@ export function buildConversation(input: ConversationInput): Conversation {
   let index = input.stored.length - 1;
   for (; index >= 0; index -= 1) {
     const turn = input.stored[index];
-    const message: PromptMessage = turn.role === 'user' ? { role: 'user', content: turn.content } : { role: 'assistant', content: turn.content };
+    const message: PromptMessage =
+      turn.role === 'user' ? { role: 'user', content: turn.content } : { role: 'assistant', content: turn.content };
     const tokens = estimateTokens(message);
     if (tokens > room) break;
     room -= tokens;

@@ -33,7 +33,12 @@ export class AgentKnowledgeSearch {
   private async search(workspaceId: string, knowledgeBaseIds: readonly string[], query: string): Promise<ToolOutcome> {
     const settled = await Promise.allSettled(
       knowledgeBaseIds.map((knowledgeBaseId) =>
-        sendRpc(this.rpc, KnowledgeBasePatterns.search, { workspace_id: workspaceId, knowledge_base_id: knowledgeBaseId, search_query: query }, { timeoutMs: SEARCH_TIMEOUT_MS }),
+        sendRpc(
+          this.rpc,
+          KnowledgeBasePatterns.search,
+          { workspace_id: workspaceId, knowledge_base_id: knowledgeBaseId, search_query: query },
+          { timeoutMs: SEARCH_TIMEOUT_MS },
+        ),
       ),
     );
     const passages: KnowledgePassage[] = [];
@@ -41,10 +46,20 @@ export class AgentKnowledgeSearch {
     settled.forEach((outcome, index) => {
       const knowledgeBaseId = knowledgeBaseIds[index];
       if (outcome.status === 'fulfilled') {
-        passages.push(...outcome.value.chunks.map((chunk: KnowledgeBaseSearchChunk) => ({ knowledge_base_id: knowledgeBaseId, item_name: chunk.item_name, content: chunk.content, score: chunk.score })));
+        passages.push(
+          ...outcome.value.chunks.map((chunk: KnowledgeBaseSearchChunk) => ({
+            knowledge_base_id: knowledgeBaseId,
+            item_name: chunk.item_name,
+            content: chunk.content,
+            score: chunk.score,
+          })),
+        );
       } else {
         const reason: unknown = outcome.reason;
-        errors.push({ knowledge_base_id: knowledgeBaseId, error: reason instanceof WaggleException ? reason.message : 'The search did not answer' });
+        errors.push({
+          knowledge_base_id: knowledgeBaseId,
+          error: reason instanceof WaggleException ? reason.message : 'The search did not answer',
+        });
       }
     });
     passages.sort((a, b) => b.score - a.score);

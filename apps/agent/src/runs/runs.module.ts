@@ -15,6 +15,14 @@ import { RunsRepository } from './runs.repository';
  */
 @Module({
   controllers: [RunsController],
-  providers: [AgentRunner, RunsRepository, RunnableAgents, RunCancellation, documentReaderProvider, AgentTriggerWorker, AgentKnowledgeSearch],
+  providers: [
+    AgentRunner,
+    RunsRepository,
+    RunnableAgents,
+    RunCancellation,
+    documentReaderProvider,
+    AgentTriggerWorker,
+    AgentKnowledgeSearch,
+  ],
 })
 export class RunsModule {}

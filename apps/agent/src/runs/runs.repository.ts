@@ -61,7 +61,10 @@ export class RunsRepository {
   /** The workspace's active agent, or null (also for an id that is not a UUID). */
   async agent(workspaceId: string, agentId: string): Promise<RunnableAgent | null> {
     if (!isAgentId(agentId)) return null;
-    const rows: RunnableAgent[] = await this.dataSource.query(`SELECT ${AGENT_COLUMNS} FROM agent.agents WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL`, [agentId, workspaceId]);
+    const rows: RunnableAgent[] = await this.dataSource.query(
+      `SELECT ${AGENT_COLUMNS} FROM agent.agents WHERE id = $1 AND workspace_id = $2 AND deleted_at IS NULL`,
+      [agentId, workspaceId],
+    );
     return rows[0] ?? null;
   }
 
@@ -90,12 +93,10 @@ export class RunsRepository {
   /** Appends a finished run's message, answer and tool calls to its thread, all or nothing. */
   async appendTurn(turn: FinishedTurn): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      await manager.query(`INSERT INTO agent.agent_thread_messages (thread_id, request_id, role, content, attachments) VALUES ($1, $2, 'user', $3, $4::jsonb)`, [
-        turn.threadId,
-        turn.requestId,
-        turn.message,
-        JSON.stringify(turn.attachments),
-      ]);
+      await manager.query(
+        `INSERT INTO agent.agent_thread_messages (thread_id, request_id, role, content, attachments) VALUES ($1, $2, 'user', $3, $4::jsonb)`,
+        [turn.threadId, turn.requestId, turn.message, JSON.stringify(turn.attachments)],
+      );
       const [answer]: Array<{ id: string }> = await manager.query(
         `INSERT INTO agent.agent_thread_messages (thread_id, request_id, role, content) VALUES ($1, $2, 'assistant', $3) RETURNING id`,
         [turn.threadId, turn.requestId, turn.response],
@@ -103,7 +104,16 @@ export class RunsRepository {
       if (turn.toolCalls.length > 0) {
         const values: unknown[] = [];
         const rows = turn.toolCalls.map((call, index) => {
-          values.push(turn.threadId, answer.id, turn.requestId, call.toolCallId, call.toolName, JSON.stringify(call.input ?? null), call.observation, call.durationMs);
+          values.push(
+            turn.threadId,
+            answer.id,
+            turn.requestId,
+            call.toolCallId,
+            call.toolName,
+            JSON.stringify(call.input ?? null),
+            call.observation,
+            call.durationMs,
+          );
           const base = index * 8;
           return `($${base + 1}, $${base + 2}, $${base + 3}, $${base + 4}, $${base + 5}, $${base + 6}::jsonb, $${base + 7}, $${base + 8})`;
         });

@@ -11,7 +11,10 @@ import { WebhookTargetsService } from './webhook-targets.service';
  */
 @Module({
   controllers: [WebhooksController],
-  providers: [WebhookTargetsService, { provide: SecretSealer, useFactory: (env: AgentEnv) => SecretSealer.fromEnv(env), inject: [APP_ENV] }],
+  providers: [
+    WebhookTargetsService,
+    { provide: SecretSealer, useFactory: (env: AgentEnv) => SecretSealer.fromEnv(env), inject: [APP_ENV] },
+  ],
   exports: [WebhookTargetsService, SecretSealer],
 })
 export class WebhooksModule {}

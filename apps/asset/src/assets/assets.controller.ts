@@ -1,5 +1,12 @@
 import { Controller } from '@nestjs/common';
-import { AssetIdRequest, AssetPatterns, StoreAssetRequest, WorkspaceIdRequest, type AssetRecord, type StagedAsset } from '@waggle/contracts';
+import {
+  AssetIdRequest,
+  AssetPatterns,
+  StoreAssetRequest,
+  WorkspaceIdRequest,
+  type AssetRecord,
+  type StagedAsset,
+} from '@waggle/contracts';
 import { RpcHandler } from '@waggle/platform';
 import { AssetsService } from './assets.service';
 

@@ -38,7 +38,9 @@ export class AssetsService {
   ) {}
 
   async list(workspaceId: string): Promise<AssetRecord[]> {
-    const assets = await this.dataSource.getRepository(AssetEntity).find({ where: { workspaceId }, order: { createdAt: 'DESC', id: 'DESC' } });
+    const assets = await this.dataSource
+      .getRepository(AssetEntity)
+      .find({ where: { workspaceId }, order: { createdAt: 'DESC', id: 'DESC' } });
     return assets.map(toAssetRecord);
   }
 
@@ -62,20 +64,35 @@ export class AssetsService {
     try {
       return await this.storeStaged(request);
     } finally {
-      await this.staging.remove(request.staged_object).catch((error: unknown) => this.logger.warn({ err: error, staged_object: request.staged_object }, 'a staged upload could not be deleted (the bucket TTL removes it)'));
+      await this.staging
+        .remove(request.staged_object)
+        .catch((error: unknown) =>
+          this.logger.warn(
+            { err: error, staged_object: request.staged_object },
+            'a staged upload could not be deleted (the bucket TTL removes it)',
+          ),
+        );
     }
   }
 
   private async storeStaged(request: StoreAssetRequest): Promise<AssetRecord> {
     const workspaceId = request.workspace_id;
     const cap = await this.storageCap(workspaceId);
-    if (cap !== null && (await this.usedBytes(this.dataSource.manager, workspaceId)) + request.size_bytes > cap) throw storageLimitReached();
+    if (cap !== null && (await this.usedBytes(this.dataSource.manager, workspaceId)) + request.size_bytes > cap)
+      throw storageLimitReached();
 
     const staged = await this.staging.open(request.staged_object);
-    if (!staged) throw new WaggleException('validation_error', { message: 'The staged upload was not found', details: [{ field: 'staged_object', messages: ['no such staged object'] }] });
+    if (!staged)
+      throw new WaggleException('validation_error', {
+        message: 'The staged upload was not found',
+        details: [{ field: 'staged_object', messages: ['no such staged object'] }],
+      });
     if (staged.info.size !== request.size_bytes) {
       staged.stream.destroy();
-      throw new WaggleException('validation_error', { message: 'The staged upload does not have the declared size', details: [{ field: 'size_bytes', messages: [`the staged object has ${staged.info.size} bytes`] }] });
+      throw new WaggleException('validation_error', {
+        message: 'The staged upload does not have the declared size',
+        details: [{ field: 'size_bytes', messages: [`the staged object has ${staged.info.size} bytes`] }],
+      });
     }
 
     const id = randomUUID();
@@ -84,7 +101,8 @@ export class AssetsService {
     staged.stream.on('error', (error) => inspector.destroy(error));
     await this.storage.write(storageKey, staged.stream.pipe(inspector));
     try {
-      if (inspector.byteCount !== request.size_bytes) throw new WaggleException('validation_error', { message: 'The staged upload does not have the declared size' });
+      if (inspector.byteCount !== request.size_bytes)
+        throw new WaggleException('validation_error', { message: 'The staged upload does not have the declared size' });
       const contentType = await inspector.contentType(request.declared_content_type);
       const sha256 = inspector.sha256();
       const asset = await this.dataSource.transaction(async (manager) => {
@@ -94,12 +112,25 @@ export class AssetsService {
           'INSERT INTO "asset"."assets" ("id", "workspace_id", "name", "content_type", "size_bytes", "sha256", "storage_key") VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING "created_at"',
           [id, workspaceId, request.name, contentType, inspector.byteCount, sha256, storageKey],
         )) as Array<{ created_at: Date }>;
-        return Object.assign(new AssetEntity(), { id, workspaceId, name: request.name, contentType, sizeBytes: String(inspector.byteCount), sha256, storageKey, createdAt: rows[0].created_at });
+        return Object.assign(new AssetEntity(), {
+          id,
+          workspaceId,
+          name: request.name,
+          contentType,
+          sizeBytes: String(inspector.byteCount),
+          sha256,
+          storageKey,
+          createdAt: rows[0].created_at,
+        });
       });
       this.logger.log({ msg: 'asset stored', asset_id: id, size_bytes: inspector.byteCount });
       return toAssetRecord(asset);
     } catch (error) {
-      await this.storage.remove(storageKey).catch((removal: unknown) => this.logger.error({ err: removal, storage_key: storageKey }, 'the bytes of a refused upload could not be removed'));
+      await this.storage
+        .remove(storageKey)
+        .catch((removal: unknown) =>
+          this.logger.error({ err: removal, storage_key: storageKey }, 'the bytes of a refused upload could not be removed'),
+        );
       throw error;
     }
   }
@@ -114,12 +145,20 @@ export class AssetsService {
 
   /** The plan's asset_storage_bytes for the workspace (overrides applied); null = unlimited. */
   private async storageCap(workspaceId: string): Promise<number | null> {
-    const workspace = await sendRpc(this.rpc, CatalogPatterns.getWorkspace, { workspace_id: workspaceId }, { timeoutMs: CATALOG_TIMEOUT_MS });
+    const workspace = await sendRpc(
+      this.rpc,
+      CatalogPatterns.getWorkspace,
+      { workspace_id: workspaceId },
+      { timeoutMs: CATALOG_TIMEOUT_MS },
+    );
     return workspace.limits.asset_storage_bytes;
   }
 
   private async usedBytes(manager: EntityManager, workspaceId: string): Promise<number> {
-    const rows = (await manager.query('SELECT COALESCE(SUM("size_bytes"), 0)::text AS used FROM "asset"."assets" WHERE "workspace_id" = $1', [workspaceId])) as Array<{ used: string }>;
+    const rows = (await manager.query(
+      'SELECT COALESCE(SUM("size_bytes"), 0)::text AS used FROM "asset"."assets" WHERE "workspace_id" = $1',
+      [workspaceId],
+    )) as Array<{ used: string }>;
     return Number(rows[0].used);
   }
 }

@@ -7,39 +7,43 @@ export type AssetStorageDriver = (typeof ASSET_STORAGE_DRIVERS)[number];
 export class AssetEnv extends DatabaseEnv {
   override PORT: number = 3104;
 
-  @EnvVar("Where asset bytes are kept: filesystem (a local directory, the embedded default) or s3 (S3-compatible object storage, for replicas that share nothing local)")
+  @EnvVar(
+    'Where asset bytes are kept: filesystem (a local directory, the embedded default) or s3 (S3-compatible object storage, for replicas that share nothing local)',
+  )
   @IsIn(ASSET_STORAGE_DRIVERS)
   ASSET_STORAGE_DRIVER: AssetStorageDriver = 'filesystem';
 
-  @EnvVar('The filesystem driver\'s directory (relative to the working directory, or absolute); created when missing')
+  @EnvVar("The filesystem driver's directory (relative to the working directory, or absolute); created when missing")
   @IsString()
   @Length(1, 4096)
   ASSET_STORAGE_DIR: string = 'var/assets';
 
-  @EnvVar('The s3 driver\'s bucket (it must exist)')
+  @EnvVar("The s3 driver's bucket (it must exist)")
   @ValidateIf((env: AssetEnv) => env.ASSET_STORAGE_DRIVER === 's3')
   @IsString()
   @Length(3, 255)
   ASSET_S3_BUCKET: string = '';
 
-  @EnvVar('The s3 driver\'s endpoint URL for an S3-compatible server (MinIO, R2, ...); empty = AWS S3 of ASSET_S3_REGION')
+  @EnvVar("The s3 driver's endpoint URL for an S3-compatible server (MinIO, R2, ...); empty = AWS S3 of ASSET_S3_REGION")
   @IsString()
   ASSET_S3_ENDPOINT: string = '';
 
-  @EnvVar('The s3 driver\'s region')
+  @EnvVar("The s3 driver's region")
   @IsString()
   @Length(1, 64)
   ASSET_S3_REGION: string = 'us-east-1';
 
-  @EnvVar('The s3 driver\'s access key id; empty = the AWS default credential chain (e.g. an IAM role)')
+  @EnvVar("The s3 driver's access key id; empty = the AWS default credential chain (e.g. an IAM role)")
   @IsString()
   ASSET_S3_ACCESS_KEY_ID: string = '';
 
-  @EnvVar('The s3 driver\'s secret access key (with ASSET_S3_ACCESS_KEY_ID)', { secret: true })
+  @EnvVar("The s3 driver's secret access key (with ASSET_S3_ACCESS_KEY_ID)", { secret: true })
   @IsString()
   ASSET_S3_SECRET_ACCESS_KEY: string = '';
 
-  @EnvVar('Address the s3 bucket in the path (http://host/bucket/key) rather than as a subdomain; most self-hosted S3-compatible servers need true')
+  @EnvVar(
+    'Address the s3 bucket in the path (http://host/bucket/key) rather than as a subdomain; most self-hosted S3-compatible servers need true',
+  )
   @IsBoolean()
   ASSET_S3_FORCE_PATH_STYLE: boolean = false;
 }

@@ -28,7 +28,11 @@ export class S3AssetStorage extends AssetStorage {
       forcePathStyle: settings.forcePathStyle,
       // Self-hosted S3-compatible servers often reject the SDK's default flexible checksums
       // (aws-chunked bodies with checksum trailers): against one, checksums only where S3 requires them.
-      ...(settings.endpoint && { endpoint: settings.endpoint, requestChecksumCalculation: 'WHEN_REQUIRED' as const, responseChecksumValidation: 'WHEN_REQUIRED' as const }),
+      ...(settings.endpoint && {
+        endpoint: settings.endpoint,
+        requestChecksumCalculation: 'WHEN_REQUIRED' as const,
+        responseChecksumValidation: 'WHEN_REQUIRED' as const,
+      }),
       ...(settings.credentials && { credentials: settings.credentials }),
     };
     this.client = new S3Client(config);
@@ -37,7 +41,12 @@ export class S3AssetStorage extends AssetStorage {
   async write(key: string, source: Readable): Promise<void> {
     // Parts are left on error by lib-storage and aborted here, best effort, so the upload's own
     // failure is what surfaces (a server that refuses the abort would otherwise mask it).
-    const upload = new Upload({ client: this.client, params: { Bucket: this.settings.bucket, Key: checkStorageKey(key), Body: source }, queueSize: 2, leavePartsOnError: true });
+    const upload = new Upload({
+      client: this.client,
+      params: { Bucket: this.settings.bucket, Key: checkStorageKey(key), Body: source },
+      queueSize: 2,
+      leavePartsOnError: true,
+    });
     try {
       await upload.done();
     } catch (error) {

@@ -12,7 +12,9 @@ export function createAssetStorage(env: AssetEnv): AssetStorage {
       bucket: env.ASSET_S3_BUCKET,
       endpoint: env.ASSET_S3_ENDPOINT || undefined,
       region: env.ASSET_S3_REGION,
-      credentials: env.ASSET_S3_ACCESS_KEY_ID ? { accessKeyId: env.ASSET_S3_ACCESS_KEY_ID, secretAccessKey: env.ASSET_S3_SECRET_ACCESS_KEY } : undefined,
+      credentials: env.ASSET_S3_ACCESS_KEY_ID
+        ? { accessKeyId: env.ASSET_S3_ACCESS_KEY_ID, secretAccessKey: env.ASSET_S3_SECRET_ACCESS_KEY }
+        : undefined,
       forcePathStyle: env.ASSET_S3_FORCE_PATH_STYLE,
     });
   }

@@ -31,7 +31,9 @@ export class CallbackDispatcherEnv extends WithCallbackAllowlist(WithWebhookSecr
   @Matches(DURATION_FORMAT, { message: 'CALLBACK_MAX_RETRY_AFTER must be a duration like 24h' })
   CALLBACK_MAX_RETRY_AFTER: string = '24h';
 
-  @EnvVar('How long a replica holds a delivery without renewing its lock before BullMQ hands it to another replica (ms): the wait before a delivery of a crashed replica is sent again')
+  @EnvVar(
+    'How long a replica holds a delivery without renewing its lock before BullMQ hands it to another replica (ms): the wait before a delivery of a crashed replica is sent again',
+  )
   @IsInt()
   @Min(1_000)
   @Max(600_000)

@@ -57,7 +57,10 @@ export class CallbackDeadLetters implements DeadLetterSource, OnApplicationShutd
   /** The delivery row names the job that owns it now: an older failed job was superseded by a redelivery. */
   private async notRedelivered(jobs: Array<Job<CallbackDeliveryJob>>): Promise<Array<Job<CallbackDeliveryJob>>> {
     if (jobs.length === 0) return jobs;
-    const rows = await this.deliveries.find({ select: { id: true, jobId: true }, where: { id: In(jobs.map((job) => job.data.delivery_id)) } });
+    const rows = await this.deliveries.find({
+      select: { id: true, jobId: true },
+      where: { id: In(jobs.map((job) => job.data.delivery_id)) },
+    });
     const owner = new Map(rows.map((row) => [row.id, row.jobId]));
     return jobs.filter((job) => !owner.has(job.data.delivery_id) || owner.get(job.data.delivery_id) === job.id);
   }

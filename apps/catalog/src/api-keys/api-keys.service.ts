@@ -35,7 +35,9 @@ export class ApiKeysService {
   async create(workspaceId: string, manager: EntityManager = this.keys.manager): Promise<CreatedApiKey> {
     await this.workspaces.get(workspaceId, manager);
     const apiKey = generateApiKey();
-    const saved = await manager.save(manager.create(ApiKeyEntity, { workspaceId, prefix: apiKeyPrefix(apiKey), keyHash: hashApiKey(apiKey) }));
+    const saved = await manager.save(
+      manager.create(ApiKeyEntity, { workspaceId, prefix: apiKeyPrefix(apiKey), keyHash: hashApiKey(apiKey) }),
+    );
     return { ...toApiKeySummary(saved), api_key: apiKey };
   }
 
@@ -68,7 +70,11 @@ export class ApiKeysService {
     const now = new Date();
     this.keys
       .update({ id, lastUsedAt: IsNull() }, { lastUsedAt: now })
-      .then((result) => (result.affected ? undefined : this.keys.update({ id, lastUsedAt: LessThan(new Date(now.getTime() - LAST_USED_RESOLUTION_MS)) }, { lastUsedAt: now })))
+      .then((result) =>
+        result.affected
+          ? undefined
+          : this.keys.update({ id, lastUsedAt: LessThan(new Date(now.getTime() - LAST_USED_RESOLUTION_MS)) }, { lastUsedAt: now }),
+      )
       .catch((error: unknown) => this.logger.warn({ err: error, key_id: id }, 'could not record last use of an API key'));
   }
 }

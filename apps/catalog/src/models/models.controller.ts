@@ -1,5 +1,13 @@
 import { Controller } from '@nestjs/common';
-import { CatalogPatterns, ListModelsRequest, LoadModelsRequest, ModelIdRequest, type LoadModelsResponse, type ModelRoute, type PublicModel } from '@waggle/contracts';
+import {
+  CatalogPatterns,
+  ListModelsRequest,
+  LoadModelsRequest,
+  ModelIdRequest,
+  type LoadModelsResponse,
+  type ModelRoute,
+  type PublicModel,
+} from '@waggle/contracts';
 import { RpcHandler } from '@waggle/platform';
 import { ModelsService } from './models.service';
 

@@ -69,7 +69,10 @@ export class ModelsService implements OnApplicationBootstrap {
         order: { provider: 'ASC', name: 'ASC' },
       });
       this.cache = {
-        views: { serving: models.map((model) => toPublicModel(model, 'serving')), maker: models.map((model) => toPublicModel(model, 'maker')) },
+        views: {
+          serving: models.map((model) => toPublicModel(model, 'serving')),
+          maker: models.map((model) => toPublicModel(model, 'maker')),
+        },
         expiresAt: now + MODEL_LIST_CACHE_MS,
       };
     }
@@ -109,12 +112,17 @@ export class ModelsService implements OnApplicationBootstrap {
     try {
       file = parseModelCatalog(yamlText);
     } catch (error) {
-      if (error instanceof ModelCatalogFileError) throw new WaggleException('validation_error', { message: 'The model catalog file is invalid', details: error.problems });
+      if (error instanceof ModelCatalogFileError)
+        throw new WaggleException('validation_error', { message: 'The model catalog file is invalid', details: error.problems });
       throw error;
     }
     const current = await this.currentVersion();
-    const listedCount = file.models.filter((model) => model.status === 'active' && (LISTED_TYPES as readonly string[]).includes(model.modelType)).length;
-    const skip = current !== undefined && (options.onlyIfNewer ? compareCatalogVersions(file.version, current) <= 0 : current === file.version && !options.force);
+    const listedCount = file.models.filter(
+      (model) => model.status === 'active' && (LISTED_TYPES as readonly string[]).includes(model.modelType),
+    ).length;
+    const skip =
+      current !== undefined &&
+      (options.onlyIfNewer ? compareCatalogVersions(file.version, current) <= 0 : current === file.version && !options.force);
     if (skip) return { version: current, loaded: false, model_count: file.models.length, listed_count: listedCount };
 
     const providers = new Map(file.providers.map((provider) => [provider.key, provider]));
@@ -143,7 +151,9 @@ export class ModelsService implements OnApplicationBootstrap {
           catalogVersion: file.version,
         })),
       );
-      await manager.upsert(CatalogVersionEntity, { version: file.version, modelCount: file.models.length, loadedAt: new Date() }, ['version']);
+      await manager.upsert(CatalogVersionEntity, { version: file.version, modelCount: file.models.length, loadedAt: new Date() }, [
+        'version',
+      ]);
     });
     this.cache = undefined;
     return { version: file.version, loaded: true, model_count: file.models.length, listed_count: listedCount };

@@ -29,13 +29,19 @@ export class WorkspacesService {
 
   /** A new workspace on a plan, inside the caller's transaction. */
   async insert(manager: EntityManager, values: { name: string; plan: PlanEntity; language: AccountLanguage }): Promise<WorkspaceEntity> {
-    const workspace = await manager.save(manager.create(WorkspaceEntity, { name: values.name, planKey: values.plan.key, language: values.language, limitOverrides: {} }));
+    const workspace = await manager.save(
+      manager.create(WorkspaceEntity, { name: values.name, planKey: values.plan.key, language: values.language, limitOverrides: {} }),
+    );
     workspace.plan = values.plan;
     return workspace;
   }
 
   async list(): Promise<WorkspaceSummary[]> {
-    const workspaces = await this.workspaces.find({ where: { deletedAt: IsNull() }, relations: { plan: true }, order: { createdAt: 'ASC' } });
+    const workspaces = await this.workspaces.find({
+      where: { deletedAt: IsNull() },
+      relations: { plan: true },
+      order: { createdAt: 'ASC' },
+    });
     return workspaces.map(toWorkspaceSummary);
   }
 

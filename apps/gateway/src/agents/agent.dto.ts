@@ -36,7 +36,12 @@ export class CreateAgentFieldsDoc {
   @ApiProperty({ minLength: 1, maxLength: 200 })
   name!: string;
 
-  @ApiProperty({ description: 'A model id of the catalog (GET /v1/public/models) whose model_type is llm', example: 'gpt-6-luna', minLength: 1, maxLength: 200 })
+  @ApiProperty({
+    description: 'A model id of the catalog (GET /v1/public/models) whose model_type is llm',
+    example: 'gpt-6-luna',
+    minLength: 1,
+    maxLength: 200,
+  })
   llm_model!: string;
 
   @ApiProperty({ description: "Must equal the catalog entry's model_type of llm_model", example: 'llm', minLength: 1, maxLength: 50 })
@@ -53,7 +58,10 @@ export class CreateAgentFieldsDoc {
 
   @ApiPropertyOptional({
     description: 'An integer (declared a uuid string by the reference by mistake); a string of digits is accepted as that integer',
-    oneOf: [{ type: 'integer', minimum: 1, maximum: 2_147_483_647 }, { type: 'string', pattern: '^[0-9]+$' }],
+    oneOf: [
+      { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
+      { type: 'string', pattern: '^[0-9]+$' },
+    ],
     nullable: true,
   })
   max_token?: number | string | null;

@@ -6,13 +6,36 @@ import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { MeteredApiRoute } from '../auth/authenticated.decorator';
 import type { GatewayEnv } from '../config/gateway.env';
 import { ErrorBodyDto, RateLimitErrorBodyDto } from '../errors/error-body.dto';
-import { AgentDeletedDto, AgentItemDto, AgentListDto, AgentWrittenDto, CreateAgentBody, CreateAgentBodyDoc, UpdateAgentBody, UpdateAgentBodyDoc } from './agent.dto';
+import {
+  AgentDeletedDto,
+  AgentItemDto,
+  AgentListDto,
+  AgentWrittenDto,
+  CreateAgentBody,
+  CreateAgentBodyDoc,
+  UpdateAgentBody,
+  UpdateAgentBodyDoc,
+} from './agent.dto';
 
-const WORKSPACE_PARAM = { name: 'workspace_id', type: String, format: 'uuid', description: "The API key's workspace; any other answers 404 Workspace not found" } as const;
+const WORKSPACE_PARAM = {
+  name: 'workspace_id',
+  type: String,
+  format: 'uuid',
+  description: "The API key's workspace; any other answers 404 Workspace not found",
+} as const;
 const AGENT_PARAM = { name: 'id', type: String, format: 'uuid', description: 'The agent id' } as const;
-const NOT_FOUND = { status: 422, description: 'Agent not found: unknown, deleted, or another workspace\'s (error_code resource_not_found)', type: ErrorBodyDto } as const;
+const NOT_FOUND = {
+  status: 422,
+  description: "Agent not found: unknown, deleted, or another workspace's (error_code resource_not_found)",
+  type: ErrorBodyDto,
+} as const;
 const WORKSPACE_NOT_FOUND = { status: 404, description: 'Workspace not found (error_code not_found)', type: ErrorBodyDto } as const;
-const INVALID = { status: 422, description: 'Invalid body (validation_error, missing_required_field) or invalid LLM model, `error` naming the model (validation_error, model_deprecated)', type: ErrorBodyDto } as const;
+const INVALID = {
+  status: 422,
+  description:
+    'Invalid body (validation_error, missing_required_field) or invalid LLM model, `error` naming the model (validation_error, model_deprecated)',
+  type: ErrorBodyDto,
+} as const;
 
 /**
  * A workspace's agents (the spec's "Agents collection and item"), owned by the agent
@@ -47,7 +70,12 @@ export class AgentsController {
   @ApiResponse(WORKSPACE_NOT_FOUND)
   @ApiResponse(INVALID)
   async create(@Body() body: CreateAgentBody, @Req() request: AuthenticatedRequest): Promise<{ message: string; agent: AgentRecord }> {
-    const agent = await sendRpc(this.rpc, AgentPatterns.createAgent, { workspace_id: request.auth.workspace_id, agent: body.agent }, this.options());
+    const agent = await sendRpc(
+      this.rpc,
+      AgentPatterns.createAgent,
+      { workspace_id: request.auth.workspace_id, agent: body.agent },
+      this.options(),
+    );
     return { message: 'Agent created successfully', agent };
   }
 
@@ -57,7 +85,9 @@ export class AgentsController {
   @ApiResponse(WORKSPACE_NOT_FOUND)
   @ApiResponse(NOT_FOUND)
   async get(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ agent: AgentRecord }> {
-    return { agent: await sendRpc(this.rpc, AgentPatterns.getAgent, { workspace_id: request.auth.workspace_id, agent_id: id }, this.options()) };
+    return {
+      agent: await sendRpc(this.rpc, AgentPatterns.getAgent, { workspace_id: request.auth.workspace_id, agent_id: id }, this.options()),
+    };
   }
 
   /** Changes the fields the body names; null unsets an optional field. */
@@ -67,8 +97,17 @@ export class AgentsController {
   @ApiOkResponse({ type: AgentWrittenDto })
   @ApiResponse(WORKSPACE_NOT_FOUND)
   @ApiResponse({ ...INVALID, description: `${INVALID.description}; or Agent not found (resource_not_found)` })
-  async update(@Param('id') id: string, @Body() body: UpdateAgentBody, @Req() request: AuthenticatedRequest): Promise<{ message: string; agent: AgentRecord }> {
-    const agent = await sendRpc(this.rpc, AgentPatterns.updateAgent, { workspace_id: request.auth.workspace_id, agent_id: id, agent: body.agent }, this.options());
+  async update(
+    @Param('id') id: string,
+    @Body() body: UpdateAgentBody,
+    @Req() request: AuthenticatedRequest,
+  ): Promise<{ message: string; agent: AgentRecord }> {
+    const agent = await sendRpc(
+      this.rpc,
+      AgentPatterns.updateAgent,
+      { workspace_id: request.auth.workspace_id, agent_id: id, agent: body.agent },
+      this.options(),
+    );
     return { message: 'Agent updated successfully', agent };
   }
 

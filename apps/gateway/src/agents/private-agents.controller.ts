@@ -23,28 +23,50 @@ export class PrivateAgentsController {
 
   @Get(':id/webhook_secret')
   async webhookSecret(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ webhook_secret: AgentWebhookSecretView }> {
-    const view = await sendRpc(this.rpc, AgentPatterns.getWebhookSecret, { workspace_id: request.auth.workspace_id, agent_id: id }, { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS });
+    const view = await sendRpc(
+      this.rpc,
+      AgentPatterns.getWebhookSecret,
+      { workspace_id: request.auth.workspace_id, agent_id: id },
+      { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS },
+    );
     return { webhook_secret: view };
   }
 
   /** A new secret; the old one keeps working (and signing) for `overlap_seconds` (default WEBHOOK_SECRET_OVERLAP_SECONDS). */
   @Post(':id/webhook_secret/rotate')
   @HttpCode(200)
-  async rotateWebhookSecret(@Param('id') id: string, @Body() body: RotateAgentWebhookSecretBody, @Req() request: AuthenticatedRequest): Promise<{ webhook_secret: AgentWebhookSecretView }> {
+  async rotateWebhookSecret(
+    @Param('id') id: string,
+    @Body() body: RotateAgentWebhookSecretBody,
+    @Req() request: AuthenticatedRequest,
+  ): Promise<{ webhook_secret: AgentWebhookSecretView }> {
     const rotation = { workspace_id: request.auth.workspace_id, agent_id: id, overlap_seconds: body.overlap_seconds };
-    return { webhook_secret: await sendRpc(this.rpc, AgentPatterns.rotateWebhookSecret, rotation, { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS }) };
+    return {
+      webhook_secret: await sendRpc(this.rpc, AgentPatterns.rotateWebhookSecret, rotation, { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS }),
+    };
   }
 
   @Get(':id/knowledge_bases')
   async knowledgeBases(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ knowledge_bases: AgentKnowledgeBases }> {
-    const attached = await sendRpc(this.rpc, AgentPatterns.getKnowledgeBases, { workspace_id: request.auth.workspace_id, agent_id: id }, { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS });
+    const attached = await sendRpc(
+      this.rpc,
+      AgentPatterns.getKnowledgeBases,
+      { workspace_id: request.auth.workspace_id, agent_id: id },
+      { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS },
+    );
     return { knowledge_bases: attached };
   }
 
   /** Replaces the attached knowledge bases (at most 10, each an active one of the workspace; `[]` detaches all). */
   @Put(':id/knowledge_bases')
-  async setKnowledgeBases(@Param('id') id: string, @Body() body: SetAgentKnowledgeBasesBody, @Req() request: AuthenticatedRequest): Promise<{ knowledge_bases: AgentKnowledgeBases }> {
+  async setKnowledgeBases(
+    @Param('id') id: string,
+    @Body() body: SetAgentKnowledgeBasesBody,
+    @Req() request: AuthenticatedRequest,
+  ): Promise<{ knowledge_bases: AgentKnowledgeBases }> {
     const change = { workspace_id: request.auth.workspace_id, agent_id: id, knowledge_base_ids: body.knowledge_base_ids };
-    return { knowledge_bases: await sendRpc(this.rpc, AgentPatterns.setKnowledgeBases, change, { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS }) };
+    return {
+      knowledge_bases: await sendRpc(this.rpc, AgentPatterns.setKnowledgeBases, change, { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS }),
+    };
   }
 }

@@ -26,7 +26,11 @@ export interface StagedUpload {
 class StagingStorageEngine implements StorageEngine {
   constructor(private readonly staging: FileStaging) {}
 
-  _handleFile(_request: Request, file: Express.Multer.File, callback: (error?: unknown, info?: Partial<Express.Multer.File>) => void): void {
+  _handleFile(
+    _request: Request,
+    file: Express.Multer.File,
+    callback: (error?: unknown, info?: Partial<Express.Multer.File>) => void,
+  ): void {
     const stagedObject = `upload/${randomUUID()}`;
     let size = 0;
     const counter = new Transform({
@@ -67,12 +71,22 @@ function toUploadException(error: unknown): WaggleException {
   if (error instanceof WaggleException) return error;
   if (error instanceof MulterError) {
     if (error.code === 'LIMIT_FILE_SIZE') {
-      return new WaggleException('validation_error', { status: 413, message: `The file is larger than the ${ASSET_MAX_UPLOAD_BYTES / (1024 * 1024)} MiB an asset may have`, details: [{ field: ASSET_FILE_FIELD, messages: [`at most ${ASSET_MAX_UPLOAD_BYTES} bytes`] }] });
+      return new WaggleException('validation_error', {
+        status: 413,
+        message: `The file is larger than the ${ASSET_MAX_UPLOAD_BYTES / (1024 * 1024)} MiB an asset may have`,
+        details: [{ field: ASSET_FILE_FIELD, messages: [`at most ${ASSET_MAX_UPLOAD_BYTES} bytes`] }],
+      });
     }
     if (error.code === 'LIMIT_UNEXPECTED_FILE' || error.code === 'LIMIT_FILE_COUNT') {
-      return new WaggleException('validation_error', { message: `Send exactly one file, in the multipart field "${ASSET_FILE_FIELD}"`, details: [{ field: error.field ?? ASSET_FILE_FIELD, messages: ['unexpected file'] }] });
+      return new WaggleException('validation_error', {
+        message: `Send exactly one file, in the multipart field "${ASSET_FILE_FIELD}"`,
+        details: [{ field: error.field ?? ASSET_FILE_FIELD, messages: ['unexpected file'] }],
+      });
     }
-    return new WaggleException('validation_error', { message: 'The multipart form is not acceptable', details: [{ field: error.field ?? 'body', messages: [error.message] }] });
+    return new WaggleException('validation_error', {
+      message: 'The multipart form is not acceptable',
+      details: [{ field: error.field ?? 'body', messages: [error.message] }],
+    });
   }
   // busboy: a malformed multipart body (no boundary, truncated form, ...).
   return new WaggleException('invalid_request', { message: 'The multipart body is malformed', cause: error });
@@ -97,16 +111,25 @@ export class AssetUploads {
   async receive(request: Request): Promise<StagedUpload> {
     await new Promise<void>((resolve, reject) => {
       // multer reads only the request; the response is Nest's.
-      this.middleware(request, request.res as Parameters<typeof this.middleware>[1], (error?: unknown) => (error ? reject(toUploadException(error)) : resolve()));
+      this.middleware(request, request.res as Parameters<typeof this.middleware>[1], (error?: unknown) =>
+        error ? reject(toUploadException(error)) : resolve(),
+      );
     });
     const file = request.file;
     if (!file) {
       throw new WaggleException('missing_required_field', {
         message: `Missing required fields: ${ASSET_FILE_FIELD}`,
-        details: [{ field: ASSET_FILE_FIELD, messages: [`a multipart/form-data part named "${ASSET_FILE_FIELD}" carrying the file is required`] }],
+        details: [
+          { field: ASSET_FILE_FIELD, messages: [`a multipart/form-data part named "${ASSET_FILE_FIELD}" carrying the file is required`] },
+        ],
       });
     }
-    return { stagedObject: file.path, name: (file.originalname || 'file').slice(0, 1024), declaredContentType: (file.mimetype ?? '').slice(0, 255), sizeBytes: file.size };
+    return {
+      stagedObject: file.path,
+      name: (file.originalname || 'file').slice(0, 1024),
+      declaredContentType: (file.mimetype ?? '').slice(0, 255),
+      sizeBytes: file.size,
+    };
   }
 
   /** Deletes a staged upload nobody will consume (the asset service deletes those it receives). */

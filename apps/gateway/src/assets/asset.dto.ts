@@ -9,13 +9,19 @@ export class AssetDto implements AssetRecord {
   @ApiProperty({ description: "The uploaded file's name", example: 'report.pdf' })
   name!: string;
 
-  @ApiProperty({ description: 'Detected from the bytes, falling back to the declared type, then application/octet-stream', example: 'application/pdf' })
+  @ApiProperty({
+    description: 'Detected from the bytes, falling back to the declared type, then application/octet-stream',
+    example: 'application/pdf',
+  })
   content_type!: string;
 
   @ApiProperty({ example: 48213 })
   size_bytes!: number;
 
-  @ApiProperty({ description: 'Lowercase hex SHA-256 of the bytes', example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08' })
+  @ApiProperty({
+    description: 'Lowercase hex SHA-256 of the bytes',
+    example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+  })
   sha256!: string;
 
   @ApiProperty({ format: 'date-time' })

@@ -10,7 +10,13 @@ const resolved: ResolvedApiKey = {
   key_id: 'k',
   workspace_id: WORKSPACE,
   language: 'es',
-  limits: { rate_limit_per_day: 10, provider_tool_calls_per_day: null, workflow_concurrency: 1, workflow_step_limit: 50, asset_storage_bytes: null },
+  limits: {
+    rate_limit_per_day: 10,
+    provider_tool_calls_per_day: null,
+    workflow_concurrency: 1,
+    workflow_step_limit: 50,
+    asset_storage_bytes: null,
+  },
 };
 
 function contextFor(request: Partial<AuthenticatedRequest>): ExecutionContext {
@@ -32,7 +38,9 @@ describe('ApiKeyGuard', () => {
   });
 
   it('answers 404 "Workspace not found" for any other workspace in the path', async () => {
-    const error = await guard.canActivate(contextFor({ headers: {}, params: { workspace_id: '11111111-1111-4111-8111-111111111111' } })).catch((caught: unknown) => caught);
+    const error = await guard
+      .canActivate(contextFor({ headers: {}, params: { workspace_id: '11111111-1111-4111-8111-111111111111' } }))
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(WaggleException);
     expect(error).toMatchObject({ code: 'not_found', status: 404, message: 'Workspace not found' });
   });

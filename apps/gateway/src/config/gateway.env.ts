@@ -8,7 +8,9 @@ export class GatewayEnv extends WithCallbackAllowlist(WithRedis(BaseEnv)) {
   @Max(900_000)
   NATS_REQUEST_TIMEOUT_MS: number = 10_000;
 
-  @EnvVar('How long a synchronous or streamed prompt, agent or workflow invoke may wait for its run (decisions: 300 s); a run still going then answers 504 (ms)')
+  @EnvVar(
+    'How long a synchronous or streamed prompt, agent or workflow invoke may wait for its run (decisions: 300 s); a run still going then answers 504 (ms)',
+  )
   @IsInt()
   @Min(1_000)
   @Max(900_000)
@@ -26,13 +28,17 @@ export class GatewayEnv extends WithCallbackAllowlist(WithRedis(BaseEnv)) {
   @Max(900_000)
   ASSET_STORE_TIMEOUT_MS: number = 120_000;
 
-  @EnvVar('How long an idle keep-alive connection stays open (ms; sent as Keep-Alive: timeout=…). Longer than the idle time-out of the load balancer in front (60 s on most), so the balancer never reuses a socket the gateway is closing')
+  @EnvVar(
+    'How long an idle keep-alive connection stays open (ms; sent as Keep-Alive: timeout=…). Longer than the idle time-out of the load balancer in front (60 s on most), so the balancer never reuses a socket the gateway is closing',
+  )
   @IsInt()
   @Min(1_000)
   @Max(600_000)
   HTTP_KEEP_ALIVE_TIMEOUT_MS: number = 65_000;
 
-  @EnvVar('Port of the Prometheus listener (GET /metrics), kept apart from PORT so that the public address never serves metrics; 0 picks a free port (tests)')
+  @EnvVar(
+    'Port of the Prometheus listener (GET /metrics), kept apart from PORT so that the public address never serves metrics; 0 picks a free port (tests)',
+  )
   @IsInt()
   @Min(0)
   @Max(65_535)

@@ -18,7 +18,12 @@ interface BodyParserError {
 }
 
 function isBodyParserError(error: unknown): error is BodyParserError {
-  return typeof error === 'object' && error !== null && typeof (error as BodyParserError).type === 'string' && typeof (error as BodyParserError).status === 'number';
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as BodyParserError).type === 'string' &&
+    typeof (error as BodyParserError).status === 'number'
+  );
 }
 
 /**
@@ -28,7 +33,8 @@ function isBodyParserError(error: unknown): error is BodyParserError {
 export function toWaggleException(error: unknown): WaggleException | undefined {
   if (error instanceof WaggleException) return error;
   if (isBodyParserError(error)) {
-    if (error.type === 'entity.too.large') return new WaggleException('validation_error', { status: 413, message: 'Request body is too large' });
+    if (error.type === 'entity.too.large')
+      return new WaggleException('validation_error', { status: 413, message: 'Request body is too large' });
     if (error.type === 'entity.parse.failed') return new WaggleException('invalid_request', { message: 'Request body is not valid JSON' });
     if (error.status >= 400 && error.status < 500) return new WaggleException('invalid_request');
   }

@@ -76,7 +76,10 @@ export class CreateKnowledgeBaseFieldsDoc {
 
   @ApiPropertyOptional({
     description: 'An integer 1 to 20 (declared a uuid string by the reference by mistake); a string of digits is accepted as that integer',
-    oneOf: [{ type: 'integer', minimum: 1, maximum: 20 }, { type: 'string', pattern: '^[0-9]+$' }],
+    oneOf: [
+      { type: 'integer', minimum: 1, maximum: 20 },
+      { type: 'string', pattern: '^[0-9]+$' },
+    ],
     default: 5,
   })
   search_chunk_limit?: number | string;
@@ -155,7 +158,7 @@ export class KnowledgeBaseDto implements KnowledgeBaseRecord {
   @ApiProperty({ description: 'The catalog embedding model its chunks are embedded with, fixed at creation' })
   embedding_model!: string;
 
-  @ApiProperty({ type: 'integer', nullable: true, description: 'The vectors\' length; null until the first item is indexed' })
+  @ApiProperty({ type: 'integer', nullable: true, description: "The vectors' length; null until the first item is indexed" })
   embedding_dimensions!: number | null;
 
   @ApiProperty({ format: 'date-time' })

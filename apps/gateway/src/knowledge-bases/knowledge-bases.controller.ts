@@ -31,9 +31,18 @@ import {
   UpdateKnowledgeBaseBodyDoc,
 } from './knowledge-base.dto';
 
-const WORKSPACE_PARAM = { name: 'workspace_id', type: String, format: 'uuid', description: "The API key's workspace; any other answers 404 Workspace not found" } as const;
+const WORKSPACE_PARAM = {
+  name: 'workspace_id',
+  type: String,
+  format: 'uuid',
+  description: "The API key's workspace; any other answers 404 Workspace not found",
+} as const;
 const KB_PARAM = { name: 'knowledge_base_id', type: String, format: 'uuid', description: 'The knowledge base id' } as const;
-const NOT_FOUND = { status: 422, description: "Knowledge base not found: unknown, deleted, or another workspace's (error_code resource_not_found)", type: ErrorBodyDto } as const;
+const NOT_FOUND = {
+  status: 422,
+  description: "Knowledge base not found: unknown, deleted, or another workspace's (error_code resource_not_found)",
+  type: ErrorBodyDto,
+} as const;
 const WORKSPACE_NOT_FOUND = { status: 404, description: 'Workspace not found (error_code not_found)', type: ErrorBodyDto } as const;
 const INVALID = { status: 422, description: 'Invalid body (validation_error, missing_required_field)', type: ErrorBodyDto } as const;
 
@@ -43,7 +52,8 @@ function invalidSearchType(value: string): WaggleException {
   return new WaggleException('validation_error', { message, details: [{ field: 'search_type', messages: [message] }] });
 }
 
-const isSearchType = (value: string): value is KnowledgeBaseSearchType => (KNOWLEDGE_BASE_SEARCH_TYPES as readonly string[]).includes(value);
+const isSearchType = (value: string): value is KnowledgeBaseSearchType =>
+  (KNOWLEDGE_BASE_SEARCH_TYPES as readonly string[]).includes(value);
 
 /**
  * A workspace's knowledge bases (the spec's "Knowledge bases" and "Knowledge base search"),
@@ -67,7 +77,14 @@ export class KnowledgeBasesController {
   @Get()
   @ApiOkResponse({ type: KnowledgeBaseListDto })
   async list(@Req() request: AuthenticatedRequest): Promise<{ knowledge_bases: KnowledgeBaseRecord[] }> {
-    return { knowledge_bases: await sendRpc(this.rpc, KnowledgeBasePatterns.listKnowledgeBases, { workspace_id: request.auth.workspace_id }, this.options()) };
+    return {
+      knowledge_bases: await sendRpc(
+        this.rpc,
+        KnowledgeBasePatterns.listKnowledgeBases,
+        { workspace_id: request.auth.workspace_id },
+        this.options(),
+      ),
+    };
   }
 
   /** A new knowledge base (defaults hybrid, 0.3, 5), embedded with the workspace's embedding model. */
@@ -76,8 +93,16 @@ export class KnowledgeBasesController {
   @ApiBody({ type: CreateKnowledgeBaseBodyDoc })
   @ApiOkResponse({ type: KnowledgeBaseWrittenDto })
   @ApiResponse(INVALID)
-  async create(@Body() body: CreateKnowledgeBaseBody, @Req() request: AuthenticatedRequest): Promise<{ message: string; knowledge_base: KnowledgeBaseRecord }> {
-    const knowledgeBase = await sendRpc(this.rpc, KnowledgeBasePatterns.createKnowledgeBase, { workspace_id: request.auth.workspace_id, knowledge_base: body.knowledge_base }, this.options());
+  async create(
+    @Body() body: CreateKnowledgeBaseBody,
+    @Req() request: AuthenticatedRequest,
+  ): Promise<{ message: string; knowledge_base: KnowledgeBaseRecord }> {
+    const knowledgeBase = await sendRpc(
+      this.rpc,
+      KnowledgeBasePatterns.createKnowledgeBase,
+      { workspace_id: request.auth.workspace_id, knowledge_base: body.knowledge_base },
+      this.options(),
+    );
     return { message: 'Knowledge base created successfully', knowledge_base: knowledgeBase };
   }
 
@@ -85,8 +110,18 @@ export class KnowledgeBasesController {
   @ApiParam(KB_PARAM)
   @ApiOkResponse({ type: KnowledgeBaseOneDto })
   @ApiResponse(NOT_FOUND)
-  async get(@Param('knowledge_base_id') id: string, @Req() request: AuthenticatedRequest): Promise<{ knowledge_base: KnowledgeBaseRecord }> {
-    return { knowledge_base: await sendRpc(this.rpc, KnowledgeBasePatterns.getKnowledgeBase, { workspace_id: request.auth.workspace_id, knowledge_base_id: id }, this.options()) };
+  async get(
+    @Param('knowledge_base_id') id: string,
+    @Req() request: AuthenticatedRequest,
+  ): Promise<{ knowledge_base: KnowledgeBaseRecord }> {
+    return {
+      knowledge_base: await sendRpc(
+        this.rpc,
+        KnowledgeBasePatterns.getKnowledgeBase,
+        { workspace_id: request.auth.workspace_id, knowledge_base_id: id },
+        this.options(),
+      ),
+    };
   }
 
   /** Changes the fields the body names; an absent field keeps its value. */
@@ -95,7 +130,11 @@ export class KnowledgeBasesController {
   @ApiBody({ type: UpdateKnowledgeBaseBodyDoc })
   @ApiOkResponse({ type: KnowledgeBaseWrittenDto })
   @ApiResponse({ ...INVALID, description: `${INVALID.description}; or Knowledge base not found (resource_not_found)` })
-  async update(@Param('knowledge_base_id') id: string, @Body() body: UpdateKnowledgeBaseBody, @Req() request: AuthenticatedRequest): Promise<{ message: string; knowledge_base: KnowledgeBaseRecord }> {
+  async update(
+    @Param('knowledge_base_id') id: string,
+    @Body() body: UpdateKnowledgeBaseBody,
+    @Req() request: AuthenticatedRequest,
+  ): Promise<{ message: string; knowledge_base: KnowledgeBaseRecord }> {
     const knowledgeBase = await sendRpc(
       this.rpc,
       KnowledgeBasePatterns.updateKnowledgeBase,
@@ -111,7 +150,12 @@ export class KnowledgeBasesController {
   @ApiOkResponse({ type: KnowledgeBaseDeletedDto })
   @ApiResponse(NOT_FOUND)
   async remove(@Param('knowledge_base_id') id: string, @Req() request: AuthenticatedRequest): Promise<{ message: string }> {
-    await sendRpc(this.rpc, KnowledgeBasePatterns.deleteKnowledgeBase, { workspace_id: request.auth.workspace_id, knowledge_base_id: id }, this.options());
+    await sendRpc(
+      this.rpc,
+      KnowledgeBasePatterns.deleteKnowledgeBase,
+      { workspace_id: request.auth.workspace_id, knowledge_base_id: id },
+      this.options(),
+    );
     return { message: 'Knowledge base deleted successfully; its contents are being removed' };
   }
 
@@ -119,8 +163,16 @@ export class KnowledgeBasesController {
   @ApiParam(KB_PARAM)
   @ApiOkResponse({ type: KnowledgeBaseItemListDto })
   @ApiResponse(NOT_FOUND)
-  async items(@Param('knowledge_base_id') id: string, @Req() request: AuthenticatedRequest): Promise<{ knowledge_base_items: KnowledgeBaseItemRecord[] }> {
-    const pages$ = streamRpc(this.rpc, KnowledgeBasePatterns.listItems, { workspace_id: request.auth.workspace_id, knowledge_base_id: id }, this.options());
+  async items(
+    @Param('knowledge_base_id') id: string,
+    @Req() request: AuthenticatedRequest,
+  ): Promise<{ knowledge_base_items: KnowledgeBaseItemRecord[] }> {
+    const pages$ = streamRpc(
+      this.rpc,
+      KnowledgeBasePatterns.listItems,
+      { workspace_id: request.auth.workspace_id, knowledge_base_id: id },
+      this.options(),
+    );
     return { knowledge_base_items: (await lastValueFrom(pages$.pipe(toArray()))).flat() };
   }
 
@@ -130,8 +182,15 @@ export class KnowledgeBasesController {
   @ApiParam(KB_PARAM)
   @ApiBody({ type: SearchKnowledgeBaseBody })
   @ApiOkResponse({ type: KnowledgeBaseSearchDto })
-  @ApiResponse({ ...INVALID, description: `${INVALID.description}, invalid search type (validation_error, error saying so), or Knowledge base not found (resource_not_found)` })
-  async search(@Param('knowledge_base_id') id: string, @Body() body: SearchKnowledgeBaseBody, @Req() request: AuthenticatedRequest): Promise<{ message: string; response: KnowledgeBaseSearchResponse }> {
+  @ApiResponse({
+    ...INVALID,
+    description: `${INVALID.description}, invalid search type (validation_error, error saying so), or Knowledge base not found (resource_not_found)`,
+  })
+  async search(
+    @Param('knowledge_base_id') id: string,
+    @Body() body: SearchKnowledgeBaseBody,
+    @Req() request: AuthenticatedRequest,
+  ): Promise<{ message: string; response: KnowledgeBaseSearchResponse }> {
     if (!isSearchType(body.search_type)) throw invalidSearchType(body.search_type);
     const response = await sendRpc(
       this.rpc,

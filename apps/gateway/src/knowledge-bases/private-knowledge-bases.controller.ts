@@ -23,28 +23,63 @@ export class PrivateKnowledgeBasesController {
 
   @Get('embedding_model')
   async embeddingModel(@Req() request: AuthenticatedRequest): Promise<{ embedding_model: EmbeddingModelSetting }> {
-    return { embedding_model: await sendRpc(this.rpc, KnowledgeBasePatterns.getEmbeddingModel, { workspace_id: request.auth.workspace_id }, this.options()) };
+    return {
+      embedding_model: await sendRpc(
+        this.rpc,
+        KnowledgeBasePatterns.getEmbeddingModel,
+        { workspace_id: request.auth.workspace_id },
+        this.options(),
+      ),
+    };
   }
 
   /** 422 unless an active embedding model of the catalog; existing knowledge bases keep theirs. */
   @Put('embedding_model')
   @HttpCode(200)
-  async setEmbeddingModel(@Body() body: SetEmbeddingModelBody, @Req() request: AuthenticatedRequest): Promise<{ embedding_model: EmbeddingModelSetting }> {
-    const setting = await sendRpc(this.rpc, KnowledgeBasePatterns.setEmbeddingModel, { workspace_id: request.auth.workspace_id, embedding_model: body.embedding_model }, this.options());
+  async setEmbeddingModel(
+    @Body() body: SetEmbeddingModelBody,
+    @Req() request: AuthenticatedRequest,
+  ): Promise<{ embedding_model: EmbeddingModelSetting }> {
+    const setting = await sendRpc(
+      this.rpc,
+      KnowledgeBasePatterns.setEmbeddingModel,
+      { workspace_id: request.auth.workspace_id, embedding_model: body.embedding_model },
+      this.options(),
+    );
     return { embedding_model: setting };
   }
 
   /** Queues a document for ingestion; its run_status goes queued → running → completed | failed. */
   @Post(':knowledge_base_id/items')
   @HttpCode(200)
-  async addItem(@Param('knowledge_base_id') id: string, @Body() body: AddKnowledgeBaseItemBody, @Req() request: AuthenticatedRequest): Promise<{ knowledge_base_item: KnowledgeBaseItemRecord }> {
-    const item = await sendRpc(this.rpc, KnowledgeBasePatterns.addItem, { workspace_id: request.auth.workspace_id, knowledge_base_id: id, asset_id: body.asset_id, url: body.url, name: body.name }, this.options());
+  async addItem(
+    @Param('knowledge_base_id') id: string,
+    @Body() body: AddKnowledgeBaseItemBody,
+    @Req() request: AuthenticatedRequest,
+  ): Promise<{ knowledge_base_item: KnowledgeBaseItemRecord }> {
+    const item = await sendRpc(
+      this.rpc,
+      KnowledgeBasePatterns.addItem,
+      { workspace_id: request.auth.workspace_id, knowledge_base_id: id, asset_id: body.asset_id, url: body.url, name: body.name },
+      this.options(),
+    );
     return { knowledge_base_item: item };
   }
 
   @Get(':knowledge_base_id/items/:item_id')
-  async item(@Param('knowledge_base_id') id: string, @Param('item_id') itemId: string, @Req() request: AuthenticatedRequest): Promise<{ knowledge_base_item: KnowledgeBaseItemRecord }> {
-    return { knowledge_base_item: await sendRpc(this.rpc, KnowledgeBasePatterns.getItem, { workspace_id: request.auth.workspace_id, knowledge_base_id: id, item_id: itemId }, this.options()) };
+  async item(
+    @Param('knowledge_base_id') id: string,
+    @Param('item_id') itemId: string,
+    @Req() request: AuthenticatedRequest,
+  ): Promise<{ knowledge_base_item: KnowledgeBaseItemRecord }> {
+    return {
+      knowledge_base_item: await sendRpc(
+        this.rpc,
+        KnowledgeBasePatterns.getItem,
+        { workspace_id: request.auth.workspace_id, knowledge_base_id: id, item_id: itemId },
+        this.options(),
+      ),
+    };
   }
 
   private options() {

@@ -46,7 +46,10 @@ export class ApiMeterGuard implements CanActivate {
     } catch (error) {
       this.logger.error({ err: error }, 'the API meter is unavailable');
       waggleMetrics().meterRefusals.add(1, METER_UNAVAILABLE);
-      throw new WaggleException('upstream_request_failed', { status: 503, message: 'Request metering is temporarily unavailable. Retry shortly.' });
+      throw new WaggleException('upstream_request_failed', {
+        status: 503,
+        message: 'Request metering is temporarily unavailable. Retry shortly.',
+      });
     }
     setRateLimitHeaders(http.getResponse<Response>(), decision, this.clock.now());
     if (!decision.allowed) {

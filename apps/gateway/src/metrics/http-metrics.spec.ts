@@ -1,11 +1,14 @@
 import type { Request } from 'express';
 import { httpRequestLabels, UNKNOWN_ROUTE } from './http-metrics';
 
-const request = (fields: Partial<Request> & { route?: { path: string } }) => ({ method: 'GET', baseUrl: '', ...fields }) as unknown as Request;
+const request = (fields: Partial<Request> & { route?: { path: string } }) =>
+  ({ method: 'GET', baseUrl: '', ...fields }) as unknown as Request;
 
 describe('the HTTP request labels', () => {
   it('uses the route template, never the URL', () => {
-    expect(httpRequestLabels(request({ method: 'GET', url: '/v1/public/requests/req_1', route: { path: '/v1/public/requests/:id' } }), 200)).toEqual({
+    expect(
+      httpRequestLabels(request({ method: 'GET', url: '/v1/public/requests/req_1', route: { path: '/v1/public/requests/:id' } }), 200),
+    ).toEqual({
       http_request_method: 'GET',
       http_route: '/v1/public/requests/:id',
       http_response_status_code: 200,

@@ -34,29 +34,66 @@ export class PrivatePromptsController {
 
   @Get()
   async list(@Req() request: AuthenticatedRequest): Promise<{ prompts: PromptDeploymentSummary[] }> {
-    return { prompts: await sendRpc(this.rpc, InvocationPatterns.listPrompts, { workspace_id: request.auth.workspace_id }, { timeoutMs: TIMEOUT_MS }) };
+    return {
+      prompts: await sendRpc(
+        this.rpc,
+        InvocationPatterns.listPrompts,
+        { workspace_id: request.auth.workspace_id },
+        { timeoutMs: TIMEOUT_MS },
+      ),
+    };
   }
 
   @Post('apply')
   @HttpCode(200)
   async apply(@Body() body: ApplyPromptsBody, @Req() request: AuthenticatedRequest): Promise<{ prompts: AppliedDeployment[] }> {
-    return { prompts: await sendRpc(this.rpc, InvocationPatterns.applyPrompts, { workspace_id: request.auth.workspace_id, prompts: body.prompts }, { timeoutMs: TIMEOUT_MS }) };
+    return {
+      prompts: await sendRpc(
+        this.rpc,
+        InvocationPatterns.applyPrompts,
+        { workspace_id: request.auth.workspace_id, prompts: body.prompts },
+        { timeoutMs: TIMEOUT_MS },
+      ),
+    };
   }
 
   @Get(':deployment/variants/:variant/versions')
-  async versions(@Param('deployment') deployment: string, @Param('variant') variant: string, @Req() request: AuthenticatedRequest): Promise<{ versions: PromptVersionSummary[] }> {
-    const versions = await sendRpc(this.rpc, InvocationPatterns.listPromptVersions, { workspace_id: request.auth.workspace_id, deployment, variant }, { timeoutMs: TIMEOUT_MS });
+  async versions(
+    @Param('deployment') deployment: string,
+    @Param('variant') variant: string,
+    @Req() request: AuthenticatedRequest,
+  ): Promise<{ versions: PromptVersionSummary[] }> {
+    const versions = await sendRpc(
+      this.rpc,
+      InvocationPatterns.listPromptVersions,
+      { workspace_id: request.auth.workspace_id, deployment, variant },
+      { timeoutMs: TIMEOUT_MS },
+    );
     return { versions };
   }
 
   @Get(':deployment/webhook_secret')
-  async webhookSecret(@Param('deployment') deployment: string, @Req() request: AuthenticatedRequest): Promise<{ webhook_secret: WebhookSecretView }> {
-    return { webhook_secret: await sendRpc(this.rpc, InvocationPatterns.getWebhookSecret, { workspace_id: request.auth.workspace_id, deployment }, { timeoutMs: TIMEOUT_MS }) };
+  async webhookSecret(
+    @Param('deployment') deployment: string,
+    @Req() request: AuthenticatedRequest,
+  ): Promise<{ webhook_secret: WebhookSecretView }> {
+    return {
+      webhook_secret: await sendRpc(
+        this.rpc,
+        InvocationPatterns.getWebhookSecret,
+        { workspace_id: request.auth.workspace_id, deployment },
+        { timeoutMs: TIMEOUT_MS },
+      ),
+    };
   }
 
   @Post(':deployment/webhook_secret/rotate')
   @HttpCode(200)
-  async rotateWebhookSecret(@Param('deployment') deployment: string, @Body() body: RotateWebhookSecretBody, @Req() request: AuthenticatedRequest): Promise<{ webhook_secret: WebhookSecretView }> {
+  async rotateWebhookSecret(
+    @Param('deployment') deployment: string,
+    @Body() body: RotateWebhookSecretBody,
+    @Req() request: AuthenticatedRequest,
+  ): Promise<{ webhook_secret: WebhookSecretView }> {
     const rotation = { workspace_id: request.auth.workspace_id, deployment, overlap_seconds: body.overlap_seconds };
     return { webhook_secret: await sendRpc(this.rpc, InvocationPatterns.rotateWebhookSecret, rotation, { timeoutMs: TIMEOUT_MS }) };
   }

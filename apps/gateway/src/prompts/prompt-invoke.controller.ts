@@ -34,7 +34,9 @@ export class PromptInvokeController {
       user: body.user,
     };
     if (!body.streaming) {
-      response.status(200).json(await sendRpc(this.rpc, InvocationPatterns.invokePrompt, run, { timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS }));
+      response
+        .status(200)
+        .json(await sendRpc(this.rpc, InvocationPatterns.invokePrompt, run, { timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS }));
       return;
     }
     const events = streamRpc(this.rpc, InvocationPatterns.streamPrompt, run, { timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS });

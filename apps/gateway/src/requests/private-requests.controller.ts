@@ -17,7 +17,12 @@ export class PrivateRequestsController {
 
   @Get()
   async list(@Query() query: ListRequestsFilter, @Req() request: AuthenticatedRequest): Promise<{ requests: RequestListItem[] }> {
-    const requests = await sendRpc(this.rpc, InvocationPatterns.listRequests, { workspace_id: request.auth.workspace_id, ...query }, { timeoutMs: 30_000 });
+    const requests = await sendRpc(
+      this.rpc,
+      InvocationPatterns.listRequests,
+      { workspace_id: request.auth.workspace_id, ...query },
+      { timeoutMs: 30_000 },
+    );
     return { requests };
   }
 }

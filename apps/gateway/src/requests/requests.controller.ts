@@ -55,6 +55,11 @@ export class RequestsController {
   @ApiOkResponse({ type: RequestLookupDto })
   @ApiResponse({ status: 404, description: 'No such request in this workspace', type: ErrorBodyDto })
   lookup(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<RequestLookup> {
-    return sendRpc(this.rpc, InvocationPatterns.getRequest, { workspace_id: request.auth.workspace_id, request_id: id }, { timeoutMs: LOOKUP_TIMEOUT_MS });
+    return sendRpc(
+      this.rpc,
+      InvocationPatterns.getRequest,
+      { workspace_id: request.auth.workspace_id, request_id: id },
+      { timeoutMs: LOOKUP_TIMEOUT_MS },
+    );
   }
 }

@@ -29,7 +29,13 @@ function errorEvent(requestId: string, error: unknown) {
  * promise rejects and the exception filter answers. When the client goes, the stream is
  * dropped and `onClientGone` tells the service to abort.
  */
-export function relayAsSse(request: Request, response: Response, requestId: string, events: Observable<unknown>, onClientGone: () => void): Promise<void> {
+export function relayAsSse(
+  request: Request,
+  response: Response,
+  requestId: string,
+  events: Observable<unknown>,
+  onClientGone: () => void,
+): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let opened = false;
     let finished = false;
@@ -59,7 +65,13 @@ export function relayAsSse(request: Request, response: Response, requestId: stri
       subscription.unsubscribe();
       onClientGone();
       open();
-      write(response, errorEvent(requestId, new WaggleException('upstream_request_failed', { status: 504, message: 'The stream exceeded its maximum duration' })));
+      write(
+        response,
+        errorEvent(
+          requestId,
+          new WaggleException('upstream_request_failed', { status: 504, message: 'The stream exceeded its maximum duration' }),
+        ),
+      );
       end();
     }, SSE_MAX_DURATION_MS);
     const subscription = events.subscribe({

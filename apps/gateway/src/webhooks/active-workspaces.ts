@@ -36,7 +36,12 @@ export class ActiveWorkspaces {
     const last = this.checked.get(workspaceId);
     if (last && now - last.at < API_KEY_CACHE_TTL_MS) return last.workspace;
     try {
-      const workspace = await sendRpc(this.rpc, CatalogPatterns.getWorkspace, { workspace_id: workspaceId }, { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS });
+      const workspace = await sendRpc(
+        this.rpc,
+        CatalogPatterns.getWorkspace,
+        { workspace_id: workspaceId },
+        { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS },
+      );
       this.checked.set(workspaceId, { workspace, at: now });
       return workspace;
     } catch (error) {

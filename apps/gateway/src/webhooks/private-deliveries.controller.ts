@@ -16,18 +16,39 @@ export class PrivateDeliveriesController {
 
   @Get()
   async list(@Query() query: ListDeliveriesFilter, @Req() request: AuthenticatedRequest): Promise<{ deliveries: DeliverySummary[] }> {
-    return { deliveries: await sendRpc(this.rpc, CallbackPatterns.listDeliveries, { workspace_id: request.auth.workspace_id, ...query }, { timeoutMs: TIMEOUT_MS }) };
+    return {
+      deliveries: await sendRpc(
+        this.rpc,
+        CallbackPatterns.listDeliveries,
+        { workspace_id: request.auth.workspace_id, ...query },
+        { timeoutMs: TIMEOUT_MS },
+      ),
+    };
   }
 
   @Get(':delivery_id')
   async get(@Param('delivery_id') deliveryId: string, @Req() request: AuthenticatedRequest): Promise<{ delivery: DeliverySummary }> {
-    return { delivery: await sendRpc(this.rpc, CallbackPatterns.getDelivery, { workspace_id: request.auth.workspace_id, delivery_id: deliveryId }, { timeoutMs: TIMEOUT_MS }) };
+    return {
+      delivery: await sendRpc(
+        this.rpc,
+        CallbackPatterns.getDelivery,
+        { workspace_id: request.auth.workspace_id, delivery_id: deliveryId },
+        { timeoutMs: TIMEOUT_MS },
+      ),
+    };
   }
 
   /** Sends the same callback again (same webhook-id), with a fresh attempt budget. */
   @Post(':delivery_id/redeliver')
   @HttpCode(202)
   async redeliver(@Param('delivery_id') deliveryId: string, @Req() request: AuthenticatedRequest): Promise<{ delivery: DeliverySummary }> {
-    return { delivery: await sendRpc(this.rpc, CallbackPatterns.redeliver, { workspace_id: request.auth.workspace_id, delivery_id: deliveryId }, { timeoutMs: TIMEOUT_MS }) };
+    return {
+      delivery: await sendRpc(
+        this.rpc,
+        CallbackPatterns.redeliver,
+        { workspace_id: request.auth.workspace_id, delivery_id: deliveryId },
+        { timeoutMs: TIMEOUT_MS },
+      ),
+    };
   }
 }

@@ -42,7 +42,11 @@ export class PromptWebhookController implements OnModuleDestroy {
   @Post(':prompt_endpoint_id/variants/:variant_id')
   @HttpCode(202)
   @WebhookTriggerRoute('prompt_deployment', 'prompt_endpoint_id')
-  async trigger(@Param('variant_id') variantId: string, @Body() body: PromptWebhookBody, @Req() request: WebhookTriggerRequest): Promise<AcceptedTrigger> {
+  async trigger(
+    @Param('variant_id') variantId: string,
+    @Body() body: PromptWebhookBody,
+    @Req() request: WebhookTriggerRequest,
+  ): Promise<AcceptedTrigger> {
     const target = request.webhookTarget;
     const variant = target.variants?.[variantId.toLowerCase()];
     if (!variant) throw new WaggleException('resource_not_found', { message: 'Variant not found' });

@@ -10,7 +10,10 @@ export interface RequiredField {
   why: string;
 }
 
-export const CALLBACK_URL_REQUIRED: RequiredField = { field: 'async.callback_url', why: 'async.callback_url is required: delivery is always by callback' };
+export const CALLBACK_URL_REQUIRED: RequiredField = {
+  field: 'async.callback_url',
+  why: 'async.callback_url is required: delivery is always by callback',
+};
 
 /**
  * What every webhook trigger checks before accepting a run: every missing field named at
@@ -26,12 +29,18 @@ export function checkTriggerBody(missing: RequiredField[], callbackUrl: string |
     });
   }
   const refusal = policy.check(callbackUrl);
-  if (refusal) throw new WaggleException('validation_error', { message: refusal, details: [{ field: 'async.callback_url', messages: [refusal] }] });
+  if (refusal)
+    throw new WaggleException('validation_error', { message: refusal, details: [{ field: 'async.callback_url', messages: [refusal] }] });
   return callbackUrl;
 }
 
 /** Queues an accepted run (idempotent by request id); a queue that cannot take it answers 503. */
-export async function enqueueTrigger<Q extends QueueName>(producer: QueueProducer<Q>, requestId: string, job: QueueJobs[Q], logger: Logger): Promise<void> {
+export async function enqueueTrigger<Q extends QueueName>(
+  producer: QueueProducer<Q>,
+  requestId: string,
+  job: QueueJobs[Q],
+  logger: Logger,
+): Promise<void> {
   try {
     await producer.add(requestId, job);
   } catch (error) {

@@ -27,7 +27,12 @@ class AgentTriggers {
  */
 describe('WebhookSecretGuard for agent triggers', () => {
   const secret = generateWebhookSecret();
-  const target: WebhookTarget = { kind: 'agent', id: AGENT, workspace_id: WORKSPACE, secrets: [{ digest: digestWebhookSecret(secret), sealed: 'sealed', expires_at: null }] };
+  const target: WebhookTarget = {
+    kind: 'agent',
+    id: AGENT,
+    workspace_id: WORKSPACE,
+    secrets: [{ digest: digestWebhookSecret(secret), sealed: 'sealed', expires_at: null }],
+  };
   let stored: Map<string, string>;
   let asked: Array<{ pattern: string; payload: unknown }>;
   let republishes: boolean;
@@ -41,12 +46,18 @@ describe('WebhookSecretGuard for agent triggers', () => {
         return of({ found: republishes });
       },
     } as unknown as NatsRpcClient;
-    const workspaces = { get: async (id: string) => (id === WORKSPACE ? ({ id, language: 'es' } as WorkspaceSummary) : null) } as unknown as ActiveWorkspaces;
+    const workspaces = {
+      get: async (id: string) => (id === WORKSPACE ? ({ id, language: 'es' } as WorkspaceSummary) : null),
+    } as unknown as ActiveWorkspaces;
     return new WebhookSecretGuard(new Reflector(), workspaces, rpc, { NATS_REQUEST_TIMEOUT_MS: 1_000 } as GatewayEnv, redis);
   }
 
   function trigger(agentId: string, presented?: string): { context: ExecutionContext; request: WebhookTriggerRequest } {
-    const request = { params: { agent_id: agentId }, headers: presented === undefined ? {} : { 'x-service-webhook-secret': presented }, query: {} } as unknown as WebhookTriggerRequest;
+    const request = {
+      params: { agent_id: agentId },
+      headers: presented === undefined ? {} : { 'x-service-webhook-secret': presented },
+      query: {},
+    } as unknown as WebhookTriggerRequest;
     const context = {
       getHandler: () => AgentTriggers.prototype.trigger,
       getClass: () => AgentTriggers,
@@ -55,7 +66,11 @@ describe('WebhookSecretGuard for agent triggers', () => {
     return { context, request };
   }
 
-  const refusal = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as WaggleException);
+  const refusal = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (error: unknown) => error as WaggleException,
+    );
 
   beforeEach(() => {
     stored = new Map();
@@ -80,12 +95,20 @@ describe('WebhookSecretGuard for agent triggers', () => {
   });
 
   it('answers an id that is not a UUID 422 "Agent not found" without asking anyone', async () => {
-    expect(await refusal(guard().canActivate(trigger('not-an-agent', secret).context))).toMatchObject({ code: 'resource_not_found', status: 422, message: 'Agent not found' });
+    expect(await refusal(guard().canActivate(trigger('not-an-agent', secret).context))).toMatchObject({
+      code: 'resource_not_found',
+      status: 422,
+      message: 'Agent not found',
+    });
     expect(asked).toEqual([]);
   });
 
   it('asks the agent service to write a missing entry again, and answers 422 "Agent not found" when it has no such agent', async () => {
-    expect(await refusal(guard().canActivate(trigger(AGENT, secret).context))).toMatchObject({ code: 'resource_not_found', status: 422, message: 'Agent not found' });
+    expect(await refusal(guard().canActivate(trigger(AGENT, secret).context))).toMatchObject({
+      code: 'resource_not_found',
+      status: 422,
+      message: 'Agent not found',
+    });
     expect(asked).toEqual([{ pattern: 'agent.agents.webhook-target.republish', payload: { id: AGENT } }]);
   });
 

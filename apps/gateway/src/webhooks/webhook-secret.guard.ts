@@ -1,4 +1,13 @@
-import { Inject, Injectable, Logger, SetMetadata, applyDecorators, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  SetMetadata,
+  applyDecorators,
+  UseGuards,
+  type CanActivate,
+  type ExecutionContext,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AgentPatterns, InvocationPatterns, sendRpc, type RpcPattern, type WebhookOwnerKind } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
@@ -16,7 +25,9 @@ export const WEBHOOK_SECRET_HEADER = 'x-service-webhook-secret';
 const TRIGGER_OWNER = Symbol('waggle:webhook-trigger-owner');
 
 /** Who can write a lost registry entry again, per owner kind (workflows add theirs). */
-const REPUBLISHERS: Partial<Record<WebhookOwnerKind, Extract<RpcPattern, 'invocation.prompts.webhook-target.republish' | 'agent.agents.webhook-target.republish'>>> = {
+const REPUBLISHERS: Partial<
+  Record<WebhookOwnerKind, Extract<RpcPattern, 'invocation.prompts.webhook-target.republish' | 'agent.agents.webhook-target.republish'>>
+> = {
   prompt_deployment: InvocationPatterns.republishWebhookTarget,
   agent: AgentPatterns.republishWebhookTarget,
 };
@@ -71,7 +82,9 @@ export class WebhookSecretGuard implements CanActivate {
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const owner = this.reflector.get<TriggerOwner | undefined>(TRIGGER_OWNER, context.getHandler()) ?? this.reflector.get<TriggerOwner>(TRIGGER_OWNER, context.getClass());
+    const owner =
+      this.reflector.get<TriggerOwner | undefined>(TRIGGER_OWNER, context.getHandler()) ??
+      this.reflector.get<TriggerOwner>(TRIGGER_OWNER, context.getClass());
     const request = context.switchToHttp().getRequest<WebhookTriggerRequest>();
     const param = request.params[owner.param];
     const id = typeof param === 'string' ? param : '';
@@ -81,7 +94,9 @@ export class WebhookSecretGuard implements CanActivate {
     if (!target) throw new WaggleException('resource_not_found', notFound);
     const secret = presentedSecret(request);
     if (secret === undefined || !acceptsSecret(target, secret)) {
-      throw new WaggleException('unauthorized', { message: 'A valid webhook secret is required (X-Service-Webhook-Secret header or ?secret=)' });
+      throw new WaggleException('unauthorized', {
+        message: 'A valid webhook secret is required (X-Service-Webhook-Secret header or ?secret=)',
+      });
     }
     // A deleted workspace's deployments answer as if they never existed.
     const workspace = await this.workspaces.get(target.workspace_id);
@@ -105,7 +120,10 @@ export class WebhookSecretGuard implements CanActivate {
       exists = (await sendRpc(this.rpc, republish, { id }, { timeoutMs: Math.min(this.env.NATS_REQUEST_TIMEOUT_MS, 5_000) })).found;
     } catch (error) {
       this.logger.warn({ err: error, owner_id: id }, 'a webhook target is missing and its owner could not be asked');
-      throw new WaggleException('upstream_request_failed', { status: 503, message: 'Webhook triggers are temporarily unavailable. Retry shortly.' });
+      throw new WaggleException('upstream_request_failed', {
+        status: 503,
+        message: 'Webhook triggers are temporarily unavailable. Retry shortly.',
+      });
     }
     if (!exists) {
       this.knownMissing.set(id, true);
@@ -119,7 +137,10 @@ export class WebhookSecretGuard implements CanActivate {
       return await this.registry.get(kind, id);
     } catch (error) {
       this.logger.error({ err: error }, 'the webhook registry is unavailable');
-      throw new WaggleException('upstream_request_failed', { status: 503, message: 'Webhook triggers are temporarily unavailable. Retry shortly.' });
+      throw new WaggleException('upstream_request_failed', {
+        status: 503,
+        message: 'Webhook triggers are temporarily unavailable. Retry shortly.',
+      });
     }
   }
 }

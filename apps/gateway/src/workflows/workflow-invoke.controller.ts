@@ -1,6 +1,13 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { sendRpc, WorkflowInvokeInputs, WorkflowRunPatterns, type WorkflowInvokeResponse, type WorkflowRunView, type WorkflowStepRecordView } from '@waggle/contracts';
+import {
+  sendRpc,
+  WorkflowInvokeInputs,
+  WorkflowRunPatterns,
+  type WorkflowInvokeResponse,
+  type WorkflowRunView,
+  type WorkflowStepRecordView,
+} from '@waggle/contracts';
 import { APP_ENV, NatsRpcClient, requestContext } from '@waggle/platform';
 import { CallbackUrlPolicy } from '@waggle/webhooks';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
@@ -51,7 +58,11 @@ export class WorkflowInvokeController {
         async: body.async && { enabled: runAsync, ...(callbackUrl !== undefined && { callback_url: callbackUrl }) },
         metadata: body.metadata,
         user: body.user,
-        limits: { concurrency: limits.workflow_concurrency, steps_per_run: limits.workflow_step_limit, tool_calls_per_day: limits.provider_tool_calls_per_day },
+        limits: {
+          concurrency: limits.workflow_concurrency,
+          steps_per_run: limits.workflow_step_limit,
+          tool_calls_per_day: limits.provider_tool_calls_per_day,
+        },
       },
       { timeoutMs: this.invokeTimeoutMs },
     );
@@ -60,7 +71,12 @@ export class WorkflowInvokeController {
   /** decisions "workflow run lookup": `{workflow_run}`; another workspace's id is 404 "Prompt workflow run not found". */
   @Get('v1/workflow_runs/:id')
   async run(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ workflow_run: WorkflowRunView }> {
-    const run = await sendRpc(this.rpc, WorkflowRunPatterns.getWorkflowRun, { workspace_id: request.auth.workspace_id, request_id: id }, { timeoutMs: LOOKUP_TIMEOUT_MS });
+    const run = await sendRpc(
+      this.rpc,
+      WorkflowRunPatterns.getWorkflowRun,
+      { workspace_id: request.auth.workspace_id, request_id: id },
+      { timeoutMs: LOOKUP_TIMEOUT_MS },
+    );
     return { workflow_run: run };
   }
 }
@@ -74,6 +90,13 @@ export class PrivateWorkflowRunsController {
 
   @Get(':id/steps')
   async steps(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ steps: WorkflowStepRecordView[] }> {
-    return { steps: await sendRpc(this.rpc, WorkflowRunPatterns.listWorkflowRunSteps, { workspace_id: request.auth.workspace_id, request_id: id }, { timeoutMs: LOOKUP_TIMEOUT_MS }) };
+    return {
+      steps: await sendRpc(
+        this.rpc,
+        WorkflowRunPatterns.listWorkflowRunSteps,
+        { workspace_id: request.auth.workspace_id, request_id: id },
+        { timeoutMs: LOOKUP_TIMEOUT_MS },
+      ),
+    };
   }
 }

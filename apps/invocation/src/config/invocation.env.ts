@@ -22,13 +22,17 @@ export class InvocationEnv extends WithWebTools(WithWebhookSecretKey(WithProvide
   @Max(1000)
   PROMPT_TRIGGER_CONCURRENCY: number = 32;
 
-  @EnvVar('How long a worker holds a prompt trigger without renewing its lock before BullMQ hands the run to another worker (ms): the wait before a run of a crashed replica is retried')
+  @EnvVar(
+    'How long a worker holds a prompt trigger without renewing its lock before BullMQ hands the run to another worker (ms): the wait before a run of a crashed replica is retried',
+  )
   @IsInt()
   @Min(1_000)
   @Max(600_000)
   PROMPT_TRIGGER_LOCK_MS: number = 30_000;
 
-  @EnvVar('Longest a webhook-triggered run may wait for its provider (ms); past it the call is aborted and the run fails with provider_error')
+  @EnvVar(
+    'Longest a webhook-triggered run may wait for its provider (ms); past it the call is aborted and the run fails with provider_error',
+  )
   @IsInt()
   @Min(1_000)
   @Max(3_600_000)
@@ -40,7 +44,9 @@ export class InvocationEnv extends WithWebTools(WithWebhookSecretKey(WithProvide
   @Max(1000)
   WORKFLOW_RUN_CONCURRENCY: number = 50;
 
-  @EnvVar('How long a worker holds a workflow run without renewing its lease (ms); it renews every third of it. A run whose worker died is taken by another worker after about this long')
+  @EnvVar(
+    'How long a worker holds a workflow run without renewing its lease (ms); it renews every third of it. A run whose worker died is taken by another worker after about this long',
+  )
   @IsInt()
   @Min(500)
   @Max(600_000)
@@ -64,7 +70,9 @@ export class InvocationEnv extends WithWebTools(WithWebhookSecretKey(WithProvide
   @Max(24 * 3_600_000)
   WORKFLOW_RUN_TIMEOUT_MS: number = 20 * 60_000;
 
-  @EnvVar('How long a sync workflow invoke waits for its run (ms; decisions: 300 s). Past it the call answers with the request id and the run goes on')
+  @EnvVar(
+    'How long a sync workflow invoke waits for its run (ms; decisions: 300 s). Past it the call answers with the request id and the run goes on',
+  )
   @IsInt()
   @Min(100)
   @Max(3_600_000)
@@ -76,11 +84,15 @@ export class InvocationEnv extends WithWebTools(WithWebhookSecretKey(WithProvide
   @Max(60_000)
   WORKFLOW_SYNC_RECHECK_MS: number = 2_000;
 
-  @EnvVar('Hosts, IP addresses or CIDR ranges an http workflow step may call although they are not public https hosts (comma-separated; empty in production)')
+  @EnvVar(
+    'Hosts, IP addresses or CIDR ranges an http workflow step may call although they are not public https hosts (comma-separated; empty in production)',
+  )
   @IsString()
   WORKFLOW_HTTP_URL_ALLOWLIST: string = '';
 
-  @EnvVar('A PEM file of extra certificate authorities trusted by scrape steps (besides the public ones and NODE_EXTRA_CA_CERTS); verification stays on')
+  @EnvVar(
+    'A PEM file of extra certificate authorities trusted by scrape steps (besides the public ones and NODE_EXTRA_CA_CERTS); verification stays on',
+  )
   @IsString()
   SCRAPE_EXTRA_CA_FILE: string = '';
 

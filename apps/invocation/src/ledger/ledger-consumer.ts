@@ -1,6 +1,19 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { LedgerStream, type LedgerDeadLetter, type LedgerRecord } from '@waggle/contracts';
-import { APP_ENV, cappedBackoffMs, ClaimCheck, ClaimGoneError, describeFailure, ensureLedgerStream, GroupCommit, isTransientFailure, jsonText, NatsRpcClient, OutageLog, type BackoffSettings } from '@waggle/platform';
+import {
+  APP_ENV,
+  cappedBackoffMs,
+  ClaimCheck,
+  ClaimGoneError,
+  describeFailure,
+  ensureLedgerStream,
+  GroupCommit,
+  isTransientFailure,
+  jsonText,
+  NatsRpcClient,
+  OutageLog,
+  type BackoffSettings,
+} from '@waggle/platform';
 import { AckPolicy, DeliverPolicy, nanos, type ConsumerMessages, type JetStreamManager, type JsMsg } from 'nats';
 import type { InvocationEnv } from '../config/invocation.env';
 import { LedgerDeadLettersRepository, type LedgerDeadLetterDraft } from './ledger-dead-letters.repository';
@@ -76,7 +89,11 @@ export class LedgerConsumer implements OnApplicationBootstrap, BeforeApplication
 
   async onApplicationBootstrap(): Promise<void> {
     const manager = await this.manager();
-    await ensureLedgerStream(manager, { replicas: this.env.LEDGER_STREAM_REPLICAS, maxBytes: this.env.LEDGER_STREAM_MAX_BYTES }, { update: true });
+    await ensureLedgerStream(
+      manager,
+      { replicas: this.env.LEDGER_STREAM_REPLICAS, maxBytes: this.env.LEDGER_STREAM_MAX_BYTES },
+      { update: true },
+    );
     const config = {
       durable_name: LedgerStream.consumer,
       ack_policy: AckPolicy.Explicit,
@@ -85,7 +102,11 @@ export class LedgerConsumer implements OnApplicationBootstrap, BeforeApplication
       max_ack_pending: 1_000,
     };
     const existing = await manager.consumers.info(LedgerStream.name, LedgerStream.consumer).catch(() => null);
-    if (existing) await manager.consumers.update(LedgerStream.name, LedgerStream.consumer, { ack_wait: config.ack_wait, max_ack_pending: config.max_ack_pending });
+    if (existing)
+      await manager.consumers.update(LedgerStream.name, LedgerStream.consumer, {
+        ack_wait: config.ack_wait,
+        max_ack_pending: config.max_ack_pending,
+      });
     else await manager.consumers.add(LedgerStream.name, config);
     this.consuming = this.consumeUntilStopped();
   }
@@ -157,7 +178,12 @@ export class LedgerConsumer implements OnApplicationBootstrap, BeforeApplication
   private acknowledge(message: JsMsg): void {
     message.ack();
     const claim = ClaimCheck.claimOf(message);
-    if (claim !== undefined) void this.claims.release(claim).catch((error: unknown) => this.logger.warn({ err: error, claim }, 'a written ledger batch could not be removed from the claim bucket; its TTL will'));
+    if (claim !== undefined)
+      void this.claims
+        .release(claim)
+        .catch((error: unknown) =>
+          this.logger.warn({ err: error, claim }, 'a written ledger batch could not be removed from the claim bucket; its TTL will'),
+        );
   }
 
   /**
@@ -215,9 +241,16 @@ export class LedgerConsumer implements OnApplicationBootstrap, BeforeApplication
   private async storeDeadLetters(drafts: LedgerDeadLetterDraft[]): Promise<void> {
     await this.deadLetters.insert(drafts);
     for (const draft of drafts) {
-      const line = { request_id: draft.requestId, workspace_id: draft.workspaceId, stream_seq: draft.streamSeq, dead_lettered_by: draft.deadLetteredBy, error: draft.error };
+      const line = {
+        request_id: draft.requestId,
+        workspace_id: draft.workspaceId,
+        stream_seq: draft.streamSeq,
+        dead_lettered_by: draft.deadLetteredBy,
+        error: draft.error,
+      };
       // A publisher's dead letter was logged as an error where it was given up on.
-      if (draft.deadLetteredBy === LedgerStream.consumer) this.logger.error(line, 'ledger record dead-lettered: it could not be written (invocation.dead-letters.list shows it)');
+      if (draft.deadLetteredBy === LedgerStream.consumer)
+        this.logger.error(line, 'ledger record dead-lettered: it could not be written (invocation.dead-letters.list shows it)');
       else this.logger.warn(line, "a publisher's ledger dead letter was stored (invocation.dead-letters.list shows it)");
     }
   }
@@ -233,16 +266,23 @@ export class LedgerConsumer implements OnApplicationBootstrap, BeforeApplication
   private async read(message: JsMsg): Promise<ReadMessage> {
     const bytes = await this.bytesOf(message);
     const seq = message.seq;
-    if (!bytes) return { seq, records: [], deadLetters: [unreadable(seq, '', `its claim-checked payload (${ClaimCheck.claimOf(message)}) is gone: expired or deleted`)] };
+    if (!bytes)
+      return {
+        seq,
+        records: [],
+        deadLetters: [unreadable(seq, '', `its claim-checked payload (${ClaimCheck.claimOf(message)}) is gone: expired or deleted`)],
+      };
     const text = this.decoder.decode(bytes);
-    if (message.headers?.has(LedgerStream.deadLetterHeader)) return { seq, records: [], deadLetters: [this.publishersDeadLetter(seq, text)] };
+    if (message.headers?.has(LedgerStream.deadLetterHeader))
+      return { seq, records: [], deadLetters: [this.publishersDeadLetter(seq, text)] };
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch (error) {
       return { seq, records: [], deadLetters: [unreadable(seq, text, `the message is not JSON: ${describeFailure(error)}`)] };
     }
-    if (!Array.isArray(parsed)) return { seq, records: [], deadLetters: [unreadable(seq, text, 'the message is not a batch of ledger records (a JSON array)')] };
+    if (!Array.isArray(parsed))
+      return { seq, records: [], deadLetters: [unreadable(seq, text, 'the message is not a batch of ledger records (a JSON array)')] };
     return { seq, records: parsed as LedgerRecord[], deadLetters: [] };
   }
 
@@ -266,14 +306,18 @@ export class LedgerConsumer implements OnApplicationBootstrap, BeforeApplication
     } catch {
       return unreadable(seq, text, 'a dead letter that is not JSON');
     }
-    if (typeof letter !== 'object' || letter === null || typeof letter.record !== 'string') return unreadable(seq, text, 'a dead letter without its record');
+    if (typeof letter !== 'object' || letter === null || typeof letter.record !== 'string')
+      return unreadable(seq, text, 'a dead letter without its record');
     return {
       requestId: typeof letter.request_id === 'string' ? letter.request_id : null,
       workspaceId: typeof letter.workspace_id === 'string' ? letter.workspace_id : null,
       record: letter.record,
       truncated: letter.truncated === true,
       error: typeof letter.error === 'string' ? letter.error : 'dead-lettered by its publisher',
-      attempts: typeof letter.attempts === 'number' && Number.isInteger(letter.attempts) && letter.attempts >= 0 ? Math.min(letter.attempts, 1_000_000) : 1,
+      attempts:
+        typeof letter.attempts === 'number' && Number.isInteger(letter.attempts) && letter.attempts >= 0
+          ? Math.min(letter.attempts, 1_000_000)
+          : 1,
       deadLetteredBy: typeof letter.publisher === 'string' ? letter.publisher : 'a publisher',
       streamSeq: seq,
     };
@@ -306,7 +350,16 @@ export class LedgerConsumer implements OnApplicationBootstrap, BeforeApplication
 
 /** A message that is no batch of records at all: kept whole, as text, for an operator to read. */
 function unreadable(seq: number, text: string, error: string): LedgerDeadLetterDraft {
-  return { requestId: null, workspaceId: null, record: text, truncated: false, error, attempts: 1, deadLetteredBy: LedgerStream.consumer, streamSeq: seq };
+  return {
+    requestId: null,
+    workspaceId: null,
+    record: text,
+    truncated: false,
+    error,
+    attempts: 1,
+    deadLetteredBy: LedgerStream.consumer,
+    streamSeq: seq,
+  };
 }
 
 function asError(error: unknown): Error {

@@ -31,39 +31,51 @@ export class LedgerDeadLettersRepository {
 
   async insert(drafts: LedgerDeadLetterDraft[]): Promise<void> {
     if (drafts.length === 0) return;
-    await this.dataSource
-      .getRepository(LedgerDeadLetterEntity)
-      .insert(
-        drafts.map((draft) => ({
-          requestId: draft.requestId === null ? null : storableText(draft.requestId),
-          workspaceId: draft.workspaceId === null ? null : storableText(draft.workspaceId),
-          record: storableText(draft.record),
-          truncated: draft.truncated,
-          error: storableText(draft.error),
-          attempts: draft.attempts,
-          deadLetteredBy: storableText(draft.deadLetteredBy),
-          streamSeq: String(draft.streamSeq),
-        })),
-      );
+    await this.dataSource.getRepository(LedgerDeadLetterEntity).insert(
+      drafts.map((draft) => ({
+        requestId: draft.requestId === null ? null : storableText(draft.requestId),
+        workspaceId: draft.workspaceId === null ? null : storableText(draft.workspaceId),
+        record: storableText(draft.record),
+        truncated: draft.truncated,
+        error: storableText(draft.error),
+        attempts: draft.attempts,
+        deadLetteredBy: storableText(draft.deadLetteredBy),
+        streamSeq: String(draft.streamSeq),
+      })),
+    );
   }
 
   /** The ones not replayed yet, newest first. */
   waiting(limit: number): Promise<LedgerDeadLetterEntity[]> {
-    return this.dataSource.getRepository(LedgerDeadLetterEntity).createQueryBuilder('letter').where('letter.replayed_at IS NULL').orderBy('letter.created_at', 'DESC').limit(limit).getMany();
+    return this.dataSource
+      .getRepository(LedgerDeadLetterEntity)
+      .createQueryBuilder('letter')
+      .where('letter.replayed_at IS NULL')
+      .orderBy('letter.created_at', 'DESC')
+      .limit(limit)
+      .getMany();
   }
 
   /** A dead letter not replayed yet (an id that is not a UUID is none). */
   async findWaiting(id: string): Promise<LedgerDeadLetterEntity | null> {
     if (!UUID.test(id)) return null;
-    return this.dataSource.getRepository(LedgerDeadLetterEntity).createQueryBuilder('letter').where('letter.id = :id AND letter.replayed_at IS NULL', { id }).getOne();
+    return this.dataSource
+      .getRepository(LedgerDeadLetterEntity)
+      .createQueryBuilder('letter')
+      .where('letter.id = :id AND letter.replayed_at IS NULL', { id })
+      .getOne();
   }
 
   async markReplayed(id: string): Promise<void> {
-    await this.dataSource.getRepository(LedgerDeadLetterEntity).update({ id }, { replayedAt: () => 'now()', attempts: () => 'attempts + 1' });
+    await this.dataSource
+      .getRepository(LedgerDeadLetterEntity)
+      .update({ id }, { replayedAt: () => 'now()', attempts: () => 'attempts + 1' });
   }
 
   /** A replay that failed again: the dead letter stays, with the new error. */
   async replayFailed(id: string, error: string): Promise<void> {
-    await this.dataSource.getRepository(LedgerDeadLetterEntity).update({ id }, { error: storableText(error), attempts: () => 'attempts + 1' });
+    await this.dataSource
+      .getRepository(LedgerDeadLetterEntity)
+      .update({ id }, { error: storableText(error), attempts: () => 'attempts + 1' });
   }
 }

@@ -48,7 +48,10 @@ export class LedgerDeadLetters implements DeadLetterSource {
       if (isTransientFailure(error)) throw error;
       const reason = describeFailure(error);
       await this.letters.replayFailed(letter.id, reason);
-      this.logger.error({ dead_letter_id: letter.id, request_id: letter.requestId, error: reason }, 'ledger dead letter replayed and refused again; it stays dead-lettered');
+      this.logger.error(
+        { dead_letter_id: letter.id, request_id: letter.requestId, error: reason },
+        'ledger dead letter replayed and refused again; it stays dead-lettered',
+      );
       return { source: 'ledger', id: letter.id, outcome: 'failed', error: reason };
     }
     await this.letters.markReplayed(letter.id);

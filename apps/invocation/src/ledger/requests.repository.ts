@@ -102,7 +102,10 @@ export class RequestsRepository {
       if (query.metadata_value === undefined) builder.andWhere('request.metadata ? :key', { key });
       else {
         const matches = metadataCandidates(query.metadata_value).map((value) => JSON.stringify({ [key]: value }));
-        builder.andWhere(`(${matches.map((_, index) => `request.metadata @> :match${index}::jsonb`).join(' OR ')})`, Object.fromEntries(matches.map((match, index) => [`match${index}`, match])));
+        builder.andWhere(
+          `(${matches.map((_, index) => `request.metadata @> :match${index}::jsonb`).join(' OR ')})`,
+          Object.fromEntries(matches.map((match, index) => [`match${index}`, match])),
+        );
       }
     }
     return (await builder.getMany()).map(recordOfRow);

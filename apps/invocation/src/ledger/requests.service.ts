@@ -1,5 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { TERMINAL_RUN_STATUSES, type LedgerRecord, type ListRequestsRequest, type RequestListItem, type RequestLookup } from '@waggle/contracts';
+import {
+  TERMINAL_RUN_STATUSES,
+  type LedgerRecord,
+  type ListRequestsRequest,
+  type RequestListItem,
+  type RequestLookup,
+} from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { LedgerPublisher } from '@waggle/platform';
 import { LedgerConsumer } from './ledger-consumer';

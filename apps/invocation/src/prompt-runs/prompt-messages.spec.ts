@@ -17,7 +17,13 @@ describe('prompt messages', () => {
   it('attaches images from image inputs to the last user message', () => {
     const images = imageUrls(['photo', 'optional'], { photo: 'https://example.com/cat.png', optional: null });
     const messages = renderMessages(template, { company: 'Acme', question: 'What is this?' }, images);
-    expect(messages[1]).toEqual({ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image', image: new URL('https://example.com/cat.png') }] });
+    expect(messages[1]).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'What is this?' },
+        { type: 'image', image: new URL('https://example.com/cat.png') },
+      ],
+    });
     expect(lastUserText(messages)).toBe('What is this? [image https://example.com/cat.png]');
   });
 

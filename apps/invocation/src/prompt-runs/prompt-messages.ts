@@ -28,7 +28,9 @@ export function imageUrls(imageInputs: string[], inputs: Record<string, unknown>
     if (value === undefined || value === null || value === '') continue;
     const url = typeof value === 'string' && URL.canParse(value) ? new URL(value) : undefined;
     if (!url || !['http:', 'https:'].includes(url.protocol)) {
-      throw new WaggleException('validation_error', { details: [{ field: `inputs.${name}`, messages: [`inputs.${name} must be an http(s) image URL`] }] });
+      throw new WaggleException('validation_error', {
+        details: [{ field: `inputs.${name}`, messages: [`inputs.${name} must be an http(s) image URL`] }],
+      });
     }
     urls.push(url);
   }

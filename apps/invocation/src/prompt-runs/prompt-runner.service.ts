@@ -1,5 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { ModelRoute as CatalogRoute, LedgerRecord, PromptInvokeResponse, PromptRunRequest, PromptStreamEvent, PromptTriggerJob, RunStatus, UsageObject } from '@waggle/contracts';
+import type {
+  ModelRoute as CatalogRoute,
+  LedgerRecord,
+  PromptInvokeResponse,
+  PromptRunRequest,
+  PromptStreamEvent,
+  PromptTriggerJob,
+  RunStatus,
+  UsageObject,
+} from '@waggle/contracts';
 import { ERROR_CATALOG, WaggleException } from '@waggle/errors';
 import {
   complete,
@@ -71,7 +80,11 @@ export class PromptRunner {
     try {
       const result = await complete(this.registry, run.route, { messages: run.messages, params: run.params, abortSignal });
       const durationMs = Date.now() - started;
-      this.finish(run, 'completed', durationMs, result.usage, { response: result.response, reasoning: result.reasoning, stop_reason: result.stopReason });
+      this.finish(run, 'completed', durationMs, result.usage, {
+        response: result.response,
+        reasoning: result.reasoning,
+        stop_reason: result.stopReason,
+      });
       return {
         request_id: request.request_id,
         model: run.route.modelId,
@@ -102,10 +115,19 @@ export class PromptRunner {
         const model = prepared.route.modelId;
         const text = { reasoning: '', response: '' };
         try {
-          for await (const part of stream(this.registry, prepared.route, { messages: prepared.messages, params: prepared.params, abortSignal: tracked.signal })) {
+          for await (const part of stream(this.registry, prepared.route, {
+            messages: prepared.messages,
+            params: prepared.params,
+            abortSignal: tracked.signal,
+          })) {
             if (part.type === 'finish') {
               const durationMs = Date.now() - started;
-              subscriber.next({ request_id: request.request_id, type: 'usage', usage: { ...part.usage, duration: seconds(durationMs) }, stop_reason: part.stopReason });
+              subscriber.next({
+                request_id: request.request_id,
+                type: 'usage',
+                usage: { ...part.usage, duration: seconds(durationMs) },
+                stop_reason: part.stopReason,
+              });
               this.finish(prepared, 'completed', durationMs, part.usage, { ...text, stop_reason: part.stopReason });
             } else if (part.type !== 'tool-call') {
               // A prompt run offers no tools, so no tool-call parts arrive.
@@ -147,7 +169,12 @@ export class PromptRunner {
    * and the run fails.
    */
   async invokeTriggered(job: PromptTriggerJob, timeoutMs: number): Promise<PromptInvokeResponse> {
-    const pinned = await this.resolutions.pinned({ workspaceId: job.workspace_id, deploymentId: job.prompt_endpoint_id, variantId: job.variant_id, versionId: job.version_id });
+    const pinned = await this.resolutions.pinned({
+      workspaceId: job.workspace_id,
+      deploymentId: job.prompt_endpoint_id,
+      variantId: job.variant_id,
+      versionId: job.version_id,
+    });
     const request: PromptRunRequest = {
       workspace_id: job.workspace_id,
       request_id: job.request_id,
@@ -161,13 +188,16 @@ export class PromptRunner {
   }
 
   private async prepare(request: PromptRunRequest, resolved?: ResolvedPrompt): Promise<PreparedRun> {
-    const { deployment, variant, version } = resolved ?? (await this.resolutions.resolve(request.workspace_id, request.deployment, request.variant));
+    const { deployment, variant, version } =
+      resolved ?? (await this.resolutions.resolve(request.workspace_id, request.deployment, request.variant));
     const catalogRoute = await this.routes.get(version.model).catch((error: unknown) => {
-      if (error instanceof WaggleException && error.code === 'resource_not_found') throw new WaggleException('model_deprecated', { params: { model: version.model } });
+      if (error instanceof WaggleException && error.code === 'resource_not_found')
+        throw new WaggleException('model_deprecated', { params: { model: version.model } });
       throw error;
     });
     if (catalogRoute.status === 'deprecated') throw new WaggleException('model_deprecated', { params: { model: catalogRoute.name } });
-    if (catalogRoute.model_type !== 'llm') throw new WaggleException('unsupported_resource_type', { message: `${catalogRoute.name} is not a chat model` });
+    if (catalogRoute.model_type !== 'llm')
+      throw new WaggleException('unsupported_resource_type', { message: `${catalogRoute.name} is not a chat model` });
     const inputs = request.inputs ?? {};
     const images = imageUrls(version.imageInputs, inputs);
     if (images.length > 0 && !catalogRoute.is_vision) throw new WaggleException('vision_not_supported');
@@ -200,11 +230,33 @@ export class PromptRunner {
       data: null,
     };
     this.ledger.save(record);
-    return { deployment, variant, version, catalogRoute, route, messages: rendered as PromptMessage[], params: toPromptParams(version.params), record };
+    return {
+      deployment,
+      variant,
+      version,
+      catalogRoute,
+      route,
+      messages: rendered as PromptMessage[],
+      params: toPromptParams(version.params),
+      record,
+    };
   }
 
-  private finish(run: PreparedRun, status: RunStatus, durationMs: number, usage: UsageObject | null, data: Record<string, unknown> | null): void {
-    run.record = { ...run.record, status, ended_at: new Date().toISOString(), duration_ms: durationMs, usage: usage as Record<string, unknown> | null, data };
+  private finish(
+    run: PreparedRun,
+    status: RunStatus,
+    durationMs: number,
+    usage: UsageObject | null,
+    data: Record<string, unknown> | null,
+  ): void {
+    run.record = {
+      ...run.record,
+      status,
+      ended_at: new Date().toISOString(),
+      duration_ms: durationMs,
+      usage: usage as Record<string, unknown> | null,
+      data,
+    };
     this.ledger.save(run.record);
   }
 }

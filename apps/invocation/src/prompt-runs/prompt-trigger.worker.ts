@@ -1,7 +1,15 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { QueueNames, type CallbackBody, type LedgerRecord, type PromptTriggerJob, type UsageObject } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { APP_ENV, isTransientFailure, LedgerPublisher, QueueProducer, QueueWorker, REDIS_CLIENT, type RequestContextStore } from '@waggle/platform';
+import {
+  APP_ENV,
+  isTransientFailure,
+  LedgerPublisher,
+  QueueProducer,
+  QueueWorker,
+  REDIS_CLIENT,
+  type RequestContextStore,
+} from '@waggle/platform';
 import { deliveryIdFor } from '@waggle/webhooks';
 import type { Job } from 'bullmq';
 import type Redis from 'ioredis';
@@ -11,15 +19,24 @@ import { PromptRunner } from './prompt-runner.service';
 
 const LEDGER_PUBLISH_ATTEMPTS = 20;
 
-const isFinished = (record: LedgerRecord | null | undefined): record is LedgerRecord & { status: 'completed' | 'failed' } => record?.status === 'completed' || record?.status === 'failed';
+const isFinished = (record: LedgerRecord | null | undefined): record is LedgerRecord & { status: 'completed' | 'failed' } =>
+  record?.status === 'completed' || record?.status === 'failed';
 
 /** The callback body of a finished run, from its ledger record. */
 export function callbackBodyOf(record: LedgerRecord): CallbackBody {
   const data = record.data ?? {};
   if (record.status === 'completed') {
-    return { event_type: 'prompt.completed', request_id: record.request_id, data: { response: String(data.response ?? ''), usage: record.usage as UsageObject | null, model: record.model ?? '' } };
+    return {
+      event_type: 'prompt.completed',
+      request_id: record.request_id,
+      data: { response: String(data.response ?? ''), usage: record.usage as UsageObject | null, model: record.model ?? '' },
+    };
   }
-  return { event_type: 'prompt.failed', request_id: record.request_id, data: { error: String(data.error ?? 'The run failed'), error_code: String(data.error_code ?? 'internal_server_error') } };
+  return {
+    event_type: 'prompt.failed',
+    request_id: record.request_id,
+    data: { error: String(data.error ?? 'The run failed'), error_code: String(data.error_code ?? 'internal_server_error') },
+  };
 }
 
 /**
@@ -107,7 +124,11 @@ export class PromptTriggerWorker extends QueueWorker<'prompt-runs'> implements O
   private async storedResult(requestId: string): Promise<LedgerRecord> {
     const inMemory = this.ledger.pendingRecord(requestId);
     // Waited out like any outage (the job goes back to the delayed set) rather than announcing a result the ledger does not hold.
-    if (!(await this.ledger.stored(requestId, LEDGER_PUBLISH_ATTEMPTS))) throw new WaggleException('upstream_request_failed', { status: 503, message: `The ledger record of ${requestId} could not be published yet` });
+    if (!(await this.ledger.stored(requestId, LEDGER_PUBLISH_ATTEMPTS)))
+      throw new WaggleException('upstream_request_failed', {
+        status: 503,
+        message: `The ledger record of ${requestId} could not be published yet`,
+      });
     // Once no longer pending, the state held in memory is the state stored.
     const record = inMemory ?? (await this.requests.find(requestId));
     if (isFinished(record)) return record;

@@ -15,7 +15,9 @@ describe('provider configuration of the invocation service', () => {
   });
 
   it('knows every serving provider the shipped model catalog names (but `local`, which needs no credentials)', () => {
-    const catalog = parse(readFileSync(join(__dirname, '../../../catalog/src/models/data/models.yaml'), 'utf8')) as { providers: Record<string, { api: string }> };
+    const catalog = parse(readFileSync(join(__dirname, '../../../catalog/src/models/data/models.yaml'), 'utf8')) as {
+      providers: Record<string, { api: string }>;
+    };
     const remote = Object.entries(catalog.providers).filter(([, provider]) => provider.api !== 'local');
     expect(remote.length).toBeGreaterThan(0);
     expect(PROVIDER_KEYS).toEqual(expect.arrayContaining(remote.map(([key]) => key)));

@@ -1,7 +1,13 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { WebhookSecretView } from '@waggle/contracts';
 import { APP_ENV } from '@waggle/platform';
-import { digestWebhookSecret, generateWebhookSecret, SecretSealer, type RegisteredPromptVariant, type WebhookTarget } from '@waggle/webhooks';
+import {
+  digestWebhookSecret,
+  generateWebhookSecret,
+  SecretSealer,
+  type RegisteredPromptVariant,
+  type WebhookTarget,
+} from '@waggle/webhooks';
 import type { InvocationEnv } from '../config/invocation.env';
 import { WebhookTargetsService, type WebhookTargetSource } from '../webhooks/webhook-targets.service';
 import type { PromptDeploymentEntity } from './entities/prompt-deployment.entity';
@@ -50,7 +56,11 @@ export class PromptWebhookSecrets implements WebhookTargetSource, OnModuleInit {
    * A new current secret; the old one keeps authenticating triggers and signing
    * callbacks for the overlap, so callers can switch without losing a delivery.
    */
-  async rotate(workspaceId: string, deploymentName: string, overlapSeconds = this.env.WEBHOOK_SECRET_OVERLAP_SECONDS): Promise<WebhookSecretView> {
+  async rotate(
+    workspaceId: string,
+    deploymentName: string,
+    overlapSeconds = this.env.WEBHOOK_SECRET_OVERLAP_SECONDS,
+  ): Promise<WebhookSecretView> {
     const deployment = await this.prompts.transaction(async (manager) => {
       const found = await this.prompts.getDeployment(workspaceId, deploymentName, { manager, lock: true });
       found.previousWebhookSecretSealed = overlapSeconds > 0 ? found.webhookSecretSealed : null;
@@ -66,7 +76,12 @@ export class PromptWebhookSecrets implements WebhookTargetSource, OnModuleInit {
   async targets(deploymentIds: string[]): Promise<WebhookTarget[]> {
     const deployments = await this.prompts.findDeploymentsByIds(deploymentIds);
     const variants = await this.prompts.listVariants(deployments.map((deployment) => deployment.id));
-    return deployments.map((deployment) => this.targetOf(deployment, variants.filter((variant) => variant.deploymentId === deployment.id)));
+    return deployments.map((deployment) =>
+      this.targetOf(
+        deployment,
+        variants.filter((variant) => variant.deploymentId === deployment.id),
+      ),
+    );
   }
 
   idsPage(skip: number, take: number): Promise<string[]> {
@@ -75,14 +90,25 @@ export class PromptWebhookSecrets implements WebhookTargetSource, OnModuleInit {
 
   private targetOf(deployment: PromptDeploymentEntity, variants: PromptVariantEntity[]): WebhookTarget {
     const current = this.sealer.open(deployment.webhookSecretSealed);
-    const secrets: WebhookTarget['secrets'] = [{ digest: digestWebhookSecret(current), sealed: deployment.webhookSecretSealed, expires_at: null }];
-    if (deployment.previousWebhookSecretSealed && deployment.previousSecretExpiresAt && deployment.previousSecretExpiresAt.getTime() > Date.now()) {
+    const secrets: WebhookTarget['secrets'] = [
+      { digest: digestWebhookSecret(current), sealed: deployment.webhookSecretSealed, expires_at: null },
+    ];
+    if (
+      deployment.previousWebhookSecretSealed &&
+      deployment.previousSecretExpiresAt &&
+      deployment.previousSecretExpiresAt.getTime() > Date.now()
+    ) {
       const previous = this.sealer.open(deployment.previousWebhookSecretSealed);
-      secrets.push({ digest: digestWebhookSecret(previous), sealed: deployment.previousWebhookSecretSealed, expires_at: deployment.previousSecretExpiresAt.toISOString() });
+      secrets.push({
+        digest: digestWebhookSecret(previous),
+        sealed: deployment.previousWebhookSecretSealed,
+        expires_at: deployment.previousSecretExpiresAt.toISOString(),
+      });
     }
     const routes: Record<string, RegisteredPromptVariant> = {};
     for (const variant of variants) {
-      if (variant.currentVersion) routes[variant.id] = { name: variant.name, version_id: variant.currentVersion.id, variables: variant.currentVersion.variables };
+      if (variant.currentVersion)
+        routes[variant.id] = { name: variant.name, version_id: variant.currentVersion.id, variables: variant.currentVersion.variables };
     }
     return { kind: this.kind, id: deployment.id, workspace_id: deployment.workspaceId, secrets, variants: routes };
   }

@@ -34,13 +34,24 @@ export class PromptsRepository {
   }
 
   /** A workspace's deployment by name; `lock` holds it against concurrent writers until the transaction ends. */
-  findDeployment(workspaceId: string, name: string, options: { manager?: EntityManager; lock?: boolean } = {}): Promise<PromptDeploymentEntity | null> {
+  findDeployment(
+    workspaceId: string,
+    name: string,
+    options: { manager?: EntityManager; lock?: boolean } = {},
+  ): Promise<PromptDeploymentEntity | null> {
     const manager = options.manager ?? this.dataSource.manager;
-    return manager.findOne(PromptDeploymentEntity, { where: { workspaceId, name }, ...(options.lock && { lock: { mode: 'pessimistic_write' as const } }) });
+    return manager.findOne(PromptDeploymentEntity, {
+      where: { workspaceId, name },
+      ...(options.lock && { lock: { mode: 'pessimistic_write' as const } }),
+    });
   }
 
   /** As findDeployment, but a missing deployment is `resource_not_found`. */
-  async getDeployment(workspaceId: string, name: string, options: { manager?: EntityManager; lock?: boolean } = {}): Promise<PromptDeploymentEntity> {
+  async getDeployment(
+    workspaceId: string,
+    name: string,
+    options: { manager?: EntityManager; lock?: boolean } = {},
+  ): Promise<PromptDeploymentEntity> {
     const deployment = await this.findDeployment(workspaceId, name, options);
     if (!deployment) throw new WaggleException('resource_not_found', { message: `Deployment not found: ${name}` });
     return deployment;
@@ -56,14 +67,18 @@ export class PromptsRepository {
 
   /** One page of every deployment's id, in a stable order. */
   async deploymentIdsPage(skip: number, take: number): Promise<string[]> {
-    const page = await this.dataSource.getRepository(PromptDeploymentEntity).find({ select: { id: true }, order: { id: 'ASC' }, skip, take });
+    const page = await this.dataSource
+      .getRepository(PromptDeploymentEntity)
+      .find({ select: { id: true }, order: { id: 'ASC' }, skip, take });
     return page.map((deployment) => deployment.id);
   }
 
   /** The variants of these deployments with their current versions, by name. */
   listVariants(deploymentIds: string[]): Promise<PromptVariantEntity[]> {
     if (deploymentIds.length === 0) return Promise.resolve([]);
-    return this.dataSource.getRepository(PromptVariantEntity).find({ where: { deploymentId: In(deploymentIds) }, relations: { currentVersion: true }, order: { name: 'ASC' } });
+    return this.dataSource
+      .getRepository(PromptVariantEntity)
+      .find({ where: { deploymentId: In(deploymentIds) }, relations: { currentVersion: true }, order: { name: 'ASC' } });
   }
 
   /** What a run of (deployment, variant) by name uses now: the variant's current version. */
@@ -77,10 +92,16 @@ export class PromptsRepository {
 
   /** Exactly the deployment, variant and version a trigger pinned, in its workspace. */
   async pinned(ids: PinnedPromptIds): Promise<ResolvedPrompt> {
-    const deployment = await this.dataSource.getRepository(PromptDeploymentEntity).findOneBy({ id: ids.deploymentId, workspaceId: ids.workspaceId });
-    const variant = deployment && (await this.dataSource.getRepository(PromptVariantEntity).findOneBy({ id: ids.variantId, deploymentId: deployment.id }));
-    const version = variant && (await this.dataSource.getRepository(PromptVersionEntity).findOneBy({ id: ids.versionId, variantId: variant.id }));
-    if (!deployment || !variant || !version) throw new WaggleException('resource_not_found', { message: 'The prompt deployment or variant no longer exists' });
+    const deployment = await this.dataSource
+      .getRepository(PromptDeploymentEntity)
+      .findOneBy({ id: ids.deploymentId, workspaceId: ids.workspaceId });
+    const variant =
+      deployment &&
+      (await this.dataSource.getRepository(PromptVariantEntity).findOneBy({ id: ids.variantId, deploymentId: deployment.id }));
+    const version =
+      variant && (await this.dataSource.getRepository(PromptVersionEntity).findOneBy({ id: ids.versionId, variantId: variant.id }));
+    if (!deployment || !variant || !version)
+      throw new WaggleException('resource_not_found', { message: 'The prompt deployment or variant no longer exists' });
     return { deployment, variant, version };
   }
 
@@ -94,7 +115,10 @@ export class PromptsRepository {
     return this.dataSource.getRepository(PromptVersionEntity).find({ where: { variantId }, order: { version: 'DESC' } });
   }
 
-  createDeployment(manager: EntityManager, values: Pick<PromptDeploymentEntity, 'workspaceId' | 'name' | 'webhookSecretSealed'>): Promise<PromptDeploymentEntity> {
+  createDeployment(
+    manager: EntityManager,
+    values: Pick<PromptDeploymentEntity, 'workspaceId' | 'name' | 'webhookSecretSealed'>,
+  ): Promise<PromptDeploymentEntity> {
     return manager.save(manager.create(PromptDeploymentEntity, values));
   }
 
@@ -107,7 +131,11 @@ export class PromptsRepository {
   }
 
   /** Adds the variant's next version and points the variant at it. */
-  async addVersion(manager: EntityManager, variantId: string, values: Omit<PromptVersionEntity, 'id' | 'variantId' | 'version' | 'createdAt'>): Promise<PromptVersionEntity> {
+  async addVersion(
+    manager: EntityManager,
+    variantId: string,
+    values: Omit<PromptVersionEntity, 'id' | 'variantId' | 'version' | 'createdAt'>,
+  ): Promise<PromptVersionEntity> {
     const latest = await manager.findOne(PromptVersionEntity, { where: { variantId }, order: { version: 'DESC' } });
     const version = await manager.save(manager.create(PromptVersionEntity, { ...values, variantId, version: (latest?.version ?? 0) + 1 }));
     await manager.update(PromptVariantEntity, { id: variantId }, { currentVersionId: version.id });

@@ -23,7 +23,10 @@ function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== undefined);
-    return `{${entries.sort(([a], [b]) => a.localeCompare(b)).map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+    return `{${entries
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }
@@ -61,7 +64,10 @@ export class PromptsService {
     const variables = new Map<PromptVariantSpec, string[]>();
     for (const prompt of request.prompts) {
       const repeatedVariants = duplicates(prompt.variants.map((variant) => variant.name));
-      if (repeatedVariants.length) throw new WaggleException('validation_error', { message: `Variant defined twice in ${prompt.deployment}: ${repeatedVariants.join(', ')}` });
+      if (repeatedVariants.length)
+        throw new WaggleException('validation_error', {
+          message: `Variant defined twice in ${prompt.deployment}: ${repeatedVariants.join(', ')}`,
+        });
       for (const variant of prompt.variants) variables.set(variant, declaredVariables(variant.messages.map((message) => message.content)));
     }
     const applied = await this.prompts.transaction(async (manager) => {
@@ -69,7 +75,8 @@ export class PromptsService {
       for (const prompt of request.prompts) deployments.push(await this.applyDeployment(manager, request.workspace_id, prompt, variables));
       return deployments;
     });
-    if (applied.some((deployment) => deployment.variants.some((variant) => variant.changed))) this.resolutions.changed(request.workspace_id);
+    if (applied.some((deployment) => deployment.variants.some((variant) => variant.changed)))
+      this.resolutions.changed(request.workspace_id);
     // Triggers run what the registry says, so it is current before apply answers.
     await this.secrets.publish(applied.map((deployment) => deployment.prompt_endpoint_id));
     return applied;
@@ -121,13 +128,28 @@ export class PromptsService {
   ): Promise<AppliedDeployment> {
     let deployment = await this.prompts.findDeployment(workspaceId, prompt.deployment, { manager, lock: true });
     const created = deployment === null;
-    deployment ??= await this.prompts.createDeployment(manager, { workspaceId, name: prompt.deployment, webhookSecretSealed: this.secrets.newSealedSecret() });
+    deployment ??= await this.prompts.createDeployment(manager, {
+      workspaceId,
+      name: prompt.deployment,
+      webhookSecretSealed: this.secrets.newSealedSecret(),
+    });
     const variants: AppliedVariant[] = [];
     for (const spec of prompt.variants) variants.push(await this.applyVariant(manager, deployment, spec, variables.get(spec) ?? []));
-    return { deployment: deployment.name, prompt_endpoint_id: deployment.id, webhook_secret: this.secrets.open(deployment.webhookSecretSealed), created, variants };
+    return {
+      deployment: deployment.name,
+      prompt_endpoint_id: deployment.id,
+      webhook_secret: this.secrets.open(deployment.webhookSecretSealed),
+      created,
+      variants,
+    };
   }
 
-  private async applyVariant(manager: EntityManager, deployment: PromptDeploymentEntity, spec: PromptVariantSpec, variables: string[]): Promise<AppliedVariant> {
+  private async applyVariant(
+    manager: EntityManager,
+    deployment: PromptDeploymentEntity,
+    spec: PromptVariantSpec,
+    variables: string[],
+  ): Promise<AppliedVariant> {
     const definition = definitionOf(spec);
     const contentHash = createHash('sha256').update(canonicalJson(definition)).digest('hex');
     let variant = await this.prompts.findVariant(deployment.id, spec.name, manager);

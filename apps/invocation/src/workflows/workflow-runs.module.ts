@@ -18,6 +18,14 @@ import { WorkflowRunsService } from './runs/workflow-runs.service';
 @Module({
   imports: [WorkflowDeploymentsModule, PromptsModule],
   controllers: [WorkflowRunsController],
-  providers: [WorkflowRunsRepository, WorkflowRunsService, WorkflowEngine, StepExecutors, ProviderToolMeter, WorkflowRunWorker, WorkflowReaper],
+  providers: [
+    WorkflowRunsRepository,
+    WorkflowRunsService,
+    WorkflowEngine,
+    StepExecutors,
+    ProviderToolMeter,
+    WorkflowRunWorker,
+    WorkflowReaper,
+  ],
 })
 export class WorkflowRunsModule {}

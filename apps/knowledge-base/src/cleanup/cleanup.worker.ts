@@ -39,13 +39,28 @@ export class CleanupWorker extends QueueWorker<'knowledge-base-cleanup'> {
     const started = performance.now();
     const batch = this.env.KB_CLEANUP_BATCH_SIZE;
     let chunks = 0;
-    for (let removed = await this.index.removeChunks(knowledgeBaseId, batch); removed > 0; removed = await this.index.removeChunks(knowledgeBaseId, batch)) {
+    for (
+      let removed = await this.index.removeChunks(knowledgeBaseId, batch);
+      removed > 0;
+      removed = await this.index.removeChunks(knowledgeBaseId, batch)
+    ) {
       chunks += removed;
       await job.updateProgress({ chunks });
     }
     let items = 0;
-    for (let removed = await this.repository.deleteItems(knowledgeBaseId, batch); removed > 0; removed = await this.repository.deleteItems(knowledgeBaseId, batch)) items += removed;
+    for (
+      let removed = await this.repository.deleteItems(knowledgeBaseId, batch);
+      removed > 0;
+      removed = await this.repository.deleteItems(knowledgeBaseId, batch)
+    )
+      items += removed;
     await this.repository.deleteMarked(knowledgeBaseId);
-    this.logger.log({ msg: 'deleted knowledge base cleaned up', knowledge_base_id: knowledgeBaseId, chunks, items, duration_ms: Math.round(performance.now() - started) });
+    this.logger.log({
+      msg: 'deleted knowledge base cleaned up',
+      knowledge_base_id: knowledgeBaseId,
+      chunks,
+      items,
+      duration_ms: Math.round(performance.now() - started),
+    });
   }
 }

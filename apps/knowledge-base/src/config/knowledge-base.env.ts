@@ -28,7 +28,9 @@ export class KnowledgeBaseEnv extends WithProviderCredentials(WithRedis(Database
   @Max(64)
   KB_INGEST_CONCURRENCY: number = 2;
 
-  @EnvVar('Attempts of one item\'s ingestion that fails for a reason other than an outage of Waggle\'s own dependencies (the embedding provider\'s errors, a fetch time-out or 5xx); after the last the item is failed with its error and its job dead-lettered (replayable). An outage of PostgreSQL, NATS or Redis is waited out without spending attempts; an unreadable document fails at once')
+  @EnvVar(
+    "Attempts of one item's ingestion that fails for a reason other than an outage of Waggle's own dependencies (the embedding provider's errors, a fetch time-out or 5xx); after the last the item is failed with its error and its job dead-lettered (replayable). An outage of PostgreSQL, NATS or Redis is waited out without spending attempts; an unreadable document fails at once",
+  )
   @IsInt()
   @Min(1)
   @Max(100)
@@ -46,13 +48,17 @@ export class KnowledgeBaseEnv extends WithProviderCredentials(WithRedis(Database
   @Max(600_000)
   KB_JOB_LOCK_MS: number = 60_000;
 
-  @EnvVar('Chunks (with their postings and vectors) a deleted knowledge base loses per cleanup transaction; items are deleted in batches of the same size')
+  @EnvVar(
+    'Chunks (with their postings and vectors) a deleted knowledge base loses per cleanup transaction; items are deleted in batches of the same size',
+  )
   @IsInt()
   @Min(1)
   @Max(100_000)
   KB_CLEANUP_BATCH_SIZE: number = 500;
 
-  @EnvVar('Hosts, IP addresses and CIDR ranges knowledge base documents may be fetched from although they are not public (comma-separated; e.g. 127.0.0.1 in development and tests). https is required either way')
+  @EnvVar(
+    'Hosts, IP addresses and CIDR ranges knowledge base documents may be fetched from although they are not public (comma-separated; e.g. 127.0.0.1 in development and tests). https is required either way',
+  )
   @IsString()
   KB_URL_ALLOWLIST: string = '';
 
@@ -67,7 +73,9 @@ export class KnowledgeBaseEnv extends WithProviderCredentials(WithRedis(Database
   @Max(600_000)
   KB_URL_TIMEOUT_MS: number = DEFAULT_ATTACHMENT_TIMEOUT_MS;
 
-  @EnvVar('A PEM file of extra certificate authorities trusted for knowledge base document fetches (besides the public ones and NODE_EXTRA_CA_CERTS); verification stays on')
+  @EnvVar(
+    'A PEM file of extra certificate authorities trusted for knowledge base document fetches (besides the public ones and NODE_EXTRA_CA_CERTS); verification stays on',
+  )
   @IsString()
   KB_URL_EXTRA_CA_FILE: string = '';
 
@@ -77,19 +85,23 @@ export class KnowledgeBaseEnv extends WithProviderCredentials(WithRedis(Database
   @Max(100)
   KB_HYBRID_FULL_TEXT_WEIGHT: number = 1;
 
-  @EnvVar('Weight of the vector ranking in hybrid search for knowledge bases embedded by a hosted model (OpenAI, Gemini, an OpenAI-compatible host)')
+  @EnvVar(
+    'Weight of the vector ranking in hybrid search for knowledge bases embedded by a hosted model (OpenAI, Gemini, an OpenAI-compatible host)',
+  )
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0)
   @Max(100)
   KB_HYBRID_VECTOR_WEIGHT: number = 1;
 
-  @EnvVar('Weight of the vector ranking in hybrid search for knowledge bases embedded by the local model: low, so the weak model only breaks near-ties of BM25 (SciFact nDCG@10: 0.02 gives 0.692 against full_text 0.689; 0.5 gives 0.539)')
+  @EnvVar(
+    'Weight of the vector ranking in hybrid search for knowledge bases embedded by the local model: low, so the weak model only breaks near-ties of BM25 (SciFact nDCG@10: 0.02 gives 0.692 against full_text 0.689; 0.5 gives 0.539)',
+  )
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0)
   @Max(100)
   KB_HYBRID_LOCAL_VECTOR_WEIGHT: number = 0.02;
 
-  @EnvVar('Rank constant k of hybrid search\'s reciprocal-rank fusion (weight / (k + rank)): the larger, the flatter')
+  @EnvVar("Rank constant k of hybrid search's reciprocal-rank fusion (weight / (k + rank)): the larger, the flatter")
   @IsInt()
   @Min(1)
   @Max(1000)

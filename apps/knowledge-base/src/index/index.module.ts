@@ -40,7 +40,10 @@ export const VECTOR_PATH = Symbol('knowledge-base:vector-path');
           async (modelId) => {
             const route = await routes.get(modelId);
             if (route.model_type !== 'embedding') {
-              throw new WaggleException('config_error', { message: `Model ${modelId} is not an embedding model`, details: { model: modelId } });
+              throw new WaggleException('config_error', {
+                message: `Model ${modelId} is not an embedding model`,
+                details: { model: modelId },
+              });
             }
             return toModelRoute(route);
           },
@@ -52,7 +55,11 @@ export const VECTOR_PATH = Symbol('knowledge-base:vector-path');
       provide: ChunkIndex,
       useFactory: (dataSource: DataSource, embedder: ChunkEmbedder, path: VectorPath, env: KnowledgeBaseEnv) =>
         new SqlChunkIndex(dataSource, embedder, path, {
-          fusion: { fullText: env.KB_HYBRID_FULL_TEXT_WEIGHT, vector: env.KB_HYBRID_VECTOR_WEIGHT, rankConstant: env.KB_HYBRID_RANK_CONSTANT },
+          fusion: {
+            fullText: env.KB_HYBRID_FULL_TEXT_WEIGHT,
+            vector: env.KB_HYBRID_VECTOR_WEIGHT,
+            rankConstant: env.KB_HYBRID_RANK_CONSTANT,
+          },
           localVectorWeight: env.KB_HYBRID_LOCAL_VECTOR_WEIGHT,
           hybridCandidates: env.KB_HYBRID_CANDIDATES,
         }),

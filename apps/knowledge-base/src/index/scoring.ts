@@ -37,7 +37,11 @@ export interface FusionWeights {
  * lists), so the fused score is in [0, 1] and 1 means first on both sides. Answers chunk
  * ids best first; ties keep the full-text order, then the vector order.
  */
-export function reciprocalRankFusion(fullText: readonly string[], vector: readonly string[], weights: FusionWeights): Array<{ id: string; score: number }> {
+export function reciprocalRankFusion(
+  fullText: readonly string[],
+  vector: readonly string[],
+  weights: FusionWeights,
+): Array<{ id: string; score: number }> {
   const maximum = (weights.fullText + weights.vector) / (weights.rankConstant + 1);
   const fused = new Map<string, number>();
   const add = (ids: readonly string[], weight: number) =>

@@ -4,7 +4,14 @@ import { WaggleException } from '@waggle/errors';
 import { LOCAL_EMBEDDING_MODELS } from '@waggle/providers';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ChunkEmbedder } from './chunk-embedder';
-import { ChunkIndex, type ChunkSearch, type IndexedItem, type IndexedItemResult, type IndexedKnowledgeBase, type ItemChunk } from './chunk-index';
+import {
+  ChunkIndex,
+  type ChunkSearch,
+  type IndexedItem,
+  type IndexedItemResult,
+  type IndexedKnowledgeBase,
+  type ItemChunk,
+} from './chunk-index';
 import {
   BM25_B,
   BM25_K1,
@@ -101,7 +108,14 @@ export class SqlChunkIndex extends ChunkIndex {
     signal?: AbortSignal,
   ): Promise<IndexedItemResult> {
     signal?.throwIfAborted();
-    const vectors = chunks.length > 0 ? await this.embedder.embed(knowledgeBase.embedding_model, chunks.map((chunk) => chunk.content), signal) : [];
+    const vectors =
+      chunks.length > 0
+        ? await this.embedder.embed(
+            knowledgeBase.embedding_model,
+            chunks.map((chunk) => chunk.content),
+            signal,
+          )
+        : [];
     const dimensions = this.checkVectors(knowledgeBase, vectors, chunks.length);
     if (vectors.length > 0) await this.ensureVectorIndex(dimensions);
     signal?.throwIfAborted();
@@ -172,7 +186,10 @@ export class SqlChunkIndex extends ChunkIndex {
     const candidates = Math.max(search.limit, this.options.hybridCandidates);
     const [fullText, vector] = await Promise.all([
       this.fullTextRanking(knowledgeBase.id, search.query, candidates, null),
-      this.queryVector(knowledgeBase, search.query).then(async (query) => ({ query, found: query ? await this.vectorRanking(knowledgeBase.id, query, candidates) : [] })),
+      this.queryVector(knowledgeBase, search.query).then(async (query) => ({
+        query,
+        found: query ? await this.vectorRanking(knowledgeBase.id, query, candidates) : [],
+      })),
     ]);
     const local = LOCAL_EMBEDDING_MODELS[knowledgeBase.embedding_model] !== undefined;
     const fused = reciprocalRankFusion(
@@ -195,7 +212,11 @@ export class SqlChunkIndex extends ChunkIndex {
 
   /** BM25 ranking as fractions of the query's maximum attainable score, best first. */
   private async fullTextRanking(knowledgeBaseId: string, query: string, limit: number, only: string[] | null): Promise<Scored[]> {
-    const rows = (await this.dataSource.query(BM25_SQL, [knowledgeBaseId, query, limit, only])) as Array<{ id: string; score: number; maximum: number }>;
+    const rows = (await this.dataSource.query(BM25_SQL, [knowledgeBaseId, query, limit, only])) as Array<{
+      id: string;
+      score: number;
+      maximum: number;
+    }>;
     return rows.map((row) => ({ id: row.id, score: normalizedBm25(row.score, row.maximum) }));
   }
 
@@ -319,7 +340,13 @@ export class SqlChunkIndex extends ChunkIndex {
   }
 
   /** Chunks and their postings in one statement, each chunk's text parsed once by to_tsvector. */
-  private async insertChunks(manager: EntityManager, knowledgeBase: IndexedKnowledgeBase, item: IndexedItem, chunks: readonly ItemChunk[], ids: string[]): Promise<void> {
+  private async insertChunks(
+    manager: EntityManager,
+    knowledgeBase: IndexedKnowledgeBase,
+    item: IndexedItem,
+    chunks: readonly ItemChunk[],
+    ids: string[],
+  ): Promise<void> {
     await manager.query(
       `WITH input AS MATERIALIZED (
          SELECT x.id, x.position, x.content, x.tokens, to_tsvector(${DICTIONARY}, x.content) AS document
@@ -347,7 +374,13 @@ export class SqlChunkIndex extends ChunkIndex {
     );
   }
 
-  private async insertVectors(manager: EntityManager, knowledgeBaseId: string, ids: string[], vectors: number[][], dimensions: number): Promise<void> {
+  private async insertVectors(
+    manager: EntityManager,
+    knowledgeBaseId: string,
+    ids: string[],
+    vectors: number[][],
+    dimensions: number,
+  ): Promise<void> {
     if (this.vectorPath.kind === 'pgvector') {
       await manager.query(
         `INSERT INTO knowledge_base.chunk_vectors (chunk_id, knowledge_base_id, dimensions, embedding_vector)

@@ -2,7 +2,10 @@ import { encode } from 'gpt-tokenizer';
 import { chunkText } from './chunker';
 
 const paragraph = (index: number, sentences = 4) =>
-  Array.from({ length: sentences }, (_, sentence) => `Paragraph ${index} sentence ${sentence} tells about topic ${index * 10 + sentence} in some detail.`).join(' ');
+  Array.from(
+    { length: sentences },
+    (_, sentence) => `Paragraph ${index} sentence ${sentence} tells about topic ${index * 10 + sentence} in some detail.`,
+  ).join(' ');
 
 describe('chunkText', () => {
   it('keeps a short text as one chunk, with its token count and position 0', () => {

@@ -20,7 +20,8 @@ export class UnreadableDocument extends Error {
 
 /** Fetch failures a retry cannot mend: the URL is refused, too large, or answered with a client error. */
 function isPermanentFetchFailure(error: AttachmentFetchError): boolean {
-  if (error.code === 'http_status') return error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
+  if (error.code === 'http_status')
+    return error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
   return error.code === 'invalid_url' || error.code === 'refused' || error.code === 'too_large' || error.code === 'too_many_redirects';
 }
 
@@ -67,16 +68,26 @@ export class DocumentSource {
     const url = item.sourceUrl ?? '';
     try {
       const fetched = await this.fetcher.fetch(url, { signal });
-      return { bytes: fetched.bytes, hints: { fileName: fetched.fileName, url: [fetched.finalUrl, url], contentType: fetched.contentType } };
+      return {
+        bytes: fetched.bytes,
+        hints: { fileName: fetched.fileName, url: [fetched.finalUrl, url], contentType: fetched.contentType },
+      };
     } catch (error) {
-      if (error instanceof AttachmentFetchError && isPermanentFetchFailure(error)) throw new UnreadableDocument(`The document could not be fetched: ${error.message}`);
+      if (error instanceof AttachmentFetchError && isPermanentFetchFailure(error))
+        throw new UnreadableDocument(`The document could not be fetched: ${error.message}`);
       throw error;
     }
   }
 
   private async fromAsset(item: KnowledgeBaseItemEntity) {
-    const staged = await sendRpc(this.rpc, AssetPatterns.stageAsset, { workspace_id: item.workspaceId, asset_id: item.sourceAssetId ?? '' }, { timeoutMs: STAGE_TIMEOUT_MS }).catch((error: unknown) => {
-      if (error instanceof WaggleException && error.code === 'resource_not_found') throw new UnreadableDocument('The asset no longer exists');
+    const staged = await sendRpc(
+      this.rpc,
+      AssetPatterns.stageAsset,
+      { workspace_id: item.workspaceId, asset_id: item.sourceAssetId ?? '' },
+      { timeoutMs: STAGE_TIMEOUT_MS },
+    ).catch((error: unknown) => {
+      if (error instanceof WaggleException && error.code === 'resource_not_found')
+        throw new UnreadableDocument('The asset no longer exists');
       throw error;
     });
     try {

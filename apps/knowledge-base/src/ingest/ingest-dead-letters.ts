@@ -25,7 +25,8 @@ export class IngestDeadLetters implements DeadLetterSource, OnApplicationShutdow
           return await requeue();
         } catch (error) {
           // The job stays dead (no other replay took it meanwhile): so does its item, with the error it had.
-          if (reopened && (await job.getState()) === 'failed') await this.repository.markItem(job.data.item_id, { runStatus: 'failed', error: reopened.error ?? undefined });
+          if (reopened && (await job.getState()) === 'failed')
+            await this.repository.markItem(job.data.item_id, { runStatus: 'failed', error: reopened.error ?? undefined });
           throw error;
         }
       },

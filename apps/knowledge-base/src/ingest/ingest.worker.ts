@@ -68,14 +68,24 @@ export class IngestWorker extends QueueWorker<'knowledge-base-ingest'> {
       const text = await this.documents.text(item);
       const chunks = chunkText(text, { maxTokens: this.env.KB_CHUNK_TOKENS, overlapTokens: this.env.KB_CHUNK_OVERLAP_TOKENS });
       const result = await this.index.indexItem(
-        { id: knowledgeBase.id, workspace_id: knowledgeBase.workspaceId, embedding_model: knowledgeBase.embeddingModel, embedding_dimensions: knowledgeBase.embeddingDimensions },
+        {
+          id: knowledgeBase.id,
+          workspace_id: knowledgeBase.workspaceId,
+          embedding_model: knowledgeBase.embeddingModel,
+          embedding_dimensions: knowledgeBase.embeddingDimensions,
+        },
         { id: item.id, name: item.name },
         chunks,
         async (manager, indexed) => {
           if (!(await this.repository.completeItem(manager, knowledgeBase.id, item.id, indexed))) throw new KnowledgeBaseGone();
         },
       );
-      this.logger.log({ ...log, msg: 'knowledge base item completed', chunks: result.chunks, duration_ms: Math.round(performance.now() - started) });
+      this.logger.log({
+        ...log,
+        msg: 'knowledge base item completed',
+        chunks: result.chunks,
+        duration_ms: Math.round(performance.now() - started),
+      });
     } catch (error) {
       if (error instanceof KnowledgeBaseGone) {
         this.logger.log({ ...log, msg: 'knowledge base deleted during ingestion; item left to the cleanup' });
@@ -83,13 +93,23 @@ export class IngestWorker extends QueueWorker<'knowledge-base-ingest'> {
       }
       if (error instanceof UnreadableDocument) {
         await this.repository.markItem(item.id, { runStatus: 'failed', error: itemError(error) });
-        this.logger.warn({ ...log, msg: 'knowledge base item failed', error: itemError(error), duration_ms: Math.round(performance.now() - started) });
+        this.logger.warn({
+          ...log,
+          msg: 'knowledge base item failed',
+          error: itemError(error),
+          duration_ms: Math.round(performance.now() - started),
+        });
         return;
       }
       const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       if (lastAttempt && !isTransientFailure(error)) {
         await this.repository.markItem(item.id, { runStatus: 'failed', error: itemError(error) });
-        this.logger.warn({ ...log, msg: 'knowledge base item failed', error: itemError(error), duration_ms: Math.round(performance.now() - started) });
+        this.logger.warn({
+          ...log,
+          msg: 'knowledge base item failed',
+          error: itemError(error),
+          duration_ms: Math.round(performance.now() - started),
+        });
         throw error;
       }
       // Back to queued until the next attempt (or the end of the outage).

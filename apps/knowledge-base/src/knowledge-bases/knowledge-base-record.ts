@@ -1,4 +1,9 @@
-import { KNOWLEDGE_BASE_ITEM_RUN_STATUSES, type KnowledgeBaseItemRecord, type KnowledgeBaseItemRunStatus, type KnowledgeBaseRecord } from '@waggle/contracts';
+import {
+  KNOWLEDGE_BASE_ITEM_RUN_STATUSES,
+  type KnowledgeBaseItemRecord,
+  type KnowledgeBaseItemRunStatus,
+  type KnowledgeBaseRecord,
+} from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import type { KnowledgeBaseItemEntity } from './entities/knowledge-base-item.entity';
 import type { KnowledgeBaseEntity } from './entities/knowledge-base.entity';

@@ -7,8 +7,14 @@ import { KnowledgeBaseEntity } from './entities/knowledge-base.entity';
 import { WorkspaceSettingEntity } from './entities/workspace-setting.entity';
 import { isUuid, knowledgeBaseNotFound, noItems, type ItemCounts } from './knowledge-base-record';
 
-export type NewKnowledgeBase = Pick<KnowledgeBaseEntity, 'workspaceId' | 'name' | 'description' | 'searchType' | 'searchScoreThreshold' | 'searchChunkLimit' | 'embeddingModel'>;
-export type NewItem = Pick<KnowledgeBaseItemEntity, 'knowledgeBaseId' | 'workspaceId' | 'name' | 'itemType' | 'sourceAssetId' | 'sourceUrl'>;
+export type NewKnowledgeBase = Pick<
+  KnowledgeBaseEntity,
+  'workspaceId' | 'name' | 'description' | 'searchType' | 'searchScoreThreshold' | 'searchChunkLimit' | 'embeddingModel'
+>;
+export type NewItem = Pick<
+  KnowledgeBaseItemEntity,
+  'knowledgeBaseId' | 'workspaceId' | 'name' | 'itemType' | 'sourceAssetId' | 'sourceUrl'
+>;
 
 /**
  * Every query of knowledge bases and their items. Only active knowledge bases (deleted_at
@@ -24,7 +30,12 @@ export class KnowledgeBasesRepository {
   }
 
   /** The workspace's active knowledge base, or null (also for an id that is no UUID, or another workspace's). */
-  findActive(workspaceId: string, knowledgeBaseId: string, manager: EntityManager = this.dataSource.manager, lock = false): Promise<KnowledgeBaseEntity | null> {
+  findActive(
+    workspaceId: string,
+    knowledgeBaseId: string,
+    manager: EntityManager = this.dataSource.manager,
+    lock = false,
+  ): Promise<KnowledgeBaseEntity | null> {
     if (!isUuid(knowledgeBaseId)) return Promise.resolve(null);
     return manager.findOne(KnowledgeBaseEntity, {
       where: { id: knowledgeBaseId, workspaceId, deletedAt: IsNull() },
@@ -45,7 +56,9 @@ export class KnowledgeBasesRepository {
   }
 
   listActive(workspaceId: string): Promise<KnowledgeBaseEntity[]> {
-    return this.dataSource.getRepository(KnowledgeBaseEntity).find({ where: { workspaceId, deletedAt: IsNull() }, order: { createdAt: 'ASC', id: 'ASC' } });
+    return this.dataSource
+      .getRepository(KnowledgeBaseEntity)
+      .find({ where: { workspaceId, deletedAt: IsNull() }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
   /** Active items of each knowledge base by run_status, in one query. */
@@ -88,12 +101,17 @@ export class KnowledgeBasesRepository {
 
   /** Knowledge bases marked deleted whose rows are still present (their cleanup not finished). */
   async deletedIds(): Promise<string[]> {
-    const rows: Array<{ id: string }> = await this.dataSource.query(`SELECT id FROM knowledge_base.knowledge_bases WHERE deleted_at IS NOT NULL ORDER BY deleted_at`);
+    const rows: Array<{ id: string }> = await this.dataSource.query(
+      `SELECT id FROM knowledge_base.knowledge_bases WHERE deleted_at IS NOT NULL ORDER BY deleted_at`,
+    );
     return rows.map((row) => row.id);
   }
 
   async isMarkedDeleted(knowledgeBaseId: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM knowledge_base.knowledge_bases WHERE id = $1 AND deleted_at IS NOT NULL`, [knowledgeBaseId]);
+    const rows: unknown[] = await this.dataSource.query(
+      `SELECT 1 FROM knowledge_base.knowledge_bases WHERE id = $1 AND deleted_at IS NOT NULL`,
+      [knowledgeBaseId],
+    );
     return rows.length > 0;
   }
 
@@ -103,19 +121,29 @@ export class KnowledgeBasesRepository {
       .createQueryBuilder()
       .delete()
       .from(KnowledgeBaseItemEntity)
-      .where(`id IN (SELECT id FROM knowledge_base.knowledge_base_items WHERE knowledge_base_id = :knowledgeBaseId LIMIT :limit)`, { knowledgeBaseId, limit })
+      .where(`id IN (SELECT id FROM knowledge_base.knowledge_base_items WHERE knowledge_base_id = :knowledgeBaseId LIMIT :limit)`, {
+        knowledgeBaseId,
+        limit,
+      })
       .execute();
     return result.affected ?? 0;
   }
 
   /** Deletes the row of a knowledge base marked deleted (the last step of its cleanup). */
   async deleteMarked(knowledgeBaseId: string): Promise<void> {
-    await this.dataSource.createQueryBuilder().delete().from(KnowledgeBaseEntity).where('id = :knowledgeBaseId AND deleted_at IS NOT NULL', { knowledgeBaseId }).execute();
+    await this.dataSource
+      .createQueryBuilder()
+      .delete()
+      .from(KnowledgeBaseEntity)
+      .where('id = :knowledgeBaseId AND deleted_at IS NOT NULL', { knowledgeBaseId })
+      .execute();
   }
 
   /** One page of the knowledge base's items, oldest first. */
   listItems(knowledgeBaseId: string, skip: number, take: number): Promise<KnowledgeBaseItemEntity[]> {
-    return this.dataSource.getRepository(KnowledgeBaseItemEntity).find({ where: { knowledgeBaseId }, order: { createdAt: 'ASC', id: 'ASC' }, skip, take });
+    return this.dataSource
+      .getRepository(KnowledgeBaseItemEntity)
+      .find({ where: { knowledgeBaseId }, order: { createdAt: 'ASC', id: 'ASC' }, skip, take });
   }
 
   findItem(knowledgeBaseId: string, itemId: string): Promise<KnowledgeBaseItemEntity | null> {
@@ -157,11 +185,25 @@ export class KnowledgeBasesRepository {
    * knowledge base has been deleted meanwhile; its row is held (FOR SHARE) so a delete waits
    * for this transaction, and the cleanup after it sees the chunks.
    */
-  async completeItem(manager: EntityManager, knowledgeBaseId: string, itemId: string, result: { chunks: number; dimensions: number }): Promise<boolean> {
-    const active: unknown[] = await manager.query(`SELECT id FROM knowledge_base.knowledge_bases WHERE id = $1 AND deleted_at IS NULL FOR SHARE`, [knowledgeBaseId]);
+  async completeItem(
+    manager: EntityManager,
+    knowledgeBaseId: string,
+    itemId: string,
+    result: { chunks: number; dimensions: number },
+  ): Promise<boolean> {
+    const active: unknown[] = await manager.query(
+      `SELECT id FROM knowledge_base.knowledge_bases WHERE id = $1 AND deleted_at IS NULL FOR SHARE`,
+      [knowledgeBaseId],
+    );
     if (active.length === 0) return false;
-    await manager.query(`UPDATE knowledge_base.knowledge_base_items SET run_status = 'completed', error = NULL, chunks_count = $2, updated_at = now() WHERE id = $1`, [itemId, result.chunks]);
-    await manager.query(`UPDATE knowledge_base.knowledge_bases SET embedding_dimensions = $2 WHERE id = $1 AND embedding_dimensions IS NULL`, [knowledgeBaseId, result.dimensions]);
+    await manager.query(
+      `UPDATE knowledge_base.knowledge_base_items SET run_status = 'completed', error = NULL, chunks_count = $2, updated_at = now() WHERE id = $1`,
+      [itemId, result.chunks],
+    );
+    await manager.query(
+      `UPDATE knowledge_base.knowledge_bases SET embedding_dimensions = $2 WHERE id = $1 AND embedding_dimensions IS NULL`,
+      [knowledgeBaseId, result.dimensions],
+    );
     return true;
   }
 

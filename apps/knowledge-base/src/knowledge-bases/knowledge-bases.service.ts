@@ -128,7 +128,14 @@ export class KnowledgeBasesService implements OnApplicationBootstrap, OnApplicat
   async delete(workspaceId: string, knowledgeBaseId: string): Promise<DeletedKnowledgeBase> {
     if (!(await this.repository.markDeleted(workspaceId, knowledgeBaseId))) throw knowledgeBaseNotFound();
     // Should this enqueue fail, the next start of any replica queues it again (onApplicationBootstrap).
-    await this.cleanup.add(knowledgeBaseId, { knowledge_base_id: knowledgeBaseId }).catch((error: unknown) => this.logger.warn({ err: error, knowledge_base_id: knowledgeBaseId }, 'the cleanup of a deleted knowledge base could not be queued yet'));
+    await this.cleanup
+      .add(knowledgeBaseId, { knowledge_base_id: knowledgeBaseId })
+      .catch((error: unknown) =>
+        this.logger.warn(
+          { err: error, knowledge_base_id: knowledgeBaseId },
+          'the cleanup of a deleted knowledge base could not be queued yet',
+        ),
+      );
     this.logger.log({ msg: 'knowledge base deleted', knowledge_base_id: knowledgeBaseId });
     return { id: knowledgeBaseId };
   }
@@ -156,7 +163,12 @@ export class KnowledgeBasesService implements OnApplicationBootstrap, OnApplicat
     let source: { itemType: 'asset' | 'url'; sourceAssetId: string | null; sourceUrl: string | null; name: string };
     if (request.asset_id !== undefined && request.url !== undefined) throw invalid('url', 'Give either asset_id or url, not both');
     if (request.asset_id !== undefined) {
-      const asset = await sendRpc(this.rpc, AssetPatterns.getAsset, { workspace_id: request.workspace_id, asset_id: request.asset_id }, { timeoutMs: RPC_TIMEOUT_MS });
+      const asset = await sendRpc(
+        this.rpc,
+        AssetPatterns.getAsset,
+        { workspace_id: request.workspace_id, asset_id: request.asset_id },
+        { timeoutMs: RPC_TIMEOUT_MS },
+      );
       source = { itemType: 'asset', sourceAssetId: asset.id, sourceUrl: null, name: request.name ?? asset.name };
     } else {
       const url = parsedUrl(request.url ?? '');
@@ -172,17 +184,22 @@ export class KnowledgeBasesService implements OnApplicationBootstrap, OnApplicat
   /** The embedding model new knowledge bases of the workspace get. */
   async embeddingModel(workspaceId: string): Promise<EmbeddingModelSetting> {
     const setting = await this.repository.workspaceEmbeddingModel(workspaceId);
-    return setting ? { embedding_model: setting.embeddingModel, source: 'workspace' } : { embedding_model: this.env.KB_EMBEDDING_MODEL, source: 'default' };
+    return setting
+      ? { embedding_model: setting.embeddingModel, source: 'workspace' }
+      : { embedding_model: this.env.KB_EMBEDDING_MODEL, source: 'default' };
   }
 
   /** Sets it, once the catalog confirms an active embedding model; existing knowledge bases keep theirs. */
   async setEmbeddingModel(workspaceId: string, model: string): Promise<EmbeddingModelSetting> {
-    const route = await sendRpc(this.rpc, CatalogPatterns.getModelRoute, { model_id: model }, { timeoutMs: RPC_TIMEOUT_MS }).catch((error: unknown) => {
-      if (error instanceof WaggleException && error.code === 'resource_not_found') return null;
-      throw error;
-    });
+    const route = await sendRpc(this.rpc, CatalogPatterns.getModelRoute, { model_id: model }, { timeoutMs: RPC_TIMEOUT_MS }).catch(
+      (error: unknown) => {
+        if (error instanceof WaggleException && error.code === 'resource_not_found') return null;
+        throw error;
+      },
+    );
     if (!route) throw invalid('embedding_model', `Invalid embedding model: ${model} is not in the model catalog`);
-    if (route.model_type !== 'embedding') throw invalid('embedding_model', `Invalid embedding model: ${model} is a ${route.model_type} model, not an embedding model`);
+    if (route.model_type !== 'embedding')
+      throw invalid('embedding_model', `Invalid embedding model: ${model} is a ${route.model_type} model, not an embedding model`);
     if (route.status !== 'active') throw invalid('embedding_model', `Invalid embedding model: ${model} is no longer available`);
     await this.repository.setWorkspaceEmbeddingModel(workspaceId, model);
     return { embedding_model: model, source: 'workspace' };

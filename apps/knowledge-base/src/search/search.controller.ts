@@ -20,7 +20,12 @@ export class SearchController {
     const knowledgeBase = await this.knowledgeBases.getActive(request.workspace_id, request.knowledge_base_id);
     const type = request.search_type ?? knowledgeBase.searchType;
     const chunks = await this.index.search(
-      { id: knowledgeBase.id, workspace_id: knowledgeBase.workspaceId, embedding_model: knowledgeBase.embeddingModel, embedding_dimensions: knowledgeBase.embeddingDimensions },
+      {
+        id: knowledgeBase.id,
+        workspace_id: knowledgeBase.workspaceId,
+        embedding_model: knowledgeBase.embeddingModel,
+        embedding_dimensions: knowledgeBase.embeddingDimensions,
+      },
       {
         query: request.search_query,
         type,

@@ -1,4 +1,11 @@
-import { Module, type DynamicModule, type INestApplication, type INestApplicationContext, type INestMicroservice, type Type } from '@nestjs/common';
+import {
+  Module,
+  type DynamicModule,
+  type INestApplication,
+  type INestApplicationContext,
+  type INestMicroservice,
+  type Type,
+} from '@nestjs/common';
 import { ModulesContainer, NestFactory } from '@nestjs/core';
 import type { NestMicroservice } from '@nestjs/microservices';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -50,7 +57,8 @@ export async function startServiceApp(spec: ServiceAppSpec): Promise<INestApplic
   );
 
   const deadLetters = spec.deadLetters;
-  if (deadLetters && !isDeadLetterOwner(spec.service)) throw new Error(`${spec.service} owns no dead letters (DEAD_LETTER_SOURCES_BY_OWNER)`);
+  if (deadLetters && !isDeadLetterOwner(spec.service))
+    throw new Error(`${spec.service} owns no dead letters (DEAD_LETTER_SOURCES_BY_OWNER)`);
 
   @Module({
     imports: [
@@ -58,7 +66,11 @@ export async function startServiceApp(spec: ServiceAppSpec): Promise<INestApplic
       ...(spec.database ? [TypeOrmModule.forRoot(spec.database)] : []),
       ...(spec.imports ?? []),
     ],
-    controllers: [createHealthPingController(spec.service), MetricsController, ...(deadLetters ? [createDeadLettersController(spec.service as DeadLetterOwner)] : [])],
+    controllers: [
+      createHealthPingController(spec.service),
+      MetricsController,
+      ...(deadLetters ? [createDeadLettersController(spec.service as DeadLetterOwner)] : []),
+    ],
     providers: deadLetters ? [deadLetterSourcesProvider(spec.service as DeadLetterOwner, deadLetters)] : [],
   })
   class ServiceRootModule {}

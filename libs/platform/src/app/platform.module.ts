@@ -6,7 +6,13 @@ import { LoggerModule } from 'nestjs-pino';
 import type { BaseEnv } from '../config/env';
 import { HealthController } from '../health/health.controller';
 import { DependencyIndicators, NATS_CONNECTION_SOURCE, REDIS_CLIENT, type NatsConnectionSource } from '../health/indicators';
-import { APP_DEPENDENCIES, READINESS_REPORTERS, ReadinessService, type Dependency, type ReadinessReporter } from '../health/readiness.service';
+import {
+  APP_DEPENDENCIES,
+  READINESS_REPORTERS,
+  ReadinessService,
+  type Dependency,
+  type ReadinessReporter,
+} from '../health/readiness.service';
 import { ShutdownState } from '../health/shutdown-state';
 import { loggerModuleParams } from '../logging/logger-options';
 import { LedgerPublisher } from '../ledger/ledger-publisher';
@@ -56,7 +62,9 @@ export class PlatformModule {
       {
         provide: NatsRpcClient,
         useFactory: async () => {
-          const client = new NatsRpcClient(options.env, `waggle-${options.app}-client`, { onCredentialsRefused: exitOnNatsCredentialsRefused(options.app) });
+          const client = new NatsRpcClient(options.env, `waggle-${options.app}-client`, {
+            onCredentialsRefused: exitOnNatsCredentialsRefused(options.app),
+          });
           await client.connect();
           return client;
         },
@@ -81,7 +89,8 @@ export class PlatformModule {
       { provide: READINESS_REPORTERS, useFactory: (...instances: ReadinessReporter[]) => instances, inject: reporters },
       {
         provide: LedgerPublisher,
-        useFactory: (rpc: NatsRpcClient) => new LedgerPublisher(rpc, { maxPendingRecords: options.env.LEDGER_MAX_PENDING_RECORDS, publisher: options.app }),
+        useFactory: (rpc: NatsRpcClient) =>
+          new LedgerPublisher(rpc, { maxPendingRecords: options.env.LEDGER_MAX_PENDING_RECORDS, publisher: options.app }),
         inject: [NatsRpcClient],
       },
       PlatformConnections,
@@ -92,13 +101,20 @@ export class PlatformModule {
     return {
       module: PlatformModule,
       global: true,
-      imports: [
-        LoggerModule.forRoot(loggerModuleParams(options.app, options.env.LOG_LEVEL)),
-        TerminusModule.forRoot({ logger: false }),
-      ],
+      imports: [LoggerModule.forRoot(loggerModuleParams(options.app, options.env.LOG_LEVEL)), TerminusModule.forRoot({ logger: false })],
       controllers: [HealthController],
       providers,
-      exports: [APP_ENV, APP_NAME, NatsRpcClient, LedgerPublisher, REDIS_CLIENT, ShutdownState, ReadinessService, DependencyIndicators, NATS_CONNECTION_SOURCE],
+      exports: [
+        APP_ENV,
+        APP_NAME,
+        NatsRpcClient,
+        LedgerPublisher,
+        REDIS_CLIENT,
+        ShutdownState,
+        ReadinessService,
+        DependencyIndicators,
+        NATS_CONNECTION_SOURCE,
+      ],
     };
   }
 }

@@ -62,10 +62,16 @@ export function exitOnStartupFailure(app: string, error: unknown): never {
  */
 export function installProcessSafetyNet(app: string, logger: Pick<LoggerService, 'error' | 'fatal'>): void {
   process.on('unhandledRejection', (reason) => {
-    logger.error({ err: reason, error_code: 'internal_server_error', error_id: newErrorId() }, `${app}: an asynchronous failure was not handled where it happened; logged, and the process goes on`);
+    logger.error(
+      { err: reason, error_code: 'internal_server_error', error_id: newErrorId() },
+      `${app}: an asynchronous failure was not handled where it happened; logged, and the process goes on`,
+    );
   });
   process.on('uncaughtException', (error) => {
-    logger.fatal?.({ err: error, error_code: 'internal_server_error', error_id: newErrorId() }, `${app}: exiting: an exception was not caught and the process state cannot be trusted`);
+    logger.fatal?.(
+      { err: error, error_code: 'internal_server_error', error_id: newErrorId() },
+      `${app}: exiting: an exception was not caught and the process state cannot be trusted`,
+    );
     process.stderr.write(`${app}: exiting after an uncaught exception: ${error.stack ?? error.message}\n`);
     process.exit(1);
   });

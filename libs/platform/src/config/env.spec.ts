@@ -30,7 +30,9 @@ describe('loadConfig', () => {
 
   it('describes every variable for the documentation', () => {
     const names = describeEnv(ServiceEnv).map((info) => info.name);
-    expect(names).toEqual(expect.arrayContaining(['NODE_ENV', 'PORT', 'NATS_URL', 'DATABASE_URL', 'REDIS_URL', 'OTEL_EXPORTER_OTLP_ENDPOINT']));
+    expect(names).toEqual(
+      expect.arrayContaining(['NODE_ENV', 'PORT', 'NATS_URL', 'DATABASE_URL', 'REDIS_URL', 'OTEL_EXPORTER_OTLP_ENDPOINT']),
+    );
     expect(describeEnv(BaseEnv).map((info) => info.name)).not.toContain('DATABASE_URL');
     expect(describeEnv(ServiceEnv).find((info) => info.name === 'DATABASE_URL')?.secret).toBe(true);
   });
@@ -60,20 +62,28 @@ describe('WithWebTools', () => {
   });
 
   it('refuses a chosen provider without its URL or key, naming the variable', () => {
-    expect(problemsOf({ WEB_SEARCH_PROVIDER: 'brave' })).toEqual([expect.stringMatching(/^BRAVE_SEARCH_API_KEY: .*required when WEB_SEARCH_PROVIDER=brave/)]);
+    expect(problemsOf({ WEB_SEARCH_PROVIDER: 'brave' })).toEqual([
+      expect.stringMatching(/^BRAVE_SEARCH_API_KEY: .*required when WEB_SEARCH_PROVIDER=brave/),
+    ]);
     expect(problemsOf({ WEB_SEARCH_PROVIDER: 'searxng' })).toEqual([expect.stringMatching(/^SEARXNG_URL: /)]);
     expect(problemsOf({ WEB_SEARCH_PROVIDER: 'tavily' })).toEqual([expect.stringMatching(/^TAVILY_API_KEY: /)]);
     expect(problemsOf({ WEB_SEARCH_PROVIDER: 'bing' })).toEqual([expect.stringMatching(/^WEB_SEARCH_PROVIDER: /)]);
-    expect(problemsOf({ WEB_SEARCH_PROVIDER: 'brave', BRAVE_SEARCH_API_KEY: 'key', SCRAPE_MAX_CHARS: '10' })).toEqual([expect.stringMatching(/^SCRAPE_MAX_CHARS: /)]);
+    expect(problemsOf({ WEB_SEARCH_PROVIDER: 'brave', BRAVE_SEARCH_API_KEY: 'key', SCRAPE_MAX_CHARS: '10' })).toEqual([
+      expect.stringMatching(/^SCRAPE_MAX_CHARS: /),
+    ]);
   });
 
   it('reads a configured provider and keeps its key secret in the documentation', () => {
-    expect(loadConfig(ToolsEnv, { WEB_SEARCH_PROVIDER: 'searxng', SEARXNG_URL: 'http://searxng:8080', WEB_TOOL_TIMEOUT_MS: '5000' })).toMatchObject({
+    expect(
+      loadConfig(ToolsEnv, { WEB_SEARCH_PROVIDER: 'searxng', SEARXNG_URL: 'http://searxng:8080', WEB_TOOL_TIMEOUT_MS: '5000' }),
+    ).toMatchObject({
       WEB_SEARCH_PROVIDER: 'searxng',
       SEARXNG_URL: 'http://searxng:8080',
       WEB_TOOL_TIMEOUT_MS: 5000,
     });
-    const secrets = describeEnv(ToolsEnv).filter((info) => info.secret).map((info) => info.name);
+    const secrets = describeEnv(ToolsEnv)
+      .filter((info) => info.secret)
+      .map((info) => info.name);
     expect(secrets).toEqual(expect.arrayContaining(['BRAVE_SEARCH_API_KEY', 'TAVILY_API_KEY']));
     expect(secrets).not.toContain('SEARXNG_URL');
   });

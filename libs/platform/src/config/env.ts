@@ -1,5 +1,18 @@
 import 'reflect-metadata';
-import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, ValidateBy, ValidateIf, validateSync, type ValidationError } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  Min,
+  ValidateBy,
+  ValidateIf,
+  validateSync,
+  type ValidationError,
+} from 'class-validator';
 import { accessSync, constants as fsConstants } from 'node:fs';
 import { join } from 'node:path';
 
@@ -100,7 +113,10 @@ function IsReadableFile(): PropertyDecorator {
   });
 }
 
-const isSet = (...names: string[]) => (env: object) => names.some((name) => (env as Record<string, unknown>)[name] !== undefined);
+const isSet =
+  (...names: string[]) =>
+  (env: object) =>
+    names.some((name) => (env as Record<string, unknown>)[name] !== undefined);
 
 /**
  * Variables every app reads. Defaults suit a laptop; production sets them explicitly.
@@ -126,7 +142,9 @@ export class BaseEnv {
   @Max(65535)
   PORT: number = 3000;
 
-  @EnvVar('NATS server URL(s), comma-separated; servers only: a URL carrying credentials is refused (see NATS_USER, NATS_TOKEN, NATS_NKEY_SEED_FILE, NATS_CREDS_FILE)')
+  @EnvVar(
+    'NATS server URL(s), comma-separated; servers only: a URL carrying credentials is refused (see NATS_USER, NATS_TOKEN, NATS_NKEY_SEED_FILE, NATS_CREDS_FILE)',
+  )
   @Matches(NATS_SERVERS, { message: 'NATS_URL must be one or more nats:// URLs separated by commas' })
   @NatsServersOnly()
   NATS_URL: string = 'nats://127.0.0.1:4222';
@@ -148,19 +166,25 @@ export class BaseEnv {
   @OneNatsAuthentication()
   NATS_TOKEN?: string;
 
-  @EnvVar('File holding the NATS NKey seed (SU…) this process authenticates with, e.g. mounted from a Secret; read again on every reconnect')
+  @EnvVar(
+    'File holding the NATS NKey seed (SU…) this process authenticates with, e.g. mounted from a Secret; read again on every reconnect',
+  )
   @IsOptional()
   @IsReadableFile()
   @OneNatsAuthentication()
   NATS_NKEY_SEED_FILE?: string;
 
-  @EnvVar('NATS credentials file (.creds: user JWT and NKey seed, as nsc writes it), e.g. mounted from a Secret; read again on every reconnect')
+  @EnvVar(
+    'NATS credentials file (.creds: user JWT and NKey seed, as nsc writes it), e.g. mounted from a Secret; read again on every reconnect',
+  )
   @IsOptional()
   @IsReadableFile()
   @OneNatsAuthentication()
   NATS_CREDS_FILE?: string;
 
-  @EnvVar('PEM file of the certificate authorities that sign the NATS server certificate; set alone, it turns TLS on with the server verified')
+  @EnvVar(
+    'PEM file of the certificate authorities that sign the NATS server certificate; set alone, it turns TLS on with the server verified',
+  )
   @IsOptional()
   @IsReadableFile()
   NATS_TLS_CA_FILE?: string;
@@ -183,7 +207,9 @@ export class BaseEnv {
   @Max(600_000)
   SHUTDOWN_GRACE_MS: number = 10_000;
 
-  @EnvVar('Run records a process keeps in memory while the ledger stream cannot take them (NATS away, the stream full); past it a new record is dead-lettered (logged, and sent to the ledger dead-letter table once NATS is back) rather than kept')
+  @EnvVar(
+    'Run records a process keeps in memory while the ledger stream cannot take them (NATS away, the stream full); past it a new record is dead-lettered (logged, and sent to the ledger dead-letter table once NATS is back) rather than kept',
+  )
   @IsInt()
   @Min(100)
   @Max(10_000_000)
@@ -276,7 +302,11 @@ const COMPATIBLE_HOSTS: ReadonlyArray<{ prefix: string; name: string; baseUrl: s
   { prefix: 'TOGETHER', name: 'Together AI', baseUrl: 'default https://api.together.xyz/v1' },
   { prefix: 'OPENROUTER', name: 'OpenRouter', baseUrl: 'default https://openrouter.ai/api/v1' },
   { prefix: 'OLLAMA', name: 'Ollama (a local one needs no key)', baseUrl: 'default http://127.0.0.1:11434/v1' },
-  { prefix: 'FAKE', name: 'The fake provider (tools/fake-provider), provider `fake` of test catalogs', baseUrl: 'e.g. http://127.0.0.1:4010/v1' },
+  {
+    prefix: 'FAKE',
+    name: 'The fake provider (tools/fake-provider), provider `fake` of test catalogs',
+    baseUrl: 'e.g. http://127.0.0.1:4010/v1',
+  },
 ];
 
 /**
@@ -353,17 +383,28 @@ export const WEB_SEARCH_PROVIDER_CHOICES = ['searxng', 'brave', 'tavily', 'none'
  */
 export function WithWebTools<TBase extends EnvConstructor>(Base: TBase) {
   class WebToolsEnv extends Base {
-    @EnvVar(`Search API of web_search workflow steps: ${WEB_SEARCH_PROVIDER_CHOICES.join(', ')} (none: web_search steps fail with not_configured)`)
+    @EnvVar(
+      `Search API of web_search workflow steps: ${WEB_SEARCH_PROVIDER_CHOICES.join(', ')} (none: web_search steps fail with not_configured)`,
+    )
     @IsIn(WEB_SEARCH_PROVIDER_CHOICES)
     WEB_SEARCH_PROVIDER: (typeof WEB_SEARCH_PROVIDER_CHOICES)[number] = 'none';
 
     @EnvVar('Base URL of a SearXNG instance with the json format enabled (required when WEB_SEARCH_PROVIDER=searxng)')
-    @ValidateIf((env: { WEB_SEARCH_PROVIDER?: string; SEARXNG_URL?: string }) => env.WEB_SEARCH_PROVIDER === 'searxng' || env.SEARXNG_URL !== undefined)
-    @IsUrl({ require_tld: false, protocols: ['http', 'https'] }, { message: 'SEARXNG_URL must be an http(s) URL (required when WEB_SEARCH_PROVIDER=searxng)' })
+    @ValidateIf(
+      (env: { WEB_SEARCH_PROVIDER?: string; SEARXNG_URL?: string }) =>
+        env.WEB_SEARCH_PROVIDER === 'searxng' || env.SEARXNG_URL !== undefined,
+    )
+    @IsUrl(
+      { require_tld: false, protocols: ['http', 'https'] },
+      { message: 'SEARXNG_URL must be an http(s) URL (required when WEB_SEARCH_PROVIDER=searxng)' },
+    )
     SEARXNG_URL?: string;
 
     @EnvVar('Brave Search API key (required when WEB_SEARCH_PROVIDER=brave)', { secret: true })
-    @ValidateIf((env: { WEB_SEARCH_PROVIDER?: string; BRAVE_SEARCH_API_KEY?: string }) => env.WEB_SEARCH_PROVIDER === 'brave' || env.BRAVE_SEARCH_API_KEY !== undefined)
+    @ValidateIf(
+      (env: { WEB_SEARCH_PROVIDER?: string; BRAVE_SEARCH_API_KEY?: string }) =>
+        env.WEB_SEARCH_PROVIDER === 'brave' || env.BRAVE_SEARCH_API_KEY !== undefined,
+    )
     @IsString({ message: 'BRAVE_SEARCH_API_KEY is required when WEB_SEARCH_PROVIDER=brave' })
     @Matches(/\S/, { message: 'BRAVE_SEARCH_API_KEY is required when WEB_SEARCH_PROVIDER=brave' })
     BRAVE_SEARCH_API_KEY?: string;
@@ -373,7 +414,10 @@ export function WithWebTools<TBase extends EnvConstructor>(Base: TBase) {
     BRAVE_SEARCH_BASE_URL: string = 'https://api.search.brave.com';
 
     @EnvVar('Tavily API key (required when WEB_SEARCH_PROVIDER=tavily)', { secret: true })
-    @ValidateIf((env: { WEB_SEARCH_PROVIDER?: string; TAVILY_API_KEY?: string }) => env.WEB_SEARCH_PROVIDER === 'tavily' || env.TAVILY_API_KEY !== undefined)
+    @ValidateIf(
+      (env: { WEB_SEARCH_PROVIDER?: string; TAVILY_API_KEY?: string }) =>
+        env.WEB_SEARCH_PROVIDER === 'tavily' || env.TAVILY_API_KEY !== undefined,
+    )
     @IsString({ message: 'TAVILY_API_KEY is required when WEB_SEARCH_PROVIDER=tavily' })
     @Matches(/\S/, { message: 'TAVILY_API_KEY is required when WEB_SEARCH_PROVIDER=tavily' })
     TAVILY_API_KEY?: string;
@@ -398,7 +442,9 @@ export function WithWebTools<TBase extends EnvConstructor>(Base: TBase) {
     @Min(100)
     SCRAPE_MAX_CHARS: number = 20_000;
 
-    @EnvVar('Comma-separated hosts, IP addresses or CIDR ranges a scrape step may reach although they are not public (e.g. 127.0.0.1 for local development). Empty in production')
+    @EnvVar(
+      'Comma-separated hosts, IP addresses or CIDR ranges a scrape step may reach although they are not public (e.g. 127.0.0.1 for local development). Empty in production',
+    )
     @IsString()
     SCRAPE_URL_ALLOWLIST: string = '';
   }
@@ -416,7 +462,10 @@ export function WithWebhookSecretKey<TBase extends EnvConstructor>(Base: TBase) 
       { secret: true },
     )
     @ValidateIf((env: BaseEnv & { WEBHOOK_SECRET_KEY?: string }) => env.NODE_ENV === 'production' || Boolean(env.WEBHOOK_SECRET_KEY))
-    @Matches(WEBHOOK_SECRET_KEYRING, { message: 'WEBHOOK_SECRET_KEY must be the base64 of 32 bytes (openssl rand -base64 32), or several such keys separated by commas, newest first' })
+    @Matches(WEBHOOK_SECRET_KEYRING, {
+      message:
+        'WEBHOOK_SECRET_KEY must be the base64 of 32 bytes (openssl rand -base64 32), or several such keys separated by commas, newest first',
+    })
     WEBHOOK_SECRET_KEY?: string;
   }
   return WebhookSecretKeyEnv;
@@ -425,7 +474,9 @@ export function WithWebhookSecretKey<TBase extends EnvConstructor>(Base: TBase) 
 /** Adds the operator's callback allowlist (gateway and callback-dispatcher). */
 export function WithCallbackAllowlist<TBase extends EnvConstructor>(Base: TBase) {
   class CallbackAllowlistEnv extends Base {
-    @EnvVar('Comma-separated hosts, IP addresses or CIDR ranges a callback URL may name although they are not public https hosts (e.g. 127.0.0.1,::1 for local development). Empty in production')
+    @EnvVar(
+      'Comma-separated hosts, IP addresses or CIDR ranges a callback URL may name although they are not public https hosts (e.g. 127.0.0.1,::1 for local development). Empty in production',
+    )
     @IsString()
     CALLBACK_URL_ALLOWLIST: string = '';
   }

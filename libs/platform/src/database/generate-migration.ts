@@ -102,7 +102,10 @@ function templateLiteral(query: string): string {
 
 function statements(queries: SchemaQuery[]): string {
   return queries
-    .map(({ query, parameters }) => `    await queryRunner.query(\`${templateLiteral(query)}\`${parameters?.length ? `, ${JSON.stringify(parameters)}` : ''});`)
+    .map(
+      ({ query, parameters }) =>
+        `    await queryRunner.query(\`${templateLiteral(query)}\`${parameters?.length ? `, ${JSON.stringify(parameters)}` : ''});`,
+    )
     .join('\n');
 }
 
@@ -173,8 +176,7 @@ export interface GenerateMigrationOptions {
 }
 
 export type GenerateMigrationResult =
-  | { status: 'no_changes' }
-  | { status: 'written'; file: string; className: string; up: number; down: number };
+  { status: 'no_changes' } | { status: 'written'; file: string; className: string; up: number; down: number };
 
 /**
  * Writes `<timestamp>-<name>.ts` with what the entities need beyond the registered

@@ -75,7 +75,9 @@ export async function migrateAll(url: string, targets: ServiceMigrationTarget[],
       try {
         const applied = await dataSource.runMigrations({ transaction: 'each' });
         reports.push({ service, schema, applied: applied.map((migration) => migration.name) });
-        log(`${service}: schema ${schema}, ${applied.length} migration(s) applied${applied.length ? `: ${applied.map((m) => m.name).join(', ')}` : ''}`);
+        log(
+          `${service}: schema ${schema}, ${applied.length} migration(s) applied${applied.length ? `: ${applied.map((m) => m.name).join(', ')}` : ''}`,
+        );
       } finally {
         await dataSource.destroy();
       }
@@ -121,7 +123,13 @@ export async function migrationStatus(url: string, targets: ServiceMigrationTarg
   } catch (error) {
     // 3D000 invalid_catalog_name: the database is not created yet (`migrate` creates it).
     if ((error as { code?: string }).code !== '3D000') throw error;
-    return targets.map(({ service, options }) => ({ service, schema: options.schema ?? '', applied: [], pending: migrationNames(service, options), unknown: [] }));
+    return targets.map(({ service, options }) => ({
+      service,
+      schema: options.schema ?? '',
+      applied: [],
+      pending: migrationNames(service, options),
+      unknown: [],
+    }));
   }
   try {
     const statuses: MigrationStatus[] = [];
@@ -130,7 +138,9 @@ export async function migrationStatus(url: string, targets: ServiceMigrationTarg
       if (!schema) throw new Error(`${service} has no schema in its data source options`);
       const table = `${quoteIdentifier(schema)}.${quoteIdentifier(options.migrationsTableName ?? 'migrations')}`;
       const { rows: found } = await client.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [table]);
-      const recorded = found[0]?.present ? (await client.query<{ name: string }>(`SELECT name FROM ${table} ORDER BY "timestamp", id`)).rows.map((row) => row.name) : [];
+      const recorded = found[0]?.present
+        ? (await client.query<{ name: string }>(`SELECT name FROM ${table} ORDER BY "timestamp", id`)).rows.map((row) => row.name)
+        : [];
       const defined = migrationNames(service, options);
       const recordedSet = new Set(recorded);
       const definedSet = new Set(defined);

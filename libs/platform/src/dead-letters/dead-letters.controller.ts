@@ -39,7 +39,9 @@ export class DeadLetterSources implements OnApplicationShutdown {
     const names = sources.map((source) => source.source);
     const foreign = names.filter((name) => !owned.includes(name));
     if (foreign.length > 0 || new Set(names).size !== names.length) {
-      throw new Error(`${owner} serves dead letters of ${names.join(', ')}; it owns ${owned.join(', ')} (DEAD_LETTER_SOURCES_BY_OWNER), each once`);
+      throw new Error(
+        `${owner} serves dead letters of ${names.join(', ')}; it owns ${owned.join(', ')} (DEAD_LETTER_SOURCES_BY_OWNER), each once`,
+      );
     }
   }
 
@@ -75,7 +77,11 @@ export class DeadLetterSources implements OnApplicationShutdown {
       return await work();
     } catch (error) {
       if (!(error instanceof WaggleException) && isTransientFailure(error)) {
-        throw new WaggleException('upstream_request_failed', { status: 503, message: 'The dead letters cannot be read or replayed while a dependency is unavailable; try again', cause: error });
+        throw new WaggleException('upstream_request_failed', {
+          status: 503,
+          message: 'The dead letters cannot be read or replayed while a dependency is unavailable; try again',
+          cause: error,
+        });
       }
       throw error;
     }

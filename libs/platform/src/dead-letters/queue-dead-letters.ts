@@ -1,4 +1,10 @@
-import { DEAD_LETTER_PREVIEW_CHARS, type DeadLetterReplay, type DeadLetterSummary, type QueueJobs, type QueueName } from '@waggle/contracts';
+import {
+  DEAD_LETTER_PREVIEW_CHARS,
+  type DeadLetterReplay,
+  type DeadLetterSummary,
+  type QueueJobs,
+  type QueueName,
+} from '@waggle/contracts';
 import { Queue, type Job } from 'bullmq';
 import type Redis from 'ioredis';
 import { countDeadLettersWith } from '../queues/queue-metrics';
@@ -46,12 +52,16 @@ export class QueueDeadLetters<Q extends QueueName> implements DeadLetterSource {
   async count(): Promise<number> {
     const stillDead = this.options.stillDead;
     if (!stillDead) return this.queue.getFailedCount();
-    const failed = ((await this.queue.getFailed(0, DEAD_LETTER_COUNT_LIMIT - 1)) as Array<Job<QueueJobs[Q]> | undefined>).filter((job): job is Job<QueueJobs[Q]> => job !== undefined);
+    const failed = ((await this.queue.getFailed(0, DEAD_LETTER_COUNT_LIMIT - 1)) as Array<Job<QueueJobs[Q]> | undefined>).filter(
+      (job): job is Job<QueueJobs[Q]> => job !== undefined,
+    );
     return (await stillDead(failed)).length;
   }
 
   async list(limit: number): Promise<DeadLetterSummary[]> {
-    const failed = ((await this.queue.getFailed(0, limit - 1)) as Array<Job<QueueJobs[Q]> | undefined>).filter((job): job is Job<QueueJobs[Q]> => job !== undefined);
+    const failed = ((await this.queue.getFailed(0, limit - 1)) as Array<Job<QueueJobs[Q]> | undefined>).filter(
+      (job): job is Job<QueueJobs[Q]> => job !== undefined,
+    );
     const dead = this.options.stillDead ? await this.options.stillDead(failed) : failed;
     return dead.map((job) => this.summary(job));
   }

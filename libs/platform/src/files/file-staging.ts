@@ -35,7 +35,11 @@ export class FileStaging {
     if (!connection || connection.isClosed()) return Promise.reject(stagingUnavailable());
     this.bucket ??= connection
       .jetstream()
-      .views.os(FILE_STAGING_BUCKET, { ttl: nanos(FILE_STAGING_TTL_MS), storage: StorageType.File, description: 'File bytes between Waggle services' })
+      .views.os(FILE_STAGING_BUCKET, {
+        ttl: nanos(FILE_STAGING_TTL_MS),
+        storage: StorageType.File,
+        description: 'File bytes between Waggle services',
+      })
       .catch((error: unknown) => {
         this.bucket = undefined;
         throw asStagingFailure(error);

@@ -119,7 +119,11 @@ export class LedgerPublisher implements OnModuleInit {
   save(record: LedgerRecord): void {
     const id = record.request_id;
     if (!this.dirty.has(id) && !this.publishing.has(id) && this.pending >= this.settings.maxPendingRecords) {
-      this.deadLetter(record, `${this.pending} ledger records already wait to be published (LEDGER_MAX_PENDING_RECORDS=${this.settings.maxPendingRecords}); the stream has not taken them`, 0);
+      this.deadLetter(
+        record,
+        `${this.pending} ledger records already wait to be published (LEDGER_MAX_PENDING_RECORDS=${this.settings.maxPendingRecords}); the stream has not taken them`,
+        0,
+      );
       return;
     }
     this.dirty.set(id, record);
@@ -132,7 +136,11 @@ export class LedgerPublisher implements OnModuleInit {
    * it, and whoever must act only on a stored result knows to flush and wait.
    */
   pendingRecord(requestId: string): LedgerRecord | undefined {
-    return this.dirty.get(requestId) ?? this.publishing.get(requestId) ?? this.deadLetters.find((waiting) => waiting.letter.request_id === requestId)?.record;
+    return (
+      this.dirty.get(requestId) ??
+      this.publishing.get(requestId) ??
+      this.deadLetters.find((waiting) => waiting.letter.request_id === requestId)?.record
+    );
   }
 
   /**
@@ -173,7 +181,11 @@ export class LedgerPublisher implements OnModuleInit {
     if (this.pending === 0) return;
     this.logger.error({ pending: this.pending }, 'ledger records could not be published before shutdown; each is logged below');
     const lost = [...this.dirty.values(), ...this.publishing.values(), ...this.deadLetters.map((waiting) => waiting.record)];
-    for (const record of lost) this.logger.error({ request_id: record.request_id, record: jsonText(record).slice(0, DEAD_LETTER_MAX_RECORD_CHARS) }, 'ledger record dead-lettered at shutdown: this line is its only copy');
+    for (const record of lost)
+      this.logger.error(
+        { request_id: record.request_id, record: jsonText(record).slice(0, DEAD_LETTER_MAX_RECORD_CHARS) },
+        'ledger record dead-lettered at shutdown: this line is its only copy',
+      );
   }
 
   private async publishWaiting(): Promise<void> {
@@ -338,7 +350,10 @@ export class LedgerPublisher implements OnModuleInit {
     };
     const line = { request_id: letter.request_id, workspace_id: letter.workspace_id, attempts, error, record_chars: text.length };
     if (this.deadLetters.length >= MAX_WAITING_DEAD_LETTERS) {
-      this.logger.error({ ...line, record: letter.record }, `ledger record dead-lettered; ${MAX_WAITING_DEAD_LETTERS} dead letters already wait to be published, so this line is its only copy`);
+      this.logger.error(
+        { ...line, record: letter.record },
+        `ledger record dead-lettered; ${MAX_WAITING_DEAD_LETTERS} dead letters already wait to be published, so this line is its only copy`,
+      );
       return;
     }
     this.logger.error(line, 'ledger record dead-lettered; sent to the ledger dead-letter table (invocation.dead-letters.list)');
@@ -356,7 +371,10 @@ export class LedgerPublisher implements OnModuleInit {
       } catch (error) {
         if (isTransientFailure(error)) throw error;
         // Refused although small and plain (a server with a tiny max_payload): the log keeps it.
-        this.logger.error({ request_id: waiting.letter.request_id, record: waiting.letter.record, err: error }, 'ledger dead letter could not be published; this line is its only copy');
+        this.logger.error(
+          { request_id: waiting.letter.request_id, record: waiting.letter.record, err: error },
+          'ledger dead letter could not be published; this line is its only copy',
+        );
       }
       this.deadLetters.shift();
     }

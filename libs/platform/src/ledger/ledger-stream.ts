@@ -35,7 +35,11 @@ function isStreamNotFound(error: unknown): boolean {
  * Creates the stream when it is missing. Only the owner (`update: true`) changes an existing
  * stream's settings, so publishers with other settings never fight over it.
  */
-export async function ensureLedgerStream(jsm: JetStreamManager, settings: LedgerStreamSettings, options: { update: boolean }): Promise<void> {
+export async function ensureLedgerStream(
+  jsm: JetStreamManager,
+  settings: LedgerStreamSettings,
+  options: { update: boolean },
+): Promise<void> {
   const config = streamConfig(settings);
   try {
     const info = await jsm.streams.info(LedgerStream.name);

@@ -59,12 +59,7 @@ export function pinoOptions(app: string, level: LogLevel): LoggerOptions {
     mixin: contextFields,
     serializers: { err: serializeError },
     redact: {
-      paths: [
-        'req.headers.authorization',
-        'req.headers.cookie',
-        'req.headers["x-service-webhook-secret"]',
-        'res.headers["set-cookie"]',
-      ],
+      paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-service-webhook-secret"]', 'res.headers["set-cookie"]'],
       censor: '[redacted]',
     },
   };

@@ -17,7 +17,10 @@ const EMPTY = new Uint8Array(0);
  */
 export class ClaimGoneError extends WaggleException {
   constructor(readonly claim: string) {
-    super('upstream_request_failed', { message: 'A message too large for NATS could not be read back: its stored payload is gone.', details: { claim } });
+    super('upstream_request_failed', {
+      message: 'A message too large for NATS could not be read back: its stored payload is gone.',
+      details: { claim },
+    });
   }
 }
 
@@ -101,7 +104,11 @@ export class ClaimCheck {
     const { name, ttlMs } = CLAIM_BUCKETS[this.bucket];
     this.store ??= connection
       .jetstream()
-      .views.os(name, { ttl: nanos(ttlMs), storage: StorageType.File, description: 'Payloads of messages larger than NATS max_payload (claim checks)' })
+      .views.os(name, {
+        ttl: nanos(ttlMs),
+        storage: StorageType.File,
+        description: 'Payloads of messages larger than NATS max_payload (claim checks)',
+      })
       .catch((error: unknown) => {
         this.store = undefined;
         throw error;

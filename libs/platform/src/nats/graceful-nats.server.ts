@@ -173,11 +173,17 @@ export class GracefulNatsServer extends ServerNats {
       const wire = this.claims.exceeds(data) ? await this.claims.outgoing(data, headers) : { data, headers };
       natsMsg.respond(wire.data, wire.headers ? { headers: wire.headers } : undefined);
     } catch (error) {
-      this.transportLogger.error({ err: error, subject: natsMsg.subject, bytes: data.byteLength }, 'a NATS reply could not be sent; answering with an error');
+      this.transportLogger.error(
+        { err: error, subject: natsMsg.subject, bytes: data.byteLength },
+        'a NATS reply could not be sent; answering with an error',
+      );
       try {
         natsMsg.respond(this.errorPacket(new WaggleException('upstream_request_failed', { cause: error }), natsMsg.subject, id));
       } catch (fallbackError) {
-        this.transportLogger.error({ err: fallbackError, subject: natsMsg.subject }, 'a NATS reply could not be sent at all; the caller will time out');
+        this.transportLogger.error(
+          { err: fallbackError, subject: natsMsg.subject },
+          'a NATS reply could not be sent at all; the caller will time out',
+        );
       }
     }
   }
@@ -193,7 +199,12 @@ export class GracefulNatsServer extends ServerNats {
       // The last packet (or an error, which ends the stream too) stops the heartbeat.
       if (response.isDisposed || response.err !== undefined) {
         this.stopHeartbeat(natsMsg.reply);
-        if (!ended) recordRpcServer(natsMsg.subject, startedAt, response.err === undefined || response.err === null ? 'ok' : rpcOutcomeOf(response.err));
+        if (!ended)
+          recordRpcServer(
+            natsMsg.subject,
+            startedAt,
+            response.err === undefined || response.err === null ? 'ok' : rpcOutcomeOf(response.err),
+          );
         ended = true;
       }
       let outgoing: { data: Uint8Array; headers?: MsgHdrs };

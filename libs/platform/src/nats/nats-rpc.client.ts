@@ -4,11 +4,26 @@ import { RpcHeaders, STREAM_HEARTBEAT, type RpcCallContext, type RpcTransport } 
 import { WaggleException } from '@waggle/errors';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { randomUUID } from 'node:crypto';
-import { createInbox, ErrorCode, headers as natsHeaders, NatsError, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from 'nats';
+import {
+  createInbox,
+  ErrorCode,
+  headers as natsHeaders,
+  NatsError,
+  type Msg,
+  type MsgHdrs,
+  type NatsConnection,
+  type Subscription,
+} from 'nats';
 import { Observable } from 'rxjs';
 import { requestContext } from '../context/request-context';
 import { ClaimCheck } from './claim-check';
-import { isNatsCredentialsRefusal, natsConnectionOptions, watchNatsCredentials, type NatsCredentialsRefused, type NatsEnv } from './nats-connection';
+import {
+  isNatsCredentialsRefusal,
+  natsConnectionOptions,
+  watchNatsCredentials,
+  type NatsCredentialsRefused,
+  type NatsEnv,
+} from './nats-connection';
 import { recordRpcClient, rpcOutcomeOf } from './rpc-metrics';
 import { endSpanWithError, startNatsClientSpan } from './trace-propagation';
 
@@ -29,10 +44,7 @@ const DECODER = new TextDecoder();
  */
 export function toUpstreamException(error: unknown, pattern: string): WaggleException {
   if (error instanceof WaggleException) return error;
-  return (
-    WaggleException.fromWire(error) ??
-    new WaggleException('upstream_request_failed', { details: { pattern }, cause: error })
-  );
+  return WaggleException.fromWire(error) ?? new WaggleException('upstream_request_failed', { details: { pattern }, cause: error });
 }
 
 /**
@@ -235,7 +247,8 @@ export class NatsRpcClient implements RpcTransport {
         if (subscriber.closed) return;
         awaitLife();
         if (message.headers?.get(RpcHeaders.heartbeat)) return;
-        if (message.data.length === 0 && ClaimCheck.claimOf(message) === undefined) return fail(new WaggleException('upstream_request_failed', { details: { pattern } }));
+        if (message.data.length === 0 && ClaimCheck.claimOf(message) === undefined)
+          return fail(new WaggleException('upstream_request_failed', { details: { pattern } }));
         replied = true;
         const packet = JSON.parse(DECODER.decode(await this.claims.incoming(message))) as ReplyPacket;
         if (packet.id && packet.id !== id) return;

@@ -1,5 +1,13 @@
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { EmptyRequest, RPC_CONTRACTS, type RequestClass, type RpcContracts, type RpcPattern, type RpcRequest, type RpcResponse } from '@waggle/contracts';
+import {
+  EmptyRequest,
+  RPC_CONTRACTS,
+  type RequestClass,
+  type RpcContracts,
+  type RpcPattern,
+  type RpcRequest,
+  type RpcResponse,
+} from '@waggle/contracts';
 import type { Observable } from 'rxjs';
 import { createPayloadPipe } from './validation';
 
@@ -9,7 +17,7 @@ export type RpcHandlerResult<P extends RpcPattern> = RpcContracts[P]['kind'] ext
   : RpcResponse<P> | Promise<RpcResponse<P>>;
 
 /** True only when both types are the same (not merely assignable one way). */
-type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 
 /**
  * `unknown` when the method fits the pattern's contract, otherwise an object type whose
@@ -37,10 +45,15 @@ export type RpcHandlerMismatch<P extends RpcPattern, Method> = Method extends (.
 export function RpcHandler<P extends RpcPattern>(pattern: P) {
   const contract = RPC_CONTRACTS[pattern];
   if (!contract) throw new Error(`${pattern} is not in the RPC contract map`);
-  return <Method>(target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<Method> & RpcHandlerMismatch<P, Method>): void => {
+  return <Method>(
+    target: object,
+    key: string | symbol,
+    descriptor: TypedPropertyDescriptor<Method> & RpcHandlerMismatch<P, Method>,
+  ): void => {
     MessagePattern(pattern)(target, key, descriptor);
     ValidatedPayload(contract.request as RequestClass<unknown>)(target, key, 0);
-    if (contract.kind === 'reply') registerReplyHandler(target.constructor, { pattern, key, request: contract.request as RequestClass<unknown> });
+    if (contract.kind === 'reply')
+      registerReplyHandler(target.constructor, { pattern, key, request: contract.request as RequestClass<unknown> });
   };
 }
 

@@ -47,9 +47,13 @@ export function createValidationPipe(): ValidationPipe {
 class EmptyPayloadPipe implements PipeTransform {
   transform(value: unknown): EmptyRequest {
     if (value === undefined || value === null) return {};
-    if (typeof value !== 'object' || Array.isArray(value)) throw new WaggleException('validation_error', { details: [{ field: '', messages: ['the payload must be an empty object'] }] });
+    if (typeof value !== 'object' || Array.isArray(value))
+      throw new WaggleException('validation_error', { details: [{ field: '', messages: ['the payload must be an empty object'] }] });
     const unknown = Object.keys(value);
-    if (unknown.length > 0) throw new WaggleException('validation_error', { details: unknown.map((field) => ({ field, messages: [`property ${field} should not exist`] })) });
+    if (unknown.length > 0)
+      throw new WaggleException('validation_error', {
+        details: unknown.map((field) => ({ field, messages: [`property ${field} should not exist`] })),
+      });
     return {};
   }
 }
@@ -63,7 +67,13 @@ export function createPayloadPipe(requestClass: RequestClass<unknown>): PipeTran
   const validation: PipeTransform =
     requestClass === EmptyRequest
       ? new EmptyPayloadPipe()
-      : new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true, expectedType: requestClass, exceptionFactory: validationExceptionFactory });
+      : new ValidationPipe({
+          whitelist: true,
+          forbidNonWhitelisted: true,
+          transform: true,
+          expectedType: requestClass,
+          exceptionFactory: validationExceptionFactory,
+        });
   return {
     transform(value: unknown, metadata: ArgumentMetadata): unknown {
       assertStorableInput(value);

@@ -42,7 +42,11 @@ export class QueueProducer<Q extends QueueName> {
     connection: Redis,
     options: { prefix?: string; jobOptions?: Pick<JobsOptions, 'attempts' | 'backoff'> } = {},
   ) {
-    this.queue = new Queue<QueueJobs[Q]>(name, { connection, telemetry: queueTelemetry(), ...(options.prefix && { prefix: options.prefix }) });
+    this.queue = new Queue<QueueJobs[Q]>(name, {
+      connection,
+      telemetry: queueTelemetry(),
+      ...(options.prefix && { prefix: options.prefix }),
+    });
     this.jobOptions = { ...JOB_OPTIONS[name].options, ...options.jobOptions };
   }
 

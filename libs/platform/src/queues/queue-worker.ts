@@ -86,14 +86,26 @@ export abstract class QueueWorker<Q extends QueueName, Result = unknown> impleme
     }
     requestContext.run(this.contextOf(job.data), () => {
       // attempts: BullMQ's, spent by failures; runs: every start, outage re-runs and self-scheduled retries (callbacks) included.
-      const line = { queue, job_id: job.id, request_id: this.contextOf(job.data).requestId ?? null, attempts: job.attemptsMade, runs: job.attemptsStarted, error: describeFailure(error) };
+      const line = {
+        queue,
+        job_id: job.id,
+        request_id: this.contextOf(job.data).requestId ?? null,
+        attempts: job.attemptsMade,
+        runs: job.attemptsStarted,
+        error: describeFailure(error),
+      };
       // BullMQ sets finishedOn only when the job leaves for the failed set (no attempt left, or UnrecoverableError).
       if (typeof job.finishedOn !== 'number') {
-        this.logger.warn({ ...line, max_attempts: job.opts.attempts ?? 1, retry_in_ms: job.delay }, `${queue} job attempt failed; it will be retried`);
+        this.logger.warn(
+          { ...line, max_attempts: job.opts.attempts ?? 1, retry_in_ms: job.delay },
+          `${queue} job attempt failed; it will be retried`,
+        );
         return;
       }
       this.logger.error(line, `${queue} job dead-lettered`);
-      this.onDeadLettered(job, error).catch((settleError: unknown) => this.logger.error({ queue, job_id: job.id, err: settleError }, `${queue} dead-lettered job could not be settled`));
+      this.onDeadLettered(job, error).catch((settleError: unknown) =>
+        this.logger.error({ queue, job_id: job.id, err: settleError }, `${queue} dead-lettered job could not be settled`),
+      );
     });
   }
 

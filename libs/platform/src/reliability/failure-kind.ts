@@ -28,7 +28,16 @@ const NETWORK_ERROR_CODES = new Set([
 ]);
 
 /** nats.js codes of an unreachable, reconnecting or overloaded server (503: no responders, JetStream unavailable). */
-const NATS_OUTAGE_CODES = new Set(['TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_DRAINING', 'CONNECTION_REFUSED', 'CONNECTION_TIMEOUT', 'DISCONNECT', '503', '408']);
+const NATS_OUTAGE_CODES = new Set([
+  'TIMEOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_DRAINING',
+  'CONNECTION_REFUSED',
+  'CONNECTION_TIMEOUT',
+  'DISCONNECT',
+  '503',
+  '408',
+]);
 
 /** Outages some drivers report by message only (pg's pool and socket, ioredis, a full JetStream stream). */
 const OUTAGE_MESSAGES = [
@@ -44,7 +53,12 @@ const OUTAGE_MESSAGES = [
  * Error names of outages: ioredis giving up on a command, an AbortSignal time-out, and TypeORM's
  * two names for a query runner released under a transaction (its connection was lost mid-request).
  */
-const OUTAGE_NAMES = new Set(['MaxRetriesPerRequestError', 'TimeoutError', 'QueryRunnerAlreadyReleasedError', 'QueryRunnerProviderAlreadyReleasedError']);
+const OUTAGE_NAMES = new Set([
+  'MaxRetriesPerRequestError',
+  'TimeoutError',
+  'QueryRunnerAlreadyReleasedError',
+  'QueryRunnerProviderAlreadyReleasedError',
+]);
 
 interface ErrorFields {
   name?: unknown;
@@ -61,7 +75,9 @@ export function sqlStateOf(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const fields = error as ErrorFields;
   if (fields.driverError !== undefined) return sqlStateOf(fields.driverError);
-  return typeof fields.severity === 'string' && typeof fields.code === 'string' && /^[0-9A-Z]{5}$/.test(fields.code) ? fields.code : undefined;
+  return typeof fields.severity === 'string' && typeof fields.code === 'string' && /^[0-9A-Z]{5}$/.test(fields.code)
+    ? fields.code
+    : undefined;
 }
 
 function isOutage(error: unknown, depth: number): boolean {
@@ -108,6 +124,9 @@ export function isTransientFailure(error: unknown): boolean {
 export function describeFailure(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const sqlState = sqlStateOf(error);
-  const detail = typeof error === 'object' && error !== null && typeof (error as { detail?: unknown }).detail === 'string' ? ` (${(error as { detail: string }).detail})` : '';
+  const detail =
+    typeof error === 'object' && error !== null && typeof (error as { detail?: unknown }).detail === 'string'
+      ? ` (${(error as { detail: string }).detail})`
+      : '';
   return sqlState ? `${message}${detail} [SQLSTATE ${sqlState}]` : message;
 }

@@ -40,7 +40,11 @@ describe('OutageLog', () => {
     expect(outage.ongoing).toBe(true);
 
     outage.recovered();
-    expect(lines.at(-1)).toEqual({ level: 'log', fields: { failures: 601, outage_ms: 30_050 }, message: 'publishing ledger records works again' });
+    expect(lines.at(-1)).toEqual({
+      level: 'log',
+      fields: { failures: 601, outage_ms: 30_050 },
+      message: 'publishing ledger records works again',
+    });
     expect(outage.ongoing).toBe(false);
     outage.recovered();
     expect(lines).toHaveLength(3);

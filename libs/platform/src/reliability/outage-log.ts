@@ -52,13 +52,22 @@ export class OutageLog {
       this.startedAt = now;
       this.lastLineAt = now;
       this.failuresSinceLastLine = 0;
-      this.logger.warn({ ...fields, err: error }, `${this.what} failed (an outage of a dependency); retrying with backoff, at most one line every ${Math.round(this.intervalMs / 1000)} s until it works again`);
+      this.logger.warn(
+        { ...fields, err: error },
+        `${this.what} failed (an outage of a dependency); retrying with backoff, at most one line every ${Math.round(this.intervalMs / 1000)} s until it works again`,
+      );
       return;
     }
     this.failuresSinceLastLine += 1;
     if (now - this.lastLineAt < this.intervalMs) return;
     this.logger.warn(
-      { ...fields, err: error, failures: this.failures, failures_since_last_line: this.failuresSinceLastLine, outage_ms: now - this.startedAt },
+      {
+        ...fields,
+        err: error,
+        failures: this.failures,
+        failures_since_last_line: this.failuresSinceLastLine,
+        outage_ms: now - this.startedAt,
+      },
       `${this.what} still failing; retrying with backoff`,
     );
     this.lastLineAt = now;

@@ -23,7 +23,10 @@ describe('storable input', () => {
   });
 
   it('stops at the first level past the limit, however deep the input goes (no recursion to overflow)', () => {
-    expect(findUnstorableInput(nestedArrays(MAX_INPUT_DEPTH + 1))).toEqual({ tooDeep: Array(MAX_INPUT_DEPTH).fill('0').join('.'), nulFields: [] });
+    expect(findUnstorableInput(nestedArrays(MAX_INPUT_DEPTH + 1))).toEqual({
+      tooDeep: Array(MAX_INPUT_DEPTH).fill('0').join('.'),
+      nulFields: [],
+    });
     expect(findUnstorableInput({ inputs: nestedArrays(200_000) }).tooDeep).toMatch(/^inputs\.0\.0/);
   });
 
@@ -35,7 +38,11 @@ describe('storable input', () => {
   it('answers too deep as 400 invalid_request and NUL as 422 validation_error naming the fields', () => {
     const deep = thrown(() => assertStorableInput({ inputs: nestedArrays(5_000) }));
     expect(deep).toBeInstanceOf(WaggleException);
-    expect(deep).toMatchObject({ code: 'invalid_request', status: 400, message: `Request input is nested more than ${MAX_INPUT_DEPTH} levels deep` });
+    expect(deep).toMatchObject({
+      code: 'invalid_request',
+      status: 400,
+      message: `Request input is nested more than ${MAX_INPUT_DEPTH} levels deep`,
+    });
     const nul = thrown(() => assertStorableInput({ deployment: 'a\u0000b', variant: '\u0000' }));
     expect(nul).toBeInstanceOf(WaggleException);
     expect(nul).toMatchObject({ code: 'validation_error', status: 422 });
@@ -50,7 +57,9 @@ describe('storable input', () => {
     expect(thrown(() => pipe.transform('a\u0000', { type: 'param', data: 'deployment' }))?.details).toEqual([
       { field: 'deployment', messages: ['deployment must not contain the NUL character (\\u0000)'] },
     ]);
-    expect(thrown(() => pipe.transform({ user: '\u0000' }, { type: 'query' }))?.details).toEqual([{ field: 'user', messages: ['user must not contain the NUL character (\\u0000)'] }]);
+    expect(thrown(() => pipe.transform({ user: '\u0000' }, { type: 'query' }))?.details).toEqual([
+      { field: 'user', messages: ['user must not contain the NUL character (\\u0000)'] },
+    ]);
     expect(pipe.transform('a\u0000', { type: 'custom' })).toBe('a\u0000');
   });
 });

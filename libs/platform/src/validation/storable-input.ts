@@ -37,7 +37,9 @@ export function findUnstorableInput(value: unknown, root = ''): UnstorableInput 
     }
     if (typeof current !== 'object' || current === null) continue;
     if (depth >= MAX_INPUT_DEPTH) return { tooDeep: path, nulFields };
-    const entries: Array<[string | number, unknown]> = Array.isArray(current) ? current.map((item, index) => [index, item]) : Object.entries(current);
+    const entries: Array<[string | number, unknown]> = Array.isArray(current)
+      ? current.map((item, index) => [index, item])
+      : Object.entries(current);
     for (const [key, item] of entries) {
       const itemPath = join(path, key);
       if (typeof key === 'string' && key.includes(NUL)) nulFields.push(itemPath);
@@ -58,7 +60,9 @@ export function assertStorableInput(value: unknown, root = ''): void {
   }
   if (nulFields.length > 0) {
     throw new WaggleException('validation_error', {
-      details: nulFields.sort().map((field) => ({ field, messages: [`${field || 'the value'} must not contain the NUL character (\\u0000)`] })),
+      details: nulFields
+        .sort()
+        .map((field) => ({ field, messages: [`${field || 'the value'} must not contain the NUL character (\\u0000)`] })),
     });
   }
 }

@@ -5,7 +5,9 @@ export class CreateAgents1795447952304 implements MigrationInterface {
   name = 'CreateAgents1795447952304';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`CREATE TABLE "agent"."agents" ("id" uuid NOT NULL DEFAULT gen_random_uuid(), "workspace_id" uuid NOT NULL, "name" text NOT NULL, "description" text, "llm_model" text NOT NULL, "model_type" text NOT NULL, "instruction_prompt" text, "temperature" double precision, "max_token" integer, "max_thinking_token" integer, "provider_prompt_cache_ttl" text, "reasoning_effort" text, "tool_choice" text, "max_tool_calls" integer, "webhook_secret_sealed" text NOT NULL, "previous_webhook_secret_sealed" text, "previous_secret_expires_at" TIMESTAMP WITH TIME ZONE, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "deleted_at" TIMESTAMP WITH TIME ZONE, CONSTRAINT "PK_9c653f28ae19c5884d5baf6a1d9" PRIMARY KEY ("id"))`);
+    await queryRunner.query(
+      `CREATE TABLE "agent"."agents" ("id" uuid NOT NULL DEFAULT gen_random_uuid(), "workspace_id" uuid NOT NULL, "name" text NOT NULL, "description" text, "llm_model" text NOT NULL, "model_type" text NOT NULL, "instruction_prompt" text, "temperature" double precision, "max_token" integer, "max_thinking_token" integer, "provider_prompt_cache_ttl" text, "reasoning_effort" text, "tool_choice" text, "max_tool_calls" integer, "webhook_secret_sealed" text NOT NULL, "previous_webhook_secret_sealed" text, "previous_secret_expires_at" TIMESTAMP WITH TIME ZONE, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "deleted_at" TIMESTAMP WITH TIME ZONE, CONSTRAINT "PK_9c653f28ae19c5884d5baf6a1d9" PRIMARY KEY ("id"))`,
+    );
     await queryRunner.query(`CREATE INDEX "IDX_agents_workspace_created" ON "agent"."agents"  ("workspace_id", "created_at") `);
   }
 

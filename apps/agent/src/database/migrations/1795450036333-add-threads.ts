@@ -5,11 +5,19 @@ export class AddThreads1795450036333 implements MigrationInterface {
   name = 'AddThreads1795450036333';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`CREATE TABLE "agent"."agent_thread_messages" ("id" BIGSERIAL NOT NULL, "thread_id" uuid NOT NULL, "request_id" text NOT NULL, "role" text NOT NULL, "content" text NOT NULL, "attachments" jsonb NOT NULL DEFAULT '[]', "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_067ee213823c0002e71a325e210" PRIMARY KEY ("id"))`);
+    await queryRunner.query(
+      `CREATE TABLE "agent"."agent_thread_messages" ("id" BIGSERIAL NOT NULL, "thread_id" uuid NOT NULL, "request_id" text NOT NULL, "role" text NOT NULL, "content" text NOT NULL, "attachments" jsonb NOT NULL DEFAULT '[]', "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_067ee213823c0002e71a325e210" PRIMARY KEY ("id"))`,
+    );
     await queryRunner.query(`CREATE INDEX "IDX_agent_thread_messages_thread" ON "agent"."agent_thread_messages"  ("thread_id", "id") `);
-    await queryRunner.query(`CREATE TABLE "agent"."agent_threads" ("id" uuid NOT NULL DEFAULT gen_random_uuid(), "workspace_id" uuid NOT NULL, "agent_id" uuid NOT NULL, "thread_key" text NOT NULL, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_f384b9a6955bd63fbeeb2d4942b" PRIMARY KEY ("id"))`);
-    await queryRunner.query(`CREATE UNIQUE INDEX "UQ_agent_threads_key" ON "agent"."agent_threads"  ("workspace_id", "agent_id", "thread_key") `);
-    await queryRunner.query(`CREATE TABLE "agent"."agent_tool_calls" ("id" BIGSERIAL NOT NULL, "thread_id" uuid NOT NULL, "message_id" bigint NOT NULL, "request_id" text NOT NULL, "tool_call_id" text NOT NULL, "tool_name" text NOT NULL, "input" jsonb NOT NULL, "observation" text NOT NULL, "duration_ms" integer NOT NULL, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_9bd30cfc179bb3e7cf6a5bf56ea" PRIMARY KEY ("id"))`);
+    await queryRunner.query(
+      `CREATE TABLE "agent"."agent_threads" ("id" uuid NOT NULL DEFAULT gen_random_uuid(), "workspace_id" uuid NOT NULL, "agent_id" uuid NOT NULL, "thread_key" text NOT NULL, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_f384b9a6955bd63fbeeb2d4942b" PRIMARY KEY ("id"))`,
+    );
+    await queryRunner.query(
+      `CREATE UNIQUE INDEX "UQ_agent_threads_key" ON "agent"."agent_threads"  ("workspace_id", "agent_id", "thread_key") `,
+    );
+    await queryRunner.query(
+      `CREATE TABLE "agent"."agent_tool_calls" ("id" BIGSERIAL NOT NULL, "thread_id" uuid NOT NULL, "message_id" bigint NOT NULL, "request_id" text NOT NULL, "tool_call_id" text NOT NULL, "tool_name" text NOT NULL, "input" jsonb NOT NULL, "observation" text NOT NULL, "duration_ms" integer NOT NULL, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_9bd30cfc179bb3e7cf6a5bf56ea" PRIMARY KEY ("id"))`,
+    );
     await queryRunner.query(`CREATE INDEX "IDX_agent_tool_calls_thread" ON "agent"."agent_tool_calls"  ("thread_id", "id") `);
   }
 

@@ -5,7 +5,9 @@ export class AddAgentKnowledgeBases1795452648948 implements MigrationInterface {
   name = 'AddAgentKnowledgeBases1795452648948';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`CREATE TABLE "agent"."agent_knowledge_bases" ("agent_id" uuid NOT NULL, "knowledge_base_id" uuid NOT NULL, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_f5ca2b74c86e396c1a4e8db4d30" PRIMARY KEY ("agent_id", "knowledge_base_id"))`);
+    await queryRunner.query(
+      `CREATE TABLE "agent"."agent_knowledge_bases" ("agent_id" uuid NOT NULL, "knowledge_base_id" uuid NOT NULL, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_f5ca2b74c86e396c1a4e8db4d30" PRIMARY KEY ("agent_id", "knowledge_base_id"))`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

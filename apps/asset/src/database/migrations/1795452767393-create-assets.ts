@@ -5,7 +5,9 @@ export class CreateAssets1795452767393 implements MigrationInterface {
   name = 'CreateAssets1795452767393';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`CREATE TABLE "asset"."assets" ("id" uuid NOT NULL, "workspace_id" uuid NOT NULL, "name" text NOT NULL, "content_type" text NOT NULL, "size_bytes" bigint NOT NULL, "sha256" character(64) NOT NULL, "storage_key" text NOT NULL, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_da96729a8b113377cfb6a62439c" PRIMARY KEY ("id"))`);
+    await queryRunner.query(
+      `CREATE TABLE "asset"."assets" ("id" uuid NOT NULL, "workspace_id" uuid NOT NULL, "name" text NOT NULL, "content_type" text NOT NULL, "size_bytes" bigint NOT NULL, "sha256" character(64) NOT NULL, "storage_key" text NOT NULL, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_da96729a8b113377cfb6a62439c" PRIMARY KEY ("id"))`,
+    );
     await queryRunner.query(`CREATE INDEX "IDX_assets_workspace_created" ON "asset"."assets"  ("workspace_id", "created_at") `);
   }
 

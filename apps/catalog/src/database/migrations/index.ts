@@ -3,7 +3,4 @@ import { CreateCatalogTables1763769600000 } from './1763769600000-create-catalog
 import { AddWorkflowStepLimit1765000200000 } from './1765000200000-add-workflow-step-limit';
 
 /** Every migration of this service, oldest first. `npm run migration:generate` appends here. */
-export const MIGRATIONS: Array<new () => MigrationInterface> = [
-  CreateCatalogTables1763769600000,
-  AddWorkflowStepLimit1765000200000,
-];
+export const MIGRATIONS: Array<new () => MigrationInterface> = [CreateCatalogTables1763769600000, AddWorkflowStepLimit1765000200000];

@@ -13,11 +13,20 @@ export class SealWebhookSecrets1763900000000 implements MigrationInterface {
     await queryRunner.query(`ALTER TABLE "invocation"."prompt_deployments" ADD "webhook_secret_sealed" text`);
     await queryRunner.query(`ALTER TABLE "invocation"."prompt_deployments" ADD "previous_webhook_secret_sealed" text`);
     await queryRunner.query(`ALTER TABLE "invocation"."prompt_deployments" ADD "previous_secret_expires_at" TIMESTAMP WITH TIME ZONE`);
-    const rows = (await queryRunner.query(`SELECT "id", "webhook_secret" FROM "invocation"."prompt_deployments"`)) as Array<{ id: string; webhook_secret: string }>;
+    const rows = (await queryRunner.query(`SELECT "id", "webhook_secret" FROM "invocation"."prompt_deployments"`)) as Array<{
+      id: string;
+      webhook_secret: string;
+    }>;
     if (rows.length > 0) {
-      const sealer = SecretSealer.fromEnv({ WEBHOOK_SECRET_KEY: process.env.WEBHOOK_SECRET_KEY, NODE_ENV: process.env.NODE_ENV ?? 'development' });
+      const sealer = SecretSealer.fromEnv({
+        WEBHOOK_SECRET_KEY: process.env.WEBHOOK_SECRET_KEY,
+        NODE_ENV: process.env.NODE_ENV ?? 'development',
+      });
       for (const row of rows) {
-        await queryRunner.query(`UPDATE "invocation"."prompt_deployments" SET "webhook_secret_sealed" = $1 WHERE "id" = $2`, [sealer.seal(row.webhook_secret), row.id]);
+        await queryRunner.query(`UPDATE "invocation"."prompt_deployments" SET "webhook_secret_sealed" = $1 WHERE "id" = $2`, [
+          sealer.seal(row.webhook_secret),
+          row.id,
+        ]);
       }
     }
     await queryRunner.query(`ALTER TABLE "invocation"."prompt_deployments" ALTER COLUMN "webhook_secret_sealed" SET NOT NULL`);
@@ -26,11 +35,20 @@ export class SealWebhookSecrets1763900000000 implements MigrationInterface {
 
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE "invocation"."prompt_deployments" ADD "webhook_secret" text`);
-    const rows = (await queryRunner.query(`SELECT "id", "webhook_secret_sealed" FROM "invocation"."prompt_deployments"`)) as Array<{ id: string; webhook_secret_sealed: string }>;
+    const rows = (await queryRunner.query(`SELECT "id", "webhook_secret_sealed" FROM "invocation"."prompt_deployments"`)) as Array<{
+      id: string;
+      webhook_secret_sealed: string;
+    }>;
     if (rows.length > 0) {
-      const sealer = SecretSealer.fromEnv({ WEBHOOK_SECRET_KEY: process.env.WEBHOOK_SECRET_KEY, NODE_ENV: process.env.NODE_ENV ?? 'development' });
+      const sealer = SecretSealer.fromEnv({
+        WEBHOOK_SECRET_KEY: process.env.WEBHOOK_SECRET_KEY,
+        NODE_ENV: process.env.NODE_ENV ?? 'development',
+      });
       for (const row of rows) {
-        await queryRunner.query(`UPDATE "invocation"."prompt_deployments" SET "webhook_secret" = $1 WHERE "id" = $2`, [sealer.open(row.webhook_secret_sealed), row.id]);
+        await queryRunner.query(`UPDATE "invocation"."prompt_deployments" SET "webhook_secret" = $1 WHERE "id" = $2`, [
+          sealer.open(row.webhook_secret_sealed),
+          row.id,
+        ]);
       }
     }
     await queryRunner.query(`ALTER TABLE "invocation"."prompt_deployments" ALTER COLUMN "webhook_secret" SET NOT NULL`);

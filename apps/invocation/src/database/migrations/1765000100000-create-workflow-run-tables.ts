@@ -5,12 +5,24 @@ export class CreateWorkflowRunTables1765000100000 implements MigrationInterface 
   name = 'CreateWorkflowRunTables1765000100000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`CREATE TABLE "invocation"."workflow_runs" ("id" text NOT NULL, "workspace_id" uuid NOT NULL, "deployment_id" uuid NOT NULL, "deployment_name" text NOT NULL, "variant_id" uuid NOT NULL, "variant_name" text NOT NULL, "version_id" uuid NOT NULL, "version" integer NOT NULL, "run_status" text NOT NULL, "run_async" boolean NOT NULL, "start_inputs" jsonb NOT NULL, "output_content" text, "error_message" text, "error_code" text, "callback_url" text, "metadata" jsonb NOT NULL, "user_label" text, "concurrency_limit" integer, "step_limit" integer, "tool_call_limit" integer, "steps_executed" integer NOT NULL DEFAULT '0', "total_tokens" integer NOT NULL DEFAULT '0', "queue_seq" BIGSERIAL NOT NULL, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "started_at" TIMESTAMP WITH TIME ZONE, "ended_at" TIMESTAMP WITH TIME ZONE, "deadline_at" TIMESTAMP WITH TIME ZONE, "lease_owner" text, "lease_expires_at" TIMESTAMP WITH TIME ZONE, "attempts" integer NOT NULL DEFAULT '0', CONSTRAINT "PK_eea9f8d0a660b3f48114c313233" PRIMARY KEY ("id"))`);
-    await queryRunner.query(`CREATE INDEX "IDX_workflow_runs_running_lease" ON "invocation"."workflow_runs"  ("lease_expires_at") WHERE "run_status" = 'running'`);
-    await queryRunner.query(`CREATE INDEX "IDX_workflow_runs_workspace_active" ON "invocation"."workflow_runs"  ("workspace_id", "queue_seq") WHERE "run_status" IN ('queued', 'running')`);
-    await queryRunner.query(`CREATE TABLE "invocation"."workflow_step_runs" ("id" uuid NOT NULL DEFAULT gen_random_uuid(), "run_id" text NOT NULL, "step_key" text NOT NULL, "step_id" text NOT NULL, "step_type" text NOT NULL, "iteration" integer, "status" text NOT NULL, "inputs" jsonb, "output" jsonb, "error" text, "error_code" text, "tokens" integer NOT NULL DEFAULT '0', "model_calls" integer NOT NULL DEFAULT '0', "attempts" integer NOT NULL DEFAULT '1', "started_at" TIMESTAMP WITH TIME ZONE NOT NULL, "ended_at" TIMESTAMP WITH TIME ZONE, "duration_ms" integer, CONSTRAINT "PK_6f0af0283f7143e7f1ebe3f5137" PRIMARY KEY ("id"))`);
-    await queryRunner.query(`CREATE UNIQUE INDEX "UQ_workflow_step_runs_run_key" ON "invocation"."workflow_step_runs"  ("run_id", "step_key") `);
-    await queryRunner.query(`ALTER TABLE "invocation"."workflow_step_runs" ADD CONSTRAINT "FK_bc53f29ca3a2a7c6550ad87a478" FOREIGN KEY ("run_id") REFERENCES "invocation"."workflow_runs"("id") ON DELETE CASCADE ON UPDATE NO ACTION`);
+    await queryRunner.query(
+      `CREATE TABLE "invocation"."workflow_runs" ("id" text NOT NULL, "workspace_id" uuid NOT NULL, "deployment_id" uuid NOT NULL, "deployment_name" text NOT NULL, "variant_id" uuid NOT NULL, "variant_name" text NOT NULL, "version_id" uuid NOT NULL, "version" integer NOT NULL, "run_status" text NOT NULL, "run_async" boolean NOT NULL, "start_inputs" jsonb NOT NULL, "output_content" text, "error_message" text, "error_code" text, "callback_url" text, "metadata" jsonb NOT NULL, "user_label" text, "concurrency_limit" integer, "step_limit" integer, "tool_call_limit" integer, "steps_executed" integer NOT NULL DEFAULT '0', "total_tokens" integer NOT NULL DEFAULT '0', "queue_seq" BIGSERIAL NOT NULL, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "started_at" TIMESTAMP WITH TIME ZONE, "ended_at" TIMESTAMP WITH TIME ZONE, "deadline_at" TIMESTAMP WITH TIME ZONE, "lease_owner" text, "lease_expires_at" TIMESTAMP WITH TIME ZONE, "attempts" integer NOT NULL DEFAULT '0', CONSTRAINT "PK_eea9f8d0a660b3f48114c313233" PRIMARY KEY ("id"))`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX "IDX_workflow_runs_running_lease" ON "invocation"."workflow_runs"  ("lease_expires_at") WHERE "run_status" = 'running'`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX "IDX_workflow_runs_workspace_active" ON "invocation"."workflow_runs"  ("workspace_id", "queue_seq") WHERE "run_status" IN ('queued', 'running')`,
+    );
+    await queryRunner.query(
+      `CREATE TABLE "invocation"."workflow_step_runs" ("id" uuid NOT NULL DEFAULT gen_random_uuid(), "run_id" text NOT NULL, "step_key" text NOT NULL, "step_id" text NOT NULL, "step_type" text NOT NULL, "iteration" integer, "status" text NOT NULL, "inputs" jsonb, "output" jsonb, "error" text, "error_code" text, "tokens" integer NOT NULL DEFAULT '0', "model_calls" integer NOT NULL DEFAULT '0', "attempts" integer NOT NULL DEFAULT '1', "started_at" TIMESTAMP WITH TIME ZONE NOT NULL, "ended_at" TIMESTAMP WITH TIME ZONE, "duration_ms" integer, CONSTRAINT "PK_6f0af0283f7143e7f1ebe3f5137" PRIMARY KEY ("id"))`,
+    );
+    await queryRunner.query(
+      `CREATE UNIQUE INDEX "UQ_workflow_step_runs_run_key" ON "invocation"."workflow_step_runs"  ("run_id", "step_key") `,
+    );
+    await queryRunner.query(
+      `ALTER TABLE "invocation"."workflow_step_runs" ADD CONSTRAINT "FK_bc53f29ca3a2a7c6550ad87a478" FOREIGN KEY ("run_id") REFERENCES "invocation"."workflow_runs"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

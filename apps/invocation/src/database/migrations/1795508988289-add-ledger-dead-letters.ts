@@ -5,8 +5,12 @@ export class AddLedgerDeadLetters1795508988289 implements MigrationInterface {
   name = 'AddLedgerDeadLetters1795508988289';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`CREATE TABLE "invocation"."ledger_dead_letters" ("id" uuid NOT NULL DEFAULT gen_random_uuid(), "request_id" text, "workspace_id" text, "record" text NOT NULL, "truncated" boolean NOT NULL DEFAULT false, "error" text NOT NULL, "attempts" integer NOT NULL DEFAULT '1', "dead_lettered_by" text NOT NULL, "stream_seq" bigint NOT NULL, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "replayed_at" TIMESTAMP WITH TIME ZONE, CONSTRAINT "PK_32be7c05e10aceabaedc50a9c0f" PRIMARY KEY ("id"))`);
-    await queryRunner.query(`CREATE INDEX "IDX_ledger_dead_letters_waiting" ON "invocation"."ledger_dead_letters"  ("created_at") WHERE "replayed_at" IS NULL`);
+    await queryRunner.query(
+      `CREATE TABLE "invocation"."ledger_dead_letters" ("id" uuid NOT NULL DEFAULT gen_random_uuid(), "request_id" text, "workspace_id" text, "record" text NOT NULL, "truncated" boolean NOT NULL DEFAULT false, "error" text NOT NULL, "attempts" integer NOT NULL DEFAULT '1', "dead_lettered_by" text NOT NULL, "stream_seq" bigint NOT NULL, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "replayed_at" TIMESTAMP WITH TIME ZONE, CONSTRAINT "PK_32be7c05e10aceabaedc50a9c0f" PRIMARY KEY ("id"))`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX "IDX_ledger_dead_letters_waiting" ON "invocation"."ledger_dead_letters"  ("created_at") WHERE "replayed_at" IS NULL`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

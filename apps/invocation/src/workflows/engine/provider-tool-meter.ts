@@ -38,7 +38,9 @@ export class ProviderToolMeter {
   async take(workspaceId: string, cap: number | null, now: Date = new Date()): Promise<number> {
     const count = (await this.redis.eval(TAKE, 1, providerToolMeterKey(workspaceId, now), cap ?? -1, KEY_TTL_SECONDS)) as number;
     if (count < 0) {
-      throw new WaggleException('provider_tool_rate_limit_exceeded', { message: `provider_tool_rate_limit_exceeded: the workspace's ${cap} provider tool calls of the day (UTC) are used up` });
+      throw new WaggleException('provider_tool_rate_limit_exceeded', {
+        message: `provider_tool_rate_limit_exceeded: the workspace's ${cap} provider tool calls of the day (UTC) are used up`,
+      });
     }
     return count;
   }

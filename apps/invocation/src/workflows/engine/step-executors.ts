@@ -70,8 +70,15 @@ export class StepExecutors {
     @Inject(APP_ENV) private readonly env: InvocationEnv,
   ) {
     this.search = createWebSearchProvider(env);
-    this.scraper = WebScraper.fromSettings(env, env.SCRAPE_EXTRA_CA_FILE !== '' ? { ca: readFileSync(env.SCRAPE_EXTRA_CA_FILE, 'utf8') } : {});
-    this.httpPolicy = new CallbackUrlPolicy(env.WORKFLOW_HTTP_URL_ALLOWLIST, { url: 'url', host: 'host', setting: 'WORKFLOW_HTTP_URL_ALLOWLIST' });
+    this.scraper = WebScraper.fromSettings(
+      env,
+      env.SCRAPE_EXTRA_CA_FILE !== '' ? { ca: readFileSync(env.SCRAPE_EXTRA_CA_FILE, 'utf8') } : {},
+    );
+    this.httpPolicy = new CallbackUrlPolicy(env.WORKFLOW_HTTP_URL_ALLOWLIST, {
+      url: 'url',
+      host: 'host',
+      setting: 'WORKFLOW_HTTP_URL_ALLOWLIST',
+    });
     this.httpDispatcher = createGuardedDispatcher(this.httpPolicy);
   }
 
@@ -84,12 +91,26 @@ export class StepExecutors {
     switch (step.type) {
       case 'prompt':
         return step.model !== undefined
-          ? { model: step.model, messages: (step.messages ?? []).map((message) => ({ role: message.role, content: renderText(message.content, scope) })), params: step.params ?? {} }
+          ? {
+              model: step.model,
+              messages: (step.messages ?? []).map((message) => ({ role: message.role, content: renderText(message.content, scope) })),
+              params: step.params ?? {},
+            }
           : { deployment: step.deployment, variant: step.variant, inputs: renderValue(step.inputs ?? {}, scope) };
       case 'agent':
-        return { agent: step.agent, message: renderText(step.message, scope), ...(step.thread_id !== undefined && { thread_id: renderText(step.thread_id, scope) }) };
+        return {
+          agent: step.agent,
+          message: renderText(step.message, scope),
+          ...(step.thread_id !== undefined && { thread_id: renderText(step.thread_id, scope) }),
+        };
       case 'knowledge_search':
-        return { knowledge_base: step.knowledge_base, query: renderText(step.query, scope), search_type: step.search_type, limit: step.limit, threshold: step.threshold };
+        return {
+          knowledge_base: step.knowledge_base,
+          query: renderText(step.query, scope),
+          search_type: step.search_type,
+          limit: step.limit,
+          threshold: step.threshold,
+        };
       case 'web_search':
         return { query: renderText(step.query, scope), num_results: step.num_results, ...(step.country && { country: step.country }) };
       case 'scrape':
@@ -112,7 +133,10 @@ export class StepExecutors {
   recordable(inputs: Record<string, unknown>): Record<string, unknown> {
     const headers = inputs.headers as Record<string, string> | undefined;
     if (!headers) return inputs;
-    return { ...inputs, headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, SECRET_HEADER.test(name) ? '[redacted]' : value])) };
+    return {
+      ...inputs,
+      headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, SECRET_HEADER.test(name) ? '[redacted]' : value])),
+    };
   }
 
   async run(step: WorkflowStep, inputs: Record<string, unknown>, execution: RunExecution, key: string): Promise<StepResult> {
@@ -138,15 +162,22 @@ export class StepExecutors {
 
   private async routeOf(modelId: string): Promise<CatalogRoute> {
     const route = await this.routes.get(modelId).catch((error: unknown) => {
-      if (error instanceof WaggleException && error.code === 'resource_not_found') throw new WaggleException('model_deprecated', { params: { model: modelId } });
+      if (error instanceof WaggleException && error.code === 'resource_not_found')
+        throw new WaggleException('model_deprecated', { params: { model: modelId } });
       throw error;
     });
     if (route.status === 'deprecated') throw new WaggleException('model_deprecated', { params: { model: route.name } });
-    if (route.model_type !== 'llm') throw new WaggleException('unsupported_resource_type', { message: `${route.name} is not a chat model` });
+    if (route.model_type !== 'llm')
+      throw new WaggleException('unsupported_resource_type', { message: `${route.name} is not a chat model` });
     return route;
   }
 
-  private async callModel(catalogRoute: CatalogRoute, messages: PromptMessage[], params: PromptStep['params'], execution: RunExecution): Promise<StepResult> {
+  private async callModel(
+    catalogRoute: CatalogRoute,
+    messages: PromptMessage[],
+    params: PromptStep['params'],
+    execution: RunExecution,
+  ): Promise<StepResult> {
     const route = toModelRoute(catalogRoute);
     this.registry.languageModel(route);
     try {
@@ -267,7 +298,8 @@ export class StepExecutors {
     let body: string | undefined;
     if (inputs.body !== undefined) {
       body = typeof inputs.body === 'string' ? inputs.body : JSON.stringify(inputs.body);
-      if (typeof inputs.body !== 'string' && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+      if (typeof inputs.body !== 'string' && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type'))
+        headers['content-type'] = 'application/json';
     }
     const timeout = AbortSignal.timeout(Math.min(this.env.WEB_TOOL_TIMEOUT_MS, this.remainingMs(execution)));
     try {
@@ -284,7 +316,9 @@ export class StepExecutors {
         size += (chunk as Buffer).length;
         if (size > HTTP_BODY_MAX_BYTES) {
           response.body.destroy();
-          throw new WaggleException('upstream_request_failed', { message: `The response of ${url} is larger than ${HTTP_BODY_MAX_BYTES} bytes` });
+          throw new WaggleException('upstream_request_failed', {
+            message: `The response of ${url} is larger than ${HTTP_BODY_MAX_BYTES} bytes`,
+          });
         }
         chunks.push(chunk as Buffer);
       }
@@ -298,13 +332,20 @@ export class StepExecutors {
           parsed = text;
         }
       }
-      if (response.statusCode >= 400) throw new WaggleException('upstream_request_failed', { message: `${inputs.method as string} ${url} answered ${response.statusCode}` });
+      if (response.statusCode >= 400)
+        throw new WaggleException('upstream_request_failed', {
+          message: `${inputs.method as string} ${url} answered ${response.statusCode}`,
+        });
       return { output: { status: response.statusCode, body: parsed }, tokens: 0, modelCalls: 0 };
     } catch (error) {
       if (error instanceof WaggleException) throw error;
       const refused = refusalOf(error);
       if (refused) throw new WaggleException('validation_error', { message: refused.message });
-      if (timeout.aborted) throw new WaggleException('upstream_request_failed', { status: 504, message: `${inputs.method as string} ${url} did not answer in time` });
+      if (timeout.aborted)
+        throw new WaggleException('upstream_request_failed', {
+          status: 504,
+          message: `${inputs.method as string} ${url} did not answer in time`,
+        });
       throw new WaggleException('upstream_request_failed', { message: `${inputs.method as string} ${url} failed` });
     }
   }

@@ -81,7 +81,13 @@ export class WorkflowEngine {
     return renderText(execution.definition.output, scope);
   }
 
-  private async runList(execution: RunExecution, steps: WorkflowStep[], scope: WorkflowScope, prefix: string, iteration: number | null): Promise<void> {
+  private async runList(
+    execution: RunExecution,
+    steps: WorkflowStep[],
+    scope: WorkflowScope,
+    prefix: string,
+    iteration: number | null,
+  ): Promise<void> {
     for (const step of steps) await this.runStep(execution, step, scope, prefix, iteration);
   }
 
@@ -97,7 +103,13 @@ export class WorkflowEngine {
     }
   }
 
-  private async runStep(execution: RunExecution, step: WorkflowStep, scope: WorkflowScope, prefix: string, iteration: number | null): Promise<void> {
+  private async runStep(
+    execution: RunExecution,
+    step: WorkflowStep,
+    scope: WorkflowScope,
+    prefix: string,
+    iteration: number | null,
+  ): Promise<void> {
     const key = `${prefix}${step.id}`;
     this.checkpoint(execution, step.id);
     const previous = execution.previous.get(key);
@@ -112,7 +124,15 @@ export class WorkflowEngine {
       return;
     }
     if (step.type === 'loop') return this.runLoop(execution, step, scope, key, iteration);
-    await this.recorded(execution, step, key, iteration, scope, (inputs) => this.executors.run(step, inputs, execution, key), () => this.executors.inputsOf(step, scope));
+    await this.recorded(
+      execution,
+      step,
+      key,
+      iteration,
+      scope,
+      (inputs) => this.executors.run(step, inputs, execution, key),
+      () => this.executors.inputsOf(step, scope),
+    );
   }
 
   /**
@@ -148,12 +168,30 @@ export class WorkflowEngine {
     }
     if (result) {
       execution.totalTokens += result.tokens;
-      await this.runs.endStep({ runId, key, status: 'completed', output: result.output, error: null, errorCode: null, tokens: result.tokens, modelCalls: result.modelCalls });
+      await this.runs.endStep({
+        runId,
+        key,
+        status: 'completed',
+        output: result.output,
+        error: null,
+        errorCode: null,
+        tokens: result.tokens,
+        modelCalls: result.modelCalls,
+      });
       scope[step.id] = { output: result.output, error: null } satisfies StepRecordScope;
       return;
     }
     const failed = failure ?? new RunFailure('internal_server_error', 'The step failed', step.id);
-    await this.runs.endStep({ runId, key, status: 'failed', output: null, error: failed.message, errorCode: failed.code, tokens: 0, modelCalls: 0 });
+    await this.runs.endStep({
+      runId,
+      key,
+      status: 'failed',
+      output: null,
+      error: failed.message,
+      errorCode: failed.code,
+      tokens: 0,
+      modelCalls: 0,
+    });
     if (failed.fatal || step.on_error === 'fail') throw failed;
     scope[step.id] = { output: null, error: failed.message } satisfies StepRecordScope;
   }
@@ -181,7 +219,16 @@ export class WorkflowEngine {
       } catch (error) {
         const failure = RunFailure.of(error, step.id);
         await this.runs.startStep({ runId, key, stepId: step.id, type: step.type, iteration, inputs: {} });
-        await this.runs.endStep({ runId, key, status: 'failed', output: null, error: failure.message, errorCode: failure.code, tokens: 0, modelCalls: 0 });
+        await this.runs.endStep({
+          runId,
+          key,
+          status: 'failed',
+          output: null,
+          error: failure.message,
+          errorCode: failure.code,
+          tokens: 0,
+          modelCalls: 0,
+        });
         if (step.on_error === 'fail') throw failure;
         scope[step.id] = { output: null, error: failure.message } satisfies StepRecordScope;
         return;
@@ -194,12 +241,22 @@ export class WorkflowEngine {
       await this.runList(execution, steps, scope, prefix, iteration);
     } catch (error) {
       const failure = RunFailure.of(error, step.id);
-      await this.runs.endStep({ runId, key, status: 'failed', output: null, error: failure.message, errorCode: failure.code, tokens: 0, modelCalls: 0 });
+      await this.runs.endStep({
+        runId,
+        key,
+        status: 'failed',
+        output: null,
+        error: failure.message,
+        errorCode: failure.code,
+        tokens: 0,
+        modelCalls: 0,
+      });
       throw failure;
     }
     const last = steps.length > 0 ? (scope[steps[steps.length - 1].id] as StepRecordScope | undefined) : undefined;
     const output = last && last.error === null ? last.output : null;
-    if (!finished) await this.runs.endStep({ runId, key, status: 'completed', output, error: null, errorCode: null, tokens: 0, modelCalls: 0 });
+    if (!finished)
+      await this.runs.endStep({ runId, key, status: 'completed', output, error: null, errorCode: null, tokens: 0, modelCalls: 0 });
     scope[step.id] = { output, error: null } satisfies StepRecordScope;
   }
 
@@ -209,7 +266,13 @@ export class WorkflowEngine {
    * output is the list of each iteration's last step output, iterations whose last step failed
    * (and was continued) left out.
    */
-  private async runLoop(execution: RunExecution, step: LoopStep, scope: WorkflowScope, key: string, iteration: number | null): Promise<void> {
+  private async runLoop(
+    execution: RunExecution,
+    step: LoopStep,
+    scope: WorkflowScope,
+    key: string,
+    iteration: number | null,
+  ): Promise<void> {
     let items: unknown[] = [];
     const iterate = async (): Promise<StepResult> => {
       const outputs: Array<{ value: unknown } | null> = new Array<{ value: unknown } | null>(items.length).fill(null);
@@ -231,9 +294,14 @@ export class WorkflowEngine {
     };
     await this.recorded(execution, step, key, iteration, scope, iterate, () => {
       const over = this.executors.render(step.over, scope);
-      if (!Array.isArray(over)) throw new WaggleException('validation_error', { message: `Loop ${step.id}: over must be a list, not ${over === null ? 'null' : typeof over}` });
+      if (!Array.isArray(over))
+        throw new WaggleException('validation_error', {
+          message: `Loop ${step.id}: over must be a list, not ${over === null ? 'null' : typeof over}`,
+        });
       if (over.length > step.max_iterations) {
-        throw new WaggleException('iteration_limit_exceeded', { message: `Loop ${step.id} has ${over.length} items; max_iterations is ${step.max_iterations}` });
+        throw new WaggleException('iteration_limit_exceeded', {
+          message: `Loop ${step.id} has ${over.length} items; max_iterations is ${step.max_iterations}`,
+        });
       }
       items = over;
       return { items: over.length };
@@ -241,7 +309,14 @@ export class WorkflowEngine {
   }
 
   /** One iteration: its own record, then its body with `item` and `index`. Answers its output (null when its last step failed). */
-  private async runIteration(execution: RunExecution, step: LoopStep, scope: WorkflowScope, loopKey: string, index: number, item: unknown): Promise<{ value: unknown } | null> {
+  private async runIteration(
+    execution: RunExecution,
+    step: LoopStep,
+    scope: WorkflowScope,
+    loopKey: string,
+    index: number,
+    item: unknown,
+  ): Promise<{ value: unknown } | null> {
     const key = `${loopKey}#${index}`;
     const previous = execution.previous.get(key);
     if (previous?.status === 'completed') {
@@ -255,7 +330,16 @@ export class WorkflowEngine {
       await this.runList(execution, step.steps, iterationScope, `${key}.`, index);
     } catch (error) {
       const failure = RunFailure.of(error, step.id);
-      await this.runs.endStep({ runId, key, status: 'failed', output: null, error: failure.message, errorCode: failure.code, tokens: 0, modelCalls: 0 });
+      await this.runs.endStep({
+        runId,
+        key,
+        status: 'failed',
+        output: null,
+        error: failure.message,
+        errorCode: failure.code,
+        tokens: 0,
+        modelCalls: 0,
+      });
       throw failure;
     }
     const last = iterationScope[step.steps[step.steps.length - 1].id] as StepRecordScope | undefined;

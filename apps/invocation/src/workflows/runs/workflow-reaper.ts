@@ -38,7 +38,10 @@ export class WorkflowReaper implements OnApplicationBootstrap, OnModuleDestroy {
     this.sweeping = true;
     let failed = 0;
     try {
-      for (const { id, workspace_id: workspaceId, reason } of await this.runs.abandoned(this.env.WORKFLOW_REAPER_GRACE_MS, this.env.WORKFLOW_RUN_TIMEOUT_MS)) {
+      for (const { id, workspace_id: workspaceId, reason } of await this.runs.abandoned(
+        this.env.WORKFLOW_REAPER_GRACE_MS,
+        this.env.WORKFLOW_RUN_TIMEOUT_MS,
+      )) {
         if (reason === 'unclaimed') {
           // Queued again by its request id: a job still waiting is left as it is.
           await this.service.requeue(id, workspaceId);
@@ -48,7 +51,12 @@ export class WorkflowReaper implements OnApplicationBootstrap, OnModuleDestroy {
           reason === 'deadline'
             ? `The workflow run did not finish within its ${Math.round(this.env.WORKFLOW_RUN_TIMEOUT_MS / 1000)} s time-out`
             : 'The worker running this workflow run stopped and no other worker took it over';
-        const row = await this.service.settle(id, { status: 'failed', output: null, errorMessage: message, errorCode: reason === 'deadline' ? 'upstream_request_failed' : 'internal_server_error' });
+        const row = await this.service.settle(id, {
+          status: 'failed',
+          output: null,
+          errorMessage: message,
+          errorCode: reason === 'deadline' ? 'upstream_request_failed' : 'internal_server_error',
+        });
         if (row?.run_status === 'failed') failed += 1;
         this.logger.warn({ request_id: id, reason }, 'workflow run failed by the reaper');
       }

@@ -57,19 +57,30 @@ export class WorkflowRunWorker extends QueueWorker<'workflow-runs'> {
     let lost = false;
     const remaining = Math.max(0, (run.deadline_at?.getTime() ?? Date.now()) - Date.now());
     const deadline = setTimeout(
-      () => controller.abort(new RunFailure('upstream_request_failed', `The workflow run did not finish within its ${Math.round(this.env.WORKFLOW_RUN_TIMEOUT_MS / 1000)} s time-out`, null, true)),
+      () =>
+        controller.abort(
+          new RunFailure(
+            'upstream_request_failed',
+            `The workflow run did not finish within its ${Math.round(this.env.WORKFLOW_RUN_TIMEOUT_MS / 1000)} s time-out`,
+            null,
+            true,
+          ),
+        ),
       remaining,
     );
-    const heartbeat = setInterval(() => {
-      this.runs.heartbeat(id, this.owner, this.env.WORKFLOW_LEASE_MS).then(
-        (held) => {
-          if (held) return;
-          lost = true;
-          controller.abort(new RunFailure('internal_server_error', 'The run was taken from this worker', null, true));
-        },
-        (error: unknown) => this.logger.warn({ err: error, request_id: id }, 'workflow run heartbeat failed'),
-      );
-    }, Math.max(250, Math.floor(this.env.WORKFLOW_LEASE_MS / 3)));
+    const heartbeat = setInterval(
+      () => {
+        this.runs.heartbeat(id, this.owner, this.env.WORKFLOW_LEASE_MS).then(
+          (held) => {
+            if (held) return;
+            lost = true;
+            controller.abort(new RunFailure('internal_server_error', 'The run was taken from this worker', null, true));
+          },
+          (error: unknown) => this.logger.warn({ err: error, request_id: id }, 'workflow run heartbeat failed'),
+        );
+      },
+      Math.max(250, Math.floor(this.env.WORKFLOW_LEASE_MS / 3)),
+    );
     try {
       const workflow = await this.deployments.pinned(run.workspace_id, run.version_id);
       const previous = new Map((await this.runs.steps(id)).map((step) => [step.step_key, step]));

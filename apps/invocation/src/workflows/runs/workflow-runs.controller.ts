@@ -1,5 +1,12 @@
 import { Controller } from '@nestjs/common';
-import { WorkflowRunLookupRequest, WorkflowRunPatterns, WorkflowRunRequest, type WorkflowInvokeResponse, type WorkflowRunView, type WorkflowStepRecordView } from '@waggle/contracts';
+import {
+  WorkflowRunLookupRequest,
+  WorkflowRunPatterns,
+  WorkflowRunRequest,
+  type WorkflowInvokeResponse,
+  type WorkflowRunView,
+  type WorkflowStepRecordView,
+} from '@waggle/contracts';
 import { RpcHandler } from '@waggle/platform';
 import { WorkflowRunsService } from './workflow-runs.service';
 

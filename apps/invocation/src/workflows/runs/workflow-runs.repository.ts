@@ -178,7 +178,10 @@ export class WorkflowRunsRepository {
   }
 
   async findInWorkspace(workspaceId: string, id: string): Promise<WorkflowRunRow | null> {
-    const rows = (await this.dataSource.query(`SELECT * FROM ${T_RUNS} WHERE id = $1 AND workspace_id = $2`, [id, workspaceId])) as WorkflowRunRow[];
+    const rows = (await this.dataSource.query(`SELECT * FROM ${T_RUNS} WHERE id = $1 AND workspace_id = $2`, [
+      id,
+      workspaceId,
+    ])) as WorkflowRunRow[];
     return rows[0] ?? null;
   }
 
@@ -236,9 +239,10 @@ export class WorkflowRunsRepository {
       [workspaceId],
     )) as Array<{ concurrency_limit: number | null }>;
     if (!next) return [];
-    const [{ running }] = (await manager.query(`SELECT count(*)::int AS running FROM ${T_RUNS} WHERE workspace_id = $1 AND run_status = 'running'`, [
-      workspaceId,
-    ])) as Array<{ running: number }>;
+    const [{ running }] = (await manager.query(
+      `SELECT count(*)::int AS running FROM ${T_RUNS} WHERE workspace_id = $1 AND run_status = 'running'`,
+      [workspaceId],
+    )) as Array<{ running: number }>;
     const free = next.concurrency_limit === null ? 1_000_000 : next.concurrency_limit - running;
     if (free <= 0) return [];
     const [rows] = (await manager.query(
@@ -265,7 +269,11 @@ export class WorkflowRunsRepository {
    * `graceMs` ago but never taken (its job may be lost: it is queued again, not failed, since a
    * busy cluster may simply not have reached it yet).
    */
-  async abandoned(graceMs: number, timeoutMs: number, limit = 100): Promise<Array<{ id: string; workspace_id: string; reason: 'lease' | 'deadline' | 'unclaimed' }>> {
+  async abandoned(
+    graceMs: number,
+    timeoutMs: number,
+    limit = 100,
+  ): Promise<Array<{ id: string; workspace_id: string; reason: 'lease' | 'deadline' | 'unclaimed' }>> {
     return (await this.dataSource.query(
       `SELECT id, workspace_id,
          CASE WHEN coalesce(deadline_at, started_at + make_interval(secs => $2::float8 / 1000)) < now() THEN 'deadline'

@@ -6,7 +6,11 @@ import type { WorkflowRunRow } from './workflow-runs.repository';
 
 const variant: WorkflowVariant = {
   name: 'default',
-  inputs: { topic: { type: 'text', required: true }, count: { type: 'number', required: false, default: 3 }, extra: { type: 'json', required: false } },
+  inputs: {
+    topic: { type: 'text', required: true },
+    count: { type: 'number', required: false, default: 3 },
+    extra: { type: 'json', required: false },
+  },
   output: '{{ topic }}',
   steps: [{ id: 'a', type: 'template', text: 'x', on_error: 'fail' }],
 };
@@ -45,8 +49,12 @@ const row = (overrides: Partial<WorkflowRunRow> = {}): WorkflowRunRow => ({
 
 describe('workflow run values', () => {
   it('names every missing required input, and every input of the wrong type', () => {
-    expect(() => checkInputs(variant, {})).toThrow(expect.objectContaining({ code: 'missing_required_field', message: 'Missing required inputs: inputs.topic' }));
-    expect(() => checkInputs(variant, { topic: 5, count: 'three' })).toThrow(expect.objectContaining({ code: 'validation_error', message: 'Invalid inputs: inputs.topic, inputs.count' }));
+    expect(() => checkInputs(variant, {})).toThrow(
+      expect.objectContaining({ code: 'missing_required_field', message: 'Missing required inputs: inputs.topic' }),
+    );
+    expect(() => checkInputs(variant, { topic: 5, count: 'three' })).toThrow(
+      expect.objectContaining({ code: 'validation_error', message: 'Invalid inputs: inputs.topic, inputs.count' }),
+    );
     expect(() => checkInputs(variant, { topic: 'acme', extra: { any: ['thing'] } })).not.toThrow();
   });
 
@@ -74,7 +82,9 @@ describe('workflow run values', () => {
 
   it('makes the callback bodies of decisions', () => {
     expect(callbackBodyOf(row())).toEqual({ event_type: 'workflow.completed', request_id: row().id, data: { output: 'done' } });
-    expect(callbackBodyOf(row({ run_status: 'failed', output_content: null, error_message: 'boom', error_code: 'provider_error' }))).toEqual({
+    expect(
+      callbackBodyOf(row({ run_status: 'failed', output_content: null, error_message: 'boom', error_code: 'provider_error' })),
+    ).toEqual({
       event_type: 'workflow.failed',
       request_id: row().id,
       data: { error: 'boom', error_code: 'provider_error' },
@@ -82,13 +92,26 @@ describe('workflow run values', () => {
   });
 
   it('records the run in the ledger as a workflow run with its metadata and user label', () => {
-    expect(ledgerRecordOf(row())).toMatchObject({ request_type: 'workflow', requestable_type: 'workflow_deployment', status: 'completed', metadata: { team: 'blue' }, user: 'u-1', duration_ms: 2500, data: { output: 'done' } });
+    expect(ledgerRecordOf(row())).toMatchObject({
+      request_type: 'workflow',
+      requestable_type: 'workflow_deployment',
+      status: 'completed',
+      metadata: { team: 'blue' },
+      user: 'u-1',
+      duration_ms: 2500,
+      data: { output: 'done' },
+    });
   });
 
   it("answers a failed run with its step's code and the request id", () => {
     const failure = runFailure(row({ run_status: 'failed', error_message: 'too many steps', error_code: 'workflow_step_limit_reached' }));
     expect(failure).toBeInstanceOf(WaggleException);
-    expect(failure).toMatchObject({ code: 'workflow_step_limit_reached', status: 402, message: 'too many steps', extra: { request_id: row().id } });
+    expect(failure).toMatchObject({
+      code: 'workflow_step_limit_reached',
+      status: 402,
+      message: 'too many steps',
+      extra: { request_id: row().id },
+    });
     expect(runFailure(row({ run_status: 'failed', error_code: 'not-a-code' })).code).toBe('internal_server_error');
   });
 });

@@ -24,7 +24,9 @@ const isTerminal = (row: WorkflowRunRow) => row.run_status === 'completed' || ro
 
 /** Checks the caller's inputs against the variant's declared ones: every required one given, each of its type. */
 export function checkInputs(definition: WorkflowVariant, inputs: Record<string, unknown>): void {
-  const missing = Object.entries(definition.inputs).filter(([name, input]) => input.required && (inputs[name] === undefined || inputs[name] === null));
+  const missing = Object.entries(definition.inputs).filter(
+    ([name, input]) => input.required && (inputs[name] === undefined || inputs[name] === null),
+  );
   if (missing.length > 0) {
     throw new WaggleException('missing_required_field', {
       message: `Missing required inputs: ${missing.map(([name]) => `inputs.${name}`).join(', ')}`,
@@ -38,7 +40,11 @@ export function checkInputs(definition: WorkflowVariant, inputs: Record<string, 
     const expected = { text: 'string', number: 'number', boolean: 'boolean' }[input.type];
     if (typeof value !== expected) wrong.push({ field: `inputs.${name}`, messages: [`must be a ${input.type} value`] });
   }
-  if (wrong.length > 0) throw new WaggleException('validation_error', { message: `Invalid inputs: ${wrong.map((problem) => problem.field).join(', ')}`, details: wrong });
+  if (wrong.length > 0)
+    throw new WaggleException('validation_error', {
+      message: `Invalid inputs: ${wrong.map((problem) => problem.field).join(', ')}`,
+      details: wrong,
+    });
 }
 
 /** The run's failure as a client sees it: the failing step's catalog code and message, with the request id. */
@@ -98,8 +104,13 @@ export function ledgerRecordOf(row: WorkflowRunRow): LedgerRecord {
 }
 
 export function callbackBodyOf(row: WorkflowRunRow): CallbackBody {
-  if (row.run_status === 'completed') return { event_type: 'workflow.completed', request_id: row.id, data: { output: row.output_content ?? '' } };
-  return { event_type: 'workflow.failed', request_id: row.id, data: { error: row.error_message ?? 'The workflow run failed', error_code: row.error_code ?? 'internal_server_error' } };
+  if (row.run_status === 'completed')
+    return { event_type: 'workflow.completed', request_id: row.id, data: { output: row.output_content ?? '' } };
+  return {
+    event_type: 'workflow.failed',
+    request_id: row.id,
+    data: { error: row.error_message ?? 'The workflow run failed', error_code: row.error_code ?? 'internal_server_error' },
+  };
 }
 
 /**
@@ -129,7 +140,9 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
   }
 
   onApplicationBootstrap(): void {
-    this.subscription = this.rpc.subscribe<WorkflowRunFinishedMessage>(WORKFLOW_RUN_FINISHED_SUBJECT, (message) => this.wake(message.request_id));
+    this.subscription = this.rpc.subscribe<WorkflowRunFinishedMessage>(WORKFLOW_RUN_FINISHED_SUBJECT, (message) =>
+      this.wake(message.request_id),
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -161,7 +174,10 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
       toolCallLimit: request.limits.tool_calls_per_day,
     });
     // decisions: the concurrency-cap 429 carries `error` only.
-    if (admission.status === 'refused') throw new WaggleException('concurrency_limit_reached', { message: 'Concurrent workflow run limit reached; retry later or use async delivery' });
+    if (admission.status === 'refused')
+      throw new WaggleException('concurrency_limit_reached', {
+        message: 'Concurrent workflow run limit reached; retry later or use async delivery',
+      });
     this.ledger.save(ledgerRecordOf(admission.run));
     if (runAsync) {
       if (admission.status === 'running') await this.enqueue(admission.run);
@@ -200,7 +216,9 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
     if (row) await this.announce(row);
     for (const started of promoted) {
       this.ledger.save(ledgerRecordOf(started));
-      await this.enqueue(started).catch((error: unknown) => this.logger.error({ err: error, request_id: started.id }, 'a promoted workflow run could not be queued; the reaper will fail it'));
+      await this.enqueue(started).catch((error: unknown) =>
+        this.logger.error({ err: error, request_id: started.id }, 'a promoted workflow run could not be queued; the reaper will fail it'),
+      );
     }
     return row;
   }
@@ -212,7 +230,11 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
     // Announced only once the ledger has stored the result: the run's job ends after this, so a
     // replica that dies before leaves the job to run again (and announce again), and the final
     // state can never be lost while its callback goes out (found by the chaos tier).
-    if (!(await this.ledger.stored(row.id))) throw new WaggleException('upstream_request_failed', { status: 503, message: `The ledger record of ${row.id} could not be published yet` });
+    if (!(await this.ledger.stored(row.id)))
+      throw new WaggleException('upstream_request_failed', {
+        status: 503,
+        message: `The ledger record of ${row.id} could not be published yet`,
+      });
     if (row.run_async && row.callback_url) {
       await this.callbacks.add(deliveryIdFor(row.id), {
         delivery_id: deliveryIdFor(row.id),
@@ -252,7 +274,12 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
         return;
       }
       this.logger.error({ err: error, request_id: row.id }, 'a workflow run could not be queued');
-      await this.settle(row.id, { status: 'failed', output: null, errorMessage: 'The workflow run could not be enqueued', errorCode: 'workflow_enqueue_failed' });
+      await this.settle(row.id, {
+        status: 'failed',
+        output: null,
+        errorMessage: 'The workflow run could not be enqueued',
+        errorCode: 'workflow_enqueue_failed',
+      });
       throw new WaggleException('workflow_enqueue_failed', { extra: { request_id: row.id } });
     }
   }
@@ -271,7 +298,10 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
       this.waiters.set(requestId, waiting);
       // A NATS message can be lost: the row is checked now and then too.
       const check = setInterval(() => {
-        void this.runs.find(requestId).then((row) => row && isTerminal(row) && finish(), () => undefined);
+        void this.runs.find(requestId).then(
+          (row) => row && isTerminal(row) && finish(),
+          () => undefined,
+        );
       }, this.env.WORKFLOW_SYNC_RECHECK_MS);
       const finish = () => {
         clearInterval(check);

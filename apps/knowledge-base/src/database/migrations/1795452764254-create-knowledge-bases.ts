@@ -5,11 +5,21 @@ export class CreateKnowledgeBases1795452764254 implements MigrationInterface {
   name = 'CreateKnowledgeBases1795452764254';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`CREATE TABLE "knowledge_base"."knowledge_base_items" ("id" uuid NOT NULL DEFAULT gen_random_uuid(), "knowledge_base_id" uuid NOT NULL, "workspace_id" uuid NOT NULL, "name" text NOT NULL, "item_type" text NOT NULL, "source_asset_id" uuid, "source_url" text, "run_status" text NOT NULL, "status" text NOT NULL, "error" text, "chunks_count" integer NOT NULL DEFAULT '0', "attempts" integer NOT NULL DEFAULT '0', "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_6fe645572893255b637c0802526" PRIMARY KEY ("id"))`);
-    await queryRunner.query(`CREATE INDEX "IDX_knowledge_base_items_kb_created" ON "knowledge_base"."knowledge_base_items"  ("knowledge_base_id", "created_at") `);
-    await queryRunner.query(`CREATE TABLE "knowledge_base"."knowledge_bases" ("id" uuid NOT NULL DEFAULT gen_random_uuid(), "workspace_id" uuid NOT NULL, "name" text NOT NULL, "description" text, "search_type" text NOT NULL, "search_score_threshold" double precision NOT NULL, "search_chunk_limit" integer NOT NULL, "embedding_model" text NOT NULL, "embedding_dimensions" integer, "deleted_at" TIMESTAMP WITH TIME ZONE, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_b7da0ee578e15ebb6213465440d" PRIMARY KEY ("id"))`);
-    await queryRunner.query(`CREATE INDEX "IDX_knowledge_bases_workspace_created" ON "knowledge_base"."knowledge_bases"  ("workspace_id", "created_at") `);
-    await queryRunner.query(`CREATE TABLE "knowledge_base"."workspace_settings" ("workspace_id" uuid NOT NULL, "embedding_model" text NOT NULL, "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_c51a656a68d78e78ad782165950" PRIMARY KEY ("workspace_id"))`);
+    await queryRunner.query(
+      `CREATE TABLE "knowledge_base"."knowledge_base_items" ("id" uuid NOT NULL DEFAULT gen_random_uuid(), "knowledge_base_id" uuid NOT NULL, "workspace_id" uuid NOT NULL, "name" text NOT NULL, "item_type" text NOT NULL, "source_asset_id" uuid, "source_url" text, "run_status" text NOT NULL, "status" text NOT NULL, "error" text, "chunks_count" integer NOT NULL DEFAULT '0', "attempts" integer NOT NULL DEFAULT '0', "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_6fe645572893255b637c0802526" PRIMARY KEY ("id"))`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX "IDX_knowledge_base_items_kb_created" ON "knowledge_base"."knowledge_base_items"  ("knowledge_base_id", "created_at") `,
+    );
+    await queryRunner.query(
+      `CREATE TABLE "knowledge_base"."knowledge_bases" ("id" uuid NOT NULL DEFAULT gen_random_uuid(), "workspace_id" uuid NOT NULL, "name" text NOT NULL, "description" text, "search_type" text NOT NULL, "search_score_threshold" double precision NOT NULL, "search_chunk_limit" integer NOT NULL, "embedding_model" text NOT NULL, "embedding_dimensions" integer, "deleted_at" TIMESTAMP WITH TIME ZONE, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_b7da0ee578e15ebb6213465440d" PRIMARY KEY ("id"))`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX "IDX_knowledge_bases_workspace_created" ON "knowledge_base"."knowledge_bases"  ("workspace_id", "created_at") `,
+    );
+    await queryRunner.query(
+      `CREATE TABLE "knowledge_base"."workspace_settings" ("workspace_id" uuid NOT NULL, "embedding_model" text NOT NULL, "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_c51a656a68d78e78ad782165950" PRIMARY KEY ("workspace_id"))`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
