@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { renderAppEnvManifest } from './render-app-env-manifest';
+import { renderConfigurationReference } from './render-configuration-reference';
 import { renderEnvExample } from './render-env-example';
 
 // Runs from dist/tools/env-example/src; the repository root is four levels up.
@@ -12,6 +13,7 @@ const appsDir = join(distRoot, 'apps');
 const generated = [
   { target: join(repoRoot, '.env.example'), render: () => renderEnvExample(appsDir) },
   { target: join(repoRoot, 'deploy/helm/waggle/files/app-env.json'), render: () => renderAppEnvManifest(appsDir) },
+  { target: join(repoRoot, 'docs/reference/configuration.md'), render: () => renderConfigurationReference(appsDir) },
 ];
 
 let stale = 0;
