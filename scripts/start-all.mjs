@@ -34,7 +34,10 @@ if (missing.length > 0) {
   process.exit(1);
 }
 const retired = Object.keys(process.env).filter((name) => /^WAGGLE_[A-Z_]+_PORT$/.test(name) && name !== 'WAGGLE_PORT_BASE');
-if (retired.length > 0) console.error(`up: ignoring ${retired.join(', ')}: every app's port now follows WAGGLE_PORT_BASE (see README)`);
+if (retired.length > 0)
+  console.error(
+    `up: ignoring ${retired.join(', ')}: every app's port now follows WAGGLE_PORT_BASE (see docs/operations/running-locally.md)`,
+  );
 
 const { replicas, publicPort, stateDir } = options;
 const url = `http://127.0.0.1:${publicPort}`;

@@ -59,7 +59,7 @@ function digest(text = 'Notes on {{ topic }}'): DeploymentFixture {
   };
 }
 
-/** The README's example file, as `cli apply` sends its `workflows:` list. */
+/** The example file (examples/workflows.yaml), as `cli apply` sends its `workflows:` list. */
 function exampleFile(): unknown[] {
   const parsed = parseWorkflowYaml(readFileSync(join(REPO_ROOT, 'examples/workflows.yaml'), 'utf8'));
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
@@ -143,7 +143,7 @@ describe('invocation service over NATS: workflow deployments', () => {
     expect(JSON.stringify(target)).not.toContain(first.webhook_secret);
   });
 
-  it("applies the README's example file (catalog model, loop, condition, http, knowledge_search)", async () => {
+  it('applies the example file (catalog model, loop, condition, http, knowledge_search)', async () => {
     const applied = await apply(exampleFile());
     expect(
       applied.map((deployment) => [deployment.deployment, deployment.created, deployment.variants.map((variant) => variant.version)]),

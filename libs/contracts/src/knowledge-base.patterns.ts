@@ -226,7 +226,7 @@ export interface KnowledgeBaseSearchChunk {
   knowledge_base_item_id: string;
   item_name: string;
   content: string;
-  /** In [0, 1]; its scale per search type is documented in the README. */
+  /** In [0, 1]; its scale per search type is documented in docs/guide/knowledge-bases.md. */
   score: number;
   /** Each side's own score in [0, 1], null for a side the search type does not use. */
   scores: { full_text: number | null; vector: number | null };

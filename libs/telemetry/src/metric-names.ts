@@ -1,6 +1,6 @@
 /**
  * Every series Waggle exports at `/metrics` beside the runtime's, with its labels: the one
- * list the instruments (waggle-metrics.ts), the Grafana dashboard's test and the README
+ * list the instruments (waggle-metrics.ts), the Grafana dashboard's test and docs/operations/metrics.md
  * follow, and names other deployments depend on (the chart's ServiceMonitor, KEDA triggers on
  * `waggle_queue_jobs{state="waiting"}`). Renaming one breaks dashboards and alerts: treat a
  * name as wire format.

@@ -170,7 +170,7 @@ export async function startOwnPostgres(port: number, dir: string, database: stri
 }
 
 /**
- * Redis with the production settings the README recommends: the append-only file (fsync every
+ * Redis with the production settings docs/operations/redis.md recommends: the append-only file (fsync every
  * second) and `noeviction`, so a queue's jobs survive a restart and are never evicted.
  */
 export async function startOwnRedis(port: number, dir: string): Promise<{ server: OwnServer; url: string }> {

@@ -4,7 +4,7 @@ import { CommanderError } from 'commander';
 
 /**
  * The CLI's exit codes, the sysexits.h values operators' scripts already know. Printed by
- * `--help` and listed in the README.
+ * `--help` and listed in docs/operations/cli.md.
  */
 export const EXIT = {
   ok: 0,
