@@ -34,9 +34,19 @@ describe('toErrorBody', () => {
     });
   });
 
-  it('keeps a specific message override', () => {
-    const body = toErrorBody(new WaggleException('not_found', { message: 'Workspace not found' }), 'es');
-    expect(body).toEqual({ error: 'Workspace not found', message: 'Workspace not found', error_code: 'not_found', code: 'not_found' });
+  it("renders a specific message in the workspace's language", () => {
+    const exception = new WaggleException('not_found', { detail: 'workspace_not_found' });
+    expect(exception.message).toBe('Workspace not found');
+    expect(toErrorBody(exception, 'en')).toEqual({
+      error: 'Workspace not found',
+      message: 'Workspace not found',
+      error_code: 'not_found',
+      code: 'not_found',
+    });
+    const spanish = toErrorBody(exception, 'es') as ErrorBody;
+    expect(spanish.message).toBe('Espacio de trabajo no encontrado');
+    const plan = new WaggleException('resource_not_found', { detail: 'plan_not_found', params: { key: 'pro' } });
+    expect((toErrorBody(plan, 'es') as ErrorBody).message).toBe('Plan no encontrado: pro');
   });
 });
 
@@ -58,6 +68,13 @@ describe('WaggleException', () => {
     expect(copy).toBeInstanceOf(WaggleException);
     expect(copy?.toWire()).toEqual(original.toWire());
     expect(WaggleException.fromWire({ error_code: 'made_up' })).toBeUndefined();
+    const specific = new WaggleException('validation_error', { detail: 'loop_over_not_list', params: { step: 's1', type: 'string' } });
+    const specificCopy = WaggleException.fromWire(JSON.parse(JSON.stringify(specific.toWire())));
+    expect(specificCopy?.toWire()).toEqual(specific.toWire());
+    expect(specificCopy?.messageIn('es')).toBe('Bucle s1: over debe ser una lista, no string');
+    expect(WaggleException.fromWire({ error_code: 'not_found', detail: 'made_up', message: 'English' })?.messageIn('en')).toBe(
+      'The resource was not found for this account.',
+    );
     expect(WaggleException.fromWire({ error_code: 'not_found', status: 500 })?.status).toBe(404);
   });
 });

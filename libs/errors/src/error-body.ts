@@ -1,6 +1,6 @@
 import { ERROR_ONLY_BODY_CODES } from './error-catalog';
-import { ERROR_CATALOG, type SupportedLocale } from './error-catalog.data';
-import { interpolate, type WaggleException } from './waggle.exception';
+import type { SupportedLocale } from './error-catalog.data';
+import type { WaggleException } from './waggle.exception';
 
 /** The JSON error shape every public error answer uses (see decisions: "Error bodies"). */
 export interface ErrorBody {
@@ -25,8 +25,7 @@ export interface ErrorOnlyBody {
  * cap answers `error` only.
  */
 export function toErrorBody(exception: WaggleException, locale: SupportedLocale): ErrorBody | ErrorOnlyBody {
-  const entry = ERROR_CATALOG[exception.code];
-  const message = exception.messageOverride ?? interpolate(entry.text[locale].message, exception.params);
+  const message = exception.messageIn(locale);
   if (ERROR_ONLY_BODY_CODES.has(exception.code)) return { error: message };
   const body: ErrorBody = { error: message, message, error_code: exception.code, code: exception.code };
   if (exception.details !== undefined) {

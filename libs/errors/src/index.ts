@@ -21,3 +21,13 @@ export {
   type WaggleErrorWire,
   type WaggleExceptionOptions,
 } from './waggle.exception';
+export { ERROR_MESSAGES } from './error-messages.data';
+export {
+  errorMessage,
+  errorMessageIds,
+  errorMessageTemplate,
+  isErrorMessageId,
+  type ErrorDetail,
+  type ErrorMessageId,
+  type ErrorMessageParams,
+} from './error-messages';

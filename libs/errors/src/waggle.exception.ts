@@ -1,21 +1,32 @@
-import { ERROR_CATALOG, type ErrorCode } from './error-catalog.data';
+import { ERROR_CATALOG, type ErrorCode, type SupportedLocale } from './error-catalog.data';
+import { ERROR_MESSAGES } from './error-messages.data';
+import { isErrorMessageId, type ErrorDetail, type ErrorMessageId } from './error-messages';
+import { interpolate, type ErrorParams } from './interpolate';
 
-/** Interpolation values for `%{name}` placeholders in catalog messages. */
-export type ErrorParams = Readonly<Record<string, string | number>>;
+export { interpolate, type ErrorParams } from './interpolate';
 
-export interface WaggleExceptionOptions {
+interface CommonOptions {
   /** Raise the code with one of its catalog statuses other than the usual one. */
   status?: number;
-  /** Values for the message placeholders, e.g. `{ model: 'gpt-3' }` for model_deprecated. */
-  params?: ErrorParams;
   /** Machine-readable detail, e.g. the fields that failed validation. Sent to clients. */
   details?: unknown;
-  /** A more specific English message than the catalog's, e.g. "Workspace not found". */
-  message?: string;
+  /**
+   * No free text: a message in one language would reach every workspace as it is. A more
+   * specific message than the catalog's is a `detail` id (error-messages.data.ts).
+   */
+  message?: never;
   /** Extra top-level body fields the spec requires for this answer, e.g. `limit` and `current`. */
   extra?: Readonly<Record<string, string | number | boolean | null>>;
   cause?: unknown;
 }
+
+/** The catalog's text for the code, with values for its placeholders, e.g. `{ model: 'gpt-3' }` for model_deprecated. */
+interface CatalogMessage {
+  detail?: undefined;
+  params?: ErrorParams;
+}
+
+export type WaggleExceptionOptions = CommonOptions & (CatalogMessage | ErrorDetail);
 
 /**
  * What crosses a process boundary (NATS reply, BullMQ job failure) for a WaggleException.
@@ -28,8 +39,8 @@ export interface WaggleErrorWire {
   details?: unknown;
   params?: ErrorParams;
   extra?: Readonly<Record<string, string | number | boolean | null>>;
-  /** Set when the message is a specific override rather than the catalog's text. */
-  message_override?: boolean;
+  /** The specific message's id (error-messages.data.ts), rendered with `params` in the reader's language. */
+  detail?: ErrorMessageId;
 }
 
 export function isErrorCode(value: unknown): value is ErrorCode {
@@ -46,11 +57,12 @@ export class WaggleException extends Error {
   readonly params?: ErrorParams;
   readonly details?: unknown;
   readonly extra?: WaggleExceptionOptions['extra'];
-  readonly messageOverride?: string;
+  /** The specific message's id, when the catalog's text for the code is not specific enough. */
+  readonly detail?: ErrorMessageId;
 
   constructor(code: ErrorCode, options: WaggleExceptionOptions = {}) {
     const entry = ERROR_CATALOG[code];
-    super(options.message ?? interpolate(entry.text.en.message, options.params), { cause: options.cause });
+    super(renderMessage(code, options.detail, options.params, 'en'), { cause: options.cause });
     this.name = 'WaggleException';
     this.code = code;
     const allowed: readonly number[] = [entry.status, ...entry.alternateStatuses];
@@ -61,7 +73,12 @@ export class WaggleException extends Error {
     this.params = options.params;
     this.details = options.details;
     this.extra = options.extra;
-    this.messageOverride = options.message;
+    this.detail = options.detail;
+  }
+
+  /** The message in a workspace's language (`message` is the English one, for logs). */
+  messageIn(locale: SupportedLocale): string {
+    return renderMessage(this.code, this.detail, this.params, locale);
   }
 
   toWire(): WaggleErrorWire {
@@ -72,7 +89,7 @@ export class WaggleException extends Error {
       ...(this.details !== undefined && { details: this.details }),
       ...(this.params && { params: this.params }),
       ...(this.extra && { extra: this.extra }),
-      ...(this.messageOverride !== undefined && { message_override: true }),
+      ...(this.detail !== undefined && { detail: this.detail }),
     };
   }
 
@@ -83,19 +100,22 @@ export class WaggleException extends Error {
     if (!isErrorCode(wire.error_code)) return undefined;
     const entry = ERROR_CATALOG[wire.error_code];
     const allowed: readonly number[] = [entry.status, ...entry.alternateStatuses];
+    // The params were checked against the detail's template where the exception was raised.
+    const text = { detail: isErrorMessageId(wire.detail) ? wire.detail : undefined, params: wire.params } as ErrorDetail;
     return new WaggleException(wire.error_code, {
       status: typeof wire.status === 'number' && allowed.includes(wire.status) ? wire.status : undefined,
-      params: wire.params,
       details: wire.details,
       extra: wire.extra,
-      message: wire.message_override && typeof wire.message === 'string' ? wire.message : undefined,
+      ...text,
     });
   }
 }
 
-export function interpolate(template: string, params?: ErrorParams): string {
-  if (!params) return template;
-  return template.replace(/%\{(\w+)\}/g, (placeholder, name: string) =>
-    Object.prototype.hasOwnProperty.call(params, name) ? String(params[name]) : placeholder,
-  );
+function renderMessage(
+  code: ErrorCode,
+  detail: ErrorMessageId | undefined,
+  params: ErrorParams | undefined,
+  locale: SupportedLocale,
+): string {
+  return interpolate(detail ? ERROR_MESSAGES[detail][locale] : ERROR_CATALOG[code].text[locale].message, params);
 }

@@ -102,7 +102,8 @@ export function providerFailure(error: unknown, route: ModelRoute): WaggleExcept
   if (error instanceof WaggleException) return error;
   const { reason, status } = summarize(error);
   return new WaggleException('provider_error', {
-    message: `${route.providerName} request failed: ${reason}`,
+    detail: 'provider_request_failed',
+    params: { provider: route.providerName, reason },
     details: { provider: route.provider, ...(status !== undefined && { status }) },
   });
 }

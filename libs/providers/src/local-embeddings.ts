@@ -72,7 +72,8 @@ export class LocalEmbeddingModel implements EmbeddingModelV3 {
   ) {
     if (!LOCAL_EMBEDDING_MODELS[modelId]) {
       throw new WaggleException('config_error', {
-        message: `The local provider has no embedding model ${modelId}`,
+        detail: 'local_embedding_model_missing',
+        params: { model: modelId },
         details: { provider: 'local' },
       });
     }

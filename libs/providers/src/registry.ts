@@ -66,7 +66,8 @@ export class ProviderRegistry {
     return this.model(this.embeddingModels, route, (provider) => {
       if (!provider.embedding) {
         throw new WaggleException('config_error', {
-          message: `Provider ${route.providerName} offers no embedding models`,
+          detail: 'provider_no_embedding_models',
+          params: { provider: route.providerName },
           details: { provider: route.provider },
         });
       }
@@ -94,7 +95,8 @@ export class ProviderRegistry {
       return {
         language: () => {
           throw new WaggleException('config_error', {
-            message: `Provider ${route.providerName} offers no language models`,
+            detail: 'provider_no_language_models',
+            params: { provider: route.providerName },
             details: { provider: route.provider },
           });
         },

@@ -94,20 +94,20 @@ export function providerSettingsFromEnv(env: ProviderEnv): ProviderSettings {
     const apiKey = variables[`${prefix}_API_KEY`]?.trim();
     const baseURL = variables[`${prefix}_BASE_URL`]?.trim();
     if (baseURL && (!/^https?:\/\/[^\s]+$/i.test(baseURL) || !URL.canParse(baseURL))) {
-      throw new WaggleException('config_error', { message: `${prefix}_BASE_URL is not an http(s) URL` });
+      throw new WaggleException('config_error', { detail: 'provider_base_url_invalid', params: { setting: `${prefix}_BASE_URL` } });
     }
     if (apiKey || baseURL) endpoints[prefix] = { ...(apiKey && { apiKey }), ...(baseURL && { baseURL }) };
   }
   const maxRetries = env.PROVIDER_MAX_RETRIES ?? DEFAULT_MAX_RETRIES;
   if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 10) {
-    throw new WaggleException('config_error', { message: 'PROVIDER_MAX_RETRIES must be an integer from 0 to 10' });
+    throw new WaggleException('config_error', { detail: 'provider_max_retries_invalid' });
   }
   const localEmbeddingThreads = env.LOCAL_EMBEDDING_THREADS;
   if (
     localEmbeddingThreads !== undefined &&
     (!Number.isInteger(localEmbeddingThreads) || localEmbeddingThreads < 1 || localEmbeddingThreads > 64)
   ) {
-    throw new WaggleException('config_error', { message: 'LOCAL_EMBEDDING_THREADS must be an integer from 1 to 64' });
+    throw new WaggleException('config_error', { detail: 'local_embedding_threads_invalid' });
   }
   return { endpoints, maxRetries, ...(localEmbeddingThreads !== undefined && { localEmbeddingThreads }) };
 }
@@ -122,14 +122,16 @@ export function resolveEndpoint(settings: ProviderSettings, route: ModelRoute): 
   const apiKey = configured.apiKey;
   if (!apiKey && !KEYLESS_PROVIDERS.has(route.provider)) {
     throw new WaggleException('config_error', {
-      message: `No credentials configured for provider ${route.providerName}`,
+      detail: 'provider_no_credentials',
+      params: { provider: route.providerName },
       details: { provider: route.provider },
     });
   }
   const baseURL = configured.baseURL ?? DEFAULT_BASE_URLS[route.provider];
   if (route.providerApi === 'openai-compatible' && !baseURL) {
     throw new WaggleException('config_error', {
-      message: `No base URL configured for provider ${route.providerName}`,
+      detail: 'provider_no_base_url',
+      params: { provider: route.providerName },
       details: { provider: route.provider },
     });
   }

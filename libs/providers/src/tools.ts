@@ -27,7 +27,7 @@ export function toToolSet(definitions: readonly ToolDefinition[]): ToolSet {
 export function toToolChoice(choice: ToolChoice | undefined, definitions: readonly ToolDefinition[]): ToolChoice | undefined {
   if (choice === undefined || typeof choice === 'string') return choice;
   if (!definitions.some((definition) => definition.name === choice.toolName)) {
-    throw new WaggleException('validation_error', { message: `toolChoice names ${choice.toolName}, which is not among the tools` });
+    throw new WaggleException('validation_error', { detail: 'tool_choice_unknown', params: { tool: choice.toolName } });
   }
   return choice;
 }

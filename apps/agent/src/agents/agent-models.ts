@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { CatalogPatterns, sendRpc, type ModelRoute } from '@waggle/contracts';
-import { WaggleException } from '@waggle/errors';
+import { errorMessage, WaggleException, type ErrorDetail } from '@waggle/errors';
 import { NatsRpcClient } from '@waggle/platform';
 
 const CATALOG_TIMEOUT_MS = 5_000;
 
-function invalidModel(field: 'llm_model' | 'model_type', message: string): WaggleException {
-  return new WaggleException('validation_error', { message, details: [{ field: `agent.${field}`, messages: [message] }] });
+function invalidModel(field: 'llm_model' | 'model_type', text: ErrorDetail): WaggleException {
+  const message = errorMessage(text, 'en');
+  return new WaggleException('validation_error', { ...text, details: [{ field: `agent.${field}`, messages: [message] }] });
 }
 
 /**
@@ -16,12 +17,15 @@ function invalidModel(field: 'llm_model' | 'model_type', message: string): Waggl
  * a 422 whose `error` names the model.
  */
 export function agentModelProblem(route: ModelRoute | null, llmModel: string, modelType: string): WaggleException | null {
-  if (!route) return invalidModel('llm_model', `Invalid LLM model: ${llmModel} is not in the model catalog`);
+  if (!route) return invalidModel('llm_model', { detail: 'llm_model_not_in_catalog', params: { model: llmModel } });
   if (route.status === 'deprecated') return new WaggleException('model_deprecated', { params: { model: llmModel } });
   if (route.model_type !== 'llm')
-    return invalidModel('llm_model', `Invalid LLM model: ${llmModel} is a ${route.model_type} model, and an agent needs an llm model`);
+    return invalidModel('llm_model', { detail: 'llm_model_wrong_type', params: { model: llmModel, model_type: route.model_type } });
   if (modelType !== route.model_type)
-    return invalidModel('model_type', `Invalid LLM model: ${llmModel} has model_type ${route.model_type}, not ${modelType}`);
+    return invalidModel('model_type', {
+      detail: 'llm_model_type_mismatch',
+      params: { model: llmModel, model_type: route.model_type, declared: modelType },
+    });
   return null;
 }
 

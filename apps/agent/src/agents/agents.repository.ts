@@ -17,7 +17,7 @@ export function isAgentId(id: string): boolean {
  * "Agent not found", on the management routes and on invoke alike.
  */
 export function agentNotFound(): WaggleException {
-  return new WaggleException('resource_not_found', { status: 422, message: 'Agent not found' });
+  return new WaggleException('resource_not_found', { status: 422, detail: 'agent_not_found' });
 }
 
 /** What a new agent row holds; the id and times are the database's. */

@@ -269,7 +269,7 @@ export class AgentRunner {
 
   private async prepare(request: AgentRunRequest): Promise<PreparedRun> {
     const agent = await this.agents.get(request.workspace_id, request.agent);
-    if (!agent) throw new WaggleException('resource_not_found', { status: 422, message: 'Agent not found' });
+    if (!agent) throw new WaggleException('resource_not_found', { status: 422, detail: 'agent_not_found' });
     const checked = checkRunAttachments(request);
     const catalogRoute = await this.routes.get(agent.llmModel).catch((error: unknown) => {
       if (error instanceof WaggleException && error.code === 'resource_not_found')
@@ -289,7 +289,8 @@ export class AgentRunner {
     if (documents.length > 0 && !catalogRoute.is_tool_calling) {
       const reason = `${catalogRoute.name} cannot call tools, so it cannot read attached documents`;
       throw new WaggleException('validation_error', {
-        message: `Invalid attachment: ${reason}`,
+        detail: 'model_cannot_read_documents',
+        params: { model: catalogRoute.name },
         details: [{ field: 'attachments', messages: [reason] }],
       });
     }
@@ -446,7 +447,7 @@ export class AgentRunner {
         return { ...text, toolCalls, responseMessages: part.responseMessages, usage: part.usage, stopReason: part.stopReason };
       }
     }
-    throw new WaggleException('provider_error', { message: 'The provider stream ended without finishing' });
+    throw new WaggleException('provider_error', { detail: 'provider_stream_unfinished' });
   }
 
   /** Stores a threaded run's turn (before the answer is given), then the completed record. */
@@ -516,7 +517,8 @@ export class AgentRunner {
 /** The model must exist, be a chat model, and see images when the run has any. */
 function checkModel(route: CatalogRoute, checked: CheckedRunInput): void {
   if (route.status === 'deprecated') throw new WaggleException('model_deprecated', { params: { model: route.name } });
-  if (route.model_type !== 'llm') throw new WaggleException('unsupported_resource_type', { message: `${route.name} is not a chat model` });
+  if (route.model_type !== 'llm')
+    throw new WaggleException('unsupported_resource_type', { detail: 'not_a_chat_model', params: { model: route.name } });
   const images = checked.current.images.length + checked.history.reduce((sum, message) => sum + message.images.length, 0);
   if (images > 0 && !route.is_vision) throw new WaggleException('vision_not_supported');
 }

@@ -98,7 +98,8 @@ export class AgentTriggerWorker extends QueueWorker<'agent-runs'> implements OnA
     if (!(await this.ledger.stored(trigger.request_id, LEDGER_PUBLISH_ATTEMPTS))) {
       throw new WaggleException('upstream_request_failed', {
         status: 503,
-        message: `The ledger record of ${trigger.request_id} could not be published yet`,
+        detail: 'ledger_not_published',
+        params: { request_id: trigger.request_id },
       });
     }
     const record = earlier ?? (isFinished(mine) ? mine : await this.finishedRecord(trigger));

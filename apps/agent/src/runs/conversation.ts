@@ -26,7 +26,8 @@ export interface CheckedRunInput {
 
 function refuse(field: string, reason: string): WaggleException {
   return new WaggleException('validation_error', {
-    message: `Invalid attachment (${field}): ${reason}`,
+    detail: 'invalid_attachment_field',
+    params: { field, reason },
     details: [{ field, messages: [reason] }],
   });
 }

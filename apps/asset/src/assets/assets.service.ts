@@ -15,7 +15,7 @@ const CATALOG_TIMEOUT_MS = 10_000;
 
 /** decisions: an unknown, another workspace's or non-UUID asset id answers 422 resource_not_found "Asset not found". */
 export function assetNotFound(): WaggleException {
-  return new WaggleException('resource_not_found', { status: 422, message: 'Asset not found' });
+  return new WaggleException('resource_not_found', { status: 422, detail: 'asset_not_found' });
 }
 
 function storageLimitReached(): WaggleException {
@@ -84,13 +84,13 @@ export class AssetsService {
     const staged = await this.staging.open(request.staged_object);
     if (!staged)
       throw new WaggleException('validation_error', {
-        message: 'The staged upload was not found',
+        detail: 'staged_upload_missing',
         details: [{ field: 'staged_object', messages: ['no such staged object'] }],
       });
     if (staged.info.size !== request.size_bytes) {
       staged.stream.destroy();
       throw new WaggleException('validation_error', {
-        message: 'The staged upload does not have the declared size',
+        detail: 'staged_upload_size',
         details: [{ field: 'size_bytes', messages: [`the staged object has ${staged.info.size} bytes`] }],
       });
     }
@@ -101,8 +101,7 @@ export class AssetsService {
     staged.stream.on('error', (error) => inspector.destroy(error));
     await this.storage.write(storageKey, staged.stream.pipe(inspector));
     try {
-      if (inspector.byteCount !== request.size_bytes)
-        throw new WaggleException('validation_error', { message: 'The staged upload does not have the declared size' });
+      if (inspector.byteCount !== request.size_bytes) throw new WaggleException('validation_error', { detail: 'staged_upload_size' });
       const contentType = await inspector.contentType(request.declared_content_type);
       const sha256 = inspector.sha256();
       const asset = await this.dataSource.transaction(async (manager) => {

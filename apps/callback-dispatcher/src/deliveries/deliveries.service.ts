@@ -109,7 +109,7 @@ export class DeliveriesService {
           })
           .where('id = :id AND job_id = :jobId', { id: delivery.id, jobId })
           .execute();
-        throw new WaggleException('upstream_request_failed', { status: 503, message: 'The redelivery could not be queued', cause: error });
+        throw new WaggleException('upstream_request_failed', { status: 503, detail: 'redelivery_not_queued', cause: error });
       }
       return this.get(request);
     }
@@ -119,7 +119,7 @@ export class DeliveriesService {
   private async find({ workspace_id, delivery_id }: DeliveryIdRequest): Promise<DeliveryEntity> {
     const delivery = await this.deliveries.findOneBy({ id: delivery_id });
     if (!delivery || delivery.workspaceId !== workspace_id)
-      throw new WaggleException('resource_not_found', { message: 'Delivery not found' });
+      throw new WaggleException('resource_not_found', { detail: 'delivery_not_found' });
     return delivery;
   }
 

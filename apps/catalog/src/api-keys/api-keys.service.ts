@@ -48,7 +48,7 @@ export class ApiKeysService {
 
   async revoke(idOrPrefix: string): Promise<ApiKeySummary> {
     const key = await this.keys.findOneBy(isUUID(idOrPrefix) ? { id: idOrPrefix } : { prefix: idOrPrefix });
-    if (!key) throw new WaggleException('not_found', { message: 'API key not found' });
+    if (!key) throw new WaggleException('not_found', { detail: 'api_key_not_found' });
     key.revokedAt ??= new Date();
     return toApiKeySummary(await this.keys.save(key));
   }

@@ -82,7 +82,7 @@ export class ModelsService implements OnApplicationBootstrap {
   /** Any stored model, deprecated and embedding ones included: callers decide what to refuse. */
   async route(id: string): Promise<ModelRoute> {
     const model = await this.models.findOneBy({ id });
-    if (!model) throw new WaggleException('resource_not_found', { message: `Model not found: ${id}` });
+    if (!model) throw new WaggleException('resource_not_found', { detail: 'model_not_found', params: { id } });
     return {
       id: model.id,
       name: model.name,
@@ -113,7 +113,7 @@ export class ModelsService implements OnApplicationBootstrap {
       file = parseModelCatalog(yamlText);
     } catch (error) {
       if (error instanceof ModelCatalogFileError)
-        throw new WaggleException('validation_error', { message: 'The model catalog file is invalid', details: error.problems });
+        throw new WaggleException('validation_error', { detail: 'model_catalog_invalid', details: error.problems });
       throw error;
     }
     const current = await this.currentVersion();

@@ -37,7 +37,7 @@ export class PlansService {
 
   async get(key: string): Promise<PlanEntity> {
     const plan = await this.plans.findOneBy({ key: key.toLowerCase() });
-    if (!plan) throw new WaggleException('resource_not_found', { message: `Plan not found: ${key}` });
+    if (!plan) throw new WaggleException('resource_not_found', { detail: 'plan_not_found', params: { key } });
     return plan;
   }
 

@@ -48,7 +48,7 @@ export class WorkspacesService {
   /** A workspace that exists and is not deleted (inside the caller's transaction when given); otherwise `not_found`. */
   async get(id: string, manager: EntityManager = this.workspaces.manager): Promise<WorkspaceEntity> {
     const workspace = await manager.findOne(WorkspaceEntity, { where: { id, deletedAt: IsNull() }, relations: { plan: true } });
-    if (!workspace) throw new WaggleException('not_found', { message: 'Workspace not found' });
+    if (!workspace) throw new WaggleException('not_found', { detail: 'workspace_not_found' });
     return workspace;
   }
 

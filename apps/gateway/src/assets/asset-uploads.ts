@@ -73,23 +73,25 @@ function toUploadException(error: unknown): WaggleException {
     if (error.code === 'LIMIT_FILE_SIZE') {
       return new WaggleException('validation_error', {
         status: 413,
-        message: `The file is larger than the ${ASSET_MAX_UPLOAD_BYTES / (1024 * 1024)} MiB an asset may have`,
+        detail: 'upload_too_large',
+        params: { mebibytes: ASSET_MAX_UPLOAD_BYTES / (1024 * 1024) },
         details: [{ field: ASSET_FILE_FIELD, messages: [`at most ${ASSET_MAX_UPLOAD_BYTES} bytes`] }],
       });
     }
     if (error.code === 'LIMIT_UNEXPECTED_FILE' || error.code === 'LIMIT_FILE_COUNT') {
       return new WaggleException('validation_error', {
-        message: `Send exactly one file, in the multipart field "${ASSET_FILE_FIELD}"`,
+        detail: 'upload_one_file',
+        params: { field: ASSET_FILE_FIELD },
         details: [{ field: error.field ?? ASSET_FILE_FIELD, messages: ['unexpected file'] }],
       });
     }
     return new WaggleException('validation_error', {
-      message: 'The multipart form is not acceptable',
+      detail: 'upload_form_unacceptable',
       details: [{ field: error.field ?? 'body', messages: [error.message] }],
     });
   }
   // busboy: a malformed multipart body (no boundary, truncated form, ...).
-  return new WaggleException('invalid_request', { message: 'The multipart body is malformed', cause: error });
+  return new WaggleException('invalid_request', { detail: 'upload_body_malformed', cause: error });
 }
 
 /**
@@ -118,7 +120,8 @@ export class AssetUploads {
     const file = request.file;
     if (!file) {
       throw new WaggleException('missing_required_field', {
-        message: `Missing required fields: ${ASSET_FILE_FIELD}`,
+        detail: 'missing_required_fields',
+        params: { fields: ASSET_FILE_FIELD },
         details: [
           { field: ASSET_FILE_FIELD, messages: [`a multipart/form-data part named "${ASSET_FILE_FIELD}" carrying the file is required`] },
         ],

@@ -21,7 +21,7 @@ export class ApiKeyGuard implements CanActivate {
     if (store) store.workspaceId = auth.workspace_id;
     const pathWorkspace = request.params?.workspace_id;
     if (pathWorkspace !== undefined && pathWorkspace !== auth.workspace_id) {
-      throw new WaggleException('not_found', { message: 'Workspace not found' });
+      throw new WaggleException('not_found', { detail: 'workspace_not_found' });
     }
     return true;
   }

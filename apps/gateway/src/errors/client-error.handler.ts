@@ -13,8 +13,8 @@ export function answerMalformedRequestsWithJson(server: Server): void {
       return;
     }
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const message = tooLarge ? 'Request headers are too large' : 'The request could not be parsed';
-    const body = JSON.stringify(toErrorBody(new WaggleException('invalid_request', { message }), 'en'));
+    const detail = tooLarge ? 'request_headers_too_large' : 'request_unparsable';
+    const body = JSON.stringify(toErrorBody(new WaggleException('invalid_request', { detail }), 'en'));
     socket.end(
       `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );

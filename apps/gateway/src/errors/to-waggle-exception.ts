@@ -34,8 +34,8 @@ export function toWaggleException(error: unknown): WaggleException | undefined {
   if (error instanceof WaggleException) return error;
   if (isBodyParserError(error)) {
     if (error.type === 'entity.too.large')
-      return new WaggleException('validation_error', { status: 413, message: 'Request body is too large' });
-    if (error.type === 'entity.parse.failed') return new WaggleException('invalid_request', { message: 'Request body is not valid JSON' });
+      return new WaggleException('validation_error', { status: 413, detail: 'request_body_too_large' });
+    if (error.type === 'entity.parse.failed') return new WaggleException('invalid_request', { detail: 'request_body_not_json' });
     if (error.status >= 400 && error.status < 500) return new WaggleException('invalid_request');
   }
   if (error instanceof HttpException) {

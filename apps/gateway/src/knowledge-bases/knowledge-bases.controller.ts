@@ -48,8 +48,13 @@ const INVALID = { status: 422, description: 'Invalid body (validation_error, mis
 
 /** The spec's "422 invalid search type with error": `error` says so and names the allowed values. */
 function invalidSearchType(value: string): WaggleException {
-  const message = `Invalid search type: ${JSON.stringify(value).slice(0, 100)}; use one of ${KNOWLEDGE_BASE_SEARCH_TYPES.join(', ')}`;
-  return new WaggleException('validation_error', { message, details: [{ field: 'search_type', messages: [message] }] });
+  const params = { value: JSON.stringify(value).slice(0, 100), allowed: KNOWLEDGE_BASE_SEARCH_TYPES.join(', ') };
+  const message = `Invalid search type: ${params.value}; use one of ${params.allowed}`;
+  return new WaggleException('validation_error', {
+    detail: 'invalid_search_type',
+    params,
+    details: [{ field: 'search_type', messages: [message] }],
+  });
 }
 
 const isSearchType = (value: string): value is KnowledgeBaseSearchType =>

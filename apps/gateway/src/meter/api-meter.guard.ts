@@ -48,7 +48,7 @@ export class ApiMeterGuard implements CanActivate {
       waggleMetrics().meterRefusals.add(1, METER_UNAVAILABLE);
       throw new WaggleException('upstream_request_failed', {
         status: 503,
-        message: 'Request metering is temporarily unavailable. Retry shortly.',
+        detail: 'metering_unavailable',
       });
     }
     setRateLimitHeaders(http.getResponse<Response>(), decision, this.clock.now());

@@ -1,6 +1,7 @@
-import { ERROR_CATALOG, WaggleException } from '@waggle/errors';
+import { ERROR_CATALOG, resolveLocale, WaggleException } from '@waggle/errors';
 import type { Request, Response } from 'express';
 import type { Observable } from 'rxjs';
+import type { LocalizedRequest } from '../errors/http-exception.filter';
 
 export const SSE_KEEPALIVE_MS = 15_000;
 export const SSE_MAX_DURATION_MS = 15 * 60_000;
@@ -9,13 +10,14 @@ function write(response: Response, event: unknown): void {
   response.write(`data: ${JSON.stringify(event)}\n\n`);
 }
 
-function errorEvent(requestId: string, error: unknown) {
+function errorEvent(request: Request, requestId: string, error: unknown) {
   const exception = error instanceof WaggleException ? error : new WaggleException('internal_server_error');
+  const message = exception.messageIn(resolveLocale((request as LocalizedRequest).locale));
   return {
     request_id: requestId,
     type: 'error',
-    error: exception.message,
-    message: exception.message,
+    error: message,
+    message,
     error_code: exception.code,
     error_type: ERROR_CATALOG[exception.code].category,
     status_code: exception.status,
@@ -67,10 +69,7 @@ export function relayAsSse(
       open();
       write(
         response,
-        errorEvent(
-          requestId,
-          new WaggleException('upstream_request_failed', { status: 504, message: 'The stream exceeded its maximum duration' }),
-        ),
+        errorEvent(request, requestId, new WaggleException('upstream_request_failed', { status: 504, detail: 'stream_too_long' })),
       );
       end();
     }, SSE_MAX_DURATION_MS);
@@ -87,7 +86,7 @@ export function relayAsSse(
           reject(error);
           return;
         }
-        write(response, errorEvent(requestId, error));
+        write(response, errorEvent(request, requestId, error));
         end();
       },
       complete: () => {

@@ -41,7 +41,7 @@ describe('ActiveWorkspaces', () => {
 
   it('sees a deletion no later than 4 s after its last answer, like API keys', async () => {
     jest.useFakeTimers({ now: 0, doNotFake: ['nextTick', 'setImmediate'] });
-    const { rpc, calls } = catalogAnswering(summary, new WaggleException('not_found', { message: 'Workspace not found' }));
+    const { rpc, calls } = catalogAnswering(summary, new WaggleException('not_found', { detail: 'workspace_not_found' }));
     const workspaces = new ActiveWorkspaces(rpc, env);
     expect(await workspaces.get(WORKSPACE)).toEqual(summary);
     // Deleted right after that answer: the cached one still serves just inside the 4 s...
@@ -56,7 +56,7 @@ describe('ActiveWorkspaces', () => {
   });
 
   it('answers null for a deleted workspace', async () => {
-    const { rpc } = catalogAnswering(new WaggleException('not_found', { message: 'Workspace not found' }));
+    const { rpc } = catalogAnswering(new WaggleException('not_found', { detail: 'workspace_not_found' }));
     expect(await new ActiveWorkspaces(rpc, env).get(WORKSPACE)).toBeNull();
   });
 

@@ -49,7 +49,7 @@ export class PromptWebhookController implements OnModuleDestroy {
   ): Promise<AcceptedTrigger> {
     const target = request.webhookTarget;
     const variant = target.variants?.[variantId.toLowerCase()];
-    if (!variant) throw new WaggleException('resource_not_found', { message: 'Variant not found' });
+    if (!variant) throw new WaggleException('resource_not_found', { detail: 'variant_not_found' });
     // Every missing field is named at once: the variables, and where the result goes.
     const inputs = body.inputs ?? {};
     const missing = variant.variables

@@ -24,13 +24,18 @@ export function checkTriggerBody(missing: RequiredField[], callbackUrl: string |
   const problems = callbackUrl === undefined ? [...missing, CALLBACK_URL_REQUIRED] : missing;
   if (problems.length > 0 || callbackUrl === undefined) {
     throw new WaggleException('missing_required_field', {
-      message: `Missing required fields: ${problems.map((problem) => problem.field).join(', ')}`,
+      detail: 'missing_required_fields',
+      params: { fields: problems.map((problem) => problem.field).join(', ') },
       details: problems.map(({ field, why }) => ({ field, messages: [why] })),
     });
   }
   const refusal = policy.check(callbackUrl);
   if (refusal)
-    throw new WaggleException('validation_error', { message: refusal, details: [{ field: 'async.callback_url', messages: [refusal] }] });
+    throw new WaggleException('validation_error', {
+      detail: 'url_refused',
+      params: { reason: refusal },
+      details: [{ field: 'async.callback_url', messages: [refusal] }],
+    });
   return callbackUrl;
 }
 
@@ -45,6 +50,6 @@ export async function enqueueTrigger<Q extends QueueName>(
     await producer.add(requestId, job);
   } catch (error) {
     logger.error({ err: error }, 'a webhook trigger could not be queued');
-    throw new WaggleException('upstream_request_failed', { status: 503, message: 'The run could not be accepted. Retry shortly.' });
+    throw new WaggleException('upstream_request_failed', { status: 503, detail: 'run_not_accepted' });
   }
 }

@@ -90,12 +90,13 @@ export class WebhookSecretGuard implements CanActivate {
     const id = typeof param === 'string' ? param : '';
     const target = UUID.test(id) ? await this.lookup(owner.kind, id.toLowerCase()) : null;
     // decisions: an agent not found answers 422 (the spec's status for that lookup), a deployment 404.
-    const notFound = owner.kind === 'agent' ? { status: 422, message: 'Agent not found' } : { message: 'Prompt deployment not found' };
+    const notFound =
+      owner.kind === 'agent' ? ({ status: 422, detail: 'agent_not_found' } as const) : ({ detail: 'prompt_deployment_not_found' } as const);
     if (!target) throw new WaggleException('resource_not_found', notFound);
     const secret = presentedSecret(request);
     if (secret === undefined || !acceptsSecret(target, secret)) {
       throw new WaggleException('unauthorized', {
-        message: 'A valid webhook secret is required (X-Service-Webhook-Secret header or ?secret=)',
+        detail: 'webhook_secret_required',
       });
     }
     // A deleted workspace's deployments answer as if they never existed.
@@ -122,7 +123,7 @@ export class WebhookSecretGuard implements CanActivate {
       this.logger.warn({ err: error, owner_id: id }, 'a webhook target is missing and its owner could not be asked');
       throw new WaggleException('upstream_request_failed', {
         status: 503,
-        message: 'Webhook triggers are temporarily unavailable. Retry shortly.',
+        detail: 'webhooks_unavailable',
       });
     }
     if (!exists) {
@@ -139,7 +140,7 @@ export class WebhookSecretGuard implements CanActivate {
       this.logger.error({ err: error }, 'the webhook registry is unavailable');
       throw new WaggleException('upstream_request_failed', {
         status: 503,
-        message: 'Webhook triggers are temporarily unavailable. Retry shortly.',
+        detail: 'webhooks_unavailable',
       });
     }
   }

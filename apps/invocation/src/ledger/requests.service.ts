@@ -24,7 +24,7 @@ export class RequestsService {
   /** The workspace's own request only: another workspace's id is simply not found. */
   async get(workspaceId: string, requestId: string): Promise<RequestLookup> {
     const record = await this.find(requestId);
-    if (record?.workspace_id !== workspaceId) throw new WaggleException('not_found', { message: 'Request not found' });
+    if (record?.workspace_id !== workspaceId) throw new WaggleException('not_found', { detail: 'request_not_found' });
     return toRequestLookup(record);
   }
 

@@ -197,7 +197,7 @@ export class PromptRunner {
     });
     if (catalogRoute.status === 'deprecated') throw new WaggleException('model_deprecated', { params: { model: catalogRoute.name } });
     if (catalogRoute.model_type !== 'llm')
-      throw new WaggleException('unsupported_resource_type', { message: `${catalogRoute.name} is not a chat model` });
+      throw new WaggleException('unsupported_resource_type', { detail: 'not_a_chat_model', params: { model: catalogRoute.name } });
     const inputs = request.inputs ?? {};
     const images = imageUrls(version.imageInputs, inputs);
     if (images.length > 0 && !catalogRoute.is_vision) throw new WaggleException('vision_not_supported');

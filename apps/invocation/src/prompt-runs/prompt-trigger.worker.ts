@@ -127,7 +127,8 @@ export class PromptTriggerWorker extends QueueWorker<'prompt-runs'> implements O
     if (!(await this.ledger.stored(requestId, LEDGER_PUBLISH_ATTEMPTS)))
       throw new WaggleException('upstream_request_failed', {
         status: 503,
-        message: `The ledger record of ${requestId} could not be published yet`,
+        detail: 'ledger_not_published',
+        params: { request_id: requestId },
       });
     // Once no longer pending, the state held in memory is the state stored.
     const record = inMemory ?? (await this.requests.find(requestId));

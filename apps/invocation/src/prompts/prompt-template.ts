@@ -31,7 +31,7 @@ export function declaredVariables(templates: string[]): string[] {
       for (const name of liquid.globalVariablesSync(liquid.parse(template))) names.add(name);
     } catch (error) {
       throw new WaggleException('validation_error', {
-        message: 'A prompt message is not a valid template',
+        detail: 'invalid_prompt_template',
         details: [{ field: `messages[${index}].content`, messages: [error instanceof Error ? error.message : String(error)] }],
       });
     }

@@ -53,7 +53,7 @@ export class PromptsRepository {
     options: { manager?: EntityManager; lock?: boolean } = {},
   ): Promise<PromptDeploymentEntity> {
     const deployment = await this.findDeployment(workspaceId, name, options);
-    if (!deployment) throw new WaggleException('resource_not_found', { message: `Deployment not found: ${name}` });
+    if (!deployment) throw new WaggleException('resource_not_found', { detail: 'deployment_not_found', params: { name } });
     return deployment;
   }
 
@@ -86,7 +86,8 @@ export class PromptsRepository {
     const deployment = await this.getDeployment(workspaceId, deploymentName);
     const variant = await this.findVariant(deployment.id, variantName);
     const version = variant?.currentVersion;
-    if (!variant || !version) throw new WaggleException('resource_not_found', { message: `Variant not found: ${variantName}` });
+    if (!variant || !version)
+      throw new WaggleException('resource_not_found', { detail: 'variant_not_found_named', params: { name: variantName } });
     return { deployment, variant, version };
   }
 
@@ -101,7 +102,7 @@ export class PromptsRepository {
     const version =
       variant && (await this.dataSource.getRepository(PromptVersionEntity).findOneBy({ id: ids.versionId, variantId: variant.id }));
     if (!deployment || !variant || !version)
-      throw new WaggleException('resource_not_found', { message: 'The prompt deployment or variant no longer exists' });
+      throw new WaggleException('resource_not_found', { detail: 'prompt_deployment_or_variant_gone' });
     return { deployment, variant, version };
   }
 

@@ -59,14 +59,16 @@ export class PromptsService {
    */
   async apply(request: ApplyPromptsRequest): Promise<AppliedDeployment[]> {
     const repeated = duplicates(request.prompts.map((prompt) => prompt.deployment));
-    if (repeated.length) throw new WaggleException('validation_error', { message: `Deployment defined twice: ${repeated.join(', ')}` });
+    if (repeated.length)
+      throw new WaggleException('validation_error', { detail: 'deployment_defined_twice', params: { names: repeated.join(', ') } });
     // Templates are checked before anything is written.
     const variables = new Map<PromptVariantSpec, string[]>();
     for (const prompt of request.prompts) {
       const repeatedVariants = duplicates(prompt.variants.map((variant) => variant.name));
       if (repeatedVariants.length)
         throw new WaggleException('validation_error', {
-          message: `Variant defined twice in ${prompt.deployment}: ${repeatedVariants.join(', ')}`,
+          detail: 'variant_defined_twice',
+          params: { deployment: prompt.deployment, names: repeatedVariants.join(', ') },
         });
       for (const variant of prompt.variants) variables.set(variant, declaredVariables(variant.messages.map((message) => message.content)));
     }
@@ -105,7 +107,11 @@ export class PromptsService {
   async versions(workspaceId: string, deploymentName: string, variantName: string): Promise<PromptVersionSummary[]> {
     const deployment = await this.prompts.findDeployment(workspaceId, deploymentName);
     const variant = deployment && (await this.prompts.findVariant(deployment.id, variantName));
-    if (!variant) throw new WaggleException('resource_not_found', { message: `Variant not found: ${deploymentName}/${variantName}` });
+    if (!variant)
+      throw new WaggleException('resource_not_found', {
+        detail: 'variant_not_found_named',
+        params: { name: `${deploymentName}/${variantName}` },
+      });
     const versions = await this.prompts.versionsOf(variant.id);
     return versions.map((version) => ({
       version_id: version.id,

@@ -29,7 +29,8 @@ export class ProviderChunkEmbedder extends ChunkEmbedder {
       const result = await embedTexts(this.registry, route, { values, abortSignal: signal });
       if (result.embeddings.length !== values.length) {
         throw new WaggleException('provider_error', {
-          message: `${route.providerName} answered ${result.embeddings.length} embeddings for ${values.length} texts`,
+          detail: 'embedding_count',
+          params: { provider: route.providerName, count: result.embeddings.length, expected: values.length },
           details: { provider: route.provider },
         });
       }

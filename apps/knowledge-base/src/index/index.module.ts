@@ -41,7 +41,8 @@ export const VECTOR_PATH = Symbol('knowledge-base:vector-path');
             const route = await routes.get(modelId);
             if (route.model_type !== 'embedding') {
               throw new WaggleException('config_error', {
-                message: `Model ${modelId} is not an embedding model`,
+                detail: 'not_an_embedding_model',
+                params: { model: modelId },
                 details: { model: modelId },
               });
             }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { KnowledgeBaseSearchChunk } from '@waggle/contracts';
-import { WaggleException } from '@waggle/errors';
+import { WaggleException, type ErrorDetail } from '@waggle/errors';
 import { LOCAL_EMBEDDING_MODELS } from '@waggle/providers';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ChunkEmbedder } from './chunk-embedder';
@@ -312,19 +312,18 @@ export class SqlChunkIndex extends ChunkIndex {
   /** One vector per chunk, all of the knowledge base's dimension, all finite. Answers the dimension. */
   private checkVectors(knowledgeBase: IndexedKnowledgeBase, vectors: number[][], expected: number): number {
     const dimensions = vectors[0]?.length ?? knowledgeBase.embedding_dimensions ?? 0;
-    const fail = (why: string) => {
-      throw new WaggleException('provider_error', {
-        message: `Embedding model ${knowledgeBase.embedding_model} ${why}`,
-        details: { model: knowledgeBase.embedding_model },
-      });
+    const model = knowledgeBase.embedding_model;
+    const fail = (text: ErrorDetail) => {
+      throw new WaggleException('provider_error', { ...text, details: { model } });
     };
-    if (vectors.length !== expected) fail(`answered ${vectors.length} vectors for ${expected} texts`);
+    if (vectors.length !== expected) fail({ detail: 'embedding_vector_count', params: { model, count: vectors.length, expected } });
     for (const vector of vectors) {
-      if (vector.length === 0 || vector.length !== dimensions) fail(`answered vectors of ${vector.length} and ${dimensions} dimensions`);
-      if (!vector.every(Number.isFinite)) fail('answered a vector with a non-finite value');
+      if (vector.length === 0 || vector.length !== dimensions)
+        fail({ detail: 'embedding_vector_dimensions', params: { model, dimensions: vector.length, expected: dimensions } });
+      if (!vector.every(Number.isFinite)) fail({ detail: 'embedding_vector_not_finite', params: { model } });
     }
     if (knowledgeBase.embedding_dimensions !== null && vectors.length > 0 && dimensions !== knowledgeBase.embedding_dimensions) {
-      fail(`answered ${dimensions} dimensions where the knowledge base holds ${knowledgeBase.embedding_dimensions}`);
+      fail({ detail: 'embedding_dimensions_changed', params: { model, dimensions, expected: String(knowledgeBase.embedding_dimensions) } });
     }
     return dimensions;
   }

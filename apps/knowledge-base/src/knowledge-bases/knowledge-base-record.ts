@@ -17,11 +17,11 @@ export function isUuid(id: string): boolean {
 
 /** decisions: an unknown, deleted or other-workspace knowledge base answers 422 `resource_not_found`. */
 export function knowledgeBaseNotFound(): WaggleException {
-  return new WaggleException('resource_not_found', { status: 422, message: 'Knowledge base not found' });
+  return new WaggleException('resource_not_found', { status: 422, detail: 'knowledge_base_not_found' });
 }
 
 export function itemNotFound(): WaggleException {
-  return new WaggleException('resource_not_found', { status: 422, message: 'Knowledge base item not found' });
+  return new WaggleException('resource_not_found', { status: 422, detail: 'knowledge_base_item_not_found' });
 }
 
 /** Active items of one knowledge base by run_status. */

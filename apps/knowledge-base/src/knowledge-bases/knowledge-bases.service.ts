@@ -14,7 +14,7 @@ import {
   type KnowledgeBaseRecord,
   type UpdateKnowledgeBaseFields,
 } from '@waggle/contracts';
-import { WaggleException } from '@waggle/errors';
+import { errorMessage, WaggleException, type ErrorDetail } from '@waggle/errors';
 import { APP_ENV, NatsRpcClient, QueueProducer, REDIS_CLIENT } from '@waggle/platform';
 import type Redis from 'ioredis';
 import type { KnowledgeBaseEnv } from '../config/knowledge-base.env';
@@ -24,8 +24,8 @@ import { KnowledgeBasesRepository } from './knowledge-bases.repository';
 
 const RPC_TIMEOUT_MS = 5_000;
 
-function invalid(field: string, message: string): WaggleException {
-  return new WaggleException('validation_error', { message, details: [{ field, messages: [message] }] });
+function invalid(field: string, text: ErrorDetail): WaggleException {
+  return new WaggleException('validation_error', { ...text, details: [{ field, messages: [errorMessage(text, 'en')] }] });
 }
 
 function parsedUrl(text: string): URL | null {
@@ -161,7 +161,7 @@ export class KnowledgeBasesService implements OnApplicationBootstrap, OnApplicat
   async addItem(request: AddKnowledgeBaseItemRequest): Promise<KnowledgeBaseItemRecord> {
     const knowledgeBase = await this.repository.getActive(request.workspace_id, request.knowledge_base_id);
     let source: { itemType: 'asset' | 'url'; sourceAssetId: string | null; sourceUrl: string | null; name: string };
-    if (request.asset_id !== undefined && request.url !== undefined) throw invalid('url', 'Give either asset_id or url, not both');
+    if (request.asset_id !== undefined && request.url !== undefined) throw invalid('url', { detail: 'asset_or_url' });
     if (request.asset_id !== undefined) {
       const asset = await sendRpc(
         this.rpc,
@@ -172,7 +172,7 @@ export class KnowledgeBasesService implements OnApplicationBootstrap, OnApplicat
       source = { itemType: 'asset', sourceAssetId: asset.id, sourceUrl: null, name: request.name ?? asset.name };
     } else {
       const url = parsedUrl(request.url ?? '');
-      if (!url || url.protocol !== 'https:') throw invalid('url', 'The url must be an https:// URL');
+      if (!url || url.protocol !== 'https:') throw invalid('url', { detail: 'url_not_https' });
       source = { itemType: 'url', sourceAssetId: null, sourceUrl: url.href, name: request.name ?? nameOfUrl(url) };
     }
     const item = await this.repository.insertItem({ knowledgeBaseId: knowledgeBase.id, workspaceId: request.workspace_id, ...source });
@@ -197,10 +197,10 @@ export class KnowledgeBasesService implements OnApplicationBootstrap, OnApplicat
         throw error;
       },
     );
-    if (!route) throw invalid('embedding_model', `Invalid embedding model: ${model} is not in the model catalog`);
+    if (!route) throw invalid('embedding_model', { detail: 'embedding_model_not_in_catalog', params: { model } });
     if (route.model_type !== 'embedding')
-      throw invalid('embedding_model', `Invalid embedding model: ${model} is a ${route.model_type} model, not an embedding model`);
-    if (route.status !== 'active') throw invalid('embedding_model', `Invalid embedding model: ${model} is no longer available`);
+      throw invalid('embedding_model', { detail: 'embedding_model_wrong_type', params: { model, model_type: route.model_type } });
+    if (route.status !== 'active') throw invalid('embedding_model', { detail: 'embedding_model_unavailable', params: { model } });
     await this.repository.setWorkspaceEmbeddingModel(workspaceId, model);
     return { embedding_model: model, source: 'workspace' };
   }

@@ -15,5 +15,5 @@ export interface DeadLetterSource {
 }
 
 export function deadLetterNotFound(source: DeadLetterSourceName, id: string): WaggleException {
-  return new WaggleException('not_found', { message: `No ${source} dead letter ${id} (never dead-lettered, or replayed already)` });
+  return new WaggleException('not_found', { detail: 'dead_letter_not_found', params: { source, id } });
 }

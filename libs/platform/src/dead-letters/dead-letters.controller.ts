@@ -67,8 +67,13 @@ export class DeadLetterSources implements OnApplicationShutdown {
   private named(name: DeadLetterSourceName): DeadLetterSource {
     const source = this.sources.find((candidate) => candidate.source === name);
     if (source) return source;
-    const message = `${name} dead letters are kept by the ${ownerOfDeadLetterSource(name)} service, not ${this.owner}`;
-    throw new WaggleException('validation_error', { message, details: [{ field: 'source', messages: [message] }] });
+    const params = { source: name, owner: ownerOfDeadLetterSource(name), here: this.owner };
+    const message = `${name} dead letters are kept by the ${params.owner} service, not ${params.here}`;
+    throw new WaggleException('validation_error', {
+      detail: 'dead_letters_elsewhere',
+      params,
+      details: [{ field: 'source', messages: [message] }],
+    });
   }
 
   /** An operator asking while Redis or PostgreSQL is away hears so, rather than an internal error. */
@@ -79,7 +84,7 @@ export class DeadLetterSources implements OnApplicationShutdown {
       if (!(error instanceof WaggleException) && isTransientFailure(error)) {
         throw new WaggleException('upstream_request_failed', {
           status: 503,
-          message: 'The dead letters cannot be read or replayed while a dependency is unavailable; try again',
+          detail: 'dead_letters_unavailable',
           cause: error,
         });
       }

@@ -8,7 +8,7 @@ import { NatsRpcClient } from '../nats/nats-rpc.client';
 
 /** What a caller sees while NATS is unreachable or restarting: a retryable 503, not an unexpected error. */
 function stagingUnavailable(cause?: unknown): WaggleException {
-  return new WaggleException('upstream_request_failed', { status: 503, message: 'File staging is unavailable. Retry shortly.', cause });
+  return new WaggleException('upstream_request_failed', { status: 503, detail: 'file_staging_unavailable', cause });
 }
 
 /** NATS's own failures become `stagingUnavailable`; anything else (the source stream failing) stays as it is. */

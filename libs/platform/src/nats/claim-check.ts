@@ -18,7 +18,7 @@ const EMPTY = new Uint8Array(0);
 export class ClaimGoneError extends WaggleException {
   constructor(readonly claim: string) {
     super('upstream_request_failed', {
-      message: 'A message too large for NATS could not be read back: its stored payload is gone.',
+      detail: 'claim_gone',
       details: { claim },
     });
   }

@@ -54,7 +54,8 @@ export function assertStorableInput(value: unknown, root = ''): void {
   const { tooDeep, nulFields } = findUnstorableInput(value, root);
   if (tooDeep !== undefined) {
     throw new WaggleException('invalid_request', {
-      message: `Request input is nested more than ${MAX_INPUT_DEPTH} levels deep`,
+      detail: 'request_input_too_deep',
+      params: { depth: MAX_INPUT_DEPTH },
       details: [{ field: tooDeep, messages: [`nesting deeper than ${MAX_INPUT_DEPTH} levels is not accepted`] }],
     });
   }

@@ -28,12 +28,12 @@ export interface WorkflowVersionRow {
 
 /** `resource_not_found` for a workflow deployment name the workspace does not have. */
 export function deploymentNotFound(name: string): WaggleException {
-  return new WaggleException('resource_not_found', { message: `Deployment not found: ${name}` });
+  return new WaggleException('resource_not_found', { detail: 'deployment_not_found', params: { name } });
 }
 
 /** `resource_not_found` for a variant name the deployment does not have. */
 export function variantNotFound(name: string): WaggleException {
-  return new WaggleException('resource_not_found', { message: `Variant not found: ${name}` });
+  return new WaggleException('resource_not_found', { detail: 'variant_not_found_named', params: { name } });
 }
 
 /**

@@ -87,7 +87,8 @@ export class WorkflowDeploymentsService {
     if (!checked.ok) {
       const [first] = checked.problems;
       throw new WaggleException('validation_error', {
-        message: `The workflow definitions are invalid: ${first.field}: ${first.messages[0]}`,
+        detail: 'invalid_workflow_definitions',
+        params: { field: first.field, reason: first.messages[0] },
         details: checked.problems,
       });
     }
@@ -149,7 +150,7 @@ export class WorkflowDeploymentsService {
    * resource_not_found when it is gone or belongs to another workspace.
    */
   async pinned(workspaceId: string, versionId: string): Promise<ResolvedWorkflow> {
-    const notFound = () => new WaggleException('resource_not_found', { message: `Workflow version not found: ${versionId}` });
+    const notFound = () => new WaggleException('resource_not_found', { detail: 'workflow_version_not_found', params: { id: versionId } });
     if (!UUID.test(versionId)) throw notFound();
     let row = this.versions.get(versionId);
     let secret: string | undefined;

@@ -39,7 +39,8 @@ export class ProviderToolMeter {
     const count = (await this.redis.eval(TAKE, 1, providerToolMeterKey(workspaceId, now), cap ?? -1, KEY_TTL_SECONDS)) as number;
     if (count < 0) {
       throw new WaggleException('provider_tool_rate_limit_exceeded', {
-        message: `provider_tool_rate_limit_exceeded: the workspace's ${cap} provider tool calls of the day (UTC) are used up`,
+        detail: 'provider_tool_calls_used_up',
+        params: { cap: String(cap) },
       });
     }
     return count;

@@ -44,9 +44,9 @@ export function childRequestId(runId: string, stepKey: string): string {
 function toolFailure(error: unknown): WaggleException {
   if (error instanceof WaggleException) return error;
   if (error instanceof WebToolError) {
-    return new WaggleException('upstream_request_failed', { message: error.message });
+    return new WaggleException('upstream_request_failed', { detail: 'web_tool_failed', params: { reason: error.message } });
   }
-  return new WaggleException('upstream_request_failed', { message: 'The tool call failed' });
+  return new WaggleException('upstream_request_failed', { detail: 'tool_call_failed' });
 }
 
 /**
@@ -156,7 +156,7 @@ export class StepExecutors {
       case 'http':
         return this.http(inputs, execution);
       default:
-        throw new WaggleException('internal_server_error', { message: `Step type ${step.type} is run by the engine` });
+        throw new WaggleException('internal_server_error', { detail: 'step_run_by_engine', params: { type: step.type } });
     }
   }
 
@@ -168,7 +168,7 @@ export class StepExecutors {
     });
     if (route.status === 'deprecated') throw new WaggleException('model_deprecated', { params: { model: route.name } });
     if (route.model_type !== 'llm')
-      throw new WaggleException('unsupported_resource_type', { message: `${route.name} is not a chat model` });
+      throw new WaggleException('unsupported_resource_type', { detail: 'not_a_chat_model', params: { model: route.name } });
     return route;
   }
 
@@ -264,7 +264,7 @@ export class StepExecutors {
   }
 
   private async webSearch(inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
-    if (!this.search) throw new WaggleException('config_error', { message: 'No web search provider is configured (WEB_SEARCH_PROVIDER)' });
+    if (!this.search) throw new WaggleException('config_error', { detail: 'web_search_unconfigured' });
     await this.meter.take(execution.run.workspace_id, execution.run.tool_call_limit);
     try {
       const results = await this.search.search({
@@ -293,7 +293,7 @@ export class StepExecutors {
   private async http(inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
     const url = inputs.url as string;
     const refusal = this.httpPolicy.check(url);
-    if (refusal) throw new WaggleException('validation_error', { message: refusal });
+    if (refusal) throw new WaggleException('validation_error', { detail: 'url_refused', params: { reason: refusal } });
     const headers = { ...(inputs.headers as Record<string, string>) };
     let body: string | undefined;
     if (inputs.body !== undefined) {
@@ -317,7 +317,8 @@ export class StepExecutors {
         if (size > HTTP_BODY_MAX_BYTES) {
           response.body.destroy();
           throw new WaggleException('upstream_request_failed', {
-            message: `The response of ${url} is larger than ${HTTP_BODY_MAX_BYTES} bytes`,
+            detail: 'http_response_too_large',
+            params: { url, bytes: HTTP_BODY_MAX_BYTES },
           });
         }
         chunks.push(chunk as Buffer);
@@ -334,19 +335,21 @@ export class StepExecutors {
       }
       if (response.statusCode >= 400)
         throw new WaggleException('upstream_request_failed', {
-          message: `${inputs.method as string} ${url} answered ${response.statusCode}`,
+          detail: 'http_status',
+          params: { method: inputs.method as string, url, status: response.statusCode },
         });
       return { output: { status: response.statusCode, body: parsed }, tokens: 0, modelCalls: 0 };
     } catch (error) {
       if (error instanceof WaggleException) throw error;
       const refused = refusalOf(error);
-      if (refused) throw new WaggleException('validation_error', { message: refused.message });
+      if (refused) throw new WaggleException('validation_error', { detail: 'url_refused', params: { reason: refused.message } });
       if (timeout.aborted)
         throw new WaggleException('upstream_request_failed', {
           status: 504,
-          message: `${inputs.method as string} ${url} did not answer in time`,
+          detail: 'http_timeout',
+          params: { method: inputs.method as string, url },
         });
-      throw new WaggleException('upstream_request_failed', { message: `${inputs.method as string} ${url} failed` });
+      throw new WaggleException('upstream_request_failed', { detail: 'http_failed', params: { method: inputs.method as string, url } });
     }
   }
 }

@@ -296,11 +296,13 @@ export class WorkflowEngine {
       const over = this.executors.render(step.over, scope);
       if (!Array.isArray(over))
         throw new WaggleException('validation_error', {
-          message: `Loop ${step.id}: over must be a list, not ${over === null ? 'null' : typeof over}`,
+          detail: 'loop_over_not_list',
+          params: { step: step.id, type: over === null ? 'null' : typeof over },
         });
       if (over.length > step.max_iterations) {
         throw new WaggleException('iteration_limit_exceeded', {
-          message: `Loop ${step.id} has ${over.length} items; max_iterations is ${step.max_iterations}`,
+          detail: 'loop_too_many_items',
+          params: { step: step.id, count: over.length, max: step.max_iterations },
         });
       }
       items = over;

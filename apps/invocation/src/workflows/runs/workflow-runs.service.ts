@@ -10,7 +10,7 @@ import {
   type WorkflowRunView,
   type WorkflowStepRecordView,
 } from '@waggle/contracts';
-import { isErrorCode, WaggleException } from '@waggle/errors';
+import { isErrorCode, WaggleException, type ErrorDetail } from '@waggle/errors';
 import { APP_ENV, isTransientFailure, LedgerPublisher, NatsRpcClient, QueueProducer, REDIS_CLIENT } from '@waggle/platform';
 import { deliveryIdFor } from '@waggle/webhooks';
 import type { WorkflowInput, WorkflowVariant } from '@waggle/workflows';
@@ -29,7 +29,8 @@ export function checkInputs(definition: WorkflowVariant, inputs: Record<string, 
   );
   if (missing.length > 0) {
     throw new WaggleException('missing_required_field', {
-      message: `Missing required inputs: ${missing.map(([name]) => `inputs.${name}`).join(', ')}`,
+      detail: 'missing_required_inputs',
+      params: { fields: missing.map(([name]) => `inputs.${name}`).join(', ') },
       details: missing.map(([name]) => ({ field: `inputs.${name}`, messages: ['is required by the workflow variant'] })),
     });
   }
@@ -42,7 +43,8 @@ export function checkInputs(definition: WorkflowVariant, inputs: Record<string, 
   }
   if (wrong.length > 0)
     throw new WaggleException('validation_error', {
-      message: `Invalid inputs: ${wrong.map((problem) => problem.field).join(', ')}`,
+      detail: 'invalid_inputs',
+      params: { fields: wrong.map((problem) => problem.field).join(', ') },
       details: wrong,
     });
 }
@@ -50,7 +52,11 @@ export function checkInputs(definition: WorkflowVariant, inputs: Record<string, 
 /** The run's failure as a client sees it: the failing step's catalog code and message, with the request id. */
 export function runFailure(row: WorkflowRunRow): WaggleException {
   const code = isErrorCode(row.error_code) ? row.error_code : 'internal_server_error';
-  return new WaggleException(code, { message: row.error_message ?? 'The workflow run failed', extra: { request_id: row.id } });
+  const text: ErrorDetail =
+    row.error_message === null
+      ? { detail: 'workflow_run_failed' }
+      : { detail: 'workflow_step_failed', params: { reason: row.error_message } };
+  return new WaggleException(code, { ...text, extra: { request_id: row.id } });
 }
 
 export function toRunView(row: WorkflowRunRow): WorkflowRunView {
@@ -176,7 +182,7 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
     // decisions: the concurrency-cap 429 carries `error` only.
     if (admission.status === 'refused')
       throw new WaggleException('concurrency_limit_reached', {
-        message: 'Concurrent workflow run limit reached; retry later or use async delivery',
+        detail: 'workflow_concurrency_reached',
       });
     this.ledger.save(ledgerRecordOf(admission.run));
     if (runAsync) {
@@ -196,13 +202,13 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
 
   async lookup(workspaceId: string, requestId: string): Promise<WorkflowRunView> {
     const row = await this.runs.findInWorkspace(workspaceId, requestId);
-    if (!row) throw new WaggleException('not_found', { message: 'Prompt workflow run not found' });
+    if (!row) throw new WaggleException('not_found', { detail: 'workflow_run_not_found' });
     return toRunView(row);
   }
 
   async steps(workspaceId: string, requestId: string): Promise<WorkflowStepRecordView[]> {
     const row = await this.runs.findInWorkspace(workspaceId, requestId);
-    if (!row) throw new WaggleException('not_found', { message: 'Prompt workflow run not found' });
+    if (!row) throw new WaggleException('not_found', { detail: 'workflow_run_not_found' });
     return (await this.runs.steps(requestId)).map(toStepRecordView);
   }
 
@@ -233,7 +239,8 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
     if (!(await this.ledger.stored(row.id)))
       throw new WaggleException('upstream_request_failed', {
         status: 503,
-        message: `The ledger record of ${row.id} could not be published yet`,
+        detail: 'ledger_not_published',
+        params: { request_id: row.id },
       });
     if (row.run_async && row.callback_url) {
       await this.callbacks.add(deliveryIdFor(row.id), {
@@ -328,7 +335,8 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
     if (outcome === 'timeout' || !row || !isTerminal(row)) {
       throw new WaggleException('upstream_request_failed', {
         status: 504,
-        message: `The workflow run did not finish within ${Math.round(this.env.WORKFLOW_SYNC_TIMEOUT_MS / 1000)} s; it goes on: GET /v1/workflow_runs/${requestId} shows it`,
+        detail: 'workflow_sync_timeout',
+        params: { seconds: Math.round(this.env.WORKFLOW_SYNC_TIMEOUT_MS / 1000), request_id: requestId },
         extra: { request_id: requestId },
       });
     }

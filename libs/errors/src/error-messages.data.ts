@@ -1,0 +1,268 @@
+/**
+ * The specific messages an error may carry instead of its catalog text, as data: one id
+ * per message, each in every supported locale (usted form in Spanish, like the catalog).
+ *
+ * A service raises `new WaggleException(code, { detail: 'workspace_not_found' })`, or with
+ * the id's parameters, `{ detail: 'plan_not_found', params: { key } }`: the compiler checks
+ * that the parameters are exactly the template's `%{name}` placeholders. The id and the
+ * parameters travel (NATS, BullMQ); the text is rendered where the workspace's language is
+ * known (the gateway's error body). Parameters are user data (names, ids, numbers), never
+ * secrets.
+ *
+ * `%{reason}` carries an explanation another component wrote (a URL policy, a provider
+ * failure, a validator), which is English today; everything around it is localized.
+ */
+export const ERROR_MESSAGES = {
+  // Resources that are not there.
+  workspace_not_found: { en: 'Workspace not found', es: 'Espacio de trabajo no encontrado' },
+  api_key_not_found: { en: 'API key not found', es: 'Clave de API no encontrada' },
+  plan_not_found: { en: 'Plan not found: %{key}', es: 'Plan no encontrado: %{key}' },
+  model_not_found: { en: 'Model not found: %{id}', es: 'Modelo no encontrado: %{id}' },
+  agent_not_found: { en: 'Agent not found', es: 'Agente no encontrado' },
+  asset_not_found: { en: 'Asset not found', es: 'Recurso no encontrado' },
+  knowledge_base_not_found: { en: 'Knowledge base not found', es: 'Base de conocimiento no encontrada' },
+  knowledge_base_item_not_found: { en: 'Knowledge base item not found', es: 'Elemento de la base de conocimiento no encontrado' },
+  delivery_not_found: { en: 'Delivery not found', es: 'Entrega no encontrada' },
+  request_not_found: { en: 'Request not found', es: 'Solicitud no encontrada' },
+  prompt_deployment_not_found: { en: 'Prompt deployment not found', es: 'Despliegue de prompt no encontrado' },
+  deployment_not_found: { en: 'Deployment not found: %{name}', es: 'Despliegue no encontrado: %{name}' },
+  variant_not_found: { en: 'Variant not found', es: 'Variante no encontrada' },
+  variant_not_found_named: { en: 'Variant not found: %{name}', es: 'Variante no encontrada: %{name}' },
+  prompt_deployment_or_variant_gone: {
+    en: 'The prompt deployment or variant no longer exists',
+    es: 'El despliegue o la variante del prompt ya no existe',
+  },
+  workflow_version_not_found: { en: 'Workflow version not found: %{id}', es: 'Versión de flujo de trabajo no encontrada: %{id}' },
+  workflow_run_not_found: { en: 'Prompt workflow run not found', es: 'Ejecución de flujo de trabajo no encontrada' },
+  dead_letter_not_found: {
+    en: 'No %{source} dead letter %{id} (never dead-lettered, or replayed already)',
+    es: 'No hay ninguna carta muerta %{id} en %{source} (nunca llegó a serlo, o ya se reprocesó)',
+  },
+
+  // Requests the gateway cannot read.
+  request_headers_too_large: { en: 'Request headers are too large', es: 'Las cabeceras de la solicitud son demasiado grandes' },
+  request_unparsable: { en: 'The request could not be parsed', es: 'No se pudo interpretar la solicitud' },
+  request_body_too_large: { en: 'Request body is too large', es: 'El cuerpo de la solicitud es demasiado grande' },
+  request_body_not_json: { en: 'Request body is not valid JSON', es: 'El cuerpo de la solicitud no es JSON válido' },
+  request_input_too_deep: {
+    en: 'Request input is nested more than %{depth} levels deep',
+    es: 'La entrada de la solicitud tiene más de %{depth} niveles de anidamiento',
+  },
+  upload_too_large: {
+    en: 'The file is larger than the %{mebibytes} MiB an asset may have',
+    es: 'El archivo supera los %{mebibytes} MiB que puede ocupar un recurso',
+  },
+  upload_one_file: {
+    en: 'Send exactly one file, in the multipart field "%{field}"',
+    es: 'Envíe exactamente un archivo, en el campo multipart "%{field}"',
+  },
+  upload_form_unacceptable: { en: 'The multipart form is not acceptable', es: 'El formulario multipart no es aceptable' },
+  upload_body_malformed: { en: 'The multipart body is malformed', es: 'El cuerpo multipart está mal formado' },
+  missing_required_fields: { en: 'Missing required fields: %{fields}', es: 'Faltan campos obligatorios: %{fields}' },
+  missing_required_inputs: { en: 'Missing required inputs: %{fields}', es: 'Faltan entradas obligatorias: %{fields}' },
+  invalid_inputs: { en: 'Invalid inputs: %{fields}', es: 'Entradas no válidas: %{fields}' },
+  invalid_search_type: {
+    en: 'Invalid search type: %{value}; use one of %{allowed}',
+    es: 'Tipo de búsqueda no válido: %{value}; use uno de estos: %{allowed}',
+  },
+  url_refused: { en: '%{reason}', es: 'URL rechazada: %{reason}' },
+
+  // Webhooks and metering.
+  webhook_secret_required: {
+    en: 'A valid webhook secret is required (X-Service-Webhook-Secret header or ?secret=)',
+    es: 'Se requiere un secreto de webhook válido (cabecera X-Service-Webhook-Secret o ?secret=)',
+  },
+  webhooks_unavailable: {
+    en: 'Webhook triggers are temporarily unavailable. Retry shortly.',
+    es: 'Los disparadores de webhook no están disponibles temporalmente. Vuelva a intentarlo en breve.',
+  },
+  run_not_accepted: {
+    en: 'The run could not be accepted. Retry shortly.',
+    es: 'No se pudo aceptar la ejecución. Vuelva a intentarlo en breve.',
+  },
+  metering_unavailable: {
+    en: 'Request metering is temporarily unavailable. Retry shortly.',
+    es: 'La medición de solicitudes no está disponible temporalmente. Vuelva a intentarlo en breve.',
+  },
+  redelivery_not_queued: { en: 'The redelivery could not be queued', es: 'No se pudo poner en cola la nueva entrega' },
+  ledger_not_published: {
+    en: 'The ledger record of %{request_id} could not be published yet',
+    es: 'El registro de %{request_id} todavía no se pudo publicar',
+  },
+  file_staging_unavailable: {
+    en: 'File staging is unavailable. Retry shortly.',
+    es: 'El almacenamiento temporal de archivos no está disponible. Vuelva a intentarlo en breve.',
+  },
+  dead_letters_unavailable: {
+    en: 'The dead letters cannot be read or replayed while a dependency is unavailable; try again',
+    es: 'Las cartas muertas no se pueden leer ni reprocesar mientras una dependencia no está disponible; vuelva a intentarlo',
+  },
+  dead_letters_elsewhere: {
+    en: '%{source} dead letters are kept by the %{owner} service, not %{here}',
+    es: 'Las cartas muertas de %{source} las guarda el servicio %{owner}, no %{here}',
+  },
+  claim_gone: {
+    en: 'A message too large for NATS could not be read back: its stored payload is gone.',
+    es: 'No se pudo volver a leer un mensaje demasiado grande para NATS: su contenido almacenado ya no existe.',
+  },
+  stream_too_long: {
+    en: 'The stream exceeded its maximum duration',
+    es: 'La transmisión superó su duración máxima',
+  },
+
+  // Catalog and models.
+  model_catalog_invalid: { en: 'The model catalog file is invalid', es: 'El archivo del catálogo de modelos no es válido' },
+  not_a_chat_model: { en: '%{model} is not a chat model', es: '%{model} no es un modelo de chat' },
+  llm_model_not_in_catalog: {
+    en: 'Invalid LLM model: %{model} is not in the model catalog',
+    es: 'Modelo LLM no válido: %{model} no está en el catálogo de modelos',
+  },
+  llm_model_wrong_type: {
+    en: 'Invalid LLM model: %{model} is a %{model_type} model, and an agent needs an llm model',
+    es: 'Modelo LLM no válido: %{model} es un modelo de tipo %{model_type}, y un agente necesita un modelo llm',
+  },
+  llm_model_type_mismatch: {
+    en: 'Invalid LLM model: %{model} has model_type %{model_type}, not %{declared}',
+    es: 'Modelo LLM no válido: el model_type de %{model} es %{model_type}, no %{declared}',
+  },
+  embedding_model_not_in_catalog: {
+    en: 'Invalid embedding model: %{model} is not in the model catalog',
+    es: 'Modelo de embeddings no válido: %{model} no está en el catálogo de modelos',
+  },
+  embedding_model_wrong_type: {
+    en: 'Invalid embedding model: %{model} is a %{model_type} model, not an embedding model',
+    es: 'Modelo de embeddings no válido: %{model} es un modelo de tipo %{model_type}, no de embeddings',
+  },
+  embedding_model_unavailable: {
+    en: 'Invalid embedding model: %{model} is no longer available',
+    es: 'Modelo de embeddings no válido: %{model} ya no está disponible',
+  },
+  not_an_embedding_model: { en: 'Model %{model} is not an embedding model', es: 'El modelo %{model} no es un modelo de embeddings' },
+
+  // Knowledge bases.
+  asset_or_url: { en: 'Give either asset_id or url, not both', es: 'Indique asset_id o url, no ambos' },
+  url_not_https: { en: 'The url must be an https:// URL', es: 'La url debe ser una URL https://' },
+  embedding_vector_count: {
+    en: 'Embedding model %{model} answered %{count} vectors for %{expected} texts',
+    es: 'El modelo de embeddings %{model} devolvió %{count} vectores para %{expected} textos',
+  },
+  embedding_vector_dimensions: {
+    en: 'Embedding model %{model} answered vectors of %{dimensions} and %{expected} dimensions',
+    es: 'El modelo de embeddings %{model} devolvió vectores de %{dimensions} y %{expected} dimensiones',
+  },
+  embedding_vector_not_finite: {
+    en: 'Embedding model %{model} answered a vector with a non-finite value',
+    es: 'El modelo de embeddings %{model} devolvió un vector con un valor no finito',
+  },
+  embedding_dimensions_changed: {
+    en: 'Embedding model %{model} answered %{dimensions} dimensions where the knowledge base holds %{expected}',
+    es: 'El modelo de embeddings %{model} devolvió %{dimensions} dimensiones donde la base de conocimiento tiene %{expected}',
+  },
+  embedding_count: {
+    en: '%{provider} answered %{count} embeddings for %{expected} texts',
+    es: '%{provider} devolvió %{count} embeddings para %{expected} textos',
+  },
+
+  // Assets.
+  staged_upload_missing: { en: 'The staged upload was not found', es: 'No se encontró la subida temporal' },
+  staged_upload_size: {
+    en: 'The staged upload does not have the declared size',
+    es: 'La subida temporal no tiene el tamaño declarado',
+  },
+
+  // Agents.
+  invalid_attachment: { en: 'Invalid attachment: %{reason}', es: 'Adjunto no válido: %{reason}' },
+  invalid_attachment_field: { en: 'Invalid attachment (%{field}): %{reason}', es: 'Adjunto no válido (%{field}): %{reason}' },
+  model_cannot_read_documents: {
+    en: 'Invalid attachment: %{model} cannot call tools, so it cannot read attached documents',
+    es: 'Adjunto no válido: %{model} no puede llamar a herramientas, así que no puede leer los documentos adjuntos',
+  },
+  provider_stream_unfinished: {
+    en: 'The provider stream ended without finishing',
+    es: 'La transmisión del proveedor terminó sin completarse',
+  },
+
+  // Prompts and workflows.
+  deployment_defined_twice: { en: 'Deployment defined twice: %{names}', es: 'Despliegue definido dos veces: %{names}' },
+  variant_defined_twice: {
+    en: 'Variant defined twice in %{deployment}: %{names}',
+    es: 'Variante definida dos veces en %{deployment}: %{names}',
+  },
+  invalid_prompt_template: { en: 'A prompt message is not a valid template', es: 'Un mensaje del prompt no es una plantilla válida' },
+  invalid_workflow_definitions: {
+    en: 'The workflow definitions are invalid: %{field}: %{reason}',
+    es: 'Las definiciones del flujo de trabajo no son válidas: %{field}: %{reason}',
+  },
+  loop_over_not_list: {
+    en: 'Loop %{step}: over must be a list, not %{type}',
+    es: 'Bucle %{step}: over debe ser una lista, no %{type}',
+  },
+  loop_too_many_items: {
+    en: 'Loop %{step} has %{count} items; max_iterations is %{max}',
+    es: 'El bucle %{step} tiene %{count} elementos; max_iterations es %{max}',
+  },
+  provider_tool_calls_used_up: {
+    en: "provider_tool_rate_limit_exceeded: the workspace's %{cap} provider tool calls of the day (UTC) are used up",
+    es: 'provider_tool_rate_limit_exceeded: se agotaron las %{cap} llamadas a herramientas del proveedor del día (UTC) del espacio de trabajo',
+  },
+  workflow_concurrency_reached: {
+    en: 'Concurrent workflow run limit reached; retry later or use async delivery',
+    es: 'Se alcanzó el límite de ejecuciones simultáneas de flujos de trabajo; vuelva a intentarlo más tarde o use la entrega asíncrona',
+  },
+  workflow_run_failed: { en: 'The workflow run failed', es: 'La ejecución del flujo de trabajo falló' },
+  workflow_step_failed: { en: '%{reason}', es: 'La ejecución del flujo de trabajo falló: %{reason}' },
+  workflow_sync_timeout: {
+    en: 'The workflow run did not finish within %{seconds} s; it goes on: GET /v1/workflow_runs/%{request_id} shows it',
+    es: 'La ejecución del flujo de trabajo no terminó en %{seconds} s; continúa: GET /v1/workflow_runs/%{request_id} la muestra',
+  },
+  step_run_by_engine: { en: 'Step type %{type} is run by the engine', es: 'El motor ejecuta el paso de tipo %{type}' },
+  web_search_unconfigured: {
+    en: 'No web search provider is configured (WEB_SEARCH_PROVIDER)',
+    es: 'No hay ningún proveedor de búsqueda web configurado (WEB_SEARCH_PROVIDER)',
+  },
+  tool_call_failed: { en: 'The tool call failed', es: 'La llamada a la herramienta falló' },
+  web_tool_failed: { en: '%{reason}', es: 'La herramienta web falló: %{reason}' },
+  http_response_too_large: {
+    en: 'The response of %{url} is larger than %{bytes} bytes',
+    es: 'La respuesta de %{url} supera los %{bytes} bytes',
+  },
+  http_status: { en: '%{method} %{url} answered %{status}', es: '%{method} %{url} respondió %{status}' },
+  http_timeout: { en: '%{method} %{url} did not answer in time', es: '%{method} %{url} no respondió a tiempo' },
+  http_failed: { en: '%{method} %{url} failed', es: '%{method} %{url} falló' },
+
+  // Providers.
+  provider_base_url_invalid: { en: '%{setting} is not an http(s) URL', es: '%{setting} no es una URL http(s)' },
+  provider_max_retries_invalid: {
+    en: 'PROVIDER_MAX_RETRIES must be an integer from 0 to 10',
+    es: 'PROVIDER_MAX_RETRIES debe ser un entero de 0 a 10',
+  },
+  local_embedding_threads_invalid: {
+    en: 'LOCAL_EMBEDDING_THREADS must be an integer from 1 to 64',
+    es: 'LOCAL_EMBEDDING_THREADS debe ser un entero de 1 a 64',
+  },
+  provider_no_credentials: {
+    en: 'No credentials configured for provider %{provider}',
+    es: 'No hay credenciales configuradas para el proveedor %{provider}',
+  },
+  provider_no_base_url: {
+    en: 'No base URL configured for provider %{provider}',
+    es: 'No hay URL base configurada para el proveedor %{provider}',
+  },
+  provider_request_failed: { en: '%{provider} request failed: %{reason}', es: 'La solicitud a %{provider} falló: %{reason}' },
+  provider_no_embedding_models: {
+    en: 'Provider %{provider} offers no embedding models',
+    es: 'El proveedor %{provider} no ofrece modelos de embeddings',
+  },
+  provider_no_language_models: {
+    en: 'Provider %{provider} offers no language models',
+    es: 'El proveedor %{provider} no ofrece modelos de lenguaje',
+  },
+  local_embedding_model_missing: {
+    en: 'The local provider has no embedding model %{model}',
+    es: 'El proveedor local no tiene el modelo de embeddings %{model}',
+  },
+  tool_choice_unknown: {
+    en: 'toolChoice names %{tool}, which is not among the tools',
+    es: 'toolChoice nombra %{tool}, que no está entre las herramientas',
+  },
+} as const satisfies Record<string, Readonly<Record<'en' | 'es', string>>>;

@@ -1,0 +1,168 @@
+import type { KnowledgeBaseRecord } from '@waggle/contracts';
+import { ERROR_MESSAGES, type ErrorMessageId } from '@waggle/errors';
+import { cliJson, freePort, spawnApp, waitUntilLive, type AppProcess } from '@waggle/testing';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+
+interface Workspace {
+  id: string;
+  key: string;
+}
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/**
+ * Errors raised with a specific message in each service reach a Spanish workspace in
+ * Spanish, and an English one byte for byte as before: the services send the message's id
+ * and parameters, and the gateway renders them in the workspace's language.
+ */
+describe("errors in the workspace's language, from every service", () => {
+  const apps: AppProcess[] = [];
+  let gateway: string;
+  let spanish: Workspace;
+  let english: Workspace;
+  let spanishKnowledgeBase: KnowledgeBaseRecord;
+  let englishKnowledgeBase: KnowledgeBaseRecord;
+
+  async function call(who: Workspace, method: string, path: string, body?: unknown): Promise<Answer> {
+    const response = await fetch(`${gateway}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${who.key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  }
+
+  beforeAll(async () => {
+    const env = { LOG_LEVEL: 'warn', KB_EMBEDDING_MODEL: 'text-embedding-3-small' };
+    for (const app of ['catalog', 'invocation', 'agent', 'knowledge-base'] as const) apps.push(spawnApp(app, await freePort(), env));
+    apps.push(
+      spawnApp('asset', await freePort(), {
+        ...env,
+        ASSET_STORAGE_DRIVER: 'filesystem',
+        ASSET_STORAGE_DIR: mkdtempSync(join(tmpdir(), 'waggle-localized-errors-')),
+      }),
+    );
+    const gatewayApp = spawnApp('gateway', await freePort(), env);
+    apps.push(gatewayApp);
+    await Promise.all(apps.map((app) => waitUntilLive(app)));
+    gateway = gatewayApp.baseUrl;
+    const workspace = async (name: string, extra: string[] = []) => {
+      const made = await cliJson<{ workspace_id: string; api_key: string }>(['workspace', 'create', '--name', name, ...extra]);
+      return { id: made.workspace_id, key: made.api_key };
+    };
+    [spanish, english] = [await workspace('e2e errores ES', ['--language', 'es']), await workspace('e2e errors EN')];
+    const knowledgeBase = async (who: Workspace) => {
+      const answer = await call(who, 'POST', `/v1/public/workspaces/${who.id}/knowledge_bases`, { knowledge_base: { name: 'Docs' } });
+      expect(answer.status).toBe(200);
+      return answer.body.knowledge_base as KnowledgeBaseRecord;
+    };
+    [spanishKnowledgeBase, englishKnowledgeBase] = [await knowledgeBase(spanish), await knowledgeBase(english)];
+  });
+
+  afterAll(async () => {
+    await Promise.all(apps.map((app) => app.stop()));
+  });
+
+  const unknownRun = randomUUID();
+  const unknownAsset = randomUUID();
+  /** [who raises it, the request, the expected answer's status, code, message id and its parameters] */
+  const cases: Array<
+    [
+      string,
+      (who: Workspace, kb: KnowledgeBaseRecord) => [string, string, unknown?],
+      number,
+      string,
+      ErrorMessageId,
+      Record<string, string>,
+    ]
+  > = [
+    [
+      'the gateway (an invalid search type)',
+      (who, kb) => [
+        'POST',
+        `/v1/public/workspaces/${who.id}/knowledge_bases/${kb.id}/search`,
+        { search_query: 'q', search_type: 'x', search_chunk_limit: 5, search_score_threshold: 0 },
+      ],
+      422,
+      'validation_error',
+      'invalid_search_type',
+      { value: '"x"', allowed: 'hybrid, vector, full_text' },
+    ],
+    [
+      'invocation (an unknown workflow run)',
+      () => ['GET', `/v1/workflow_runs/${unknownRun}`],
+      404,
+      'not_found',
+      'workflow_run_not_found',
+      {},
+    ],
+    [
+      'invocation (an unknown workflow deployment)',
+      () => ['GET', '/v1/private/workflows/nowhere/variants/default/versions'],
+      404,
+      'resource_not_found',
+      'deployment_not_found',
+      { name: 'nowhere' },
+    ],
+    [
+      'agent (a model the catalog does not have)',
+      (who) => [
+        'POST',
+        `/v1/public/workspaces/${who.id}/agents`,
+        { agent: { name: 'Soporte', llm_model: 'no-such-model', model_type: 'llm' } },
+      ],
+      422,
+      'validation_error',
+      'llm_model_not_in_catalog',
+      { model: 'no-such-model' },
+    ],
+    [
+      'knowledge-base (an unknown embedding model)',
+      () => ['PUT', '/v1/private/knowledge_bases/embedding_model', { embedding_model: 'no-such-embedding' }],
+      422,
+      'validation_error',
+      'embedding_model_not_in_catalog',
+      { model: 'no-such-embedding' },
+    ],
+    [
+      'knowledge-base (asset_id and url together)',
+      (_, kb) => ['POST', `/v1/private/knowledge_bases/${kb.id}/items`, { url: 'https://docs.example.invalid/a', asset_id: unknownAsset }],
+      422,
+      'validation_error',
+      'asset_or_url',
+      {},
+    ],
+    [
+      'asset (an unknown asset, through the knowledge base)',
+      (_, kb) => ['POST', `/v1/private/knowledge_bases/${kb.id}/items`, { asset_id: unknownAsset }],
+      422,
+      'resource_not_found',
+      'asset_not_found',
+      {},
+    ],
+  ];
+
+  const render = (id: ErrorMessageId, locale: 'en' | 'es', params: Record<string, string>) =>
+    ERROR_MESSAGES[id][locale].replace(/%\{(\w+)\}/g, (_, name: string) => params[name]);
+
+  it.each(cases)(
+    '%s answers a Spanish workspace in Spanish and an English one in English',
+    async (_, request, status, code, id, params) => {
+      const [method, path, body] = request(spanish, spanishKnowledgeBase);
+      const inSpanish = await call(spanish, method, path, body);
+      expect(inSpanish).toMatchObject({ status, body: { error_code: code, message: render(id, 'es', params) } });
+      expect(inSpanish.body.error).toBe(inSpanish.body.message);
+
+      const [englishMethod, englishPath, englishBody] = request(english, englishKnowledgeBase);
+      const inEnglish = await call(english, englishMethod, englishPath, englishBody);
+      expect(inEnglish).toMatchObject({ status, body: { error_code: code, message: render(id, 'en', params) } });
+      expect(inEnglish.body.message).not.toBe(inSpanish.body.message);
+    },
+  );
+});
