@@ -32,6 +32,7 @@ export {
   type NatsEnv,
   type NatsRefusalPhase,
 } from './nats/nats-connection';
+export { BroadcastCache, type BroadcastCacheOptions } from './nats/broadcast-cache';
 export { RunCancellation } from './nats/run-cancellation';
 export { RpcContextInterceptor } from './nats/rpc-context.interceptor';
 export { WaggleRpcExceptionFilter } from './nats/rpc-exception.filter';

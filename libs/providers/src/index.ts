@@ -1,3 +1,4 @@
+export { resolveChatRoute, type ChatRoute, type ChatRouteNeeds } from './chat-routes';
 export { jsonSchemaOutput, toCallSettings, type CallSettings } from './call-options';
 export { abortReason, isAbortError, providerFailure, safeProviderMessage } from './failures';
 export { embedTexts } from './embeddings';

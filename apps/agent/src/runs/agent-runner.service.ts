@@ -6,7 +6,6 @@ import type {
   AgentToolCallView,
   AgentTriggerJob,
   LedgerRecord,
-  ModelRoute as CatalogRoute,
   RunStatus,
   UsageObject,
 } from '@waggle/contracts';
@@ -18,8 +17,8 @@ import {
   ModelRoutes,
   ProviderRegistry,
   providerFailure,
+  resolveChatRoute,
   stream,
-  toModelRoute,
   toolResultsMessage,
   type ModelRoute,
   type PromptCall,
@@ -271,15 +270,8 @@ export class AgentRunner {
     const agent = await this.agents.get(request.workspace_id, request.agent);
     if (!agent) throw new WaggleException('resource_not_found', { status: 422, message: 'Agent not found' });
     const checked = checkRunAttachments(request);
-    const catalogRoute = await this.routes.get(agent.llmModel).catch((error: unknown) => {
-      if (error instanceof WaggleException && error.code === 'resource_not_found')
-        throw new WaggleException('model_deprecated', { params: { model: agent.llmModel } });
-      throw error;
-    });
-    checkModel(catalogRoute, checked);
-    const route = toModelRoute(catalogRoute);
-    // Missing credentials answer config_error here, before anything is recorded or sent.
-    this.registry.languageModel(route);
+    const images = checked.current.images.length + checked.history.reduce((sum, message) => sum + message.images.length, 0);
+    const { catalog: catalogRoute, route } = await resolveChatRoute(this.routes, this.registry, agent.llmModel, { images: images > 0 });
 
     // `thread_id: null` (as clients send an unset field) is no thread, like an absent one.
     const threadKey = request.thread_id ?? undefined;
@@ -511,12 +503,4 @@ export class AgentRunner {
     };
     this.ledger.save(run.record);
   }
-}
-
-/** The model must exist, be a chat model, and see images when the run has any. */
-function checkModel(route: CatalogRoute, checked: CheckedRunInput): void {
-  if (route.status === 'deprecated') throw new WaggleException('model_deprecated', { params: { model: route.name } });
-  if (route.model_type !== 'llm') throw new WaggleException('unsupported_resource_type', { message: `${route.name} is not a chat model` });
-  const images = checked.current.images.length + checked.history.reduce((sum, message) => sum + message.images.length, 0);
-  if (images > 0 && !route.is_vision) throw new WaggleException('vision_not_supported');
 }

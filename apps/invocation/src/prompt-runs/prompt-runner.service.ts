@@ -9,15 +9,15 @@ import type {
   RunStatus,
   UsageObject,
 } from '@waggle/contracts';
-import { ERROR_CATALOG, WaggleException } from '@waggle/errors';
+import { ERROR_CATALOG } from '@waggle/errors';
 import {
   complete,
   ModelRoutes,
   ProviderRegistry,
   providerFailure,
   routeProviderWarnings,
+  resolveChatRoute,
   stream,
-  toModelRoute,
   type ModelRoute,
   type PromptMessage,
   type PromptParams,
@@ -190,20 +190,11 @@ export class PromptRunner {
   private async prepare(request: PromptRunRequest, resolved?: ResolvedPrompt): Promise<PreparedRun> {
     const { deployment, variant, version } =
       resolved ?? (await this.resolutions.resolve(request.workspace_id, request.deployment, request.variant));
-    const catalogRoute = await this.routes.get(version.model).catch((error: unknown) => {
-      if (error instanceof WaggleException && error.code === 'resource_not_found')
-        throw new WaggleException('model_deprecated', { params: { model: version.model } });
-      throw error;
-    });
-    if (catalogRoute.status === 'deprecated') throw new WaggleException('model_deprecated', { params: { model: catalogRoute.name } });
-    if (catalogRoute.model_type !== 'llm')
-      throw new WaggleException('unsupported_resource_type', { message: `${catalogRoute.name} is not a chat model` });
     const inputs = request.inputs ?? {};
     const images = imageUrls(version.imageInputs, inputs);
-    if (images.length > 0 && !catalogRoute.is_vision) throw new WaggleException('vision_not_supported');
-    const route = toModelRoute(catalogRoute);
-    // Missing credentials answer config_error here, before anything is recorded or sent.
-    this.registry.languageModel(route);
+    const { catalog: catalogRoute, route } = await resolveChatRoute(this.routes, this.registry, version.model, {
+      images: images.length > 0,
+    });
     const rendered = renderMessages(version.messages, inputs, images);
     const now = new Date().toISOString();
     const record: LedgerRecord = {
