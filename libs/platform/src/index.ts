@@ -70,6 +70,7 @@ export {
   LedgerPublisher,
   type LedgerPublisherSettings,
 } from './ledger/ledger-publisher';
+export { LedgerRun, type StartedRun } from './ledger/ledger-run';
 export { DEFAULT_LEDGER_STREAM_SETTINGS, ensureLedgerStream, type LedgerStreamSettings } from './ledger/ledger-stream';
 export { GroupCommit, type GroupCommitOptions } from './database/group-commit';
 export { serviceDataSourceOptions, type PostgresDataSourceOptions, type ServiceDataSourceSpec } from './database/data-source-options';

@@ -23,6 +23,7 @@ export {
 } from './settings';
 export {
   toModelRoute,
+  toPromptParams,
   type CompletionResult,
   type EmbeddingCall,
   type EmbeddingResult,
@@ -34,6 +35,7 @@ export {
   type PromptParams,
   type ProviderApi,
   type ReasoningEffort,
+  type SpecPromptParams,
   type SpecUsage,
   type StopReason,
   type StreamPart,

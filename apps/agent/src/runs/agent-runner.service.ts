@@ -1,20 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type {
-  AgentInvokeResponse,
-  AgentRunRequest,
-  AgentStreamEvent,
-  AgentToolCallView,
-  AgentTriggerJob,
-  LedgerRecord,
-  RunStatus,
-  UsageObject,
-} from '@waggle/contracts';
+import type { AgentInvokeResponse, AgentRunRequest, AgentStreamEvent, AgentToolCallView, AgentTriggerJob } from '@waggle/contracts';
 import type { DocumentReader } from '@waggle/documents';
-import { ERROR_CATALOG, WaggleException } from '@waggle/errors';
-import { APP_ENV, LedgerPublisher, RunCancellation } from '@waggle/platform';
+import { streamErrorEvent, WaggleException } from '@waggle/errors';
+import { APP_ENV, LedgerPublisher, LedgerRun, RunCancellation } from '@waggle/platform';
 import {
   complete,
   ModelRoutes,
+  type CompletionResult,
   ProviderRegistry,
   providerFailure,
   resolveChatRoute,
@@ -51,18 +43,11 @@ interface PreparedRun {
   maxToolCalls: number;
   thread?: { id: string; key: string };
   checked: CheckedRunInput;
-  record: LedgerRecord;
+  ledger: LedgerRun;
 }
 
 /** One model turn's result, whole or streamed. */
-interface TurnOutcome {
-  response: string;
-  reasoning: string;
-  toolCalls: ToolCall[];
-  responseMessages: PromptMessage[];
-  usage: SpecUsage;
-  stopReason: StopReason;
-}
+type TurnOutcome = Omit<CompletionResult, 'model'>;
 
 /** What the loop reports as it goes (the stream's events). */
 interface LoopListener {
@@ -205,20 +190,11 @@ export class AgentRunner {
         } catch (error) {
           if (tracked.signal.aborted) {
             // The client left before the answer was complete: a cancellation, silently.
-            this.finish(run, 'cancelled', Date.now() - started, null, null);
+            run.ledger.finish('cancelled', Date.now() - started, null, null);
             return;
           }
           const failure = this.failed(run, error, started);
-          emit({
-            request_id: request.request_id,
-            type: 'error',
-            error: failure.message,
-            message: failure.message,
-            error_code: failure.code,
-            error_type: ERROR_CATALOG[failure.code].category,
-            status_code: failure.status,
-            ...(failure.code === 'provider_error' && { provider: run.route.provider }),
-          });
+          emit(streamErrorEvent(request.request_id, failure, failure.code === 'provider_error' ? run.route.provider : undefined));
           return;
         }
         // The answer is complete: it is recorded (and its usage counted) even if the client has gone.
@@ -226,15 +202,7 @@ export class AgentRunner {
           await this.complete(run, result, started);
         } catch (error) {
           const failure = error instanceof WaggleException ? error : new WaggleException('agent_completion_persistence_failed');
-          emit({
-            request_id: request.request_id,
-            type: 'error',
-            error: failure.message,
-            message: failure.message,
-            error_code: failure.code,
-            error_type: ERROR_CATALOG[failure.code].category,
-            status_code: failure.status,
-          });
+          emit(streamErrorEvent(request.request_id, failure));
           return;
         }
         emit({
@@ -302,8 +270,7 @@ export class AgentRunner {
         omitted_turns: conversation.omittedTurns,
       });
 
-    const now = new Date().toISOString();
-    const record: LedgerRecord = {
+    const ledger = new LedgerRun(this.ledger, {
       request_id: request.request_id,
       workspace_id: request.workspace_id,
       request_type: 'agent',
@@ -315,18 +282,10 @@ export class AgentRunner {
       version_id: null,
       version: null,
       model: catalogRoute.id,
-      status: 'running',
       message: request.message,
       metadata: request.metadata ?? {},
       user: request.user ?? null,
-      generated_at: now,
-      started_at: now,
-      ended_at: null,
-      duration_ms: null,
-      usage: null,
-      data: null,
-    };
-    this.ledger.save(record);
+    });
     return {
       request,
       agent,
@@ -343,7 +302,7 @@ export class AgentRunner {
       maxToolCalls: agent.maxToolCalls ?? this.env.AGENT_DEFAULT_MAX_TOOL_CALLS,
       ...(thread && threadKey !== undefined && { thread: { id: thread.threadId, key: threadKey } }),
       checked,
-      record,
+      ledger,
     };
   }
 
@@ -404,16 +363,8 @@ export class AgentRunner {
     }
   }
 
-  private async completeTurn(run: PreparedRun, call: PromptCall): Promise<TurnOutcome> {
-    const result = await complete(this.registry, run.route, call);
-    return {
-      response: result.response,
-      reasoning: result.reasoning,
-      toolCalls: result.toolCalls,
-      responseMessages: result.responseMessages,
-      usage: result.usage,
-      stopReason: result.stopReason,
-    };
+  private completeTurn(run: PreparedRun, call: PromptCall): Promise<TurnOutcome> {
+    return complete(this.registry, run.route, call);
   }
 
   private async streamTurn(run: PreparedRun, call: PromptCall, listener: LoopListener): Promise<TurnOutcome> {
@@ -459,11 +410,11 @@ export class AgentRunner {
       } catch (error) {
         this.logger.error({ err: error, request_id: run.request.request_id }, 'an agent turn could not be stored in its thread');
         const failure = new WaggleException('agent_completion_persistence_failed');
-        this.finish(run, 'failed', Date.now() - started, null, { error: failure.message, error_code: failure.code });
+        run.ledger.finish('failed', Date.now() - started, null, { error: failure.message, error_code: failure.code });
         throw failure;
       }
     }
-    this.finish(run, 'completed', Date.now() - started, result.usage, {
+    run.ledger.finish('completed', Date.now() - started, result.usage, {
       response: result.response,
       model: run.route.modelId,
       usage: result.usage,
@@ -482,25 +433,7 @@ export class AgentRunner {
   /** Records a failed run and answers the failure to throw. */
   private failed(run: PreparedRun, error: unknown, started: number): WaggleException {
     const failure = error instanceof WaggleException ? error : providerFailure(error, run.route);
-    this.finish(run, 'failed', Date.now() - started, null, { error: failure.message, error_code: failure.code });
+    run.ledger.finish('failed', Date.now() - started, null, { error: failure.message, error_code: failure.code });
     return failure;
-  }
-
-  private finish(
-    run: PreparedRun,
-    status: RunStatus,
-    durationMs: number,
-    usage: UsageObject | null,
-    data: Record<string, unknown> | null,
-  ): void {
-    run.record = {
-      ...run.record,
-      status,
-      ended_at: new Date().toISOString(),
-      duration_ms: durationMs,
-      usage: usage as Record<string, unknown> | null,
-      data,
-    };
-    this.ledger.save(run.record);
   }
 }
