@@ -1,7 +1,9 @@
 import { WorkflowDeploymentPatterns, type AppliedWorkflowDeployment } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 // Test code is not part of the app: the type:app boundary (no type:testing) is meant for src/.
+import { BaseEnv, loadConfig, NatsRpcClient } from '@waggle/platform';
 import {
+  expectEventually,
   freePort,
   REPO_ROOT,
   spawnApp,
@@ -10,7 +12,7 @@ import {
   type AppProcess,
   type ServiceUnderTest,
 } from '@waggle/testing';
-import { acceptsSecret, WebhookRegistry, type WebhookTarget } from '@waggle/webhooks';
+import { acceptsSecret, SecretSealer, WebhookRegistry, type WebhookTarget } from '@waggle/webhooks';
 import { parseWorkflowYaml } from '@waggle/workflows';
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
@@ -18,7 +20,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { bootstrap } from '../src/bootstrap';
+import { WorkflowDeploymentsRepository } from '../src/workflows/deployments/workflow-deployments.repository';
 import { WorkflowDeploymentsService } from '../src/workflows/deployments/workflow-deployments.service';
+import { WorkflowResolutionCache } from '../src/workflows/deployments/workflow-resolution.cache';
 
 const failure = (promise: Promise<unknown>) =>
   promise.then(
@@ -171,8 +175,8 @@ describe('invocation service over NATS: workflow deployments', () => {
   });
 
   it('makes version 2 of a changed variant and repoints it; version 1 stays readable by versions() and pinned()', async () => {
-    const v1 = await workflows.resolve(workspaceId, 'daily-digest', 'default');
-    expect(v1).toEqual({
+    const { webhookSecret, ...v1 } = await workflows.resolve(workspaceId, 'daily-digest', 'default');
+    expect({ ...v1, webhookSecret: webhookSecret() }).toEqual({
       deploymentId: first.workflow_deployment_id,
       deploymentName: 'daily-digest',
       variantId: first.variants[0].variant_id,
@@ -349,14 +353,7 @@ describe('invocation service over NATS: workflow deployments', () => {
       webhook_secret: first.webhook_secret,
       previous_secret_expires_at: null,
     });
-    const v1 = (
-      await service.send(WorkflowDeploymentPatterns.listWorkflowVersions, {
-        workspace_id: workspaceId,
-        deployment: 'daily-digest',
-        variant: 'default',
-      })
-    )[1];
-    expect((await workflows.pinned(workspaceId, v1.version_id)).webhookSecret).toBe(first.webhook_secret);
+    expect((await workflows.resolve(workspaceId, 'daily-digest', 'default')).webhookSecret()).toBe(first.webhook_secret);
 
     const askedAt = Date.now();
     const rotated = await service.send(WorkflowDeploymentPatterns.rotateWorkflowWebhookSecret, {
@@ -371,9 +368,8 @@ describe('invocation service over NATS: workflow deployments', () => {
     expect(during.secrets.map((secret) => secret.expires_at)).toEqual([null, rotated.previous_secret_expires_at]);
     expect(acceptsSecret(during, rotated.webhook_secret)).toBe(true);
     expect(acceptsSecret(during, first.webhook_secret)).toBe(true);
-    // This replica rotated it: the engine's next run signs with the new secret at once.
-    expect((await workflows.pinned(workspaceId, v1.version_id)).webhookSecret).toBe(rotated.webhook_secret);
-    expect((await workflows.resolve(workspaceId, 'daily-digest', 'default')).webhookSecret).toBe(rotated.webhook_secret);
+    // This replica rotated it: the next async run answers the new secret at once.
+    expect((await workflows.resolve(workspaceId, 'daily-digest', 'default')).webhookSecret()).toBe(rotated.webhook_secret);
 
     const final = await service.send(WorkflowDeploymentPatterns.rotateWorkflowWebhookSecret, {
       workspace_id: workspaceId,
@@ -388,5 +384,36 @@ describe('invocation service over NATS: workflow deployments', () => {
     // Apply answers the current secret; the deployment keeps it across applies.
     const [reapplied] = await apply([digest('Fresh notes on {{ topic }}')]);
     expect(reapplied.webhook_secret).toBe(final.webhook_secret);
+  });
+
+  it('answers resolve from memory, and every replica forgets it when an apply or a rotation changes the workspace', async () => {
+    // A second replica's cache: its own NATS connection, the same database.
+    const client = new NatsRpcClient(loadConfig(BaseEnv), 'workflow-resolution-replica');
+    await client.connect();
+    const replica = new WorkflowResolutionCache(service.app.get(WorkflowDeploymentsRepository), service.app.get(SecretSealer), client);
+    replica.onApplicationBootstrap();
+    await client.connection()?.flush();
+    const current = () => replica.resolve(workspaceId, 'daily-digest', 'default');
+    try {
+      const before = await current();
+      // The same answer again, not another query.
+      expect(await current()).toBe(before);
+
+      await apply([digest('Third notes on {{ topic }}')]);
+      await expectEventually(async () => expect((await current()).version).toBe(before.version + 1));
+      expect((await current()).definition.steps[0]).toMatchObject({ text: 'Third notes on {{ topic }}' });
+
+      const secret = (await current()).webhookSecret();
+      const rotated = await service.send(WorkflowDeploymentPatterns.rotateWorkflowWebhookSecret, {
+        workspace_id: workspaceId,
+        deployment: 'daily-digest',
+        overlap_seconds: 0,
+      });
+      expect(rotated.webhook_secret).not.toBe(secret);
+      await expectEventually(async () => expect((await current()).webhookSecret()).toBe(rotated.webhook_secret));
+    } finally {
+      replica.onApplicationShutdown();
+      await client.close();
+    }
   });
 });

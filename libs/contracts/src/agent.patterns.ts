@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { StreamErrorEvent } from '@waggle/errors';
 import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -383,16 +384,7 @@ export type AgentStreamEvent =
       observation: string;
     }
   | { request_id: string; type: 'usage'; usage: UsageObject & { duration: number }; stop_reason: string }
-  | {
-      request_id: string;
-      type: 'error';
-      error: string;
-      message: string;
-      error_code: string;
-      error_type: string;
-      status_code: number;
-      provider?: string;
-    };
+  | StreamErrorEvent;
 
 /** An accepted agent webhook trigger, queued for the agent service's workers (queue `agent-runs`). */
 export interface AgentTriggerJob {

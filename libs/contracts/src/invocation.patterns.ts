@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { StreamErrorEvent } from '@waggle/errors';
 import { IsFlatMetadata, type FlatMetadata } from './flat-metadata';
 import { ListLimit, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
 import { patternNames, rpc } from './rpc-contract';
@@ -224,16 +225,7 @@ export interface PromptInvokeResponse {
 export type PromptStreamEvent =
   | { request_id: string; type: 'reasoning' | 'response'; model: string; response: string }
   | { request_id: string; type: 'usage'; usage: UsageObject & { duration: number }; stop_reason: string }
-  | {
-      request_id: string;
-      type: 'error';
-      error: string;
-      message: string;
-      error_code: string;
-      error_type: string;
-      status_code: number;
-      provider?: string;
-    };
+  | StreamErrorEvent;
 
 export interface CancelRunMessage {
   request_id: string;

@@ -32,6 +32,7 @@ export {
   type NatsEnv,
   type NatsRefusalPhase,
 } from './nats/nats-connection';
+export { BroadcastCache, type BroadcastCacheOptions } from './nats/broadcast-cache';
 export { RunCancellation } from './nats/run-cancellation';
 export { RpcContextInterceptor } from './nats/rpc-context.interceptor';
 export { WaggleRpcExceptionFilter } from './nats/rpc-exception.filter';
@@ -69,6 +70,7 @@ export {
   LedgerPublisher,
   type LedgerPublisherSettings,
 } from './ledger/ledger-publisher';
+export { LedgerRun, type StartedRun } from './ledger/ledger-run';
 export { DEFAULT_LEDGER_STREAM_SETTINGS, ensureLedgerStream, type LedgerStreamSettings } from './ledger/ledger-stream';
 export { GroupCommit, type GroupCommitOptions } from './database/group-commit';
 export { serviceDataSourceOptions, type PostgresDataSourceOptions, type ServiceDataSourceSpec } from './database/data-source-options';

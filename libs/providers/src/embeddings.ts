@@ -1,7 +1,6 @@
 import { embed, embedMany } from 'ai';
 import { compatibleOptionsKey, type ProviderRegistry } from './registry';
-import { abortReason, providerFailure } from './failures';
-import { recordProviderCall } from './provider-metrics';
+import { recordedCallFailure, recordProviderCall } from './provider-metrics';
 import type { EmbeddingCall, EmbeddingResult, ModelRoute } from './types';
 
 type EmbedProviderOptions = NonNullable<Parameters<typeof embedMany>[0]['providerOptions']>;
@@ -47,12 +46,6 @@ export async function embedTexts(registry: ProviderRegistry, route: ModelRoute, 
     recordProviderCall(route, startedAt, { outcome: 'ok', inputTokens: result.tokens });
     return { ...result, model: route.modelId };
   } catch (error) {
-    if (call.abortSignal?.aborted) {
-      recordProviderCall(route, startedAt, { outcome: 'aborted' });
-      throw abortReason(call.abortSignal);
-    }
-    const failure = providerFailure(error, route);
-    recordProviderCall(route, startedAt, { outcome: 'error', error: failure });
-    throw failure;
+    throw recordedCallFailure(error, route, startedAt, call.abortSignal);
   }
 }

@@ -1,3 +1,4 @@
+export { resolveChatRoute, type ChatRoute, type ChatRouteNeeds } from './chat-routes';
 export { jsonSchemaOutput, toCallSettings, type CallSettings } from './call-options';
 export { abortReason, isAbortError, providerFailure, safeProviderMessage } from './failures';
 export { embedTexts } from './embeddings';
@@ -22,6 +23,7 @@ export {
 } from './settings';
 export {
   toModelRoute,
+  toPromptParams,
   type CompletionResult,
   type EmbeddingCall,
   type EmbeddingResult,
@@ -33,6 +35,7 @@ export {
   type PromptParams,
   type ProviderApi,
   type ReasoningEffort,
+  type SpecPromptParams,
   type SpecUsage,
   type StopReason,
   type StreamPart,

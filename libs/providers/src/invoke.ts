@@ -2,7 +2,7 @@ import { generateText, stepCountIs, streamText, type LanguageModel } from 'ai';
 import { jsonSchemaOutput, toCallSettings } from './call-options';
 import { abortReason, IncompleteStreamError, providerFailure } from './failures';
 import { withPromptCache } from './prompt-cache';
-import { recordProviderCall } from './provider-metrics';
+import { recordedCallFailure, recordProviderCall } from './provider-metrics';
 import type { ProviderRegistry } from './registry';
 import { toToolCall, toToolChoice, toToolSet } from './tools';
 import type { CompletionResult, ModelRoute, PromptCall, StreamPart } from './types';
@@ -56,13 +56,7 @@ export async function complete(registry: ProviderRegistry, route: ModelRoute, ca
       model: route.modelId,
     };
   } catch (error) {
-    if (call.abortSignal?.aborted) {
-      recordProviderCall(route, startedAt, { outcome: 'aborted' });
-      throw abortReason(call.abortSignal);
-    }
-    const failure = providerFailure(error, route);
-    recordProviderCall(route, startedAt, { outcome: 'error', error: failure });
-    throw failure;
+    throw recordedCallFailure(error, route, startedAt, call.abortSignal);
   }
 }
 

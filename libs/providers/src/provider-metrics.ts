@@ -1,5 +1,6 @@
 import { WaggleException } from '@waggle/errors';
 import { secondsSince, waggleMetrics } from '@waggle/telemetry';
+import { abortReason, providerFailure } from './failures';
 import type { ModelRoute } from './types';
 
 /** How a provider call ended: `aborted` is the caller's doing (a client gone, a run cancelled or timed out), not the provider's. */
@@ -25,4 +26,18 @@ export function recordProviderCall(
     const errorCode = ended.error instanceof WaggleException ? ended.error.code : 'provider_error';
     instruments.providerErrors.add(1, { provider, model, error_code: errorCode });
   }
+}
+
+/**
+ * A whole call's failure, recorded, as what the call rejects with: the signal's reason when
+ * the caller aborted, otherwise the provider_error (or config_error) it was.
+ */
+export function recordedCallFailure(error: unknown, route: ModelRoute, startedAt: number, signal: AbortSignal | undefined): Error {
+  if (signal?.aborted) {
+    recordProviderCall(route, startedAt, { outcome: 'aborted' });
+    return abortReason(signal);
+  }
+  const failure = providerFailure(error, route);
+  recordProviderCall(route, startedAt, { outcome: 'error', error: failure });
+  return failure;
 }

@@ -57,6 +57,29 @@ export interface PromptParams {
   promptCache?: PromptCacheOptions;
 }
 
+/** Prompt parameters as the public API and definitions spell them (a prompt version's, a workflow step's). */
+export interface SpecPromptParams {
+  temperature?: number;
+  top_p?: number;
+  max_tokens?: number;
+  stop?: string[];
+  reasoning_effort?: ReasoningEffort;
+  thinking_budget?: number;
+  response_format?: JsonSchemaResponseFormat;
+}
+
+export function toPromptParams(params: SpecPromptParams): PromptParams {
+  return {
+    temperature: params.temperature,
+    topP: params.top_p,
+    maxOutputTokens: params.max_tokens,
+    stop: params.stop,
+    reasoningEffort: params.reasoning_effort,
+    thinkingBudget: params.thinking_budget,
+    responseFormat: params.response_format,
+  };
+}
+
 export interface PromptCacheOptions {
   /** How long Anthropic keeps the prefix; its default is 5 minutes. */
   ttl?: '5m' | '1h';

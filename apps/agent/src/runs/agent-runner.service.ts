@@ -1,25 +1,16 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type {
-  AgentInvokeResponse,
-  AgentRunRequest,
-  AgentStreamEvent,
-  AgentToolCallView,
-  AgentTriggerJob,
-  LedgerRecord,
-  ModelRoute as CatalogRoute,
-  RunStatus,
-  UsageObject,
-} from '@waggle/contracts';
+import type { AgentInvokeResponse, AgentRunRequest, AgentStreamEvent, AgentToolCallView, AgentTriggerJob } from '@waggle/contracts';
 import type { DocumentReader } from '@waggle/documents';
-import { ERROR_CATALOG, WaggleException } from '@waggle/errors';
-import { APP_ENV, LedgerPublisher, RunCancellation } from '@waggle/platform';
+import { streamErrorEvent, WaggleException } from '@waggle/errors';
+import { APP_ENV, LedgerPublisher, LedgerRun, RunCancellation } from '@waggle/platform';
 import {
   complete,
   ModelRoutes,
+  type CompletionResult,
   ProviderRegistry,
   providerFailure,
+  resolveChatRoute,
   stream,
-  toModelRoute,
   toolResultsMessage,
   type ModelRoute,
   type PromptCall,
@@ -52,18 +43,11 @@ interface PreparedRun {
   maxToolCalls: number;
   thread?: { id: string; key: string };
   checked: CheckedRunInput;
-  record: LedgerRecord;
+  ledger: LedgerRun;
 }
 
 /** One model turn's result, whole or streamed. */
-interface TurnOutcome {
-  response: string;
-  reasoning: string;
-  toolCalls: ToolCall[];
-  responseMessages: PromptMessage[];
-  usage: SpecUsage;
-  stopReason: StopReason;
-}
+type TurnOutcome = Omit<CompletionResult, 'model'>;
 
 /** What the loop reports as it goes (the stream's events). */
 interface LoopListener {
@@ -206,20 +190,11 @@ export class AgentRunner {
         } catch (error) {
           if (tracked.signal.aborted) {
             // The client left before the answer was complete: a cancellation, silently.
-            this.finish(run, 'cancelled', Date.now() - started, null, null);
+            run.ledger.finish('cancelled', Date.now() - started, null, null);
             return;
           }
           const failure = this.failed(run, error, started);
-          emit({
-            request_id: request.request_id,
-            type: 'error',
-            error: failure.message,
-            message: failure.message,
-            error_code: failure.code,
-            error_type: ERROR_CATALOG[failure.code].category,
-            status_code: failure.status,
-            ...(failure.code === 'provider_error' && { provider: run.route.provider }),
-          });
+          emit(streamErrorEvent(request.request_id, failure, failure.code === 'provider_error' ? run.route.provider : undefined));
           return;
         }
         // The answer is complete: it is recorded (and its usage counted) even if the client has gone.
@@ -227,15 +202,7 @@ export class AgentRunner {
           await this.complete(run, result, started);
         } catch (error) {
           const failure = error instanceof WaggleException ? error : new WaggleException('agent_completion_persistence_failed');
-          emit({
-            request_id: request.request_id,
-            type: 'error',
-            error: failure.message,
-            message: failure.message,
-            error_code: failure.code,
-            error_type: ERROR_CATALOG[failure.code].category,
-            status_code: failure.status,
-          });
+          emit(streamErrorEvent(request.request_id, failure));
           return;
         }
         emit({
@@ -271,15 +238,8 @@ export class AgentRunner {
     const agent = await this.agents.get(request.workspace_id, request.agent);
     if (!agent) throw new WaggleException('resource_not_found', { status: 422, detail: 'agent_not_found' });
     const checked = checkRunAttachments(request);
-    const catalogRoute = await this.routes.get(agent.llmModel).catch((error: unknown) => {
-      if (error instanceof WaggleException && error.code === 'resource_not_found')
-        throw new WaggleException('model_deprecated', { params: { model: agent.llmModel } });
-      throw error;
-    });
-    checkModel(catalogRoute, checked);
-    const route = toModelRoute(catalogRoute);
-    // Missing credentials answer config_error here, before anything is recorded or sent.
-    this.registry.languageModel(route);
+    const images = checked.current.images.length + checked.history.reduce((sum, message) => sum + message.images.length, 0);
+    const { catalog: catalogRoute, route } = await resolveChatRoute(this.routes, this.registry, agent.llmModel, { images: images > 0 });
 
     // `thread_id: null` (as clients send an unset field) is no thread, like an absent one.
     const threadKey = request.thread_id ?? undefined;
@@ -311,8 +271,7 @@ export class AgentRunner {
         omitted_turns: conversation.omittedTurns,
       });
 
-    const now = new Date().toISOString();
-    const record: LedgerRecord = {
+    const ledger = new LedgerRun(this.ledger, {
       request_id: request.request_id,
       workspace_id: request.workspace_id,
       request_type: 'agent',
@@ -324,18 +283,10 @@ export class AgentRunner {
       version_id: null,
       version: null,
       model: catalogRoute.id,
-      status: 'running',
       message: request.message,
       metadata: request.metadata ?? {},
       user: request.user ?? null,
-      generated_at: now,
-      started_at: now,
-      ended_at: null,
-      duration_ms: null,
-      usage: null,
-      data: null,
-    };
-    this.ledger.save(record);
+    });
     return {
       request,
       agent,
@@ -352,7 +303,7 @@ export class AgentRunner {
       maxToolCalls: agent.maxToolCalls ?? this.env.AGENT_DEFAULT_MAX_TOOL_CALLS,
       ...(thread && threadKey !== undefined && { thread: { id: thread.threadId, key: threadKey } }),
       checked,
-      record,
+      ledger,
     };
   }
 
@@ -413,16 +364,8 @@ export class AgentRunner {
     }
   }
 
-  private async completeTurn(run: PreparedRun, call: PromptCall): Promise<TurnOutcome> {
-    const result = await complete(this.registry, run.route, call);
-    return {
-      response: result.response,
-      reasoning: result.reasoning,
-      toolCalls: result.toolCalls,
-      responseMessages: result.responseMessages,
-      usage: result.usage,
-      stopReason: result.stopReason,
-    };
+  private completeTurn(run: PreparedRun, call: PromptCall): Promise<TurnOutcome> {
+    return complete(this.registry, run.route, call);
   }
 
   private async streamTurn(run: PreparedRun, call: PromptCall, listener: LoopListener): Promise<TurnOutcome> {
@@ -468,11 +411,11 @@ export class AgentRunner {
       } catch (error) {
         this.logger.error({ err: error, request_id: run.request.request_id }, 'an agent turn could not be stored in its thread');
         const failure = new WaggleException('agent_completion_persistence_failed');
-        this.finish(run, 'failed', Date.now() - started, null, { error: failure.message, error_code: failure.code });
+        run.ledger.finish('failed', Date.now() - started, null, { error: failure.message, error_code: failure.code });
         throw failure;
       }
     }
-    this.finish(run, 'completed', Date.now() - started, result.usage, {
+    run.ledger.finish('completed', Date.now() - started, result.usage, {
       response: result.response,
       model: run.route.modelId,
       usage: result.usage,
@@ -491,34 +434,7 @@ export class AgentRunner {
   /** Records a failed run and answers the failure to throw. */
   private failed(run: PreparedRun, error: unknown, started: number): WaggleException {
     const failure = error instanceof WaggleException ? error : providerFailure(error, run.route);
-    this.finish(run, 'failed', Date.now() - started, null, { error: failure.message, error_code: failure.code });
+    run.ledger.finish('failed', Date.now() - started, null, { error: failure.message, error_code: failure.code });
     return failure;
   }
-
-  private finish(
-    run: PreparedRun,
-    status: RunStatus,
-    durationMs: number,
-    usage: UsageObject | null,
-    data: Record<string, unknown> | null,
-  ): void {
-    run.record = {
-      ...run.record,
-      status,
-      ended_at: new Date().toISOString(),
-      duration_ms: durationMs,
-      usage: usage as Record<string, unknown> | null,
-      data,
-    };
-    this.ledger.save(run.record);
-  }
-}
-
-/** The model must exist, be a chat model, and see images when the run has any. */
-function checkModel(route: CatalogRoute, checked: CheckedRunInput): void {
-  if (route.status === 'deprecated') throw new WaggleException('model_deprecated', { params: { model: route.name } });
-  if (route.model_type !== 'llm')
-    throw new WaggleException('unsupported_resource_type', { detail: 'not_a_chat_model', params: { model: route.name } });
-  const images = checked.current.images.length + checked.history.reduce((sum, message) => sum + message.images.length, 0);
-  if (images > 0 && !route.is_vision) throw new WaggleException('vision_not_supported');
 }

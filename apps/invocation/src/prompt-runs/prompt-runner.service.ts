@@ -1,57 +1,17 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type {
-  ModelRoute as CatalogRoute,
-  LedgerRecord,
-  PromptInvokeResponse,
-  PromptRunRequest,
-  PromptStreamEvent,
-  PromptTriggerJob,
-  RunStatus,
-  UsageObject,
-} from '@waggle/contracts';
-import { ERROR_CATALOG, WaggleException } from '@waggle/errors';
-import {
-  complete,
-  ModelRoutes,
-  ProviderRegistry,
-  providerFailure,
-  routeProviderWarnings,
-  stream,
-  toModelRoute,
-  type ModelRoute,
-  type PromptMessage,
-  type PromptParams,
-} from '@waggle/providers';
-import { LedgerPublisher, RunCancellation } from '@waggle/platform';
+import type { PromptInvokeResponse, PromptRunRequest, PromptStreamEvent, PromptTriggerJob } from '@waggle/contracts';
+import { streamErrorEvent } from '@waggle/errors';
+import { ProviderRegistry, providerFailure, routeProviderWarnings, stream, type PromptMessage } from '@waggle/providers';
+import { LedgerPublisher, LedgerRun, RunCancellation } from '@waggle/platform';
 import { Observable } from 'rxjs';
-import type { PromptDeploymentEntity } from '../prompts/entities/prompt-deployment.entity';
-import type { PromptVariantEntity } from '../prompts/entities/prompt-variant.entity';
-import type { PromptVersionEntity, StoredPromptParams } from '../prompts/entities/prompt-version.entity';
 import { PromptResolutionCache } from '../prompts/prompt-resolution.cache';
 import type { ResolvedPrompt } from '../prompts/prompts.repository';
-import { imageUrls, lastUserText, renderMessages } from './prompt-messages';
+import { PromptExecution, type PreparedPrompt } from './prompt-execution';
+import { lastUserText } from './prompt-messages';
 
 interface PreparedRun {
-  deployment: PromptDeploymentEntity;
-  variant: PromptVariantEntity;
-  version: PromptVersionEntity;
-  catalogRoute: CatalogRoute;
-  route: ModelRoute;
-  messages: PromptMessage[];
-  params: PromptParams;
-  record: LedgerRecord;
-}
-
-function toPromptParams(params: StoredPromptParams): PromptParams {
-  return {
-    temperature: params.temperature,
-    topP: params.top_p,
-    maxOutputTokens: params.max_tokens,
-    stop: params.stop,
-    reasoningEffort: params.reasoning_effort,
-    thinkingBudget: params.thinking_budget,
-    responseFormat: params.response_format,
-  };
+  prompt: PreparedPrompt;
+  ledger: LedgerRun;
 }
 
 const seconds = (ms: number) => Math.round(ms) / 1000;
@@ -64,7 +24,7 @@ const seconds = (ms: number) => Math.round(ms) / 1000;
 export class PromptRunner {
   constructor(
     private readonly registry: ProviderRegistry,
-    private readonly routes: ModelRoutes,
+    private readonly execution: PromptExecution,
     private readonly ledger: LedgerPublisher,
     private readonly cancellation: RunCancellation,
     private readonly resolutions: PromptResolutionCache,
@@ -78,16 +38,16 @@ export class PromptRunner {
     const run = await this.prepare(request, resolved);
     const started = Date.now();
     try {
-      const result = await complete(this.registry, run.route, { messages: run.messages, params: run.params, abortSignal });
+      const result = await this.execution.complete(run.prompt, abortSignal);
       const durationMs = Date.now() - started;
-      this.finish(run, 'completed', durationMs, result.usage, {
+      run.ledger.finish('completed', durationMs, result.usage, {
         response: result.response,
         reasoning: result.reasoning,
         stop_reason: result.stopReason,
       });
       return {
         request_id: request.request_id,
-        model: run.route.modelId,
+        model: run.prompt.route.modelId,
         duration: seconds(durationMs),
         reasoning: result.reasoning,
         response: result.response,
@@ -95,8 +55,8 @@ export class PromptRunner {
         stop_reason: result.stopReason,
       };
     } catch (error) {
-      const failure = providerFailure(error, run.route);
-      this.finish(run, 'failed', Date.now() - started, null, { error: failure.message, error_code: failure.code });
+      const failure = providerFailure(error, run.prompt.route);
+      run.ledger.finish('failed', Date.now() - started, null, { error: failure.message, error_code: failure.code });
       throw failure;
     }
   }
@@ -110,14 +70,14 @@ export class PromptRunner {
     return new Observable<PromptStreamEvent>((subscriber) => {
       const tracked = this.cancellation.track(request.request_id);
       const run = async () => {
-        const prepared = await this.prepare(request);
+        const { prompt, ledger } = await this.prepare(request);
         const started = Date.now();
-        const model = prepared.route.modelId;
+        const model = prompt.route.modelId;
         const text = { reasoning: '', response: '' };
         try {
-          for await (const part of stream(this.registry, prepared.route, {
-            messages: prepared.messages,
-            params: prepared.params,
+          for await (const part of stream(this.registry, prompt.route, {
+            messages: prompt.messages as PromptMessage[],
+            params: prompt.params,
             abortSignal: tracked.signal,
           })) {
             if (part.type === 'finish') {
@@ -128,7 +88,7 @@ export class PromptRunner {
                 usage: { ...part.usage, duration: seconds(durationMs) },
                 stop_reason: part.stopReason,
               });
-              this.finish(prepared, 'completed', durationMs, part.usage, { ...text, stop_reason: part.stopReason });
+              ledger.finish('completed', durationMs, part.usage, { ...text, stop_reason: part.stopReason });
             } else if (part.type !== 'tool-call') {
               // A prompt run offers no tools, so no tool-call parts arrive.
               text[part.type] += part.text;
@@ -138,21 +98,12 @@ export class PromptRunner {
         } catch (error) {
           if (tracked.signal.aborted) {
             // The client left: a cancellation, not a failure.
-            this.finish(prepared, 'cancelled', Date.now() - started, null, null);
+            ledger.finish('cancelled', Date.now() - started, null, null);
             return;
           }
-          const failure = providerFailure(error, prepared.route);
-          this.finish(prepared, 'failed', Date.now() - started, null, { error: failure.message, error_code: failure.code });
-          subscriber.next({
-            request_id: request.request_id,
-            type: 'error',
-            error: failure.message,
-            message: failure.message,
-            error_code: failure.code,
-            error_type: ERROR_CATALOG[failure.code].category,
-            status_code: failure.status,
-            provider: prepared.route.provider,
-          });
+          const failure = providerFailure(error, prompt.route);
+          ledger.finish('failed', Date.now() - started, null, { error: failure.message, error_code: failure.code });
+          subscriber.next(streamErrorEvent(request.request_id, failure, prompt.route.provider));
         }
       };
       run().then(
@@ -188,25 +139,12 @@ export class PromptRunner {
   }
 
   private async prepare(request: PromptRunRequest, resolved?: ResolvedPrompt): Promise<PreparedRun> {
-    const { deployment, variant, version } =
-      resolved ?? (await this.resolutions.resolve(request.workspace_id, request.deployment, request.variant));
-    const catalogRoute = await this.routes.get(version.model).catch((error: unknown) => {
-      if (error instanceof WaggleException && error.code === 'resource_not_found')
-        throw new WaggleException('model_deprecated', { params: { model: version.model } });
-      throw error;
-    });
-    if (catalogRoute.status === 'deprecated') throw new WaggleException('model_deprecated', { params: { model: catalogRoute.name } });
-    if (catalogRoute.model_type !== 'llm')
-      throw new WaggleException('unsupported_resource_type', { detail: 'not_a_chat_model', params: { model: catalogRoute.name } });
-    const inputs = request.inputs ?? {};
-    const images = imageUrls(version.imageInputs, inputs);
-    if (images.length > 0 && !catalogRoute.is_vision) throw new WaggleException('vision_not_supported');
-    const route = toModelRoute(catalogRoute);
-    // Missing credentials answer config_error here, before anything is recorded or sent.
-    this.registry.languageModel(route);
-    const rendered = renderMessages(version.messages, inputs, images);
-    const now = new Date().toISOString();
-    const record: LedgerRecord = {
+    const prompt = await this.execution.prepare(
+      { workspaceId: request.workspace_id, deployment: request.deployment, variant: request.variant, inputs: request.inputs ?? {} },
+      resolved,
+    );
+    const { deployment, variant, version } = prompt;
+    const ledger = new LedgerRun(this.ledger, {
       request_id: request.request_id,
       workspace_id: request.workspace_id,
       request_type: 'prompt',
@@ -217,46 +155,11 @@ export class PromptRunner {
       variant_id: variant.id,
       version_id: version.id,
       version: version.version,
-      model: catalogRoute.id,
-      status: 'running',
-      message: lastUserText(rendered),
+      model: prompt.catalogRoute.id,
+      message: lastUserText(prompt.messages),
       metadata: request.metadata ?? {},
       user: request.user ?? null,
-      generated_at: now,
-      started_at: now,
-      ended_at: null,
-      duration_ms: null,
-      usage: null,
-      data: null,
-    };
-    this.ledger.save(record);
-    return {
-      deployment,
-      variant,
-      version,
-      catalogRoute,
-      route,
-      messages: rendered as PromptMessage[],
-      params: toPromptParams(version.params),
-      record,
-    };
-  }
-
-  private finish(
-    run: PreparedRun,
-    status: RunStatus,
-    durationMs: number,
-    usage: UsageObject | null,
-    data: Record<string, unknown> | null,
-  ): void {
-    run.record = {
-      ...run.record,
-      status,
-      ended_at: new Date().toISOString(),
-      duration_ms: durationMs,
-      usage: usage as Record<string, unknown> | null,
-      data,
-    };
-    this.ledger.save(run.record);
+    });
+    return { prompt, ledger };
   }
 }

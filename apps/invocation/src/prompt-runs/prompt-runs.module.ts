@@ -2,17 +2,20 @@ import { Module } from '@nestjs/common';
 import { RunCancellation } from '@waggle/platform';
 import { LedgerModule } from '../ledger/ledger.module';
 import { PromptsModule } from '../prompts/prompts.module';
+import { PromptExecution } from './prompt-execution';
 import { PromptRunner } from './prompt-runner.service';
 import { PromptTriggerWorker } from './prompt-trigger.worker';
 import { PromptRunsController } from './prompt-runs.controller';
 
 /**
  * Prompt runs: invoked (whole or streamed, cancellable) and webhook-triggered (the prompt-runs
- * worker). The provider registry and model routes come from the app's global ProvidersModule.
+ * worker). PromptExecution is how anything else (the workflow `prompt` step) runs a deployed
+ * prompt. The provider registry and model routes come from the app's global ProvidersModule.
  */
 @Module({
   imports: [PromptsModule, LedgerModule],
   controllers: [PromptRunsController],
-  providers: [RunCancellation, PromptRunner, PromptTriggerWorker],
+  providers: [RunCancellation, PromptExecution, PromptRunner, PromptTriggerWorker],
+  exports: [PromptExecution],
 })
 export class PromptRunsModule {}

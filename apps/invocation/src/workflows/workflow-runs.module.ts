@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { PromptsModule } from '../prompts/prompts.module';
+import { PromptRunsModule } from '../prompt-runs/prompt-runs.module';
 import { WorkflowDeploymentsModule } from './deployments/workflow-deployments.module';
 import { ProviderToolMeter } from './engine/provider-tool-meter';
 import { StepExecutors } from './engine/step-executors';
@@ -16,7 +16,7 @@ import { WorkflowRunsService } from './runs/workflow-runs.service';
  * versions, webhook secrets) are WorkflowDeploymentsModule's.
  */
 @Module({
-  imports: [WorkflowDeploymentsModule, PromptsModule],
+  imports: [WorkflowDeploymentsModule, PromptRunsModule],
   controllers: [WorkflowRunsController],
   providers: [
     WorkflowRunsRepository,

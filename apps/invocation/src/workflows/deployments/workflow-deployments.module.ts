@@ -5,6 +5,7 @@ import { WORKFLOW_DEPLOYMENT_ENTITIES } from './entities';
 import { WorkflowDeploymentsController } from './workflow-deployments.controller';
 import { WorkflowDeploymentsRepository } from './workflow-deployments.repository';
 import { WorkflowDeploymentsService } from './workflow-deployments.service';
+import { WorkflowResolutionCache } from './workflow-resolution.cache';
 import { WorkflowWebhookSecrets } from './workflow-webhook-secrets.service';
 
 /**
@@ -15,7 +16,7 @@ import { WorkflowWebhookSecrets } from './workflow-webhook-secrets.service';
 @Module({
   imports: [TypeOrmModule.forFeature(WORKFLOW_DEPLOYMENT_ENTITIES), WebhooksModule],
   controllers: [WorkflowDeploymentsController],
-  providers: [WorkflowDeploymentsRepository, WorkflowDeploymentsService, WorkflowWebhookSecrets],
+  providers: [WorkflowDeploymentsRepository, WorkflowDeploymentsService, WorkflowResolutionCache, WorkflowWebhookSecrets],
   exports: [WorkflowDeploymentsService],
 })
 export class WorkflowDeploymentsModule {}

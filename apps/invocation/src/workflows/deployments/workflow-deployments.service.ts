@@ -10,35 +10,12 @@ import { WaggleException } from '@waggle/errors';
 import { ModelRoutes } from '@waggle/providers';
 import { SecretSealer } from '@waggle/webhooks';
 import { validateWorkflowDefinitions, type WorkflowDeploymentDefinition, type WorkflowVariant } from '@waggle/workflows';
-import { LRUCache } from 'lru-cache';
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import type { WorkflowDeploymentEntity } from './entities/workflow-deployment.entity';
-import {
-  deploymentNotFound,
-  variantNotFound,
-  WorkflowDeploymentsRepository,
-  type WorkflowVersionRow,
-} from './workflow-deployments.repository';
+import { variantNotFound, WorkflowDeploymentsRepository } from './workflow-deployments.repository';
+import { WorkflowResolutionCache, type PinnedWorkflow, type ResolvedWorkflow } from './workflow-resolution.cache';
 import { WorkflowWebhookSecrets } from './workflow-webhook-secrets.service';
-
-/** What a run of a workflow executes: exactly one immutable version, and the secret its callback is signed with. */
-export interface ResolvedWorkflow {
-  deploymentId: string;
-  deploymentName: string;
-  variantId: string;
-  variantName: string;
-  versionId: string;
-  version: number;
-  /** The parsed variant with its defaults applied. */
-  definition: WorkflowVariant;
-  /** The deployment's current webhook secret, opened. */
-  webhookSecret: string;
-}
-
-/** A rotated secret is in force on every replica within this long (the engine reads it per run). */
-const SECRET_CACHE_MS = 5_000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** JSON with sorted keys, so equal definitions hash equally whatever the file's key order. */
 function canonicalJson(value: unknown): string {
@@ -64,12 +41,9 @@ function contentHashOf(definition: WorkflowVariant): string {
  */
 @Injectable()
 export class WorkflowDeploymentsService {
-  /** Versions never change, so a pinned version is cached for good (without its secret, which rotates). */
-  private readonly versions = new LRUCache<string, Omit<WorkflowVersionRow, 'webhook_secret_sealed'>>({ max: 1_000 });
-  private readonly secrets = new LRUCache<string, string>({ max: 10_000, ttl: SECRET_CACHE_MS });
-
   constructor(
     private readonly deployments: WorkflowDeploymentsRepository,
+    private readonly resolutions: WorkflowResolutionCache,
     private readonly webhookSecrets: WorkflowWebhookSecrets,
     private readonly routes: ModelRoutes,
     private readonly sealer: SecretSealer,
@@ -97,6 +71,8 @@ export class WorkflowDeploymentsService {
       for (const workflow of checked.workflows) results.push(await this.applyDeployment(manager, workspaceId, workflow));
       return results;
     });
+    if (applied.some((deployment) => deployment.created || deployment.variants.some((variant) => variant.changed)))
+      this.resolutions.changed(workspaceId);
     // The dispatcher signs callbacks from the registry, so it is current before apply answers.
     await this.webhookSecrets.publish(applied.map((deployment) => deployment.workflow_deployment_id));
     return applied;
@@ -136,70 +112,24 @@ export class WorkflowDeploymentsService {
   }
 
   /** What a new run of (deployment, variant) executes: the variant's current version. */
-  async resolve(workspaceId: string, deployment: string, variant: string): Promise<ResolvedWorkflow> {
-    const row = await this.deployments.current(workspaceId, deployment, variant);
-    if (row.deployment_id === null) throw deploymentNotFound(deployment);
-    if (row.version_id === null) throw variantNotFound(variant);
-    this.versions.set(row.version_id, row);
-    this.secrets.set(row.deployment_id, this.sealer.open(row.webhook_secret_sealed));
-    return this.toResolved(row, this.sealer.open(row.webhook_secret_sealed));
+  resolve(workspaceId: string, deployment: string, variant: string): Promise<ResolvedWorkflow> {
+    return this.resolutions.resolve(workspaceId, deployment, variant);
   }
 
-  /**
-   * Exactly the version a run was accepted with, whatever the variant points at now;
-   * resource_not_found when it is gone or belongs to another workspace.
-   */
-  async pinned(workspaceId: string, versionId: string): Promise<ResolvedWorkflow> {
-    const notFound = () => new WaggleException('resource_not_found', { detail: 'workflow_version_not_found', params: { id: versionId } });
-    if (!UUID.test(versionId)) throw notFound();
-    let row = this.versions.get(versionId);
-    let secret: string | undefined;
-    if (!row) {
-      const found = await this.deployments.versionById(versionId);
-      if (!found) throw notFound();
-      row = found;
-      this.versions.set(versionId, found);
-      secret = this.sealer.open(found.webhook_secret_sealed);
-      this.secrets.set(found.deployment_id, secret);
-    }
-    if (row.workspace_id !== workspaceId) throw notFound();
-    secret ??= this.secrets.get(row.deployment_id) ?? (await this.currentSecret(row.deployment_id));
-    if (secret === undefined) throw notFound();
-    return this.toResolved(row, secret);
+  /** Exactly the version a run was accepted with (resource_not_found when it is not the workspace's). */
+  pinned(workspaceId: string, versionId: string): Promise<PinnedWorkflow> {
+    return this.resolutions.pinned(workspaceId, versionId);
   }
 
   async webhookSecret(workspaceId: string, deployment: string): Promise<WorkflowWebhookSecretView> {
     return this.webhookSecrets.view(workspaceId, deployment);
   }
 
-  /**
-   * A new current secret, the old one signing too for the overlap; runs resolved on this
-   * replica use the new one at once, on other replicas within SECRET_CACHE_MS.
-   */
+  /** A new current secret, the old one signing too for the overlap; new runs on every replica answer the new one. */
   async rotateWebhookSecret(workspaceId: string, deployment: string, overlapSeconds?: number): Promise<WorkflowWebhookSecretView> {
     const rotated = await this.webhookSecrets.rotate(workspaceId, deployment, overlapSeconds);
-    this.secrets.delete(rotated.workflow_deployment_id);
+    this.resolutions.changed(workspaceId);
     return rotated;
-  }
-
-  private async currentSecret(deploymentId: string): Promise<string | undefined> {
-    const secret = await this.webhookSecrets.currentSecret(deploymentId);
-    if (secret === null) return undefined;
-    this.secrets.set(deploymentId, secret);
-    return secret;
-  }
-
-  private toResolved(row: Omit<WorkflowVersionRow, 'webhook_secret_sealed'>, webhookSecret: string): ResolvedWorkflow {
-    return {
-      deploymentId: row.deployment_id,
-      deploymentName: row.deployment_name,
-      variantId: row.variant_id,
-      variantName: row.variant_name,
-      versionId: row.version_id,
-      version: row.version,
-      definition: row.definition,
-      webhookSecret,
-    };
   }
 
   /**

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AgentPatterns, KnowledgeBasePatterns, sendRpc, type ModelRoute as CatalogRoute } from '@waggle/contracts';
+import { AgentPatterns, KnowledgeBasePatterns, sendRpc } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { APP_ENV, NatsRpcClient } from '@waggle/platform';
 import { WebScraper } from '@waggle/documents';
@@ -9,9 +9,12 @@ import {
   ModelRoutes,
   ProviderRegistry,
   providerFailure,
-  toModelRoute,
+  resolveChatRoute,
+  toPromptParams,
   WebToolError,
+  type CompletionResult,
   type PromptMessage,
+  type PromptParams,
   type WebSearchProvider,
 } from '@waggle/providers';
 import { CallbackUrlPolicy, createGuardedDispatcher, refusalOf } from '@waggle/webhooks';
@@ -20,8 +23,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { request, type Dispatcher } from 'undici';
 import type { InvocationEnv } from '../../config/invocation.env';
-import { PromptResolutionCache } from '../../prompts/prompt-resolution.cache';
-import { imageUrls, renderMessages } from '../../prompt-runs/prompt-messages';
+import { PromptExecution } from '../../prompt-runs/prompt-execution';
 import type { RunExecution } from './workflow-engine';
 import { ProviderToolMeter } from './provider-tool-meter';
 
@@ -49,6 +51,19 @@ function toolFailure(error: unknown): WaggleException {
   return new WaggleException('upstream_request_failed', { detail: 'tool_call_failed' });
 }
 
+/** A model call's answer as a step's output: parsed when the call asked for JSON (the text when it is not JSON after all). */
+function modelStepResult(result: CompletionResult, params: PromptParams): StepResult {
+  let output: unknown = result.response;
+  if (params.responseFormat) {
+    try {
+      output = JSON.parse(result.response) as unknown;
+    } catch {
+      output = result.response;
+    }
+  }
+  return { output, tokens: result.usage.total_tokens, modelCalls: 1 };
+}
+
 /**
  * The work of every step type but `condition` and `loop` (the engine runs those): each resolves
  * its fields against the run scope (what its record shows as inputs), then runs. Failures are
@@ -64,7 +79,7 @@ export class StepExecutors {
   constructor(
     private readonly registry: ProviderRegistry,
     private readonly routes: ModelRoutes,
-    private readonly prompts: PromptResolutionCache,
+    private readonly prompts: PromptExecution,
     private readonly rpc: NatsRpcClient,
     private readonly meter: ProviderToolMeter,
     @Inject(APP_ENV) private readonly env: InvocationEnv,
@@ -160,69 +175,35 @@ export class StepExecutors {
     }
   }
 
-  private async routeOf(modelId: string): Promise<CatalogRoute> {
-    const route = await this.routes.get(modelId).catch((error: unknown) => {
-      if (error instanceof WaggleException && error.code === 'resource_not_found')
-        throw new WaggleException('model_deprecated', { params: { model: modelId } });
-      throw error;
-    });
-    if (route.status === 'deprecated') throw new WaggleException('model_deprecated', { params: { model: route.name } });
-    if (route.model_type !== 'llm')
-      throw new WaggleException('unsupported_resource_type', { detail: 'not_a_chat_model', params: { model: route.name } });
-    return route;
-  }
-
-  private async callModel(
-    catalogRoute: CatalogRoute,
-    messages: PromptMessage[],
-    params: PromptStep['params'],
-    execution: RunExecution,
-  ): Promise<StepResult> {
-    const route = toModelRoute(catalogRoute);
-    this.registry.languageModel(route);
+  /** A model call with the step's own messages. */
+  private async modelCall(step: PromptStep, inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
+    const { route } = await resolveChatRoute(this.routes, this.registry, inputs.model as string);
+    const params = toPromptParams(step.params ?? {});
+    let result: CompletionResult;
     try {
-      const result = await complete(this.registry, route, {
-        messages,
-        params: {
-          temperature: params?.temperature,
-          topP: params?.top_p,
-          maxOutputTokens: params?.max_tokens,
-          stop: params?.stop,
-          reasoningEffort: params?.reasoning_effort,
-          thinkingBudget: params?.thinking_budget,
-          responseFormat: params?.response_format,
-        },
+      result = await complete(this.registry, route, {
+        messages: inputs.messages as PromptMessage[],
+        params,
         abortSignal: execution.signal,
       });
-      let output: unknown = result.response;
-      if (params?.response_format) {
-        try {
-          output = JSON.parse(result.response) as unknown;
-        } catch {
-          output = result.response;
-        }
-      }
-      return { output, tokens: result.usage.total_tokens, modelCalls: 1 };
     } catch (error) {
       throw providerFailure(error, route);
     }
-  }
-
-  private async modelCall(step: PromptStep, inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
-    const route = await this.routeOf(inputs.model as string);
-    return this.callModel(route, inputs.messages as PromptMessage[], step.params, execution);
+    return modelStepResult(result, params);
   }
 
   /** A deployed prompt variant's current version, rendered with the step's inputs. */
   private async deployedPrompt(inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
-    const { version } = await this.prompts.resolve(execution.run.workspace_id, inputs.deployment as string, inputs.variant as string);
-    const route = await this.routeOf(version.model);
-    const values = (inputs.inputs ?? {}) as Record<string, unknown>;
-    const images = imageUrls(version.imageInputs, values);
-    if (images.length > 0 && !route.is_vision) throw new WaggleException('vision_not_supported');
-    const messages = renderMessages(version.messages, values, images) as PromptMessage[];
-    const params = version.params;
-    return this.callModel(route, messages, params as PromptStep['params'], execution);
+    const { prepared, result } = await this.prompts.run(
+      {
+        workspaceId: execution.run.workspace_id,
+        deployment: inputs.deployment as string,
+        variant: inputs.variant as string,
+        inputs: (inputs.inputs ?? {}) as Record<string, unknown>,
+      },
+      execution.signal,
+    );
+    return modelStepResult(result, prepared.params);
   }
 
   private remainingMs(execution: RunExecution): number {

@@ -182,16 +182,7 @@ export class WorkflowEngine {
       return;
     }
     const failed = failure ?? new RunFailure('internal_server_error', 'The step failed', step.id);
-    await this.runs.endStep({
-      runId,
-      key,
-      status: 'failed',
-      output: null,
-      error: failed.message,
-      errorCode: failed.code,
-      tokens: 0,
-      modelCalls: 0,
-    });
+    await this.endFailed(runId, key, failed);
     if (failed.fatal || step.on_error === 'fail') throw failed;
     scope[step.id] = { output: null, error: failed.message } satisfies StepRecordScope;
   }
@@ -219,16 +210,7 @@ export class WorkflowEngine {
       } catch (error) {
         const failure = RunFailure.of(error, step.id);
         await this.runs.startStep({ runId, key, stepId: step.id, type: step.type, iteration, inputs: {} });
-        await this.runs.endStep({
-          runId,
-          key,
-          status: 'failed',
-          output: null,
-          error: failure.message,
-          errorCode: failure.code,
-          tokens: 0,
-          modelCalls: 0,
-        });
+        await this.endFailed(runId, key, failure);
         if (step.on_error === 'fail') throw failure;
         scope[step.id] = { output: null, error: failure.message } satisfies StepRecordScope;
         return;
@@ -241,16 +223,7 @@ export class WorkflowEngine {
       await this.runList(execution, steps, scope, prefix, iteration);
     } catch (error) {
       const failure = RunFailure.of(error, step.id);
-      await this.runs.endStep({
-        runId,
-        key,
-        status: 'failed',
-        output: null,
-        error: failure.message,
-        errorCode: failure.code,
-        tokens: 0,
-        modelCalls: 0,
-      });
+      await this.endFailed(runId, key, failure);
       throw failure;
     }
     const last = steps.length > 0 ? (scope[steps[steps.length - 1].id] as StepRecordScope | undefined) : undefined;
@@ -332,21 +305,26 @@ export class WorkflowEngine {
       await this.runList(execution, step.steps, iterationScope, `${key}.`, index);
     } catch (error) {
       const failure = RunFailure.of(error, step.id);
-      await this.runs.endStep({
-        runId,
-        key,
-        status: 'failed',
-        output: null,
-        error: failure.message,
-        errorCode: failure.code,
-        tokens: 0,
-        modelCalls: 0,
-      });
+      await this.endFailed(runId, key, failure);
       throw failure;
     }
     const last = iterationScope[step.steps[step.steps.length - 1].id] as StepRecordScope | undefined;
     const output = last && last.error === null ? { value: last.output } : null;
     await this.runs.endStep({ runId, key, status: 'completed', output, error: null, errorCode: null, tokens: 0, modelCalls: 0 });
     return output;
+  }
+
+  /** A step's (or a condition's, an iteration's) record ends failed, with nothing used. */
+  private endFailed(runId: string, key: string, failure: RunFailure): Promise<void> {
+    return this.runs.endStep({
+      runId,
+      key,
+      status: 'failed',
+      output: null,
+      error: failure.message,
+      errorCode: failure.code,
+      tokens: 0,
+      modelCalls: 0,
+    });
   }
 }

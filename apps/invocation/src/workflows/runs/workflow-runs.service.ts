@@ -187,7 +187,7 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
     this.ledger.save(ledgerRecordOf(admission.run));
     if (runAsync) {
       if (admission.status === 'running') await this.enqueue(admission.run);
-      return { request_id: request.request_id, run_status: admission.status, webhook_secret: workflow.webhookSecret };
+      return { request_id: request.request_id, run_status: admission.status, webhook_secret: workflow.webhookSecret() };
     }
     // The waiter is registered before the job exists, so its end cannot be missed.
     const finished = this.waitFor(request.request_id);
