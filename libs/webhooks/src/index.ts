@@ -27,3 +27,11 @@ export {
   rotateOwnerSecrets,
   type SealedOwnerSecrets,
 } from './owner-secrets';
+export {
+  OwnerWebhookSecrets,
+  type OwnerWebhookSecretsOptions,
+  type ShownWebhookSecret,
+  type WebhookSecretColumns,
+  type WebhookSecretOwnerStore,
+} from './owner-webhook-secrets';
+export { webhookOwnerProviders, type WebhookOwnerEnv } from './webhook-owner.providers';
