@@ -51,9 +51,17 @@ export {
   type DeadLetterSourceName,
   type DeadLetterSummary,
 } from './dead-letters.patterns';
-export { WEBHOOK_OWNER_KINDS, type WebhookOwnerKind } from './webhook-owners';
+export {
+  DeploymentWebhookSecretRequest,
+  WEBHOOK_OWNER_KINDS,
+  WebhookSecretRotation,
+  WithRotationOverlap,
+  type ShownWebhookSecret,
+  type WebhookOwnerKind,
+} from './webhook-owners';
 export { integerFromDigits, ListLimit, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
 export { flatMetadataProblem, IsFlatMetadata, METADATA_LIMITS, type FlatMetadata, type MetadataValue } from './flat-metadata';
+export { RunLabels, WithRunLabels, type RequestBase } from './run-labels';
 export {
   HealthContracts,
   HealthPatterns,

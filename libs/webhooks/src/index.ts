@@ -30,7 +30,6 @@ export {
 export {
   OwnerWebhookSecrets,
   type OwnerWebhookSecretsOptions,
-  type ShownWebhookSecret,
   type WebhookSecretColumns,
   type WebhookSecretOwnerStore,
 } from './owner-webhook-secrets';

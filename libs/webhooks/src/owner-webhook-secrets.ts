@@ -1,4 +1,4 @@
-import type { WebhookOwnerKind } from '@waggle/contracts';
+import type { ShownWebhookSecret, WebhookOwnerKind } from '@waggle/contracts';
 import {
   newOwnerSecrets,
   ownerAcceptsSecret,
@@ -30,12 +30,6 @@ export interface WebhookSecretOwnerStore<TOwner extends WebhookSecretColumns> {
   findByIds(ids: string[]): Promise<TOwner[]>;
   /** One page of every live owner's id, in a stable order. */
   idsPage(skip: number, take: number): Promise<string[]>;
-}
-
-/** An owner's secret as its API shows it: the current secret, opened, and the end of a rotation's overlap. */
-export interface ShownWebhookSecret {
-  webhook_secret: string;
-  previous_secret_expires_at: string | null;
 }
 
 export interface OwnerWebhookSecretsOptions<TOwner extends WebhookSecretColumns, TView> {

@@ -1,3 +1,4 @@
+import type { ShownWebhookSecret } from '@waggle/contracts';
 import Redis from 'ioredis';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Pool, type PoolClient } from 'pg';
@@ -7,7 +8,6 @@ import {
   SecretSealer,
   WebhookRegistry,
   WebhookTargetKeeper,
-  type ShownWebhookSecret,
   type WebhookSecretColumns,
   type WebhookSecretOwnerStore,
 } from '../src';
