@@ -22,14 +22,17 @@ export { sendRpc, streamRpc, type RpcTransport, type SendOptions } from './send'
 export { CLAIM_BUCKETS, RpcHeaders, STREAM_HEARTBEAT, type ClaimBucket, type RpcCallContext } from './rpc-headers';
 export { QueueNames, type QueueJobs, type QueueName } from './queues';
 export {
+  acceptedTriggerRecord,
   LedgerStream,
   RUN_KINDS,
   RUN_STATUSES,
   TERMINAL_RUN_STATUSES,
+  type AcceptedTriggerJob,
   type LedgerDeadLetter,
   type LedgerRecord,
   type RunKind,
   type RunStatus,
+  type TriggeredRun,
 } from './ledger';
 export {
   DEAD_LETTER_OWNERS,

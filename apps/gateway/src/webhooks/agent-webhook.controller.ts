@@ -6,8 +6,7 @@ import { CallbackUrlPolicy } from '@waggle/webhooks';
 import type Redis from 'ioredis';
 import type { GatewayEnv } from '../config/gateway.env';
 import { AgentWebhookBody } from './agent-webhook.dto';
-import type { AcceptedTrigger } from './prompt-webhook.controller';
-import { checkTriggerBody, enqueueTrigger } from './trigger-intake';
+import { acceptTrigger, checkTriggerBody, type AcceptedTrigger } from './trigger-intake';
 import { WebhookTriggerRoute, type WebhookTriggerRequest } from './webhook-secret.guard';
 
 /**
@@ -55,31 +54,12 @@ export class AgentWebhookController implements OnModuleDestroy {
       callback_url: callbackUrl,
       accepted_at: new Date().toISOString(),
     };
-    await enqueueTrigger(this.triggers, requestId, job, this.logger);
-    // The run is in the ledger from the moment it is accepted, even while the agent service is down.
-    this.ledger.save({
-      request_id: requestId,
-      workspace_id: job.workspace_id,
+    const intake = { producer: this.triggers, ledger: this.ledger, logger: this.logger };
+    return acceptTrigger(intake, job, {
       request_type: 'agent',
       requestable_type: 'agent',
       requestable_id: job.agent_id,
-      deployment: null,
-      variant: null,
-      variant_id: null,
-      version_id: null,
-      version: null,
-      model: null,
-      status: 'running',
       message: job.message,
-      metadata: job.metadata,
-      user: job.user,
-      generated_at: job.accepted_at,
-      started_at: null,
-      ended_at: null,
-      duration_ms: null,
-      usage: null,
-      data: null,
     });
-    return { request_id: requestId, run_status: 'running' };
   }
 }

@@ -7,13 +7,8 @@ import { CallbackUrlPolicy } from '@waggle/webhooks';
 import type Redis from 'ioredis';
 import type { GatewayEnv } from '../config/gateway.env';
 import { PromptWebhookBody } from './prompt-webhook.dto';
-import { checkTriggerBody, enqueueTrigger } from './trigger-intake';
+import { acceptTrigger, checkTriggerBody, type AcceptedTrigger } from './trigger-intake';
 import { WebhookTriggerRoute, type WebhookTriggerRequest } from './webhook-secret.guard';
-
-export interface AcceptedTrigger {
-  request_id: string;
-  run_status: 'running';
-}
 
 /**
  * A prompt deployment variant run by a webhook: accepted here (queued in Redis, where
@@ -70,31 +65,14 @@ export class PromptWebhookController implements OnModuleDestroy {
       callback_url: callbackUrl,
       accepted_at: new Date().toISOString(),
     };
-    await enqueueTrigger(this.triggers, requestId, job, this.logger);
-    // The run is in the ledger from the moment it is accepted, even while its runner is down.
-    this.ledger.save({
-      request_id: requestId,
-      workspace_id: job.workspace_id,
+    const intake = { producer: this.triggers, ledger: this.ledger, logger: this.logger };
+    return acceptTrigger(intake, job, {
       request_type: 'prompt',
       requestable_type: 'prompt_deployment',
       requestable_id: job.prompt_endpoint_id,
-      deployment: null,
       variant: variant.name,
       variant_id: job.variant_id,
       version_id: job.version_id,
-      version: null,
-      model: null,
-      status: 'running',
-      message: null,
-      metadata: job.metadata,
-      user: job.user,
-      generated_at: job.accepted_at,
-      started_at: null,
-      ended_at: null,
-      duration_ms: null,
-      usage: null,
-      data: null,
     });
-    return { request_id: requestId, run_status: 'running' };
   }
 }

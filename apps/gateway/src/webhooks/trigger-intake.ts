@@ -1,7 +1,7 @@
 import type { Logger } from '@nestjs/common';
-import type { QueueJobs, QueueName } from '@waggle/contracts';
+import { acceptedTriggerRecord, type AcceptedTriggerJob, type QueueJobs, type QueueName, type TriggeredRun } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import type { QueueProducer } from '@waggle/platform';
+import type { LedgerPublisher, QueueProducer } from '@waggle/platform';
 import type { CallbackUrlPolicy } from '@waggle/webhooks';
 
 /** A required field of a trigger body, with why it is required. */
@@ -34,17 +34,28 @@ export function checkTriggerBody(missing: RequiredField[], callbackUrl: string |
   return callbackUrl;
 }
 
-/** Queues an accepted run (idempotent by request id); a queue that cannot take it answers 503. */
-export async function enqueueTrigger<Q extends QueueName>(
-  producer: QueueProducer<Q>,
-  requestId: string,
-  job: QueueJobs[Q],
-  logger: Logger,
-): Promise<void> {
+/** A trigger's answer: the run is accepted, and its result goes to the callback. */
+export interface AcceptedTrigger {
+  request_id: string;
+  run_status: 'running';
+}
+
+/**
+ * Accepts a checked trigger: queues its run (idempotent by request id; a queue that cannot
+ * take it answers 503), then records it `running` in the ledger, where it is from then on
+ * even while its runner is down.
+ */
+export async function acceptTrigger<Q extends QueueName>(
+  intake: { producer: QueueProducer<Q>; ledger: LedgerPublisher; logger: Logger },
+  job: QueueJobs[Q] & AcceptedTriggerJob,
+  run: TriggeredRun,
+): Promise<AcceptedTrigger> {
   try {
-    await producer.add(requestId, job);
+    await intake.producer.add(job.request_id, job);
   } catch (error) {
-    logger.error({ err: error }, 'a webhook trigger could not be queued');
+    intake.logger.error({ err: error }, 'a webhook trigger could not be queued');
     throw new WaggleException('upstream_request_failed', { status: 503, message: 'The run could not be accepted. Retry shortly.' });
   }
+  intake.ledger.save(acceptedTriggerRecord(job, run));
+  return { request_id: job.request_id, run_status: 'running' };
 }
