@@ -18,7 +18,11 @@ function ownerSecrets() {
     if (!owner) throw new Error(`no owner ${name}`);
     return owner;
   };
-  const secrets = new OwnerWebhookSecrets<Owner, { name: string; webhook_secret: string; previous_secret_expires_at: string | null }>({
+  const secrets = new OwnerWebhookSecrets<
+    Owner,
+    { name: string; webhook_secret: string; previous_secret_expires_at: string | null },
+    string
+  >({
     kind: 'workflow_deployment',
     sealer,
     overlapSeconds: 3600,
@@ -28,11 +32,14 @@ function ownerSecrets() {
       remove: async (kind, id) => void calls.push(['remove', kind, id]),
     },
     store: {
-      get: async (workspaceId, name) => ({ ...find(workspaceId, name) }),
-      update: async (workspaceId, name, change) => {
-        const owner = find(workspaceId, name);
-        change(owner);
-        return { ...owner };
+      transaction: (work) => work('manager'),
+      get: async (workspaceId, name, options) => {
+        if (options) calls.push(['get', options]);
+        return { ...find(workspaceId, name) };
+      },
+      saveSecrets: async (manager, owner) => {
+        calls.push(['save', manager]);
+        owners.set(owner.id, owner);
       },
       findByIds: async (ids) => ids.flatMap((id) => owners.get(id) ?? []),
       idsPage: async (skip, take) => [...owners.keys()].sort().slice(skip, skip + take),
@@ -54,7 +61,12 @@ function ownerSecrets() {
     owners.set(owner.id, owner);
     return owner;
   };
-  return { sealer, secrets, add, calls, logged };
+  const stored = (id: string): Owner => {
+    const owner = owners.get(id);
+    if (!owner) throw new Error(`no owner ${id}`);
+    return owner;
+  };
+  return { sealer, secrets, add, stored, calls, logged };
 }
 
 describe('OwnerWebhookSecrets', () => {
@@ -75,8 +87,8 @@ describe('OwnerWebhookSecrets', () => {
   });
 
   it('rotates with the default overlap: both secrets in force and in the target, the row written, the target published and logged', async () => {
-    const { secrets, add, calls, logged } = ownerSecrets();
-    const owner = add('digest');
+    const { secrets, add, stored, calls, logged } = ownerSecrets();
+    const { id } = add('digest');
     const before = await secrets.view('w', 'digest');
     const askedAt = Date.now();
     const rotated = await secrets.rotate('w', 'digest');
@@ -84,7 +96,12 @@ describe('OwnerWebhookSecrets', () => {
     expect(rotated.webhook_secret).not.toBe(before.webhook_secret);
     expect(Date.parse(rotated.previous_secret_expires_at ?? '')).toBeGreaterThanOrEqual(askedAt + 3_600_000);
     expect(await secrets.view('w', 'digest')).toEqual(rotated);
-    expect(calls).toEqual([['publish', 'workflow_deployment', [owner.id]]]);
+    const owner = stored(id);
+    expect(calls).toEqual([
+      ['get', { manager: 'manager', lock: true }],
+      ['save', 'manager'],
+      ['publish', 'workflow_deployment', [owner.id]],
+    ]);
     expect(logged).toEqual([{ msg: 'webhook secret rotated', owner_id: owner.id, overlap_seconds: 3600 }]);
 
     const [current] = await secrets.targets([owner.id]);
@@ -101,10 +118,11 @@ describe('OwnerWebhookSecrets', () => {
   });
 
   it('rotates without overlap when asked: only the new secret is in force', async () => {
-    const { secrets, add } = ownerSecrets();
-    const owner = add('digest');
+    const { secrets, add, stored } = ownerSecrets();
+    const { id } = add('digest');
     const before = await secrets.view('w', 'digest');
     const rotated = await secrets.rotate('w', 'digest', 0);
+    const owner = stored(id);
     expect(rotated.previous_secret_expires_at).toBeNull();
     expect(owner.previousWebhookSecretSealed).toBeNull();
     expect(secrets.accepts(owner, before.webhook_secret)).toBe(false);
@@ -115,7 +133,7 @@ describe('OwnerWebhookSecrets', () => {
   it('publishes nothing when the store refuses the rotation (an unknown owner)', async () => {
     const { secrets, calls } = ownerSecrets();
     await expect(secrets.rotate('w', 'nope')).rejects.toThrow('no owner nope');
-    expect(calls).toEqual([]);
+    expect(calls).toEqual([['get', { manager: 'manager', lock: true }]]);
   });
 
   it('pages ids and leaves unknown ids out of the targets; unpublish removes the entry', async () => {

@@ -20,21 +20,25 @@ export interface WebhookSecretColumns {
   previousSecretExpiresAt: Date | null;
 }
 
-/** One kind of owner's rows, as its repository reads and writes them. */
-export interface WebhookSecretOwnerStore<TOwner extends WebhookSecretColumns> {
-  /** The workspace's owner by the reference its API names it by (an id, a deployment name); throws its not-found error. */
-  get(workspaceId: string, ref: string): Promise<TOwner>;
-  /** In one transaction: the owner read and locked against concurrent writers, `change` applied, saved; answers the saved owner. */
-  update(workspaceId: string, ref: string, change: (owner: TOwner) => void): Promise<TOwner>;
+/** One kind of owner's rows, as its repository reads and writes them; `TManager` is its transaction handle. */
+export interface WebhookSecretOwnerStore<TOwner extends WebhookSecretColumns, TManager = unknown> {
+  transaction<T>(work: (manager: TManager) => Promise<T>): Promise<T>;
+  /**
+   * The workspace's owner by the reference its API names it by (an id, a deployment name); throws
+   * its not-found error. With `lock`, held against concurrent writers until the transaction ends.
+   */
+  get(workspaceId: string, ref: string, options?: { manager?: TManager; lock?: boolean }): Promise<TOwner>;
+  /** Writes the owner's secret columns inside the transaction. */
+  saveSecrets(manager: TManager, owner: TOwner): Promise<unknown>;
   /** The live owners among these ids; unknown (and deleted) ones are left out. */
   findByIds(ids: string[]): Promise<TOwner[]>;
   /** One page of every live owner's id, in a stable order. */
   idsPage(skip: number, take: number): Promise<string[]>;
 }
 
-export interface OwnerWebhookSecretsOptions<TOwner extends WebhookSecretColumns, TView> {
+export interface OwnerWebhookSecretsOptions<TOwner extends WebhookSecretColumns, TView, TManager = unknown> {
   kind: WebhookOwnerKind;
-  store: WebhookSecretOwnerStore<TOwner>;
+  store: WebhookSecretOwnerStore<TOwner, TManager>;
   keeper: Pick<WebhookTargetKeeper, 'register' | 'publish' | 'remove'>;
   sealer: SecretSealer;
   /** The overlap of a rotation that names none (WEBHOOK_SECRET_OVERLAP_SECONDS). */
@@ -53,10 +57,10 @@ export interface OwnerWebhookSecretsOptions<TOwner extends WebhookSecretColumns,
  * authenticates triggers and the callback-dispatcher signs callbacks without asking the
  * owning service. Each service's owner feature extends it with its repository as the store.
  */
-export class OwnerWebhookSecrets<TOwner extends WebhookSecretColumns, TView> implements WebhookTargetSource {
+export class OwnerWebhookSecrets<TOwner extends WebhookSecretColumns, TView, TManager = unknown> implements WebhookTargetSource {
   readonly kind: WebhookOwnerKind;
 
-  constructor(protected readonly options: OwnerWebhookSecretsOptions<TOwner, TView>) {
+  constructor(protected readonly options: OwnerWebhookSecretsOptions<TOwner, TView, TManager>) {
     this.kind = options.kind;
   }
 
@@ -95,11 +99,15 @@ export class OwnerWebhookSecrets<TOwner extends WebhookSecretColumns, TView> imp
    */
   async rotate(workspaceId: string, ref: string, overlapSeconds = this.options.overlapSeconds): Promise<TView> {
     const { sealer, store, logger, logIdField } = this.options;
-    const owner = await store.update(workspaceId, ref, (found) => {
+    // Locked from read to write: two rotations at once keep each other's secret as the previous one.
+    const owner = await store.transaction(async (manager) => {
+      const found = await store.get(workspaceId, ref, { manager, lock: true });
       const rotated = rotateOwnerSecrets(sealer, sealedSecretsOf(found), overlapSeconds);
       found.webhookSecretSealed = rotated.current;
       found.previousWebhookSecretSealed = rotated.previous;
       found.previousSecretExpiresAt = rotated.previousExpiresAt;
+      await store.saveSecrets(manager, found);
+      return found;
     });
     await this.publish([owner.id]);
     logger.log({ msg: 'webhook secret rotated', [logIdField]: owner.id, overlap_seconds: overlapSeconds });

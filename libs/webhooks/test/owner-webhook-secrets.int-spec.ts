@@ -35,39 +35,41 @@ const hookOf = (row: HookRow): Hook => ({
 });
 
 /** Webhook owners in a table of the real test database, locked and saved as the services' repositories do. */
-class HooksStore implements WebhookSecretOwnerStore<Hook> {
+class HooksStore implements WebhookSecretOwnerStore<Hook, PoolClient> {
   constructor(
     private readonly pool: Pool,
     private readonly table: string,
   ) {}
 
-  async get(workspaceId: string, name: string, client: Pool | PoolClient = this.pool, lock = false): Promise<Hook> {
-    const { rows } = await client.query<HookRow>(
-      `SELECT * FROM ${this.table} WHERE workspace_id = $1 AND name = $2${lock ? ' FOR UPDATE' : ''}`,
-      [workspaceId, name],
-    );
-    if (!rows[0]) throw new Error(`Hook not found: ${name}`);
-    return hookOf(rows[0]);
-  }
-
-  async update(workspaceId: string, name: string, change: (owner: Hook) => void): Promise<Hook> {
+  async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
-      const hook = await this.get(workspaceId, name, client, true);
-      change(hook);
-      await client.query(
-        `UPDATE ${this.table} SET webhook_secret_sealed = $2, previous_webhook_secret_sealed = $3, previous_secret_expires_at = $4 WHERE id = $1`,
-        [hook.id, hook.webhookSecretSealed, hook.previousWebhookSecretSealed, hook.previousSecretExpiresAt],
-      );
+      const result = await work(client);
       await client.query('COMMIT');
-      return hook;
+      return result;
     } catch (error) {
       await client.query('ROLLBACK');
       throw error;
     } finally {
       client.release();
     }
+  }
+
+  async get(workspaceId: string, name: string, options: { manager?: PoolClient; lock?: boolean } = {}): Promise<Hook> {
+    const { rows } = await (options.manager ?? this.pool).query<HookRow>(
+      `SELECT * FROM ${this.table} WHERE workspace_id = $1 AND name = $2${options.lock ? ' FOR UPDATE' : ''}`,
+      [workspaceId, name],
+    );
+    if (!rows[0]) throw new Error(`Hook not found: ${name}`);
+    return hookOf(rows[0]);
+  }
+
+  async saveSecrets(client: PoolClient, hook: Hook): Promise<void> {
+    await client.query(
+      `UPDATE ${this.table} SET webhook_secret_sealed = $2, previous_webhook_secret_sealed = $3, previous_secret_expires_at = $4 WHERE id = $1`,
+      [hook.id, hook.webhookSecretSealed, hook.previousWebhookSecretSealed, hook.previousSecretExpiresAt],
+    );
   }
 
   async findByIds(ids: string[]): Promise<Hook[]> {
@@ -90,7 +92,7 @@ describe('OwnerWebhookSecrets over PostgreSQL rows and the Redis registry', () =
   const registry = new WebhookRegistry(redis);
   const sealer = new SecretSealer(randomBytes(32));
   const keeper = new WebhookTargetKeeper(redis, { resyncSeconds: 0, logger: console });
-  const secrets = new OwnerWebhookSecrets<Hook, ShownWebhookSecret & { hook_id: string }>({
+  const secrets = new OwnerWebhookSecrets<Hook, ShownWebhookSecret & { hook_id: string }, PoolClient>({
     kind: 'workflow_deployment',
     store: new HooksStore(pool, table),
     keeper,

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AgentWebhookSecretCheck, AgentWebhookSecretView } from '@waggle/contracts';
 import { APP_ENV } from '@waggle/platform';
 import { OwnerWebhookSecrets, SecretSealer, WebhookTargetKeeper } from '@waggle/webhooks';
+import type { EntityManager } from 'typeorm';
 import type { AgentEnv } from '../config/agent.env';
 import { agentNotFound, AgentsRepository } from './agents.repository';
 import type { AgentEntity } from './entities/agent.entity';
@@ -11,7 +12,7 @@ import type { AgentEntity } from './entities/agent.entity';
  * published as the agent's webhook target (kind `agent`); the agent's row is found by id.
  */
 @Injectable()
-export class AgentWebhookSecrets extends OwnerWebhookSecrets<AgentEntity, AgentWebhookSecretView> {
+export class AgentWebhookSecrets extends OwnerWebhookSecrets<AgentEntity, AgentWebhookSecretView, EntityManager> {
   constructor(
     private readonly agents: AgentsRepository,
     keeper: WebhookTargetKeeper,
@@ -24,15 +25,10 @@ export class AgentWebhookSecrets extends OwnerWebhookSecrets<AgentEntity, AgentW
       sealer,
       overlapSeconds: env.WEBHOOK_SECRET_OVERLAP_SECONDS,
       store: {
-        get: (workspaceId, agentId) => agents.getActive(workspaceId, agentId),
+        transaction: (work) => agents.transaction(work),
+        get: (workspaceId, agentId, options) => agents.getActive(workspaceId, agentId, options),
         // The secret is not part of the agent record: saving it leaves `updated_at` alone.
-        update: (workspaceId, agentId, change) =>
-          agents.transaction(async (manager) => {
-            const found = await agents.getActive(workspaceId, agentId, { manager, lock: true });
-            change(found);
-            await agents.saveWebhookSecrets(manager, found);
-            return found;
-          }),
+        saveSecrets: (manager, agent) => agents.saveWebhookSecrets(manager, agent),
         findByIds: (ids) => agents.findActiveByIds(ids),
         idsPage: (skip, take) => agents.activeIdsPage(skip, take),
       },

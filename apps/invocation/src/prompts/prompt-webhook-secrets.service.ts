@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { WebhookSecretView } from '@waggle/contracts';
 import { APP_ENV } from '@waggle/platform';
 import { OwnerWebhookSecrets, SecretSealer, WebhookTargetKeeper, type RegisteredPromptVariant, type WebhookTarget } from '@waggle/webhooks';
+import type { EntityManager } from 'typeorm';
 import type { InvocationEnv } from '../config/invocation.env';
 import type { PromptDeploymentEntity } from './entities/prompt-deployment.entity';
 import { PromptsRepository } from './prompts.repository';
@@ -12,7 +13,7 @@ import { PromptsRepository } from './prompts.repository';
  * variables it must be given) as the deployment's webhook target (kind `prompt_deployment`).
  */
 @Injectable()
-export class PromptWebhookSecrets extends OwnerWebhookSecrets<PromptDeploymentEntity, WebhookSecretView> {
+export class PromptWebhookSecrets extends OwnerWebhookSecrets<PromptDeploymentEntity, WebhookSecretView, EntityManager> {
   constructor(
     private readonly prompts: PromptsRepository,
     keeper: WebhookTargetKeeper,
@@ -25,13 +26,9 @@ export class PromptWebhookSecrets extends OwnerWebhookSecrets<PromptDeploymentEn
       sealer,
       overlapSeconds: env.WEBHOOK_SECRET_OVERLAP_SECONDS,
       store: {
-        get: (workspaceId, name) => prompts.getDeployment(workspaceId, name),
-        update: (workspaceId, name, change) =>
-          prompts.transaction(async (manager) => {
-            const found = await prompts.getDeployment(workspaceId, name, { manager, lock: true });
-            change(found);
-            return prompts.saveDeployment(manager, found);
-          }),
+        transaction: (work) => prompts.transaction(work),
+        get: (workspaceId, name, options) => prompts.getDeployment(workspaceId, name, options),
+        saveSecrets: (manager, deployment) => prompts.saveDeployment(manager, deployment),
         findByIds: (ids) => prompts.findDeploymentsByIds(ids),
         idsPage: (skip, take) => prompts.deploymentIdsPage(skip, take),
       },

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { WorkflowWebhookSecretView } from '@waggle/contracts';
 import { APP_ENV } from '@waggle/platform';
 import { OwnerWebhookSecrets, SecretSealer, WebhookTargetKeeper } from '@waggle/webhooks';
+import type { EntityManager } from 'typeorm';
 import type { InvocationEnv } from '../../config/invocation.env';
 import type { WorkflowDeploymentEntity } from './entities/workflow-deployment.entity';
 import { WorkflowDeploymentsRepository } from './workflow-deployments.repository';
@@ -14,7 +15,7 @@ import { WorkflowDeploymentsRepository } from './workflow-deployments.repository
  * the secrets: the target has no `variants`.
  */
 @Injectable()
-export class WorkflowWebhookSecrets extends OwnerWebhookSecrets<WorkflowDeploymentEntity, WorkflowWebhookSecretView> {
+export class WorkflowWebhookSecrets extends OwnerWebhookSecrets<WorkflowDeploymentEntity, WorkflowWebhookSecretView, EntityManager> {
   constructor(
     private readonly deployments: WorkflowDeploymentsRepository,
     keeper: WebhookTargetKeeper,
@@ -27,13 +28,9 @@ export class WorkflowWebhookSecrets extends OwnerWebhookSecrets<WorkflowDeployme
       sealer,
       overlapSeconds: env.WEBHOOK_SECRET_OVERLAP_SECONDS,
       store: {
-        get: (workspaceId, name) => deployments.getDeployment(workspaceId, name),
-        update: (workspaceId, name, change) =>
-          deployments.transaction(async (manager) => {
-            const found = await deployments.getDeployment(workspaceId, name, { manager, lock: true });
-            change(found);
-            return deployments.saveDeployment(manager, found);
-          }),
+        transaction: (work) => deployments.transaction(work),
+        get: (workspaceId, name, options) => deployments.getDeployment(workspaceId, name, options),
+        saveSecrets: (manager, deployment) => deployments.saveDeployment(manager, deployment),
         findByIds: (ids) => deployments.findDeploymentsByIds(ids),
         idsPage: (skip, take) => deployments.deploymentIdsPage(skip, take),
       },
