@@ -1,12 +1,11 @@
-import { Body, Controller, HttpCode, Inject, Logger, Post, Req, type OnModuleDestroy } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { QueueNames, type AgentTriggerJob } from '@waggle/contracts';
-import { APP_ENV, LedgerPublisher, QueueProducer, REDIS_CLIENT, requestContext } from '@waggle/platform';
-import { CallbackUrlPolicy } from '@waggle/webhooks';
+import { APP_ENV, LedgerPublisher, REDIS_CLIENT, requestContext } from '@waggle/platform';
 import type Redis from 'ioredis';
 import type { GatewayEnv } from '../config/gateway.env';
 import { AgentWebhookBody } from './agent-webhook.dto';
-import { acceptTrigger, checkTriggerBody, type AcceptedTrigger } from './trigger-intake';
+import { checkTriggerBody, TriggerIntakeController, type AcceptedTrigger } from './trigger-intake';
 import { WebhookTriggerRoute, type WebhookTriggerRequest } from './webhook-secret.guard';
 
 /**
@@ -17,22 +16,9 @@ import { WebhookTriggerRoute, type WebhookTriggerRequest } from './webhook-secre
  */
 @ApiExcludeController()
 @Controller('v1/agent/webhooks')
-export class AgentWebhookController implements OnModuleDestroy {
-  private readonly logger = new Logger(AgentWebhookController.name);
-  private readonly triggers: QueueProducer<'agent-runs'>;
-  private readonly callbackUrls: CallbackUrlPolicy;
-
-  constructor(
-    private readonly ledger: LedgerPublisher,
-    @Inject(REDIS_CLIENT) redis: Redis,
-    @Inject(APP_ENV) env: GatewayEnv,
-  ) {
-    this.triggers = new QueueProducer(QueueNames.agentRuns, redis);
-    this.callbackUrls = CallbackUrlPolicy.fromEnv(env);
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.triggers.close();
+export class AgentWebhookController extends TriggerIntakeController<'agent-runs'> {
+  constructor(ledger: LedgerPublisher, @Inject(REDIS_CLIENT) redis: Redis, @Inject(APP_ENV) env: GatewayEnv) {
+    super(QueueNames.agentRuns, ledger, redis, env);
   }
 
   @Post(':agent_id')
@@ -54,8 +40,7 @@ export class AgentWebhookController implements OnModuleDestroy {
       callback_url: callbackUrl,
       accepted_at: new Date().toISOString(),
     };
-    const intake = { producer: this.triggers, ledger: this.ledger, logger: this.logger };
-    return acceptTrigger(intake, job, {
+    return this.accept(job, {
       request_type: 'agent',
       requestable_type: 'agent',
       requestable_id: job.agent_id,

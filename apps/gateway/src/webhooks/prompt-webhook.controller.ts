@@ -1,13 +1,12 @@
-import { Body, Controller, HttpCode, Inject, Logger, Param, Post, Req, type OnModuleDestroy } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { WaggleException } from '@waggle/errors';
 import { QueueNames, type PromptTriggerJob } from '@waggle/contracts';
-import { APP_ENV, LedgerPublisher, QueueProducer, REDIS_CLIENT, requestContext } from '@waggle/platform';
-import { CallbackUrlPolicy } from '@waggle/webhooks';
+import { APP_ENV, LedgerPublisher, REDIS_CLIENT, requestContext } from '@waggle/platform';
 import type Redis from 'ioredis';
 import type { GatewayEnv } from '../config/gateway.env';
 import { PromptWebhookBody } from './prompt-webhook.dto';
-import { acceptTrigger, checkTriggerBody, type AcceptedTrigger } from './trigger-intake';
+import { checkTriggerBody, TriggerIntakeController, type AcceptedTrigger } from './trigger-intake';
 import { WebhookTriggerRoute, type WebhookTriggerRequest } from './webhook-secret.guard';
 
 /**
@@ -16,22 +15,9 @@ import { WebhookTriggerRoute, type WebhookTriggerRequest } from './webhook-secre
  */
 @ApiExcludeController()
 @Controller('v1/prompt/webhooks')
-export class PromptWebhookController implements OnModuleDestroy {
-  private readonly logger = new Logger(PromptWebhookController.name);
-  private readonly triggers: QueueProducer<'prompt-runs'>;
-  private readonly callbackUrls: CallbackUrlPolicy;
-
-  constructor(
-    private readonly ledger: LedgerPublisher,
-    @Inject(REDIS_CLIENT) redis: Redis,
-    @Inject(APP_ENV) env: GatewayEnv,
-  ) {
-    this.triggers = new QueueProducer(QueueNames.promptRuns, redis);
-    this.callbackUrls = CallbackUrlPolicy.fromEnv(env);
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.triggers.close();
+export class PromptWebhookController extends TriggerIntakeController<'prompt-runs'> {
+  constructor(ledger: LedgerPublisher, @Inject(REDIS_CLIENT) redis: Redis, @Inject(APP_ENV) env: GatewayEnv) {
+    super(QueueNames.promptRuns, ledger, redis, env);
   }
 
   @Post(':prompt_endpoint_id/variants/:variant_id')
@@ -65,8 +51,7 @@ export class PromptWebhookController implements OnModuleDestroy {
       callback_url: callbackUrl,
       accepted_at: new Date().toISOString(),
     };
-    const intake = { producer: this.triggers, ledger: this.ledger, logger: this.logger };
-    return acceptTrigger(intake, job, {
+    return this.accept(job, {
       request_type: 'prompt',
       requestable_type: 'prompt_deployment',
       requestable_id: job.prompt_endpoint_id,

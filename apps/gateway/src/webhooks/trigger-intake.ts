@@ -1,8 +1,10 @@
-import type { Logger } from '@nestjs/common';
+import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import { acceptedTriggerRecord, type AcceptedTriggerJob, type QueueJobs, type QueueName, type TriggeredRun } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import type { LedgerPublisher, QueueProducer } from '@waggle/platform';
-import type { CallbackUrlPolicy } from '@waggle/webhooks';
+import { QueueProducer, type LedgerPublisher } from '@waggle/platform';
+import { CallbackUrlPolicy } from '@waggle/webhooks';
+import type Redis from 'ioredis';
+import type { GatewayEnv } from '../config/gateway.env';
 
 /** A required field of a trigger body, with why it is required. */
 export interface RequiredField {
@@ -41,21 +43,42 @@ export interface AcceptedTrigger {
 }
 
 /**
- * Accepts a checked trigger: queues its run (idempotent by request id; a queue that cannot
- * take it answers 503), then records it `running` in the ledger, where it is from then on
- * even while its runner is down.
+ * A webhook trigger route's intake (prompt and agent triggers): the queue its runs go to,
+ * the callback policy its bodies are checked against, and the acceptance of a checked trigger.
  */
-export async function acceptTrigger<Q extends QueueName>(
-  intake: { producer: QueueProducer<Q>; ledger: LedgerPublisher; logger: Logger },
-  job: QueueJobs[Q] & AcceptedTriggerJob,
-  run: TriggeredRun,
-): Promise<AcceptedTrigger> {
-  try {
-    await intake.producer.add(job.request_id, job);
-  } catch (error) {
-    intake.logger.error({ err: error }, 'a webhook trigger could not be queued');
-    throw new WaggleException('upstream_request_failed', { status: 503, message: 'The run could not be accepted. Retry shortly.' });
+export abstract class TriggerIntakeController<Q extends QueueName> implements OnModuleDestroy {
+  protected readonly callbackUrls: CallbackUrlPolicy;
+  private readonly logger: Logger;
+  private readonly triggers: QueueProducer<Q>;
+
+  protected constructor(
+    queue: Q,
+    private readonly ledger: LedgerPublisher,
+    redis: Redis,
+    env: GatewayEnv,
+  ) {
+    this.logger = new Logger(new.target.name);
+    this.triggers = new QueueProducer(queue, redis);
+    this.callbackUrls = CallbackUrlPolicy.fromEnv(env);
   }
-  intake.ledger.save(acceptedTriggerRecord(job, run));
-  return { request_id: job.request_id, run_status: 'running' };
+
+  async onModuleDestroy(): Promise<void> {
+    await this.triggers.close();
+  }
+
+  /**
+   * Accepts a checked trigger: queues its run (idempotent by request id; a queue that cannot
+   * take it answers 503), then records it `running` in the ledger, where it is from then on
+   * even while its runner is down.
+   */
+  protected async accept(job: QueueJobs[Q] & AcceptedTriggerJob, run: TriggeredRun): Promise<AcceptedTrigger> {
+    try {
+      await this.triggers.add(job.request_id, job);
+    } catch (error) {
+      this.logger.error({ err: error }, 'a webhook trigger could not be queued');
+      throw new WaggleException('upstream_request_failed', { status: 503, message: 'The run could not be accepted. Retry shortly.' });
+    }
+    this.ledger.save(acceptedTriggerRecord(job, run));
+    return { request_id: job.request_id, run_status: 'running' };
+  }
 }
