@@ -21,10 +21,12 @@ import {
   ValidateNested,
   type ValidationOptions,
 } from 'class-validator';
-import { IsFlatMetadata, type FlatMetadata } from './flat-metadata';
+import type { FlatMetadata } from './flat-metadata';
 import { integerFromDigits, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
 import { REQUEST_ID_FORMAT, RepublishWebhookTargetRequest, type RepublishedWebhookTarget, type UsageObject } from './invocation.patterns';
 import { patternNames, rpc } from './rpc-contract';
+import { WithRunLabels } from './run-labels';
+import { WithRotationOverlap, type ShownWebhookSecret } from './webhook-owners';
 
 /** The spec's enums of the Agent resource. */
 export const AGENT_PROMPT_CACHE_TTLS = ['disabled', '5m', '1h'] as const;
@@ -190,15 +192,7 @@ export interface AgentKnowledgeBases {
   knowledge_base_ids: string[];
 }
 
-export class RotateAgentWebhookSecretRequest extends AgentIdRequest {
-  /** How long the previous secret keeps working; the operator's default when absent. */
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(30 * 24 * 3600)
-  overlap_seconds?: number;
-}
+export class RotateAgentWebhookSecretRequest extends WithRotationOverlap(AgentIdRequest) {}
 
 /** A presented webhook secret, checked against every secret of the agent in force. */
 export class VerifyAgentWebhookSecretRequest {
@@ -235,11 +229,8 @@ export interface DeletedAgent {
   id: string;
 }
 
-export interface AgentWebhookSecretView {
+export interface AgentWebhookSecretView extends ShownWebhookSecret {
   agent_id: string;
-  webhook_secret: string;
-  /** Set during a rotation's overlap: until then the previous secret is accepted and signs too. */
-  previous_secret_expires_at: string | null;
 }
 
 export interface AgentWebhookSecretCheck {
@@ -310,7 +301,7 @@ export class AgentMessageInput extends AgentMessageAttachments {
 }
 
 /** What a caller gives an agent run, by invoke or (message, thread, metadata) by webhook. */
-export class AgentRunInputs extends AgentMessageAttachments {
+export class AgentRunInputs extends WithRunLabels(AgentMessageAttachments) {
   /** The agent's UUID; anything else is 422 "Agent not found". */
   @IsString()
   @MaxLength(100)
@@ -332,16 +323,6 @@ export class AgentRunInputs extends AgentMessageAttachments {
   @ValidateNested({ each: true })
   @Type(() => AgentMessageInput)
   messages?: AgentMessageInput[];
-
-  @IsOptional()
-  @IsFlatMetadata()
-  metadata?: FlatMetadata;
-
-  /** decisions: the run's user label, recorded and filterable, never given to the model. */
-  @IsOptional()
-  @IsString()
-  @Length(0, 256)
-  user?: string;
 }
 
 /** An agent run as the gateway hands it to the agent service. */

@@ -22,14 +22,17 @@ export { sendRpc, streamRpc, type RpcTransport, type SendOptions } from './send'
 export { CLAIM_BUCKETS, RpcHeaders, STREAM_HEARTBEAT, type ClaimBucket, type RpcCallContext } from './rpc-headers';
 export { QueueNames, type QueueJobs, type QueueName } from './queues';
 export {
+  acceptedTriggerRecord,
   LedgerStream,
   RUN_KINDS,
   RUN_STATUSES,
   TERMINAL_RUN_STATUSES,
+  type AcceptedTriggerJob,
   type LedgerDeadLetter,
   type LedgerRecord,
   type RunKind,
   type RunStatus,
+  type TriggeredRun,
 } from './ledger';
 export {
   DEAD_LETTER_OWNERS,
@@ -51,9 +54,17 @@ export {
   type DeadLetterSourceName,
   type DeadLetterSummary,
 } from './dead-letters.patterns';
-export { WEBHOOK_OWNER_KINDS, type WebhookOwnerKind } from './webhook-owners';
+export {
+  DeploymentWebhookSecretRequest,
+  WEBHOOK_OWNER_KINDS,
+  WebhookSecretRotation,
+  WithRotationOverlap,
+  type ShownWebhookSecret,
+  type WebhookOwnerKind,
+} from './webhook-owners';
 export { integerFromDigits, ListLimit, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
 export { flatMetadataProblem, IsFlatMetadata, METADATA_LIMITS, type FlatMetadata, type MetadataValue } from './flat-metadata';
+export { RunLabels, WithRunLabels, type RequestBase } from './run-labels';
 export {
   HealthContracts,
   HealthPatterns,

@@ -1,8 +1,10 @@
 import 'reflect-metadata';
 import type { StreamErrorEvent } from '@waggle/errors';
-import { IsFlatMetadata, type FlatMetadata } from './flat-metadata';
+import type { FlatMetadata } from './flat-metadata';
 import { ListLimit, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
 import { patternNames, rpc } from './rpc-contract';
+import { RunLabels } from './run-labels';
+import { DeploymentWebhookSecretRequest, WithRotationOverlap, type ShownWebhookSecret } from './webhook-owners';
 import { Type } from 'class-transformer';
 import {
   IsISO8601,
@@ -178,20 +180,10 @@ export interface UsageObject {
 export const REQUEST_ID_FORMAT = /^req_[0-9a-f]{32}$/;
 
 /** What a caller gives a prompt run, by invoke or by webhook: variable values, flat metadata, a user label. */
-export class PromptRunInputs {
+export class PromptRunInputs extends RunLabels {
   @IsOptional()
   @IsObject()
   inputs?: Record<string, unknown>;
-
-  @IsOptional()
-  @IsFlatMetadata()
-  metadata?: FlatMetadata;
-
-  /** decisions: the run's user label, recorded and filterable, never given to the model. */
-  @IsOptional()
-  @IsString()
-  @Length(0, 256)
-  user?: string;
 }
 
 /** A prompt run as the gateway hands it to the invocation service. */
@@ -344,31 +336,13 @@ export interface PromptTriggerJob {
 }
 
 /** Webhook secrets of prompt deployments: shown and rotated through private routes and the CLI. */
-export class PromptWebhookSecretRequest {
-  @IsUUID()
-  workspace_id!: string;
+export class PromptWebhookSecretRequest extends DeploymentWebhookSecretRequest {}
 
-  @IsString()
-  @Length(1, 200)
-  deployment!: string;
-}
+export class RotatePromptWebhookSecretRequest extends WithRotationOverlap(PromptWebhookSecretRequest) {}
 
-export class RotatePromptWebhookSecretRequest extends PromptWebhookSecretRequest {
-  /** How long the previous secret keeps working; the operator's default when absent. */
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(30 * 24 * 3600)
-  overlap_seconds?: number;
-}
-
-export interface WebhookSecretView {
+export interface WebhookSecretView extends ShownWebhookSecret {
   deployment: string;
   prompt_endpoint_id: string;
-  webhook_secret: string;
-  /** Set during a rotation's overlap: until then the previous secret is accepted and signs too. */
-  previous_secret_expires_at: string | null;
 }
 
 /** Asks the owner to write a webhook target to the registry again (the registry lost it). */

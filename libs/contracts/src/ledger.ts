@@ -77,3 +77,46 @@ export interface LedgerRecord {
   /** The final response, output or error. */
   data: Record<string, unknown> | null;
 }
+
+/** What every accepted webhook trigger job carries (the queue's `PromptTriggerJob`, `AgentTriggerJob`). */
+export interface AcceptedTriggerJob {
+  request_id: string;
+  workspace_id: string;
+  metadata: FlatMetadata;
+  user: string | null;
+  accepted_at: string;
+}
+
+/** What ran, for a trigger's record: the owner, and what the trigger pinned of it. */
+export type TriggeredRun = Pick<LedgerRecord, 'request_type' | 'requestable_type' | 'requestable_id'> &
+  Partial<Pick<LedgerRecord, 'variant' | 'variant_id' | 'version_id' | 'message'>>;
+
+/**
+ * A webhook trigger's run as the ledger records it from the moment it is accepted (so it is
+ * there even while its runner is down): `running`, with nothing run yet.
+ */
+export function acceptedTriggerRecord(job: AcceptedTriggerJob, run: TriggeredRun): LedgerRecord {
+  return {
+    request_id: job.request_id,
+    workspace_id: job.workspace_id,
+    request_type: run.request_type,
+    requestable_type: run.requestable_type,
+    requestable_id: run.requestable_id,
+    deployment: null,
+    variant: run.variant ?? null,
+    variant_id: run.variant_id ?? null,
+    version_id: run.version_id ?? null,
+    version: null,
+    model: null,
+    status: 'running',
+    message: run.message ?? null,
+    metadata: job.metadata,
+    user: job.user,
+    generated_at: job.accepted_at,
+    started_at: null,
+    ended_at: null,
+    duration_ms: null,
+    usage: null,
+    data: null,
+  };
+}

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsInt, IsOptional, IsString, IsUUID, Length, Max, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsString, IsUUID, Length } from 'class-validator';
 import { patternNames, rpc } from './rpc-contract';
+import { DeploymentWebhookSecretRequest, WithRotationOverlap, type ShownWebhookSecret } from './webhook-owners';
 import { WorkspaceIdRequest } from './common.dto';
 
 /**
@@ -59,12 +59,9 @@ export interface WorkflowVersionSummary {
   current: boolean;
 }
 
-export interface WorkflowWebhookSecretView {
+export interface WorkflowWebhookSecretView extends ShownWebhookSecret {
   deployment: string;
   workflow_deployment_id: string;
-  webhook_secret: string;
-  /** Set during a rotation's overlap: until then the previous secret signs too. */
-  previous_secret_expires_at: string | null;
 }
 
 export class WorkflowVersionsRequest {
@@ -80,24 +77,9 @@ export class WorkflowVersionsRequest {
   variant!: string;
 }
 
-export class WorkflowWebhookSecretRequest {
-  @IsUUID()
-  workspace_id!: string;
+export class WorkflowWebhookSecretRequest extends DeploymentWebhookSecretRequest {}
 
-  @IsString()
-  @Length(1, 200)
-  deployment!: string;
-}
-
-export class RotateWorkflowWebhookSecretRequest extends WorkflowWebhookSecretRequest {
-  /** How long the previous secret keeps signing; the operator's default when absent. */
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(30 * 24 * 3600)
-  overlap_seconds?: number;
-}
+export class RotateWorkflowWebhookSecretRequest extends WithRotationOverlap(WorkflowWebhookSecretRequest) {}
 
 /**
  * Workflow deployments, in the invocation service: apply definitions, list them, read every

@@ -14,10 +14,10 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { IsFlatMetadata, type FlatMetadata } from './flat-metadata';
 import { REQUEST_ID_FORMAT } from './invocation.patterns';
 import type { RunStatus } from './ledger';
 import { patternNames, rpc } from './rpc-contract';
+import { RunLabels } from './run-labels';
 
 /** `async` of a workflow invoke: `enabled`, and where the result goes when it is. */
 export class WorkflowAsyncOptions {
@@ -33,7 +33,7 @@ export class WorkflowAsyncOptions {
 }
 
 /** The public body of `POST /v1/workflow/invoke`. */
-export class WorkflowInvokeInputs {
+export class WorkflowInvokeInputs extends RunLabels {
   @IsString()
   @Length(1, 200)
   deployment!: string;
@@ -51,16 +51,6 @@ export class WorkflowInvokeInputs {
   @ValidateNested()
   @Type(() => WorkflowAsyncOptions)
   async?: WorkflowAsyncOptions;
-
-  @IsOptional()
-  @IsFlatMetadata()
-  metadata?: FlatMetadata;
-
-  /** decisions: the run's user label, recorded and filterable, never given to a model. */
-  @IsOptional()
-  @IsString()
-  @Length(0, 256)
-  user?: string;
 }
 
 /** The workspace's plan values a run is accepted under (null = unlimited), from the gateway's key check. */

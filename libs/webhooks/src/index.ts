@@ -27,3 +27,10 @@ export {
   rotateOwnerSecrets,
   type SealedOwnerSecrets,
 } from './owner-secrets';
+export {
+  OwnerWebhookSecrets,
+  type OwnerWebhookSecretsOptions,
+  type WebhookSecretColumns,
+  type WebhookSecretOwnerStore,
+} from './owner-webhook-secrets';
+export { webhookOwnerProviders, type WebhookOwnerEnv } from './webhook-owner.providers';

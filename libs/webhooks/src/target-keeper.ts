@@ -70,6 +70,15 @@ export class WebhookTargetKeeper {
     clearInterval(this.resyncTimer);
   }
 
+  /** Nest calls it once every module has started (so every owner feature has registered its source). */
+  onApplicationBootstrap(): Promise<void> {
+    return this.start();
+  }
+
+  onModuleDestroy(): void {
+    this.stop();
+  }
+
   /** Rewrites these owners' entries from their source; answers how many exist. */
   async publish(kind: WebhookOwnerKind, ids: string[]): Promise<number> {
     const source = this.sources.get(kind);

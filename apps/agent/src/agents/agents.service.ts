@@ -57,7 +57,7 @@ export class AgentsService {
     // The agent exists once its row does: should the registry not take its target now, the
     // gateway's first trigger asks for it again (republish) and every resync writes it.
     await this.secrets
-      .publish(agent.id)
+      .publish([agent.id])
       .catch((error: unknown) =>
         this.logger.warn({ err: error, agent_id: agent.id }, 'the webhook target of a new agent could not be published yet'),
       );

@@ -1,11 +1,11 @@
 import { Controller } from '@nestjs/common';
 import { AgentPatterns, RepublishWebhookTargetRequest, type RepublishedWebhookTarget } from '@waggle/contracts';
 import { RpcHandler } from '@waggle/platform';
-import { WebhookTargetsService } from './webhook-targets.service';
+import { WebhookTargetKeeper } from '@waggle/webhooks';
 
 @Controller()
 export class WebhooksController {
-  constructor(private readonly targets: WebhookTargetsService) {}
+  constructor(private readonly targets: WebhookTargetKeeper) {}
 
   /** The gateway found no registry entry for an agent trigger: write it again if the agent is active. */
   @RpcHandler(AgentPatterns.republishWebhookTarget)

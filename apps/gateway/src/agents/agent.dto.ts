@@ -5,7 +5,6 @@ import {
   AGENT_TOOL_CHOICES,
   MAX_CONTENT_LENGTH,
   CreateAgentRequest,
-  RotateAgentWebhookSecretRequest,
   SetAgentKnowledgeBasesRequest,
   UpdateAgentRequest,
   type AgentPromptCacheTtl,
@@ -19,9 +18,6 @@ export class CreateAgentBody extends PickType(CreateAgentRequest, ['agent'] as c
 
 /** `PATCH …/agents/{id}`: the contract's update request without the workspace and the id (the path's). */
 export class UpdateAgentBody extends PickType(UpdateAgentRequest, ['agent'] as const) {}
-
-/** `POST /v1/private/agents/{id}/webhook_secret/rotate`. */
-export class RotateAgentWebhookSecretBody extends PickType(RotateAgentWebhookSecretRequest, ['overlap_seconds'] as const) {}
 
 /** `PUT /v1/private/agents/{id}/knowledge_bases`. */
 export class SetAgentKnowledgeBasesBody extends PickType(SetAgentKnowledgeBasesRequest, ['knowledge_base_ids'] as const) {}

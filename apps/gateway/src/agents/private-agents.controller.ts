@@ -1,11 +1,11 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { AgentPatterns, sendRpc, type AgentKnowledgeBases, type AgentWebhookSecretView } from '@waggle/contracts';
+import { AgentPatterns, sendRpc, WebhookSecretRotation, type AgentKnowledgeBases, type AgentWebhookSecretView } from '@waggle/contracts';
 import { APP_ENV, NatsRpcClient } from '@waggle/platform';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { PrivateApiRoute } from '../auth/authenticated.decorator';
 import type { GatewayEnv } from '../config/gateway.env';
-import { RotateAgentWebhookSecretBody, SetAgentKnowledgeBasesBody } from './agent.dto';
+import { SetAgentKnowledgeBasesBody } from './agent.dto';
 
 /**
  * First-party management of an agent's webhook secret (the CLI's `agent webhook-secret`
@@ -37,7 +37,7 @@ export class PrivateAgentsController {
   @HttpCode(200)
   async rotateWebhookSecret(
     @Param('id') id: string,
-    @Body() body: RotateAgentWebhookSecretBody,
+    @Body() body: WebhookSecretRotation,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ webhook_secret: AgentWebhookSecretView }> {
     const rotation = { workspace_id: request.auth.workspace_id, agent_id: id, overlap_seconds: body.overlap_seconds };

@@ -1,10 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
-import { ApiExcludeController, OmitType, PickType } from '@nestjs/swagger';
+import { ApiExcludeController, OmitType } from '@nestjs/swagger';
 import {
   ApplyPromptsRequest,
   InvocationPatterns,
-  RotatePromptWebhookSecretRequest,
   sendRpc,
+  WebhookSecretRotation,
   type AppliedDeployment,
   type PromptDeploymentSummary,
   type PromptVersionSummary,
@@ -18,8 +18,6 @@ const TIMEOUT_MS = 30_000;
 
 /** The definition file's shape, as JSON: the contract's apply request for the key's workspace. */
 class ApplyPromptsBody extends OmitType(ApplyPromptsRequest, ['workspace_id'] as const) {}
-
-class RotateWebhookSecretBody extends PickType(RotatePromptWebhookSecretRequest, ['overlap_seconds'] as const) {}
 
 /**
  * First-party management of prompt deployments (the CLI's `apply` does the same over
@@ -91,7 +89,7 @@ export class PrivatePromptsController {
   @HttpCode(200)
   async rotateWebhookSecret(
     @Param('deployment') deployment: string,
-    @Body() body: RotateWebhookSecretBody,
+    @Body() body: WebhookSecretRotation,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ webhook_secret: WebhookSecretView }> {
     const rotation = { workspace_id: request.auth.workspace_id, deployment, overlap_seconds: body.overlap_seconds };

@@ -1,13 +1,11 @@
-import { Body, Controller, HttpCode, Inject, Logger, Post, Req, type OnModuleDestroy } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { QueueNames, type AgentTriggerJob } from '@waggle/contracts';
-import { APP_ENV, LedgerPublisher, QueueProducer, REDIS_CLIENT, requestContext } from '@waggle/platform';
-import { CallbackUrlPolicy } from '@waggle/webhooks';
+import { APP_ENV, LedgerPublisher, REDIS_CLIENT, requestContext } from '@waggle/platform';
 import type Redis from 'ioredis';
 import type { GatewayEnv } from '../config/gateway.env';
 import { AgentWebhookBody } from './agent-webhook.dto';
-import type { AcceptedTrigger } from './prompt-webhook.controller';
-import { checkTriggerBody, enqueueTrigger } from './trigger-intake';
+import { checkTriggerBody, TriggerIntakeController, type AcceptedTrigger } from './trigger-intake';
 import { WebhookTriggerRoute, type WebhookTriggerRequest } from './webhook-secret.guard';
 
 /**
@@ -18,22 +16,9 @@ import { WebhookTriggerRoute, type WebhookTriggerRequest } from './webhook-secre
  */
 @ApiExcludeController()
 @Controller('v1/agent/webhooks')
-export class AgentWebhookController implements OnModuleDestroy {
-  private readonly logger = new Logger(AgentWebhookController.name);
-  private readonly triggers: QueueProducer<'agent-runs'>;
-  private readonly callbackUrls: CallbackUrlPolicy;
-
-  constructor(
-    private readonly ledger: LedgerPublisher,
-    @Inject(REDIS_CLIENT) redis: Redis,
-    @Inject(APP_ENV) env: GatewayEnv,
-  ) {
-    this.triggers = new QueueProducer(QueueNames.agentRuns, redis);
-    this.callbackUrls = CallbackUrlPolicy.fromEnv(env);
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.triggers.close();
+export class AgentWebhookController extends TriggerIntakeController<'agent-runs'> {
+  constructor(ledger: LedgerPublisher, @Inject(REDIS_CLIENT) redis: Redis, @Inject(APP_ENV) env: GatewayEnv) {
+    super(QueueNames.agentRuns, ledger, redis, env);
   }
 
   @Post(':agent_id')
@@ -55,31 +40,11 @@ export class AgentWebhookController implements OnModuleDestroy {
       callback_url: callbackUrl,
       accepted_at: new Date().toISOString(),
     };
-    await enqueueTrigger(this.triggers, requestId, job, this.logger);
-    // The run is in the ledger from the moment it is accepted, even while the agent service is down.
-    this.ledger.save({
-      request_id: requestId,
-      workspace_id: job.workspace_id,
+    return this.accept(job, {
       request_type: 'agent',
       requestable_type: 'agent',
       requestable_id: job.agent_id,
-      deployment: null,
-      variant: null,
-      variant_id: null,
-      version_id: null,
-      version: null,
-      model: null,
-      status: 'running',
       message: job.message,
-      metadata: job.metadata,
-      user: job.user,
-      generated_at: job.accepted_at,
-      started_at: null,
-      ended_at: null,
-      duration_ms: null,
-      usage: null,
-      data: null,
     });
-    return { request_id: requestId, run_status: 'running' };
   }
 }

@@ -1,10 +1,10 @@
-import { IsFlatMetadata, MAX_CONTENT_LENGTH, type FlatMetadata } from '@waggle/contracts';
+import { MAX_CONTENT_LENGTH, RunLabels } from '@waggle/contracts';
 import { Type } from 'class-transformer';
 import { IsObject, IsOptional, IsString, Length, MaxLength, ValidateNested } from 'class-validator';
 import { CallbackSettings } from './prompt-webhook.dto';
 
-/** `POST /v1/agent/webhooks/{agent_id}`: the message, an optional thread, metadata and user label, and where the result goes. */
-export class AgentWebhookBody {
+/** `POST /v1/agent/webhooks/{agent_id}`: the message, an optional thread, the run's metadata and user label, and where the result goes. */
+export class AgentWebhookBody extends RunLabels {
   /** Required (checked in the handler with `async.callback_url`, so both are named at once). */
   @IsOptional()
   @IsString()
@@ -15,16 +15,6 @@ export class AgentWebhookBody {
   @IsString()
   @Length(1, 256)
   thread_id?: string;
-
-  @IsOptional()
-  @IsFlatMetadata()
-  metadata?: FlatMetadata;
-
-  /** decisions: the run's user label, recorded and filterable, never given to the model. */
-  @IsOptional()
-  @IsString()
-  @Length(0, 256)
-  user?: string;
 
   @IsOptional()
   @IsObject()

@@ -1,19 +1,13 @@
-import { Body, Controller, HttpCode, Inject, Logger, Param, Post, Req, type OnModuleDestroy } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { WaggleException } from '@waggle/errors';
 import { QueueNames, type PromptTriggerJob } from '@waggle/contracts';
-import { APP_ENV, LedgerPublisher, QueueProducer, REDIS_CLIENT, requestContext } from '@waggle/platform';
-import { CallbackUrlPolicy } from '@waggle/webhooks';
+import { APP_ENV, LedgerPublisher, REDIS_CLIENT, requestContext } from '@waggle/platform';
 import type Redis from 'ioredis';
 import type { GatewayEnv } from '../config/gateway.env';
 import { PromptWebhookBody } from './prompt-webhook.dto';
-import { checkTriggerBody, enqueueTrigger } from './trigger-intake';
+import { checkTriggerBody, TriggerIntakeController, type AcceptedTrigger } from './trigger-intake';
 import { WebhookTriggerRoute, type WebhookTriggerRequest } from './webhook-secret.guard';
-
-export interface AcceptedTrigger {
-  request_id: string;
-  run_status: 'running';
-}
 
 /**
  * A prompt deployment variant run by a webhook: accepted here (queued in Redis, where
@@ -21,22 +15,9 @@ export interface AcceptedTrigger {
  */
 @ApiExcludeController()
 @Controller('v1/prompt/webhooks')
-export class PromptWebhookController implements OnModuleDestroy {
-  private readonly logger = new Logger(PromptWebhookController.name);
-  private readonly triggers: QueueProducer<'prompt-runs'>;
-  private readonly callbackUrls: CallbackUrlPolicy;
-
-  constructor(
-    private readonly ledger: LedgerPublisher,
-    @Inject(REDIS_CLIENT) redis: Redis,
-    @Inject(APP_ENV) env: GatewayEnv,
-  ) {
-    this.triggers = new QueueProducer(QueueNames.promptRuns, redis);
-    this.callbackUrls = CallbackUrlPolicy.fromEnv(env);
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.triggers.close();
+export class PromptWebhookController extends TriggerIntakeController<'prompt-runs'> {
+  constructor(ledger: LedgerPublisher, @Inject(REDIS_CLIENT) redis: Redis, @Inject(APP_ENV) env: GatewayEnv) {
+    super(QueueNames.promptRuns, ledger, redis, env);
   }
 
   @Post(':prompt_endpoint_id/variants/:variant_id')
@@ -70,31 +51,13 @@ export class PromptWebhookController implements OnModuleDestroy {
       callback_url: callbackUrl,
       accepted_at: new Date().toISOString(),
     };
-    await enqueueTrigger(this.triggers, requestId, job, this.logger);
-    // The run is in the ledger from the moment it is accepted, even while its runner is down.
-    this.ledger.save({
-      request_id: requestId,
-      workspace_id: job.workspace_id,
+    return this.accept(job, {
       request_type: 'prompt',
       requestable_type: 'prompt_deployment',
       requestable_id: job.prompt_endpoint_id,
-      deployment: null,
       variant: variant.name,
       variant_id: job.variant_id,
       version_id: job.version_id,
-      version: null,
-      model: null,
-      status: 'running',
-      message: null,
-      metadata: job.metadata,
-      user: job.user,
-      generated_at: job.accepted_at,
-      started_at: null,
-      ended_at: null,
-      duration_ms: null,
-      usage: null,
-      data: null,
     });
-    return { request_id: requestId, run_status: 'running' };
   }
 }

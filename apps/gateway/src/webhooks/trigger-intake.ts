@@ -1,8 +1,10 @@
-import type { Logger } from '@nestjs/common';
-import type { QueueJobs, QueueName } from '@waggle/contracts';
+import { Logger, type OnModuleDestroy } from '@nestjs/common';
+import { acceptedTriggerRecord, type AcceptedTriggerJob, type QueueJobs, type QueueName, type TriggeredRun } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import type { QueueProducer } from '@waggle/platform';
-import type { CallbackUrlPolicy } from '@waggle/webhooks';
+import { QueueProducer, type LedgerPublisher } from '@waggle/platform';
+import { CallbackUrlPolicy } from '@waggle/webhooks';
+import type Redis from 'ioredis';
+import type { GatewayEnv } from '../config/gateway.env';
 
 /** A required field of a trigger body, with why it is required. */
 export interface RequiredField {
@@ -39,17 +41,49 @@ export function checkTriggerBody(missing: RequiredField[], callbackUrl: string |
   return callbackUrl;
 }
 
-/** Queues an accepted run (idempotent by request id); a queue that cannot take it answers 503. */
-export async function enqueueTrigger<Q extends QueueName>(
-  producer: QueueProducer<Q>,
-  requestId: string,
-  job: QueueJobs[Q],
-  logger: Logger,
-): Promise<void> {
-  try {
-    await producer.add(requestId, job);
-  } catch (error) {
-    logger.error({ err: error }, 'a webhook trigger could not be queued');
-    throw new WaggleException('upstream_request_failed', { status: 503, detail: 'run_not_accepted' });
+/** A trigger's answer: the run is accepted, and its result goes to the callback. */
+export interface AcceptedTrigger {
+  request_id: string;
+  run_status: 'running';
+}
+
+/**
+ * A webhook trigger route's intake (prompt and agent triggers): the queue its runs go to,
+ * the callback policy its bodies are checked against, and the acceptance of a checked trigger.
+ */
+export abstract class TriggerIntakeController<Q extends QueueName> implements OnModuleDestroy {
+  protected readonly callbackUrls: CallbackUrlPolicy;
+  private readonly logger: Logger;
+  private readonly triggers: QueueProducer<Q>;
+
+  protected constructor(
+    queue: Q,
+    private readonly ledger: LedgerPublisher,
+    redis: Redis,
+    env: GatewayEnv,
+  ) {
+    this.logger = new Logger(new.target.name);
+    this.triggers = new QueueProducer(queue, redis);
+    this.callbackUrls = CallbackUrlPolicy.fromEnv(env);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.triggers.close();
+  }
+
+  /**
+   * Accepts a checked trigger: queues its run (idempotent by request id; a queue that cannot
+   * take it answers 503), then records it `running` in the ledger, where it is from then on
+   * even while its runner is down.
+   */
+  protected async accept(job: QueueJobs[Q] & AcceptedTriggerJob, run: TriggeredRun): Promise<AcceptedTrigger> {
+    try {
+      await this.triggers.add(job.request_id, job);
+    } catch (error) {
+      this.logger.error({ err: error }, 'a webhook trigger could not be queued');
+      throw new WaggleException('upstream_request_failed', { status: 503, detail: 'run_not_accepted' });
+    }
+    this.ledger.save(acceptedTriggerRecord(job, run));
+    return { request_id: job.request_id, run_status: 'running' };
   }
 }

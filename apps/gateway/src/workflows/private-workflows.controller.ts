@@ -1,9 +1,9 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
-import { ApiExcludeController, OmitType, PickType } from '@nestjs/swagger';
+import { ApiExcludeController, OmitType } from '@nestjs/swagger';
 import {
   ApplyWorkflowsRequest,
-  RotateWorkflowWebhookSecretRequest,
   sendRpc,
+  WebhookSecretRotation,
   WorkflowDeploymentPatterns,
   type AppliedWorkflowDeployment,
   type WorkflowDeploymentSummary,
@@ -18,8 +18,6 @@ const TIMEOUT_MS = 30_000;
 
 /** The definition file's `workflows:` list, as JSON: the contract's apply request for the key's workspace. */
 class ApplyWorkflowsBody extends OmitType(ApplyWorkflowsRequest, ['workspace_id'] as const) {}
-
-class RotateWorkflowWebhookSecretBody extends PickType(RotateWorkflowWebhookSecretRequest, ['overlap_seconds'] as const) {}
 
 /**
  * First-party management of workflow deployments (the CLI's `apply` and `workflow` commands
@@ -89,7 +87,7 @@ export class PrivateWorkflowsController {
   @HttpCode(200)
   async rotateWebhookSecret(
     @Param('deployment') deployment: string,
-    @Body() body: RotateWorkflowWebhookSecretBody,
+    @Body() body: WebhookSecretRotation,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ webhook_secret: WorkflowWebhookSecretView }> {
     const rotation = { workspace_id: request.auth.workspace_id, deployment, overlap_seconds: body.overlap_seconds };

@@ -137,7 +137,7 @@ export class PromptsService {
     deployment ??= await this.prompts.createDeployment(manager, {
       workspaceId,
       name: prompt.deployment,
-      webhookSecretSealed: this.secrets.newSealedSecret(),
+      webhookSecretSealed: this.secrets.newSecrets().current,
     });
     const variants: AppliedVariant[] = [];
     for (const spec of prompt.variants) variants.push(await this.applyVariant(manager, deployment, spec, variables.get(spec) ?? []));

@@ -1,11 +1,11 @@
 import { Controller } from '@nestjs/common';
 import { InvocationPatterns, RepublishWebhookTargetRequest, type RepublishedWebhookTarget } from '@waggle/contracts';
 import { RpcHandler } from '@waggle/platform';
-import { WebhookTargetsService } from './webhook-targets.service';
+import { WebhookTargetKeeper } from '@waggle/webhooks';
 
 @Controller()
 export class WebhooksController {
-  constructor(private readonly targets: WebhookTargetsService) {}
+  constructor(private readonly targets: WebhookTargetKeeper) {}
 
   /** The gateway found no registry entry for a trigger: write it again if the owner exists. */
   @RpcHandler(InvocationPatterns.republishWebhookTarget)
