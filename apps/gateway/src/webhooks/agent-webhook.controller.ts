@@ -1,9 +1,9 @@
-import { Body, Controller, HttpCode, Inject, Logger, Post, Req, type OnModuleDestroy } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Logger, Post, Req } from '@nestjs/common';
+import { InjectQueue } from '@nestjs/bullmq';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { QueueNames, type AgentTriggerJob } from '@waggle/contracts';
-import { APP_ENV, LedgerPublisher, QueueProducer, REDIS_CLIENT, requestContext } from '@waggle/platform';
+import { APP_ENV, LedgerPublisher, requestContext, type JobQueue } from '@waggle/platform';
 import { CallbackUrlPolicy } from '@waggle/webhooks';
-import type Redis from 'ioredis';
 import type { GatewayEnv } from '../config/gateway.env';
 import { AgentWebhookBody } from './agent-webhook.dto';
 import type { AcceptedTrigger } from './prompt-webhook.controller';
@@ -18,22 +18,16 @@ import { WebhookTriggerRoute, type WebhookTriggerRequest } from './webhook-secre
  */
 @ApiExcludeController()
 @Controller('v1/agent/webhooks')
-export class AgentWebhookController implements OnModuleDestroy {
+export class AgentWebhookController {
   private readonly logger = new Logger(AgentWebhookController.name);
-  private readonly triggers: QueueProducer<'agent-runs'>;
   private readonly callbackUrls: CallbackUrlPolicy;
 
   constructor(
     private readonly ledger: LedgerPublisher,
-    @Inject(REDIS_CLIENT) redis: Redis,
     @Inject(APP_ENV) env: GatewayEnv,
+    @InjectQueue(QueueNames.agentRuns) private readonly triggers: JobQueue<'agent-runs'>,
   ) {
-    this.triggers = new QueueProducer(QueueNames.agentRuns, redis);
     this.callbackUrls = CallbackUrlPolicy.fromEnv(env);
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.triggers.close();
   }
 
   @Post(':agent_id')

@@ -1,10 +1,10 @@
-import { Body, Controller, HttpCode, Inject, Logger, Param, Post, Req, type OnModuleDestroy } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Logger, Param, Post, Req } from '@nestjs/common';
+import { InjectQueue } from '@nestjs/bullmq';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { WaggleException } from '@waggle/errors';
 import { QueueNames, type PromptTriggerJob } from '@waggle/contracts';
-import { APP_ENV, LedgerPublisher, QueueProducer, REDIS_CLIENT, requestContext } from '@waggle/platform';
+import { APP_ENV, LedgerPublisher, requestContext, type JobQueue } from '@waggle/platform';
 import { CallbackUrlPolicy } from '@waggle/webhooks';
-import type Redis from 'ioredis';
 import type { GatewayEnv } from '../config/gateway.env';
 import { PromptWebhookBody } from './prompt-webhook.dto';
 import { checkTriggerBody, enqueueTrigger } from './trigger-intake';
@@ -21,22 +21,16 @@ export interface AcceptedTrigger {
  */
 @ApiExcludeController()
 @Controller('v1/prompt/webhooks')
-export class PromptWebhookController implements OnModuleDestroy {
+export class PromptWebhookController {
   private readonly logger = new Logger(PromptWebhookController.name);
-  private readonly triggers: QueueProducer<'prompt-runs'>;
   private readonly callbackUrls: CallbackUrlPolicy;
 
   constructor(
     private readonly ledger: LedgerPublisher,
-    @Inject(REDIS_CLIENT) redis: Redis,
     @Inject(APP_ENV) env: GatewayEnv,
+    @InjectQueue(QueueNames.promptRuns) private readonly triggers: JobQueue<'prompt-runs'>,
   ) {
-    this.triggers = new QueueProducer(QueueNames.promptRuns, redis);
     this.callbackUrls = CallbackUrlPolicy.fromEnv(env);
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.triggers.close();
   }
 
   @Post(':prompt_endpoint_id/variants/:variant_id')

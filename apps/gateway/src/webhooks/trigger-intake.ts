@@ -1,7 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import type { QueueJobs, QueueName } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import type { QueueProducer } from '@waggle/platform';
+import { enqueue, type JobQueue } from '@waggle/platform';
 import type { CallbackUrlPolicy } from '@waggle/webhooks';
 
 /** A required field of a trigger body, with why it is required. */
@@ -36,13 +36,13 @@ export function checkTriggerBody(missing: RequiredField[], callbackUrl: string |
 
 /** Queues an accepted run (idempotent by request id); a queue that cannot take it answers 503. */
 export async function enqueueTrigger<Q extends QueueName>(
-  producer: QueueProducer<Q>,
+  queue: JobQueue<Q>,
   requestId: string,
   job: QueueJobs[Q],
   logger: Logger,
 ): Promise<void> {
   try {
-    await producer.add(requestId, job);
+    await enqueue(queue, requestId, job);
   } catch (error) {
     logger.error({ err: error }, 'a webhook trigger could not be queued');
     throw new WaggleException('upstream_request_failed', { status: 503, message: 'The run could not be accepted. Retry shortly.' });

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
-import { RunCancellation } from '@waggle/platform';
+import { QueueNames } from '@waggle/contracts';
+import { registerQueues, RunCancellation } from '@waggle/platform';
 import { LedgerModule } from '../ledger/ledger.module';
 import { PromptsModule } from '../prompts/prompts.module';
 import { PromptRunner } from './prompt-runner.service';
@@ -11,7 +12,7 @@ import { PromptRunsController } from './prompt-runs.controller';
  * worker). The provider registry and model routes come from the app's global ProvidersModule.
  */
 @Module({
-  imports: [PromptsModule, LedgerModule],
+  imports: [PromptsModule, LedgerModule, registerQueues([QueueNames.promptRuns, QueueNames.callbacks])],
   controllers: [PromptRunsController],
   providers: [RunCancellation, PromptRunner, PromptTriggerWorker],
 })

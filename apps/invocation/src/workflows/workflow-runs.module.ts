@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { QueueNames } from '@waggle/contracts';
+import { registerQueues } from '@waggle/platform';
 import { PromptsModule } from '../prompts/prompts.module';
 import { WorkflowDeploymentsModule } from './deployments/workflow-deployments.module';
 import { ProviderToolMeter } from './engine/provider-tool-meter';
@@ -16,7 +18,7 @@ import { WorkflowRunsService } from './runs/workflow-runs.service';
  * versions, webhook secrets) are WorkflowDeploymentsModule's.
  */
 @Module({
-  imports: [WorkflowDeploymentsModule, PromptsModule],
+  imports: [WorkflowDeploymentsModule, PromptsModule, registerQueues([QueueNames.workflowRuns, QueueNames.callbacks])],
   controllers: [WorkflowRunsController],
   providers: [
     WorkflowRunsRepository,

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { QueueNames, type KnowledgeBaseIngestJob } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { APP_ENV, isTransientFailure, QueueWorker, type RequestContextStore } from '@waggle/platform';
+import { APP_ENV, isTransientFailure, QueueProcessor, QueueWorker, type RequestContextStore } from '@waggle/platform';
 import type { Job } from 'bullmq';
 import { ChunkIndex } from '../index/chunk-index';
 import type { KnowledgeBaseEnv } from '../config/knowledge-base.env';
@@ -34,6 +34,7 @@ function itemError(error: unknown): string {
  * deleted is left to the cleanup.
  */
 @Injectable()
+@QueueProcessor(QueueNames.knowledgeBaseIngest)
 export class IngestWorker extends QueueWorker<'knowledge-base-ingest'> {
   constructor(
     private readonly repository: KnowledgeBasesRepository,
@@ -54,7 +55,7 @@ export class IngestWorker extends QueueWorker<'knowledge-base-ingest'> {
     return { workspaceId: job.workspace_id };
   }
 
-  protected async process(job: Job<KnowledgeBaseIngestJob>): Promise<void> {
+  protected async handle(job: Job<KnowledgeBaseIngestJob>): Promise<void> {
     const { knowledge_base_id: knowledgeBaseId, item_id: itemId, workspace_id: workspaceId } = job.data;
     const knowledgeBase = await this.repository.findActiveById(knowledgeBaseId);
     if (!knowledgeBase || knowledgeBase.workspaceId !== workspaceId) return;
