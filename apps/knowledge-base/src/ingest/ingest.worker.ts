@@ -92,7 +92,10 @@ export class IngestWorker extends QueueWorker<'knowledge-base-ingest'> {
         this.logger.log({ ...log, msg: 'knowledge base deleted during ingestion; item left to the cleanup' });
         return;
       }
-      if (error instanceof UnreadableDocument) {
+      // A document that cannot be read fails at once (its result, not a dead letter); any other
+      // failure on the last attempt fails the item and dead-letters the job.
+      const unreadable = error instanceof UnreadableDocument;
+      if (unreadable || (job.attemptsMade + 1 >= (job.opts.attempts ?? 1) && !isTransientFailure(error))) {
         await this.repository.markItem(item.id, { runStatus: 'failed', error: itemError(error) });
         this.logger.warn({
           ...log,
@@ -100,17 +103,7 @@ export class IngestWorker extends QueueWorker<'knowledge-base-ingest'> {
           error: itemError(error),
           duration_ms: Math.round(performance.now() - started),
         });
-        return;
-      }
-      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      if (lastAttempt && !isTransientFailure(error)) {
-        await this.repository.markItem(item.id, { runStatus: 'failed', error: itemError(error) });
-        this.logger.warn({
-          ...log,
-          msg: 'knowledge base item failed',
-          error: itemError(error),
-          duration_ms: Math.round(performance.now() - started),
-        });
+        if (unreadable) return;
         throw error;
       }
       // Back to queued until the next attempt (or the end of the outage).
