@@ -91,6 +91,7 @@ export {
   triggerCallbackBody,
   TriggerWorker,
   type FinishedRun,
+  type RunRecord,
   type TriggeredKind,
   type TriggeredRun,
   type TriggerQueue,

@@ -10,11 +10,13 @@ import { QueueWorker, type QueueWorkerSettings } from './queue-worker';
 /** The queues of accepted webhook triggers: a run, then its callback. */
 export type TriggerQueue = 'prompt-runs' | 'agent-runs';
 
-/** What a finished run's callback is built from: this replica's own record, or the ledger's. */
-export type FinishedRun = Pick<LedgerRecord, 'status' | 'data' | 'ended_at'> &
-  Partial<Pick<LedgerRecord, 'usage' | 'model'>> & { status: 'completed' | 'failed' };
+/** A run's record as this replica holds it or the ledger answers it (an RPC lookup has no usage or model of its own). */
+export type RunRecord = Pick<LedgerRecord, 'status' | 'data' | 'ended_at'> & Partial<Pick<LedgerRecord, 'usage' | 'model'>>;
 
-export const isFinishedRun = (record: Pick<LedgerRecord, 'status'> | null | undefined): record is FinishedRun =>
+/** What a finished run's callback is built from. */
+export type FinishedRun = RunRecord & { status: 'completed' | 'failed' };
+
+export const isFinishedRun = (record: RunRecord | null | undefined): record is FinishedRun =>
   record?.status === 'completed' || record?.status === 'failed';
 
 /** What is run: a prompt deployment or an agent (the callback's event types and the ledger record's kind). */
@@ -74,7 +76,7 @@ export abstract class TriggerWorker<Q extends TriggerQueue> extends QueueWorker<
   protected abstract execute(trigger: QueueJobs[Q]): Promise<unknown>;
 
   /** The run's stored record (the ledger's owner answers), or null when it has none yet. */
-  protected abstract storedRecord(trigger: QueueJobs[Q]): Promise<FinishedRun | Pick<LedgerRecord, 'status'> | null>;
+  protected abstract storedRecord(trigger: QueueJobs[Q]): Promise<RunRecord | null>;
 
   /** What the trigger runs, for its callback and its failed record. */
   protected abstract describe(trigger: QueueJobs[Q]): TriggeredRun;
