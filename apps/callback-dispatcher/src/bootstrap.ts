@@ -3,17 +3,23 @@ import { loadConfig, startServiceApp } from '@waggle/platform';
 import { CallbackDispatcherEnv } from './config/callback-dispatcher.env';
 import { dataSourceOptions } from './database/data-source';
 import { CallbackDeadLetters } from './deliveries/callback-dead-letters';
-import { DeliveriesModule, type DeliveriesModuleOptions } from './deliveries/deliveries.module';
+import { DeliveriesModule } from './deliveries/deliveries.module';
+
+export interface DispatcherAppOptions {
+  /** BullMQ key prefix; tests isolate their queues with one of their own. */
+  queuePrefix?: string;
+}
 
 /** Builds and starts the dispatcher with a given configuration: what the tests start. */
-export function createDispatcherApp(env: CallbackDispatcherEnv, options: DeliveriesModuleOptions = {}): Promise<INestApplication> {
+export function createDispatcherApp(env: CallbackDispatcherEnv, options: DispatcherAppOptions = {}): Promise<INestApplication> {
   const database = dataSourceOptions(env.DATABASE_URL);
   return startServiceApp({
     service: 'callback-dispatcher',
     env,
     dependencies: ['postgres', 'nats', 'redis'],
     database,
-    imports: [DeliveriesModule.forRoot(options)],
+    imports: [DeliveriesModule.forRoot()],
+    queuePrefix: options.queuePrefix,
     deadLetters: { sources: [CallbackDeadLetters] },
   });
 }

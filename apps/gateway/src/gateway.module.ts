@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { PlatformModule } from '@waggle/platform';
+import { PlatformModule, queueRootModule } from '@waggle/platform';
 import type { GatewayEnv } from './config/gateway.env';
 import { AgentsModule } from './agents/agents.module';
 import { KnowledgeBasesModule } from './knowledge-bases/knowledge-bases.module';
@@ -22,6 +22,7 @@ export class GatewayModule {
       module: GatewayModule,
       imports: [
         PlatformModule.forApp({ app: 'gateway', env, dependencies: ['nats', 'redis'], readinessReporters: [ServicesReadinessReporter] }),
+        queueRootModule(),
         ErrorCodesModule,
         OpenApiModule,
         ModelsModule,

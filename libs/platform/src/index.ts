@@ -78,8 +78,26 @@ export { APP_ENV, APP_NAME, PlatformModule, type PlatformOptions } from './app/p
 export { applyRpcConventions, serveReplyPatternsDirectly, startServiceApp, type ServiceAppSpec } from './app/create-service-app';
 export { exitOnStartupFailure, installGracefulShutdown, installProcessSafetyNet } from './app/run-app';
 export { runMain } from './app/run-main';
-export { QueueWorker, queueTelemetry, type QueueWorkerSettings } from './queues/queue-worker';
-export { JOB_RETENTION, QueueProducer } from './queues/queue-producer';
+export { QueueProcessor, QueueWorker, queueTelemetry, type QueueWorkerSettings, type StaticWorkerOptions } from './queues/queue-worker';
+export {
+  enqueue,
+  JOB_RETENTION,
+  queueRootModule,
+  registerQueues,
+  type JobQueue,
+  type JobRetryOverrides,
+  type QueueRootOptions,
+} from './queues/queue-producer';
+export {
+  isFinishedRun,
+  triggerCallbackBody,
+  TriggerWorker,
+  type FinishedRun,
+  type RunRecord,
+  type TriggeredKind,
+  type TriggeredRun,
+  type TriggerQueue,
+} from './queues/trigger-worker';
 export { countDeadLettersWith, observeQueue, QUEUE_STATES, readQueue, type QueueReading, type QueueState } from './queues/queue-metrics';
 export {
   ensureDatabase,
@@ -109,5 +127,5 @@ export { describeFailure, isTransientFailure } from './reliability/failure-kind'
 export { cappedBackoffMs, OutageLog, type BackoffSettings } from './reliability/outage-log';
 export { cutText, jsonText } from './reliability/json-text';
 export { deadLetterNotFound, type DeadLetterSource } from './dead-letters/dead-letter-source';
-export { QueueDeadLetters, type QueueDeadLetterOptions } from './dead-letters/queue-dead-letters';
+export { QueueDeadLetters } from './dead-letters/queue-dead-letters';
 export { type DeadLetterOptions } from './dead-letters/dead-letters.controller';

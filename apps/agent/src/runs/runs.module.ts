@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
-import { RunCancellation } from '@waggle/platform';
+import { QueueNames } from '@waggle/contracts';
+import { registerQueues, RunCancellation } from '@waggle/platform';
 import { AgentRunner } from './agent-runner.service';
 import { AgentTriggerWorker } from './agent-trigger.worker';
 import { AgentKnowledgeSearch } from './knowledge-search';
@@ -14,6 +15,7 @@ import { RunsRepository } from './runs.repository';
  * provider registry and model routes come from the app's global ProvidersModule.
  */
 @Module({
+  imports: [registerQueues([QueueNames.agentRuns, QueueNames.callbacks])],
   controllers: [RunsController],
   providers: [
     AgentRunner,

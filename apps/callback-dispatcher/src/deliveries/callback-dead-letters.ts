@@ -1,12 +1,11 @@
-import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { QueueNames, type CallbackDeliveryJob, type DeadLetterReplay, type DeadLetterSummary } from '@waggle/contracts';
-import { QueueDeadLetters, REDIS_CLIENT, type DeadLetterSource } from '@waggle/platform';
+import { QueueNames, type CallbackDeliveryJob, type DeadLetterReplay } from '@waggle/contracts';
+import { QueueDeadLetters, type JobQueue } from '@waggle/platform';
 import type { Job } from 'bullmq';
-import type Redis from 'ioredis';
 import { In, type Repository } from 'typeorm';
 import { DeliveriesService } from './deliveries.service';
-import { DISPATCHER_SETTINGS, type DispatcherSettings } from './dispatcher-settings';
 import { DeliveryEntity } from './entities/delivery.entity';
 
 /**
@@ -18,44 +17,29 @@ import { DeliveryEntity } from './entities/delivery.entity';
  * longer a dead letter.
  */
 @Injectable()
-export class CallbackDeadLetters implements DeadLetterSource, OnApplicationShutdown {
-  readonly source = QueueNames.callbacks;
-  private readonly failed: QueueDeadLetters<'callbacks'>;
-
+export class CallbackDeadLetters extends QueueDeadLetters<'callbacks'> {
   constructor(
-    @Inject(DISPATCHER_SETTINGS) settings: DispatcherSettings,
     @InjectRepository(DeliveryEntity) private readonly deliveries: Repository<DeliveryEntity>,
     private readonly service: DeliveriesService,
-    @Inject(REDIS_CLIENT) redis: Redis,
+    @InjectQueue(QueueNames.callbacks) queue: JobQueue<'callbacks'>,
   ) {
-    this.failed = new QueueDeadLetters(QueueNames.callbacks, redis, {
-      prefix: settings.queuePrefix,
-      // Each delivery attempt is a run of the job (it delays itself between attempts, spending none of BullMQ's).
-      attemptsOf: (job) => job.attemptsStarted,
-      stillDead: (jobs) => this.notRedelivered(jobs),
-      replay: async (job, requeue) => {
-        const delivery = await this.deliveries.findOneBy({ id: job.data.delivery_id });
-        if (!delivery) return requeue();
-        await this.service.redeliver({ workspace_id: delivery.workspaceId, delivery_id: delivery.id });
-        return { source: this.source, id: String(job.id), outcome: 'requeued', error: null };
-      },
-    });
+    super(queue);
   }
 
-  list(limit: number): Promise<DeadLetterSummary[]> {
-    return this.failed.list(limit);
+  /** Each delivery attempt is a run of the job (it delays itself between attempts, spending none of BullMQ's). */
+  protected override attemptsOf(job: Job<CallbackDeliveryJob>): number {
+    return job.attemptsStarted;
   }
 
-  replay(id: string): Promise<DeadLetterReplay> {
-    return this.failed.replay(id);
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.failed.close();
+  protected override async replayJob(job: Job<CallbackDeliveryJob>): Promise<DeadLetterReplay> {
+    const delivery = await this.deliveries.findOneBy({ id: job.data.delivery_id });
+    if (!delivery) return this.requeue(job);
+    await this.service.redeliver({ workspace_id: delivery.workspaceId, delivery_id: delivery.id });
+    return { source: this.source, id: String(job.id), outcome: 'requeued', error: null };
   }
 
   /** The delivery row names the job that owns it now: an older failed job was superseded by a redelivery. */
-  private async notRedelivered(jobs: Array<Job<CallbackDeliveryJob>>): Promise<Array<Job<CallbackDeliveryJob>>> {
+  protected override async stillDead(jobs: Array<Job<CallbackDeliveryJob>>): Promise<Array<Job<CallbackDeliveryJob>>> {
     if (jobs.length === 0) return jobs;
     const rows = await this.deliveries.find({
       select: { id: true, jobId: true },

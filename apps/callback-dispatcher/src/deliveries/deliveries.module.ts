@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { APP_ENV, REDIS_CLIENT } from '@waggle/platform';
+import { QueueNames } from '@waggle/contracts';
+import { APP_ENV, REDIS_CLIENT, registerQueues } from '@waggle/platform';
 import { CallbackUrlPolicy, createGuardedDispatcher, SecretSealer, WebhookRegistry } from '@waggle/webhooks';
 import type Redis from 'ioredis';
 import type { CallbackDispatcherEnv } from '../config/callback-dispatcher.env';
@@ -17,23 +18,18 @@ import { RedeliveryQueue } from './redelivery.queue';
 import { SigningKeys } from './signing-keys';
 import { OutboundDispatcher } from './outbound-dispatcher';
 
-export interface DeliveriesModuleOptions {
-  /** BullMQ key prefix; tests isolate their queues with one of their own. */
-  queuePrefix?: string;
-}
-
 /** Delivers callbacks (the BullMQ worker), answers for the delivery log over NATS, and lists and replays the dead-lettered ones. */
 @Module({})
 export class DeliveriesModule {
-  static forRoot(options: DeliveriesModuleOptions = {}): DynamicModule {
+  static forRoot(): DynamicModule {
     return {
       module: DeliveriesModule,
-      imports: [TypeOrmModule.forFeature(DELIVERY_ENTITIES)],
+      imports: [TypeOrmModule.forFeature(DELIVERY_ENTITIES), registerQueues([QueueNames.callbacks])],
       controllers: [DeliveriesController],
       providers: [
         {
           provide: DISPATCHER_SETTINGS,
-          useFactory: (env: CallbackDispatcherEnv) => dispatcherSettings(env, options.queuePrefix),
+          useFactory: (env: CallbackDispatcherEnv) => dispatcherSettings(env),
           inject: [APP_ENV],
         },
         {

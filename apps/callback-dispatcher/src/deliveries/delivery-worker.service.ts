@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { QueueNames, type CallbackDeliveryJob } from '@waggle/contracts';
-import { JOB_RETENTION, QueueWorker, type RequestContextStore } from '@waggle/platform';
+import { JOB_RETENTION, QueueProcessor, QueueWorker, type RequestContextStore } from '@waggle/platform';
 import type { Job } from 'bullmq';
 import { CallbackDeliveryProcessor, type DeliveryJobResult } from './callback-delivery.processor';
 import { DISPATCHER_SETTINGS, type DispatcherSettings } from './dispatcher-settings';
@@ -12,6 +12,8 @@ import { DISPATCHER_SETTINGS, type DispatcherSettings } from './dispatcher-setti
  * refused, gone) leaves its job in the failed set with the base class's dead-letter line.
  */
 @Injectable()
+// A job is re-run after its worker died; a few deaths in a row before BullMQ gives up on it.
+@QueueProcessor(QueueNames.callbacks, { ...JOB_RETENTION, maxStalledCount: 5 })
 export class DeliveryWorker extends QueueWorker<'callbacks', DeliveryJobResult> {
   constructor(
     @Inject(DISPATCHER_SETTINGS) settings: DispatcherSettings,
@@ -20,16 +22,13 @@ export class DeliveryWorker extends QueueWorker<'callbacks', DeliveryJobResult> 
     super({
       queue: QueueNames.callbacks,
       redisUrl: settings.redisUrl,
-      prefix: settings.queuePrefix,
       concurrency: settings.concurrency,
       lockMs: settings.lockMs,
       shutdownGraceMs: settings.shutdownGraceMs,
-      // A job is re-run after its worker died; a few deaths in a row before BullMQ gives up on it.
-      options: { ...JOB_RETENTION, maxStalledCount: 5 },
     });
   }
 
-  protected process(job: Job<CallbackDeliveryJob, DeliveryJobResult>, token: string | undefined): Promise<DeliveryJobResult> {
+  protected handle(job: Job<CallbackDeliveryJob, DeliveryJobResult>, token: string | undefined): Promise<DeliveryJobResult> {
     return this.processor.process(job, token);
   }
 

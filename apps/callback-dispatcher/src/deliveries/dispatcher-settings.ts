@@ -6,8 +6,6 @@ export const DISPATCHER_SETTINGS = Symbol('DISPATCHER_SETTINGS');
 /** What the worker and the redelivery queue run with, read once from the env. */
 export interface DispatcherSettings {
   redisUrl: string;
-  /** BullMQ key prefix; producers use BullMQ's default, tests an isolated one. */
-  queuePrefix: string;
   concurrency: number;
   /** BullMQ lock (and stalled-check interval) of an active delivery job. */
   lockMs: number;
@@ -17,12 +15,9 @@ export interface DispatcherSettings {
   shutdownGraceMs: number;
 }
 
-export const DEFAULT_QUEUE_PREFIX = 'bull';
-
-export function dispatcherSettings(env: CallbackDispatcherEnv, queuePrefix: string = DEFAULT_QUEUE_PREFIX): DispatcherSettings {
+export function dispatcherSettings(env: CallbackDispatcherEnv): DispatcherSettings {
   return {
     redisUrl: env.REDIS_URL,
-    queuePrefix,
     concurrency: env.CALLBACK_CONCURRENCY,
     lockMs: env.CALLBACK_LOCK_MS,
     timeoutMs: env.CALLBACK_TIMEOUT_MS,

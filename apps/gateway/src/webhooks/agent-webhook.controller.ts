@@ -1,8 +1,8 @@
 import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { QueueNames, type AgentTriggerJob } from '@waggle/contracts';
-import { APP_ENV, LedgerPublisher, REDIS_CLIENT, requestContext } from '@waggle/platform';
-import type Redis from 'ioredis';
+import { InjectQueue } from '@nestjs/bullmq';
+import { APP_ENV, LedgerPublisher, requestContext, type JobQueue } from '@waggle/platform';
 import type { GatewayEnv } from '../config/gateway.env';
 import { AgentWebhookBody } from './agent-webhook.dto';
 import { checkTriggerBody, TriggerIntakeController, type AcceptedTrigger } from './trigger-intake';
@@ -17,8 +17,12 @@ import { WebhookTriggerRoute, type WebhookTriggerRequest } from './webhook-secre
 @ApiExcludeController()
 @Controller('v1/agent/webhooks')
 export class AgentWebhookController extends TriggerIntakeController<'agent-runs'> {
-  constructor(ledger: LedgerPublisher, @Inject(REDIS_CLIENT) redis: Redis, @Inject(APP_ENV) env: GatewayEnv) {
-    super(QueueNames.agentRuns, ledger, redis, env);
+  constructor(
+    @InjectQueue(QueueNames.agentRuns) triggers: JobQueue<'agent-runs'>,
+    ledger: LedgerPublisher,
+    @Inject(APP_ENV) env: GatewayEnv,
+  ) {
+    super(triggers, ledger, env);
   }
 
   @Post(':agent_id')

@@ -2,8 +2,8 @@ import { Body, Controller, HttpCode, Inject, Param, Post, Req } from '@nestjs/co
 import { ApiExcludeController } from '@nestjs/swagger';
 import { WaggleException } from '@waggle/errors';
 import { QueueNames, type PromptTriggerJob } from '@waggle/contracts';
-import { APP_ENV, LedgerPublisher, REDIS_CLIENT, requestContext } from '@waggle/platform';
-import type Redis from 'ioredis';
+import { InjectQueue } from '@nestjs/bullmq';
+import { APP_ENV, LedgerPublisher, requestContext, type JobQueue } from '@waggle/platform';
 import type { GatewayEnv } from '../config/gateway.env';
 import { PromptWebhookBody } from './prompt-webhook.dto';
 import { checkTriggerBody, TriggerIntakeController, type AcceptedTrigger } from './trigger-intake';
@@ -16,8 +16,12 @@ import { WebhookTriggerRoute, type WebhookTriggerRequest } from './webhook-secre
 @ApiExcludeController()
 @Controller('v1/prompt/webhooks')
 export class PromptWebhookController extends TriggerIntakeController<'prompt-runs'> {
-  constructor(ledger: LedgerPublisher, @Inject(REDIS_CLIENT) redis: Redis, @Inject(APP_ENV) env: GatewayEnv) {
-    super(QueueNames.promptRuns, ledger, redis, env);
+  constructor(
+    @InjectQueue(QueueNames.promptRuns) triggers: JobQueue<'prompt-runs'>,
+    ledger: LedgerPublisher,
+    @Inject(APP_ENV) env: GatewayEnv,
+  ) {
+    super(triggers, ledger, env);
   }
 
   @Post(':prompt_endpoint_id/variants/:variant_id')

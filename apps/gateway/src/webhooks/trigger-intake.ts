@@ -1,9 +1,8 @@
-import { Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { acceptedTriggerRecord, type AcceptedTriggerJob, type QueueJobs, type QueueName, type TriggeredRun } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { QueueProducer, type LedgerPublisher } from '@waggle/platform';
+import { enqueue, type JobQueue, type LedgerPublisher } from '@waggle/platform';
 import { CallbackUrlPolicy } from '@waggle/webhooks';
-import type Redis from 'ioredis';
 import type { GatewayEnv } from '../config/gateway.env';
 
 /** A required field of a trigger body, with why it is required. */
@@ -51,24 +50,17 @@ export interface AcceptedTrigger {
  * A webhook trigger route's intake (prompt and agent triggers): the queue its runs go to,
  * the callback policy its bodies are checked against, and the acceptance of a checked trigger.
  */
-export abstract class TriggerIntakeController<Q extends QueueName> implements OnModuleDestroy {
+export abstract class TriggerIntakeController<Q extends QueueName> {
   protected readonly callbackUrls: CallbackUrlPolicy;
   private readonly logger: Logger;
-  private readonly triggers: QueueProducer<Q>;
 
   protected constructor(
-    queue: Q,
+    private readonly triggers: JobQueue<Q>,
     private readonly ledger: LedgerPublisher,
-    redis: Redis,
     env: GatewayEnv,
   ) {
     this.logger = new Logger(new.target.name);
-    this.triggers = new QueueProducer(queue, redis);
     this.callbackUrls = CallbackUrlPolicy.fromEnv(env);
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.triggers.close();
   }
 
   /**
@@ -78,7 +70,7 @@ export abstract class TriggerIntakeController<Q extends QueueName> implements On
    */
   protected async accept(job: QueueJobs[Q] & AcceptedTriggerJob, run: TriggeredRun): Promise<AcceptedTrigger> {
     try {
-      await this.triggers.add(job.request_id, job);
+      await enqueue(this.triggers, job.request_id, job);
     } catch (error) {
       this.logger.error({ err: error }, 'a webhook trigger could not be queued');
       throw new WaggleException('upstream_request_failed', { status: 503, detail: 'run_not_accepted' });

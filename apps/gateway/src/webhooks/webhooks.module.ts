@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { QueueNames } from '@waggle/contracts';
+import { registerQueues } from '@waggle/platform';
 import { AuthModule } from '../auth/auth.module';
 import { ActiveWorkspaces } from './active-workspaces';
 import { AgentWebhookController } from './agent-webhook.controller';
@@ -8,7 +10,7 @@ import { WebhookSecretGuard } from './webhook-secret.guard';
 
 /** Webhook triggers (authenticated by the owner's secret from the registry) and the callback delivery log. */
 @Module({
-  imports: [AuthModule],
+  imports: [AuthModule, registerQueues([QueueNames.promptRuns, QueueNames.agentRuns])],
   controllers: [PromptWebhookController, AgentWebhookController, PrivateDeliveriesController],
   providers: [WebhookSecretGuard, ActiveWorkspaces],
 })

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
-import { RunCancellation } from '@waggle/platform';
+import { QueueNames } from '@waggle/contracts';
+import { registerQueues, RunCancellation } from '@waggle/platform';
 import { LedgerModule } from '../ledger/ledger.module';
 import { PromptsModule } from '../prompts/prompts.module';
 import { PromptExecution } from './prompt-execution';
@@ -13,7 +14,7 @@ import { PromptRunsController } from './prompt-runs.controller';
  * prompt. The provider registry and model routes come from the app's global ProvidersModule.
  */
 @Module({
-  imports: [PromptsModule, LedgerModule],
+  imports: [PromptsModule, LedgerModule, registerQueues([QueueNames.promptRuns, QueueNames.callbacks])],
   controllers: [PromptRunsController],
   providers: [RunCancellation, PromptExecution, PromptRunner, PromptTriggerWorker],
   exports: [PromptExecution],

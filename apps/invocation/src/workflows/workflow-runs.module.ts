@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { QueueNames } from '@waggle/contracts';
+import { registerQueues } from '@waggle/platform';
 import { PromptRunsModule } from '../prompt-runs/prompt-runs.module';
 import { WorkflowDeploymentsModule } from './deployments/workflow-deployments.module';
 import { ProviderToolMeter } from './engine/provider-tool-meter';
@@ -16,7 +18,7 @@ import { WorkflowRunsService } from './runs/workflow-runs.service';
  * versions, webhook secrets) are WorkflowDeploymentsModule's.
  */
 @Module({
-  imports: [WorkflowDeploymentsModule, PromptRunsModule],
+  imports: [WorkflowDeploymentsModule, PromptRunsModule, registerQueues([QueueNames.workflowRuns, QueueNames.callbacks])],
   controllers: [WorkflowRunsController],
   providers: [
     WorkflowRunsRepository,

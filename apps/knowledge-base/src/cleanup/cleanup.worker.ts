@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { QueueNames, type KnowledgeBaseCleanupJob } from '@waggle/contracts';
-import { APP_ENV, QueueWorker, type RequestContextStore } from '@waggle/platform';
+import { APP_ENV, QueueProcessor, QueueWorker, type RequestContextStore } from '@waggle/platform';
 import type { Job } from 'bullmq';
 import type { KnowledgeBaseEnv } from '../config/knowledge-base.env';
 import { ChunkIndex } from '../index/chunk-index';
@@ -13,6 +13,7 @@ import { KnowledgeBasesRepository } from '../knowledge-bases/knowledge-bases.rep
  * (its job stalls and runs again, or the next start re-queues it) simply goes on.
  */
 @Injectable()
+@QueueProcessor(QueueNames.knowledgeBaseCleanup)
 export class CleanupWorker extends QueueWorker<'knowledge-base-cleanup'> {
   constructor(
     private readonly repository: KnowledgeBasesRepository,
@@ -32,7 +33,7 @@ export class CleanupWorker extends QueueWorker<'knowledge-base-cleanup'> {
     return {};
   }
 
-  protected async process(job: Job<KnowledgeBaseCleanupJob>): Promise<void> {
+  protected async handle(job: Job<KnowledgeBaseCleanupJob>): Promise<void> {
     const knowledgeBaseId = job.data.knowledge_base_id;
     // Only a knowledge base marked deleted is ever cleaned up.
     if (!(await this.repository.isMarkedDeleted(knowledgeBaseId))) return;

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { QueueNames, type KnowledgeBaseIngestJob } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { APP_ENV, isTransientFailure, QueueWorker, type RequestContextStore } from '@waggle/platform';
+import { APP_ENV, isTransientFailure, QueueProcessor, QueueWorker, type RequestContextStore } from '@waggle/platform';
 import type { Job } from 'bullmq';
 import { ChunkIndex } from '../index/chunk-index';
 import type { KnowledgeBaseEnv } from '../config/knowledge-base.env';
@@ -34,6 +34,7 @@ function itemError(error: unknown): string {
  * deleted is left to the cleanup.
  */
 @Injectable()
+@QueueProcessor(QueueNames.knowledgeBaseIngest)
 export class IngestWorker extends QueueWorker<'knowledge-base-ingest'> {
   constructor(
     private readonly repository: KnowledgeBasesRepository,
@@ -54,7 +55,7 @@ export class IngestWorker extends QueueWorker<'knowledge-base-ingest'> {
     return { workspaceId: job.workspace_id };
   }
 
-  protected async process(job: Job<KnowledgeBaseIngestJob>): Promise<void> {
+  protected async handle(job: Job<KnowledgeBaseIngestJob>): Promise<void> {
     const { knowledge_base_id: knowledgeBaseId, item_id: itemId, workspace_id: workspaceId } = job.data;
     const knowledgeBase = await this.repository.findActiveById(knowledgeBaseId);
     if (!knowledgeBase || knowledgeBase.workspaceId !== workspaceId) return;
@@ -91,7 +92,10 @@ export class IngestWorker extends QueueWorker<'knowledge-base-ingest'> {
         this.logger.log({ ...log, msg: 'knowledge base deleted during ingestion; item left to the cleanup' });
         return;
       }
-      if (error instanceof UnreadableDocument) {
+      // A document that cannot be read fails at once (its result, not a dead letter); any other
+      // failure on the last attempt fails the item and dead-letters the job.
+      const unreadable = error instanceof UnreadableDocument;
+      if (unreadable || (job.attemptsMade + 1 >= (job.opts.attempts ?? 1) && !isTransientFailure(error))) {
         await this.repository.markItem(item.id, { runStatus: 'failed', error: itemError(error) });
         this.logger.warn({
           ...log,
@@ -99,17 +103,7 @@ export class IngestWorker extends QueueWorker<'knowledge-base-ingest'> {
           error: itemError(error),
           duration_ms: Math.round(performance.now() - started),
         });
-        return;
-      }
-      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      if (lastAttempt && !isTransientFailure(error)) {
-        await this.repository.markItem(item.id, { runStatus: 'failed', error: itemError(error) });
-        this.logger.warn({
-          ...log,
-          msg: 'knowledge base item failed',
-          error: itemError(error),
-          duration_ms: Math.round(performance.now() - started),
-        });
+        if (unreadable) return;
         throw error;
       }
       // Back to queued until the next attempt (or the end of the outage).

@@ -5,11 +5,13 @@ import { KnowledgeBasesController } from './knowledge-bases.controller';
 import { KnowledgeBasesRepository } from './knowledge-bases.repository';
 import { KnowledgeBasesService } from './knowledge-bases.service';
 
-/** Knowledge bases and their items over NATS, and the workspace's embedding model setting. */
+import { KNOWLEDGE_BASE_QUEUES } from './knowledge-base-queues';
+
+/** Knowledge bases and their items over NATS, the workspace's embedding model setting, and the queues of both workers. */
 @Module({
-  imports: [TypeOrmModule.forFeature(KNOWLEDGE_BASE_ENTITIES)],
+  imports: [TypeOrmModule.forFeature(KNOWLEDGE_BASE_ENTITIES), KNOWLEDGE_BASE_QUEUES],
   controllers: [KnowledgeBasesController],
   providers: [KnowledgeBasesRepository, KnowledgeBasesService],
-  exports: [KnowledgeBasesRepository, KnowledgeBasesService],
+  exports: [KnowledgeBasesRepository, KnowledgeBasesService, KNOWLEDGE_BASE_QUEUES],
 })
 export class KnowledgeBasesModule {}

@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import {
   AssetPatterns,
   CatalogPatterns,
@@ -15,8 +16,7 @@ import {
   type UpdateKnowledgeBaseFields,
 } from '@waggle/contracts';
 import { errorMessage, WaggleException, type ErrorDetail } from '@waggle/errors';
-import { APP_ENV, NatsRpcClient, QueueProducer, REDIS_CLIENT } from '@waggle/platform';
-import type Redis from 'ioredis';
+import { APP_ENV, enqueue, NatsRpcClient, type JobQueue } from '@waggle/platform';
 import type { KnowledgeBaseEnv } from '../config/knowledge-base.env';
 import type { KnowledgeBaseEntity } from './entities/knowledge-base.entity';
 import { itemNotFound, knowledgeBaseNotFound, toItemRecord, toKnowledgeBaseRecord } from './knowledge-base-record';
@@ -49,30 +49,20 @@ export function nameOfUrl(url: URL): string {
  * workspace: another workspace's knowledge base and a deleted one answer alike, 422.
  */
 @Injectable()
-export class KnowledgeBasesService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class KnowledgeBasesService implements OnApplicationBootstrap {
   private readonly logger = new Logger(KnowledgeBasesService.name);
-  private readonly ingest: QueueProducer<'knowledge-base-ingest'>;
-  private readonly cleanup: QueueProducer<'knowledge-base-cleanup'>;
 
   constructor(
     private readonly repository: KnowledgeBasesRepository,
     private readonly rpc: NatsRpcClient,
     @Inject(APP_ENV) private readonly env: KnowledgeBaseEnv,
-    @Inject(REDIS_CLIENT) redis: Redis,
-  ) {
-    this.ingest = new QueueProducer(QueueNames.knowledgeBaseIngest, redis, {
-      jobOptions: { attempts: env.KB_INGEST_ATTEMPTS, backoff: { type: 'exponential', delay: env.KB_INGEST_BACKOFF_MS } },
-    });
-    this.cleanup = new QueueProducer(QueueNames.knowledgeBaseCleanup, redis);
-  }
+    @InjectQueue(QueueNames.knowledgeBaseIngest) private readonly ingest: JobQueue<'knowledge-base-ingest'>,
+    @InjectQueue(QueueNames.knowledgeBaseCleanup) private readonly cleanup: JobQueue<'knowledge-base-cleanup'>,
+  ) {}
 
   /** A deleted knowledge base whose cleanup job was lost (Redis flushed, say) is queued again: its row is still there. */
   async onApplicationBootstrap(): Promise<void> {
-    for (const id of await this.repository.deletedIds()) await this.cleanup.add(id, { knowledge_base_id: id });
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await Promise.all([this.ingest.close(), this.cleanup.close()]);
+    for (const id of await this.repository.deletedIds()) await enqueue(this.cleanup, id, { knowledge_base_id: id });
   }
 
   private async record(knowledgeBase: KnowledgeBaseEntity): Promise<KnowledgeBaseRecord> {
@@ -128,14 +118,12 @@ export class KnowledgeBasesService implements OnApplicationBootstrap, OnApplicat
   async delete(workspaceId: string, knowledgeBaseId: string): Promise<DeletedKnowledgeBase> {
     if (!(await this.repository.markDeleted(workspaceId, knowledgeBaseId))) throw knowledgeBaseNotFound();
     // Should this enqueue fail, the next start of any replica queues it again (onApplicationBootstrap).
-    await this.cleanup
-      .add(knowledgeBaseId, { knowledge_base_id: knowledgeBaseId })
-      .catch((error: unknown) =>
-        this.logger.warn(
-          { err: error, knowledge_base_id: knowledgeBaseId },
-          'the cleanup of a deleted knowledge base could not be queued yet',
-        ),
-      );
+    await enqueue(this.cleanup, knowledgeBaseId, { knowledge_base_id: knowledgeBaseId }).catch((error: unknown) =>
+      this.logger.warn(
+        { err: error, knowledge_base_id: knowledgeBaseId },
+        'the cleanup of a deleted knowledge base could not be queued yet',
+      ),
+    );
     this.logger.log({ msg: 'knowledge base deleted', knowledge_base_id: knowledgeBaseId });
     return { id: knowledgeBaseId };
   }
@@ -176,7 +164,7 @@ export class KnowledgeBasesService implements OnApplicationBootstrap, OnApplicat
       source = { itemType: 'url', sourceAssetId: null, sourceUrl: url.href, name: request.name ?? nameOfUrl(url) };
     }
     const item = await this.repository.insertItem({ knowledgeBaseId: knowledgeBase.id, workspaceId: request.workspace_id, ...source });
-    await this.ingest.add(item.id, { workspace_id: request.workspace_id, knowledge_base_id: knowledgeBase.id, item_id: item.id });
+    await enqueue(this.ingest, item.id, { workspace_id: request.workspace_id, knowledge_base_id: knowledgeBase.id, item_id: item.id });
     this.logger.log({ msg: 'knowledge base item queued', knowledge_base_id: knowledgeBase.id, item_id: item.id, item_type: item.itemType });
     return toItemRecord(item);
   }

@@ -13,6 +13,7 @@ import type { DataSourceOptions } from 'typeorm';
 import { DEAD_LETTER_OWNERS, queueGroupOf, type DeadLetterOwner, type DomainService } from '@waggle/contracts';
 import { Logger } from 'nestjs-pino';
 import type { BaseEnv } from '../config/env';
+import { queueRootModule, registerQueues } from '../queues/queue-producer';
 import { createDeadLettersController, deadLetterSourcesProvider, type DeadLetterOptions } from '../dead-letters/dead-letters.controller';
 import { createHealthPingController } from '../health/health-ping.controller';
 import { MetricsController } from '../health/metrics.controller';
@@ -39,6 +40,8 @@ export interface ServiceAppSpec {
    * exported by one of `imports`.
    */
   deadLetters?: DeadLetterOptions;
+  /** BullMQ's key prefix of the service's queues (tests isolate theirs with one); BullMQ's default otherwise. */
+  queuePrefix?: string;
 }
 
 function isDeadLetterOwner(service: DomainService): service is DeadLetterOwner {
@@ -64,6 +67,9 @@ export async function startServiceApp(spec: ServiceAppSpec): Promise<INestApplic
     imports: [
       PlatformModule.forApp({ app: spec.service, env: spec.env, dependencies: spec.dependencies, nats: server }),
       ...(spec.database ? [TypeOrmModule.forRoot(spec.database)] : []),
+      // Every service on Redis may produce or consume jobs: BullMQ's root configuration.
+      ...(spec.dependencies.includes('redis') ? [queueRootModule({ prefix: spec.queuePrefix })] : []),
+      ...(deadLetters?.queues?.length ? [registerQueues(deadLetters.queues)] : []),
       ...(spec.imports ?? []),
     ],
     controllers: [

@@ -1,3 +1,4 @@
+import { getQueueToken } from '@nestjs/bullmq';
 import { Controller, Inject, type OnApplicationShutdown, type Provider, type Type } from '@nestjs/common';
 import {
   DEAD_LETTER_SOURCES_BY_OWNER,
@@ -12,8 +13,7 @@ import {
   type QueueName,
 } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import type Redis from 'ioredis';
-import { REDIS_CLIENT } from '../health/indicators';
+import type { JobQueue } from '../queues/queue-producer';
 import { RpcHandler } from '../nats/rpc-handler';
 import { isTransientFailure } from '../reliability/failure-kind';
 import type { DeadLetterSource } from './dead-letter-source';
@@ -95,19 +95,20 @@ export class DeadLetterSources implements OnApplicationShutdown {
 
 /**
  * The provider of a service's dead-letter sources: a failed-set reader per queue named (on the
- * app's Redis client) and the service's own sources, checked against what the contract says
+ * queue registered for it, see `registerQueues`) and the service's own sources, checked against what the contract says
  * the service owns.
  */
 export function deadLetterSourcesProvider(owner: DeadLetterOwner, options: DeadLetterOptions): Provider {
   const own = options.sources ?? [];
+  const queued = options.queues ?? [];
   return {
     provide: DeadLetterSources,
-    useFactory: (redis: Redis | null, ...sources: DeadLetterSource[]) => {
-      const queues = options.queues ?? [];
-      if (queues.length > 0 && !redis) throw new Error(`${owner} lists the dead letters of ${queues.join(', ')} but has no Redis client`);
-      return new DeadLetterSources(owner, [...queues.map((queue) => new QueueDeadLetters(queue, redis as Redis)), ...sources]);
+    useFactory: (...injected: unknown[]) => {
+      const queues = injected.slice(0, queued.length) as Array<JobQueue<QueueName>>;
+      const sources = injected.slice(queued.length) as DeadLetterSource[];
+      return new DeadLetterSources(owner, [...queues.map((queue) => new QueueDeadLetters(queue)), ...sources]);
     },
-    inject: [REDIS_CLIENT, ...own],
+    inject: [...queued.map((queue) => getQueueToken(queue)), ...own],
   };
 }
 

@@ -1,6 +1,10 @@
+import { BullModule } from '@nestjs/bullmq';
+import type { DynamicModule } from '@nestjs/common';
 import type { QueueJobs, QueueName } from '@waggle/contracts';
-import { Queue, type JobsOptions } from 'bullmq';
+import type { JobsOptions, Queue } from 'bullmq';
 import type Redis from 'ioredis';
+import { APP_ENV } from '../app/platform.module';
+import { REDIS_CLIENT } from '../health/indicators';
 import { queueTelemetry } from './queue-worker';
 
 /**
@@ -13,9 +17,10 @@ export const JOB_RETENTION = {
 } as const satisfies JobsOptions;
 
 /**
- * Each queue's job options, so a job is retried the same way whoever enqueues it. Callbacks
- * schedule their own retries (see the dispatcher); an accepted prompt or agent trigger whose run hit
- * an outage (database, Redis, a crash) is run again with backoff.
+ * Each queue's job name and options (its registered `defaultJobOptions`), so a job is retried
+ * the same way whoever enqueues it. Callbacks schedule their own retries (see the dispatcher);
+ * an accepted prompt or agent trigger whose run hit an outage (database, Redis, a crash) is run
+ * again with backoff.
  */
 const JOB_OPTIONS: { readonly [Q in QueueName]: { name: string; options: JobsOptions } } = {
   callbacks: { name: 'deliver', options: JOB_RETENTION },
@@ -31,32 +36,48 @@ const JOB_OPTIONS: { readonly [Q in QueueName]: { name: string; options: JobsOpt
   'workflow-runs': { name: 'run', options: { ...JOB_RETENTION, attempts: 5, backoff: { type: 'exponential', delay: 1000 } } },
 };
 
-/** Adds jobs to one queue, typed by the queue's job, carrying the caller's trace to the worker. */
-export class QueueProducer<Q extends QueueName> {
-  private readonly queue: Queue<QueueJobs[Q]>;
-  private readonly jobOptions: JobsOptions;
+/** A queue as `@InjectQueue` gives it, typed by its job. */
+export type JobQueue<Q extends QueueName> = Queue<QueueJobs[Q]> & { readonly name: Q };
 
-  /** `jobOptions` overrides the queue's retry settings (attempts, backoff) where an app makes them configurable. */
-  constructor(
-    private readonly name: Q,
-    connection: Redis,
-    options: { prefix?: string; jobOptions?: Pick<JobsOptions, 'attempts' | 'backoff'> } = {},
-  ) {
-    this.queue = new Queue<QueueJobs[Q]>(name, {
-      connection,
-      telemetry: queueTelemetry(),
-      ...(options.prefix && { prefix: options.prefix }),
-    });
-    this.jobOptions = { ...JOB_OPTIONS[name].options, ...options.jobOptions };
-  }
+/** Retry settings an app makes configurable, from its validated env. */
+export type JobRetryOverrides = (env: never) => Pick<JobsOptions, 'attempts' | 'backoff'>;
 
-  /** Idempotent: the job id names the work (a request, a delivery), so adding it twice makes one job. */
-  async add(jobId: string, data: QueueJobs[Q]): Promise<void> {
-    // BullMQ's own generic constraints cannot see that QueueJobs[Q] is the queue's data type.
-    await (this.queue as Queue).add(JOB_OPTIONS[this.name].name, data, { ...this.jobOptions, jobId });
-  }
+export interface QueueRootOptions {
+  /** BullMQ key prefix (tests isolate their queues with one); BullMQ's default otherwise. */
+  prefix?: string;
+}
 
-  close(): Promise<void> {
-    return this.queue.close();
-  }
+/**
+ * BullMQ's root configuration (`BullModule.forRootAsync`): every queue of the app on its
+ * Redis client (commands fail fast while Redis is away, so a caller hears of an outage), with
+ * the producer's trace stored on each job (`telemetry`) and the app's key prefix.
+ */
+export function queueRootModule(options: QueueRootOptions = {}): DynamicModule {
+  return BullModule.forRootAsync({
+    useFactory: (redis: Redis | null) => {
+      if (!redis) throw new Error('Queues need the app to depend on Redis');
+      return { connection: redis, telemetry: queueTelemetry(), ...(options.prefix && { prefix: options.prefix }) };
+    },
+    inject: [REDIS_CLIENT],
+  });
+}
+
+/**
+ * `BullModule.registerQueue` for the queues a module produces to or consumes, each with its
+ * job options; `overrides` takes a queue's retry settings from the app's env.
+ */
+export function registerQueues(queues: QueueName[], overrides: { readonly [Q in QueueName]?: JobRetryOverrides } = {}): DynamicModule {
+  return BullModule.registerQueueAsync(
+    ...queues.map((name) => ({
+      name,
+      useFactory: (env: unknown) => ({ defaultJobOptions: { ...JOB_OPTIONS[name].options, ...overrides[name]?.(env as never) } }),
+      inject: [APP_ENV],
+    })),
+  );
+}
+
+/** Idempotent: the job id names the work (a request, a delivery), so adding it twice makes one job. */
+export async function enqueue<Q extends QueueName>(queue: JobQueue<Q>, jobId: string, data: QueueJobs[Q]): Promise<void> {
+  // BullMQ's own generic constraints cannot see that QueueJobs[Q] is the queue's data type.
+  await (queue as Queue).add(JOB_OPTIONS[queue.name].name, data, { jobId });
 }

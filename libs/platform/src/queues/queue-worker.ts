@@ -1,6 +1,7 @@
+import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { QueueJobs, QueueName } from '@waggle/contracts';
-import { DelayedError, Queue, Worker, type Job, type WorkerOptions } from 'bullmq';
+import { DelayedError, Queue, type Job, type Worker, type WorkerOptions } from 'bullmq';
 import { BullMQOtel } from 'bullmq-otel';
 import Redis from 'ioredis';
 import { requestContext, type RequestContextStore } from '../context/request-context';
@@ -16,6 +17,12 @@ export function queueTelemetry(): BullMQOtel {
   return new BullMQOtel({ tracerName: 'waggle.queues' });
 }
 
+/** A worker's own options: what its queue always needs (retention of finished jobs, how often a job may stall…). */
+export type StaticWorkerOptions = Omit<
+  Partial<WorkerOptions>,
+  'connection' | 'concurrency' | 'lockDuration' | 'stalledInterval' | 'prefix' | 'telemetry' | 'autorun'
+>;
+
 /** What every queue worker runs with, from its app's validated configuration. */
 export interface QueueWorkerSettings<Q extends QueueName> {
   queue: Q;
@@ -29,16 +36,32 @@ export interface QueueWorkerSettings<Q extends QueueName> {
   lockMs: number;
   /** How long a stop waits for running jobs before leaving them to stall and run elsewhere. */
   shutdownGraceMs: number;
-  /** BullMQ key prefix (tests isolate their queues with one). */
-  prefix?: string;
-  /** Anything else the queue needs (retention of finished jobs, how often a job may stall…). */
-  options?: Omit<Partial<WorkerOptions>, 'connection' | 'concurrency' | 'lockDuration' | 'stalledInterval' | 'prefix' | 'telemetry'>;
 }
 
 /**
- * One BullMQ worker per subclass: started once the app is up, on its own connection (BullMQ's
- * blocking commands need one that never gives up), each job run inside its request's context
- * (request id and workspace in every log line) and its producer's trace, stalled jobs of dead
+ * The worker options `@nestjs/bullmq` builds each worker with, per class: `QueueProcessor`
+ * registers them with `@Processor`, and the worker's constructor completes them from the
+ * app's env (the explorer reads them once every provider exists, before any worker is built).
+ */
+const WORKER_OPTIONS = new WeakMap<object, Partial<WorkerOptions>>();
+
+/**
+ * `@Processor` for a QueueWorker: the queue, its static options, and a worker that waits for
+ * `run()` (QueueWorker starts it once the app is up, not while modules still initialise).
+ */
+export function QueueProcessor(queue: QueueName, options: StaticWorkerOptions = {}): ClassDecorator {
+  return (target) => {
+    const workerOptions: Partial<WorkerOptions> = { ...options, autorun: false };
+    WORKER_OPTIONS.set(target, workerOptions);
+    Processor(queue, workerOptions)(target);
+  };
+}
+
+/**
+ * One BullMQ worker per subclass (`@QueueProcessor`, a `WorkerHost` of `@nestjs/bullmq`):
+ * started once the app is up, on its own connection (BullMQ's blocking commands need one that
+ * never gives up), each job run inside its request's context (request id and workspace in every
+ * log line) and its producer's trace (the root module's `telemetry`), stalled jobs of dead
  * replicas taken back, and stopped gracefully: a stop lets the jobs in flight finish within the
  * shutdown grace, then abandons the rest to be re-run elsewhere.
  *
@@ -46,24 +69,41 @@ export interface QueueWorkerSettings<Q extends QueueName> {
  * NATS, Redis away) waits in the delayed set with capped backoff and runs again without
  * spending one of its attempts, however long the outage lasts, and the outage is logged once
  * per 30 s, not per job. Any other failure spends an attempt (the queue's `attempts`, see
- * QueueProducer); after the last the job stays in the failed set, the dead-letter queue, with
+ * JOB_OPTIONS); after the last the job stays in the failed set, the dead-letter queue, with
  * one error line "… job dead-lettered", listed and replayed with `<owner>.dead-letters.*`.
  */
-export abstract class QueueWorker<Q extends QueueName, Result = unknown> implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export abstract class QueueWorker<Q extends QueueName, Result = unknown>
+  extends WorkerHost<Worker<QueueJobs[Q], Result>>
+  implements OnApplicationBootstrap, BeforeApplicationShutdown
+{
   protected readonly logger: Logger;
   private readonly outages: OutageLog;
-  private worker?: Worker<QueueJobs[Q], Result>;
-  private connection?: Redis;
+  private readonly connection: Redis;
+  private started = false;
   /** The queue's depth for `/metrics`, read at scrape time on the worker's connection. */
   private gauges?: { queue: Queue; stop: () => void };
 
   protected constructor(private readonly settings: QueueWorkerSettings<Q>) {
+    super();
     this.logger = new Logger(this.constructor.name);
     this.outages = new OutageLog(this.logger, `${settings.queue} jobs`);
+    const options = WORKER_OPTIONS.get(this.constructor);
+    if (!options) throw new Error(`${this.constructor.name} is a QueueWorker without @QueueProcessor`);
+    this.connection = new Redis(settings.redisUrl, {
+      maxRetriesPerRequest: null,
+      lazyConnect: true,
+      connectionName: `waggle-worker-${settings.queue}`,
+    });
+    Object.assign(options, {
+      connection: this.connection,
+      concurrency: settings.concurrency,
+      lockDuration: settings.lockMs,
+      stalledInterval: settings.lockMs,
+    });
   }
 
   /** Runs one job; throwing fails (or retries, per the job's options) the job. */
-  protected abstract process(job: Job<QueueJobs[Q], Result>, token: string | undefined): Promise<Result>;
+  protected abstract handle(job: Job<QueueJobs[Q], Result>, token: string | undefined): Promise<Result>;
 
   /** The request a job belongs to, for its log lines. */
   protected abstract contextOf(data: QueueJobs[Q]): RequestContextStore;
@@ -77,8 +117,19 @@ export abstract class QueueWorker<Q extends QueueName, Result = unknown> impleme
     return Promise.resolve();
   }
 
+  /** WorkerHost's entry point: the job inside its request's context. */
+  process(job: Job<QueueJobs[Q], Result>, token?: string): Promise<Result> {
+    return requestContext.run(this.contextOf(job.data), () => this.runJob(job, token));
+  }
+
+  @OnWorkerEvent('error')
+  onWorkerError(error: Error): void {
+    this.logger.error({ err: error }, `${this.settings.queue} worker error`);
+  }
+
   /** An attempt failed: a warning when another attempt follows, the dead-letter line after the last. */
-  private onFailed(job: Job<QueueJobs[Q], Result> | undefined, error: Error): void {
+  @OnWorkerEvent('failed')
+  onJobFailed(job: Job<QueueJobs[Q], Result> | undefined, error: Error): void {
     const queue = this.settings.queue;
     if (!job) {
       this.logger.error({ queue, err: error }, `${queue} job failed`);
@@ -118,7 +169,7 @@ export abstract class QueueWorker<Q extends QueueName, Result = unknown> impleme
   private async runJob(job: Job<QueueJobs[Q], Result>, token: string | undefined): Promise<Result> {
     let result: Result;
     try {
-      result = await this.process(job, token);
+      result = await this.handle(job, token);
     } catch (error) {
       if (!isTransientFailure(error)) throw error;
       const delayMs = cappedBackoffMs(job.attemptsStarted - job.attemptsMade, QUEUE_OUTAGE_BACKOFF);
@@ -136,33 +187,28 @@ export abstract class QueueWorker<Q extends QueueName, Result = unknown> impleme
     return result;
   }
 
+  /** The worker starts taking jobs once every module is up (NATS handlers, ledger publisher…). */
   async onApplicationBootstrap(): Promise<void> {
-    const { queue, redisUrl, concurrency, lockMs, prefix, options } = this.settings;
-    this.connection = new Redis(redisUrl, { maxRetriesPerRequest: null, connectionName: `waggle-worker-${queue}` });
-    this.worker = new Worker<QueueJobs[Q], Result>(
-      queue,
-      (job, token) => requestContext.run(this.contextOf(job.data), () => this.runJob(job, token)),
-      {
-        ...options,
-        connection: this.connection,
-        concurrency,
-        lockDuration: lockMs,
-        stalledInterval: lockMs,
-        ...(prefix && { prefix }),
-        telemetry: queueTelemetry(),
-      },
-    );
-    this.worker.on('error', (error) => this.logger.error({ err: error }, `${queue} worker error`));
-    this.worker.on('failed', (job, error) => this.onFailed(job, error));
-    await this.worker.waitUntilReady();
-    const gaugeQueue = new Queue(queue, { connection: this.connection, ...(prefix && { prefix }) });
+    const worker = this.worker;
+    this.started = true;
+    worker.run().catch((error: unknown) => this.onWorkerError(error as Error));
+    await worker.waitUntilReady();
+    const queue = this.settings.queue;
+    const gaugeQueue = new Queue(queue, { connection: this.connection, prefix: worker.opts.prefix });
     this.gauges = { queue: gaugeQueue, stop: observeQueue(queue, gaugeQueue, this.connection) };
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    if (!this.started) {
+      // Never started (the app failed to come up): nothing runs, only the connection to close.
+      await Promise.resolve()
+        .then(() => this.worker.close(true))
+        .catch(() => undefined);
+      await this.connection.quit().catch(() => this.connection.disconnect());
+      return;
+    }
+    this.started = false;
     const worker = this.worker;
-    if (!worker) return;
-    this.worker = undefined;
     this.gauges?.stop();
     await this.gauges?.queue.close().catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
@@ -174,6 +220,6 @@ export abstract class QueueWorker<Q extends QueueName, Result = unknown> impleme
     }
     clearTimeout(timer);
     // A connection handed to BullMQ is the caller's to close.
-    await this.connection?.quit().catch(() => this.connection?.disconnect());
+    await this.connection.quit().catch(() => this.connection.disconnect());
   }
 }

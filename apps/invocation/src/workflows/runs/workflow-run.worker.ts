@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { QueueNames, type WorkflowRunJob } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { APP_ENV, isTransientFailure, QueueWorker, type RequestContextStore } from '@waggle/platform';
+import { APP_ENV, isTransientFailure, QueueProcessor, QueueWorker, type RequestContextStore } from '@waggle/platform';
 import type { Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import type { InvocationEnv } from '../../config/invocation.env';
@@ -20,6 +20,7 @@ import { WorkflowRunsService } from './workflow-runs.service';
  * (settling the run failed) leaves a running run to the reaper.
  */
 @Injectable()
+@QueueProcessor(QueueNames.workflowRuns)
 export class WorkflowRunWorker extends QueueWorker<'workflow-runs'> {
   /** This process's lease owner name. */
   private readonly owner = `${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -44,7 +45,7 @@ export class WorkflowRunWorker extends QueueWorker<'workflow-runs'> {
     return { requestId: job.request_id, workspaceId: job.workspace_id };
   }
 
-  protected async process(job: Job<WorkflowRunJob>): Promise<void> {
+  protected async handle(job: Job<WorkflowRunJob>): Promise<void> {
     const id = job.data.request_id;
     const run = await this.runs.claim(id, this.owner, this.env.WORKFLOW_LEASE_MS, this.env.WORKFLOW_RUN_TIMEOUT_MS);
     if (!run) {

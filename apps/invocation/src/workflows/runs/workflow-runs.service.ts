@@ -1,3 +1,4 @@
+import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import {
   QueueNames,
@@ -11,10 +12,9 @@ import {
   type WorkflowStepRecordView,
 } from '@waggle/contracts';
 import { isErrorCode, WaggleException, type ErrorDetail } from '@waggle/errors';
-import { APP_ENV, isTransientFailure, LedgerPublisher, NatsRpcClient, QueueProducer, REDIS_CLIENT } from '@waggle/platform';
+import { APP_ENV, enqueue, isTransientFailure, LedgerPublisher, NatsRpcClient, type JobQueue } from '@waggle/platform';
 import { deliveryIdFor } from '@waggle/webhooks';
 import type { WorkflowInput, WorkflowVariant } from '@waggle/workflows';
-import type Redis from 'ioredis';
 import type { Subscription } from 'nats';
 import type { InvocationEnv } from '../../config/invocation.env';
 import { WorkflowDeploymentsService } from '../deployments/workflow-deployments.service';
@@ -128,8 +128,6 @@ export function callbackBodyOf(row: WorkflowRunRow): CallbackBody {
 @Injectable()
 export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(WorkflowRunsService.name);
-  private readonly jobs: QueueProducer<'workflow-runs'>;
-  private readonly callbacks: QueueProducer<'callbacks'>;
   private readonly waiters = new Map<string, Set<() => void>>();
   private subscription?: Subscription;
 
@@ -139,11 +137,9 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
     private readonly ledger: LedgerPublisher,
     private readonly rpc: NatsRpcClient,
     @Inject(APP_ENV) private readonly env: InvocationEnv,
-    @Inject(REDIS_CLIENT) redis: Redis,
-  ) {
-    this.jobs = new QueueProducer(QueueNames.workflowRuns, redis);
-    this.callbacks = new QueueProducer(QueueNames.callbacks, redis);
-  }
+    @InjectQueue(QueueNames.workflowRuns) private readonly jobs: JobQueue<'workflow-runs'>,
+    @InjectQueue(QueueNames.callbacks) private readonly callbacks: JobQueue<'callbacks'>,
+  ) {}
 
   onApplicationBootstrap(): void {
     this.subscription = this.rpc.subscribe<WorkflowRunFinishedMessage>(WORKFLOW_RUN_FINISHED_SUBJECT, (message) =>
@@ -151,9 +147,8 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
     );
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  onApplicationShutdown(): void {
     this.subscription?.unsubscribe();
-    await Promise.all([this.jobs.close(), this.callbacks.close()]);
   }
 
   async invoke(request: WorkflowRunRequest): Promise<WorkflowInvokeResponse> {
@@ -243,7 +238,7 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
         params: { request_id: row.id },
       });
     if (row.run_async && row.callback_url) {
-      await this.callbacks.add(deliveryIdFor(row.id), {
+      await enqueue(this.callbacks, deliveryIdFor(row.id), {
         delivery_id: deliveryIdFor(row.id),
         workspace_id: row.workspace_id,
         request_id: row.id,
@@ -267,12 +262,12 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
 
   /** Queues a running run's job again (a no-op while its job exists). */
   async requeue(id: string, workspaceId: string): Promise<void> {
-    await this.jobs.add(id, { request_id: id, workspace_id: workspaceId });
+    await enqueue(this.jobs, id, { request_id: id, workspace_id: workspaceId });
   }
 
   private async enqueue(row: WorkflowRunRow): Promise<void> {
     try {
-      await this.jobs.add(row.id, { request_id: row.id, workspace_id: row.workspace_id });
+      await enqueue(this.jobs, row.id, { request_id: row.id, workspace_id: row.workspace_id });
     } catch (error) {
       if (isTransientFailure(error)) {
         // Redis is away, but the run is stored as running: the reaper queues a running run that no

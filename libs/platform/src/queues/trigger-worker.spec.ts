@@ -1,0 +1,37 @@
+import { triggerCallbackBody, type FinishedRun } from './trigger-worker';
+
+const ended = { ended_at: '2026-01-01T00:00:00.000Z' };
+const usage = { input_tokens: 3, output_tokens: 5, total_tokens: 8 };
+
+describe('the callback body of a triggered run', () => {
+  it("takes a prompt run's model and usage from its record", () => {
+    const run: FinishedRun = { ...ended, status: 'completed', data: { response: 'hi' }, usage, model: 'gpt-x' };
+    expect(triggerCallbackBody('prompt', 'req_1', run)).toEqual({
+      event_type: 'prompt.completed',
+      request_id: 'req_1',
+      data: { response: 'hi', usage, model: 'gpt-x' },
+    });
+  });
+
+  it("takes an agent run's model and usage from its data, as the ledger's lookup answers them", () => {
+    const run: FinishedRun = { ...ended, status: 'completed', data: { response: 'hi', usage, model: 'model-id' }, model: 'route-name' };
+    expect(triggerCallbackBody('agent', 'req_2', run)).toEqual({
+      event_type: 'agent.completed',
+      request_id: 'req_2',
+      data: { response: 'hi', usage, model: 'model-id' },
+    });
+  });
+
+  it('announces a failed run with its error and code, and a generic one when the record holds none', () => {
+    const failed: FinishedRun = { ...ended, status: 'failed', data: { error: 'Model deprecated', error_code: 'model_deprecated' } };
+    expect(triggerCallbackBody('agent', 'req_3', failed)).toEqual({
+      event_type: 'agent.failed',
+      request_id: 'req_3',
+      data: { error: 'Model deprecated', error_code: 'model_deprecated' },
+    });
+    expect(triggerCallbackBody('prompt', 'req_4', { ...ended, status: 'failed', data: null }).data).toEqual({
+      error: 'The run failed',
+      error_code: 'internal_server_error',
+    });
+  });
+});

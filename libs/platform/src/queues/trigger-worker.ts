@@ -1,0 +1,181 @@
+import type { CallbackBody, CallbackDeliveryJob, LedgerRecord, QueueJobs, UsageObject } from '@waggle/contracts';
+import { WaggleException } from '@waggle/errors';
+import type { Job } from 'bullmq';
+import type { RequestContextStore } from '../context/request-context';
+import { LEDGER_PUBLISH_ATTEMPTS, type LedgerPublisher } from '../ledger/ledger-publisher';
+import { isTransientFailure } from '../reliability/failure-kind';
+import { enqueue, type JobQueue } from './queue-producer';
+import { QueueWorker, type QueueWorkerSettings } from './queue-worker';
+
+/** The queues of accepted webhook triggers: a run, then its callback. */
+export type TriggerQueue = 'prompt-runs' | 'agent-runs';
+
+/** A run's record as this replica holds it or the ledger answers it (an RPC lookup has no usage or model of its own). */
+export type RunRecord = Pick<LedgerRecord, 'status' | 'data' | 'ended_at'> & Partial<Pick<LedgerRecord, 'usage' | 'model'>>;
+
+/** What a finished run's callback is built from. */
+export type FinishedRun = RunRecord & { status: 'completed' | 'failed' };
+
+export const isFinishedRun = (record: RunRecord | null | undefined): record is FinishedRun =>
+  record?.status === 'completed' || record?.status === 'failed';
+
+/** What is run: a prompt deployment or an agent (the callback's event types and the ledger record's kind). */
+export type TriggeredKind = 'prompt' | 'agent';
+
+/** The callback body of a finished run, from its record (an agent's keeps its model and usage in `data`). */
+export function triggerCallbackBody(kind: TriggeredKind, requestId: string, run: FinishedRun): CallbackBody {
+  const data = run.data ?? {};
+  if (run.status === 'completed') {
+    return {
+      event_type: `${kind}.completed`,
+      request_id: requestId,
+      data: {
+        response: String(data.response ?? ''),
+        usage: ((data.usage ?? run.usage ?? null) as UsageObject | null) ?? null,
+        model: String(data.model ?? run.model ?? ''),
+      },
+    };
+  }
+  return {
+    event_type: `${kind}.failed`,
+    request_id: requestId,
+    data: { error: String(data.error ?? 'The run failed'), error_code: String(data.error_code ?? 'internal_server_error') },
+  };
+}
+
+/** What differs between the triggers of one kind and another: the callback's owner and id, and the run's record. */
+export interface TriggeredRun {
+  kind: TriggeredKind;
+  /** The callback's `webhook-id` (deliveryIdFor). */
+  deliveryId: string;
+  owner: CallbackDeliveryJob['owner'];
+  /** The record fields naming what ran. */
+  record: Pick<LedgerRecord, 'requestable_type' | 'requestable_id' | 'variant_id' | 'version_id' | 'message'>;
+}
+
+/**
+ * Runs accepted webhook triggers (a prompt's, an agent's) at least once, and announces each
+ * run's result exactly once. The result is stored in the ledger stream before its callback is
+ * queued, and the callback's job id is the delivery id, so a job run again never announces
+ * twice. A job that finds its run already finished (this replica's record still waiting to be
+ * published, else the ledger's) only queues the callback, so the model is not called again. A
+ * run that fails for a reason is recorded failed and announced; an outage is waited out
+ * (QueueWorker); an unexpected fault is tried again until the job's last attempt. A job
+ * dead-lettered anyway leaves its run failed in the ledger, and its replay announces it.
+ */
+export abstract class TriggerWorker<Q extends TriggerQueue> extends QueueWorker<Q> {
+  protected constructor(
+    settings: QueueWorkerSettings<Q>,
+    private readonly ledger: LedgerPublisher,
+    private readonly callbacks: JobQueue<'callbacks'>,
+  ) {
+    super(settings);
+  }
+
+  /** Runs the trigger; its runner records the run in the ledger, failed runs included. */
+  protected abstract execute(trigger: QueueJobs[Q]): Promise<unknown>;
+
+  /** The run's stored record (the ledger's owner answers), or null when it has none yet. */
+  protected abstract storedRecord(trigger: QueueJobs[Q]): Promise<RunRecord | null>;
+
+  /** What the trigger runs, for its callback and its failed record. */
+  protected abstract describe(trigger: QueueJobs[Q]): TriggeredRun;
+
+  protected contextOf(trigger: QueueJobs[Q]): RequestContextStore {
+    return { requestId: trigger.request_id, workspaceId: trigger.workspace_id };
+  }
+
+  protected async handle(job: Job<QueueJobs[Q]>): Promise<void> {
+    const trigger = job.data;
+    if (!(await this.finishedRun(trigger))) await this.run(job);
+    const run = await this.confirmedRun(trigger);
+    const { kind, deliveryId, owner } = this.describe(trigger);
+    const body = triggerCallbackBody(kind, trigger.request_id, run);
+    await enqueue(this.callbacks, deliveryId, {
+      delivery_id: deliveryId,
+      workspace_id: trigger.workspace_id,
+      request_id: trigger.request_id,
+      event_type: body.event_type,
+      url: trigger.callback_url,
+      body,
+      owner,
+      run_ended_at: run.ended_at ?? new Date().toISOString(),
+    });
+  }
+
+  /** A dead-lettered job's run is not left `running`: it is failed in the ledger (a replay then announces it). */
+  protected override async onDeadLettered(job: Job<QueueJobs[Q]>): Promise<void> {
+    const trigger = job.data;
+    if (await this.finishedRun(trigger)) return;
+    this.recordFailed(trigger, new WaggleException('internal_server_error'));
+    await this.ledger.stored(trigger.request_id, LEDGER_PUBLISH_ATTEMPTS);
+  }
+
+  private async run(job: Job<QueueJobs[Q]>): Promise<void> {
+    const trigger = job.data;
+    try {
+      await this.execute(trigger);
+    } catch (error) {
+      // An outage is waited out; an unexpected fault is tried again until the job's last attempt.
+      if (isTransientFailure(error)) throw error;
+      if (!(error instanceof WaggleException) && job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw error;
+      const failure = error instanceof WaggleException ? error : new WaggleException('internal_server_error');
+      this.recordFailed(trigger, failure);
+      this.logger.warn({ request_id: trigger.request_id, error_code: failure.code }, `${job.queueName} trigger run failed`);
+    }
+  }
+
+  /** A run refused before it started (deleted variant or agent, deprecated model…) has no record of its run yet. */
+  private recordFailed(trigger: QueueJobs[Q], failure: WaggleException): void {
+    if (!isFinishedRun(this.ledger.pendingRecord(trigger.request_id))) this.ledger.save(this.failedRecord(trigger, failure));
+  }
+
+  private failedRecord(trigger: QueueJobs[Q], failure: WaggleException): LedgerRecord {
+    const { kind, record } = this.describe(trigger);
+    const now = new Date().toISOString();
+    return {
+      request_id: trigger.request_id,
+      workspace_id: trigger.workspace_id,
+      request_type: kind,
+      ...record,
+      deployment: null,
+      variant: null,
+      version: null,
+      model: null,
+      status: 'failed',
+      metadata: trigger.metadata,
+      user: trigger.user,
+      generated_at: trigger.accepted_at,
+      started_at: now,
+      ended_at: now,
+      duration_ms: 0,
+      usage: null,
+      data: { error: failure.message, error_code: failure.code },
+    };
+  }
+
+  /** The run's record when it has finished: this replica's own not yet stored, else the ledger's. */
+  private async finishedRun(trigger: QueueJobs[Q]): Promise<FinishedRun | null> {
+    const own = this.ledger.pendingRecord(trigger.request_id);
+    if (own) return isFinishedRun(own) ? own : null;
+    const stored = await this.storedRecord(trigger);
+    return isFinishedRun(stored) ? stored : null;
+  }
+
+  /** The run's finished record once the ledger stream holds it: a callback never announces a result that could be lost. */
+  private async confirmedRun(trigger: QueueJobs[Q]): Promise<FinishedRun> {
+    const requestId = trigger.request_id;
+    const own = this.ledger.pendingRecord(requestId);
+    // Waited out like any outage (the job goes back to the delayed set) rather than announcing a result the ledger does not hold.
+    if (!(await this.ledger.stored(requestId, LEDGER_PUBLISH_ATTEMPTS)))
+      throw new WaggleException('upstream_request_failed', {
+        status: 503,
+        detail: 'ledger_not_published',
+        params: { request_id: requestId },
+      });
+    // Once no longer pending, the state held in memory is the state stored.
+    const run = isFinishedRun(own) ? own : await this.finishedRun(trigger);
+    if (run) return run;
+    throw new Error(`The ledger record of ${requestId} is not finished`);
+  }
+}
