@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { loadConfig, startServiceApp } from '@waggle/platform';
 import { CallbackDispatcherEnv } from './config/callback-dispatcher.env';
 import { dataSourceOptions } from './database/data-source';
@@ -7,7 +8,7 @@ import { DeliveriesModule, type DeliveriesModuleOptions } from './deliveries/del
 
 /** Builds and starts the dispatcher with a given configuration: what the tests start. */
 export function createDispatcherApp(env: CallbackDispatcherEnv, options: DeliveriesModuleOptions = {}): Promise<INestApplication> {
-  const database = dataSourceOptions(env.DATABASE_URL);
+  const database = TypeOrmModule.forRoot(dataSourceOptions(env.DATABASE_URL));
   return startServiceApp({
     service: 'callback-dispatcher',
     env,
