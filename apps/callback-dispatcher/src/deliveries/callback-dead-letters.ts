@@ -1,13 +1,11 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { QueueNames, type CallbackDeliveryJob, type DeadLetterReplay, type DeadLetterSummary } from '@waggle/contracts';
 import { QueueDeadLetters, REDIS_CLIENT, type DeadLetterSource } from '@waggle/platform';
 import type { Job } from 'bullmq';
 import type Redis from 'ioredis';
-import { In, type Repository } from 'typeorm';
+import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveriesService } from './deliveries.service';
 import { DISPATCHER_SETTINGS, type DispatcherSettings } from './dispatcher-settings';
-import { DeliveryEntity } from './entities/delivery.entity';
 
 /**
  * Callbacks that ended without success: the `callbacks` failed set (dead-lettered after the
@@ -24,7 +22,7 @@ export class CallbackDeadLetters implements DeadLetterSource, OnApplicationShutd
 
   constructor(
     @Inject(DISPATCHER_SETTINGS) settings: DispatcherSettings,
-    @InjectRepository(DeliveryEntity) private readonly deliveries: Repository<DeliveryEntity>,
+    private readonly deliveries: DeliveriesRepository,
     private readonly service: DeliveriesService,
     @Inject(REDIS_CLIENT) redis: Redis,
   ) {
@@ -34,7 +32,7 @@ export class CallbackDeadLetters implements DeadLetterSource, OnApplicationShutd
       attemptsOf: (job) => job.attemptsStarted,
       stillDead: (jobs) => this.notRedelivered(jobs),
       replay: async (job, requeue) => {
-        const delivery = await this.deliveries.findOneBy({ id: job.data.delivery_id });
+        const delivery = await this.deliveries.findById(job.data.delivery_id);
         if (!delivery) return requeue();
         await this.service.redeliver({ workspace_id: delivery.workspaceId, delivery_id: delivery.id });
         return { source: this.source, id: String(job.id), outcome: 'requeued', error: null };
@@ -56,12 +54,7 @@ export class CallbackDeadLetters implements DeadLetterSource, OnApplicationShutd
 
   /** The delivery row names the job that owns it now: an older failed job was superseded by a redelivery. */
   private async notRedelivered(jobs: Array<Job<CallbackDeliveryJob>>): Promise<Array<Job<CallbackDeliveryJob>>> {
-    if (jobs.length === 0) return jobs;
-    const rows = await this.deliveries.find({
-      select: { id: true, jobId: true },
-      where: { id: In(jobs.map((job) => job.data.delivery_id)) },
-    });
-    const owner = new Map(rows.map((row) => [row.id, row.jobId]));
+    const owner = await this.deliveries.jobOwners(jobs.map((job) => job.data.delivery_id));
     return jobs.filter((job) => !owner.has(job.data.delivery_id) || owner.get(job.data.delivery_id) === job.id);
   }
 }
