@@ -10,3 +10,4 @@ export {
   type MigrationStatus,
   type ServiceMigrationTarget,
 } from './migrate';
+export { snakeCase, type RowOf, type SnakeCase } from './row-of';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import type { RowOf } from '@waggle/database';
 import { WaggleException } from '@waggle/errors';
-import type { WorkflowVariant } from '@waggle/workflows';
 import { In, type DataSource, type EntityManager } from 'typeorm';
 import { WorkflowDeploymentEntity } from './entities/workflow-deployment.entity';
 import { WorkflowVariantEntity } from './entities/workflow-variant.entity';
@@ -13,18 +13,18 @@ const TABLES = {
   versions: '"invocation"."workflow_versions"',
 };
 
-/** A version with the variant and deployment it belongs to, as the run path reads it (one row, no entities). */
-export interface WorkflowVersionRow {
-  deployment_id: string;
-  deployment_name: string;
-  workspace_id: string;
-  webhook_secret_sealed: string;
-  variant_id: string;
-  variant_name: string;
-  version_id: string;
-  version: number;
-  definition: WorkflowVariant;
-}
+/**
+ * A version with the variant and deployment it belongs to, as the run path reads it (one row,
+ * no entities). Its columns are the entities' (see RowOf); the ids and names are aliased.
+ */
+export type WorkflowVersionRow = Pick<RowOf<WorkflowDeploymentEntity>, 'workspace_id' | 'webhook_secret_sealed'> &
+  Pick<RowOf<WorkflowVersionEntity>, 'version' | 'definition'> & {
+    deployment_id: WorkflowDeploymentEntity['id'];
+    deployment_name: WorkflowDeploymentEntity['name'];
+    variant_id: WorkflowVariantEntity['id'];
+    variant_name: WorkflowVariantEntity['name'];
+    version_id: WorkflowVersionEntity['id'];
+  };
 
 /** `resource_not_found` for a workflow deployment name the workspace does not have. */
 export function deploymentNotFound(name: string): WaggleException {
