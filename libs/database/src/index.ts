@@ -11,3 +11,4 @@ export {
   type ServiceMigrationTarget,
 } from './migrate';
 export { snakeCase, type RowOf, type SnakeCase } from './row-of';
+export { TimestampColumns, WebhookOwnerColumns, WorkspaceResourceColumns } from './entity-columns';
