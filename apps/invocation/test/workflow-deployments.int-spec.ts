@@ -9,6 +9,7 @@ import {
   waitUntilLive,
   type AppProcess,
   type ServiceUnderTest,
+  failure,
 } from '@waggle/testing';
 import { acceptsSecret, WebhookRegistry, type WebhookTarget } from '@waggle/webhooks';
 import { parseWorkflowYaml } from '@waggle/workflows';
@@ -19,14 +20,6 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { bootstrap } from '../src/bootstrap';
 import { WorkflowDeploymentsService } from '../src/workflows/deployments/workflow-deployments.service';
-
-const failure = (promise: Promise<unknown>) =>
-  promise.then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (error: unknown) => error as WaggleException,
-  );
 
 /** A small deployment: a template step, then an http call that uses it (text is what changes between versions). */
 interface DeploymentFixture {
