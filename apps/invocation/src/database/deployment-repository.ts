@@ -11,6 +11,7 @@ import {
   type FindOptionsWhere,
   type ObjectType,
 } from 'typeorm';
+import type { VersionColumns } from './version-columns';
 
 /** The variant columns the shared queries use: a named variant of a deployment, pointing at its current version. */
 interface VariantShape<Version> {
@@ -19,14 +20,6 @@ interface VariantShape<Version> {
   name: string;
   currentVersionId: string | null;
   currentVersion: Version | null;
-}
-
-/** The version columns the shared queries use: the variant's 1, 2, 3… */
-interface VersionShape {
-  id: string;
-  variantId: string;
-  version: number;
-  createdAt: Date;
 }
 
 export interface DeploymentEntities<Deployment, Variant, Version> {
@@ -59,7 +52,7 @@ export function variantNotFound(name: string): WaggleException {
 export abstract class DeploymentRepository<
   Deployment extends WebhookOwnerColumns,
   Variant extends VariantShape<Version>,
-  Version extends VersionShape,
+  Version extends VersionColumns,
 > {
   protected constructor(
     protected readonly dataSource: DataSource,
@@ -156,7 +149,7 @@ export abstract class DeploymentRepository<
   }
 
   /** Adds the variant's next version and points the variant at it. */
-  async addVersion(manager: EntityManager, variantId: string, values: Omit<Version, keyof VersionShape>): Promise<Version> {
+  async addVersion(manager: EntityManager, variantId: string, values: Omit<Version, keyof VersionColumns>): Promise<Version> {
     const latest = await manager.findOne(this.entities.version, {
       where: { variantId } as FindOptionsWhere<Version>,
       order: { version: 'DESC' } as FindOptionsOrder<Version>,
