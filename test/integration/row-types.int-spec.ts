@@ -47,3 +47,23 @@ describe.each(DOMAIN_SERVICES)('%s row types', (service) => {
     }
   });
 });
+
+/** The chunk table has no entity (the chunk index writes it in plain SQL): its read-back row is held to the table here. */
+describe('knowledge-base chunk rows', () => {
+  it('reads only columns the migrated chunks table has', async () => {
+    const { CHUNK_ROW_COLUMNS } = require(join(__dirname, '../../apps/knowledge-base/src/index/sql-chunk-index')) as {
+      CHUNK_ROW_COLUMNS: string[];
+    };
+    const dataSource = await new DataSource({ type: 'postgres', url: TEST_DATABASE_URL }).initialize();
+    try {
+      const rows = (await dataSource.query(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = 'knowledge_base' AND table_name = 'chunks'",
+      )) as Array<{ column_name: string }>;
+      const columns = new Set(rows.map((row) => row.column_name));
+      expect(CHUNK_ROW_COLUMNS.length).toBeGreaterThan(0);
+      expect(CHUNK_ROW_COLUMNS.filter((column) => !columns.has(column))).toEqual([]);
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+});
