@@ -25,18 +25,30 @@ function moduleBoundaries({ tests = false } = {}) {
     allow: [],
     depConstraints: [
       // Apps (and the ops tools) build on libraries only; Nx also forbids importing an app.
-      { sourceTag: 'type:app', onlyDependOnLibsWithTags: withTesting(['type:feature', 'type:platform', 'type:contracts', 'type:util']) },
-      { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts', 'type:util'] },
-      { sourceTag: 'type:test', onlyDependOnLibsWithTags: ['type:testing', 'type:platform', 'type:contracts', 'type:util'] },
+      {
+        sourceTag: 'type:app',
+        onlyDependOnLibsWithTags: withTesting(['type:feature', 'type:platform', 'type:database', 'type:contracts', 'type:util']),
+      },
+      { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:platform', 'type:database', 'type:contracts', 'type:util'] },
+      {
+        sourceTag: 'type:test',
+        onlyDependOnLibsWithTags: ['type:testing', 'type:platform', 'type:database', 'type:contracts', 'type:util'],
+      },
       { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts', 'type:util'] },
       { sourceTag: 'type:platform', onlyDependOnLibsWithTags: withTesting(['type:contracts', 'type:util']) },
+      // Database code (TypeORM, pg) lives only here, for the services and the migrate tool.
+      { sourceTag: 'type:database', onlyDependOnLibsWithTags: ['type:util'] },
       // Feature libraries (documents) build on platform libraries (its SSRF guard comes from webhooks).
       { sourceTag: 'type:feature', onlyDependOnLibsWithTags: withTesting(['type:platform', 'type:contracts', 'type:util']) },
       // Contracts are wire types: no database, queue or Nest server code.
       { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:util'], bannedExternalImports: databaseAndServerPackages },
       { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util'] },
       // The gateway holds no domain logic and never touches a database.
-      { sourceTag: 'scope:gateway', bannedExternalImports: ['typeorm', 'typeorm/*', '@nestjs/typeorm', 'pg'] },
+      {
+        sourceTag: 'scope:gateway',
+        notDependOnLibsWithTags: ['type:database'],
+        bannedExternalImports: ['typeorm', 'typeorm/*', '@nestjs/typeorm', 'pg'],
+      },
     ],
   };
 }
@@ -57,7 +69,7 @@ export default [
     },
   },
   {
-    files: ['apps/*/test/**/*.ts', 'libs/*/test/**/*.ts'],
+    files: ['apps/*/test/**/*.ts', 'libs/*/test/**/*.ts', 'tools/*/test/**/*.ts'],
     rules: { '@nx/enforce-module-boundaries': ['error', moduleBoundaries({ tests: true })] },
   },
 ];

@@ -41,6 +41,7 @@ module.exports = {
         '<rootDir>/test/integration/**/*.int-spec.ts',
         '<rootDir>/apps/*/test/**/*.int-spec.ts',
         '<rootDir>/libs/*/test/**/*.int-spec.ts',
+        '<rootDir>/tools/*/test/**/*.int-spec.ts',
       ],
       globalSetup: '<rootDir>/test/setup/reset-test-database.ts',
       setupFiles: ['<rootDir>/test/setup/test-env.ts'],

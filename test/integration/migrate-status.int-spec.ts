@@ -1,5 +1,5 @@
 import { REPO_ROOT } from '@waggle/testing';
-import type { MigrationStatus } from '@waggle/platform';
+import type { MigrationStatus } from '@waggle/database';
 import { DOMAIN_SERVICES } from '@waggle/contracts';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

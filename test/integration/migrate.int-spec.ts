@@ -1,5 +1,5 @@
 import { DOMAIN_SERVICES } from '@waggle/contracts';
-import { migrateAll, type ServiceMigrationTarget } from '@waggle/platform';
+import { migrateAll, type ServiceMigrationTarget } from '@waggle/database';
 import { Client } from 'pg';
 import { join } from 'node:path';
 import { TEST_DATABASE_URL } from '../setup/test-env';

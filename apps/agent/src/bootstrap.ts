@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { loadConfig, NatsRpcClient, startServiceApp } from '@waggle/platform';
 import { ProvidersModule } from '@waggle/providers';
 import { AgentsModule } from './agents/agents.module';
@@ -9,7 +10,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
 
 export function bootstrap(): Promise<INestApplication> {
   const env = loadConfig(AgentEnv);
-  const database = dataSourceOptions(env.DATABASE_URL);
+  const database = TypeOrmModule.forRoot(dataSourceOptions(env.DATABASE_URL));
   return startServiceApp({
     service: 'agent',
     env,

@@ -1,20 +1,11 @@
 import { AgentPatterns, type CreateAgentFields, type ReplyPattern, type RpcRequest } from '@waggle/contracts';
-import type { WaggleException } from '@waggle/errors';
 // Test code is not part of the app: the type:app boundary (no type:testing) is meant for src/.
-import { freePort, spawnApp, startServiceUnderTest, waitUntilLive, type AppProcess, type ServiceUnderTest } from '@waggle/testing';
+import { freePort, spawnApp, startServiceUnderTest, waitUntilLive, type AppProcess, type ServiceUnderTest, failure } from '@waggle/testing';
 import { acceptsSecret, WebhookRegistry, type WebhookTarget } from '@waggle/webhooks';
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { bootstrap } from '../src/bootstrap';
-
-const failure = (promise: Promise<unknown>) =>
-  promise.then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (error: unknown) => error as WaggleException,
-  );
 
 const AGENT_NOT_FOUND = { code: 'resource_not_found', status: 422, message: 'Agent not found' };
 const RECORD_KEYS = [

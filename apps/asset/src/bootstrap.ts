@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { loadConfig, startServiceApp } from '@waggle/platform';
 import { AssetsModule } from './assets/assets.module';
 import { AssetEnv } from './config/asset.env';
@@ -6,6 +7,6 @@ import { dataSourceOptions } from './database/data-source';
 
 export function bootstrap(): Promise<INestApplication> {
   const env = loadConfig(AssetEnv);
-  const database = dataSourceOptions(env.DATABASE_URL);
+  const database = TypeOrmModule.forRoot(dataSourceOptions(env.DATABASE_URL));
   return startServiceApp({ service: 'asset', env, dependencies: ['postgres', 'nats'], database, imports: [AssetsModule] });
 }

@@ -1,9 +1,17 @@
 import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { AssetPatterns, CatalogPatterns, type AssetRecord, type StoreAssetRequest } from '@waggle/contracts';
-import type { WaggleException } from '@waggle/errors';
 import { FileStaging } from '@waggle/platform';
 // Test code is not part of the app: the type:app boundary (no type:testing) is meant for src/.
-import { cliJson, freePort, spawnApp, startServiceUnderTest, waitUntilLive, type AppProcess, type ServiceUnderTest } from '@waggle/testing';
+import {
+  cliJson,
+  freePort,
+  spawnApp,
+  startServiceUnderTest,
+  waitUntilLive,
+  type AppProcess,
+  type ServiceUnderTest,
+  failure,
+} from '@waggle/testing';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -14,14 +22,6 @@ import { bootstrap } from '../src/bootstrap';
 
 // s3rver ships no types; the part the test uses.
 const S3rver = require('s3rver') as new (options: Record<string, unknown>) => { run(): Promise<AddressInfo>; close(): Promise<void> };
-
-const failure = (promise: Promise<unknown>) =>
-  promise.then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (error: unknown) => error as WaggleException,
-  );
 
 const ASSET_NOT_FOUND = { code: 'resource_not_found', status: 422, message: 'Asset not found' };
 const STORAGE_LIMIT = { code: 'asset_storage_limit_reached', status: 402 };

@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { loadConfig, startServiceApp } from '@waggle/platform';
 import { CallbackDispatcherEnv } from './config/callback-dispatcher.env';
 import { dataSourceOptions } from './database/data-source';
@@ -12,7 +13,7 @@ export interface DispatcherAppOptions {
 
 /** Builds and starts the dispatcher with a given configuration: what the tests start. */
 export function createDispatcherApp(env: CallbackDispatcherEnv, options: DispatcherAppOptions = {}): Promise<INestApplication> {
-  const database = dataSourceOptions(env.DATABASE_URL);
+  const database = TypeOrmModule.forRoot(dataSourceOptions(env.DATABASE_URL));
   return startServiceApp({
     service: 'callback-dispatcher',
     env,

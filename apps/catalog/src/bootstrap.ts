@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { loadConfig, startServiceApp } from '@waggle/platform';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { CatalogEnv } from './config/catalog.env';
@@ -10,7 +11,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
 
 export function bootstrap(): Promise<INestApplication> {
   const env = loadConfig(CatalogEnv);
-  const database = dataSourceOptions(env.DATABASE_URL);
+  const database = TypeOrmModule.forRoot(dataSourceOptions(env.DATABASE_URL));
   return startServiceApp({
     service: 'catalog',
     env,

@@ -1,20 +1,13 @@
 import { API_KEY_PATTERN, CatalogPatterns, HealthPatterns, type CreatedWorkspace } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 // Test code is not part of the app: the type:app boundary (no type:testing) is meant for src/.
-import { expectEventually, startServiceUnderTest, type ServiceUnderTest } from '@waggle/testing';
+import { expectEventually, startServiceUnderTest, type ServiceUnderTest, failure } from '@waggle/testing';
 import { createHash, randomUUID } from 'node:crypto';
 import { bootstrap } from '../src/bootstrap';
 
 const sha256 = (key: string) => createHash('sha256').update(key).digest('hex');
 /** What the gateway sends for a bearer key: its visible prefix and the SHA-256 of the whole key. */
 const resolveRequest = (key: string) => ({ prefix: key.slice(0, 12), key_hash: sha256(key) });
-const failure = (promise: Promise<unknown>) =>
-  promise.then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (error: unknown) => error as WaggleException,
-  );
 
 /**
  * The catalog service started in-process by its own bootstrap and called over NATS as the

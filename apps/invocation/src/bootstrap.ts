@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { loadConfig, NatsRpcClient, startServiceApp } from '@waggle/platform';
 import { ProvidersModule } from '@waggle/providers';
 import { InvocationEnv } from './config/invocation.env';
@@ -13,7 +14,7 @@ import { WorkflowRunsModule } from './workflows/workflow-runs.module';
 
 export function bootstrap(): Promise<INestApplication> {
   const env = loadConfig(InvocationEnv);
-  const database = dataSourceOptions(env.DATABASE_URL);
+  const database = TypeOrmModule.forRoot(dataSourceOptions(env.DATABASE_URL));
   return startServiceApp({
     service: 'invocation',
     env,

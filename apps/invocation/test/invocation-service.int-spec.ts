@@ -7,19 +7,11 @@ import {
 } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 // Test code is not part of the app: the type:app boundary (no type:testing) is meant for src/.
-import { expectEventually, startServiceUnderTest, type ServiceUnderTest } from '@waggle/testing';
+import { expectEventually, startServiceUnderTest, type ServiceUnderTest, failure } from '@waggle/testing';
 import { acceptsSecret, WebhookRegistry } from '@waggle/webhooks';
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { bootstrap } from '../src/bootstrap';
-
-const failure = (promise: Promise<unknown>) =>
-  promise.then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (error: unknown) => error as WaggleException,
-  );
 
 /** A deployment as `cli apply` sends it from a prompts file. */
 function supportDesk(greeting = 'You answer for {{ company }}.'): PromptDeploymentSpec {

@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { InvocationPatterns, LedgerStream, sendRpc, type LedgerRecord } from '@waggle/contracts';
 import { LedgerPublisher, loadConfig, NatsRpcClient, newRequestId, startServiceApp } from '@waggle/platform';
 import { randomUUID } from 'node:crypto';
@@ -57,7 +58,7 @@ describe('the request ledger consumer', () => {
       service: 'invocation',
       env,
       dependencies: ['postgres', 'nats'],
-      database: dataSourceOptions(env.DATABASE_URL),
+      database: TypeOrmModule.forRoot(dataSourceOptions(env.DATABASE_URL)),
       imports: [LedgerModule],
     });
   });

@@ -11,6 +11,7 @@ import {
   waitUntilLive,
   type AppProcess,
   type ServiceUnderTest,
+  failure,
 } from '@waggle/testing';
 import { acceptsSecret, SecretSealer, WebhookRegistry, type WebhookTarget } from '@waggle/webhooks';
 import { parseWorkflowYaml } from '@waggle/workflows';
@@ -23,14 +24,6 @@ import { bootstrap } from '../src/bootstrap';
 import { WorkflowDeploymentsRepository } from '../src/workflows/deployments/workflow-deployments.repository';
 import { WorkflowDeploymentsService } from '../src/workflows/deployments/workflow-deployments.service';
 import { WorkflowResolutionCache } from '../src/workflows/deployments/workflow-resolution.cache';
-
-const failure = (promise: Promise<unknown>) =>
-  promise.then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (error: unknown) => error as WaggleException,
-  );
 
 /** A small deployment: a template step, then an http call that uses it (text is what changes between versions). */
 interface DeploymentFixture {

@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { loadConfig, NatsRpcClient, startServiceApp } from '@waggle/platform';
 import { ProvidersModule } from '@waggle/providers';
 import { CleanupModule } from './cleanup/cleanup.module';
@@ -11,7 +12,7 @@ import { SearchModule } from './search/search.module';
 
 export function bootstrap(): Promise<INestApplication> {
   const env = loadConfig(KnowledgeBaseEnv);
-  const database = dataSourceOptions(env.DATABASE_URL);
+  const database = TypeOrmModule.forRoot(dataSourceOptions(env.DATABASE_URL));
   return startServiceApp({
     service: 'knowledge-base',
     env,

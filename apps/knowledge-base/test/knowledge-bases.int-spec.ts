@@ -6,23 +6,14 @@ import {
   type ReplyPattern,
   type RpcRequest,
 } from '@waggle/contracts';
-import type { WaggleException } from '@waggle/errors';
 // Test code is not part of the app: the type:app boundary (no type:testing) is meant for src/.
-import { freePort, spawnApp, startServiceUnderTest, waitUntilLive, type AppProcess, type ServiceUnderTest } from '@waggle/testing';
+import { freePort, spawnApp, startServiceUnderTest, waitUntilLive, type AppProcess, type ServiceUnderTest, failure } from '@waggle/testing';
 import { Queue } from 'bullmq';
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { lastValueFrom, toArray } from 'rxjs';
 import { bootstrap } from '../src/bootstrap';
-
-const failure = (promise: Promise<unknown>) =>
-  promise.then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (error: unknown) => error as WaggleException,
-  );
 
 const KB_NOT_FOUND = { code: 'resource_not_found', status: 422, message: 'Knowledge base not found' };
 

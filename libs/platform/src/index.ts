@@ -73,7 +73,6 @@ export {
 export { LedgerRun, type StartedRun } from './ledger/ledger-run';
 export { DEFAULT_LEDGER_STREAM_SETTINGS, ensureLedgerStream, type LedgerStreamSettings } from './ledger/ledger-stream';
 export { GroupCommit, type GroupCommitOptions } from './database/group-commit';
-export { serviceDataSourceOptions, type PostgresDataSourceOptions, type ServiceDataSourceSpec } from './database/data-source-options';
 export { APP_ENV, APP_NAME, PlatformModule, type PlatformOptions } from './app/platform.module';
 export { applyRpcConventions, serveReplyPatternsDirectly, startServiceApp, type ServiceAppSpec } from './app/create-service-app';
 export { exitOnStartupFailure, installGracefulShutdown, installProcessSafetyNet } from './app/run-app';
@@ -99,29 +98,6 @@ export {
   type TriggerQueue,
 } from './queues/trigger-worker';
 export { countDeadLettersWith, observeQueue, QUEUE_STATES, readQueue, type QueueReading, type QueueState } from './queues/queue-metrics';
-export {
-  ensureDatabase,
-  migrateAll,
-  migrationStatus,
-  type MigrateOptions,
-  type MigrationReport,
-  type MigrationStatus,
-  type ServiceMigrationTarget,
-} from './database/migrate';
-export {
-  MIGRATIONS_INDEX,
-  diffEntitiesAgainstMigrations,
-  generateMigration,
-  migrationNames,
-  pendingSchemaChanges,
-  registerMigration,
-  renderMigration,
-  type GenerateMigrationOptions,
-  type GenerateMigrationResult,
-  type MigrationNames,
-  type SchemaDiff,
-  type SchemaQuery,
-} from './database/generate-migration';
 export { FILE_STAGING_TTL_MS, FileStaging } from './files/file-staging';
 export { describeFailure, isTransientFailure } from './reliability/failure-kind';
 export { cappedBackoffMs, OutageLog, type BackoffSettings } from './reliability/outage-log';

@@ -30,3 +30,4 @@ export {
   type GrafanaDashboard,
   type GrafanaPanel,
 } from './grafana-dashboard';
+export { failure } from './failure';

@@ -1,13 +1,8 @@
 import { DOMAIN_SERVICES, type DomainService } from '@waggle/contracts';
-import {
-  ConfigError,
-  DatabaseEnv,
-  exitOnStartupFailure,
-  generateMigration,
-  loadConfig,
-  type PostgresDataSourceOptions,
-} from '@waggle/platform';
+import { ConfigError, DatabaseEnv, exitOnStartupFailure, loadConfig } from '@waggle/platform';
+import type { PostgresDataSourceOptions } from '@waggle/database';
 import { loadLocalEnvFile } from '@waggle/telemetry';
+import { generateMigration } from './generate-migration';
 import { join, relative } from 'node:path';
 
 interface ServiceDataSourceModule {

@@ -1,16 +1,12 @@
 import { DOMAIN_SERVICES } from '@waggle/contracts';
+import { ConfigError, DatabaseEnv, exitOnStartupFailure, loadConfig, WithWebhookSecretKey } from '@waggle/platform';
 import {
-  ConfigError,
-  DatabaseEnv,
-  exitOnStartupFailure,
-  loadConfig,
   migrateAll,
   migrationStatus,
   type MigrationStatus,
   type PostgresDataSourceOptions,
   type ServiceMigrationTarget,
-  WithWebhookSecretKey,
-} from '@waggle/platform';
+} from '@waggle/database';
 import { loadLocalEnvFile } from '@waggle/telemetry';
 import { SecretSealer } from '@waggle/webhooks';
 import { Command, CommanderError } from 'commander';

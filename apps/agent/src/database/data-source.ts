@@ -1,4 +1,4 @@
-import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/platform';
+import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/database';
 import { AGENT_ENTITIES } from '../agents/entities';
 import { THREAD_ENTITIES } from '../threads/entities';
 import { MIGRATIONS } from './migrations';

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { FileStaging } from '@waggle/platform';
 import { AssetStorageModule } from '../storage/storage.module';
 import { AssetsController } from './assets.controller';
+import { AssetsRepository } from './assets.repository';
 import { AssetsService } from './assets.service';
 import { ASSET_ENTITIES } from './entities';
 
@@ -10,6 +11,6 @@ import { ASSET_ENTITIES } from './entities';
 @Module({
   imports: [TypeOrmModule.forFeature(ASSET_ENTITIES), AssetStorageModule],
   controllers: [AssetsController],
-  providers: [AssetsService, FileStaging],
+  providers: [AssetsRepository, AssetsService, FileStaging],
 })
 export class AssetsModule {}

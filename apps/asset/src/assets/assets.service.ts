@@ -1,16 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { CatalogPatterns, sendRpc, type AssetRecord, type StagedAsset, type StoreAssetRequest } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { FileStaging, NatsRpcClient } from '@waggle/platform';
 import { randomUUID } from 'node:crypto';
-import type { DataSource, EntityManager } from 'typeorm';
 import { AssetStorage } from '../storage/asset-storage';
 import { toAssetRecord } from './asset-record';
 import { ContentInspector } from './content-inspector';
-import { AssetEntity } from './entities/asset.entity';
+import { AssetsRepository } from './assets.repository';
+import type { AssetEntity } from './entities/asset.entity';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CATALOG_TIMEOUT_MS = 10_000;
 
 /** decisions: an unknown, another workspace's or non-UUID asset id answers 422 resource_not_found "Asset not found". */
@@ -31,17 +29,14 @@ export class AssetsService {
   private readonly logger = new Logger(AssetsService.name);
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly assets: AssetsRepository,
     private readonly storage: AssetStorage,
     private readonly staging: FileStaging,
     private readonly rpc: NatsRpcClient,
   ) {}
 
   async list(workspaceId: string): Promise<AssetRecord[]> {
-    const assets = await this.dataSource
-      .getRepository(AssetEntity)
-      .find({ where: { workspaceId }, order: { createdAt: 'DESC', id: 'DESC' } });
-    return assets.map(toAssetRecord);
+    return (await this.assets.list(workspaceId)).map(toAssetRecord);
   }
 
   async get(workspaceId: string, assetId: string): Promise<AssetRecord> {
@@ -49,7 +44,7 @@ export class AssetsService {
   }
 
   private async find(workspaceId: string, assetId: string): Promise<AssetEntity> {
-    const asset = UUID.test(assetId) ? await this.dataSource.getRepository(AssetEntity).findOneBy({ id: assetId, workspaceId }) : null;
+    const asset = await this.assets.find(workspaceId, assetId);
     if (!asset) throw assetNotFound();
     return asset;
   }
@@ -78,8 +73,7 @@ export class AssetsService {
   private async storeStaged(request: StoreAssetRequest): Promise<AssetRecord> {
     const workspaceId = request.workspace_id;
     const cap = await this.storageCap(workspaceId);
-    if (cap !== null && (await this.usedBytes(this.dataSource.manager, workspaceId)) + request.size_bytes > cap)
-      throw storageLimitReached();
+    if (cap !== null && (await this.assets.usedBytes(workspaceId)) + request.size_bytes > cap) throw storageLimitReached();
 
     const staged = await this.staging.open(request.staged_object);
     if (!staged)
@@ -104,24 +98,11 @@ export class AssetsService {
       if (inspector.byteCount !== request.size_bytes) throw new WaggleException('validation_error', { detail: 'staged_upload_size' });
       const contentType = await inspector.contentType(request.declared_content_type);
       const sha256 = inspector.sha256();
-      const asset = await this.dataSource.transaction(async (manager) => {
-        await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`asset-storage:${workspaceId}`]);
-        if (cap !== null && (await this.usedBytes(manager, workspaceId)) + inspector.byteCount > cap) throw storageLimitReached();
-        const rows = (await manager.query(
-          'INSERT INTO "asset"."assets" ("id", "workspace_id", "name", "content_type", "size_bytes", "sha256", "storage_key") VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING "created_at"',
-          [id, workspaceId, request.name, contentType, inspector.byteCount, sha256, storageKey],
-        )) as Array<{ created_at: Date }>;
-        return Object.assign(new AssetEntity(), {
-          id,
-          workspaceId,
-          name: request.name,
-          contentType,
-          sizeBytes: String(inspector.byteCount),
-          sha256,
-          storageKey,
-          createdAt: rows[0].created_at,
-        });
-      });
+      const asset = await this.assets.insertWithinCap(
+        { id, workspaceId, name: request.name, contentType, sizeBytes: inspector.byteCount, sha256, storageKey },
+        cap,
+      );
+      if (!asset) throw storageLimitReached();
       this.logger.log({ msg: 'asset stored', asset_id: id, size_bytes: inspector.byteCount });
       return toAssetRecord(asset);
     } catch (error) {
@@ -151,13 +132,5 @@ export class AssetsService {
       { timeoutMs: CATALOG_TIMEOUT_MS },
     );
     return workspace.limits.asset_storage_bytes;
-  }
-
-  private async usedBytes(manager: EntityManager, workspaceId: string): Promise<number> {
-    const rows = (await manager.query(
-      'SELECT COALESCE(SUM("size_bytes"), 0)::text AS used FROM "asset"."assets" WHERE "workspace_id" = $1',
-      [workspaceId],
-    )) as Array<{ used: string }>;
-    return Number(rows[0].used);
   }
 }

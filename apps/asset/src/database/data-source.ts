@@ -1,4 +1,4 @@
-import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/platform';
+import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/database';
 import { ASSET_ENTITIES } from '../assets/entities';
 import { MIGRATIONS } from './migrations';
 

@@ -1,4 +1,4 @@
-import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/platform';
+import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/database';
 import { DELIVERY_ENTITIES } from '../deliveries/entities';
 import { MIGRATIONS } from './migrations';
 

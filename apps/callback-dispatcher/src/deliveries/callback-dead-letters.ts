@@ -1,12 +1,10 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { QueueNames, type CallbackDeliveryJob, type DeadLetterReplay } from '@waggle/contracts';
 import { QueueDeadLetters, type JobQueue } from '@waggle/platform';
 import type { Job } from 'bullmq';
-import { In, type Repository } from 'typeorm';
+import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveriesService } from './deliveries.service';
-import { DeliveryEntity } from './entities/delivery.entity';
 
 /**
  * Callbacks that ended without success: the `callbacks` failed set (dead-lettered after the
@@ -19,7 +17,7 @@ import { DeliveryEntity } from './entities/delivery.entity';
 @Injectable()
 export class CallbackDeadLetters extends QueueDeadLetters<'callbacks'> {
   constructor(
-    @InjectRepository(DeliveryEntity) private readonly deliveries: Repository<DeliveryEntity>,
+    private readonly deliveries: DeliveriesRepository,
     private readonly service: DeliveriesService,
     @InjectQueue(QueueNames.callbacks) queue: JobQueue<'callbacks'>,
   ) {
@@ -32,7 +30,7 @@ export class CallbackDeadLetters extends QueueDeadLetters<'callbacks'> {
   }
 
   protected override async replayJob(job: Job<CallbackDeliveryJob>): Promise<DeadLetterReplay> {
-    const delivery = await this.deliveries.findOneBy({ id: job.data.delivery_id });
+    const delivery = await this.deliveries.findById(job.data.delivery_id);
     if (!delivery) return this.requeue(job);
     await this.service.redeliver({ workspace_id: delivery.workspaceId, delivery_id: delivery.id });
     return { source: this.source, id: String(job.id), outcome: 'requeued', error: null };
@@ -41,11 +39,7 @@ export class CallbackDeadLetters extends QueueDeadLetters<'callbacks'> {
   /** The delivery row names the job that owns it now: an older failed job was superseded by a redelivery. */
   protected override async stillDead(jobs: Array<Job<CallbackDeliveryJob>>): Promise<Array<Job<CallbackDeliveryJob>>> {
     if (jobs.length === 0) return jobs;
-    const rows = await this.deliveries.find({
-      select: { id: true, jobId: true },
-      where: { id: In(jobs.map((job) => job.data.delivery_id)) },
-    });
-    const owner = new Map(rows.map((row) => [row.id, row.jobId]));
+    const owner = await this.deliveries.jobOwners(jobs.map((job) => job.data.delivery_id));
     return jobs.filter((job) => !owner.has(job.data.delivery_id) || owner.get(job.data.delivery_id) === job.id);
   }
 }

@@ -9,6 +9,7 @@ import { CallbackDeadLetters } from './callback-dead-letters';
 import { CallbackDeliveryProcessor } from './callback-delivery.processor';
 import { CallbackSender } from './callback-sender';
 import { DeliveriesController } from './deliveries.controller';
+import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveriesService } from './deliveries.service';
 import { DeliveryLogRepository } from './delivery-log.repository';
 import { DeliveryWorker } from './delivery-worker.service';
@@ -58,6 +59,7 @@ export class DeliveriesModule {
         CallbackDeliveryProcessor,
         DeliveryWorker,
         RedeliveryQueue,
+        DeliveriesRepository,
         DeliveriesService,
         CallbackDeadLetters,
       ],

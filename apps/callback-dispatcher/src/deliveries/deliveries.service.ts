@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import type { CallbackDeliveryJob, DeliveryIdRequest, DeliverySummary, ListDeliveriesRequest } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { In, type Repository } from 'typeorm';
-import { DeliveryAttemptEntity } from './entities/delivery-attempt.entity';
-import { DeliveryEntity } from './entities/delivery.entity';
+import { DeliveriesRepository } from './deliveries.repository';
+import type { DeliveryAttemptEntity } from './entities/delivery-attempt.entity';
+import type { DeliveryEntity } from './entities/delivery.entity';
 import { RedeliveryQueue } from './redelivery.queue';
 
 const DEFAULT_LIST_LIMIT = 100;
@@ -39,29 +38,25 @@ export function nextRedeliveryJobId(deliveryId: string, currentJobId: string): s
 @Injectable()
 export class DeliveriesService {
   constructor(
-    @InjectRepository(DeliveryEntity) private readonly deliveries: Repository<DeliveryEntity>,
-    @InjectRepository(DeliveryAttemptEntity) private readonly attempts: Repository<DeliveryAttemptEntity>,
+    private readonly deliveries: DeliveriesRepository,
     private readonly queue: RedeliveryQueue,
   ) {}
 
   /** Newest first, each with its attempts in order. */
   async list(query: ListDeliveriesRequest): Promise<DeliverySummary[]> {
-    const builder = this.deliveries
-      .createQueryBuilder('delivery')
-      .where('delivery.workspace_id = :workspace', { workspace: query.workspace_id })
-      .orderBy('delivery.created_at', 'DESC')
-      .addOrderBy('delivery.id', 'DESC')
-      .limit(query.limit ?? DEFAULT_LIST_LIMIT);
-    if (query.request_id) builder.andWhere('delivery.request_id = :requestId', { requestId: query.request_id });
-    if (query.status) builder.andWhere('delivery.status = :status', { status: query.status });
-    const deliveries = await builder.getMany();
-    const attempts = await this.attemptsOf(deliveries.map((delivery) => delivery.id));
+    const deliveries = await this.deliveries.list({
+      workspaceId: query.workspace_id,
+      requestId: query.request_id,
+      status: query.status,
+      limit: query.limit ?? DEFAULT_LIST_LIMIT,
+    });
+    const attempts = await this.deliveries.attemptsOf(deliveries.map((delivery) => delivery.id));
     return deliveries.map((delivery) => toDeliverySummary(delivery, attempts.get(delivery.id) ?? []));
   }
 
   async get(request: DeliveryIdRequest): Promise<DeliverySummary> {
     const delivery = await this.find(request);
-    return toDeliverySummary(delivery, (await this.attemptsOf([delivery.id])).get(delivery.id) ?? []);
+    return toDeliverySummary(delivery, (await this.deliveries.attemptsOf([delivery.id])).get(delivery.id) ?? []);
   }
 
   /**
@@ -74,14 +69,8 @@ export class DeliveriesService {
     for (;;) {
       const delivery = await this.find(request);
       const jobId = nextRedeliveryJobId(delivery.id, delivery.jobId);
-      const claimed = await this.deliveries
-        .createQueryBuilder()
-        .update(DeliveryEntity)
-        .set({ status: 'pending', jobId, jobAttemptCount: 0, nextAttemptAt: () => 'now()', completedAt: null })
-        .where('id = :id AND job_id = :current', { id: delivery.id, current: delivery.jobId })
-        .execute();
       // Another redelivery of the same delivery won the row: read it again and go after it.
-      if (!claimed.affected) continue;
+      if (!(await this.deliveries.claimForJob(delivery, jobId))) continue;
       const job: CallbackDeliveryJob = {
         delivery_id: delivery.id,
         workspace_id: delivery.workspaceId,
@@ -97,18 +86,7 @@ export class DeliveriesService {
         await this.queue.add(jobId, job);
       } catch (error) {
         // Redis did not take it: put the row back as it was, so it does not wait for a job that never comes.
-        await this.deliveries
-          .createQueryBuilder()
-          .update(DeliveryEntity)
-          .set({
-            status: delivery.status,
-            jobId: delivery.jobId,
-            jobAttemptCount: delivery.jobAttemptCount,
-            nextAttemptAt: delivery.nextAttemptAt,
-            completedAt: delivery.completedAt,
-          })
-          .where('id = :id AND job_id = :jobId', { id: delivery.id, jobId })
-          .execute();
+        await this.deliveries.releaseClaim(delivery, jobId);
         throw new WaggleException('upstream_request_failed', { status: 503, detail: 'redelivery_not_queued', cause: error });
       }
       return this.get(request);
@@ -117,21 +95,9 @@ export class DeliveriesService {
 
   /** The workspace's own delivery only: another workspace's id is simply not found. */
   private async find({ workspace_id, delivery_id }: DeliveryIdRequest): Promise<DeliveryEntity> {
-    const delivery = await this.deliveries.findOneBy({ id: delivery_id });
+    const delivery = await this.deliveries.findById(delivery_id);
     if (!delivery || delivery.workspaceId !== workspace_id)
       throw new WaggleException('resource_not_found', { detail: 'delivery_not_found' });
     return delivery;
-  }
-
-  private async attemptsOf(deliveryIds: string[]): Promise<Map<string, DeliveryAttemptEntity[]>> {
-    const byDelivery = new Map<string, DeliveryAttemptEntity[]>();
-    if (deliveryIds.length === 0) return byDelivery;
-    const attempts = await this.attempts.find({ where: { deliveryId: In(deliveryIds) }, order: { attempt: 'ASC' } });
-    for (const attempt of attempts) {
-      const list = byDelivery.get(attempt.deliveryId) ?? [];
-      list.push(attempt);
-      byDelivery.set(attempt.deliveryId, list);
-    }
-    return byDelivery;
   }
 }

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { CallbackDeliveryJob, DeliveryStatus } from '@waggle/contracts';
+import type { RowOf } from '@waggle/database';
 import { GroupCommit } from '@waggle/platform';
 import type { DataSource } from 'typeorm';
 import { SCHEMA } from '../database/data-source';
+import type { DeliveryEntity } from './entities/delivery.entity';
 
 const DELIVERIES = `"${SCHEMA}"."deliveries"`;
 const ATTEMPTS = `"${SCHEMA}"."delivery_attempts"`;
@@ -39,14 +41,8 @@ interface OpenRequest {
   body: string;
 }
 
-interface StateRow {
-  id: string;
-  status: DeliveryStatus;
-  attempt_count: number;
-  job_id: string;
-  job_attempt_count: number;
-  next_attempt_at: Date | null;
-}
+/** The columns `open` reads back (derived from the entity, see RowOf). */
+type StateRow = Pick<RowOf<DeliveryEntity>, 'id' | 'status' | 'attempt_count' | 'job_id' | 'job_attempt_count' | 'next_attempt_at'>;
 
 function toState(row: StateRow): DeliveryState {
   return {

@@ -1,13 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import type { ApiKeySummary, CreatedApiKey, ResolvedApiKey } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { isUUID } from 'class-validator';
-import { IsNull, LessThan, type EntityManager, type Repository } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { effectiveLimits } from '../workspaces/workspace-limits';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { apiKeyPrefix, generateApiKey, hashApiKey, sameHash } from './api-key-secret';
-import { ApiKeyEntity } from './api-key.entity';
+import type { ApiKeyEntity } from './api-key.entity';
+import { ApiKeysRepository } from './api-keys.repository';
 
 /** last_used_at is written at most this often per key: it is for operators, not billing. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -28,26 +28,24 @@ export class ApiKeysService {
   private readonly logger = new Logger(ApiKeysService.name);
 
   constructor(
-    @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
+    private readonly keys: ApiKeysRepository,
     private readonly workspaces: WorkspacesService,
   ) {}
 
-  async create(workspaceId: string, manager: EntityManager = this.keys.manager): Promise<CreatedApiKey> {
+  async create(workspaceId: string, manager?: EntityManager): Promise<CreatedApiKey> {
     await this.workspaces.get(workspaceId, manager);
     const apiKey = generateApiKey();
-    const saved = await manager.save(
-      manager.create(ApiKeyEntity, { workspaceId, prefix: apiKeyPrefix(apiKey), keyHash: hashApiKey(apiKey) }),
-    );
+    const saved = await this.keys.insert({ workspaceId, prefix: apiKeyPrefix(apiKey), keyHash: hashApiKey(apiKey) }, manager);
     return { ...toApiKeySummary(saved), api_key: apiKey };
   }
 
   async list(workspaceId: string): Promise<ApiKeySummary[]> {
-    const keys = await this.keys.find({ where: { workspaceId }, order: { createdAt: 'ASC' } });
+    const keys = await this.keys.listForWorkspace(workspaceId);
     return keys.map(toApiKeySummary);
   }
 
   async revoke(idOrPrefix: string): Promise<ApiKeySummary> {
-    const key = await this.keys.findOneBy(isUUID(idOrPrefix) ? { id: idOrPrefix } : { prefix: idOrPrefix });
+    const key = await (isUUID(idOrPrefix) ? this.keys.findById(idOrPrefix) : this.keys.findByPrefix(idOrPrefix));
     if (!key) throw new WaggleException('not_found', { detail: 'api_key_not_found' });
     key.revokedAt ??= new Date();
     return toApiKeySummary(await this.keys.save(key));
@@ -59,7 +57,7 @@ export class ApiKeysService {
    * keys are indistinguishable to the caller.
    */
   async resolve(prefix: string, keyHash: string): Promise<ResolvedApiKey> {
-    const key = await this.keys.findOne({ where: { prefix }, relations: { workspace: { plan: true } } });
+    const key = await this.keys.findWithWorkspace(prefix);
     const valid = key !== null && sameHash(key.keyHash, keyHash) && key.revokedAt === null && key.workspace.deletedAt === null;
     if (!valid) throw new WaggleException('invalid_api_key');
     this.touch(key.id);
@@ -67,14 +65,8 @@ export class ApiKeysService {
   }
 
   private touch(id: string): void {
-    const now = new Date();
     this.keys
-      .update({ id, lastUsedAt: IsNull() }, { lastUsedAt: now })
-      .then((result) =>
-        result.affected
-          ? undefined
-          : this.keys.update({ id, lastUsedAt: LessThan(new Date(now.getTime() - LAST_USED_RESOLUTION_MS)) }, { lastUsedAt: now }),
-      )
+      .touchLastUsed(id, new Date(), LAST_USED_RESOLUTION_MS)
       .catch((error: unknown) => this.logger.warn({ err: error, key_id: id }, 'could not record last use of an API key'));
   }
 }

@@ -1,4 +1,4 @@
-import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/platform';
+import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/database';
 import { ApiKeyEntity } from '../api-keys/api-key.entity';
 import { CatalogVersionEntity } from '../models/catalog-version.entity';
 import { ModelEntity } from '../models/model.entity';

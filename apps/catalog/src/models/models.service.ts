@@ -1,12 +1,10 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import type { LoadModelsResponse, ModelRoute, PublicModel } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { readFile } from 'node:fs/promises';
-import { In, type DataSource, type Repository } from 'typeorm';
-import { CatalogVersionEntity } from './catalog-version.entity';
 import { defaultModelCatalogPath, ModelCatalogFileError, parseModelCatalog, type ModelCatalogFile } from './model-catalog-file';
-import { ModelEntity } from './model.entity';
+import type { ModelEntity } from './model.entity';
+import { ModelsRepository } from './models.repository';
 
 /** How long one replica serves the listing from memory before asking the database again. */
 export const MODEL_LIST_CACHE_MS = 5_000;
@@ -48,11 +46,7 @@ export class ModelsService implements OnApplicationBootstrap {
   /** Both views of the listing, built once per refresh rather than on every request. */
   private cache?: { views: Record<ProviderView, PublicModel[]>; expiresAt: number };
 
-  constructor(
-    @InjectRepository(ModelEntity) private readonly models: Repository<ModelEntity>,
-    @InjectRepository(CatalogVersionEntity) private readonly versions: Repository<CatalogVersionEntity>,
-    @InjectDataSource() private readonly dataSource: DataSource,
-  ) {}
+  constructor(private readonly models: ModelsRepository) {}
 
   /** A new image brings its catalog file: load it when it is newer than the one in force. */
   async onApplicationBootstrap(): Promise<void> {
@@ -64,10 +58,7 @@ export class ModelsService implements OnApplicationBootstrap {
   async list(view: ProviderView): Promise<PublicModel[]> {
     const now = Date.now();
     if (!this.cache || this.cache.expiresAt <= now) {
-      const models = await this.models.find({
-        where: { status: 'active', modelType: In([...LISTED_TYPES]) },
-        order: { provider: 'ASC', name: 'ASC' },
-      });
+      const models = await this.models.listActive(LISTED_TYPES);
       this.cache = {
         views: {
           serving: models.map((model) => toPublicModel(model, 'serving')),
@@ -81,7 +72,7 @@ export class ModelsService implements OnApplicationBootstrap {
 
   /** Any stored model, deprecated and embedding ones included: callers decide what to refuse. */
   async route(id: string): Promise<ModelRoute> {
-    const model = await this.models.findOneBy({ id });
+    const model = await this.models.findById(id);
     if (!model) throw new WaggleException('resource_not_found', { detail: 'model_not_found', params: { id } });
     return {
       id: model.id,
@@ -98,11 +89,6 @@ export class ModelsService implements OnApplicationBootstrap {
     };
   }
 
-  async currentVersion(): Promise<string | undefined> {
-    const [latest] = await this.versions.find({ order: { loadedAt: 'DESC' }, take: 1 });
-    return latest?.version;
-  }
-
   /**
    * Replaces the catalog with a file's models in one transaction. The same version is
    * not loaded twice unless forced; with `onlyIfNewer`, only a newer version loads.
@@ -116,7 +102,7 @@ export class ModelsService implements OnApplicationBootstrap {
         throw new WaggleException('validation_error', { detail: 'model_catalog_invalid', details: error.problems });
       throw error;
     }
-    const current = await this.currentVersion();
+    const current = await this.models.currentVersion();
     const listedCount = file.models.filter(
       (model) => model.status === 'active' && (LISTED_TYPES as readonly string[]).includes(model.modelType),
     ).length;
@@ -127,34 +113,28 @@ export class ModelsService implements OnApplicationBootstrap {
 
     const providers = new Map(file.providers.map((provider) => [provider.key, provider]));
     const makers = new Map(file.makers.map((maker) => [maker.key, maker.name]));
-    await this.dataSource.transaction(async (manager) => {
-      await manager.clear(ModelEntity);
-      await manager.insert(
-        ModelEntity,
-        file.models.map((model) => ({
-          id: model.id,
-          name: model.name,
-          slug: model.slug,
-          provider: model.provider,
-          providerName: providers.get(model.provider)?.name ?? model.provider,
-          providerApi: providers.get(model.provider)?.api ?? 'openai-compatible',
-          maker: model.maker,
-          makerName: makers.get(model.maker) ?? model.maker,
-          providerModelId: model.providerModelId,
-          modelType: model.modelType,
-          contextLimit: model.contextLimit,
-          isVision: model.isVision,
-          isReasoning: model.isReasoning,
-          isToolCalling: model.isToolCalling,
-          isJsonSchema: model.isJsonSchema,
-          status: model.status,
-          catalogVersion: file.version,
-        })),
-      );
-      await manager.upsert(CatalogVersionEntity, { version: file.version, modelCount: file.models.length, loadedAt: new Date() }, [
-        'version',
-      ]);
-    });
+    await this.models.replaceCatalog(
+      file.version,
+      file.models.map((model) => ({
+        id: model.id,
+        name: model.name,
+        slug: model.slug,
+        provider: model.provider,
+        providerName: providers.get(model.provider)?.name ?? model.provider,
+        providerApi: providers.get(model.provider)?.api ?? 'openai-compatible',
+        maker: model.maker,
+        makerName: makers.get(model.maker) ?? model.maker,
+        providerModelId: model.providerModelId,
+        modelType: model.modelType,
+        contextLimit: model.contextLimit,
+        isVision: model.isVision,
+        isReasoning: model.isReasoning,
+        isToolCalling: model.isToolCalling,
+        isJsonSchema: model.isJsonSchema,
+        status: model.status,
+        catalogVersion: file.version,
+      })),
+    );
     this.cache = undefined;
     return { version: file.version, loaded: true, model_count: file.models.length, listed_count: listedCount };
   }

@@ -1,9 +1,10 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { TimestampColumns } from '@waggle/database';
 import { bigintAsNumber } from '../database/bigint-number.transformer';
 
 /** A plan's caps; every null column means unlimited. */
 @Entity({ name: 'plans' })
-export class PlanEntity {
+export class PlanEntity extends TimestampColumns {
   @PrimaryColumn({ type: 'text' })
   key!: string;
 
@@ -25,10 +26,4 @@ export class PlanEntity {
 
   @Column({ name: 'asset_storage_bytes', type: 'bigint', nullable: true, transformer: bigintAsNumber })
   assetStorageBytes!: number | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt!: Date;
 }

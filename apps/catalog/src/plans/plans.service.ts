@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { PLAN_LIMIT_NAMES, type LimitsPatch, type PlanLimits, type PlanSummary } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import type { Repository } from 'typeorm';
-import { PlanEntity } from './plan.entity';
+import type { PlanEntity } from './plan.entity';
+import { PlansRepository } from './plans.repository';
 
 const COLUMN_OF_LIMIT = {
   rate_limit_per_day: 'rateLimitPerDay',
@@ -28,15 +27,15 @@ export function toPlanSummary(plan: PlanEntity): PlanSummary {
 
 @Injectable()
 export class PlansService {
-  constructor(@InjectRepository(PlanEntity) private readonly plans: Repository<PlanEntity>) {}
+  constructor(private readonly plans: PlansRepository) {}
 
   async list(): Promise<PlanSummary[]> {
-    const plans = await this.plans.find({ order: { createdAt: 'ASC', key: 'ASC' } });
+    const plans = await this.plans.list();
     return plans.map(toPlanSummary);
   }
 
   async get(key: string): Promise<PlanEntity> {
-    const plan = await this.plans.findOneBy({ key: key.toLowerCase() });
+    const plan = await this.plans.findByKey(key);
     if (!plan) throw new WaggleException('resource_not_found', { detail: 'plan_not_found', params: { key } });
     return plan;
   }

@@ -1,9 +1,10 @@
 import type { AccountLanguage, PlanLimits } from '@waggle/contracts';
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { TimestampColumns } from '@waggle/database';
 import { PlanEntity } from '../plans/plan.entity';
 
 @Entity({ name: 'workspaces' })
-export class WorkspaceEntity {
+export class WorkspaceEntity extends TimestampColumns {
   @PrimaryGeneratedColumn('uuid')
   id!: string;
 
@@ -28,10 +29,4 @@ export class WorkspaceEntity {
 
   @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
   deletedAt!: Date | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt!: Date;
 }

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import type { AccountLanguage, LimitsPatch, WorkspaceSummary } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { IsNull, type EntityManager, type Repository } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { PlanEntity } from '../plans/plan.entity';
 import { PlansService, presentLimits } from '../plans/plans.service';
 import { effectiveLimits } from './workspace-limits';
-import { WorkspaceEntity } from './workspace.entity';
+import type { WorkspaceEntity } from './workspace.entity';
+import { WorkspacesRepository } from './workspaces.repository';
 
 export function toWorkspaceSummary(workspace: WorkspaceEntity): WorkspaceSummary {
   return {
@@ -23,31 +23,23 @@ export function toWorkspaceSummary(workspace: WorkspaceEntity): WorkspaceSummary
 @Injectable()
 export class WorkspacesService {
   constructor(
-    @InjectRepository(WorkspaceEntity) private readonly workspaces: Repository<WorkspaceEntity>,
+    private readonly workspaces: WorkspacesRepository,
     private readonly plans: PlansService,
   ) {}
 
   /** A new workspace on a plan, inside the caller's transaction. */
-  async insert(manager: EntityManager, values: { name: string; plan: PlanEntity; language: AccountLanguage }): Promise<WorkspaceEntity> {
-    const workspace = await manager.save(
-      manager.create(WorkspaceEntity, { name: values.name, planKey: values.plan.key, language: values.language, limitOverrides: {} }),
-    );
-    workspace.plan = values.plan;
-    return workspace;
+  insert(manager: EntityManager, values: { name: string; plan: PlanEntity; language: AccountLanguage }): Promise<WorkspaceEntity> {
+    return this.workspaces.insert(values, manager);
   }
 
   async list(): Promise<WorkspaceSummary[]> {
-    const workspaces = await this.workspaces.find({
-      where: { deletedAt: IsNull() },
-      relations: { plan: true },
-      order: { createdAt: 'ASC' },
-    });
+    const workspaces = await this.workspaces.listActive();
     return workspaces.map(toWorkspaceSummary);
   }
 
   /** A workspace that exists and is not deleted (inside the caller's transaction when given); otherwise `not_found`. */
-  async get(id: string, manager: EntityManager = this.workspaces.manager): Promise<WorkspaceEntity> {
-    const workspace = await manager.findOne(WorkspaceEntity, { where: { id, deletedAt: IsNull() }, relations: { plan: true } });
+  async get(id: string, manager?: EntityManager): Promise<WorkspaceEntity> {
+    const workspace = await this.workspaces.findActive(id, manager);
     if (!workspace) throw new WaggleException('not_found', { detail: 'workspace_not_found' });
     return workspace;
   }

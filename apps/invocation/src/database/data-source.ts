@@ -1,4 +1,4 @@
-import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/platform';
+import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/database';
 import { LEDGER_ENTITIES } from '../ledger/request-record.entity';
 import { PROMPT_ENTITIES } from '../prompts/entities';
 import { WORKFLOW_DEPLOYMENT_ENTITIES } from '../workflows/deployments/entities';

@@ -85,21 +85,17 @@ export class PromptsService {
   }
 
   async list(workspaceId: string): Promise<PromptDeploymentSummary[]> {
-    const deployments = await this.prompts.listDeployments(workspaceId);
-    const variants = await this.prompts.listVariants(deployments.map((deployment) => deployment.id));
-    return deployments.map((deployment) => ({
+    return (await this.prompts.listWithVariants(workspaceId)).map(({ deployment, variants }) => ({
       deployment: deployment.name,
       prompt_endpoint_id: deployment.id,
       created_at: deployment.createdAt.toISOString(),
-      variants: variants
-        .filter((variant) => variant.deploymentId === deployment.id)
-        .map((variant) => ({
-          name: variant.name,
-          variant_id: variant.id,
-          version: variant.currentVersion?.version ?? null,
-          model: variant.currentVersion?.model ?? null,
-          variables: variant.currentVersion?.variables ?? [],
-        })),
+      variants: variants.map((variant) => ({
+        name: variant.name,
+        variant_id: variant.id,
+        version: variant.currentVersion?.version ?? null,
+        model: variant.currentVersion?.model ?? null,
+        variables: variant.currentVersion?.variables ?? [],
+      })),
     }));
   }
 

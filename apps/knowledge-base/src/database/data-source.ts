@@ -1,4 +1,4 @@
-import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/platform';
+import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/database';
 import { KNOWLEDGE_BASE_ENTITIES } from '../knowledge-bases/entities';
 import { MIGRATIONS } from './migrations';
 

@@ -40,6 +40,7 @@ interface Scored {
   score: number;
 }
 
+/** A chunk as a search reads it back (plain SQL: the chunk table has no entity). */
 interface ChunkRow {
   id: string;
   item_id: string;
@@ -47,6 +48,15 @@ interface ChunkRow {
   content: string;
   position: number;
 }
+
+/** ChunkRow's columns, each once (the compiler holds it to ChunkRow; the row-types test to the migrated table). */
+export const CHUNK_ROW_COLUMNS = Object.keys({
+  id: true,
+  item_id: true,
+  item_name: true,
+  content: true,
+  position: true,
+} satisfies Record<keyof ChunkRow, true>);
 
 /** The text search configuration of chunks and queries alike. */
 const TEXT_CONFIG = 'english';
@@ -148,7 +158,7 @@ export class SqlChunkIndex extends ChunkIndex {
     const kept = ranked.filter((entry) => entry.score >= search.threshold).slice(0, search.limit);
     if (kept.length === 0) return [];
     const rows = (await this.dataSource.query(
-      `SELECT id, item_id, item_name, content, position FROM knowledge_base.chunks WHERE knowledge_base_id = $1 AND id = ANY($2::uuid[])`,
+      `SELECT ${CHUNK_ROW_COLUMNS.join(', ')} FROM knowledge_base.chunks WHERE knowledge_base_id = $1 AND id = ANY($2::uuid[])`,
       [knowledgeBase.id, kept.map((entry) => entry.id)],
     )) as ChunkRow[];
     const byId = new Map(rows.map((row) => [row.id, row]));

@@ -8,8 +8,6 @@ import {
 } from '@nestjs/common';
 import { ModulesContainer, NestFactory } from '@nestjs/core';
 import type { NestMicroservice } from '@nestjs/microservices';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import type { DataSourceOptions } from 'typeorm';
 import { DEAD_LETTER_OWNERS, queueGroupOf, type DeadLetterOwner, type DomainService } from '@waggle/contracts';
 import { Logger } from 'nestjs-pino';
 import type { BaseEnv } from '../config/env';
@@ -30,8 +28,12 @@ export interface ServiceAppSpec {
   service: DomainService;
   env: BaseEnv & { REDIS_URL?: string };
   dependencies: readonly Dependency[];
-  /** Its schema's TypeORM settings, when it has tables (see serviceDataSourceOptions). */
-  database?: DataSourceOptions;
+  /**
+   * Its schema's TypeORM module, when it has tables (`TypeOrmModule.forRoot` over
+   * `serviceDataSourceOptions` from `@waggle/database`). Passed in, not built here, so this
+   * library (which the gateway loads) holds no database code.
+   */
+  database?: DynamicModule;
   /** The service's own feature modules. */
   imports?: Array<Type<unknown> | DynamicModule>;
   /**
@@ -66,7 +68,7 @@ export async function startServiceApp(spec: ServiceAppSpec): Promise<INestApplic
   @Module({
     imports: [
       PlatformModule.forApp({ app: spec.service, env: spec.env, dependencies: spec.dependencies, nats: server }),
-      ...(spec.database ? [TypeOrmModule.forRoot(spec.database)] : []),
+      ...(spec.database ? [spec.database] : []),
       // Every service on Redis may produce or consume jobs: BullMQ's root configuration.
       ...(spec.dependencies.includes('redis') ? [queueRootModule({ prefix: spec.queuePrefix })] : []),
       ...(deadLetters?.queues?.length ? [registerQueues(deadLetters.queues)] : []),

@@ -1,5 +1,6 @@
 import type { AgentPromptCacheTtl, AgentReasoningEffort, AgentToolChoice } from '@waggle/contracts';
-import { Column, CreateDateColumn, DeleteDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, DeleteDateColumn, Entity, Index } from 'typeorm';
+import { WebhookOwnerColumns } from '@waggle/database';
 
 /**
  * An agent of a workspace: its model and settings, and its webhook secret. Deleting an agent
@@ -9,16 +10,7 @@ import { Column, CreateDateColumn, DeleteDateColumn, Entity, Index, PrimaryGener
  */
 @Entity({ name: 'agents' })
 @Index('IDX_agents_workspace_created', ['workspaceId', 'createdAt'])
-export class AgentEntity {
-  @PrimaryGeneratedColumn('uuid')
-  id!: string;
-
-  @Column({ name: 'workspace_id', type: 'uuid' })
-  workspaceId!: string;
-
-  @Column({ type: 'text' })
-  name!: string;
-
+export class AgentEntity extends WebhookOwnerColumns {
   @Column({ type: 'text', nullable: true })
   description!: string | null;
 
@@ -52,26 +44,6 @@ export class AgentEntity {
 
   @Column({ name: 'max_tool_calls', type: 'integer', nullable: true })
   maxToolCalls!: number | null;
-
-  /**
-   * `whsec_` + base64 of 32 random bytes, sealed (see SecretSealer): authenticates the agent's
-   * webhook triggers and signs their callbacks.
-   */
-  @Column({ name: 'webhook_secret_sealed', type: 'text' })
-  webhookSecretSealed!: string;
-
-  /** The secret a rotation replaced: still accepted, and still signing, until it expires. */
-  @Column({ name: 'previous_webhook_secret_sealed', type: 'text', nullable: true })
-  previousWebhookSecretSealed!: string | null;
-
-  @Column({ name: 'previous_secret_expires_at', type: 'timestamptz', nullable: true })
-  previousSecretExpiresAt!: Date | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt!: Date;
 
   @DeleteDateColumn({ name: 'deleted_at', type: 'timestamptz', nullable: true })
   deletedAt!: Date | null;

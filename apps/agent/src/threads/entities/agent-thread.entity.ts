@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { TimestampColumns } from '@waggle/database';
 
 /**
  * A conversation thread of one agent (decisions: a `thread_id` is scoped to its agent and
@@ -6,7 +7,7 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, Update
  */
 @Entity({ name: 'agent_threads' })
 @Index('UQ_agent_threads_key', ['workspaceId', 'agentId', 'threadKey'], { unique: true })
-export class AgentThreadEntity {
+export class AgentThreadEntity extends TimestampColumns {
   @PrimaryGeneratedColumn('uuid')
   id!: string;
 
@@ -19,10 +20,4 @@ export class AgentThreadEntity {
   /** The caller's `thread_id`, as sent. */
   @Column({ name: 'thread_key', type: 'text' })
   threadKey!: string;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt!: Date;
 }

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { CreatedWorkspace, CreateWorkspaceRequest } from '@waggle/contracts';
-import type { DataSource } from 'typeorm';
 import { ApiKeysService } from '../../api-keys/api-keys.service';
 import { PlansService } from '../../plans/plans.service';
+import { WorkspacesRepository } from '../../workspaces/workspaces.repository';
 import { toWorkspaceSummary, WorkspacesService } from '../../workspaces/workspaces.service';
 
 /** New workspaces get this plan unless the operator names another. */
@@ -13,7 +12,7 @@ export const DEFAULT_PLAN = 'developer';
 @Injectable()
 export class CreateWorkspaceService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly workspaceRows: WorkspacesRepository,
     private readonly plans: PlansService,
     private readonly workspaces: WorkspacesService,
     private readonly apiKeys: ApiKeysService,
@@ -21,7 +20,7 @@ export class CreateWorkspaceService {
 
   async create(request: CreateWorkspaceRequest): Promise<CreatedWorkspace> {
     const plan = await this.plans.get(request.plan ?? DEFAULT_PLAN);
-    return this.dataSource.transaction(async (manager) => {
+    return this.workspaceRows.transaction(async (manager) => {
       const workspace = await this.workspaces.insert(manager, { name: request.name, plan, language: request.language ?? 'en' });
       const apiKey = await this.apiKeys.create(workspace.id, manager);
       return { workspace: toWorkspaceSummary(workspace), api_key: apiKey };

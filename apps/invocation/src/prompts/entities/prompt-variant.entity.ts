@@ -1,11 +1,12 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { TimestampColumns } from '@waggle/database';
 import { PromptDeploymentEntity } from './prompt-deployment.entity';
 import { PromptVersionEntity } from './prompt-version.entity';
 
 /** A named variant of a deployment, pointing at its current immutable version. */
 @Entity({ name: 'prompt_variants' })
 @Index('UQ_prompt_variants_deployment_name', ['deploymentId', 'name'], { unique: true })
-export class PromptVariantEntity {
+export class PromptVariantEntity extends TimestampColumns {
   @PrimaryGeneratedColumn('uuid')
   id!: string;
 
@@ -25,10 +26,4 @@ export class PromptVariantEntity {
   @ManyToOne(() => PromptVersionEntity, { onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'current_version_id', foreignKeyConstraintName: 'FK_prompt_variants_current_version_id' })
   currentVersion!: PromptVersionEntity | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt!: Date;
 }

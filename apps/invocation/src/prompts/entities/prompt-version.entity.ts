@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index } from 'typeorm';
+import { VersionColumns } from '../../database/version-columns';
 
 export interface StoredPromptMessage {
   role: 'system' | 'user' | 'assistant';
@@ -19,17 +20,7 @@ export interface StoredPromptParams {
 /** An immutable prompt: a variant points at one; changing a variant makes a new one. */
 @Entity({ name: 'prompt_versions' })
 @Index('UQ_prompt_versions_variant_version', ['variantId', 'version'], { unique: true })
-export class PromptVersionEntity {
-  @PrimaryGeneratedColumn('uuid')
-  id!: string;
-
-  @Column({ name: 'variant_id', type: 'uuid' })
-  variantId!: string;
-
-  /** 1, 2, 3… within the variant. */
-  @Column({ type: 'integer' })
-  version!: number;
-
+export class PromptVersionEntity extends VersionColumns {
   /** A catalog model id. */
   @Column({ type: 'text' })
   model!: string;
@@ -51,7 +42,4 @@ export class PromptVersionEntity {
   /** SHA-256 of the canonical definition: applying the same definition twice changes nothing. */
   @Column({ name: 'content_hash', type: 'text' })
   contentHash!: string;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
 }

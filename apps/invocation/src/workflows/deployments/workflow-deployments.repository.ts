@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { WaggleException } from '@waggle/errors';
-import type { WorkflowVariant } from '@waggle/workflows';
-import { In, type DataSource, type EntityManager } from 'typeorm';
+import type { RowOf } from '@waggle/database';
+import type { DataSource } from 'typeorm';
+import { DeploymentRepository } from '../../database/deployment-repository';
 import { WorkflowDeploymentEntity } from './entities/workflow-deployment.entity';
 import { WorkflowVariantEntity } from './entities/workflow-variant.entity';
 import { WorkflowVersionEntity } from './entities/workflow-version.entity';
@@ -13,96 +13,34 @@ const TABLES = {
   versions: '"invocation"."workflow_versions"',
 };
 
-/** A version with the variant and deployment it belongs to, as the run path reads it (one row, no entities). */
-export interface WorkflowVersionRow {
-  deployment_id: string;
-  deployment_name: string;
-  workspace_id: string;
-  webhook_secret_sealed: string;
-  variant_id: string;
-  variant_name: string;
-  version_id: string;
-  version: number;
-  definition: WorkflowVariant;
-}
-
-/** `resource_not_found` for a workflow deployment name the workspace does not have. */
-export function deploymentNotFound(name: string): WaggleException {
-  return new WaggleException('resource_not_found', { detail: 'deployment_not_found', params: { name } });
-}
-
-/** `resource_not_found` for a variant name the deployment does not have. */
-export function variantNotFound(name: string): WaggleException {
-  return new WaggleException('resource_not_found', { detail: 'variant_not_found_named', params: { name } });
-}
-
 /**
- * Every query of workflow deployments, variants and versions. Methods that take an
- * EntityManager run inside the caller's transaction (see `transaction`).
+ * A version with the variant and deployment it belongs to, as the run path reads it (one row,
+ * no entities). Its columns are the entities' (see RowOf); the ids and names are aliased.
  */
+export type WorkflowVersionRow = Pick<RowOf<WorkflowDeploymentEntity>, 'workspace_id' | 'webhook_secret_sealed'> &
+  Pick<RowOf<WorkflowVersionEntity>, 'version' | 'definition'> & {
+    deployment_id: WorkflowDeploymentEntity['id'];
+    deployment_name: WorkflowDeploymentEntity['name'];
+    variant_id: WorkflowVariantEntity['id'];
+    variant_name: WorkflowVariantEntity['name'];
+    version_id: WorkflowVersionEntity['id'];
+  };
+
+export { deploymentNotFound, variantNotFound } from '../../database/deployment-repository';
+
+/** Every query of workflow deployments, variants and versions (the shared ones are DeploymentRepository's). */
 @Injectable()
-export class WorkflowDeploymentsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
-  }
-
-  /** A workspace's deployment by name; `lock` holds it against concurrent writers until the transaction ends. */
-  findDeployment(
-    workspaceId: string,
-    name: string,
-    options: { manager?: EntityManager; lock?: boolean } = {},
-  ): Promise<WorkflowDeploymentEntity | null> {
-    const manager = options.manager ?? this.dataSource.manager;
-    return manager.findOne(WorkflowDeploymentEntity, {
-      where: { workspaceId, name },
-      ...(options.lock && { lock: { mode: 'pessimistic_write' as const } }),
-    });
-  }
-
-  /** As findDeployment, but a missing deployment is `resource_not_found`. */
-  async getDeployment(
-    workspaceId: string,
-    name: string,
-    options: { manager?: EntityManager; lock?: boolean } = {},
-  ): Promise<WorkflowDeploymentEntity> {
-    const deployment = await this.findDeployment(workspaceId, name, options);
-    if (!deployment) throw deploymentNotFound(name);
-    return deployment;
+export class WorkflowDeploymentsRepository extends DeploymentRepository<
+  WorkflowDeploymentEntity,
+  WorkflowVariantEntity,
+  WorkflowVersionEntity
+> {
+  constructor(@InjectDataSource() dataSource: DataSource) {
+    super(dataSource, { deployment: WorkflowDeploymentEntity, variant: WorkflowVariantEntity, version: WorkflowVersionEntity });
   }
 
   findDeploymentById(id: string): Promise<WorkflowDeploymentEntity | null> {
     return this.dataSource.getRepository(WorkflowDeploymentEntity).findOneBy({ id });
-  }
-
-  findDeploymentsByIds(ids: string[]): Promise<WorkflowDeploymentEntity[]> {
-    return this.dataSource.getRepository(WorkflowDeploymentEntity).findBy({ id: In(ids) });
-  }
-
-  listDeployments(workspaceId: string): Promise<WorkflowDeploymentEntity[]> {
-    return this.dataSource.getRepository(WorkflowDeploymentEntity).find({ where: { workspaceId }, order: { name: 'ASC' } });
-  }
-
-  /** One page of every deployment's id, in a stable order (the registry's resync). */
-  async deploymentIdsPage(skip: number, take: number): Promise<string[]> {
-    const page = await this.dataSource
-      .getRepository(WorkflowDeploymentEntity)
-      .find({ select: { id: true }, order: { id: 'ASC' }, skip, take });
-    return page.map((deployment) => deployment.id);
-  }
-
-  /** The variants of these deployments with their current versions, by name. */
-  listVariants(deploymentIds: string[]): Promise<WorkflowVariantEntity[]> {
-    if (deploymentIds.length === 0) return Promise.resolve([]);
-    return this.dataSource
-      .getRepository(WorkflowVariantEntity)
-      .find({ where: { deploymentId: In(deploymentIds) }, relations: { currentVersion: true }, order: { name: 'ASC' } });
-  }
-
-  /** A variant by name with its current version. */
-  findVariant(deploymentId: string, name: string, manager: EntityManager = this.dataSource.manager): Promise<WorkflowVariantEntity | null> {
-    return manager.findOne(WorkflowVariantEntity, { where: { deploymentId, name }, relations: { currentVersion: true } });
   }
 
   /**
@@ -138,42 +76,5 @@ export class WorkflowDeploymentsRepository {
       [versionId],
     )) as WorkflowVersionRow[];
     return rows[0] ?? null;
-  }
-
-  /** Every version of a variant, newest first. */
-  versionsOf(variantId: string): Promise<WorkflowVersionEntity[]> {
-    return this.dataSource.getRepository(WorkflowVersionEntity).find({ where: { variantId }, order: { version: 'DESC' } });
-  }
-
-  createDeployment(
-    manager: EntityManager,
-    values: Pick<
-      WorkflowDeploymentEntity,
-      'workspaceId' | 'name' | 'webhookSecretSealed' | 'previousWebhookSecretSealed' | 'previousSecretExpiresAt'
-    >,
-  ): Promise<WorkflowDeploymentEntity> {
-    return manager.save(manager.create(WorkflowDeploymentEntity, values));
-  }
-
-  saveDeployment(manager: EntityManager, deployment: WorkflowDeploymentEntity): Promise<WorkflowDeploymentEntity> {
-    return manager.save(deployment);
-  }
-
-  createVariant(manager: EntityManager, deploymentId: string, name: string): Promise<WorkflowVariantEntity> {
-    return manager.save(manager.create(WorkflowVariantEntity, { deploymentId, name, currentVersionId: null }));
-  }
-
-  /** Adds the variant's next version and points the variant at it. */
-  async addVersion(
-    manager: EntityManager,
-    variantId: string,
-    values: Pick<WorkflowVersionEntity, 'definition' | 'contentHash'>,
-  ): Promise<WorkflowVersionEntity> {
-    const latest = await manager.findOne(WorkflowVersionEntity, { where: { variantId }, order: { version: 'DESC' } });
-    const version = await manager.save(
-      manager.create(WorkflowVersionEntity, { ...values, variantId, version: (latest?.version ?? 0) + 1 }),
-    );
-    await manager.update(WorkflowVariantEntity, { id: variantId }, { currentVersionId: version.id });
-    return version;
   }
 }

@@ -79,20 +79,16 @@ export class WorkflowDeploymentsService {
   }
 
   async list(workspaceId: string): Promise<WorkflowDeploymentSummary[]> {
-    const deployments = await this.deployments.listDeployments(workspaceId);
-    const variants = await this.deployments.listVariants(deployments.map((deployment) => deployment.id));
-    return deployments.map((deployment) => ({
+    return (await this.deployments.listWithVariants(workspaceId)).map(({ deployment, variants }) => ({
       deployment: deployment.name,
       workflow_deployment_id: deployment.id,
       created_at: deployment.createdAt.toISOString(),
-      variants: variants
-        .filter((variant) => variant.deploymentId === deployment.id)
-        .map((variant) => ({
-          name: variant.name,
-          variant_id: variant.id,
-          version: variant.currentVersion?.version ?? null,
-          inputs: variant.currentVersion?.definition.inputs ?? {},
-        })),
+      variants: variants.map((variant) => ({
+        name: variant.name,
+        variant_id: variant.id,
+        version: variant.currentVersion?.version ?? null,
+        inputs: variant.currentVersion?.definition.inputs ?? {},
+      })),
     }));
   }
 

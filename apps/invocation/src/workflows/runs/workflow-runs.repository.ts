@@ -1,43 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { FlatMetadata, RunStatus, WorkflowStepRecordView } from '@waggle/contracts';
+import type { FlatMetadata, WorkflowStepRecordView } from '@waggle/contracts';
+import type { RowOf } from '@waggle/database';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { StepRunStatus } from './workflow-step-run.entity';
+import type { WorkflowRunEntity } from './workflow-run.entity';
+import type { WorkflowStepRunEntity } from './workflow-step-run.entity';
 
 const T_RUNS = '"invocation"."workflow_runs"';
 const T_STEPS = '"invocation"."workflow_step_runs"';
 
-/** A run row as the engine reads it (plain SQL: the run path uses no ORM). */
-export interface WorkflowRunRow {
-  id: string;
-  workspace_id: string;
-  deployment_id: string;
-  deployment_name: string;
-  variant_id: string;
-  variant_name: string;
-  version_id: string;
-  version: number;
-  run_status: RunStatus;
-  run_async: boolean;
-  start_inputs: Record<string, unknown>;
-  output_content: string | null;
-  error_message: string | null;
-  error_code: string | null;
-  callback_url: string | null;
-  metadata: FlatMetadata;
-  user_label: string | null;
-  concurrency_limit: number | null;
-  step_limit: number | null;
-  tool_call_limit: number | null;
-  steps_executed: number;
-  total_tokens: number;
-  created_at: Date;
-  started_at: Date | null;
-  ended_at: Date | null;
-  deadline_at: Date | null;
-  lease_owner: string | null;
-  attempts: number;
-}
+/**
+ * A run row as the engine reads it (plain SQL: the run path uses no ORM), derived from the
+ * entity so a renamed or retyped column breaks compilation (see RowOf).
+ */
+export type WorkflowRunRow = RowOf<WorkflowRunEntity, 'steps'>;
 
 export interface NewWorkflowRun {
   id: string;
@@ -61,23 +37,8 @@ export interface NewWorkflowRun {
 /** What admission decided. `refused`: a sync run over the cap (nothing written). */
 export type Admission = { status: 'running' | 'queued'; run: WorkflowRunRow } | { status: 'refused' };
 
-export interface StepRecordRow {
-  step_key: string;
-  step_id: string;
-  step_type: string;
-  iteration: number | null;
-  status: StepRunStatus;
-  inputs: unknown;
-  output: unknown;
-  error: string | null;
-  error_code: string | null;
-  tokens: number;
-  model_calls: number;
-  attempts: number;
-  started_at: Date;
-  ended_at: Date | null;
-  duration_ms: number | null;
-}
+/** A step record as `steps` selects it (derived from the entity, see RowOf). */
+export type StepRecordRow = Omit<RowOf<WorkflowStepRunEntity, 'run'>, 'id' | 'run_id'>;
 
 export interface StepStart {
   runId: string;

@@ -38,11 +38,13 @@ const row = (overrides: Partial<WorkflowRunRow> = {}): WorkflowRunRow => ({
   tool_call_limit: 15,
   steps_executed: 4,
   total_tokens: 120,
+  queue_seq: '1',
   created_at: new Date('2026-11-23T10:00:00.000Z'),
   started_at: new Date('2026-11-23T10:00:01.000Z'),
   ended_at: new Date('2026-11-23T10:00:03.500Z'),
   deadline_at: null,
   lease_owner: null,
+  lease_expires_at: null,
   attempts: 1,
   ...overrides,
 });

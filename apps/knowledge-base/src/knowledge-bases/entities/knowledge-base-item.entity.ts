@@ -1,10 +1,11 @@
 import type { KnowledgeBaseItemRunStatus, KnowledgeBaseItemStatus, KnowledgeBaseItemType } from '@waggle/contracts';
-import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { TimestampColumns } from '@waggle/database';
 
 /** A document of a knowledge base, from an asset or an `https://` URL, and its ingestion's progress. */
 @Entity({ name: 'knowledge_base_items' })
 @Index('IDX_knowledge_base_items_kb_created', ['knowledgeBaseId', 'createdAt'])
-export class KnowledgeBaseItemEntity {
+export class KnowledgeBaseItemEntity extends TimestampColumns {
   @PrimaryGeneratedColumn('uuid')
   id!: string;
 
@@ -42,10 +43,4 @@ export class KnowledgeBaseItemEntity {
   /** Ingestion attempts started so far. */
   @Column({ type: 'integer', default: 0 })
   attempts!: number;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt!: Date;
 }

@@ -1,5 +1,6 @@
 import type { KnowledgeBaseSearchType } from '@waggle/contracts';
-import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity, Index } from 'typeorm';
+import { WorkspaceResourceColumns } from '@waggle/database';
 
 /**
  * A knowledge base of a workspace: its search settings and the embedding model its chunks
@@ -8,16 +9,7 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, Update
  */
 @Entity({ name: 'knowledge_bases' })
 @Index('IDX_knowledge_bases_workspace_created', ['workspaceId', 'createdAt'])
-export class KnowledgeBaseEntity {
-  @PrimaryGeneratedColumn('uuid')
-  id!: string;
-
-  @Column({ name: 'workspace_id', type: 'uuid' })
-  workspaceId!: string;
-
-  @Column({ type: 'text' })
-  name!: string;
-
+export class KnowledgeBaseEntity extends WorkspaceResourceColumns {
   @Column({ type: 'text', nullable: true })
   description!: string | null;
 
@@ -41,10 +33,4 @@ export class KnowledgeBaseEntity {
   /** Set by a delete; such a row is only the cleanup worker's. Not a TypeORM DeleteDateColumn: cleanup reads these rows. */
   @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
   deletedAt!: Date | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt!: Date;
 }

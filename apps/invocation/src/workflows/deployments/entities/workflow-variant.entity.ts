@@ -1,11 +1,12 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { TimestampColumns } from '@waggle/database';
 import { WorkflowDeploymentEntity } from './workflow-deployment.entity';
 import { WorkflowVersionEntity } from './workflow-version.entity';
 
 /** A named variant of a workflow deployment, pointing at the immutable version new runs use. */
 @Entity({ name: 'workflow_variants' })
 @Index('UQ_workflow_variants_deployment_name', ['deploymentId', 'name'], { unique: true })
-export class WorkflowVariantEntity {
+export class WorkflowVariantEntity extends TimestampColumns {
   @PrimaryGeneratedColumn('uuid')
   id!: string;
 
@@ -25,10 +26,4 @@ export class WorkflowVariantEntity {
   @ManyToOne(() => WorkflowVersionEntity, { onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'current_version_id', foreignKeyConstraintName: 'FK_workflow_variants_current_version_id' })
   currentVersion!: WorkflowVersionEntity | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
-  updatedAt!: Date;
 }

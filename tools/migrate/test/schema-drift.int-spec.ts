@@ -1,8 +1,11 @@
 import { DOMAIN_SERVICES } from '@waggle/contracts';
-import { pendingSchemaChanges, type PostgresDataSourceOptions } from '@waggle/platform';
+import type { PostgresDataSourceOptions } from '@waggle/database';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { TEST_DATABASE_URL } from '../setup/test-env';
+import { pendingSchemaChanges } from '../src/generate-migration';
+
+// The integration tier's setup points DATABASE_URL at the test database (test/setup/test-env.ts).
+const TEST_DATABASE_URL = String(process.env.DATABASE_URL);
 
 /**
  * After the migrations, every service's schema is exactly what its entities describe:
@@ -11,7 +14,7 @@ import { TEST_DATABASE_URL } from '../setup/test-env';
  */
 describe.each(DOMAIN_SERVICES)('%s schema', (service) => {
   it('matches its entities after the migrations', async () => {
-    const { dataSourceOptions } = require(join(__dirname, '../../apps', service, 'src/database/data-source')) as {
+    const { dataSourceOptions } = require(join(__dirname, '../../../apps', service, 'src/database/data-source')) as {
       dataSourceOptions(url: string): PostgresDataSourceOptions;
     };
     const dataSource = new DataSource(dataSourceOptions(TEST_DATABASE_URL));

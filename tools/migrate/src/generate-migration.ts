@@ -3,8 +3,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import type { PostgresDataSourceOptions } from './data-source-options';
-import { migrateAll } from './migrate';
+import { migrateAll, type PostgresDataSourceOptions } from '@waggle/database';
 
 /** One statement of a schema change, as TypeORM's schema builder logs it. */
 export interface SchemaQuery {

@@ -1,5 +1,5 @@
 import { DOMAIN_SERVICES } from '@waggle/contracts';
-import { generateMigration, migrateAll, serviceDataSourceOptions, type GenerateMigrationResult } from '@waggle/platform';
+import { migrateAll, serviceDataSourceOptions } from '@waggle/database';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -7,7 +7,10 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { Client } from 'pg';
 import { Column, DataSource, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { TEST_DATABASE_URL } from '../setup/test-env';
+import { generateMigration, type GenerateMigrationResult } from '../src/generate-migration';
+
+// The integration tier's setup points DATABASE_URL at the test database (test/setup/test-env.ts).
+const TEST_DATABASE_URL = String(process.env.DATABASE_URL);
 
 const SCHEMA = 'migration_fixture';
 
@@ -190,7 +193,7 @@ describe('migration:generate', () => {
 });
 
 describe('npm run migration:generate (the built command)', () => {
-  const command = join(__dirname, '../../dist/tools/migrate/src/generate.js');
+  const command = join(__dirname, '../../../dist/tools/migrate/src/generate.js');
   const run = (args: string[]) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       execFile(
@@ -202,7 +205,7 @@ describe('npm run migration:generate (the built command)', () => {
     });
   const migrationFiles = () =>
     DOMAIN_SERVICES.flatMap((service) =>
-      readdirSync(join(__dirname, '../../apps', service, 'src/database/migrations')).map((file) => `${service}/${file}`),
+      readdirSync(join(__dirname, '../../../apps', service, 'src/database/migrations')).map((file) => `${service}/${file}`),
     );
 
   it.each(DOMAIN_SERVICES)('finds no changes in %s and writes nothing', async (service) => {
