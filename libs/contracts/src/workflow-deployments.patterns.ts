@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsInt, IsOptional, IsString, IsUUID, Length, Max, Min } from 'class-validator';
-import { patternNames, rpc } from './rpc-contract';
+import { patternNames, rpc, PRIVATE_RPC_TIMEOUT_MS } from './rpc-contract';
 import { WorkspaceIdRequest } from './common.dto';
 
 /**
@@ -104,17 +104,21 @@ export class RotateWorkflowWebhookSecretRequest extends WorkflowWebhookSecretReq
  * version of a variant, show and rotate a deployment's webhook secret.
  */
 export const WorkflowDeploymentContracts = {
-  applyWorkflows: rpc('invocation.workflows.apply', ApplyWorkflowsRequest).returns<AppliedWorkflowDeployment[]>(),
-  listWorkflows: rpc('invocation.workflows.list', WorkspaceIdRequest).returns<WorkflowDeploymentSummary[]>(),
-  listWorkflowVersions: rpc('invocation.workflows.versions', WorkflowVersionsRequest).returns<WorkflowVersionSummary[]>(),
-  getWorkflowWebhookSecret: rpc(
-    'invocation.workflows.webhook-secret.get',
-    WorkflowWebhookSecretRequest,
-  ).returns<WorkflowWebhookSecretView>(),
-  rotateWorkflowWebhookSecret: rpc(
-    'invocation.workflows.webhook-secret.rotate',
-    RotateWorkflowWebhookSecretRequest,
-  ).returns<WorkflowWebhookSecretView>(),
+  applyWorkflows: rpc('invocation.workflows.apply', ApplyWorkflowsRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<
+    AppliedWorkflowDeployment[]
+  >(),
+  listWorkflows: rpc('invocation.workflows.list', WorkspaceIdRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<
+    WorkflowDeploymentSummary[]
+  >(),
+  listWorkflowVersions: rpc('invocation.workflows.versions', WorkflowVersionsRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<
+    WorkflowVersionSummary[]
+  >(),
+  getWorkflowWebhookSecret: rpc('invocation.workflows.webhook-secret.get', WorkflowWebhookSecretRequest, {
+    timeoutMs: PRIVATE_RPC_TIMEOUT_MS,
+  }).returns<WorkflowWebhookSecretView>(),
+  rotateWorkflowWebhookSecret: rpc('invocation.workflows.webhook-secret.rotate', RotateWorkflowWebhookSecretRequest, {
+    timeoutMs: PRIVATE_RPC_TIMEOUT_MS,
+  }).returns<WorkflowWebhookSecretView>(),
 };
 
 export const WorkflowDeploymentPatterns = patternNames(WorkflowDeploymentContracts);

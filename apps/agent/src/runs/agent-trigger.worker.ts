@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import {
   InvocationPatterns,
   QueueNames,
-  sendRpc,
+  send,
   type AgentTriggerJob,
   type CallbackBody,
   type LedgerRecord,
@@ -149,7 +149,7 @@ export class AgentTriggerWorker extends QueueWorker<'agent-runs'> implements OnA
     const own = this.ledger.pendingRecord(trigger.request_id);
     if (own) return isFinished(own) ? own : null;
     try {
-      const stored = await sendRpc(
+      const stored = await send(
         this.rpc,
         InvocationPatterns.getRequest,
         { workspace_id: trigger.workspace_id, request_id: trigger.request_id },

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { AgentPatterns, sendRpc, type AgentRecord } from '@waggle/contracts';
+import { AgentPatterns, send, type AgentRecord } from '@waggle/contracts';
 import { APP_ENV, NatsRpcClient } from '@waggle/platform';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { MeteredApiRoute } from '../auth/authenticated.decorator';
@@ -59,7 +59,7 @@ export class AgentsController {
   @ApiOkResponse({ type: AgentListDto })
   @ApiResponse(WORKSPACE_NOT_FOUND)
   async list(@Req() request: AuthenticatedRequest): Promise<{ agents: AgentRecord[] }> {
-    return { agents: await sendRpc(this.rpc, AgentPatterns.listAgents, { workspace_id: request.auth.workspace_id }, this.options()) };
+    return { agents: await send(this.rpc, AgentPatterns.listAgents, { workspace_id: request.auth.workspace_id }, this.options()) };
   }
 
   /** A new agent, with its own webhook secret (shown by the private webhook_secret route). */
@@ -70,7 +70,7 @@ export class AgentsController {
   @ApiResponse(WORKSPACE_NOT_FOUND)
   @ApiResponse(INVALID)
   async create(@Body() body: CreateAgentBody, @Req() request: AuthenticatedRequest): Promise<{ message: string; agent: AgentRecord }> {
-    const agent = await sendRpc(
+    const agent = await send(
       this.rpc,
       AgentPatterns.createAgent,
       { workspace_id: request.auth.workspace_id, agent: body.agent },
@@ -86,7 +86,7 @@ export class AgentsController {
   @ApiResponse(NOT_FOUND)
   async get(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ agent: AgentRecord }> {
     return {
-      agent: await sendRpc(this.rpc, AgentPatterns.getAgent, { workspace_id: request.auth.workspace_id, agent_id: id }, this.options()),
+      agent: await send(this.rpc, AgentPatterns.getAgent, { workspace_id: request.auth.workspace_id, agent_id: id }, this.options()),
     };
   }
 
@@ -102,7 +102,7 @@ export class AgentsController {
     @Body() body: UpdateAgentBody,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ message: string; agent: AgentRecord }> {
-    const agent = await sendRpc(
+    const agent = await send(
       this.rpc,
       AgentPatterns.updateAgent,
       { workspace_id: request.auth.workspace_id, agent_id: id, agent: body.agent },
@@ -118,7 +118,7 @@ export class AgentsController {
   @ApiResponse(WORKSPACE_NOT_FOUND)
   @ApiResponse(NOT_FOUND)
   async remove(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ message: string }> {
-    await sendRpc(this.rpc, AgentPatterns.deleteAgent, { workspace_id: request.auth.workspace_id, agent_id: id }, this.options());
+    await send(this.rpc, AgentPatterns.deleteAgent, { workspace_id: request.auth.workspace_id, agent_id: id }, this.options());
     return { message: 'Agent deleted successfully' };
   }
 

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { AgentPatterns, sendRpc, type AgentKnowledgeBases, type AgentWebhookSecretView } from '@waggle/contracts';
+import { AgentPatterns, send, type AgentKnowledgeBases, type AgentWebhookSecretView } from '@waggle/contracts';
 import { APP_ENV, NatsRpcClient } from '@waggle/platform';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { PrivateApiRoute } from '../auth/authenticated.decorator';
@@ -23,7 +23,7 @@ export class PrivateAgentsController {
 
   @Get(':id/webhook_secret')
   async webhookSecret(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ webhook_secret: AgentWebhookSecretView }> {
-    const view = await sendRpc(
+    const view = await send(
       this.rpc,
       AgentPatterns.getWebhookSecret,
       { workspace_id: request.auth.workspace_id, agent_id: id },
@@ -42,13 +42,13 @@ export class PrivateAgentsController {
   ): Promise<{ webhook_secret: AgentWebhookSecretView }> {
     const rotation = { workspace_id: request.auth.workspace_id, agent_id: id, overlap_seconds: body.overlap_seconds };
     return {
-      webhook_secret: await sendRpc(this.rpc, AgentPatterns.rotateWebhookSecret, rotation, { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS }),
+      webhook_secret: await send(this.rpc, AgentPatterns.rotateWebhookSecret, rotation, { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS }),
     };
   }
 
   @Get(':id/knowledge_bases')
   async knowledgeBases(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ knowledge_bases: AgentKnowledgeBases }> {
-    const attached = await sendRpc(
+    const attached = await send(
       this.rpc,
       AgentPatterns.getKnowledgeBases,
       { workspace_id: request.auth.workspace_id, agent_id: id },
@@ -66,7 +66,7 @@ export class PrivateAgentsController {
   ): Promise<{ knowledge_bases: AgentKnowledgeBases }> {
     const change = { workspace_id: request.auth.workspace_id, agent_id: id, knowledge_base_ids: body.knowledge_base_ids };
     return {
-      knowledge_bases: await sendRpc(this.rpc, AgentPatterns.setKnowledgeBases, change, { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS }),
+      knowledge_bases: await send(this.rpc, AgentPatterns.setKnowledgeBases, change, { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS }),
     };
   }
 }

@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, Inject, Post, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOkResponse, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { AssetPatterns, sendRpc, type AssetRecord } from '@waggle/contracts';
+import { AssetPatterns, send, type AssetRecord } from '@waggle/contracts';
 import { APP_ENV, NatsRpcClient } from '@waggle/platform';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { MeteredApiRoute } from '../auth/authenticated.decorator';
@@ -41,7 +41,7 @@ export class AssetsController {
   @ApiResponse(WORKSPACE_NOT_FOUND)
   async list(@Req() request: AuthenticatedRequest): Promise<{ assets: AssetRecord[] }> {
     return {
-      assets: await sendRpc(
+      assets: await send(
         this.rpc,
         AssetPatterns.listAssets,
         { workspace_id: request.auth.workspace_id },
@@ -73,7 +73,7 @@ export class AssetsController {
   async upload(@Req() request: AuthenticatedRequest): Promise<{ message: string; asset: AssetRecord }> {
     const upload = await this.uploads.receive(request);
     try {
-      const asset = await sendRpc(
+      const asset = await send(
         this.rpc,
         AssetPatterns.storeAsset,
         {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { API_KEY_PATTERN, API_KEY_PREFIX_LENGTH, CatalogPatterns, sendRpc, type ResolvedApiKey } from '@waggle/contracts';
+import { API_KEY_PATTERN, API_KEY_PREFIX_LENGTH, CatalogPatterns, send, type ResolvedApiKey } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { APP_ENV, NatsRpcClient } from '@waggle/platform';
 import { LRUCache } from 'lru-cache';
@@ -44,7 +44,7 @@ export class ApiKeyAuthenticator {
     const cached = this.cache.get(hash);
     if (cached && cached.expiresAt > now) return cached.resolved;
 
-    const resolved = sendRpc(
+    const resolved = send(
       this.rpc,
       CatalogPatterns.resolveApiKey,
       { prefix: key.slice(0, API_KEY_PREFIX_LENGTH), key_hash: hash },

@@ -3,8 +3,7 @@ import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiParam, ApiResponse, ApiTags }
 import {
   KNOWLEDGE_BASE_SEARCH_TYPES,
   KnowledgeBasePatterns,
-  sendRpc,
-  streamRpc,
+  send,
   type KnowledgeBaseItemRecord,
   type KnowledgeBaseRecord,
   type KnowledgeBaseSearchResponse,
@@ -78,7 +77,7 @@ export class KnowledgeBasesController {
   @ApiOkResponse({ type: KnowledgeBaseListDto })
   async list(@Req() request: AuthenticatedRequest): Promise<{ knowledge_bases: KnowledgeBaseRecord[] }> {
     return {
-      knowledge_bases: await sendRpc(
+      knowledge_bases: await send(
         this.rpc,
         KnowledgeBasePatterns.listKnowledgeBases,
         { workspace_id: request.auth.workspace_id },
@@ -97,7 +96,7 @@ export class KnowledgeBasesController {
     @Body() body: CreateKnowledgeBaseBody,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ message: string; knowledge_base: KnowledgeBaseRecord }> {
-    const knowledgeBase = await sendRpc(
+    const knowledgeBase = await send(
       this.rpc,
       KnowledgeBasePatterns.createKnowledgeBase,
       { workspace_id: request.auth.workspace_id, knowledge_base: body.knowledge_base },
@@ -115,7 +114,7 @@ export class KnowledgeBasesController {
     @Req() request: AuthenticatedRequest,
   ): Promise<{ knowledge_base: KnowledgeBaseRecord }> {
     return {
-      knowledge_base: await sendRpc(
+      knowledge_base: await send(
         this.rpc,
         KnowledgeBasePatterns.getKnowledgeBase,
         { workspace_id: request.auth.workspace_id, knowledge_base_id: id },
@@ -135,7 +134,7 @@ export class KnowledgeBasesController {
     @Body() body: UpdateKnowledgeBaseBody,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ message: string; knowledge_base: KnowledgeBaseRecord }> {
-    const knowledgeBase = await sendRpc(
+    const knowledgeBase = await send(
       this.rpc,
       KnowledgeBasePatterns.updateKnowledgeBase,
       { workspace_id: request.auth.workspace_id, knowledge_base_id: id, knowledge_base: body.knowledge_base },
@@ -150,7 +149,7 @@ export class KnowledgeBasesController {
   @ApiOkResponse({ type: KnowledgeBaseDeletedDto })
   @ApiResponse(NOT_FOUND)
   async remove(@Param('knowledge_base_id') id: string, @Req() request: AuthenticatedRequest): Promise<{ message: string }> {
-    await sendRpc(
+    await send(
       this.rpc,
       KnowledgeBasePatterns.deleteKnowledgeBase,
       { workspace_id: request.auth.workspace_id, knowledge_base_id: id },
@@ -167,7 +166,7 @@ export class KnowledgeBasesController {
     @Param('knowledge_base_id') id: string,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ knowledge_base_items: KnowledgeBaseItemRecord[] }> {
-    const pages$ = streamRpc(
+    const pages$ = send(
       this.rpc,
       KnowledgeBasePatterns.listItems,
       { workspace_id: request.auth.workspace_id, knowledge_base_id: id },
@@ -192,7 +191,7 @@ export class KnowledgeBasesController {
     @Req() request: AuthenticatedRequest,
   ): Promise<{ message: string; response: KnowledgeBaseSearchResponse }> {
     if (!isSearchType(body.search_type)) throw invalidSearchType(body.search_type);
-    const response = await sendRpc(
+    const response = await send(
       this.rpc,
       KnowledgeBasePatterns.search,
       {

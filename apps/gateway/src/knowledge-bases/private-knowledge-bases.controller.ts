@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { KnowledgeBasePatterns, sendRpc, type EmbeddingModelSetting, type KnowledgeBaseItemRecord } from '@waggle/contracts';
+import { KnowledgeBasePatterns, send, type EmbeddingModelSetting, type KnowledgeBaseItemRecord } from '@waggle/contracts';
 import { APP_ENV, NatsRpcClient } from '@waggle/platform';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { PrivateApiRoute } from '../auth/authenticated.decorator';
@@ -24,7 +24,7 @@ export class PrivateKnowledgeBasesController {
   @Get('embedding_model')
   async embeddingModel(@Req() request: AuthenticatedRequest): Promise<{ embedding_model: EmbeddingModelSetting }> {
     return {
-      embedding_model: await sendRpc(
+      embedding_model: await send(
         this.rpc,
         KnowledgeBasePatterns.getEmbeddingModel,
         { workspace_id: request.auth.workspace_id },
@@ -40,7 +40,7 @@ export class PrivateKnowledgeBasesController {
     @Body() body: SetEmbeddingModelBody,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ embedding_model: EmbeddingModelSetting }> {
-    const setting = await sendRpc(
+    const setting = await send(
       this.rpc,
       KnowledgeBasePatterns.setEmbeddingModel,
       { workspace_id: request.auth.workspace_id, embedding_model: body.embedding_model },
@@ -57,7 +57,7 @@ export class PrivateKnowledgeBasesController {
     @Body() body: AddKnowledgeBaseItemBody,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ knowledge_base_item: KnowledgeBaseItemRecord }> {
-    const item = await sendRpc(
+    const item = await send(
       this.rpc,
       KnowledgeBasePatterns.addItem,
       { workspace_id: request.auth.workspace_id, knowledge_base_id: id, asset_id: body.asset_id, url: body.url, name: body.name },
@@ -73,7 +73,7 @@ export class PrivateKnowledgeBasesController {
     @Req() request: AuthenticatedRequest,
   ): Promise<{ knowledge_base_item: KnowledgeBaseItemRecord }> {
     return {
-      knowledge_base_item: await sendRpc(
+      knowledge_base_item: await send(
         this.rpc,
         KnowledgeBasePatterns.getItem,
         { workspace_id: request.auth.workspace_id, knowledge_base_id: id, item_id: itemId },

@@ -1,6 +1,6 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { CatalogPatterns, sendRpc, type PublicModel } from '@waggle/contracts';
+import { CatalogPatterns, send, type PublicModel } from '@waggle/contracts';
 import { APP_ENV, NatsRpcClient } from '@waggle/platform';
 import { MeteredApiRoute } from '../auth/authenticated.decorator';
 import type { GatewayEnv } from '../config/gateway.env';
@@ -34,6 +34,6 @@ export class ModelsController {
   }
 
   private list(providerView: 'serving' | 'maker'): Promise<PublicModel[]> {
-    return sendRpc(this.rpc, CatalogPatterns.listModels, { provider_view: providerView }, { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS });
+    return send(this.rpc, CatalogPatterns.listModels, { provider_view: providerView }, { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS });
   }
 }

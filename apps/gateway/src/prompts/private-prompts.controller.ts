@@ -4,7 +4,7 @@ import {
   ApplyPromptsRequest,
   InvocationPatterns,
   RotatePromptWebhookSecretRequest,
-  sendRpc,
+  send,
   type AppliedDeployment,
   type PromptDeploymentSummary,
   type PromptVersionSummary,
@@ -35,12 +35,7 @@ export class PrivatePromptsController {
   @Get()
   async list(@Req() request: AuthenticatedRequest): Promise<{ prompts: PromptDeploymentSummary[] }> {
     return {
-      prompts: await sendRpc(
-        this.rpc,
-        InvocationPatterns.listPrompts,
-        { workspace_id: request.auth.workspace_id },
-        { timeoutMs: TIMEOUT_MS },
-      ),
+      prompts: await send(this.rpc, InvocationPatterns.listPrompts, { workspace_id: request.auth.workspace_id }, { timeoutMs: TIMEOUT_MS }),
     };
   }
 
@@ -48,7 +43,7 @@ export class PrivatePromptsController {
   @HttpCode(200)
   async apply(@Body() body: ApplyPromptsBody, @Req() request: AuthenticatedRequest): Promise<{ prompts: AppliedDeployment[] }> {
     return {
-      prompts: await sendRpc(
+      prompts: await send(
         this.rpc,
         InvocationPatterns.applyPrompts,
         { workspace_id: request.auth.workspace_id, prompts: body.prompts },
@@ -63,7 +58,7 @@ export class PrivatePromptsController {
     @Param('variant') variant: string,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ versions: PromptVersionSummary[] }> {
-    const versions = await sendRpc(
+    const versions = await send(
       this.rpc,
       InvocationPatterns.listPromptVersions,
       { workspace_id: request.auth.workspace_id, deployment, variant },
@@ -78,7 +73,7 @@ export class PrivatePromptsController {
     @Req() request: AuthenticatedRequest,
   ): Promise<{ webhook_secret: WebhookSecretView }> {
     return {
-      webhook_secret: await sendRpc(
+      webhook_secret: await send(
         this.rpc,
         InvocationPatterns.getWebhookSecret,
         { workspace_id: request.auth.workspace_id, deployment },
@@ -95,6 +90,6 @@ export class PrivatePromptsController {
     @Req() request: AuthenticatedRequest,
   ): Promise<{ webhook_secret: WebhookSecretView }> {
     const rotation = { workspace_id: request.auth.workspace_id, deployment, overlap_seconds: body.overlap_seconds };
-    return { webhook_secret: await sendRpc(this.rpc, InvocationPatterns.rotateWebhookSecret, rotation, { timeoutMs: TIMEOUT_MS }) };
+    return { webhook_secret: await send(this.rpc, InvocationPatterns.rotateWebhookSecret, rotation, { timeoutMs: TIMEOUT_MS }) };
   }
 }

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { InvocationPatterns, sendRpc, type RequestLookup } from '@waggle/contracts';
+import { InvocationPatterns, send, type RequestLookup } from '@waggle/contracts';
 import { NatsRpcClient } from '@waggle/platform';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { MeteredApiRoute } from '../auth/authenticated.decorator';
@@ -55,7 +55,7 @@ export class RequestsController {
   @ApiOkResponse({ type: RequestLookupDto })
   @ApiResponse({ status: 404, description: 'No such request in this workspace', type: ErrorBodyDto })
   lookup(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<RequestLookup> {
-    return sendRpc(
+    return send(
       this.rpc,
       InvocationPatterns.getRequest,
       { workspace_id: request.auth.workspace_id, request_id: id },

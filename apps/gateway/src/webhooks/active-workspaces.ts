@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { CatalogPatterns, sendRpc, type WorkspaceSummary } from '@waggle/contracts';
+import { CatalogPatterns, send, type WorkspaceSummary } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { APP_ENV, NatsRpcClient } from '@waggle/platform';
 import { LRUCache } from 'lru-cache';
@@ -36,7 +36,7 @@ export class ActiveWorkspaces {
     const last = this.checked.get(workspaceId);
     if (last && now - last.at < API_KEY_CACHE_TTL_MS) return last.workspace;
     try {
-      const workspace = await sendRpc(
+      const workspace = await send(
         this.rpc,
         CatalogPatterns.getWorkspace,
         { workspace_id: workspaceId },

@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { CallbackPatterns, ListDeliveriesFilter, sendRpc, type DeliverySummary } from '@waggle/contracts';
+import { CallbackPatterns, ListDeliveriesFilter, send, type DeliverySummary } from '@waggle/contracts';
 import { NatsRpcClient } from '@waggle/platform';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { PrivateApiRoute } from '../auth/authenticated.decorator';
@@ -17,7 +17,7 @@ export class PrivateDeliveriesController {
   @Get()
   async list(@Query() query: ListDeliveriesFilter, @Req() request: AuthenticatedRequest): Promise<{ deliveries: DeliverySummary[] }> {
     return {
-      deliveries: await sendRpc(
+      deliveries: await send(
         this.rpc,
         CallbackPatterns.listDeliveries,
         { workspace_id: request.auth.workspace_id, ...query },
@@ -29,7 +29,7 @@ export class PrivateDeliveriesController {
   @Get(':delivery_id')
   async get(@Param('delivery_id') deliveryId: string, @Req() request: AuthenticatedRequest): Promise<{ delivery: DeliverySummary }> {
     return {
-      delivery: await sendRpc(
+      delivery: await send(
         this.rpc,
         CallbackPatterns.getDelivery,
         { workspace_id: request.auth.workspace_id, delivery_id: deliveryId },
@@ -43,7 +43,7 @@ export class PrivateDeliveriesController {
   @HttpCode(202)
   async redeliver(@Param('delivery_id') deliveryId: string, @Req() request: AuthenticatedRequest): Promise<{ delivery: DeliverySummary }> {
     return {
-      delivery: await sendRpc(
+      delivery: await send(
         this.rpc,
         CallbackPatterns.redeliver,
         { workspace_id: request.auth.workspace_id, delivery_id: deliveryId },

@@ -3,7 +3,7 @@ import { ApiExcludeController, OmitType, PickType } from '@nestjs/swagger';
 import {
   ApplyWorkflowsRequest,
   RotateWorkflowWebhookSecretRequest,
-  sendRpc,
+  send,
   WorkflowDeploymentPatterns,
   type AppliedWorkflowDeployment,
   type WorkflowDeploymentSummary,
@@ -35,7 +35,7 @@ export class PrivateWorkflowsController {
   @Get()
   async list(@Req() request: AuthenticatedRequest): Promise<{ workflows: WorkflowDeploymentSummary[] }> {
     return {
-      workflows: await sendRpc(
+      workflows: await send(
         this.rpc,
         WorkflowDeploymentPatterns.listWorkflows,
         { workspace_id: request.auth.workspace_id },
@@ -47,7 +47,7 @@ export class PrivateWorkflowsController {
   @Post('apply')
   @HttpCode(200)
   async apply(@Body() body: ApplyWorkflowsBody, @Req() request: AuthenticatedRequest): Promise<{ workflows: AppliedWorkflowDeployment[] }> {
-    const applied = await sendRpc(
+    const applied = await send(
       this.rpc,
       WorkflowDeploymentPatterns.applyWorkflows,
       { workspace_id: request.auth.workspace_id, workflows: body.workflows },
@@ -62,7 +62,7 @@ export class PrivateWorkflowsController {
     @Param('variant') variant: string,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ versions: WorkflowVersionSummary[] }> {
-    const versions = await sendRpc(
+    const versions = await send(
       this.rpc,
       WorkflowDeploymentPatterns.listWorkflowVersions,
       { workspace_id: request.auth.workspace_id, deployment, variant },
@@ -76,7 +76,7 @@ export class PrivateWorkflowsController {
     @Param('deployment') deployment: string,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ webhook_secret: WorkflowWebhookSecretView }> {
-    const view = await sendRpc(
+    const view = await send(
       this.rpc,
       WorkflowDeploymentPatterns.getWorkflowWebhookSecret,
       { workspace_id: request.auth.workspace_id, deployment },
@@ -94,7 +94,7 @@ export class PrivateWorkflowsController {
   ): Promise<{ webhook_secret: WorkflowWebhookSecretView }> {
     const rotation = { workspace_id: request.auth.workspace_id, deployment, overlap_seconds: body.overlap_seconds };
     return {
-      webhook_secret: await sendRpc(this.rpc, WorkflowDeploymentPatterns.rotateWorkflowWebhookSecret, rotation, { timeoutMs: TIMEOUT_MS }),
+      webhook_secret: await send(this.rpc, WorkflowDeploymentPatterns.rotateWorkflowWebhookSecret, rotation, { timeoutMs: TIMEOUT_MS }),
     };
   }
 }

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import {
-  sendRpc,
+  send,
   WorkflowInvokeInputs,
   WorkflowRunPatterns,
   type WorkflowInvokeResponse,
@@ -46,7 +46,7 @@ export class WorkflowInvokeController {
     // `async.callback_url` is required when async is enabled, and must pass the callback policy.
     const callbackUrl = runAsync ? checkTriggerBody([], body.async?.callback_url, this.callbackUrls) : undefined;
     const { limits } = request.auth;
-    return sendRpc(
+    return send(
       this.rpc,
       WorkflowRunPatterns.invokeWorkflow,
       {
@@ -71,7 +71,7 @@ export class WorkflowInvokeController {
   /** decisions "workflow run lookup": `{workflow_run}`; another workspace's id is 404 "Prompt workflow run not found". */
   @Get('v1/workflow_runs/:id')
   async run(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ workflow_run: WorkflowRunView }> {
-    const run = await sendRpc(
+    const run = await send(
       this.rpc,
       WorkflowRunPatterns.getWorkflowRun,
       { workspace_id: request.auth.workspace_id, request_id: id },
@@ -91,7 +91,7 @@ export class PrivateWorkflowRunsController {
   @Get(':id/steps')
   async steps(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ steps: WorkflowStepRecordView[] }> {
     return {
-      steps: await sendRpc(
+      steps: await send(
         this.rpc,
         WorkflowRunPatterns.listWorkflowRunSteps,
         { workspace_id: request.auth.workspace_id, request_id: id },
