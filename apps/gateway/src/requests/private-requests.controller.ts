@@ -17,12 +17,7 @@ export class PrivateRequestsController {
 
   @Get()
   async list(@Query() query: ListRequestsFilter, @Req() request: AuthenticatedRequest): Promise<{ requests: RequestListItem[] }> {
-    const requests = await send(
-      this.rpc,
-      InvocationPatterns.listRequests,
-      { workspace_id: request.auth.workspace_id, ...query },
-      { timeoutMs: 30_000 },
-    );
+    const requests = await send(this.rpc, InvocationPatterns.listRequests, { workspace_id: request.auth.workspace_id, ...query });
     return { requests };
   }
 }

@@ -14,8 +14,6 @@ import { NatsRpcClient } from '@waggle/platform';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { PrivateApiRoute } from '../auth/authenticated.decorator';
 
-const TIMEOUT_MS = 30_000;
-
 /** The definition file's `workflows:` list, as JSON: the contract's apply request for the key's workspace. */
 class ApplyWorkflowsBody extends OmitType(ApplyWorkflowsRequest, ['workspace_id'] as const) {}
 
@@ -35,24 +33,17 @@ export class PrivateWorkflowsController {
   @Get()
   async list(@Req() request: AuthenticatedRequest): Promise<{ workflows: WorkflowDeploymentSummary[] }> {
     return {
-      workflows: await send(
-        this.rpc,
-        WorkflowDeploymentPatterns.listWorkflows,
-        { workspace_id: request.auth.workspace_id },
-        { timeoutMs: TIMEOUT_MS },
-      ),
+      workflows: await send(this.rpc, WorkflowDeploymentPatterns.listWorkflows, { workspace_id: request.auth.workspace_id }),
     };
   }
 
   @Post('apply')
   @HttpCode(200)
   async apply(@Body() body: ApplyWorkflowsBody, @Req() request: AuthenticatedRequest): Promise<{ workflows: AppliedWorkflowDeployment[] }> {
-    const applied = await send(
-      this.rpc,
-      WorkflowDeploymentPatterns.applyWorkflows,
-      { workspace_id: request.auth.workspace_id, workflows: body.workflows },
-      { timeoutMs: TIMEOUT_MS },
-    );
+    const applied = await send(this.rpc, WorkflowDeploymentPatterns.applyWorkflows, {
+      workspace_id: request.auth.workspace_id,
+      workflows: body.workflows,
+    });
     return { workflows: applied };
   }
 
@@ -62,12 +53,11 @@ export class PrivateWorkflowsController {
     @Param('variant') variant: string,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ versions: WorkflowVersionSummary[] }> {
-    const versions = await send(
-      this.rpc,
-      WorkflowDeploymentPatterns.listWorkflowVersions,
-      { workspace_id: request.auth.workspace_id, deployment, variant },
-      { timeoutMs: TIMEOUT_MS },
-    );
+    const versions = await send(this.rpc, WorkflowDeploymentPatterns.listWorkflowVersions, {
+      workspace_id: request.auth.workspace_id,
+      deployment,
+      variant,
+    });
     return { versions };
   }
 
@@ -76,12 +66,10 @@ export class PrivateWorkflowsController {
     @Param('deployment') deployment: string,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ webhook_secret: WorkflowWebhookSecretView }> {
-    const view = await send(
-      this.rpc,
-      WorkflowDeploymentPatterns.getWorkflowWebhookSecret,
-      { workspace_id: request.auth.workspace_id, deployment },
-      { timeoutMs: TIMEOUT_MS },
-    );
+    const view = await send(this.rpc, WorkflowDeploymentPatterns.getWorkflowWebhookSecret, {
+      workspace_id: request.auth.workspace_id,
+      deployment,
+    });
     return { webhook_secret: view };
   }
 
@@ -94,7 +82,7 @@ export class PrivateWorkflowsController {
   ): Promise<{ webhook_secret: WorkflowWebhookSecretView }> {
     const rotation = { workspace_id: request.auth.workspace_id, deployment, overlap_seconds: body.overlap_seconds };
     return {
-      webhook_secret: await send(this.rpc, WorkflowDeploymentPatterns.rotateWorkflowWebhookSecret, rotation, { timeoutMs: TIMEOUT_MS }),
+      webhook_secret: await send(this.rpc, WorkflowDeploymentPatterns.rotateWorkflowWebhookSecret, rotation),
     };
   }
 }

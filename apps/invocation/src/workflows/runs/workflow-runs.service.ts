@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import {
+  DEADLINE_MARGIN_MS,
   QueueNames,
   WORKFLOW_RUN_FINISHED_SUBJECT,
   type CallbackBody,
@@ -11,7 +12,15 @@ import {
   type WorkflowStepRecordView,
 } from '@waggle/contracts';
 import { isErrorCode, WaggleException } from '@waggle/errors';
-import { APP_ENV, isTransientFailure, LedgerPublisher, NatsRpcClient, QueueProducer, REDIS_CLIENT } from '@waggle/platform';
+import {
+  APP_ENV,
+  isTransientFailure,
+  LedgerPublisher,
+  msUntilDeadline,
+  NatsRpcClient,
+  QueueProducer,
+  REDIS_CLIENT,
+} from '@waggle/platform';
 import { deliveryIdFor } from '@waggle/webhooks';
 import type { WorkflowInput, WorkflowVariant } from '@waggle/workflows';
 import type Redis from 'ioredis';
@@ -315,12 +324,21 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
     return { done, cancel };
   }
 
-  /** The sync answer: the output, the run's failure, or (past the wait) a time-out that names the request id. */
+  /**
+   * The sync answer: the output, the run's failure, or (past the wait) a time-out that names the
+   * request id. The wait is WORKFLOW_SYNC_TIMEOUT_MS, cut short to answer before the caller's
+   * deadline (RpcHeaders.deadline), so the caller hears this answer rather than its own time-out.
+   */
   private async syncAnswer(requestId: string, finished: { done: Promise<void>; cancel: () => void }): Promise<WorkflowInvokeResponse> {
+    const callerWaitMs = msUntilDeadline();
+    const waitMs = Math.min(
+      this.env.WORKFLOW_SYNC_TIMEOUT_MS,
+      callerWaitMs === undefined ? Infinity : Math.max(0, callerWaitMs - DEADLINE_MARGIN_MS),
+    );
     let timer: NodeJS.Timeout | undefined;
     const outcome = await Promise.race([
       finished.done.then(() => 'finished' as const),
-      new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), this.env.WORKFLOW_SYNC_TIMEOUT_MS))),
+      new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), waitMs))),
     ]);
     clearTimeout(timer);
     finished.cancel();
@@ -328,7 +346,7 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
     if (outcome === 'timeout' || !row || !isTerminal(row)) {
       throw new WaggleException('upstream_request_failed', {
         status: 504,
-        message: `The workflow run did not finish within ${Math.round(this.env.WORKFLOW_SYNC_TIMEOUT_MS / 1000)} s; it goes on: GET /v1/workflow_runs/${requestId} shows it`,
+        message: `The workflow run did not finish within ${Math.round(waitMs / 1000)} s; it goes on: GET /v1/workflow_runs/${requestId} shows it`,
         extra: { request_id: requestId },
       });
     }
