@@ -1,11 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Delete, Get, HttpCode, Inject, Param, Patch, Post, Req } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiParam, ApiResponse } from '@nestjs/swagger';
 import { AgentPatterns, send, type AgentRecord } from '@waggle/contracts';
 import { APP_ENV, NatsRpcClient } from '@waggle/platform';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
-import { MeteredApiRoute } from '../auth/authenticated.decorator';
 import type { GatewayEnv } from '../config/gateway.env';
-import { ErrorBodyDto, RateLimitErrorBodyDto } from '../errors/error-body.dto';
+import { WORKSPACE_NOT_FOUND, WorkspaceResourceController } from '../openapi/workspace-resource.decorator';
+import { ErrorBodyDto } from '../errors/error-body.dto';
 import {
   AgentDeletedDto,
   AgentItemDto,
@@ -17,19 +17,12 @@ import {
   UpdateAgentBodyDoc,
 } from './agent.dto';
 
-const WORKSPACE_PARAM = {
-  name: 'workspace_id',
-  type: String,
-  format: 'uuid',
-  description: "The API key's workspace; any other answers 404 Workspace not found",
-} as const;
 const AGENT_PARAM = { name: 'id', type: String, format: 'uuid', description: 'The agent id' } as const;
 const NOT_FOUND = {
   status: 422,
   description: "Agent not found: unknown, deleted, or another workspace's (error_code resource_not_found)",
   type: ErrorBodyDto,
 } as const;
-const WORKSPACE_NOT_FOUND = { status: 404, description: 'Workspace not found (error_code not_found)', type: ErrorBodyDto } as const;
 const INVALID = {
   status: 422,
   description:
@@ -41,13 +34,7 @@ const INVALID = {
  * A workspace's agents (the spec's "Agents collection and item"), owned by the agent
  * service. The workspace is the API key's; the path's must be the same.
  */
-@ApiTags('agents')
-@ApiBearerAuth()
-@ApiParam(WORKSPACE_PARAM)
-@ApiResponse({ status: 401, description: 'Missing, invalid or revoked API key', type: ErrorBodyDto })
-@ApiResponse({ status: 429, description: 'Daily API request cap reached', type: RateLimitErrorBodyDto })
-@Controller('v1/public/workspaces/:workspace_id/agents')
-@MeteredApiRoute()
+@WorkspaceResourceController('agents', 'agents')
 export class AgentsController {
   constructor(
     private readonly rpc: NatsRpcClient,

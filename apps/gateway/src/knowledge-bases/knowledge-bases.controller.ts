@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Delete, Get, HttpCode, Inject, Param, Patch, Post, Req } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiParam, ApiResponse } from '@nestjs/swagger';
 import {
   KNOWLEDGE_BASE_SEARCH_TYPES,
   KnowledgeBasePatterns,
@@ -13,9 +13,9 @@ import { WaggleException } from '@waggle/errors';
 import { APP_ENV, NatsRpcClient } from '@waggle/platform';
 import { lastValueFrom, toArray } from 'rxjs';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
-import { MeteredApiRoute } from '../auth/authenticated.decorator';
 import type { GatewayEnv } from '../config/gateway.env';
-import { ErrorBodyDto, RateLimitErrorBodyDto } from '../errors/error-body.dto';
+import { WORKSPACE_NOT_FOUND, WorkspaceResourceController } from '../openapi/workspace-resource.decorator';
+import { ErrorBodyDto } from '../errors/error-body.dto';
 import {
   CreateKnowledgeBaseBody,
   CreateKnowledgeBaseBodyDoc,
@@ -30,19 +30,12 @@ import {
   UpdateKnowledgeBaseBodyDoc,
 } from './knowledge-base.dto';
 
-const WORKSPACE_PARAM = {
-  name: 'workspace_id',
-  type: String,
-  format: 'uuid',
-  description: "The API key's workspace; any other answers 404 Workspace not found",
-} as const;
 const KB_PARAM = { name: 'knowledge_base_id', type: String, format: 'uuid', description: 'The knowledge base id' } as const;
 const NOT_FOUND = {
   status: 422,
   description: "Knowledge base not found: unknown, deleted, or another workspace's (error_code resource_not_found)",
   type: ErrorBodyDto,
 } as const;
-const WORKSPACE_NOT_FOUND = { status: 404, description: 'Workspace not found (error_code not_found)', type: ErrorBodyDto } as const;
 const INVALID = { status: 422, description: 'Invalid body (validation_error, missing_required_field)', type: ErrorBodyDto } as const;
 
 /** The spec's "422 invalid search type with error": `error` says so and names the allowed values. */
@@ -58,14 +51,8 @@ const isSearchType = (value: string): value is KnowledgeBaseSearchType =>
  * A workspace's knowledge bases (the spec's "Knowledge bases" and "Knowledge base search"),
  * owned by the knowledge-base service. The workspace is the API key's; the path's must be the same.
  */
-@ApiTags('knowledge bases')
-@ApiBearerAuth()
-@ApiParam(WORKSPACE_PARAM)
-@ApiResponse({ status: 401, description: 'Missing, invalid or revoked API key', type: ErrorBodyDto })
-@ApiResponse({ status: 429, description: 'Daily API request cap reached', type: RateLimitErrorBodyDto })
 @ApiResponse(WORKSPACE_NOT_FOUND)
-@Controller('v1/public/workspaces/:workspace_id/knowledge_bases')
-@MeteredApiRoute()
+@WorkspaceResourceController('knowledge_bases', 'knowledge bases')
 export class KnowledgeBasesController {
   constructor(
     private readonly rpc: NatsRpcClient,
