@@ -4,7 +4,10 @@ export type RequestClass<Request> = new () => Request;
 /** `reply`: one answer per request. `stream`: a sequence of values, then completion. */
 export type RpcKind = 'reply' | 'stream';
 
-/** How long a caller waits for a reply unless its contract declares otherwise (ms). */
+/**
+ * How long a caller waits for a reply when the contract declares no time-out of its own and the
+ * caller's transport sets no default (the gateway's is NATS_REQUEST_TIMEOUT_MS), ms.
+ */
 export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
 /** Patterns an operator's tooling calls (listings, applies, secrets), which may read a lot. */
 export const PRIVATE_RPC_TIMEOUT_MS = 30_000;
@@ -24,9 +27,10 @@ export interface RpcContract<Pattern extends string = string, Request = unknown,
   readonly kind: Kind;
   /**
    * How long the caller waits (ms): for a reply, the whole answer (sent as the request's
-   * deadline); for a stream, the first event and then each gap between events.
+   * deadline); for a stream, the first event and then each gap between events. Absent: the
+   * transport's default (RpcTransport.defaultTimeoutMs), else DEFAULT_RPC_TIMEOUT_MS.
    */
-  readonly timeoutMs: number;
+  readonly timeoutMs?: number;
   /** Never set: carries the response type. */
   readonly response?: Response;
 }
@@ -34,16 +38,17 @@ export interface RpcContract<Pattern extends string = string, Request = unknown,
 /**
  * `rpc('catalog.models.route', ModelIdRequest).returns<ModelRoute>()`, or `.streams<Event>()`
  * for a pattern that answers with a stream of events; `{ timeoutMs }` when its caller waits
- * other than DEFAULT_RPC_TIMEOUT_MS.
+ * longer (or shorter) than an ordinary request.
  */
 export function rpc<Pattern extends string, Request>(
   pattern: Pattern,
   request: RequestClass<Request>,
-  { timeoutMs = DEFAULT_RPC_TIMEOUT_MS }: { timeoutMs?: number } = {},
+  { timeoutMs }: { timeoutMs?: number } = {},
 ) {
+  const wait = timeoutMs === undefined ? {} : { timeoutMs };
   return {
-    returns: <Response>(): RpcContract<Pattern, Request, Response, 'reply'> => ({ pattern, request, kind: 'reply', timeoutMs }),
-    streams: <Event>(): RpcContract<Pattern, Request, Event, 'stream'> => ({ pattern, request, kind: 'stream', timeoutMs }),
+    returns: <Response>(): RpcContract<Pattern, Request, Response, 'reply'> => ({ pattern, request, kind: 'reply', ...wait }),
+    streams: <Event>(): RpcContract<Pattern, Request, Event, 'stream'> => ({ pattern, request, kind: 'stream', ...wait }),
   };
 }
 

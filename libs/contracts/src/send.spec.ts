@@ -37,7 +37,10 @@ describe('send, a reply pattern', () => {
     await send(transport, WorkflowRunPatterns.invokeWorkflow, run);
     await send(transport, HealthPatterns.catalog, {});
     await send(transport, HealthPatterns.catalog, {}, { timeoutMs: 1_000 });
-    expect(waits).toEqual([SYNC_RUN_TIMEOUT_MS, DEFAULT_RPC_TIMEOUT_MS, 1_000]);
+    // An app's own default (the gateway's NATS_REQUEST_TIMEOUT_MS) for patterns that declare none.
+    await send({ ...transport, defaultTimeoutMs: 2_500 }, HealthPatterns.catalog, {});
+    await send({ ...transport, defaultTimeoutMs: 2_500 }, WorkflowRunPatterns.invokeWorkflow, run);
+    expect(waits).toEqual([SYNC_RUN_TIMEOUT_MS, DEFAULT_RPC_TIMEOUT_MS, 1_000, 2_500, SYNC_RUN_TIMEOUT_MS]);
   });
 
   it('refuses a pattern outside the contract map', () => {

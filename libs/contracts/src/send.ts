@@ -1,10 +1,13 @@
 import { WaggleException } from '@waggle/errors';
 import { lastValueFrom, Observable, throwError, timeout, TimeoutError, catchError } from 'rxjs';
+import { DEFAULT_RPC_TIMEOUT_MS } from './rpc-contract';
 import type { RpcCallContext } from './rpc-headers';
 import { RPC_CONTRACTS, type ReplyPattern, type RpcPattern, type RpcRequest, type RpcResponse, type StreamPattern } from './rpc-contracts';
 
 /** Implemented by the platform's NATS client; kept abstract so contracts import no server code. */
 export interface RpcTransport {
+  /** How long a call waits when its contract declares no time-out (the app's setting); DEFAULT_RPC_TIMEOUT_MS otherwise. */
+  readonly defaultTimeoutMs?: number;
   /** A streamed answer: every value, then completion (a reply pattern's one value, without `reply`). */
   request(pattern: string, payload: unknown, context: RpcCallContext): Observable<unknown>;
   /**
@@ -62,7 +65,7 @@ export function send(
 ): Promise<unknown> | Observable<unknown> {
   const contract = RPC_CONTRACTS[pattern];
   if (!contract) throw new Error(`${pattern} is not in the RPC contract map`);
-  const timeoutMs = options.timeoutMs ?? contract.timeoutMs;
+  const timeoutMs = options.timeoutMs ?? contract.timeoutMs ?? transport.defaultTimeoutMs ?? DEFAULT_RPC_TIMEOUT_MS;
   const context = options.context ?? {};
   if (contract.kind === 'stream')
     return transport.request(pattern, payload, context).pipe(timeout({ each: timeoutMs }), timeoutToUpstreamFailure(pattern));

@@ -1,9 +1,8 @@
-import { Body, Delete, Get, HttpCode, Inject, Param, Patch, Post, Req } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Patch, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiParam, ApiResponse } from '@nestjs/swagger';
 import { AgentPatterns, send, type AgentRecord } from '@waggle/contracts';
-import { APP_ENV, NatsRpcClient } from '@waggle/platform';
+import { NatsRpcClient } from '@waggle/platform';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
-import type { GatewayEnv } from '../config/gateway.env';
 import { WORKSPACE_NOT_FOUND, WorkspaceResourceController } from '../openapi/workspace-resource.decorator';
 import { ErrorBodyDto } from '../errors/error-body.dto';
 import {
@@ -36,17 +35,14 @@ const INVALID = {
  */
 @WorkspaceResourceController('agents', 'agents')
 export class AgentsController {
-  constructor(
-    private readonly rpc: NatsRpcClient,
-    @Inject(APP_ENV) private readonly env: GatewayEnv,
-  ) {}
+  constructor(private readonly rpc: NatsRpcClient) {}
 
   /** The workspace's active agents, oldest first. */
   @Get()
   @ApiOkResponse({ type: AgentListDto })
   @ApiResponse(WORKSPACE_NOT_FOUND)
   async list(@Req() request: AuthenticatedRequest): Promise<{ agents: AgentRecord[] }> {
-    return { agents: await send(this.rpc, AgentPatterns.listAgents, { workspace_id: request.auth.workspace_id }, this.options()) };
+    return { agents: await send(this.rpc, AgentPatterns.listAgents, { workspace_id: request.auth.workspace_id }) };
   }
 
   /** A new agent, with its own webhook secret (shown by the private webhook_secret route). */
@@ -57,12 +53,7 @@ export class AgentsController {
   @ApiResponse(WORKSPACE_NOT_FOUND)
   @ApiResponse(INVALID)
   async create(@Body() body: CreateAgentBody, @Req() request: AuthenticatedRequest): Promise<{ message: string; agent: AgentRecord }> {
-    const agent = await send(
-      this.rpc,
-      AgentPatterns.createAgent,
-      { workspace_id: request.auth.workspace_id, agent: body.agent },
-      this.options(),
-    );
+    const agent = await send(this.rpc, AgentPatterns.createAgent, { workspace_id: request.auth.workspace_id, agent: body.agent });
     return { message: 'Agent created successfully', agent };
   }
 
@@ -73,7 +64,7 @@ export class AgentsController {
   @ApiResponse(NOT_FOUND)
   async get(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ agent: AgentRecord }> {
     return {
-      agent: await send(this.rpc, AgentPatterns.getAgent, { workspace_id: request.auth.workspace_id, agent_id: id }, this.options()),
+      agent: await send(this.rpc, AgentPatterns.getAgent, { workspace_id: request.auth.workspace_id, agent_id: id }),
     };
   }
 
@@ -89,12 +80,11 @@ export class AgentsController {
     @Body() body: UpdateAgentBody,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ message: string; agent: AgentRecord }> {
-    const agent = await send(
-      this.rpc,
-      AgentPatterns.updateAgent,
-      { workspace_id: request.auth.workspace_id, agent_id: id, agent: body.agent },
-      this.options(),
-    );
+    const agent = await send(this.rpc, AgentPatterns.updateAgent, {
+      workspace_id: request.auth.workspace_id,
+      agent_id: id,
+      agent: body.agent,
+    });
     return { message: 'Agent updated successfully', agent };
   }
 
@@ -105,11 +95,7 @@ export class AgentsController {
   @ApiResponse(WORKSPACE_NOT_FOUND)
   @ApiResponse(NOT_FOUND)
   async remove(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ message: string }> {
-    await send(this.rpc, AgentPatterns.deleteAgent, { workspace_id: request.auth.workspace_id, agent_id: id }, this.options());
+    await send(this.rpc, AgentPatterns.deleteAgent, { workspace_id: request.auth.workspace_id, agent_id: id });
     return { message: 'Agent deleted successfully' };
-  }
-
-  private options() {
-    return { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS };
   }
 }

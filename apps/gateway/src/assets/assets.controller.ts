@@ -27,12 +27,7 @@ export class AssetsController {
   @ApiResponse(WORKSPACE_NOT_FOUND)
   async list(@Req() request: AuthenticatedRequest): Promise<{ assets: AssetRecord[] }> {
     return {
-      assets: await send(
-        this.rpc,
-        AssetPatterns.listAssets,
-        { workspace_id: request.auth.workspace_id },
-        { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS },
-      ),
+      assets: await send(this.rpc, AssetPatterns.listAssets, { workspace_id: request.auth.workspace_id }),
     };
   }
 

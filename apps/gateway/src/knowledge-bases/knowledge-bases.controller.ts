@@ -1,4 +1,4 @@
-import { Body, Delete, Get, HttpCode, Inject, Param, Patch, Post, Req } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Param, Patch, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiParam, ApiResponse } from '@nestjs/swagger';
 import {
   KNOWLEDGE_BASE_SEARCH_TYPES,
@@ -10,10 +10,9 @@ import {
   type KnowledgeBaseSearchType,
 } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { APP_ENV, NatsRpcClient } from '@waggle/platform';
+import { NatsRpcClient } from '@waggle/platform';
 import { lastValueFrom, toArray } from 'rxjs';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
-import type { GatewayEnv } from '../config/gateway.env';
 import { WORKSPACE_NOT_FOUND, WorkspaceResourceController } from '../openapi/workspace-resource.decorator';
 import { ErrorBodyDto } from '../errors/error-body.dto';
 import {
@@ -54,22 +53,14 @@ const isSearchType = (value: string): value is KnowledgeBaseSearchType =>
 @ApiResponse(WORKSPACE_NOT_FOUND)
 @WorkspaceResourceController('knowledge_bases', 'knowledge bases')
 export class KnowledgeBasesController {
-  constructor(
-    private readonly rpc: NatsRpcClient,
-    @Inject(APP_ENV) private readonly env: GatewayEnv,
-  ) {}
+  constructor(private readonly rpc: NatsRpcClient) {}
 
   /** The workspace's active knowledge bases, oldest first. */
   @Get()
   @ApiOkResponse({ type: KnowledgeBaseListDto })
   async list(@Req() request: AuthenticatedRequest): Promise<{ knowledge_bases: KnowledgeBaseRecord[] }> {
     return {
-      knowledge_bases: await send(
-        this.rpc,
-        KnowledgeBasePatterns.listKnowledgeBases,
-        { workspace_id: request.auth.workspace_id },
-        this.options(),
-      ),
+      knowledge_bases: await send(this.rpc, KnowledgeBasePatterns.listKnowledgeBases, { workspace_id: request.auth.workspace_id }),
     };
   }
 
@@ -83,12 +74,10 @@ export class KnowledgeBasesController {
     @Body() body: CreateKnowledgeBaseBody,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ message: string; knowledge_base: KnowledgeBaseRecord }> {
-    const knowledgeBase = await send(
-      this.rpc,
-      KnowledgeBasePatterns.createKnowledgeBase,
-      { workspace_id: request.auth.workspace_id, knowledge_base: body.knowledge_base },
-      this.options(),
-    );
+    const knowledgeBase = await send(this.rpc, KnowledgeBasePatterns.createKnowledgeBase, {
+      workspace_id: request.auth.workspace_id,
+      knowledge_base: body.knowledge_base,
+    });
     return { message: 'Knowledge base created successfully', knowledge_base: knowledgeBase };
   }
 
@@ -101,12 +90,10 @@ export class KnowledgeBasesController {
     @Req() request: AuthenticatedRequest,
   ): Promise<{ knowledge_base: KnowledgeBaseRecord }> {
     return {
-      knowledge_base: await send(
-        this.rpc,
-        KnowledgeBasePatterns.getKnowledgeBase,
-        { workspace_id: request.auth.workspace_id, knowledge_base_id: id },
-        this.options(),
-      ),
+      knowledge_base: await send(this.rpc, KnowledgeBasePatterns.getKnowledgeBase, {
+        workspace_id: request.auth.workspace_id,
+        knowledge_base_id: id,
+      }),
     };
   }
 
@@ -121,12 +108,11 @@ export class KnowledgeBasesController {
     @Body() body: UpdateKnowledgeBaseBody,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ message: string; knowledge_base: KnowledgeBaseRecord }> {
-    const knowledgeBase = await send(
-      this.rpc,
-      KnowledgeBasePatterns.updateKnowledgeBase,
-      { workspace_id: request.auth.workspace_id, knowledge_base_id: id, knowledge_base: body.knowledge_base },
-      this.options(),
-    );
+    const knowledgeBase = await send(this.rpc, KnowledgeBasePatterns.updateKnowledgeBase, {
+      workspace_id: request.auth.workspace_id,
+      knowledge_base_id: id,
+      knowledge_base: body.knowledge_base,
+    });
     return { message: 'Knowledge base updated successfully', knowledge_base: knowledgeBase };
   }
 
@@ -136,12 +122,7 @@ export class KnowledgeBasesController {
   @ApiOkResponse({ type: KnowledgeBaseDeletedDto })
   @ApiResponse(NOT_FOUND)
   async remove(@Param('knowledge_base_id') id: string, @Req() request: AuthenticatedRequest): Promise<{ message: string }> {
-    await send(
-      this.rpc,
-      KnowledgeBasePatterns.deleteKnowledgeBase,
-      { workspace_id: request.auth.workspace_id, knowledge_base_id: id },
-      this.options(),
-    );
+    await send(this.rpc, KnowledgeBasePatterns.deleteKnowledgeBase, { workspace_id: request.auth.workspace_id, knowledge_base_id: id });
     return { message: 'Knowledge base deleted successfully; its contents are being removed' };
   }
 
@@ -153,12 +134,7 @@ export class KnowledgeBasesController {
     @Param('knowledge_base_id') id: string,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ knowledge_base_items: KnowledgeBaseItemRecord[] }> {
-    const pages$ = send(
-      this.rpc,
-      KnowledgeBasePatterns.listItems,
-      { workspace_id: request.auth.workspace_id, knowledge_base_id: id },
-      this.options(),
-    );
+    const pages$ = send(this.rpc, KnowledgeBasePatterns.listItems, { workspace_id: request.auth.workspace_id, knowledge_base_id: id });
     return { knowledge_base_items: (await lastValueFrom(pages$.pipe(toArray()))).flat() };
   }
 
@@ -178,23 +154,14 @@ export class KnowledgeBasesController {
     @Req() request: AuthenticatedRequest,
   ): Promise<{ message: string; response: KnowledgeBaseSearchResponse }> {
     if (!isSearchType(body.search_type)) throw invalidSearchType(body.search_type);
-    const response = await send(
-      this.rpc,
-      KnowledgeBasePatterns.search,
-      {
-        workspace_id: request.auth.workspace_id,
-        knowledge_base_id: id,
-        search_query: body.search_query,
-        search_type: body.search_type,
-        search_chunk_limit: body.search_chunk_limit,
-        search_score_threshold: body.search_score_threshold,
-      },
-      this.options(),
-    );
+    const response = await send(this.rpc, KnowledgeBasePatterns.search, {
+      workspace_id: request.auth.workspace_id,
+      knowledge_base_id: id,
+      search_query: body.search_query,
+      search_type: body.search_type,
+      search_chunk_limit: body.search_chunk_limit,
+      search_score_threshold: body.search_score_threshold,
+    });
     return { message: 'Search completed successfully', response };
-  }
-
-  private options() {
-    return { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS };
   }
 }

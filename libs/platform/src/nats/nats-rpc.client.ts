@@ -59,6 +59,7 @@ export class NatsRpcClient implements RpcTransport {
   readonly claims = new ClaimCheck(() => this.connection());
 
   private readonly streamHeartbeat: { intervalMs: number; missedLimit: number };
+  readonly defaultTimeoutMs?: number;
   private readonly onCredentialsRefused?: NatsCredentialsRefused;
 
   /**
@@ -67,12 +68,18 @@ export class NatsRpcClient implements RpcTransport {
    *   intervals of silence end the stream as timed out (tests shorten it; STREAM_HEARTBEAT otherwise)
    * @param options.onCredentialsRefused  what to do when the server refuses the credentials, at
    *   connect or on a reconnect (apps: exitOnNatsCredentialsRefused); connect() still rejects
+   * @param options.defaultTimeoutMs  how long `send` waits for a pattern whose contract declares no time-out
    */
   constructor(
     env: NatsEnv,
     name: string,
-    options: { streamHeartbeat?: { intervalMs: number; missedLimit: number }; onCredentialsRefused?: NatsCredentialsRefused } = {},
+    options: {
+      streamHeartbeat?: { intervalMs: number; missedLimit: number };
+      onCredentialsRefused?: NatsCredentialsRefused;
+      defaultTimeoutMs?: number;
+    } = {},
   ) {
+    this.defaultTimeoutMs = options.defaultTimeoutMs;
     this.streamHeartbeat = options.streamHeartbeat ?? STREAM_HEARTBEAT;
     this.onCredentialsRefused = options.onCredentialsRefused;
     this.client = new ClientNats({ ...natsConnectionOptions(env), name, maxReconnectAttempts: -1 });
