@@ -53,6 +53,29 @@ function moduleBoundaries({ tests = false } = {}) {
   };
 }
 
+/**
+ * Nest enhancers a service controller must not use: services answer only through `@RpcHandler`
+ * (GracefulNatsServer.serve), which does not run Nest's RPC pipeline, so a guard, interceptor,
+ * filter or pipe there would silently never run, and a message or event pattern would bypass
+ * the contract. What every message needs is done once, in the server.
+ */
+const NEST_ENHANCERS = '/^(UseGuards|UseInterceptors|UseFilters|UsePipes|MessagePattern|EventPattern)$/';
+const serviceEnhancerBan = [
+  {
+    selector: `Decorator CallExpression > Identifier.callee[name=${NEST_ENHANCERS}]`,
+    message:
+      'Service controllers answer through @RpcHandler only: Nest guards, interceptors, filters, pipes and message/event patterns do not run there.',
+  },
+  {
+    selector: `ImportSpecifier[imported.name=${NEST_ENHANCERS}]`,
+    message: 'Service code answers through @RpcHandler only: Nest enhancers and message/event patterns are not used by services.',
+  },
+  {
+    selector: 'Identifier[name=/^APP_(GUARD|INTERCEPTOR|FILTER|PIPE)$/]',
+    message: "Global Nest enhancers do not run for a service's RPC handlers; GracefulNatsServer.serve is the one pipeline.",
+  },
+];
+
 export default [
   ...nx.configs['flat/base'],
   ...nx.configs['flat/typescript'],
@@ -71,5 +94,10 @@ export default [
   {
     files: ['apps/*/test/**/*.ts', 'libs/*/test/**/*.ts', 'tools/*/test/**/*.ts'],
     rules: { '@nx/enforce-module-boundaries': ['error', moduleBoundaries({ tests: true })] },
+  },
+  {
+    files: ['apps/*/src/**/*.ts'],
+    ignores: ['apps/gateway/**'],
+    rules: { 'no-restricted-syntax': ['error', ...serviceEnhancerBan] },
   },
 ];

@@ -1,8 +1,14 @@
 import { Controller, Module, type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { MessagePattern } from '@nestjs/microservices';
-import { sendRpc, type ReplyPattern } from '@waggle/contracts';
-import { applyRpcConventions, BaseEnv, GracefulNatsServer, loadConfig, natsConnectionOptions, NatsRpcClient } from '@waggle/platform';
+import {
+  BaseEnv,
+  GracefulNatsServer,
+  loadConfig,
+  natsConnectionOptions,
+  NatsRpcClient,
+  serveRpcHandlers,
+  UncontractedRpcHandler,
+} from '@waggle/platform';
 import { expectEventually } from '@waggle/testing';
 
 /** Held shut by the test: the handler's work ends exactly when the test says so, never on a timer. */
@@ -23,7 +29,7 @@ let gate = new Gate();
 
 @Controller()
 class GatedController {
-  @MessagePattern('test.graceful.gated')
+  @UncontractedRpcHandler('test.graceful.gated')
   async gated(): Promise<{ finished: boolean }> {
     await gate.opened;
     return { finished: true };
@@ -61,13 +67,13 @@ describe('GracefulNatsServer shutdown', () => {
   async function startService(queue: string, graceMs: number): Promise<GracefulNatsServer> {
     const server = new GracefulNatsServer({ ...natsConnectionOptions(env), queue }, graceMs);
     const microservice = await NestFactory.createMicroservice(GatedModule, { strategy: server, logger: false });
-    applyRpcConventions(microservice);
+    serveRpcHandlers(microservice, server);
     await microservice.listen();
     service = microservice;
     return server;
   }
 
-  const gatedCall = (timeoutMs = 30_000) => sendRpc(client, 'test.graceful.gated' as ReplyPattern, {}, { timeoutMs });
+  const gatedCall = (timeoutMs = 30_000) => client.reply('test.graceful.gated', {}, {}, timeoutMs);
 
   it('answers every request already received, then stops taking new ones', async () => {
     const server = await startService('test-graceful', 30_000);

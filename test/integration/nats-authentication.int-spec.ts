@@ -1,9 +1,6 @@
 import { Controller, Module, type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { MessagePattern } from '@nestjs/microservices';
-import { sendRpc, type ReplyPattern } from '@waggle/contracts';
 import {
-  applyRpcConventions,
   BaseEnv,
   GracefulNatsServer,
   loadConfig,
@@ -11,6 +8,8 @@ import {
   NatsRpcClient,
   type NatsEnv,
   type NatsRefusalPhase,
+  serveRpcHandlers,
+  UncontractedRpcHandler,
 } from '@waggle/platform';
 import { createNatsOperatorTrust, createTestCertificates, expectEventually, freePort, startOwnNats, type OwnServer } from '@waggle/testing';
 import { createUser } from 'nkeys.js';
@@ -19,11 +18,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const ECHO = 'test.nats-auth.echo' as ReplyPattern;
+const ECHO = 'test.nats-auth.echo';
 
 @Controller()
 class EchoController {
-  @MessagePattern(ECHO)
+  @UncontractedRpcHandler(ECHO)
   echo(payload: { word: string }): { heard: string } {
     return { heard: payload.word };
   }
@@ -70,13 +69,13 @@ describe('NATS authentication and TLS', () => {
   async function roundTrip(env: NatsEnv, queue: string): Promise<unknown> {
     const server = new GracefulNatsServer({ ...natsConnectionOptions(env), queue }, 1_000);
     const service: INestMicroservice = await NestFactory.createMicroservice(EchoModule, { strategy: server, logger: false });
-    applyRpcConventions(service);
+    serveRpcHandlers(service, server);
     await service.listen();
     closers.push(() => service.close());
     const client = new NatsRpcClient(env, `${queue}-client`);
     await client.connect();
     closers.push(() => client.close());
-    return sendRpc(client, ECHO, { word: queue } as never, { timeoutMs: 10_000 });
+    return client.reply(ECHO, { word: queue }, {}, 10_000);
   }
 
   /** Connects a client with `env`, expecting the server to refuse it; what the client was told and reported. */

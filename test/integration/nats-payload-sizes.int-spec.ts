@@ -1,8 +1,15 @@
 import { Controller, Module, type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { MessagePattern } from '@nestjs/microservices';
-import { CLAIM_BUCKETS, RpcHeaders, sendRpc, streamRpc, type ReplyPattern, type StreamPattern } from '@waggle/contracts';
-import { applyRpcConventions, BaseEnv, GracefulNatsServer, loadConfig, natsConnectionOptions, NatsRpcClient } from '@waggle/platform';
+import { CLAIM_BUCKETS, RpcHeaders } from '@waggle/contracts';
+import {
+  BaseEnv,
+  GracefulNatsServer,
+  loadConfig,
+  natsConnectionOptions,
+  NatsRpcClient,
+  serveRpcHandlers,
+  UncontractedRpcHandler,
+} from '@waggle/platform';
 import { expectEventually } from '@waggle/testing';
 import { headers as natsHeaders } from 'nats';
 import { randomUUID } from 'node:crypto';
@@ -19,18 +26,18 @@ const LARGE = 'x'.repeat(3 * 1024 * 1024) + 'é-end';
 
 @Controller()
 class SizesController {
-  /** Served by the server's direct path (registered in beforeAll); Nest's registration makes the subscription. */
-  @MessagePattern('test.sizes.direct-echo')
-  directEcho(): never {
-    throw new Error('served directly, never through Nest');
+  /** Answers with exactly what it was sent. */
+  @UncontractedRpcHandler('test.sizes.direct-echo')
+  directEcho(payload: unknown): unknown {
+    return payload;
   }
 
-  @MessagePattern('test.sizes.echo')
+  @UncontractedRpcHandler('test.sizes.echo')
   echo(payload: { text: string }): { text: string; length: number } {
     return { text: payload.text, length: payload.text.length };
   }
 
-  @MessagePattern('test.sizes.stream')
+  @UncontractedRpcHandler('test.sizes.stream', { kind: 'stream' })
   stream(payload: { text: string }): Observable<{ seq: number; text: string }> {
     return from([
       { seq: 1, text: 'small' },
@@ -39,7 +46,7 @@ class SizesController {
     ]);
   }
 
-  @MessagePattern('test.sizes.unserializable')
+  @UncontractedRpcHandler('test.sizes.unserializable', { kind: 'stream' })
   unserializable(): Observable<unknown> {
     return of({ seq: 1 }, { seq: 2, count: BigInt(1) });
   }
@@ -63,10 +70,8 @@ describe('payloads larger than NATS max_payload', () => {
   beforeAll(async () => {
     await client.connect();
     server = new GracefulNatsServer({ ...natsConnectionOptions(env), queue: 'test-sizes' }, 5_000);
-    // The direct path (no Nest pipeline) answers with exactly what it was sent.
-    server.serveDirectly('test.sizes.direct-echo', async (payload) => payload);
     service = await NestFactory.createMicroservice(SizesModule, { strategy: server, logger: false });
-    applyRpcConventions(service);
+    serveRpcHandlers(service, server);
     await service.listen();
   });
 
@@ -80,20 +85,18 @@ describe('payloads larger than NATS max_payload', () => {
     expect(client.claims.exceeds(new TextEncoder().encode(LARGE))).toBe(true);
   });
 
-  it('carries a large request and its large reply on the direct path', async () => {
-    const reply = await sendRpc(client, 'test.sizes.direct-echo' as ReplyPattern, { text: LARGE } as never, { timeoutMs: 30_000 });
+  it('carries a large request and its large reply, read as one reply', async () => {
+    const reply = await client.reply('test.sizes.direct-echo', { text: LARGE }, {}, 30_000);
     expect(reply).toEqual({ text: LARGE });
   });
 
-  it("carries a large request and its large reply through Nest's pipeline", async () => {
+  it('carries a large request and its large reply, read as a stream', async () => {
     const reply = await lastValueFrom(client.request('test.sizes.echo', { text: LARGE }, {}));
     expect(reply).toEqual({ text: LARGE, length: LARGE.length });
   });
 
   it('keeps a stream in order when one event in the middle is large', async () => {
-    const events = await lastValueFrom(
-      streamRpc(client, 'test.sizes.stream' as StreamPattern, { text: LARGE } as never, { timeoutMs: 30_000 }).pipe(toArray()),
-    );
+    const events = await lastValueFrom(client.request('test.sizes.stream', { text: LARGE }, {}).pipe(toArray()));
     expect(events).toEqual([
       { seq: 1, text: 'small' },
       { seq: 2, text: LARGE },
@@ -102,9 +105,10 @@ describe('payloads larger than NATS max_payload', () => {
   });
 
   it('removes the stored payload of a large request nobody answered', async () => {
-    await expect(
-      sendRpc(client, 'test.sizes.nobody-listens' as ReplyPattern, { text: LARGE } as never, { timeoutMs: 10_000 }),
-    ).rejects.toMatchObject({ code: 'upstream_request_failed', status: 502 });
+    await expect(client.reply('test.sizes.nobody-listens', { text: LARGE }, {}, 10_000)).rejects.toMatchObject({
+      code: 'upstream_request_failed',
+      status: 502,
+    });
   });
 
   it('leaves no stored payload behind once the receivers have read them', async () => {
@@ -129,7 +133,7 @@ describe('payloads larger than NATS max_payload', () => {
   it('ends a stream whose event cannot be serialized with an error, and keeps serving', async () => {
     const events: unknown[] = [];
     const failure = await new Promise((resolve) => {
-      streamRpc(client, 'test.sizes.unserializable' as StreamPattern, {} as never, { timeoutMs: 30_000 }).subscribe({
+      client.request('test.sizes.unserializable', {}, {}).subscribe({
         next: (event) => events.push(event),
         error: resolve,
         complete: () => resolve('completed'),
@@ -137,8 +141,6 @@ describe('payloads larger than NATS max_payload', () => {
     });
     expect(events).toEqual([{ seq: 1 }]);
     expect(failure).toMatchObject({ code: 'internal_server_error' });
-    await expect(
-      sendRpc(client, 'test.sizes.direct-echo' as ReplyPattern, { text: 'still here' } as never, { timeoutMs: 10_000 }),
-    ).resolves.toEqual({ text: 'still here' });
+    await expect(client.reply('test.sizes.direct-echo', { text: 'still here' }, {}, 10_000)).resolves.toEqual({ text: 'still here' });
   });
 });

@@ -1,8 +1,15 @@
 import { Controller, Module, type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { MessagePattern } from '@nestjs/microservices';
 import { RpcHeaders } from '@waggle/contracts';
-import { applyRpcConventions, BaseEnv, GracefulNatsServer, loadConfig, natsConnectionOptions, NatsRpcClient } from '@waggle/platform';
+import {
+  BaseEnv,
+  GracefulNatsServer,
+  loadConfig,
+  natsConnectionOptions,
+  NatsRpcClient,
+  serveRpcHandlers,
+  UncontractedRpcHandler,
+} from '@waggle/platform';
 import { connect, type NatsConnection } from 'nats';
 import { concat, defer, firstValueFrom, from, lastValueFrom, of, toArray, type Observable } from 'rxjs';
 import { WaggleException } from '@waggle/errors';
@@ -19,7 +26,7 @@ let held = new Promise<void>((resolve) => (release = resolve));
 
 @Controller()
 class SlowStreamController {
-  @MessagePattern('test.heartbeat.slow')
+  @UncontractedRpcHandler('test.heartbeat.slow', { kind: 'stream' })
   slow(): Observable<string> {
     return concat(
       defer(() => from(held.then(() => 'first token'))),
@@ -44,11 +51,9 @@ describe('NATS stream heartbeats', () => {
     client = new NatsRpcClient(env, 'heartbeat-test', { streamHeartbeat: HEARTBEAT });
     await client.connect();
     raw = await connect(natsConnectionOptions(env));
-    service = await NestFactory.createMicroservice(SlowStreamModule, {
-      strategy: new GracefulNatsServer({ ...natsConnectionOptions(env), queue: 'test-heartbeat' }, 1_000),
-      logger: false,
-    });
-    applyRpcConventions(service);
+    const server = new GracefulNatsServer({ ...natsConnectionOptions(env), queue: 'test-heartbeat' }, 1_000);
+    service = await NestFactory.createMicroservice(SlowStreamModule, { strategy: server, logger: false });
+    serveRpcHandlers(service, server);
     await service.listen();
   });
 

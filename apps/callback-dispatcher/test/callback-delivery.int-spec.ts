@@ -3,9 +3,10 @@ import {
   CallbackPatterns,
   DeadLetterPatterns,
   QueueNames,
-  sendRpc,
+  send as sendTo,
   type CallbackDeliveryJob,
   type DeliverySummary,
+  type RpcRequest,
 } from '@waggle/contracts';
 import { loadConfig, NatsRpcClient } from '@waggle/platform';
 // Test code is not part of the app: the type:app boundary (no type:testing) is meant for src/.
@@ -425,10 +426,8 @@ describe('callback-dispatcher delivery', () => {
   });
 
   describe('the delivery log over NATS', () => {
-    const send = <P extends (typeof CallbackPatterns)[keyof typeof CallbackPatterns]>(
-      pattern: P,
-      payload: Parameters<typeof sendRpc<P>>[2],
-    ) => sendRpc(rpc, pattern, payload, { timeoutMs: 5_000 });
+    const send = <P extends (typeof CallbackPatterns)[keyof typeof CallbackPatterns]>(pattern: P, payload: RpcRequest<P>) =>
+      sendTo(rpc, pattern, payload, { timeoutMs: 5_000 });
 
     it("lists a workspace's deliveries newest first, with attempts, and filters them", async () => {
       const workspaceId = randomUUID();
@@ -535,9 +534,9 @@ describe('callback-dispatcher delivery', () => {
 
   describe('dead letters over NATS', () => {
     const list = () =>
-      sendRpc(rpc, DeadLetterPatterns.list['callback-dispatcher'], { source: 'callbacks', limit: 1000 }, { timeoutMs: 5_000 });
+      sendTo(rpc, DeadLetterPatterns.list['callback-dispatcher'], { source: 'callbacks', limit: 1000 }, { timeoutMs: 5_000 });
     const replay = (id: string) =>
-      sendRpc(rpc, DeadLetterPatterns.replay['callback-dispatcher'], { source: 'callbacks', id }, { timeoutMs: 5_000 });
+      sendTo(rpc, DeadLetterPatterns.replay['callback-dispatcher'], { source: 'callbacks', id }, { timeoutMs: 5_000 });
 
     it('lists a dead-lettered delivery and replays it as a redelivery, after which it is no longer listed', async () => {
       let healthy = false;

@@ -21,7 +21,13 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [
-        PlatformModule.forApp({ app: 'gateway', env, dependencies: ['nats', 'redis'], readinessReporters: [ServicesReadinessReporter] }),
+        PlatformModule.forApp({
+          app: 'gateway',
+          env,
+          dependencies: ['nats', 'redis'],
+          readinessReporters: [ServicesReadinessReporter],
+          rpcTimeoutMs: env.NATS_REQUEST_TIMEOUT_MS,
+        }),
         queueRootModule(),
         ErrorCodesModule,
         OpenApiModule,

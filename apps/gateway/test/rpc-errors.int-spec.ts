@@ -1,20 +1,16 @@
 import { Body, Controller, Module, Param, Post, type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { MessagePattern } from '@nestjs/microservices';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { EmptyRequest, sendRpc, type ReplyPattern } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import {
-  applyRpcConventions,
   GracefulNatsServer,
   loadConfig,
   natsConnectionOptions,
   NatsRpcClient,
   PlatformModule,
-  registerReplyHandler,
   requestContext,
-  serveReplyPatternsDirectly,
-  ValidatedPayload,
+  serveRpcHandlers,
+  UncontractedRpcHandler,
 } from '@waggle/platform';
 import { IsInt, IsString, Min } from 'class-validator';
 import type { NextFunction, Request, Response } from 'express';
@@ -43,33 +39,33 @@ function holdSlowHandler(): void {
 
 @Controller()
 class ProbeServiceController {
-  @MessagePattern('test.probe.deprecated')
+  @UncontractedRpcHandler('test.probe.deprecated')
   deprecated(): never {
     throw new WaggleException('model_deprecated', { params: { model: 'gpt-3.5-turbo-0301' } });
   }
 
-  @MessagePattern('test.probe.limit')
+  @UncontractedRpcHandler('test.probe.limit')
   limit(): never {
     throw new WaggleException('api_rate_limit_exceeded', { params: { limit: 100 }, extra: { limit: 100, current: 101 } });
   }
 
-  @MessagePattern('test.probe.crash')
+  @UncontractedRpcHandler('test.probe.crash')
   crash(): never {
     throw new Error('connection to postgres://admin:hunter2@db failed');
   }
 
-  @MessagePattern('test.probe.slow')
+  @UncontractedRpcHandler('test.probe.slow')
   async slow(): Promise<{ ok: boolean }> {
     await slowReleased;
     return { ok: true };
   }
 
-  @MessagePattern('test.probe.validate')
-  validate(@ValidatedPayload(ProbeDto) probe: ProbeDto): ProbeDto {
+  @UncontractedRpcHandler('test.probe.validate', { request: ProbeDto })
+  validate(probe: ProbeDto): ProbeDto {
     return probe;
   }
 
-  @MessagePattern('test.probe.context')
+  @UncontractedRpcHandler('test.probe.context')
   context(): unknown {
     return requestContext.get() ?? {};
   }
@@ -78,29 +74,18 @@ class ProbeServiceController {
 @Module({ controllers: [ProbeServiceController] })
 class ProbeServiceModule {}
 
-// What `@RpcHandler` records for contract patterns, so `serveReplyPatternsDirectly` can serve these too.
-for (const key of ['deprecated', 'limit', 'crash', 'slow', 'context'] as const) {
-  registerReplyHandler(ProbeServiceController, { pattern: `test.probe.${key}`, key, request: EmptyRequest });
-}
-registerReplyHandler(ProbeServiceController, { pattern: 'test.probe.validate', key: 'validate', request: ProbeDto });
-
 @Controller('probe')
 class ProbeGatewayController {
   constructor(private readonly rpc: NatsRpcClient) {}
 
   @Post(':kind')
   probe(@Param('kind') kind: string, @Body() body: unknown): Promise<unknown> {
-    // Test-only patterns: they are not part of the typed contract map.
-    return sendRpc(this.rpc, `test.probe.${kind}` as ReplyPattern, body as Record<string, never>, { timeoutMs: 700 });
+    // Test-only patterns: they are not part of the typed contract map, so the transport is called as `send` would.
+    return this.rpc.reply(`test.probe.${kind}`, body, {}, 700);
   }
 }
 
-// Reply patterns are served straight from the subscription in the services
-// (serveReplyPatternsDirectly); Nest's RPC pipeline still serves the rest. Both must answer alike.
-describe.each([
-  ['through Nest RPC pipeline', false],
-  ['served directly from the subscription', true],
-])('errors across the NATS wire, %s', (_name, direct) => {
+describe('errors across the NATS wire', () => {
   let service: INestMicroservice;
   let gateway: NestExpressApplication;
   let baseUrl: string;
@@ -110,13 +95,10 @@ describe.each([
     const env = loadConfig(GatewayEnv, { ...process.env, MAX_JSON_BODY_BYTES: '2048' });
     const server = new GracefulNatsServer({ ...natsConnectionOptions(env), queue: 'test-probe' }, 1_000);
     service = await NestFactory.createMicroservice(ProbeServiceModule, { strategy: server, logger: false });
-    applyRpcConventions(service);
-    if (direct) {
-      serveReplyPatternsDirectly(service, server);
-      expect(server.directPatterns.sort()).toEqual(
-        ['context', 'crash', 'deprecated', 'limit', 'slow', 'validate'].map((kind) => `test.probe.${kind}`),
-      );
-    }
+    serveRpcHandlers(service, server);
+    expect(server.servedPatterns.sort()).toEqual(
+      ['context', 'crash', 'deprecated', 'limit', 'slow', 'validate'].map((kind) => `test.probe.${kind}`),
+    );
     await service.listen();
 
     @Module({

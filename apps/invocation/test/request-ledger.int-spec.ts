@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { InvocationPatterns, LedgerStream, sendRpc, type LedgerRecord } from '@waggle/contracts';
+import { InvocationPatterns, LedgerStream, send, type LedgerRecord } from '@waggle/contracts';
 import { LedgerPublisher, loadConfig, NatsRpcClient, newRequestId, startServiceApp } from '@waggle/platform';
 import { randomUUID } from 'node:crypto';
 import { InvocationEnv } from '../src/config/invocation.env';
@@ -48,7 +48,7 @@ describe('the request ledger consumer', () => {
     expect(publisher.pending).toBe(0);
   };
   const lookup = (requestId: string, workspace = workspaceId) =>
-    sendRpc(rpc, InvocationPatterns.getRequest, { workspace_id: workspace, request_id: requestId }, { timeoutMs: 5_000 });
+    send(rpc, InvocationPatterns.getRequest, { workspace_id: workspace, request_id: requestId }, { timeoutMs: 5_000 });
 
   beforeAll(async () => {
     await rpc.connect();
@@ -115,7 +115,7 @@ describe('the request ledger consumer', () => {
   it("lists a workspace's runs by user label, with the label", async () => {
     const labelled = record({ status: 'completed', user: 'ops@example.com' });
     await publish(labelled, record({ status: 'completed', user: 'someone-else' }));
-    const listed = await sendRpc(
+    const listed = await send(
       rpc,
       InvocationPatterns.listRequests,
       { workspace_id: workspaceId, user: 'ops@example.com' },

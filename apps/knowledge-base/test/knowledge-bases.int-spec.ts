@@ -2,7 +2,7 @@ import {
   KNOWLEDGE_BASE_ITEMS_PAGE,
   KnowledgeBasePatterns,
   QueueNames,
-  streamRpc,
+  send as sendTo,
   type ReplyPattern,
   type RpcRequest,
 } from '@waggle/contracts';
@@ -37,7 +37,7 @@ describe('knowledge-base service over NATS: knowledge bases and items', () => {
   /** The item list's pages, as the gateway collects them. */
   const itemPages = (id: string, workspaceId = workspace) =>
     lastValueFrom(
-      streamRpc(
+      sendTo(
         service.rpc,
         KnowledgeBasePatterns.listItems,
         { workspace_id: workspaceId, knowledge_base_id: id },

@@ -24,7 +24,7 @@ import {
 import type { FlatMetadata } from './flat-metadata';
 import { integerFromDigits, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
 import { REQUEST_ID_FORMAT, RepublishWebhookTargetRequest, type RepublishedWebhookTarget, type UsageObject } from './invocation.patterns';
-import { patternNames, rpc } from './rpc-contract';
+import { patternNames, rpc, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
 import { WithRunLabels } from './run-labels';
 import { WithRotationOverlap, type ShownWebhookSecret } from './webhook-owners';
 
@@ -399,9 +399,9 @@ export const AgentContracts = {
   /** The gateway found no registry entry for an agent trigger: write it again if the agent is active. */
   republishWebhookTarget: rpc('agent.agents.webhook-target.republish', RepublishWebhookTargetRequest).returns<RepublishedWebhookTarget>(),
   /** One run, answered whole. Everything that can be refused (agent, attachments, vision) is refused before the model is called. */
-  invokeAgent: rpc('agent.runs.invoke', AgentRunRequest).returns<AgentInvokeResponse>(),
+  invokeAgent: rpc('agent.runs.invoke', AgentRunRequest, { timeoutMs: SYNC_RUN_TIMEOUT_MS }).returns<AgentInvokeResponse>(),
   /** One run as events; refusals end the stream before its first event (the gateway answers them as JSON). */
-  streamAgent: rpc('agent.runs.stream', AgentRunRequest).streams<AgentStreamEvent>(),
+  streamAgent: rpc('agent.runs.stream', AgentRunRequest, { timeoutMs: SYNC_RUN_TIMEOUT_MS }).streams<AgentStreamEvent>(),
 };
 
 export const AgentPatterns = patternNames(AgentContracts);

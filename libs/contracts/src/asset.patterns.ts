@@ -67,6 +67,9 @@ export interface StagedAsset {
   asset: AssetRecord;
 }
 
+/** How long storing an upload may take (hashing it and writing it to the asset storage), ms. */
+export const ASSET_STORE_TIMEOUT_MS = 120_000;
+
 /** The asset service: uploads, their storage (filesystem or S3-compatible) and listing. */
 export const AssetContracts = {
   /** The workspace's assets, newest first. */
@@ -76,7 +79,7 @@ export const AssetContracts = {
    * records it; the staged object is deleted whatever the outcome. 402
    * asset_storage_limit_reached when the workspace's plan storage would be exceeded.
    */
-  storeAsset: rpc('asset.assets.store', StoreAssetRequest).returns<AssetRecord>(),
+  storeAsset: rpc('asset.assets.store', StoreAssetRequest, { timeoutMs: ASSET_STORE_TIMEOUT_MS }).returns<AssetRecord>(),
   /** 422 resource_not_found "Asset not found" for an unknown or another workspace's asset. */
   getAsset: rpc('asset.assets.get', AssetIdRequest).returns<AssetRecord>(),
   /** Copies an asset's bytes into FILE_STAGING_BUCKET (for knowledge-base ingestion). */

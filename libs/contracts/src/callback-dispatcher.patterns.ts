@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { IsIn, IsOptional, IsString, IsUUID, Length, Matches } from 'class-validator';
 import { REQUEST_ID_FORMAT, type UsageObject } from './invocation.patterns';
 import { ListLimit } from './common.dto';
-import { patternNames, rpc } from './rpc-contract';
+import { patternNames, rpc, PRIVATE_RPC_TIMEOUT_MS } from './rpc-contract';
 import type { WebhookOwnerKind } from './webhook-owners';
 
 /** The callback-dispatcher: the only sender of callbacks, and the keeper of their delivery log. */
@@ -103,10 +103,16 @@ export class DeliveryIdRequest {
 }
 
 export const CallbackDispatcherContracts = {
-  listDeliveries: rpc('callback-dispatcher.deliveries.list', ListDeliveriesRequest).returns<DeliverySummary[]>(),
-  getDelivery: rpc('callback-dispatcher.deliveries.get', DeliveryIdRequest).returns<DeliverySummary>(),
+  listDeliveries: rpc('callback-dispatcher.deliveries.list', ListDeliveriesRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<
+    DeliverySummary[]
+  >(),
+  getDelivery: rpc('callback-dispatcher.deliveries.get', DeliveryIdRequest, {
+    timeoutMs: PRIVATE_RPC_TIMEOUT_MS,
+  }).returns<DeliverySummary>(),
   /** Sends the same callback again (same webhook-id), with a fresh attempt budget. */
-  redeliver: rpc('callback-dispatcher.deliveries.redeliver', DeliveryIdRequest).returns<DeliverySummary>(),
+  redeliver: rpc('callback-dispatcher.deliveries.redeliver', DeliveryIdRequest, {
+    timeoutMs: PRIVATE_RPC_TIMEOUT_MS,
+  }).returns<DeliverySummary>(),
 };
 
 export const CallbackPatterns = patternNames(CallbackDispatcherContracts);

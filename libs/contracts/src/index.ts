@@ -1,6 +1,9 @@
 export { APP_NAMES, DOMAIN_SERVICES, queueGroupOf, type AppName, type DomainService } from './services';
 export {
+  DEFAULT_RPC_TIMEOUT_MS,
   EmptyRequest,
+  PRIVATE_RPC_TIMEOUT_MS,
+  SYNC_RUN_TIMEOUT_MS,
   patternNames,
   rpc,
   type ContractMap,
@@ -18,8 +21,8 @@ export {
   type RpcResponse,
   type StreamPattern,
 } from './rpc-contracts';
-export { sendRpc, streamRpc, type RpcTransport, type SendOptions } from './send';
-export { CLAIM_BUCKETS, RpcHeaders, STREAM_HEARTBEAT, type ClaimBucket, type RpcCallContext } from './rpc-headers';
+export { send, type RpcTransport, type SendOptions } from './send';
+export { CLAIM_BUCKETS, DEADLINE_MARGIN_MS, RpcHeaders, STREAM_HEARTBEAT, type ClaimBucket, type RpcCallContext } from './rpc-headers';
 export { QueueNames, type QueueJobs, type QueueName } from './queues';
 export {
   acceptedTriggerRecord,

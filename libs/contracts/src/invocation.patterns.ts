@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { StreamErrorEvent } from '@waggle/errors';
 import type { FlatMetadata } from './flat-metadata';
 import { ListLimit, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
-import { patternNames, rpc } from './rpc-contract';
+import { patternNames, rpc, PRIVATE_RPC_TIMEOUT_MS, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
 import { RunLabels } from './run-labels';
 import { DeploymentWebhookSecretRequest, WithRotationOverlap, type ShownWebhookSecret } from './webhook-owners';
 import { Type } from 'class-transformer';
@@ -358,20 +358,28 @@ export interface RepublishedWebhookTarget {
 
 /** The invocation service: prompt deployments, their variants and versions, runs and the request ledger. */
 export const InvocationContracts = {
-  applyPrompts: rpc('invocation.prompts.apply', ApplyPromptsRequest).returns<AppliedDeployment[]>(),
-  listPrompts: rpc('invocation.prompts.list', WorkspaceIdRequest).returns<PromptDeploymentSummary[]>(),
-  listPromptVersions: rpc('invocation.prompts.versions', PromptVersionsRequest).returns<PromptVersionSummary[]>(),
-  invokePrompt: rpc('invocation.prompts.invoke', PromptRunRequest).returns<PromptInvokeResponse>(),
+  applyPrompts: rpc('invocation.prompts.apply', ApplyPromptsRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<AppliedDeployment[]>(),
+  listPrompts: rpc('invocation.prompts.list', WorkspaceIdRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<
+    PromptDeploymentSummary[]
+  >(),
+  listPromptVersions: rpc('invocation.prompts.versions', PromptVersionsRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<
+    PromptVersionSummary[]
+  >(),
+  invokePrompt: rpc('invocation.prompts.invoke', PromptRunRequest, { timeoutMs: SYNC_RUN_TIMEOUT_MS }).returns<PromptInvokeResponse>(),
   /** One value per event. */
-  streamPrompt: rpc('invocation.prompts.stream', PromptRunRequest).streams<PromptStreamEvent>(),
-  getWebhookSecret: rpc('invocation.prompts.webhook-secret.get', PromptWebhookSecretRequest).returns<WebhookSecretView>(),
-  rotateWebhookSecret: rpc('invocation.prompts.webhook-secret.rotate', RotatePromptWebhookSecretRequest).returns<WebhookSecretView>(),
+  streamPrompt: rpc('invocation.prompts.stream', PromptRunRequest, { timeoutMs: SYNC_RUN_TIMEOUT_MS }).streams<PromptStreamEvent>(),
+  getWebhookSecret: rpc('invocation.prompts.webhook-secret.get', PromptWebhookSecretRequest, {
+    timeoutMs: PRIVATE_RPC_TIMEOUT_MS,
+  }).returns<WebhookSecretView>(),
+  rotateWebhookSecret: rpc('invocation.prompts.webhook-secret.rotate', RotatePromptWebhookSecretRequest, {
+    timeoutMs: PRIVATE_RPC_TIMEOUT_MS,
+  }).returns<WebhookSecretView>(),
   republishWebhookTarget: rpc(
     'invocation.prompts.webhook-target.republish',
     RepublishWebhookTargetRequest,
   ).returns<RepublishedWebhookTarget>(),
   getRequest: rpc('invocation.requests.get', RequestLookupRequest).returns<RequestLookup>(),
-  listRequests: rpc('invocation.requests.list', ListRequestsRequest).returns<RequestListItem[]>(),
+  listRequests: rpc('invocation.requests.list', ListRequestsRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<RequestListItem[]>(),
 };
 
 export const InvocationPatterns = patternNames(InvocationContracts);

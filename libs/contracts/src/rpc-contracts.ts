@@ -12,7 +12,7 @@ import { WorkflowRunContracts } from './workflow-runs.patterns';
 
 /**
  * Every NATS request pattern, by name: each service's own contract map, combined. A pattern
- * missing here can be neither sent (`sendRpc`/`streamRpc`) nor handled (`@RpcHandler`).
+ * missing here can be neither sent (`send`/`send`) nor handled (`@RpcHandler`).
  */
 export type RpcContracts = ContractsByPattern<typeof HealthContracts> &
   ContractsByPattern<typeof CatalogContracts> &
@@ -29,7 +29,7 @@ export type RpcContracts = ContractsByPattern<typeof HealthContracts> &
 export type RpcPattern = keyof RpcContracts;
 export type RpcRequest<P extends RpcPattern> = RpcContracts[P] extends RpcContract<string, infer Request> ? Request : never;
 export type RpcResponse<P extends RpcPattern> = RpcContracts[P] extends RpcContract<string, unknown, infer Response> ? Response : never;
-/** Patterns answered once (`sendRpc`) and patterns answered with a stream (`streamRpc`). */
+/** Patterns answered once (`send`) and patterns answered with a stream (`send`). */
 export type ReplyPattern = { [P in RpcPattern]: RpcContracts[P]['kind'] extends 'reply' ? P : never }[RpcPattern];
 export type StreamPattern = { [P in RpcPattern]: RpcContracts[P]['kind'] extends 'stream' ? P : never }[RpcPattern];
 

@@ -19,7 +19,15 @@ export const RpcHeaders = {
    * is alive. On a reply: an empty heartbeat, sent while the stream is open (see STREAM_HEARTBEAT).
    */
   heartbeat: 'waggle-heartbeat',
+  /**
+   * On a reply request: when the caller stops waiting (epoch ms). A handler that may outlast it
+   * answers before it (DEADLINE_MARGIN_MS earlier), so the caller hears the service's answer.
+   */
+  deadline: 'waggle-deadline',
 } as const;
+
+/** How long before the caller's deadline a service answers, for the answer to travel back in time. */
+export const DEADLINE_MARGIN_MS = 1_000;
 
 /**
  * A streamed reply's liveness: the responder sends a heartbeat every `intervalMs` while the

@@ -2,29 +2,60 @@ import { WaggleException } from '@waggle/errors';
 import { firstValueFrom, NEVER, of, toArray, concat, timer, map } from 'rxjs';
 import { HealthPatterns } from './health.patterns';
 import { InvocationPatterns, type PromptRunRequest } from './invocation.patterns';
-import { sendRpc, streamRpc, type RpcTransport } from './send';
+import { DEFAULT_RPC_TIMEOUT_MS, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
+import type { ReplyPattern } from './rpc-contracts';
+import { WorkflowRunPatterns } from './workflow-runs.patterns';
+import { send, type RpcTransport } from './send';
 
 const transportOf = (reply: ReturnType<RpcTransport['request']>): RpcTransport => ({ request: () => reply });
 
-describe('sendRpc', () => {
+describe('send, a reply pattern', () => {
   it('resolves with the reply', async () => {
     const reply = { service: 'catalog', uptime_s: 3, ready: true };
-    await expect(sendRpc(transportOf(of(reply)), HealthPatterns.catalog, {}, { timeoutMs: 100 })).resolves.toEqual(reply);
+    await expect(send(transportOf(of(reply)), HealthPatterns.catalog, {}, { timeoutMs: 100 })).resolves.toEqual(reply);
   });
 
   it('turns a time-out into upstream_request_failed with status 504', async () => {
-    const error = await sendRpc(transportOf(NEVER), HealthPatterns.catalog, {}, { timeoutMs: 20 }).catch((caught: unknown) => caught);
+    const error = await send(transportOf(NEVER), HealthPatterns.catalog, {}, { timeoutMs: 20 }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(WaggleException);
     expect(error).toMatchObject({ code: 'upstream_request_failed', status: 504 });
   });
+
+  it("waits the contract's declared time-out unless the caller overrides it", async () => {
+    const waits: number[] = [];
+    const transport: RpcTransport = {
+      request: () => NEVER,
+      reply: (_pattern, _payload, _context, timeoutMs) => Promise.resolve(waits.push(timeoutMs)),
+    };
+    const run = {
+      workspace_id: 'w',
+      request_id: 'r',
+      deployment: 'd',
+      variant: 'v',
+      limits: { concurrency: 1, steps_per_run: 1, tool_calls_per_day: null },
+    };
+    await send(transport, WorkflowRunPatterns.invokeWorkflow, run);
+    await send(transport, HealthPatterns.catalog, {});
+    await send(transport, HealthPatterns.catalog, {}, { timeoutMs: 1_000 });
+    // An app's own default (the gateway's NATS_REQUEST_TIMEOUT_MS) for patterns that declare none.
+    await send({ ...transport, defaultTimeoutMs: 2_500 }, HealthPatterns.catalog, {});
+    await send({ ...transport, defaultTimeoutMs: 2_500 }, WorkflowRunPatterns.invokeWorkflow, run);
+    expect(waits).toEqual([SYNC_RUN_TIMEOUT_MS, DEFAULT_RPC_TIMEOUT_MS, 1_000, 2_500, SYNC_RUN_TIMEOUT_MS]);
+  });
+
+  it('refuses a pattern outside the contract map', () => {
+    expect(() => send(transportOf(NEVER), 'made.up.pattern' as ReplyPattern, {} as never)).toThrow(
+      'made.up.pattern is not in the RPC contract map',
+    );
+  });
 });
 
-describe('streamRpc', () => {
+describe('send, a stream pattern', () => {
   it('applies the time-out to each gap between values, not to the whole stream', async () => {
     const slowButSteady = concat(...[1, 2, 3].map((n) => timer(15).pipe(map(() => n))));
     const run = { workspace_id: 'w', request_id: 'r', deployment: 'd', variant: 'v' } satisfies PromptRunRequest;
     const values = await firstValueFrom(
-      streamRpc(transportOf(slowButSteady), InvocationPatterns.streamPrompt, run, { timeoutMs: 40 }).pipe(toArray()),
+      send(transportOf(slowButSteady), InvocationPatterns.streamPrompt, run, { timeoutMs: 40 }).pipe(toArray()),
     );
     expect(values).toEqual([1, 2, 3]);
   });

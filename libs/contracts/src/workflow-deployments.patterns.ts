@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { ArrayMaxSize, IsArray, IsString, IsUUID, Length } from 'class-validator';
-import { patternNames, rpc } from './rpc-contract';
+import { patternNames, rpc, PRIVATE_RPC_TIMEOUT_MS } from './rpc-contract';
 import { DeploymentWebhookSecretRequest, WithRotationOverlap, type ShownWebhookSecret } from './webhook-owners';
 import { WorkspaceIdRequest } from './common.dto';
 
@@ -86,17 +86,21 @@ export class RotateWorkflowWebhookSecretRequest extends WithRotationOverlap(Work
  * version of a variant, show and rotate a deployment's webhook secret.
  */
 export const WorkflowDeploymentContracts = {
-  applyWorkflows: rpc('invocation.workflows.apply', ApplyWorkflowsRequest).returns<AppliedWorkflowDeployment[]>(),
-  listWorkflows: rpc('invocation.workflows.list', WorkspaceIdRequest).returns<WorkflowDeploymentSummary[]>(),
-  listWorkflowVersions: rpc('invocation.workflows.versions', WorkflowVersionsRequest).returns<WorkflowVersionSummary[]>(),
-  getWorkflowWebhookSecret: rpc(
-    'invocation.workflows.webhook-secret.get',
-    WorkflowWebhookSecretRequest,
-  ).returns<WorkflowWebhookSecretView>(),
-  rotateWorkflowWebhookSecret: rpc(
-    'invocation.workflows.webhook-secret.rotate',
-    RotateWorkflowWebhookSecretRequest,
-  ).returns<WorkflowWebhookSecretView>(),
+  applyWorkflows: rpc('invocation.workflows.apply', ApplyWorkflowsRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<
+    AppliedWorkflowDeployment[]
+  >(),
+  listWorkflows: rpc('invocation.workflows.list', WorkspaceIdRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<
+    WorkflowDeploymentSummary[]
+  >(),
+  listWorkflowVersions: rpc('invocation.workflows.versions', WorkflowVersionsRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<
+    WorkflowVersionSummary[]
+  >(),
+  getWorkflowWebhookSecret: rpc('invocation.workflows.webhook-secret.get', WorkflowWebhookSecretRequest, {
+    timeoutMs: PRIVATE_RPC_TIMEOUT_MS,
+  }).returns<WorkflowWebhookSecretView>(),
+  rotateWorkflowWebhookSecret: rpc('invocation.workflows.webhook-secret.rotate', RotateWorkflowWebhookSecretRequest, {
+    timeoutMs: PRIVATE_RPC_TIMEOUT_MS,
+  }).returns<WorkflowWebhookSecretView>(),
 };
 
 export const WorkflowDeploymentPatterns = patternNames(WorkflowDeploymentContracts);

@@ -16,7 +16,7 @@ import {
 } from 'class-validator';
 import { REQUEST_ID_FORMAT } from './invocation.patterns';
 import type { RunStatus } from './ledger';
-import { patternNames, rpc } from './rpc-contract';
+import { patternNames, rpc, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
 import { RunLabels } from './run-labels';
 
 /** `async` of a workflow invoke: `enabled`, and where the result goes when it is. */
@@ -150,7 +150,9 @@ export interface WorkflowRunFinishedMessage {
 
 /** Workflow runs: invoke (sync or async under the concurrency cap), lookup and step records. */
 export const WorkflowRunContracts = {
-  invokeWorkflow: rpc('invocation.workflow-runs.invoke', WorkflowRunRequest).returns<WorkflowInvokeResponse>(),
+  invokeWorkflow: rpc('invocation.workflow-runs.invoke', WorkflowRunRequest, {
+    timeoutMs: SYNC_RUN_TIMEOUT_MS,
+  }).returns<WorkflowInvokeResponse>(),
   getWorkflowRun: rpc('invocation.workflow-runs.get', WorkflowRunLookupRequest).returns<WorkflowRunView>(),
   listWorkflowRunSteps: rpc('invocation.workflow-runs.steps', WorkflowRunLookupRequest).returns<WorkflowStepRecordView[]>(),
 };

@@ -16,9 +16,15 @@ export {
   type EnvVarInfo,
   type LogLevel,
 } from './config/env';
-export { REQUEST_ID_PATTERN, newErrorId, newRequestId, requestContext, type RequestContextStore } from './context/request-context';
+export {
+  REQUEST_ID_PATTERN,
+  msUntilDeadline,
+  newErrorId,
+  newRequestId,
+  requestContext,
+  type RequestContextStore,
+} from './context/request-context';
 export { contextFields, loggerModuleParams, pinoOptions, redactCredentials, redactUrl } from './logging/logger-options';
-export { GracefulNatsServer } from './nats/graceful-nats.server';
 export { ClaimCheck, ClaimGoneError, type WireMessage } from './nats/claim-check';
 export { NatsRpcClient, toUpstreamException } from './nats/nats-rpc.client';
 export {
@@ -34,8 +40,6 @@ export {
 } from './nats/nats-connection';
 export { BroadcastCache, type BroadcastCacheOptions } from './nats/broadcast-cache';
 export { RunCancellation } from './nats/run-cancellation';
-export { RpcContextInterceptor } from './nats/rpc-context.interceptor';
-export { WaggleRpcExceptionFilter } from './nats/rpc-exception.filter';
 export { createPayloadPipe, createValidationPipe, validationExceptionFactory, type FieldProblem } from './nats/validation';
 export {
   MAX_INPUT_DEPTH,
@@ -45,13 +49,14 @@ export {
   type UnstorableInput,
 } from './validation/storable-input';
 export {
-  registerReplyHandler,
+  RPC_HANDLERS,
   RpcHandler,
-  ValidatedPayload,
-  type ReplyHandlerMethod,
+  UncontractedRpcHandler,
+  type RpcHandlerMethod,
   type RpcHandlerMismatch,
   type RpcHandlerResult,
 } from './nats/rpc-handler';
+export { GracefulNatsServer, type RpcMessageHandler } from './nats/graceful-nats.server';
 export { natsHeaderGetter, natsHeaderSetter, startNatsClientSpan, startNatsServerSpan } from './nats/trace-propagation';
 export { HealthController } from './health/health.controller';
 export { createHealthPingController } from './health/health-ping.controller';
@@ -74,7 +79,7 @@ export { LedgerRun, type StartedRun } from './ledger/ledger-run';
 export { DEFAULT_LEDGER_STREAM_SETTINGS, ensureLedgerStream, type LedgerStreamSettings } from './ledger/ledger-stream';
 export { GroupCommit, type GroupCommitOptions } from './database/group-commit';
 export { APP_ENV, APP_NAME, PlatformModule, type PlatformOptions } from './app/platform.module';
-export { applyRpcConventions, serveReplyPatternsDirectly, startServiceApp, type ServiceAppSpec } from './app/create-service-app';
+export { serveRpcHandlers, startServiceApp, type ServiceAppSpec } from './app/create-service-app';
 export { exitOnStartupFailure, installGracefulShutdown, installProcessSafetyNet } from './app/run-app';
 export { runMain } from './app/run-main';
 export { QueueProcessor, QueueWorker, queueTelemetry, type QueueWorkerSettings, type StaticWorkerOptions } from './queues/queue-worker';

@@ -7,7 +7,7 @@ import {
   type OnModuleDestroy,
   type OnModuleInit,
 } from '@nestjs/common';
-import { HealthPatterns, sendRpc } from '@waggle/contracts';
+import { HealthPatterns, send } from '@waggle/contracts';
 import { startServiceApp } from '../src/app/create-service-app';
 import { BaseEnv, loadConfig } from '../src/config/env';
 import { NatsRpcClient } from '../src/nats/nats-rpc.client';
@@ -55,7 +55,7 @@ describe('a service app built by startServiceApp', () => {
       });
       // Its NATS handlers are registered (with the RPC conventions) although the microservice ran no hooks itself.
       await client.connect();
-      await expect(sendRpc(client, HealthPatterns.asset, {}, { timeoutMs: 5_000 })).resolves.toMatchObject({ service: 'asset' });
+      await expect(send(client, HealthPatterns.asset, {}, { timeoutMs: 5_000 })).resolves.toMatchObject({ service: 'asset' });
     } finally {
       await client.close();
       await app.close();

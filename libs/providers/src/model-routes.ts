@@ -1,4 +1,4 @@
-import { CatalogPatterns, sendRpc, type ModelRoute as CatalogModelRoute, type RpcTransport } from '@waggle/contracts';
+import { CatalogPatterns, send, type ModelRoute as CatalogModelRoute, type RpcTransport } from '@waggle/contracts';
 
 /** Catalog answers change only when an operator loads a new catalog file. */
 export const ROUTE_CACHE_MS = 10_000;
@@ -22,7 +22,7 @@ export class ModelRoutes {
     const now = this.now();
     const cached = this.cache.get(modelId);
     if (cached && cached.expiresAt > now) return cached.route;
-    const route = sendRpc(this.catalog, CatalogPatterns.getModelRoute, { model_id: modelId }, { timeoutMs: CATALOG_TIMEOUT_MS });
+    const route = send(this.catalog, CatalogPatterns.getModelRoute, { model_id: modelId }, { timeoutMs: CATALOG_TIMEOUT_MS });
     this.cache.set(modelId, { route, expiresAt: now + ROUTE_CACHE_MS });
     route.catch(() => this.cache.delete(modelId));
     return route;

@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { HealthPatterns, sendRpc, type DomainService } from '@waggle/contracts';
+import { HealthPatterns, send, type DomainService } from '@waggle/contracts';
 import type { WaggleException } from '@waggle/errors';
 import { expectEventually } from './expect-eventually';
 import { startServiceUnderTest, type ServiceUnderTest } from './service-under-test';
@@ -56,7 +56,7 @@ export function describeServiceBasics(
 
     it('stops answering once closed: the next ping finds no one (502, not a time-out)', async () => {
       await underTest.closeApp();
-      await expect(sendRpc(underTest.rpc, ping, {}, { timeoutMs: 10_000 })).rejects.toMatchObject({
+      await expect(send(underTest.rpc, ping, {}, { timeoutMs: 10_000 })).rejects.toMatchObject({
         code: 'upstream_request_failed',
         status: 502,
       });

@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { sendRpc, type ReplyPattern, type RpcRequest, type RpcResponse } from '@waggle/contracts';
+import { send, type ReplyPattern, type RpcRequest, type RpcResponse } from '@waggle/contracts';
 import { BaseEnv, loadConfig, NatsRpcClient } from '@waggle/platform';
 
 export interface ServiceUnderTest {
@@ -51,7 +51,7 @@ export async function startServiceUnderTest(
     app,
     baseUrl: await app.getUrl(),
     rpc,
-    send: (pattern, payload, timeoutMs = 10_000) => sendRpc(rpc, pattern, payload, { timeoutMs }),
+    send: (pattern, payload, timeoutMs = 10_000) => send(rpc, pattern, payload, { timeoutMs }),
     closeApp,
     async stop() {
       rpcClosed ??= rpc.close().catch(() => undefined);

@@ -1,4 +1,4 @@
-import { sendRpc, streamRpc } from '@waggle/contracts';
+import { send } from '@waggle/contracts';
 import { lastValueFrom, toArray } from 'rxjs';
 import { toErrorBody, WaggleException } from '@waggle/errors';
 import { BaseEnv, ConfigError, isNatsCredentialsRefusal, loadConfig, natsCredentialsRefusedLine, NatsRpcClient } from '@waggle/platform';
@@ -53,9 +53,9 @@ async function main(argv: string[]): Promise<number> {
       return rpc;
     })());
   try {
-    const call: Caller = async (pattern, payload) => sendRpc(await connected(), pattern, payload, { timeoutMs: CALL_TIMEOUT_MS });
+    const call: Caller = async (pattern, payload) => send(await connected(), pattern, payload, { timeoutMs: CALL_TIMEOUT_MS });
     const collect: Collector = async (pattern, payload) =>
-      lastValueFrom(streamRpc(await connected(), pattern, payload, { timeoutMs: CALL_TIMEOUT_MS }).pipe(toArray()));
+      lastValueFrom(send(await connected(), pattern, payload, { timeoutMs: CALL_TIMEOUT_MS }).pipe(toArray()));
     await buildCli(call, collect, SHIPPED_MODEL_CATALOG, packageVersion()).parseAsync(argv, { from: 'user' });
     return EXIT.ok;
   } catch (error) {

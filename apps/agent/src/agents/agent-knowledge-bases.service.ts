@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { KnowledgeBasePatterns, sendRpc, type AgentKnowledgeBases } from '@waggle/contracts';
+import { KnowledgeBasePatterns, send, type AgentKnowledgeBases } from '@waggle/contracts';
 import { NatsRpcClient } from '@waggle/platform';
 import { AGENT_CHANGED_SUBJECT, type AgentChangedMessage } from '../runs/runnable-agents';
 import { AgentsRepository } from './agents.repository';
@@ -29,7 +29,7 @@ export class AgentKnowledgeBaseLinks {
     await this.agents.getActive(workspaceId, agentId);
     const unique = [...new Set(knowledgeBaseIds.map((id) => id.toLowerCase()))];
     for (const knowledgeBaseId of unique) {
-      await sendRpc(
+      await send(
         this.rpc,
         KnowledgeBasePatterns.getKnowledgeBase,
         { workspace_id: workspaceId, knowledge_base_id: knowledgeBaseId },

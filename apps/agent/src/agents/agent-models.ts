@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CatalogPatterns, sendRpc, type ModelRoute } from '@waggle/contracts';
+import { CatalogPatterns, send, type ModelRoute } from '@waggle/contracts';
 import { errorMessage, WaggleException, type ErrorDetail } from '@waggle/errors';
 import { NatsRpcClient } from '@waggle/platform';
 
@@ -36,7 +36,7 @@ export class AgentModels {
 
   /** The model's catalog route when an agent can use it as declared; otherwise the 422 of agentModelProblem. */
   async check(llmModel: string, modelType: string): Promise<ModelRoute> {
-    const route = await sendRpc(this.rpc, CatalogPatterns.getModelRoute, { model_id: llmModel }, { timeoutMs: CATALOG_TIMEOUT_MS }).catch(
+    const route = await send(this.rpc, CatalogPatterns.getModelRoute, { model_id: llmModel }, { timeoutMs: CATALOG_TIMEOUT_MS }).catch(
       (error: unknown) => {
         if (error instanceof WaggleException && error.code === 'resource_not_found') return null;
         throw error;

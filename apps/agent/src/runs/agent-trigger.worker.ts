@@ -1,6 +1,6 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
-import { InvocationPatterns, QueueNames, sendRpc, type AgentTriggerJob, type RequestLookup } from '@waggle/contracts';
+import { InvocationPatterns, QueueNames, send, type AgentTriggerJob, type RequestLookup } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { APP_ENV, LedgerPublisher, NatsRpcClient, QueueProcessor, TriggerWorker, type JobQueue, type TriggeredRun } from '@waggle/platform';
 import { deliveryIdFor } from '@waggle/webhooks';
@@ -40,7 +40,7 @@ export class AgentTriggerWorker extends TriggerWorker<'agent-runs'> {
   /** Invocation owns the ledger: asked over NATS. */
   protected async storedRecord(trigger: AgentTriggerJob): Promise<RequestLookup | null> {
     try {
-      return await sendRpc(
+      return await send(
         this.rpc,
         InvocationPatterns.getRequest,
         { workspace_id: trigger.workspace_id, request_id: trigger.request_id },

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { KnowledgeBasePatterns, sendRpc, SEARCH_CHUNK_LIMIT, type KnowledgeBaseSearchChunk } from '@waggle/contracts';
+import { KnowledgeBasePatterns, send, SEARCH_CHUNK_LIMIT, type KnowledgeBaseSearchChunk } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { NatsRpcClient } from '@waggle/platform';
 import type { KnowledgeSearcher, ToolOutcome } from './agent-tools';
@@ -33,7 +33,7 @@ export class AgentKnowledgeSearch {
   private async search(workspaceId: string, knowledgeBaseIds: readonly string[], query: string): Promise<ToolOutcome> {
     const settled = await Promise.allSettled(
       knowledgeBaseIds.map((knowledgeBaseId) =>
-        sendRpc(
+        send(
           this.rpc,
           KnowledgeBasePatterns.search,
           { workspace_id: workspaceId, knowledge_base_id: knowledgeBaseId, search_query: query },

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { CatalogPatterns, sendRpc, type AssetRecord, type StagedAsset, type StoreAssetRequest } from '@waggle/contracts';
+import { CatalogPatterns, send, type AssetRecord, type StagedAsset, type StoreAssetRequest } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { FileStaging, NatsRpcClient } from '@waggle/platform';
 import { randomUUID } from 'node:crypto';
@@ -125,12 +125,7 @@ export class AssetsService {
 
   /** The plan's asset_storage_bytes for the workspace (overrides applied); null = unlimited. */
   private async storageCap(workspaceId: string): Promise<number | null> {
-    const workspace = await sendRpc(
-      this.rpc,
-      CatalogPatterns.getWorkspace,
-      { workspace_id: workspaceId },
-      { timeoutMs: CATALOG_TIMEOUT_MS },
-    );
+    const workspace = await send(this.rpc, CatalogPatterns.getWorkspace, { workspace_id: workspaceId }, { timeoutMs: CATALOG_TIMEOUT_MS });
     return workspace.limits.asset_storage_bytes;
   }
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiExcludeController } from '@nestjs/swagger';
-import { AgentPatterns, RUN_CANCEL_SUBJECT, sendRpc, streamRpc, type AgentRunRequest } from '@waggle/contracts';
+import { AgentPatterns, RUN_CANCEL_SUBJECT, send, type AgentRunRequest } from '@waggle/contracts';
 import { APP_ENV, NatsRpcClient, requestContext } from '@waggle/platform';
 import type { Response } from 'express';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
@@ -31,10 +31,10 @@ export class AgentInvokeController {
     const { streaming, ...inputs } = body;
     const run: AgentRunRequest = { ...inputs, workspace_id: request.auth.workspace_id, request_id: requestId };
     if (!streaming) {
-      response.status(200).json(await sendRpc(this.rpc, AgentPatterns.invokeAgent, run, { timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS }));
+      response.status(200).json(await send(this.rpc, AgentPatterns.invokeAgent, run, { timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS }));
       return;
     }
-    const events = streamRpc(this.rpc, AgentPatterns.streamAgent, run, { timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS });
+    const events = send(this.rpc, AgentPatterns.streamAgent, run, { timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS });
     await relayAsSse(request, response, requestId, events, () => this.rpc.publish(RUN_CANCEL_SUBJECT, { request_id: requestId }));
   }
 }

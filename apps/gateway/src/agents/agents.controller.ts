@@ -1,11 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { AgentPatterns, sendRpc, type AgentRecord } from '@waggle/contracts';
-import { APP_ENV, NatsRpcClient } from '@waggle/platform';
+import { Body, Delete, Get, HttpCode, Param, Patch, Post, Req } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiParam, ApiResponse } from '@nestjs/swagger';
+import { AgentPatterns, send, type AgentRecord } from '@waggle/contracts';
+import { NatsRpcClient } from '@waggle/platform';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
-import { MeteredApiRoute } from '../auth/authenticated.decorator';
-import type { GatewayEnv } from '../config/gateway.env';
-import { ErrorBodyDto, RateLimitErrorBodyDto } from '../errors/error-body.dto';
+import { WORKSPACE_NOT_FOUND, WorkspaceResourceController } from '../openapi/workspace-resource.decorator';
+import { ErrorBodyDto } from '../errors/error-body.dto';
 import {
   AgentDeletedDto,
   AgentItemDto,
@@ -17,19 +16,12 @@ import {
   UpdateAgentBodyDoc,
 } from './agent.dto';
 
-const WORKSPACE_PARAM = {
-  name: 'workspace_id',
-  type: String,
-  format: 'uuid',
-  description: "The API key's workspace; any other answers 404 Workspace not found",
-} as const;
 const AGENT_PARAM = { name: 'id', type: String, format: 'uuid', description: 'The agent id' } as const;
 const NOT_FOUND = {
   status: 422,
   description: "Agent not found: unknown, deleted, or another workspace's (error_code resource_not_found)",
   type: ErrorBodyDto,
 } as const;
-const WORKSPACE_NOT_FOUND = { status: 404, description: 'Workspace not found (error_code not_found)', type: ErrorBodyDto } as const;
 const INVALID = {
   status: 422,
   description:
@@ -41,25 +33,16 @@ const INVALID = {
  * A workspace's agents (the spec's "Agents collection and item"), owned by the agent
  * service. The workspace is the API key's; the path's must be the same.
  */
-@ApiTags('agents')
-@ApiBearerAuth()
-@ApiParam(WORKSPACE_PARAM)
-@ApiResponse({ status: 401, description: 'Missing, invalid or revoked API key', type: ErrorBodyDto })
-@ApiResponse({ status: 429, description: 'Daily API request cap reached', type: RateLimitErrorBodyDto })
-@Controller('v1/public/workspaces/:workspace_id/agents')
-@MeteredApiRoute()
+@WorkspaceResourceController('agents', 'agents')
 export class AgentsController {
-  constructor(
-    private readonly rpc: NatsRpcClient,
-    @Inject(APP_ENV) private readonly env: GatewayEnv,
-  ) {}
+  constructor(private readonly rpc: NatsRpcClient) {}
 
   /** The workspace's active agents, oldest first. */
   @Get()
   @ApiOkResponse({ type: AgentListDto })
   @ApiResponse(WORKSPACE_NOT_FOUND)
   async list(@Req() request: AuthenticatedRequest): Promise<{ agents: AgentRecord[] }> {
-    return { agents: await sendRpc(this.rpc, AgentPatterns.listAgents, { workspace_id: request.auth.workspace_id }, this.options()) };
+    return { agents: await send(this.rpc, AgentPatterns.listAgents, { workspace_id: request.auth.workspace_id }) };
   }
 
   /** A new agent, with its own webhook secret (shown by the private webhook_secret route). */
@@ -70,12 +53,7 @@ export class AgentsController {
   @ApiResponse(WORKSPACE_NOT_FOUND)
   @ApiResponse(INVALID)
   async create(@Body() body: CreateAgentBody, @Req() request: AuthenticatedRequest): Promise<{ message: string; agent: AgentRecord }> {
-    const agent = await sendRpc(
-      this.rpc,
-      AgentPatterns.createAgent,
-      { workspace_id: request.auth.workspace_id, agent: body.agent },
-      this.options(),
-    );
+    const agent = await send(this.rpc, AgentPatterns.createAgent, { workspace_id: request.auth.workspace_id, agent: body.agent });
     return { message: 'Agent created successfully', agent };
   }
 
@@ -86,7 +64,7 @@ export class AgentsController {
   @ApiResponse(NOT_FOUND)
   async get(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ agent: AgentRecord }> {
     return {
-      agent: await sendRpc(this.rpc, AgentPatterns.getAgent, { workspace_id: request.auth.workspace_id, agent_id: id }, this.options()),
+      agent: await send(this.rpc, AgentPatterns.getAgent, { workspace_id: request.auth.workspace_id, agent_id: id }),
     };
   }
 
@@ -102,12 +80,11 @@ export class AgentsController {
     @Body() body: UpdateAgentBody,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ message: string; agent: AgentRecord }> {
-    const agent = await sendRpc(
-      this.rpc,
-      AgentPatterns.updateAgent,
-      { workspace_id: request.auth.workspace_id, agent_id: id, agent: body.agent },
-      this.options(),
-    );
+    const agent = await send(this.rpc, AgentPatterns.updateAgent, {
+      workspace_id: request.auth.workspace_id,
+      agent_id: id,
+      agent: body.agent,
+    });
     return { message: 'Agent updated successfully', agent };
   }
 
@@ -118,11 +95,7 @@ export class AgentsController {
   @ApiResponse(WORKSPACE_NOT_FOUND)
   @ApiResponse(NOT_FOUND)
   async remove(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ message: string }> {
-    await sendRpc(this.rpc, AgentPatterns.deleteAgent, { workspace_id: request.auth.workspace_id, agent_id: id }, this.options());
+    await send(this.rpc, AgentPatterns.deleteAgent, { workspace_id: request.auth.workspace_id, agent_id: id });
     return { message: 'Agent deleted successfully' };
-  }
-
-  private options() {
-    return { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS };
   }
 }

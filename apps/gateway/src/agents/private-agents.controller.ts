@@ -1,10 +1,9 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { AgentPatterns, sendRpc, WebhookSecretRotation, type AgentKnowledgeBases, type AgentWebhookSecretView } from '@waggle/contracts';
-import { APP_ENV, NatsRpcClient } from '@waggle/platform';
+import { AgentPatterns, send, WebhookSecretRotation, type AgentKnowledgeBases, type AgentWebhookSecretView } from '@waggle/contracts';
+import { NatsRpcClient } from '@waggle/platform';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { PrivateApiRoute } from '../auth/authenticated.decorator';
-import type { GatewayEnv } from '../config/gateway.env';
 import { SetAgentKnowledgeBasesBody } from './agent.dto';
 
 /**
@@ -16,19 +15,11 @@ import { SetAgentKnowledgeBasesBody } from './agent.dto';
 @Controller('v1/private/agents')
 @PrivateApiRoute()
 export class PrivateAgentsController {
-  constructor(
-    private readonly rpc: NatsRpcClient,
-    @Inject(APP_ENV) private readonly env: GatewayEnv,
-  ) {}
+  constructor(private readonly rpc: NatsRpcClient) {}
 
   @Get(':id/webhook_secret')
   async webhookSecret(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ webhook_secret: AgentWebhookSecretView }> {
-    const view = await sendRpc(
-      this.rpc,
-      AgentPatterns.getWebhookSecret,
-      { workspace_id: request.auth.workspace_id, agent_id: id },
-      { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS },
-    );
+    const view = await send(this.rpc, AgentPatterns.getWebhookSecret, { workspace_id: request.auth.workspace_id, agent_id: id });
     return { webhook_secret: view };
   }
 
@@ -42,18 +33,13 @@ export class PrivateAgentsController {
   ): Promise<{ webhook_secret: AgentWebhookSecretView }> {
     const rotation = { workspace_id: request.auth.workspace_id, agent_id: id, overlap_seconds: body.overlap_seconds };
     return {
-      webhook_secret: await sendRpc(this.rpc, AgentPatterns.rotateWebhookSecret, rotation, { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS }),
+      webhook_secret: await send(this.rpc, AgentPatterns.rotateWebhookSecret, rotation),
     };
   }
 
   @Get(':id/knowledge_bases')
   async knowledgeBases(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ knowledge_bases: AgentKnowledgeBases }> {
-    const attached = await sendRpc(
-      this.rpc,
-      AgentPatterns.getKnowledgeBases,
-      { workspace_id: request.auth.workspace_id, agent_id: id },
-      { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS },
-    );
+    const attached = await send(this.rpc, AgentPatterns.getKnowledgeBases, { workspace_id: request.auth.workspace_id, agent_id: id });
     return { knowledge_bases: attached };
   }
 
@@ -66,7 +52,7 @@ export class PrivateAgentsController {
   ): Promise<{ knowledge_bases: AgentKnowledgeBases }> {
     const change = { workspace_id: request.auth.workspace_id, agent_id: id, knowledge_base_ids: body.knowledge_base_ids };
     return {
-      knowledge_bases: await sendRpc(this.rpc, AgentPatterns.setKnowledgeBases, change, { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS }),
+      knowledge_bases: await send(this.rpc, AgentPatterns.setKnowledgeBases, change),
     };
   }
 }

@@ -1,33 +1,19 @@
-import { Controller, Get, HttpCode, Inject, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOkResponse, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { AssetPatterns, sendRpc, type AssetRecord } from '@waggle/contracts';
+import { Get, HttpCode, Inject, Post, Req } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiOkResponse, ApiResponse } from '@nestjs/swagger';
+import { AssetPatterns, send, type AssetRecord } from '@waggle/contracts';
 import { APP_ENV, NatsRpcClient } from '@waggle/platform';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
-import { MeteredApiRoute } from '../auth/authenticated.decorator';
 import type { GatewayEnv } from '../config/gateway.env';
-import { ErrorBodyDto, RateLimitErrorBodyDto } from '../errors/error-body.dto';
+import { WORKSPACE_NOT_FOUND, WorkspaceResourceController } from '../openapi/workspace-resource.decorator';
+import { ErrorBodyDto } from '../errors/error-body.dto';
 import { ASSET_UPLOAD_BODY, AssetListDto, AssetUploadedDto } from './asset.dto';
 import { AssetUploads } from './asset-uploads';
-
-const WORKSPACE_PARAM = {
-  name: 'workspace_id',
-  type: String,
-  format: 'uuid',
-  description: "The API key's workspace; any other answers 404 Workspace not found",
-} as const;
-const WORKSPACE_NOT_FOUND = { status: 404, description: 'Workspace not found (error_code not_found)', type: ErrorBodyDto } as const;
 
 /**
  * A workspace's assets (the spec's "Assets"), owned by the asset service. An upload is
  * streamed into the staging bucket as it arrives and then stored by the asset service.
  */
-@ApiTags('assets')
-@ApiBearerAuth()
-@ApiParam(WORKSPACE_PARAM)
-@ApiResponse({ status: 401, description: 'Missing, invalid or revoked API key', type: ErrorBodyDto })
-@ApiResponse({ status: 429, description: 'Daily API request cap reached', type: RateLimitErrorBodyDto })
-@Controller('v1/public/workspaces/:workspace_id/assets')
-@MeteredApiRoute()
+@WorkspaceResourceController('assets', 'assets')
 export class AssetsController {
   constructor(
     private readonly rpc: NatsRpcClient,
@@ -41,12 +27,7 @@ export class AssetsController {
   @ApiResponse(WORKSPACE_NOT_FOUND)
   async list(@Req() request: AuthenticatedRequest): Promise<{ assets: AssetRecord[] }> {
     return {
-      assets: await sendRpc(
-        this.rpc,
-        AssetPatterns.listAssets,
-        { workspace_id: request.auth.workspace_id },
-        { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS },
-      ),
+      assets: await send(this.rpc, AssetPatterns.listAssets, { workspace_id: request.auth.workspace_id }),
     };
   }
 
@@ -73,7 +54,7 @@ export class AssetsController {
   async upload(@Req() request: AuthenticatedRequest): Promise<{ message: string; asset: AssetRecord }> {
     const upload = await this.uploads.receive(request);
     try {
-      const asset = await sendRpc(
+      const asset = await send(
         this.rpc,
         AssetPatterns.storeAsset,
         {

@@ -2,7 +2,6 @@ import type { RpcCallContext, RpcTransport } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import type { NatsRpcClient } from '@waggle/platform';
 import { Observable, of, throwError } from 'rxjs';
-import type { GatewayEnv } from '../config/gateway.env';
 import { API_KEY_CACHE_TTL_MS, ApiKeyAuthenticator } from './api-key-authenticator';
 
 const KEY = `wgl_${'A1b2C3d4E5'.repeat(4)}`;
@@ -16,8 +15,7 @@ class RecordingTransport implements RpcTransport {
   }
 }
 
-const env = { NATS_REQUEST_TIMEOUT_MS: 1_000 } as GatewayEnv;
-const authenticatorWith = (transport: RecordingTransport) => new ApiKeyAuthenticator(transport as unknown as NatsRpcClient, env);
+const authenticatorWith = (transport: RecordingTransport) => new ApiKeyAuthenticator(transport as unknown as NatsRpcClient);
 
 describe('ApiKeyAuthenticator', () => {
   afterEach(() => jest.useRealTimers());

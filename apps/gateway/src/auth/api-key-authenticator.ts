@@ -1,10 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { API_KEY_PATTERN, API_KEY_PREFIX_LENGTH, CatalogPatterns, sendRpc, type ResolvedApiKey } from '@waggle/contracts';
+import { Injectable } from '@nestjs/common';
+import { API_KEY_PATTERN, API_KEY_PREFIX_LENGTH, CatalogPatterns, send, type ResolvedApiKey } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { APP_ENV, NatsRpcClient } from '@waggle/platform';
+import { NatsRpcClient } from '@waggle/platform';
 import { LRUCache } from 'lru-cache';
 import { createHash } from 'node:crypto';
-import type { GatewayEnv } from '../config/gateway.env';
 
 /**
  * How long a replica trusts what the catalog said about a key. A revoked key is refused
@@ -27,10 +26,7 @@ interface CacheEntry {
 export class ApiKeyAuthenticator {
   private readonly cache = new LRUCache<string, CacheEntry>({ max: MAX_CACHED_KEYS });
 
-  constructor(
-    private readonly rpc: NatsRpcClient,
-    @Inject(APP_ENV) private readonly env: GatewayEnv,
-  ) {}
+  constructor(private readonly rpc: NatsRpcClient) {}
 
   authenticate(authorization: string | undefined): Promise<ResolvedApiKey> {
     if (authorization === undefined) return Promise.reject(new WaggleException('unauthorized'));
@@ -44,12 +40,7 @@ export class ApiKeyAuthenticator {
     const cached = this.cache.get(hash);
     if (cached && cached.expiresAt > now) return cached.resolved;
 
-    const resolved = sendRpc(
-      this.rpc,
-      CatalogPatterns.resolveApiKey,
-      { prefix: key.slice(0, API_KEY_PREFIX_LENGTH), key_hash: hash },
-      { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS },
-    );
+    const resolved = send(this.rpc, CatalogPatterns.resolveApiKey, { prefix: key.slice(0, API_KEY_PREFIX_LENGTH), key_hash: hash });
     this.cache.set(hash, { resolved, expiresAt: now + API_KEY_CACHE_TTL_MS });
     // Only answers are cached; a failed lookup is asked again next time.
     resolved.catch(() => this.cache.delete(hash));

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { context, trace } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
-import { DOMAIN_SERVICES, HealthPatterns, sendRpc, type DomainService } from '@waggle/contracts';
+import { DOMAIN_SERVICES, HealthPatterns, send, type DomainService } from '@waggle/contracts';
 import { NatsRpcClient, type ReadinessReporter } from '@waggle/platform';
 
 export const SERVICE_PING_TIMEOUT_MS = 1_000;
@@ -27,7 +27,7 @@ export class ServicesReadinessReporter implements ReadinessReporter {
 
   private async ping(service: DomainService): Promise<ServiceStatus> {
     try {
-      const answer = await sendRpc(this.rpc, HealthPatterns[service], {}, { timeoutMs: SERVICE_PING_TIMEOUT_MS });
+      const answer = await send(this.rpc, HealthPatterns[service], {}, { timeoutMs: SERVICE_PING_TIMEOUT_MS });
       return answer.ready ? { status: 'up', uptime_s: answer.uptime_s } : { status: 'down', message: 'not ready' };
     } catch (error) {
       return { status: 'down', message: error instanceof Error ? error.message : 'no answer' };

@@ -1,22 +1,20 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Delete, Get, HttpCode, Param, Patch, Post, Req } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiParam, ApiResponse } from '@nestjs/swagger';
 import {
   KNOWLEDGE_BASE_SEARCH_TYPES,
   KnowledgeBasePatterns,
-  sendRpc,
-  streamRpc,
+  send,
   type KnowledgeBaseItemRecord,
   type KnowledgeBaseRecord,
   type KnowledgeBaseSearchResponse,
   type KnowledgeBaseSearchType,
 } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { APP_ENV, NatsRpcClient } from '@waggle/platform';
+import { NatsRpcClient } from '@waggle/platform';
 import { lastValueFrom, toArray } from 'rxjs';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
-import { MeteredApiRoute } from '../auth/authenticated.decorator';
-import type { GatewayEnv } from '../config/gateway.env';
-import { ErrorBodyDto, RateLimitErrorBodyDto } from '../errors/error-body.dto';
+import { WORKSPACE_NOT_FOUND, WorkspaceResourceController } from '../openapi/workspace-resource.decorator';
+import { ErrorBodyDto } from '../errors/error-body.dto';
 import {
   CreateKnowledgeBaseBody,
   CreateKnowledgeBaseBodyDoc,
@@ -31,19 +29,12 @@ import {
   UpdateKnowledgeBaseBodyDoc,
 } from './knowledge-base.dto';
 
-const WORKSPACE_PARAM = {
-  name: 'workspace_id',
-  type: String,
-  format: 'uuid',
-  description: "The API key's workspace; any other answers 404 Workspace not found",
-} as const;
 const KB_PARAM = { name: 'knowledge_base_id', type: String, format: 'uuid', description: 'The knowledge base id' } as const;
 const NOT_FOUND = {
   status: 422,
   description: "Knowledge base not found: unknown, deleted, or another workspace's (error_code resource_not_found)",
   type: ErrorBodyDto,
 } as const;
-const WORKSPACE_NOT_FOUND = { status: 404, description: 'Workspace not found (error_code not_found)', type: ErrorBodyDto } as const;
 const INVALID = { status: 422, description: 'Invalid body (validation_error, missing_required_field)', type: ErrorBodyDto } as const;
 
 /** The spec's "422 invalid search type with error": `error` says so and names the allowed values. */
@@ -64,31 +55,17 @@ const isSearchType = (value: string): value is KnowledgeBaseSearchType =>
  * A workspace's knowledge bases (the spec's "Knowledge bases" and "Knowledge base search"),
  * owned by the knowledge-base service. The workspace is the API key's; the path's must be the same.
  */
-@ApiTags('knowledge bases')
-@ApiBearerAuth()
-@ApiParam(WORKSPACE_PARAM)
-@ApiResponse({ status: 401, description: 'Missing, invalid or revoked API key', type: ErrorBodyDto })
-@ApiResponse({ status: 429, description: 'Daily API request cap reached', type: RateLimitErrorBodyDto })
 @ApiResponse(WORKSPACE_NOT_FOUND)
-@Controller('v1/public/workspaces/:workspace_id/knowledge_bases')
-@MeteredApiRoute()
+@WorkspaceResourceController('knowledge_bases', 'knowledge bases')
 export class KnowledgeBasesController {
-  constructor(
-    private readonly rpc: NatsRpcClient,
-    @Inject(APP_ENV) private readonly env: GatewayEnv,
-  ) {}
+  constructor(private readonly rpc: NatsRpcClient) {}
 
   /** The workspace's active knowledge bases, oldest first. */
   @Get()
   @ApiOkResponse({ type: KnowledgeBaseListDto })
   async list(@Req() request: AuthenticatedRequest): Promise<{ knowledge_bases: KnowledgeBaseRecord[] }> {
     return {
-      knowledge_bases: await sendRpc(
-        this.rpc,
-        KnowledgeBasePatterns.listKnowledgeBases,
-        { workspace_id: request.auth.workspace_id },
-        this.options(),
-      ),
+      knowledge_bases: await send(this.rpc, KnowledgeBasePatterns.listKnowledgeBases, { workspace_id: request.auth.workspace_id }),
     };
   }
 
@@ -102,12 +79,10 @@ export class KnowledgeBasesController {
     @Body() body: CreateKnowledgeBaseBody,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ message: string; knowledge_base: KnowledgeBaseRecord }> {
-    const knowledgeBase = await sendRpc(
-      this.rpc,
-      KnowledgeBasePatterns.createKnowledgeBase,
-      { workspace_id: request.auth.workspace_id, knowledge_base: body.knowledge_base },
-      this.options(),
-    );
+    const knowledgeBase = await send(this.rpc, KnowledgeBasePatterns.createKnowledgeBase, {
+      workspace_id: request.auth.workspace_id,
+      knowledge_base: body.knowledge_base,
+    });
     return { message: 'Knowledge base created successfully', knowledge_base: knowledgeBase };
   }
 
@@ -120,12 +95,10 @@ export class KnowledgeBasesController {
     @Req() request: AuthenticatedRequest,
   ): Promise<{ knowledge_base: KnowledgeBaseRecord }> {
     return {
-      knowledge_base: await sendRpc(
-        this.rpc,
-        KnowledgeBasePatterns.getKnowledgeBase,
-        { workspace_id: request.auth.workspace_id, knowledge_base_id: id },
-        this.options(),
-      ),
+      knowledge_base: await send(this.rpc, KnowledgeBasePatterns.getKnowledgeBase, {
+        workspace_id: request.auth.workspace_id,
+        knowledge_base_id: id,
+      }),
     };
   }
 
@@ -140,12 +113,11 @@ export class KnowledgeBasesController {
     @Body() body: UpdateKnowledgeBaseBody,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ message: string; knowledge_base: KnowledgeBaseRecord }> {
-    const knowledgeBase = await sendRpc(
-      this.rpc,
-      KnowledgeBasePatterns.updateKnowledgeBase,
-      { workspace_id: request.auth.workspace_id, knowledge_base_id: id, knowledge_base: body.knowledge_base },
-      this.options(),
-    );
+    const knowledgeBase = await send(this.rpc, KnowledgeBasePatterns.updateKnowledgeBase, {
+      workspace_id: request.auth.workspace_id,
+      knowledge_base_id: id,
+      knowledge_base: body.knowledge_base,
+    });
     return { message: 'Knowledge base updated successfully', knowledge_base: knowledgeBase };
   }
 
@@ -155,12 +127,7 @@ export class KnowledgeBasesController {
   @ApiOkResponse({ type: KnowledgeBaseDeletedDto })
   @ApiResponse(NOT_FOUND)
   async remove(@Param('knowledge_base_id') id: string, @Req() request: AuthenticatedRequest): Promise<{ message: string }> {
-    await sendRpc(
-      this.rpc,
-      KnowledgeBasePatterns.deleteKnowledgeBase,
-      { workspace_id: request.auth.workspace_id, knowledge_base_id: id },
-      this.options(),
-    );
+    await send(this.rpc, KnowledgeBasePatterns.deleteKnowledgeBase, { workspace_id: request.auth.workspace_id, knowledge_base_id: id });
     return { message: 'Knowledge base deleted successfully; its contents are being removed' };
   }
 
@@ -172,12 +139,7 @@ export class KnowledgeBasesController {
     @Param('knowledge_base_id') id: string,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ knowledge_base_items: KnowledgeBaseItemRecord[] }> {
-    const pages$ = streamRpc(
-      this.rpc,
-      KnowledgeBasePatterns.listItems,
-      { workspace_id: request.auth.workspace_id, knowledge_base_id: id },
-      this.options(),
-    );
+    const pages$ = send(this.rpc, KnowledgeBasePatterns.listItems, { workspace_id: request.auth.workspace_id, knowledge_base_id: id });
     return { knowledge_base_items: (await lastValueFrom(pages$.pipe(toArray()))).flat() };
   }
 
@@ -197,23 +159,14 @@ export class KnowledgeBasesController {
     @Req() request: AuthenticatedRequest,
   ): Promise<{ message: string; response: KnowledgeBaseSearchResponse }> {
     if (!isSearchType(body.search_type)) throw invalidSearchType(body.search_type);
-    const response = await sendRpc(
-      this.rpc,
-      KnowledgeBasePatterns.search,
-      {
-        workspace_id: request.auth.workspace_id,
-        knowledge_base_id: id,
-        search_query: body.search_query,
-        search_type: body.search_type,
-        search_chunk_limit: body.search_chunk_limit,
-        search_score_threshold: body.search_score_threshold,
-      },
-      this.options(),
-    );
+    const response = await send(this.rpc, KnowledgeBasePatterns.search, {
+      workspace_id: request.auth.workspace_id,
+      knowledge_base_id: id,
+      search_query: body.search_query,
+      search_type: body.search_type,
+      search_chunk_limit: body.search_chunk_limit,
+      search_score_threshold: body.search_score_threshold,
+    });
     return { message: 'Search completed successfully', response };
-  }
-
-  private options() {
-    return { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS };
   }
 }

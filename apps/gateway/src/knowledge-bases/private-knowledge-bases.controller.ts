@@ -1,10 +1,9 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { KnowledgeBasePatterns, sendRpc, type EmbeddingModelSetting, type KnowledgeBaseItemRecord } from '@waggle/contracts';
-import { APP_ENV, NatsRpcClient } from '@waggle/platform';
+import { KnowledgeBasePatterns, send, type EmbeddingModelSetting, type KnowledgeBaseItemRecord } from '@waggle/contracts';
+import { NatsRpcClient } from '@waggle/platform';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { PrivateApiRoute } from '../auth/authenticated.decorator';
-import type { GatewayEnv } from '../config/gateway.env';
 import { AddKnowledgeBaseItemBody, SetEmbeddingModelBody } from './knowledge-base.dto';
 
 /**
@@ -16,20 +15,12 @@ import { AddKnowledgeBaseItemBody, SetEmbeddingModelBody } from './knowledge-bas
 @Controller('v1/private/knowledge_bases')
 @PrivateApiRoute()
 export class PrivateKnowledgeBasesController {
-  constructor(
-    private readonly rpc: NatsRpcClient,
-    @Inject(APP_ENV) private readonly env: GatewayEnv,
-  ) {}
+  constructor(private readonly rpc: NatsRpcClient) {}
 
   @Get('embedding_model')
   async embeddingModel(@Req() request: AuthenticatedRequest): Promise<{ embedding_model: EmbeddingModelSetting }> {
     return {
-      embedding_model: await sendRpc(
-        this.rpc,
-        KnowledgeBasePatterns.getEmbeddingModel,
-        { workspace_id: request.auth.workspace_id },
-        this.options(),
-      ),
+      embedding_model: await send(this.rpc, KnowledgeBasePatterns.getEmbeddingModel, { workspace_id: request.auth.workspace_id }),
     };
   }
 
@@ -40,12 +31,10 @@ export class PrivateKnowledgeBasesController {
     @Body() body: SetEmbeddingModelBody,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ embedding_model: EmbeddingModelSetting }> {
-    const setting = await sendRpc(
-      this.rpc,
-      KnowledgeBasePatterns.setEmbeddingModel,
-      { workspace_id: request.auth.workspace_id, embedding_model: body.embedding_model },
-      this.options(),
-    );
+    const setting = await send(this.rpc, KnowledgeBasePatterns.setEmbeddingModel, {
+      workspace_id: request.auth.workspace_id,
+      embedding_model: body.embedding_model,
+    });
     return { embedding_model: setting };
   }
 
@@ -57,12 +46,13 @@ export class PrivateKnowledgeBasesController {
     @Body() body: AddKnowledgeBaseItemBody,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ knowledge_base_item: KnowledgeBaseItemRecord }> {
-    const item = await sendRpc(
-      this.rpc,
-      KnowledgeBasePatterns.addItem,
-      { workspace_id: request.auth.workspace_id, knowledge_base_id: id, asset_id: body.asset_id, url: body.url, name: body.name },
-      this.options(),
-    );
+    const item = await send(this.rpc, KnowledgeBasePatterns.addItem, {
+      workspace_id: request.auth.workspace_id,
+      knowledge_base_id: id,
+      asset_id: body.asset_id,
+      url: body.url,
+      name: body.name,
+    });
     return { knowledge_base_item: item };
   }
 
@@ -73,16 +63,11 @@ export class PrivateKnowledgeBasesController {
     @Req() request: AuthenticatedRequest,
   ): Promise<{ knowledge_base_item: KnowledgeBaseItemRecord }> {
     return {
-      knowledge_base_item: await sendRpc(
-        this.rpc,
-        KnowledgeBasePatterns.getItem,
-        { workspace_id: request.auth.workspace_id, knowledge_base_id: id, item_id: itemId },
-        this.options(),
-      ),
+      knowledge_base_item: await send(this.rpc, KnowledgeBasePatterns.getItem, {
+        workspace_id: request.auth.workspace_id,
+        knowledge_base_id: id,
+        item_id: itemId,
+      }),
     };
-  }
-
-  private options() {
-    return { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS };
   }
 }

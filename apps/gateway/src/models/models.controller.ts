@@ -1,9 +1,8 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { CatalogPatterns, sendRpc, type PublicModel } from '@waggle/contracts';
-import { APP_ENV, NatsRpcClient } from '@waggle/platform';
+import { CatalogPatterns, send, type PublicModel } from '@waggle/contracts';
+import { NatsRpcClient } from '@waggle/platform';
 import { MeteredApiRoute } from '../auth/authenticated.decorator';
-import type { GatewayEnv } from '../config/gateway.env';
 import { ErrorBodyDto, RateLimitErrorBodyDto } from '../errors/error-body.dto';
 import { PublicModelDto } from './public-model.dto';
 
@@ -15,10 +14,7 @@ import { PublicModelDto } from './public-model.dto';
 @Controller()
 @MeteredApiRoute()
 export class ModelsController {
-  constructor(
-    private readonly rpc: NatsRpcClient,
-    @Inject(APP_ENV) private readonly env: GatewayEnv,
-  ) {}
+  constructor(private readonly rpc: NatsRpcClient) {}
 
   /** `provider` is the serving provider's key. */
   @Get('v1/public/models')
@@ -34,6 +30,6 @@ export class ModelsController {
   }
 
   private list(providerView: 'serving' | 'maker'): Promise<PublicModel[]> {
-    return sendRpc(this.rpc, CatalogPatterns.listModels, { provider_view: providerView }, { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS });
+    return send(this.rpc, CatalogPatterns.listModels, { provider_view: providerView });
   }
 }

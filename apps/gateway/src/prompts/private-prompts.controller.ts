@@ -3,7 +3,7 @@ import { ApiExcludeController, OmitType } from '@nestjs/swagger';
 import {
   ApplyPromptsRequest,
   InvocationPatterns,
-  sendRpc,
+  send,
   WebhookSecretRotation,
   type AppliedDeployment,
   type PromptDeploymentSummary,
@@ -13,8 +13,6 @@ import {
 import { NatsRpcClient } from '@waggle/platform';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { PrivateApiRoute } from '../auth/authenticated.decorator';
-
-const TIMEOUT_MS = 30_000;
 
 /** The definition file's shape, as JSON: the contract's apply request for the key's workspace. */
 class ApplyPromptsBody extends OmitType(ApplyPromptsRequest, ['workspace_id'] as const) {}
@@ -33,12 +31,7 @@ export class PrivatePromptsController {
   @Get()
   async list(@Req() request: AuthenticatedRequest): Promise<{ prompts: PromptDeploymentSummary[] }> {
     return {
-      prompts: await sendRpc(
-        this.rpc,
-        InvocationPatterns.listPrompts,
-        { workspace_id: request.auth.workspace_id },
-        { timeoutMs: TIMEOUT_MS },
-      ),
+      prompts: await send(this.rpc, InvocationPatterns.listPrompts, { workspace_id: request.auth.workspace_id }),
     };
   }
 
@@ -46,12 +39,7 @@ export class PrivatePromptsController {
   @HttpCode(200)
   async apply(@Body() body: ApplyPromptsBody, @Req() request: AuthenticatedRequest): Promise<{ prompts: AppliedDeployment[] }> {
     return {
-      prompts: await sendRpc(
-        this.rpc,
-        InvocationPatterns.applyPrompts,
-        { workspace_id: request.auth.workspace_id, prompts: body.prompts },
-        { timeoutMs: TIMEOUT_MS },
-      ),
+      prompts: await send(this.rpc, InvocationPatterns.applyPrompts, { workspace_id: request.auth.workspace_id, prompts: body.prompts }),
     };
   }
 
@@ -61,12 +49,11 @@ export class PrivatePromptsController {
     @Param('variant') variant: string,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ versions: PromptVersionSummary[] }> {
-    const versions = await sendRpc(
-      this.rpc,
-      InvocationPatterns.listPromptVersions,
-      { workspace_id: request.auth.workspace_id, deployment, variant },
-      { timeoutMs: TIMEOUT_MS },
-    );
+    const versions = await send(this.rpc, InvocationPatterns.listPromptVersions, {
+      workspace_id: request.auth.workspace_id,
+      deployment,
+      variant,
+    });
     return { versions };
   }
 
@@ -76,12 +63,7 @@ export class PrivatePromptsController {
     @Req() request: AuthenticatedRequest,
   ): Promise<{ webhook_secret: WebhookSecretView }> {
     return {
-      webhook_secret: await sendRpc(
-        this.rpc,
-        InvocationPatterns.getWebhookSecret,
-        { workspace_id: request.auth.workspace_id, deployment },
-        { timeoutMs: TIMEOUT_MS },
-      ),
+      webhook_secret: await send(this.rpc, InvocationPatterns.getWebhookSecret, { workspace_id: request.auth.workspace_id, deployment }),
     };
   }
 
@@ -93,6 +75,6 @@ export class PrivatePromptsController {
     @Req() request: AuthenticatedRequest,
   ): Promise<{ webhook_secret: WebhookSecretView }> {
     const rotation = { workspace_id: request.auth.workspace_id, deployment, overlap_seconds: body.overlap_seconds };
-    return { webhook_secret: await sendRpc(this.rpc, InvocationPatterns.rotateWebhookSecret, rotation, { timeoutMs: TIMEOUT_MS }) };
+    return { webhook_secret: await send(this.rpc, InvocationPatterns.rotateWebhookSecret, rotation) };
   }
 }

@@ -1,6 +1,6 @@
 import { Controller, Get, Query, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { InvocationPatterns, ListRequestsFilter, sendRpc, type RequestListItem } from '@waggle/contracts';
+import { InvocationPatterns, ListRequestsFilter, send, type RequestListItem } from '@waggle/contracts';
 import { NatsRpcClient } from '@waggle/platform';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { PrivateApiRoute } from '../auth/authenticated.decorator';
@@ -17,12 +17,7 @@ export class PrivateRequestsController {
 
   @Get()
   async list(@Query() query: ListRequestsFilter, @Req() request: AuthenticatedRequest): Promise<{ requests: RequestListItem[] }> {
-    const requests = await sendRpc(
-      this.rpc,
-      InvocationPatterns.listRequests,
-      { workspace_id: request.auth.workspace_id, ...query },
-      { timeoutMs: 30_000 },
-    );
+    const requests = await send(this.rpc, InvocationPatterns.listRequests, { workspace_id: request.auth.workspace_id, ...query });
     return { requests };
   }
 }

@@ -1,12 +1,10 @@
 import { Controller, Get, Param, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { InvocationPatterns, sendRpc, type RequestLookup } from '@waggle/contracts';
+import { InvocationPatterns, send, type RequestLookup } from '@waggle/contracts';
 import { NatsRpcClient } from '@waggle/platform';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { MeteredApiRoute } from '../auth/authenticated.decorator';
 import { ErrorBodyDto } from '../errors/error-body.dto';
-
-const LOOKUP_TIMEOUT_MS = 10_000;
 
 class RequestLookupDto implements RequestLookup {
   @ApiProperty({ example: 'req_0190f5a1b2c37d4e8f90a1b2c3d4e5f6' })
@@ -55,11 +53,6 @@ export class RequestsController {
   @ApiOkResponse({ type: RequestLookupDto })
   @ApiResponse({ status: 404, description: 'No such request in this workspace', type: ErrorBodyDto })
   lookup(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<RequestLookup> {
-    return sendRpc(
-      this.rpc,
-      InvocationPatterns.getRequest,
-      { workspace_id: request.auth.workspace_id, request_id: id },
-      { timeoutMs: LOOKUP_TIMEOUT_MS },
-    );
+    return send(this.rpc, InvocationPatterns.getRequest, { workspace_id: request.auth.workspace_id, request_id: id });
   }
 }

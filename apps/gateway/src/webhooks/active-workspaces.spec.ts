@@ -2,7 +2,6 @@ import type { WorkspaceSummary } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import type { NatsRpcClient } from '@waggle/platform';
 import { Observable, of, throwError } from 'rxjs';
-import type { GatewayEnv } from '../config/gateway.env';
 import { API_KEY_CACHE_TTL_MS } from '../auth/api-key-authenticator';
 import { ActiveWorkspaces } from './active-workspaces';
 
@@ -22,15 +21,13 @@ function catalogAnswering(...answers: Array<WorkspaceSummary | Error>) {
   return { rpc, calls };
 }
 
-const env = { NATS_REQUEST_TIMEOUT_MS: 1_000 } as GatewayEnv;
-
 describe('ActiveWorkspaces', () => {
   afterEach(() => jest.useRealTimers());
 
   it('asks the catalog once per 4 s per workspace', async () => {
     jest.useFakeTimers({ now: 0, doNotFake: ['nextTick', 'setImmediate'] });
     const { rpc, calls } = catalogAnswering(summary, summary);
-    const workspaces = new ActiveWorkspaces(rpc, env);
+    const workspaces = new ActiveWorkspaces(rpc);
     expect(await workspaces.get(WORKSPACE)).toEqual(summary);
     expect(await workspaces.get(WORKSPACE)).toEqual(summary);
     expect(calls).toHaveLength(1);
@@ -42,7 +39,7 @@ describe('ActiveWorkspaces', () => {
   it('sees a deletion no later than 4 s after its last answer, like API keys', async () => {
     jest.useFakeTimers({ now: 0, doNotFake: ['nextTick', 'setImmediate'] });
     const { rpc, calls } = catalogAnswering(summary, new WaggleException('not_found', { detail: 'workspace_not_found' }));
-    const workspaces = new ActiveWorkspaces(rpc, env);
+    const workspaces = new ActiveWorkspaces(rpc);
     expect(await workspaces.get(WORKSPACE)).toEqual(summary);
     // Deleted right after that answer: the cached one still serves just inside the 4 s...
     jest.setSystemTime(API_KEY_CACHE_TTL_MS - 1);
@@ -57,14 +54,14 @@ describe('ActiveWorkspaces', () => {
 
   it('answers null for a deleted workspace', async () => {
     const { rpc } = catalogAnswering(new WaggleException('not_found', { detail: 'workspace_not_found' }));
-    expect(await new ActiveWorkspaces(rpc, env).get(WORKSPACE)).toBeNull();
+    expect(await new ActiveWorkspaces(rpc).get(WORKSPACE)).toBeNull();
   });
 
   it('keeps using the last answer while the catalog cannot be reached, for a while only', async () => {
     jest.useFakeTimers({ now: 0, doNotFake: ['nextTick', 'setImmediate'] });
     const unreachable = new WaggleException('upstream_request_failed', { status: 504 });
     const { rpc } = catalogAnswering(summary, unreachable, unreachable);
-    const workspaces = new ActiveWorkspaces(rpc, env);
+    const workspaces = new ActiveWorkspaces(rpc);
     await workspaces.get(WORKSPACE);
     jest.setSystemTime(60_000);
     expect(await workspaces.get(WORKSPACE)).toEqual(summary);
@@ -75,6 +72,6 @@ describe('ActiveWorkspaces', () => {
   it('fails when the catalog cannot be reached and nothing is known', async () => {
     const unreachable = new WaggleException('upstream_request_failed', { status: 504 });
     const { rpc } = catalogAnswering(unreachable);
-    await expect(new ActiveWorkspaces(rpc, env).get(WORKSPACE)).rejects.toBe(unreachable);
+    await expect(new ActiveWorkspaces(rpc).get(WORKSPACE)).rejects.toBe(unreachable);
   });
 });

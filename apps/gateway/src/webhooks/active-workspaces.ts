@@ -1,9 +1,8 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { CatalogPatterns, sendRpc, type WorkspaceSummary } from '@waggle/contracts';
+import { Injectable, Logger } from '@nestjs/common';
+import { CatalogPatterns, send, type WorkspaceSummary } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { APP_ENV, NatsRpcClient } from '@waggle/platform';
+import { NatsRpcClient } from '@waggle/platform';
 import { LRUCache } from 'lru-cache';
-import type { GatewayEnv } from '../config/gateway.env';
 import { API_KEY_CACHE_TTL_MS } from '../auth/api-key-authenticator';
 
 /** How long a last answer still serves while the catalog cannot be reached. */
@@ -25,10 +24,7 @@ export class ActiveWorkspaces {
   /** Fresh for 4 s; serves up to STALE_WHILE_UNREACHABLE_MS while the catalog is away. */
   private readonly checked = new LRUCache<string, Checked>({ max: 10_000 });
 
-  constructor(
-    private readonly rpc: NatsRpcClient,
-    @Inject(APP_ENV) private readonly env: GatewayEnv,
-  ) {}
+  constructor(private readonly rpc: NatsRpcClient) {}
 
   /** The workspace, or null when it does not exist or was deleted. */
   async get(workspaceId: string): Promise<WorkspaceSummary | null> {
@@ -36,12 +32,7 @@ export class ActiveWorkspaces {
     const last = this.checked.get(workspaceId);
     if (last && now - last.at < API_KEY_CACHE_TTL_MS) return last.workspace;
     try {
-      const workspace = await sendRpc(
-        this.rpc,
-        CatalogPatterns.getWorkspace,
-        { workspace_id: workspaceId },
-        { timeoutMs: this.env.NATS_REQUEST_TIMEOUT_MS },
-      );
+      const workspace = await send(this.rpc, CatalogPatterns.getWorkspace, { workspace_id: workspaceId });
       this.checked.set(workspaceId, { workspace, at: now });
       return workspace;
     } catch (error) {

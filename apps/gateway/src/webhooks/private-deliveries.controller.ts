@@ -1,11 +1,9 @@
 import { Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { CallbackPatterns, ListDeliveriesFilter, sendRpc, type DeliverySummary } from '@waggle/contracts';
+import { CallbackPatterns, ListDeliveriesFilter, send, type DeliverySummary } from '@waggle/contracts';
 import { NatsRpcClient } from '@waggle/platform';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { PrivateApiRoute } from '../auth/authenticated.decorator';
-
-const TIMEOUT_MS = 30_000;
 
 /** The callback delivery log: every delivery with its attempts, and redelivery. */
 @ApiExcludeController()
@@ -17,24 +15,14 @@ export class PrivateDeliveriesController {
   @Get()
   async list(@Query() query: ListDeliveriesFilter, @Req() request: AuthenticatedRequest): Promise<{ deliveries: DeliverySummary[] }> {
     return {
-      deliveries: await sendRpc(
-        this.rpc,
-        CallbackPatterns.listDeliveries,
-        { workspace_id: request.auth.workspace_id, ...query },
-        { timeoutMs: TIMEOUT_MS },
-      ),
+      deliveries: await send(this.rpc, CallbackPatterns.listDeliveries, { workspace_id: request.auth.workspace_id, ...query }),
     };
   }
 
   @Get(':delivery_id')
   async get(@Param('delivery_id') deliveryId: string, @Req() request: AuthenticatedRequest): Promise<{ delivery: DeliverySummary }> {
     return {
-      delivery: await sendRpc(
-        this.rpc,
-        CallbackPatterns.getDelivery,
-        { workspace_id: request.auth.workspace_id, delivery_id: deliveryId },
-        { timeoutMs: TIMEOUT_MS },
-      ),
+      delivery: await send(this.rpc, CallbackPatterns.getDelivery, { workspace_id: request.auth.workspace_id, delivery_id: deliveryId }),
     };
   }
 
@@ -43,12 +31,7 @@ export class PrivateDeliveriesController {
   @HttpCode(202)
   async redeliver(@Param('delivery_id') deliveryId: string, @Req() request: AuthenticatedRequest): Promise<{ delivery: DeliverySummary }> {
     return {
-      delivery: await sendRpc(
-        this.rpc,
-        CallbackPatterns.redeliver,
-        { workspace_id: request.auth.workspace_id, delivery_id: deliveryId },
-        { timeoutMs: TIMEOUT_MS },
-      ),
+      delivery: await send(this.rpc, CallbackPatterns.redeliver, { workspace_id: request.auth.workspace_id, delivery_id: deliveryId }),
     };
   }
 }

@@ -9,7 +9,7 @@ import {
   type ExecutionContext,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AgentPatterns, InvocationPatterns, sendRpc, type RpcPattern, type WebhookOwnerKind } from '@waggle/contracts';
+import { AgentPatterns, InvocationPatterns, send, type RpcPattern, type WebhookOwnerKind } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { APP_ENV, NatsRpcClient, REDIS_CLIENT, requestContext } from '@waggle/platform';
 import type { GatewayEnv } from '../config/gateway.env';
@@ -118,7 +118,7 @@ export class WebhookSecretGuard implements CanActivate {
     if (!republish || this.knownMissing.has(id)) return null;
     let exists: boolean;
     try {
-      exists = (await sendRpc(this.rpc, republish, { id }, { timeoutMs: Math.min(this.env.NATS_REQUEST_TIMEOUT_MS, 5_000) })).found;
+      exists = (await send(this.rpc, republish, { id }, { timeoutMs: Math.min(this.env.NATS_REQUEST_TIMEOUT_MS, 5_000) })).found;
     } catch (error) {
       this.logger.warn({ err: error, owner_id: id }, 'a webhook target is missing and its owner could not be asked');
       throw new WaggleException('upstream_request_failed', {

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/commo
 import { ApiExcludeController, OmitType } from '@nestjs/swagger';
 import {
   ApplyWorkflowsRequest,
-  sendRpc,
+  send,
   WebhookSecretRotation,
   WorkflowDeploymentPatterns,
   type AppliedWorkflowDeployment,
@@ -13,8 +13,6 @@ import {
 import { NatsRpcClient } from '@waggle/platform';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { PrivateApiRoute } from '../auth/authenticated.decorator';
-
-const TIMEOUT_MS = 30_000;
 
 /** The definition file's `workflows:` list, as JSON: the contract's apply request for the key's workspace. */
 class ApplyWorkflowsBody extends OmitType(ApplyWorkflowsRequest, ['workspace_id'] as const) {}
@@ -33,24 +31,17 @@ export class PrivateWorkflowsController {
   @Get()
   async list(@Req() request: AuthenticatedRequest): Promise<{ workflows: WorkflowDeploymentSummary[] }> {
     return {
-      workflows: await sendRpc(
-        this.rpc,
-        WorkflowDeploymentPatterns.listWorkflows,
-        { workspace_id: request.auth.workspace_id },
-        { timeoutMs: TIMEOUT_MS },
-      ),
+      workflows: await send(this.rpc, WorkflowDeploymentPatterns.listWorkflows, { workspace_id: request.auth.workspace_id }),
     };
   }
 
   @Post('apply')
   @HttpCode(200)
   async apply(@Body() body: ApplyWorkflowsBody, @Req() request: AuthenticatedRequest): Promise<{ workflows: AppliedWorkflowDeployment[] }> {
-    const applied = await sendRpc(
-      this.rpc,
-      WorkflowDeploymentPatterns.applyWorkflows,
-      { workspace_id: request.auth.workspace_id, workflows: body.workflows },
-      { timeoutMs: TIMEOUT_MS },
-    );
+    const applied = await send(this.rpc, WorkflowDeploymentPatterns.applyWorkflows, {
+      workspace_id: request.auth.workspace_id,
+      workflows: body.workflows,
+    });
     return { workflows: applied };
   }
 
@@ -60,12 +51,11 @@ export class PrivateWorkflowsController {
     @Param('variant') variant: string,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ versions: WorkflowVersionSummary[] }> {
-    const versions = await sendRpc(
-      this.rpc,
-      WorkflowDeploymentPatterns.listWorkflowVersions,
-      { workspace_id: request.auth.workspace_id, deployment, variant },
-      { timeoutMs: TIMEOUT_MS },
-    );
+    const versions = await send(this.rpc, WorkflowDeploymentPatterns.listWorkflowVersions, {
+      workspace_id: request.auth.workspace_id,
+      deployment,
+      variant,
+    });
     return { versions };
   }
 
@@ -74,12 +64,10 @@ export class PrivateWorkflowsController {
     @Param('deployment') deployment: string,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ webhook_secret: WorkflowWebhookSecretView }> {
-    const view = await sendRpc(
-      this.rpc,
-      WorkflowDeploymentPatterns.getWorkflowWebhookSecret,
-      { workspace_id: request.auth.workspace_id, deployment },
-      { timeoutMs: TIMEOUT_MS },
-    );
+    const view = await send(this.rpc, WorkflowDeploymentPatterns.getWorkflowWebhookSecret, {
+      workspace_id: request.auth.workspace_id,
+      deployment,
+    });
     return { webhook_secret: view };
   }
 
@@ -92,7 +80,7 @@ export class PrivateWorkflowsController {
   ): Promise<{ webhook_secret: WorkflowWebhookSecretView }> {
     const rotation = { workspace_id: request.auth.workspace_id, deployment, overlap_seconds: body.overlap_seconds };
     return {
-      webhook_secret: await sendRpc(this.rpc, WorkflowDeploymentPatterns.rotateWorkflowWebhookSecret, rotation, { timeoutMs: TIMEOUT_MS }),
+      webhook_secret: await send(this.rpc, WorkflowDeploymentPatterns.rotateWorkflowWebhookSecret, rotation),
     };
   }
 }

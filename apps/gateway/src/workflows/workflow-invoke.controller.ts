@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import {
-  sendRpc,
+  send,
   WorkflowInvokeInputs,
   WorkflowRunPatterns,
   type WorkflowInvokeResponse,
@@ -14,10 +14,6 @@ import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { MeteredApiRoute, PrivateApiRoute } from '../auth/authenticated.decorator';
 import type { GatewayEnv } from '../config/gateway.env';
 import { checkTriggerBody } from '../webhooks/trigger-intake';
-
-/** The invocation service answers a sync run within its own wait (300 s by default); this margin covers the hops. */
-const WORKFLOW_INVOKE_MARGIN_MS = 10_000;
-const LOOKUP_TIMEOUT_MS = 10_000;
 
 /**
  * `POST /v1/workflow/invoke`: a workflow deployment variant, sync (the answer carries the
@@ -36,7 +32,9 @@ export class WorkflowInvokeController {
     @Inject(APP_ENV) env: GatewayEnv,
   ) {
     this.callbackUrls = CallbackUrlPolicy.fromEnv(env);
-    this.invokeTimeoutMs = env.SYNC_INVOKE_TIMEOUT_MS + WORKFLOW_INVOKE_MARGIN_MS;
+    // Sent as the request's deadline: the invocation service answers within it (a run still going
+    // answers with its request id), so the two sides never disagree on how long a sync run waits.
+    this.invokeTimeoutMs = env.SYNC_INVOKE_TIMEOUT_MS;
   }
 
   @Post('v1/workflow/invoke')
@@ -46,7 +44,7 @@ export class WorkflowInvokeController {
     // `async.callback_url` is required when async is enabled, and must pass the callback policy.
     const callbackUrl = runAsync ? checkTriggerBody([], body.async?.callback_url, this.callbackUrls) : undefined;
     const { limits } = request.auth;
-    return sendRpc(
+    return send(
       this.rpc,
       WorkflowRunPatterns.invokeWorkflow,
       {
@@ -71,12 +69,7 @@ export class WorkflowInvokeController {
   /** decisions "workflow run lookup": `{workflow_run}`; another workspace's id is 404 "Prompt workflow run not found". */
   @Get('v1/workflow_runs/:id')
   async run(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ workflow_run: WorkflowRunView }> {
-    const run = await sendRpc(
-      this.rpc,
-      WorkflowRunPatterns.getWorkflowRun,
-      { workspace_id: request.auth.workspace_id, request_id: id },
-      { timeoutMs: LOOKUP_TIMEOUT_MS },
-    );
+    const run = await send(this.rpc, WorkflowRunPatterns.getWorkflowRun, { workspace_id: request.auth.workspace_id, request_id: id });
     return { workflow_run: run };
   }
 }
@@ -91,12 +84,7 @@ export class PrivateWorkflowRunsController {
   @Get(':id/steps')
   async steps(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ steps: WorkflowStepRecordView[] }> {
     return {
-      steps: await sendRpc(
-        this.rpc,
-        WorkflowRunPatterns.listWorkflowRunSteps,
-        { workspace_id: request.auth.workspace_id, request_id: id },
-        { timeoutMs: LOOKUP_TIMEOUT_MS },
-      ),
+      steps: await send(this.rpc, WorkflowRunPatterns.listWorkflowRunSteps, { workspace_id: request.auth.workspace_id, request_id: id }),
     };
   }
 }

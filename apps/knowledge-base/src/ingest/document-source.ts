@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Inject, Injectable } from '@nestjs/common';
 import { buffer } from 'node:stream/consumers';
-import { AssetPatterns, sendRpc } from '@waggle/contracts';
+import { AssetPatterns, send } from '@waggle/contracts';
 import { AttachmentFetcher, AttachmentFetchError, detectDocumentType, extractDocumentText, DocumentReadError } from '@waggle/documents';
 import { WaggleException } from '@waggle/errors';
 import { APP_ENV, FileStaging, NatsRpcClient } from '@waggle/platform';
@@ -80,7 +80,7 @@ export class DocumentSource {
   }
 
   private async fromAsset(item: KnowledgeBaseItemEntity) {
-    const staged = await sendRpc(
+    const staged = await send(
       this.rpc,
       AssetPatterns.stageAsset,
       { workspace_id: item.workspaceId, asset_id: item.sourceAssetId ?? '' },

@@ -6,7 +6,7 @@ import {
   KNOWLEDGE_BASE_DEFAULTS,
   KNOWLEDGE_BASE_ITEMS_PAGE,
   QueueNames,
-  sendRpc,
+  send,
   type AddKnowledgeBaseItemRequest,
   type CreateKnowledgeBaseFields,
   type DeletedKnowledgeBase,
@@ -151,7 +151,7 @@ export class KnowledgeBasesService implements OnApplicationBootstrap {
     let source: { itemType: 'asset' | 'url'; sourceAssetId: string | null; sourceUrl: string | null; name: string };
     if (request.asset_id !== undefined && request.url !== undefined) throw invalid('url', { detail: 'asset_or_url' });
     if (request.asset_id !== undefined) {
-      const asset = await sendRpc(
+      const asset = await send(
         this.rpc,
         AssetPatterns.getAsset,
         { workspace_id: request.workspace_id, asset_id: request.asset_id },
@@ -179,7 +179,7 @@ export class KnowledgeBasesService implements OnApplicationBootstrap {
 
   /** Sets it, once the catalog confirms an active embedding model; existing knowledge bases keep theirs. */
   async setEmbeddingModel(workspaceId: string, model: string): Promise<EmbeddingModelSetting> {
-    const route = await sendRpc(this.rpc, CatalogPatterns.getModelRoute, { model_id: model }, { timeoutMs: RPC_TIMEOUT_MS }).catch(
+    const route = await send(this.rpc, CatalogPatterns.getModelRoute, { model_id: model }, { timeoutMs: RPC_TIMEOUT_MS }).catch(
       (error: unknown) => {
         if (error instanceof WaggleException && error.code === 'resource_not_found') return null;
         throw error;

@@ -1,11 +1,4 @@
-import {
-  Module,
-  type DynamicModule,
-  type INestApplication,
-  type INestApplicationContext,
-  type INestMicroservice,
-  type Type,
-} from '@nestjs/common';
+import { Module, type DynamicModule, type INestApplication, type INestApplicationContext, type Type } from '@nestjs/common';
 import { ModulesContainer, NestFactory } from '@nestjs/core';
 import type { NestMicroservice } from '@nestjs/microservices';
 import { DEAD_LETTER_OWNERS, queueGroupOf, type DeadLetterOwner, type DomainService } from '@waggle/contracts';
@@ -18,10 +11,8 @@ import { MetricsController } from '../health/metrics.controller';
 import type { Dependency } from '../health/readiness.service';
 import { GracefulNatsServer } from '../nats/graceful-nats.server';
 import { exitOnNatsCredentialsRefused, natsConnectionOptions } from '../nats/nats-connection';
-import { RpcContextInterceptor } from '../nats/rpc-context.interceptor';
-import { REPLY_HANDLERS } from '../nats/rpc-handler';
+import { RPC_HANDLERS } from '../nats/rpc-handler';
 import { createPayloadPipe } from '../nats/validation';
-import { WaggleRpcExceptionFilter } from '../nats/rpc-exception.filter';
 import { PlatformModule } from './platform.module';
 
 export interface ServiceAppSpec {
@@ -89,44 +80,36 @@ export async function startServiceApp(spec: ServiceAppSpec): Promise<INestApplic
   // deferred microservice would also run every module's init and bootstrap hooks when it
   // starts, and the HTTP app again on listen (two queue workers, two subscriptions…): the
   // app runs them, once, and the microservice only registers its handlers.
-  const microservice = applyRpcConventions(app.connectMicroservice({ strategy: server }, { deferInitialization: true }));
+  const microservice = app.connectMicroservice({ strategy: server }, { deferInitialization: true });
   (microservice as NestMicroservice).setIsInitHookCalled(true);
   await app.init();
-  serveReplyPatternsDirectly(app, server);
+  serveRpcHandlers(app, server);
   await app.startAllMicroservices();
   await app.listen(spec.env.PORT, spec.env.HOST);
   return app;
 }
 
 /**
- * Hands the server every reply pattern whose `@RpcHandler` method belongs to a controller of
- * this app, with its payload pipe built once: those messages skip Nest's RPC pipeline
- * (interceptor, pipes consumer, rxjs reply stream) but keep what it gives them (see
- * `GracefulNatsServer.serveDirectly`). Stream patterns stay on Nest's pipeline.
+ * Hands the server every `@RpcHandler` method of this app's controllers, reply and stream
+ * patterns alike, each with its payload pipe built once (see `GracefulNatsServer.serve`, the
+ * one place that gives a message its trace, context, errors, metrics and heartbeats).
  */
-export function serveReplyPatternsDirectly(app: INestApplicationContext, server: GracefulNatsServer): void {
+export function serveRpcHandlers(app: INestApplicationContext, server: GracefulNatsServer): void {
   // The app's own controller instances (asking the app for a class it lacks would end the process).
   for (const module of app.get(ModulesContainer).values()) {
     for (const wrapper of module.controllers.values()) {
-      const methods = wrapper.metatype ? REPLY_HANDLERS.get(wrapper.metatype) : undefined;
+      const methods = wrapper.metatype ? RPC_HANDLERS.get(wrapper.metatype) : undefined;
       if (!methods || !wrapper.instance) continue;
       const instance = wrapper.instance as Record<string | symbol, (request: unknown) => unknown>;
-      for (const { pattern, key, request } of methods) {
+      for (const { pattern, key, kind, request } of methods) {
+        if (!request) {
+          server.serve(pattern, kind, async (payload) => instance[key](payload));
+          continue;
+        }
         const pipe = createPayloadPipe(request);
         const metadata = { type: 'body', metatype: request } as const;
-        server.serveDirectly(pattern, async (payload) => instance[key](await pipe.transform(payload, metadata)));
+        server.serve(pattern, kind, async (payload) => instance[key](await pipe.transform(payload, metadata)));
       }
     }
   }
-}
-
-/**
- * What every NATS handler gets: the caller's trace and request context, and errors sent as
- * the catalog's wire envelope. Payloads are validated by each `@RpcHandler` against its
- * contract's request class.
- */
-export function applyRpcConventions(microservice: INestMicroservice): INestMicroservice {
-  microservice.useGlobalInterceptors(new RpcContextInterceptor());
-  microservice.useGlobalFilters(new WaggleRpcExceptionFilter());
-  return microservice;
 }

@@ -29,6 +29,8 @@ export interface PlatformOptions {
   /** The NATS connection readiness checks: a service's server; by default the RPC client's. */
   nats?: NatsConnectionSource;
   readinessReporters?: Array<Type<ReadinessReporter>>;
+  /** How long this app's calls wait when their contract declares no time-out (the gateway's NATS_REQUEST_TIMEOUT_MS). */
+  rpcTimeoutMs?: number;
 }
 
 @Injectable()
@@ -64,6 +66,7 @@ export class PlatformModule {
         useFactory: async () => {
           const client = new NatsRpcClient(options.env, `waggle-${options.app}-client`, {
             onCredentialsRefused: exitOnNatsCredentialsRefused(options.app),
+            defaultTimeoutMs: options.rpcTimeoutMs,
           });
           await client.connect();
           return client;

@@ -6,6 +6,11 @@ import { v7 as uuidv7 } from 'uuid';
 export interface RequestContextStore {
   requestId?: string;
   workspaceId?: string;
+  /**
+   * When the caller stops waiting for the answer (epoch ms), as its RpcHeaders.deadline said:
+   * a handler that may outlast it answers before it instead (see msUntilDeadline).
+   */
+  deadlineAt?: number;
 }
 
 const storage = new AsyncLocalStorage<RequestContextStore>();
@@ -18,6 +23,16 @@ export const requestContext = {
     return storage.getStore();
   },
 };
+
+/**
+ * How long the current RPC's caller still waits (ms, never below 0), or undefined when it sent
+ * no deadline. A handler that may take longer answers within it, so the caller gets the
+ * service's own answer instead of giving up on its side.
+ */
+export function msUntilDeadline(now = Date.now()): number | undefined {
+  const deadlineAt = storage.getStore()?.deadlineAt;
+  return deadlineAt === undefined ? undefined : Math.max(0, deadlineAt - now);
+}
 
 /** `req_` + the 32 hex digits of a UUIDv7, so request ids sort by creation time. */
 export function newRequestId(): string {

@@ -1,20 +1,22 @@
 import { Logger } from '@nestjs/common';
-import { ServerNats, type NatsContext, type NatsOptions, type WritePacket } from '@nestjs/microservices';
-import { context as otelContext, SpanStatusCode } from '@opentelemetry/api';
-import { RpcHeaders } from '@waggle/contracts';
+import { ServerNats, type NatsOptions } from '@nestjs/microservices';
+import { context as otelContext, SpanStatusCode, type Span } from '@opentelemetry/api';
+import { RpcHeaders, type RpcKind } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type Subscription as NatsSubscription } from 'nats';
-import type { Observable, Subscription } from 'rxjs';
+import { isObservable, type Observable } from 'rxjs';
 import { requestContext } from '../context/request-context';
 import { ClaimCheck } from './claim-check';
 import { isNatsCredentialsRefusal, watchNatsCredentials, type NatsCredentialsRefused } from './nats-connection';
-import { startRpcScope } from './rpc-context.interceptor';
 import { recordRpcServer, rpcOutcomeOf, type RpcOutcome } from './rpc-metrics';
-import { toRpcErrorWire } from './rpc-exception.filter';
+import { startRpcScope, toRpcErrorWire } from './rpc-scope';
 import { endSpanWithError } from './trace-propagation';
 
-/** A reply pattern's handler served outside Nest's pipeline: takes the raw payload (validated inside). */
-export type DirectReplyHandler = (payload: unknown) => Promise<unknown>;
+/**
+ * A pattern's handler: takes the raw payload (validated inside) and answers once, or (a
+ * stream pattern) with an observable of events.
+ */
+export type RpcMessageHandler = (payload: unknown) => Promise<unknown>;
 
 interface RequestPacket {
   id?: unknown;
@@ -22,7 +24,6 @@ interface RequestPacket {
 }
 
 type NatsServerOptions = Required<NatsOptions>['options'];
-type Respond = (packet: WritePacket) => Promise<unknown> | void;
 
 const DECODER = new TextDecoder();
 const ENCODER = new TextEncoder();
@@ -31,10 +32,17 @@ const EMPTY = new Uint8Array(0);
 const HEARTBEAT_BOUNDS_MS = { min: 100, max: 60_000 } as const;
 
 /**
- * Nest's NATS transport, with a shutdown that loses no work: on close it unsubscribes
- * first (queue-group peers take new messages), waits until every message already
- * received has been answered, or the grace period ends, then closes the connection.
- * Nest's own `gracefulShutdown` option only sleeps a fixed time.
+ * The one RPC server of every service: Nest's NATS transport for the connection and its
+ * lifecycle, with every message served by our own path (`serve`), reply and stream patterns
+ * alike. Each message gets, in this one place, the caller's trace and request context (and
+ * deadline), its payload validated by the handler, the catalog's error envelope for whatever
+ * it fails with, the RPC metrics, and for a stream the heartbeats its caller asked for. Nest's
+ * RPC pipeline (message patterns, guards, interceptors, filters) is not used.
+ *
+ * Shutdown loses no work: on close it unsubscribes first (queue-group peers take new
+ * messages), waits until every message already received has been answered (a stream to its
+ * end), or the grace period ends, then closes the connection. Nest's own `gracefulShutdown`
+ * option only sleeps a fixed time.
  *
  * Payloads of any size cross it (requests, replies and stream events larger than the
  * server's max_payload travel as claim checks), and no message can take the process down:
@@ -44,8 +52,9 @@ const HEARTBEAT_BOUNDS_MS = { min: 100, max: 60_000 } as const;
 export class GracefulNatsServer extends ServerNats {
   private inflight = 0;
   private idleWaiters: Array<() => void> = [];
-  private readonly direct = new Map<string, DirectReplyHandler>();
-  private readonly directLogger = new Logger('RpcExceptionFilter');
+  private readonly handlers = new Map<string, { kind: RpcKind; handle: RpcMessageHandler }>();
+  private readonly servedSubscriptions: NatsSubscription[] = [];
+  private readonly errorLogger = new Logger('RpcErrors');
   private readonly transportLogger = new Logger(GracefulNatsServer.name);
   private readonly claims = new ClaimCheck(() => this.connection());
   /** Streams whose caller asked for heartbeats (STREAM_HEARTBEAT): reply subject → timer. */
@@ -56,12 +65,15 @@ export class GracefulNatsServer extends ServerNats {
    * @param onCredentialsRefused  what to do when the server refuses the credentials, at listen or
    *   on a reconnect (apps: exitOnNatsCredentialsRefused)
    */
+  private readonly queue: string | undefined;
+
   constructor(
     options: NatsServerOptions,
     private readonly graceMs: number,
     private readonly onCredentialsRefused?: NatsCredentialsRefused,
   ) {
     super(options);
+    this.queue = options.queue;
   }
 
   override async createNatsClient(): Promise<NatsConnection> {
@@ -90,18 +102,37 @@ export class GracefulNatsServer extends ServerNats {
   }
 
   /**
-   * Serves a reply pattern from the subscription itself: the same wire format, trace
-   * context, request context and error envelope as Nest's pipeline (`RpcContextInterceptor`,
-   * `WaggleRpcExceptionFilter`), without its per-message interceptor, pipe and rxjs
-   * machinery, and one reply message. Set before `listen`; Nest still registers the
-   * pattern, so the subscription is the same.
+   * Answers a pattern (set before `listen`): `reply`, the handler's one result; `stream`, every
+   * event of the observable the handler resolves to, then the end (or an error, which ends it too).
    */
-  serveDirectly(pattern: string, handler: DirectReplyHandler): void {
-    this.direct.set(pattern, handler);
+  serve(pattern: string, kind: RpcKind, handle: RpcMessageHandler): void {
+    if (this.handlers.has(pattern)) throw new Error(`${pattern} is served twice`);
+    this.handlers.set(pattern, { kind, handle });
+  }
+
+  /** The patterns `serve` was given. */
+  get servedPatterns(): string[] {
+    return [...this.handlers.keys()];
+  }
+
+  /** Subscribes to every served pattern, in the server's queue group (Nest's own registry stays empty). */
+  override bindEvents(client: NatsConnection): void {
+    const queue = this.queue;
+    for (const pattern of this.handlers.keys()) {
+      this.servedSubscriptions.push(
+        client.subscribe(pattern, {
+          queue,
+          callback: (error, message) => {
+            if (error) return this.transportLogger.error({ err: error, subject: pattern }, 'a NATS subscription failed');
+            void this.handleMessage(pattern, message);
+          },
+        }),
+      );
+    }
   }
 
   /**
-   * Subscribes as Nest does, then waits until the server has them (a flush), so `listen`
+   * Subscribes, then waits until the server has the subscriptions (a flush), so `listen`
    * resolving means a request sent next finds this process: a readiness probe that passes, or
    * a test's first call, never races the subscriptions into "no responders".
    */
@@ -116,27 +147,22 @@ export class GracefulNatsServer extends ServerNats {
     });
   }
 
-  /** The patterns `serveDirectly` was given. */
-  get directPatterns(): string[] {
-    return [...this.direct.keys()];
-  }
-
-  override async handleMessage(channel: string, received: Msg): Promise<unknown> {
-    // Counted until the reply stream ends (see send), so close() can wait for it.
+  override async handleMessage(channel: string, received: Msg): Promise<void> {
+    // Counted until the answer (a stream's last packet) is sent, so close() can wait for it.
     this.begin();
     try {
+      const handler = this.handlers.get(channel);
+      // A message without a reply subject is nobody's request: there is no one to answer.
+      if (!handler || !received.reply) return;
       const natsMsg = await this.withClaimedPayload(received);
-      if (!natsMsg) return undefined;
-      const direct = natsMsg.reply ? this.direct.get(channel) : undefined;
-      if (direct) return await this.handleDirectly(direct, natsMsg);
-      return await super.handleMessage(channel, natsMsg);
+      if (!natsMsg) return;
+      await this.answer(handler.kind, handler.handle, natsMsg);
     } catch (error) {
-      // Nest's subscription callback drops the promise: anything thrown here would be an
+      // The subscription callback drops the promise: anything thrown here would be an
       // unhandled rejection. The caller gets an error envelope, or its own time-out.
       this.transportLogger.error({ err: error, subject: received.subject }, 'a NATS message could not be handled');
       this.stopHeartbeat(received.reply);
       if (received.reply) await this.sendReply(received, this.errorPacket(error, received.subject));
-      return undefined;
     } finally {
       this.end();
     }
@@ -144,8 +170,8 @@ export class GracefulNatsServer extends ServerNats {
 
   /**
    * The message with its real payload: a claim-checked request is read from the object
-   * store first (the Msg is shadowed, so Nest and the direct path see ordinary data). A
-   * claim that cannot be read is answered as `upstream_request_failed` (null: nothing to do).
+   * store first (the Msg is shadowed, so the handler sees ordinary data). A claim that
+   * cannot be read is answered as `upstream_request_failed` (null: nothing to do).
    */
   private async withClaimedPayload(natsMsg: Msg): Promise<Msg | null> {
     if (ClaimCheck.claimOf(natsMsg) === undefined) return natsMsg;
@@ -154,13 +180,89 @@ export class GracefulNatsServer extends ServerNats {
       return Object.create(natsMsg, { data: { value: data } }) as Msg;
     } catch (error) {
       this.transportLogger.warn({ err: error, subject: natsMsg.subject }, 'a claim-checked request could not be read');
-      if (natsMsg.reply) await this.sendReply(natsMsg, this.errorPacket(error, natsMsg.subject));
+      await this.sendReply(natsMsg, this.errorPacket(error, natsMsg.subject));
       return null;
     }
   }
 
+  /**
+   * Runs the handler in the caller's trace and request context and sends its answer: Nest's
+   * wire format (`{response, id}` per value, `isDisposed` on the last packet, `{err}` on a
+   * failure), so any client of it reads the answer.
+   */
+  private async answer(kind: RpcKind, handle: RpcMessageHandler, natsMsg: Msg): Promise<void> {
+    const startedAt = performance.now();
+    let packet: RequestPacket;
+    try {
+      packet = JSON.parse(DECODER.decode(natsMsg.data)) as RequestPacket;
+    } catch {
+      packet = {};
+    }
+    // Nest's own answer to a malformed packet is none at all; the caller times out.
+    if (packet.id === undefined) return;
+    const id = packet.id;
+    // Before the handler runs: a caller waiting on a slow first packet still hears the stream is alive.
+    if (kind === 'stream') this.startHeartbeat(natsMsg);
+    const { span, context, store } = startRpcScope(natsMsg.subject, natsMsg.headers);
+    // Inside the caller's context, so a logged failure carries its request id and trace.
+    const outcome = await otelContext.with(context, () =>
+      requestContext.run(store, async (): Promise<RpcOutcome> => {
+        try {
+          const result = await handle(packet.data);
+          if (kind === 'stream' && isObservable(result)) return await this.sendStream(result, natsMsg, id, span);
+          span.setStatus({ code: SpanStatusCode.OK });
+          span.end();
+          await this.sendReply(natsMsg, this.encodePacket({ response: result, isDisposed: true, id }, natsMsg.subject), id);
+          return 'ok';
+        } catch (error) {
+          endSpanWithError(span, error, error instanceof WaggleException ? error.code : undefined);
+          this.stopHeartbeat(natsMsg.reply);
+          await this.sendReply(natsMsg, this.errorPacket(error, natsMsg.subject, id), id);
+          return rpcOutcomeOf(error);
+        }
+      }),
+    );
+    recordRpcServer(natsMsg.subject, startedAt, outcome);
+  }
+
+  /**
+   * Sends every event of a stream, in order (a claim-checked one is stored before the next is
+   * sent), then the end; an error ends the stream as an error envelope. Resolves once the last
+   * packet is out, so the message counts as in flight until then.
+   */
+  private sendStream(events: Observable<unknown>, natsMsg: Msg, id: unknown, span: Span): Promise<RpcOutcome> {
+    let sent = Promise.resolve();
+    const send = (packet: Record<string, unknown>) => {
+      sent = sent.then(() => this.sendReply(natsMsg, this.encodePacket({ ...packet, id }, natsMsg.subject), id));
+    };
+    return new Promise<RpcOutcome>((resolve) => {
+      const finish = (error?: unknown) => {
+        this.stopHeartbeat(natsMsg.reply);
+        if (error === undefined) {
+          span.setStatus({ code: SpanStatusCode.OK });
+          span.end();
+          send({ isDisposed: true });
+        } else {
+          endSpanWithError(span, error, error instanceof WaggleException ? error.code : undefined);
+          sent = sent.then(() => this.sendReply(natsMsg, this.errorPacket(error, natsMsg.subject, id), id));
+        }
+        void sent.then(() => resolve(error === undefined ? 'ok' : rpcOutcomeOf(error)));
+      };
+      events.subscribe({ next: (response) => send({ response }), error: finish, complete: () => finish() });
+    });
+  }
+
+  /** A packet as bytes; a value JSON cannot carry (a BigInt, a cycle) is sent as an error envelope instead. */
+  private encodePacket(packet: Record<string, unknown>, subject: string): Uint8Array {
+    try {
+      return ENCODER.encode(JSON.stringify(packet));
+    } catch (error) {
+      return this.errorPacket(error, subject, packet.id);
+    }
+  }
+
   private errorPacket(error: unknown, subject: string, id?: unknown): Uint8Array {
-    return ENCODER.encode(JSON.stringify({ err: toRpcErrorWire(error, subject, this.directLogger), isDisposed: true, id }));
+    return ENCODER.encode(JSON.stringify({ err: toRpcErrorWire(error, subject, this.errorLogger), isDisposed: true, id }));
   }
 
   /**
@@ -186,37 +288,6 @@ export class GracefulNatsServer extends ServerNats {
         );
       }
     }
-  }
-
-  /** Nest's publisher for its own pipeline (streams): every packet goes through `sendReply`, in order (Nest awaits each). */
-  override getPublisher(natsMsg: Msg, id: string, ctx: NatsContext): (response: WritePacket) => Promise<void> {
-    if (!natsMsg.reply) return async () => undefined;
-    // Before the handler runs: a caller waiting on a slow first packet still hears the stream is alive.
-    this.startHeartbeat(natsMsg);
-    const startedAt = performance.now();
-    let ended = false;
-    return async (response: WritePacket) => {
-      // The last packet (or an error, which ends the stream too) stops the heartbeat.
-      if (response.isDisposed || response.err !== undefined) {
-        this.stopHeartbeat(natsMsg.reply);
-        if (!ended)
-          recordRpcServer(
-            natsMsg.subject,
-            startedAt,
-            response.err === undefined || response.err === null ? 'ok' : rpcOutcomeOf(response.err),
-          );
-        ended = true;
-      }
-      let outgoing: { data: Uint8Array; headers?: MsgHdrs };
-      try {
-        outgoing = this.serializer.serialize({ ...response, id }) as typeof outgoing;
-      } catch (error) {
-        // A value JSON cannot carry (a BigInt, a cycle) ends the stream with an error.
-        outgoing = { data: this.errorPacket(error, natsMsg.subject, id) };
-      }
-      this.onProcessingEndHook?.(this.transportId, ctx);
-      await this.sendReply(natsMsg, outgoing.data, id, outgoing.headers);
-    };
   }
 
   /** Heartbeats at the interval the stream's caller asked for (RpcHeaders.heartbeat), until the stream ends. */
@@ -245,59 +316,11 @@ export class GracefulNatsServer extends ServerNats {
     this.heartbeats.delete(reply);
   }
 
-  private async handleDirectly(handler: DirectReplyHandler, natsMsg: Msg): Promise<void> {
-    const startedAt = performance.now();
-    let outcome: RpcOutcome = 'ok';
-    let packet: RequestPacket;
-    try {
-      packet = JSON.parse(DECODER.decode(natsMsg.data)) as RequestPacket;
-    } catch {
-      packet = {};
-    }
-    // Nest's own answer to a malformed packet is none at all; the caller times out.
-    if (packet.id === undefined) return;
-    const { span, context, store } = startRpcScope(natsMsg.subject, natsMsg.headers);
-    // Inside the caller's context, so a logged failure carries its request id and trace.
-    const reply = await otelContext.with(context, () =>
-      requestContext.run(store, async () => {
-        try {
-          const response = await handler(packet.data);
-          span.setStatus({ code: SpanStatusCode.OK });
-          span.end();
-          return ENCODER.encode(JSON.stringify({ response, isDisposed: true, id: packet.id }));
-        } catch (error) {
-          endSpanWithError(span, error, error instanceof WaggleException ? error.code : undefined);
-          outcome = rpcOutcomeOf(error);
-          return this.errorPacket(error, natsMsg.subject, packet.id);
-        }
-      }),
-    );
-    await this.sendReply(natsMsg, reply, packet.id);
-    recordRpcServer(natsMsg.subject, startedAt, outcome);
-  }
-
-  override send(stream$: Observable<unknown>, respond: Respond): Subscription {
-    this.begin();
-    let finished = false;
-    const trackedRespond: Respond = async (packet) => {
-      try {
-        return await respond(packet);
-      } finally {
-        if (packet.isDisposed && !finished) {
-          finished = true;
-          this.end();
-        }
-      }
-    };
-    return super.send(stream$, trackedRespond);
-  }
-
   override async close(): Promise<void> {
     const connection = this.connection();
     if (connection && !connection.isClosed()) {
-      // Nest keeps the subscriptions private; draining them is the only way to stop intake.
-      const { subscriptions } = this as unknown as { subscriptions: NatsSubscription[] };
-      await Promise.all(subscriptions.map((subscription) => subscription.drain().catch(() => undefined)));
+      // Draining stops intake; what was received is still answered.
+      await Promise.all(this.servedSubscriptions.map((subscription) => subscription.drain().catch(() => undefined)));
       await this.waitUntilIdle(this.graceMs);
       await connection.flush().catch(() => undefined);
     }

@@ -48,8 +48,9 @@ export function toUpstreamException(error: unknown, pattern: string): WaggleExce
 }
 
 /**
- * The NATS side of `sendRpc`/`streamRpc`: Nest's NATS client plus the headers every hop
- * carries (request id, workspace, W3C trace context) and a client span per request.
+ * The NATS transport under `send` (the one way to call a service): Nest's NATS client plus the
+ * headers every hop carries (request id, workspace, W3C trace context, a reply's deadline) and
+ * a client span per request.
  */
 export class NatsRpcClient implements RpcTransport {
   private readonly logger = new Logger(NatsRpcClient.name);
@@ -58,6 +59,7 @@ export class NatsRpcClient implements RpcTransport {
   readonly claims = new ClaimCheck(() => this.connection());
 
   private readonly streamHeartbeat: { intervalMs: number; missedLimit: number };
+  readonly defaultTimeoutMs?: number;
   private readonly onCredentialsRefused?: NatsCredentialsRefused;
 
   /**
@@ -66,12 +68,18 @@ export class NatsRpcClient implements RpcTransport {
    *   intervals of silence end the stream as timed out (tests shorten it; STREAM_HEARTBEAT otherwise)
    * @param options.onCredentialsRefused  what to do when the server refuses the credentials, at
    *   connect or on a reconnect (apps: exitOnNatsCredentialsRefused); connect() still rejects
+   * @param options.defaultTimeoutMs  how long `send` waits for a pattern whose contract declares no time-out
    */
   constructor(
     env: NatsEnv,
     name: string,
-    options: { streamHeartbeat?: { intervalMs: number; missedLimit: number }; onCredentialsRefused?: NatsCredentialsRefused } = {},
+    options: {
+      streamHeartbeat?: { intervalMs: number; missedLimit: number };
+      onCredentialsRefused?: NatsCredentialsRefused;
+      defaultTimeoutMs?: number;
+    } = {},
   ) {
+    this.defaultTimeoutMs = options.defaultTimeoutMs;
     this.streamHeartbeat = options.streamHeartbeat ?? STREAM_HEARTBEAT;
     this.onCredentialsRefused = options.onCredentialsRefused;
     this.client = new ClientNats({ ...natsConnectionOptions(env), name, maxReconnectAttempts: -1 });
@@ -137,9 +145,10 @@ export class NatsRpcClient implements RpcTransport {
 
   /**
    * One request, one reply, on the connection's shared reply subscription (no per-call
-   * inbox subscription, no observable): Nest's wire format, so any handler answers it.
+   * inbox subscription, no observable): Nest's wire format, so any handler answers it. The
+   * request carries its deadline (RpcHeaders.deadline), so the handler answers within the wait.
    */
-  async send(pattern: string, payload: unknown, callContext: RpcCallContext, timeoutMs: number): Promise<unknown> {
+  async reply(pattern: string, payload: unknown, callContext: RpcCallContext, timeoutMs: number): Promise<unknown> {
     const startedAt = performance.now();
     const connection = this.connection();
     if (!connection || connection.isClosed()) {
@@ -147,6 +156,7 @@ export class NatsRpcClient implements RpcTransport {
       throw new WaggleException('upstream_request_failed', { details: { pattern } });
     }
     const headers = this.headersFor(callContext);
+    headers.set(RpcHeaders.deadline, String(Date.now() + timeoutMs));
     const span = startNatsClientSpan(pattern, headers);
     let packet: ReplyPacket;
     try {

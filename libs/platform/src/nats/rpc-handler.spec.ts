@@ -1,4 +1,3 @@
-import { PATTERN_METADATA } from '@nestjs/microservices/constants';
 import {
   CatalogPatterns,
   InvocationPatterns,
@@ -14,7 +13,7 @@ import {
 } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { EMPTY, type Observable } from 'rxjs';
-import { RpcHandler } from './rpc-handler';
+import { RPC_HANDLERS, RpcHandler } from './rpc-handler';
 import { createPayloadPipe } from './validation';
 
 /**
@@ -69,9 +68,20 @@ class Handlers {
 }
 
 describe('@RpcHandler', () => {
-  it('registers the method for its NATS pattern', () => {
-    expect(Reflect.getMetadata(PATTERN_METADATA, Handlers.prototype.route)).toEqual([CatalogPatterns.getModelRoute]);
-    expect(Reflect.getMetadata(PATTERN_METADATA, Handlers.prototype.stream)).toEqual([InvocationPatterns.streamPrompt]);
+  it('records the method for its NATS pattern, with its kind and request class', () => {
+    const methods = RPC_HANDLERS.get(Handlers) ?? [];
+    expect(methods.find((method) => method.key === 'route')).toEqual({
+      pattern: CatalogPatterns.getModelRoute,
+      key: 'route',
+      kind: 'reply',
+      request: ModelIdRequest,
+    });
+    expect(methods.find((method) => method.key === 'stream')).toEqual({
+      pattern: InvocationPatterns.streamPrompt,
+      key: 'stream',
+      kind: 'stream',
+      request: PromptRunRequest,
+    });
   });
 
   it('refuses a pattern outside the contract map when the class is defined', () => {

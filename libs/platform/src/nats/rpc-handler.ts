@@ -1,15 +1,14 @@
-import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
-  EmptyRequest,
   RPC_CONTRACTS,
+  type EmptyRequest,
   type RequestClass,
   type RpcContracts,
+  type RpcKind,
   type RpcPattern,
   type RpcRequest,
   type RpcResponse,
 } from '@waggle/contracts';
 import type { Observable } from 'rxjs';
-import { createPayloadPipe } from './validation';
 
 /** What a handler of the pattern may return: the response (or its promise), or a stream of events. */
 export type RpcHandlerResult<P extends RpcPattern> = RpcContracts[P]['kind'] extends 'stream'
@@ -41,6 +40,12 @@ export type RpcHandlerMismatch<P extends RpcPattern, Method> = Method extends (.
  * Makes a method the handler of a NATS pattern of the contract map: its request parameter
  * and result must be exactly the contract's types (checked by the compiler), and payloads are
  * validated against the contract's request class, whatever the parameter declares.
+ *
+ * This is the only way a service answers a pattern: `serveRpcHandlers` hands every such
+ * method to `GracefulNatsServer.serve`, which gives each message its trace, request context,
+ * deadline, metrics and error envelope (and a stream its heartbeats). Nest's RPC pipeline
+ * (`@MessagePattern`, guards, interceptors, filters) is not used, and the lint refuses it on
+ * service controllers.
  */
 export function RpcHandler<P extends RpcPattern>(pattern: P) {
   const contract = RPC_CONTRACTS[pattern];
@@ -48,40 +53,37 @@ export function RpcHandler<P extends RpcPattern>(pattern: P) {
   return <Method>(
     target: object,
     key: string | symbol,
-    descriptor: TypedPropertyDescriptor<Method> & RpcHandlerMismatch<P, Method>,
+    _descriptor: TypedPropertyDescriptor<Method> & RpcHandlerMismatch<P, Method>,
   ): void => {
-    MessagePattern(pattern)(target, key, descriptor);
-    ValidatedPayload(contract.request as RequestClass<unknown>)(target, key, 0);
-    if (contract.kind === 'reply')
-      registerReplyHandler(target.constructor, { pattern, key, request: contract.request as RequestClass<unknown> });
+    registerRpcHandler(target.constructor, { pattern, key, kind: contract.kind, request: contract.request as RequestClass<unknown> });
   };
 }
 
-/** A reply pattern's handler method, as `@RpcHandler` recorded it on its class. */
-export interface ReplyHandlerMethod {
+/** A handler method, as `@RpcHandler` recorded it on its class. */
+export interface RpcHandlerMethod {
   pattern: string;
   key: string | symbol;
-  request: RequestClass<unknown>;
+  kind: RpcKind;
+  /** The class its payload is validated against; a test's pattern outside the contract map may take its payload as sent. */
+  request?: RequestClass<unknown>;
 }
 
-/**
- * Every class with `@RpcHandler` methods of reply patterns. The service app serves those
- * patterns straight from the NATS subscription (see `GracefulNatsServer.serveDirectly`),
- * outside Nest's RPC pipeline; stream patterns stay on Nest's.
- */
-export const REPLY_HANDLERS = new Map<object, ReplyHandlerMethod[]>();
+/** Every class with `@RpcHandler` methods, and those methods. */
+export const RPC_HANDLERS = new Map<object, RpcHandlerMethod[]>();
 
 /**
- * The payload parameter, validated against a request class. `@RpcHandler` applies it; a
- * handler of a pattern outside the contract map (a test's) can use it directly.
+ * `@RpcHandler` for a pattern outside the contract map (a test's own), served the same way.
+ * Without `request` the payload reaches the method unvalidated.
  */
-export function ValidatedPayload(requestClass: RequestClass<unknown>): ParameterDecorator {
-  return Payload(createPayloadPipe(requestClass));
+export function UncontractedRpcHandler(
+  pattern: string,
+  options: { kind?: RpcKind; request?: RequestClass<unknown> } = {},
+): MethodDecorator {
+  return (target, key) => registerRpcHandler(target.constructor, { pattern, key, kind: options.kind ?? 'reply', request: options.request });
 }
 
-/** Records a reply pattern's handler method (what `@RpcHandler` does for contract patterns; tests use it for their own). */
-export function registerReplyHandler(owner: object, method: ReplyHandlerMethod): void {
-  const methods = REPLY_HANDLERS.get(owner) ?? [];
+function registerRpcHandler(owner: object, method: RpcHandlerMethod): void {
+  const methods = RPC_HANDLERS.get(owner) ?? [];
   methods.push(method);
-  REPLY_HANDLERS.set(owner, methods);
+  RPC_HANDLERS.set(owner, methods);
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AgentPatterns, KnowledgeBasePatterns, sendRpc } from '@waggle/contracts';
+import { AgentPatterns, KnowledgeBasePatterns, send } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { APP_ENV, NatsRpcClient } from '@waggle/platform';
 import { WebScraper } from '@waggle/documents';
@@ -212,7 +212,7 @@ export class StepExecutors {
   }
 
   private async agent(stepKey: string, inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
-    const answer = await sendRpc(
+    const answer = await send(
       this.rpc,
       AgentPatterns.invokeAgent,
       {
@@ -228,7 +228,7 @@ export class StepExecutors {
   }
 
   private async knowledgeSearch(inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
-    const answer = await sendRpc(
+    const answer = await send(
       this.rpc,
       KnowledgeBasePatterns.search,
       {

@@ -1,6 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import {
+  DEADLINE_MARGIN_MS,
   QueueNames,
   WORKFLOW_RUN_FINISHED_SUBJECT,
   type CallbackBody,
@@ -12,7 +13,7 @@ import {
   type WorkflowStepRecordView,
 } from '@waggle/contracts';
 import { isErrorCode, WaggleException, type ErrorDetail } from '@waggle/errors';
-import { APP_ENV, enqueue, isTransientFailure, LedgerPublisher, NatsRpcClient, type JobQueue } from '@waggle/platform';
+import { APP_ENV, enqueue, isTransientFailure, LedgerPublisher, msUntilDeadline, NatsRpcClient, type JobQueue } from '@waggle/platform';
 import { deliveryIdFor } from '@waggle/webhooks';
 import type { WorkflowInput, WorkflowVariant } from '@waggle/workflows';
 import type { Subscription } from 'nats';
@@ -317,12 +318,21 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
     return { done, cancel };
   }
 
-  /** The sync answer: the output, the run's failure, or (past the wait) a time-out that names the request id. */
+  /**
+   * The sync answer: the output, the run's failure, or (past the wait) a time-out that names the
+   * request id. The wait is WORKFLOW_SYNC_TIMEOUT_MS, cut short to answer before the caller's
+   * deadline (RpcHeaders.deadline), so the caller hears this answer rather than its own time-out.
+   */
   private async syncAnswer(requestId: string, finished: { done: Promise<void>; cancel: () => void }): Promise<WorkflowInvokeResponse> {
+    const callerWaitMs = msUntilDeadline();
+    const waitMs = Math.min(
+      this.env.WORKFLOW_SYNC_TIMEOUT_MS,
+      callerWaitMs === undefined ? Infinity : Math.max(0, callerWaitMs - DEADLINE_MARGIN_MS),
+    );
     let timer: NodeJS.Timeout | undefined;
     const outcome = await Promise.race([
       finished.done.then(() => 'finished' as const),
-      new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), this.env.WORKFLOW_SYNC_TIMEOUT_MS))),
+      new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), waitMs))),
     ]);
     clearTimeout(timer);
     finished.cancel();
@@ -331,7 +341,7 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
       throw new WaggleException('upstream_request_failed', {
         status: 504,
         detail: 'workflow_sync_timeout',
-        params: { seconds: Math.round(this.env.WORKFLOW_SYNC_TIMEOUT_MS / 1000), request_id: requestId },
+        params: { seconds: Math.round(waitMs / 1000), request_id: requestId },
         extra: { request_id: requestId },
       });
     }
