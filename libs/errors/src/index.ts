@@ -19,6 +19,7 @@ export {
   interpolate,
   isErrorCode,
   type ErrorParams,
+  type NestedText,
   type WaggleErrorWire,
   type WaggleExceptionOptions,
 } from './waggle.exception';
@@ -28,7 +29,9 @@ export {
   errorMessageIds,
   errorMessageTemplate,
   isErrorMessageId,
+  nestedMessage,
   type ErrorDetail,
+  type NestedMessage,
   type ErrorMessageId,
   type ErrorMessageParams,
 } from './error-messages';
