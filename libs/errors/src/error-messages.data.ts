@@ -286,6 +286,30 @@ export const ERROR_MESSAGES = {
     es: 'No hay URL base configurada para el proveedor %{provider}',
   },
   provider_request_failed: { en: '%{provider} request failed: %{reason}', es: 'La solicitud a %{provider} falló: %{reason}' },
+  // Why a provider call failed (libs/providers), nested as provider_request_failed's `%{reason}`.
+  provider_reason_after_attempts: { en: '%{reason} after %{count} attempts', es: '%{reason} tras %{count} intentos' },
+  provider_reason_authentication: { en: 'authentication failed (HTTP %{status})', es: 'la autenticación falló (HTTP %{status})' },
+  provider_reason_rate_limited: { en: 'rate limited (HTTP 429)', es: 'límite de frecuencia alcanzado (HTTP 429)' },
+  provider_reason_unavailable: { en: 'provider unavailable (HTTP %{status})', es: 'proveedor no disponible (HTTP %{status})' },
+  provider_reason_rejected: { en: 'request rejected (HTTP %{status})', es: 'solicitud rechazada (HTTP %{status})' },
+  provider_reason_rejected_saying: {
+    en: 'request rejected (HTTP %{status}): %{message}',
+    es: 'solicitud rechazada (HTTP %{status}): %{message}',
+  },
+  provider_reason_connect: { en: 'could not connect', es: 'no se pudo conectar' },
+  provider_reason_broken: { en: 'the connection broke during the response', es: 'la conexión se cortó durante la respuesta' },
+  provider_reason_unreadable: { en: 'the response could not be read', es: 'no se pudo leer la respuesta' },
+  provider_reason_stream_reported: { en: 'the stream reported %{type}', es: 'la transmisión informó de %{type}' },
+  provider_reason_stream_ended: {
+    en: 'the stream ended before the answer finished',
+    es: 'la transmisión terminó antes de completarse la respuesta',
+  },
+  provider_reason_no_output: { en: 'no output was generated', es: 'no se generó ninguna salida' },
+  provider_reason_tool_choice: {
+    en: 'the model answered against the tool choice',
+    es: 'el modelo respondió en contra de la elección de herramienta',
+  },
+  provider_reason_unexpected: { en: 'unexpected failure', es: 'fallo inesperado' },
   provider_no_embedding_models: {
     en: 'Provider %{provider} offers no embedding models',
     es: 'El proveedor %{provider} no ofrece modelos de embeddings',

@@ -12,7 +12,7 @@ export {
   type ErrorCodeCatalog,
   type ErrorCodeEntry,
 } from './error-catalog';
-export { streamErrorEvent, type StreamErrorEvent } from './stream-error-event';
+export { localizeStreamEvent, streamErrorEvent, type StreamErrorEvent } from './stream-error-event';
 export { toErrorBody, type ErrorBody, type ErrorOnlyBody } from './error-body';
 export {
   WaggleException,
