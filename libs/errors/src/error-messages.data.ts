@@ -259,6 +259,27 @@ export const ERROR_MESSAGES = {
   },
   tool_call_failed: { en: 'The tool call failed', es: 'La llamada a la herramienta falló' },
   web_tool_failed: { en: '%{reason}', es: 'La herramienta web falló: %{reason}' },
+  // Why a web tool failed (libs/providers/src/web), nested as web_tool_failed's `%{reason}`.
+  web_answered_too_much: { en: '%{provider} answered more than %{mebibytes} MiB', es: '%{provider} respondió más de %{mebibytes} MiB' },
+  web_no_answer_in_time: { en: '%{provider} did not answer within %{ms} ms', es: '%{provider} no respondió en %{ms} ms' },
+  web_unreachable: { en: '%{provider} could not be reached', es: 'no se pudo contactar con %{provider}' },
+  web_unreachable_code: { en: '%{provider} could not be reached (%{code})', es: 'no se pudo contactar con %{provider} (%{code})' },
+  web_answered_status: { en: '%{provider} answered HTTP %{status}%{phrase}', es: '%{provider} respondió HTTP %{status}%{phrase}' },
+  web_answered_not_json: { en: '%{provider} answered something that is not JSON', es: '%{provider} respondió algo que no es JSON' },
+  web_setting_not_absolute: { en: '%{setting} is not an absolute URL', es: '%{setting} no es una URL absoluta' },
+  web_setting_not_http: { en: '%{setting} must be an http(s) URL', es: '%{setting} debe ser una URL http(s)' },
+  web_searxng_json_format: {
+    en: '%{reason} (is the json format enabled in its search.formats?)',
+    es: '%{reason} (¿está habilitado el formato json en su search.formats?)',
+  },
+  web_search_variable_missing: {
+    en: 'WEB_SEARCH_PROVIDER is %{provider} but %{variable} is not set',
+    es: 'WEB_SEARCH_PROVIDER es %{provider} pero %{variable} no está definida',
+  },
+  web_search_provider_unknown: {
+    en: 'WEB_SEARCH_PROVIDER must be one of %{providers}',
+    es: 'WEB_SEARCH_PROVIDER debe ser uno de estos: %{providers}',
+  },
   http_response_too_large: {
     en: 'The response of %{url} is larger than %{bytes} bytes',
     es: 'La respuesta de %{url} supera los %{bytes} bytes',

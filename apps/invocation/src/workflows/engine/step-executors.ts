@@ -46,7 +46,7 @@ export function childRequestId(runId: string, stepKey: string): string {
 function toolFailure(error: unknown): WaggleException {
   if (error instanceof WaggleException) return error;
   if (error instanceof WebToolError) {
-    return new WaggleException('upstream_request_failed', { detail: 'web_tool_failed', params: { reason: error.message } });
+    return new WaggleException('upstream_request_failed', { detail: 'web_tool_failed', params: { reason: error.reason } });
   }
   return new WaggleException('upstream_request_failed', { detail: 'tool_call_failed' });
 }
