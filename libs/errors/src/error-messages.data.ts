@@ -210,6 +210,40 @@ export const ERROR_MESSAGES = {
   // Agents.
   invalid_attachment: { en: 'Invalid attachment: %{reason}', es: 'Adjunto no válido: %{reason}' },
   invalid_attachment_field: { en: 'Invalid attachment (%{field}): %{reason}', es: 'Adjunto no válido (%{field}): %{reason}' },
+  // Why an attachment was refused (libs/documents), nested as invalid_attachment_field's `%{reason}`.
+  attachment_url_empty: { en: 'attachment URL must be a non-empty string', es: 'la URL del adjunto debe ser un texto no vacío' },
+  attachment_url_too_long: {
+    en: 'attachment URL must be at most %{max} characters',
+    es: 'la URL del adjunto debe tener como máximo %{max} caracteres',
+  },
+  attachment_url_not_absolute: {
+    en: 'attachment URL must be an absolute https:// URL',
+    es: 'la URL del adjunto debe ser una URL https:// absoluta',
+  },
+  attachment_url_not_https: {
+    en: 'only https:// attachment URLs are accepted (got %{protocol})',
+    es: 'solo se aceptan URL de adjunto https:// (se recibió %{protocol})',
+  },
+  attachment_url_credentials: {
+    en: 'attachment URL must not contain credentials',
+    es: 'la URL del adjunto no debe contener credenciales',
+  },
+  attachment_url_no_host: { en: 'attachment URL must name a host', es: 'la URL del adjunto debe indicar un host' },
+  attachment_type_unsupported: {
+    en: 'unsupported attachment type ".%{extension}": documents may be %{documents} and images %{images}',
+    es: 'tipo de adjunto no admitido ".%{extension}": los documentos pueden ser %{documents} y las imágenes %{images}',
+  },
+  attachments_not_array: { en: '%{field} must be an array', es: '%{field} debe ser una lista' },
+  attachments_too_many: {
+    en: 'at most %{max} attachments per message (attachments and image_urls together), got %{count}',
+    es: 'como máximo %{max} adjuntos por mensaje (attachments e image_urls juntos); se recibieron %{count}',
+  },
+  attachment_not_url: {
+    en: 'each attachment must be a URL string or an object with a file_url string',
+    es: 'cada adjunto debe ser una URL en texto o un objeto con un texto file_url',
+  },
+  image_url_not_string: { en: 'each image URL must be a string', es: 'cada URL de imagen debe ser un texto' },
+  image_urls_not_images: { en: 'image_urls must name images (%{extensions})', es: 'image_urls debe nombrar imágenes (%{extensions})' },
   model_cannot_read_documents: {
     en: 'Invalid attachment: %{model} cannot call tools, so it cannot read attached documents',
     es: 'Adjunto no válido: %{model} no puede llamar a herramientas, así que no puede leer los documentos adjuntos',
