@@ -165,4 +165,18 @@ describe("errors in the workspace's language, from every service", () => {
       expect(inEnglish.body.message).not.toBe(inSpanish.body.message);
     },
   );
+
+  it("gives a URL policy's refusal in the workspace's language, the reason too", async () => {
+    const body = { deployment: 'anywhere', variant: 'default', async: { enabled: true, callback_url: 'https://127.0.0.1/hooks' } };
+    const inSpanish = await call(spanish, 'POST', '/v1/workflow/invoke', body);
+    expect(inSpanish).toMatchObject({
+      status: 422,
+      body: { error_code: 'validation_error', message: 'URL rechazada: el campo callback_url apunta a una dirección de bucle local' },
+    });
+    const inEnglish = await call(english, 'POST', '/v1/workflow/invoke', body);
+    expect(inEnglish).toMatchObject({
+      status: 422,
+      body: { error_code: 'validation_error', message: 'callback_url points to a loopback address' },
+    });
+  });
 });

@@ -56,6 +56,7 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
   const apps: AppProcess[] = [];
   let gateway: string;
   let key: string;
+  let spanishKey: string;
 
   beforeAll(async () => {
     const fakeUrl = await fake.start();
@@ -86,9 +87,19 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
     ]);
     const created = await cliJson<{ workspace_id: string; api_key: string }>(['workspace', 'create', '--name', 'e2e invoke']);
     key = created.api_key;
+    const spanish = await cliJson<{ workspace_id: string; api_key: string }>([
+      'workspace',
+      'create',
+      '--name',
+      'e2e invocar',
+      '--language',
+      'es',
+    ]);
+    spanishKey = spanish.api_key;
     const prompts = join(mkdtempSync(join(tmpdir(), 'waggle-invoke-')), 'prompts.yaml');
     writeFileSync(prompts, PROMPTS);
     await cliJson<AppliedDeployment[]>(['apply', '-f', prompts, '--workspace', created.workspace_id]);
+    await cliJson<AppliedDeployment[]>(['apply', '-f', prompts, '--workspace', spanish.workspace_id]);
   });
 
   afterAll(async () => {
@@ -98,10 +109,10 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
     await fake.stop();
   });
 
-  const invoke = (body: unknown, path = '/v1/prompt/invoke') =>
+  const invoke = (body: unknown, path = '/v1/prompt/invoke', apiKey = key) =>
     fetch(`${gateway}${path}`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
 
@@ -285,6 +296,22 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
         provider: 'anthropic',
       });
       expect(events.filter((event) => typeof event === 'object' && (event as { type: string }).type === 'error')).toHaveLength(1);
+    } finally {
+      fake.setModel('claude-fake-1', {});
+    }
+  });
+
+  it("sends a Spanish workspace the stream's error event in Spanish, the provider's failure reason too", async () => {
+    fake.setModel('claude-fake-1', { failAfterFragments: 2, reasoning: null });
+    try {
+      const body = { deployment: 'helper', variant: 'anthropic', streaming: true, inputs: { question: 'a b c d e f' } };
+      const events = (await collectSse(await invoke(body, '/v1/prompt/invoke', spanishKey))) as Array<Record<string, unknown> | string>;
+      const error = events.at(-2) as Record<string, unknown>;
+      expect(error).toMatchObject({ type: 'error', error_code: 'provider_error', status_code: 502, provider: 'anthropic' });
+      expect(error.message).toMatch(/^La solicitud a Anthropic falló: /);
+      expect(error.message).not.toMatch(/request|failed|the |stream|connection/);
+      expect(error.error).toBe(error.message);
+      expect(Object.keys(error)).not.toContain('failure');
     } finally {
       fake.setModel('claude-fake-1', {});
     }

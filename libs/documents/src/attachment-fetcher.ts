@@ -1,6 +1,6 @@
 import { rootCertificates } from 'node:tls';
 import { request, type Dispatcher } from 'undici';
-import { CallbackUrlPolicy, createGuardedDispatcher, refusalOf } from '@waggle/webhooks';
+import { CallbackUrlPolicy, createGuardedDispatcher, refusalOf, type HostWord, type UrlWord } from '@waggle/webhooks';
 
 export const DEFAULT_ATTACHMENT_MAX_BYTES = 20 * 1024 * 1024;
 export const DEFAULT_ATTACHMENT_TIMEOUT_MS = 30_000;
@@ -29,8 +29,11 @@ export interface AttachmentFetcherOptions {
   ca?: string | Buffer | ReadonlyArray<string | Buffer>;
   /** Time cap for one TCP+TLS connection (default: the smaller of 10 s and `timeoutMs`). */
   connectTimeoutMs?: number;
-  /** How refusals name the URL and its host (default `attachment URL`, `attachment host`): the scraper says `page URL`. */
-  wording?: { url: string; host: string };
+  /**
+   * How refusals name the URL (default `attachment URL`, `attachment host`): the scraper says `page URL`.
+   * `urlWord` and `hostWord` are the URL policy's message ids for the same words.
+   */
+  wording?: FetchWording;
   /** The User-Agent sent (default `Waggle-Attachments/1`). */
   userAgent?: string;
   /** The Accept header sent (default any type). */
@@ -73,7 +76,14 @@ export class AttachmentFetchError extends Error {
   }
 }
 
-const ATTACHMENT_WORDING = { url: 'attachment URL', host: 'attachment host' };
+/** How a fetcher's refusals name the URL: in English for its own reasons, as message ids for the URL policy's. */
+export interface FetchWording {
+  url: string;
+  urlWord: UrlWord;
+  hostWord: HostWord;
+}
+
+const ATTACHMENT_WORDING: FetchWording = { url: 'attachment URL', urlWord: 'url_word_attachment', hostWord: 'host_word_attachment' };
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const MAX_CONNECT_TIMEOUT_MS = 10_000;
 
@@ -165,7 +175,7 @@ export class AttachmentFetcher {
   readonly timeoutMs: number;
   readonly maxRedirects: number;
   private readonly dispatcher: Dispatcher;
-  private readonly wording: { url: string; host: string };
+  private readonly wording: FetchWording;
   private readonly headers: Record<string, string>;
 
   constructor(options: AttachmentFetcherOptions = {}) {
@@ -180,7 +190,8 @@ export class AttachmentFetcher {
       'user-agent': options.userAgent ?? 'Waggle-Attachments/1',
     };
     const policy = new CallbackUrlPolicy(allowlist, {
-      ...this.wording,
+      url: this.wording.urlWord,
+      host: this.wording.hostWord,
       setting: options.allowlistSetting ?? 'ATTACHMENT_URL_ALLOWLIST',
     });
     const extraCa = options.ca === undefined ? [] : Array.isArray(options.ca) ? options.ca : [options.ca];

@@ -1,3 +1,4 @@
+import { errorMessage } from '@waggle/errors';
 import {
   attachmentUrlOf,
   classifyAttachmentUrl,
@@ -6,6 +7,11 @@ import {
   MAX_ATTACHMENT_URL_LENGTH,
   MAX_ATTACHMENTS_PER_MESSAGE,
 } from './attachment-url';
+
+/** A refusal with its reason in English (the text it had before it became a message id). */
+function inEnglish<T extends { ok: boolean; reason?: Parameters<typeof errorMessage>[0] }>(result: T) {
+  return result.ok || result.reason === undefined ? result : { ...result, reason: errorMessage(result.reason, 'en') };
+}
 
 describe('classifyAttachmentUrl', () => {
   it.each([
@@ -42,11 +48,11 @@ describe('classifyAttachmentUrl', () => {
     ['https://user@files.example.com/report.pdf', 'attachment URL must not contain credentials'],
     [`https://files.example.com/${'a'.repeat(MAX_ATTACHMENT_URL_LENGTH)}.pdf`, 'attachment URL must be at most 2048 characters'],
   ])('refuses %s', (url, reason) => {
-    expect(classifyAttachmentUrl(url)).toEqual({ ok: false, reason });
+    expect(inEnglish(classifyAttachmentUrl(url))).toEqual({ ok: false, reason });
   });
 
   it.each(['exe', 'zip', 'doc', 'xls', 'pptx', 'json', 'svg', 'gz'])('refuses the unsupported extension .%s, naming it', (extension) => {
-    const result = classifyAttachmentUrl(`https://files.example.com/file.${extension}`);
+    const result = inEnglish(classifyAttachmentUrl(`https://files.example.com/file.${extension}`));
     expect(result.ok).toBe(false);
     expect(!result.ok && result.reason).toMatch(
       new RegExp(`^unsupported attachment type "\\.${extension}": documents may be \\.csv, \\.xlsx,`),
@@ -125,7 +131,7 @@ describe('classifyMessageAttachments', () => {
       classifyMessageAttachments({ attachments: urls(3), image_urls: ['https://x.example/a.png', 'https://x.example/b.png'] }).ok,
     ).toBe(true);
     expect(
-      classifyMessageAttachments({ attachments: urls(4), image_urls: ['https://x.example/a.png', 'https://x.example/b.png'] }),
+      inEnglish(classifyMessageAttachments({ attachments: urls(4), image_urls: ['https://x.example/a.png', 'https://x.example/b.png'] })),
     ).toEqual({
       ok: false,
       field: 'attachments',
@@ -134,7 +140,7 @@ describe('classifyMessageAttachments', () => {
   });
 
   it('names the field of the first bad item', () => {
-    expect(classifyMessageAttachments({ attachments: ['https://x.example/a.pdf', 'http://x.example/b.pdf'] })).toEqual({
+    expect(inEnglish(classifyMessageAttachments({ attachments: ['https://x.example/a.pdf', 'http://x.example/b.pdf'] }))).toEqual({
       ok: false,
       field: 'attachments[1]',
       reason: 'only https:// attachment URLs are accepted (got http:)',
@@ -143,13 +149,20 @@ describe('classifyMessageAttachments', () => {
       ok: false,
       field: 'attachments[0]',
     });
-    expect(classifyMessageAttachments({ image_urls: ['https://x.example/a.pdf'] })).toMatchObject({
+    expect(inEnglish(classifyMessageAttachments({ image_urls: ['https://x.example/a.pdf'] }))).toMatchObject({
       ok: false,
       field: 'image_urls[0]',
       reason: expect.stringMatching(/^image_urls must name images/),
     });
     expect(classifyMessageAttachments({ image_urls: ['https://x.example/a.exe'] })).toMatchObject({ ok: false, field: 'image_urls[0]' });
     expect(classifyMessageAttachments({ attachments: 'https://x.example/a.pdf' })).toMatchObject({ ok: false, field: 'attachments' });
+  });
+
+  it("gives its reasons as message ids, read in the caller's language", () => {
+    const refused = classifyMessageAttachments({ attachments: ['https://x.example/a.pdf', 'http://x.example/b.pdf'] });
+    expect(!refused.ok && errorMessage(refused.reason, 'es')).toBe('solo se aceptan URL de adjunto https:// (se recibió http:)');
+    const image = classifyMessageAttachments({ image_urls: ['https://x.example/a.pdf'] });
+    expect(!image.ok && errorMessage(image.reason, 'es')).toMatch(/^image_urls debe nombrar imágenes \(\.png/);
   });
 
   it('keeps a URL named twice once', () => {

@@ -1,3 +1,4 @@
+import { nestedMessage, type NestedMessage } from '@waggle/errors';
 /** At most this many attachments per agent message, `attachments` and `image_urls` together (spec: Attachment rules 2). */
 export const MAX_ATTACHMENTS_PER_MESSAGE = 5;
 
@@ -23,8 +24,8 @@ export interface AcceptedAttachment {
 
 export interface RefusedAttachment {
   ok: false;
-  /** Safe to show to the caller, e.g. in a 422. */
-  reason: string;
+  /** Safe to show to the caller, e.g. in a 422: a message id (invalid_attachment_field's `%{reason}`), read in the caller's language. */
+  reason: NestedMessage;
 }
 
 export type AttachmentClassification = AcceptedAttachment | RefusedAttachment;
@@ -53,6 +54,10 @@ function lastSegment(pathname: string): string {
   }
 }
 
+function dotted(extensions: readonly string[]): string {
+  return extensions.map((extension) => `.${extension}`).join(', ');
+}
+
 /**
  * Judges an attachment URL before anything is fetched (spec: Attachment rules 1, 3 and 6): only
  * https, no credentials, and a supported document or image extension, or none at all (the type is
@@ -60,19 +65,20 @@ function lastSegment(pathname: string): string {
  * decided at connect time by the fetcher's SSRF guard, which sees the address actually dialled.
  */
 export function classifyAttachmentUrl(url: string): AttachmentClassification {
-  if (typeof url !== 'string' || url.trim() === '') return { ok: false, reason: 'attachment URL must be a non-empty string' };
+  if (typeof url !== 'string' || url.trim() === '') return { ok: false, reason: { detail: 'attachment_url_empty' } };
   if (url.length > MAX_ATTACHMENT_URL_LENGTH) {
-    return { ok: false, reason: `attachment URL must be at most ${MAX_ATTACHMENT_URL_LENGTH} characters` };
+    return { ok: false, reason: nestedMessage({ detail: 'attachment_url_too_long', params: { max: MAX_ATTACHMENT_URL_LENGTH } }) };
   }
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return { ok: false, reason: 'attachment URL must be an absolute https:// URL' };
+    return { ok: false, reason: { detail: 'attachment_url_not_absolute' } };
   }
-  if (parsed.protocol !== 'https:') return { ok: false, reason: `only https:// attachment URLs are accepted (got ${parsed.protocol})` };
-  if (parsed.username !== '' || parsed.password !== '') return { ok: false, reason: 'attachment URL must not contain credentials' };
-  if (parsed.hostname === '') return { ok: false, reason: 'attachment URL must name a host' };
+  if (parsed.protocol !== 'https:')
+    return { ok: false, reason: nestedMessage({ detail: 'attachment_url_not_https', params: { protocol: parsed.protocol } }) };
+  if (parsed.username !== '' || parsed.password !== '') return { ok: false, reason: { detail: 'attachment_url_credentials' } };
+  if (parsed.hostname === '') return { ok: false, reason: { detail: 'attachment_url_no_host' } };
 
   const name = lastSegment(parsed.pathname) || parsed.hostname;
   const extension = extensionOf(parsed.pathname);
@@ -80,7 +86,10 @@ export function classifyAttachmentUrl(url: string): AttachmentClassification {
   if (IMAGE_EXTENSIONS.includes(extension)) return { ok: true, kind: 'image', url, name };
   return {
     ok: false,
-    reason: `unsupported attachment type ".${extension}": documents may be ${DOCUMENT_EXTENSIONS.map((e) => `.${e}`).join(', ')} and images ${IMAGE_EXTENSIONS.map((e) => `.${e}`).join(', ')}`,
+    reason: nestedMessage({
+      detail: 'attachment_type_unsupported',
+      params: { extension, documents: dotted(DOCUMENT_EXTENSIONS), images: dotted(IMAGE_EXTENSIONS) },
+    }),
   };
 }
 
@@ -100,7 +109,7 @@ export interface MessageAttachmentsInput {
 }
 
 export type MessageAttachments =
-  { ok: true; documents: AcceptedAttachment[]; images: AcceptedAttachment[] } | { ok: false; field: string; reason: string };
+  { ok: true; documents: AcceptedAttachment[]; images: AcceptedAttachment[] } | { ok: false; field: string; reason: NestedMessage };
 
 /**
  * Normalizes and judges every attachment of one agent message: `attachments` (URL strings or
@@ -111,14 +120,20 @@ export type MessageAttachments =
 export function classifyMessageAttachments(input: MessageAttachmentsInput): MessageAttachments {
   const attachments = input.attachments ?? [];
   const imageUrls = input.image_urls ?? [];
-  if (!Array.isArray(attachments)) return { ok: false, field: 'attachments', reason: 'attachments must be an array' };
-  if (!Array.isArray(imageUrls)) return { ok: false, field: 'image_urls', reason: 'image_urls must be an array' };
+  if (!Array.isArray(attachments))
+    return {
+      ok: false,
+      field: 'attachments',
+      reason: nestedMessage({ detail: 'attachments_not_array', params: { field: 'attachments' } }),
+    };
+  if (!Array.isArray(imageUrls))
+    return { ok: false, field: 'image_urls', reason: nestedMessage({ detail: 'attachments_not_array', params: { field: 'image_urls' } }) };
   const count = attachments.length + imageUrls.length;
   if (count > MAX_ATTACHMENTS_PER_MESSAGE) {
     return {
       ok: false,
       field: 'attachments',
-      reason: `at most ${MAX_ATTACHMENTS_PER_MESSAGE} attachments per message (attachments and image_urls together), got ${count}`,
+      reason: nestedMessage({ detail: 'attachments_too_many', params: { max: MAX_ATTACHMENTS_PER_MESSAGE, count } }),
     };
   }
 
@@ -134,19 +149,23 @@ export function classifyMessageAttachments(input: MessageAttachmentsInput): Mess
   for (const [index, item] of attachments.entries()) {
     const field = `attachments[${index}]`;
     const url = attachmentUrlOf(item);
-    if (url === null) return { ok: false, field, reason: 'each attachment must be a URL string or an object with a file_url string' };
+    if (url === null) return { ok: false, field, reason: { detail: 'attachment_not_url' } };
     const classified = classifyAttachmentUrl(url);
     if (!classified.ok) return { ok: false, field, reason: classified.reason };
     keep(classified);
   }
   for (const [index, item] of imageUrls.entries()) {
     const field = `image_urls[${index}]`;
-    if (typeof item !== 'string') return { ok: false, field, reason: 'each image URL must be a string' };
+    if (typeof item !== 'string') return { ok: false, field, reason: { detail: 'image_url_not_string' } };
     const classified = classifyAttachmentUrl(item);
     if (!classified.ok) return { ok: false, field, reason: classified.reason };
     // An image URL without an extension is taken at its word; one naming a document is not an image.
     if (classified.kind === 'document' && extensionOf(new URL(item).pathname) !== null) {
-      return { ok: false, field, reason: `image_urls must name images (${IMAGE_EXTENSIONS.map((e) => `.${e}`).join(', ')})` };
+      return {
+        ok: false,
+        field,
+        reason: nestedMessage({ detail: 'image_urls_not_images', params: { extensions: dotted(IMAGE_EXTENSIONS) } }),
+      };
     }
     keep({ ...classified, kind: 'image' });
   }

@@ -7,7 +7,7 @@ import {
   type WebToolErrorCode,
   type WebToolSettings,
 } from '@waggle/providers';
-import { AttachmentFetcher, AttachmentFetchError, type AttachmentFetchErrorCode } from './attachment-fetcher';
+import { AttachmentFetcher, AttachmentFetchError, type AttachmentFetchErrorCode, type FetchWording } from './attachment-fetcher';
 import { detectDocumentType, mediaTypeOf } from './document-type';
 import { DocumentReadError, extractDocumentText, htmlToMarkdown } from './extract-text';
 import { decodeText } from './text-rendering';
@@ -52,7 +52,7 @@ const FETCH_CODES: Record<Exclude<AttachmentFetchErrorCode, 'aborted'>, WebToolE
   network: 'network',
 };
 
-const PAGE_WORDING = { url: 'page URL', host: 'page host' };
+const PAGE_WORDING: FetchWording = { url: 'page URL', urlWord: 'url_word_page', hostWord: 'host_word_page' };
 const HTML_ACCEPT = 'text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,text/markdown;q=0.8,*/*;q=0.5';
 
 /** The text of the first `<title>`, entities decoded; null when there is none or it is blank. */

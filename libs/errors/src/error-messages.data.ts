@@ -66,6 +66,43 @@ export const ERROR_MESSAGES = {
     es: 'Tipo de búsqueda no válido: %{value}; use uno de estos: %{allowed}',
   },
   url_refused: { en: '%{reason}', es: 'URL rechazada: %{reason}' },
+  // A URL policy's reasons (libs/webhooks), nested as url_refused's `%{reason}`.
+  url_too_long: { en: '%{field} must be at most %{max} characters', es: '%{field} debe tener como máximo %{max} caracteres' },
+  url_not_absolute: { en: '%{field} must be an absolute URL', es: '%{field} debe ser una URL absoluta' },
+  url_must_use_https: { en: '%{field} must use https', es: '%{field} debe usar https' },
+  url_has_credentials: { en: '%{field} must not contain credentials', es: '%{field} no debe contener credenciales' },
+  url_no_host: { en: '%{field} must name a host', es: '%{field} debe indicar un host' },
+  url_non_public: { en: '%{field} points to %{range} address', es: '%{field} apunta a una dirección %{range}' },
+  url_non_public_address: {
+    en: '%{field} points to %{range} address (%{address})',
+    es: '%{field} apunta a una dirección %{range} (%{address})',
+  },
+  host_non_public_address: {
+    en: '%{host} resolves to %{range} address (%{address})',
+    es: '%{host} se resuelve en una dirección %{range} (%{address})',
+  },
+  host_unresolved: { en: '%{host} did not resolve to any address', es: '%{host} no se resolvió en ninguna dirección' },
+  url_word_callback: { en: 'callback_url', es: 'el campo callback_url' },
+  url_word_attachment: { en: 'attachment URL', es: 'la URL del adjunto' },
+  url_word_page: { en: 'page URL', es: 'la URL de la página' },
+  url_word_plain: { en: 'url', es: 'la url' },
+  host_word_callback: { en: 'callback host', es: 'el host del callback' },
+  host_word_attachment: { en: 'attachment host', es: 'el host del adjunto' },
+  host_word_page: { en: 'page host', es: 'el host de la página' },
+  host_word_plain: { en: 'host', es: 'el host' },
+  address_range_a: { en: 'a %{label}', es: '%{label}' },
+  address_range_an: { en: 'an %{label}', es: '%{label}' },
+  address_range_ipv4_mapped: { en: 'an IPv4-mapped %{label}', es: '%{label} mapeada en IPv4' },
+  range_loopback: { en: 'loopback', es: 'de bucle local' },
+  range_private: { en: 'private', es: 'privada' },
+  range_link_local: { en: 'link-local', es: 'de enlace local' },
+  range_unique_local: { en: 'unique-local', es: 'local única' },
+  range_unspecified: { en: 'unspecified', es: 'no especificada' },
+  range_carrier_grade_nat: { en: 'carrier-grade NAT', es: 'de NAT de operador' },
+  range_multicast: { en: 'multicast', es: 'de multidifusión' },
+  range_broadcast: { en: 'broadcast', es: 'de difusión' },
+  range_reserved: { en: 'reserved', es: 'reservada' },
+  range_invalid: { en: 'invalid', es: 'no válida' },
 
   // Webhooks and metering.
   webhook_secret_required: {
@@ -173,6 +210,40 @@ export const ERROR_MESSAGES = {
   // Agents.
   invalid_attachment: { en: 'Invalid attachment: %{reason}', es: 'Adjunto no válido: %{reason}' },
   invalid_attachment_field: { en: 'Invalid attachment (%{field}): %{reason}', es: 'Adjunto no válido (%{field}): %{reason}' },
+  // Why an attachment was refused (libs/documents), nested as invalid_attachment_field's `%{reason}`.
+  attachment_url_empty: { en: 'attachment URL must be a non-empty string', es: 'la URL del adjunto debe ser un texto no vacío' },
+  attachment_url_too_long: {
+    en: 'attachment URL must be at most %{max} characters',
+    es: 'la URL del adjunto debe tener como máximo %{max} caracteres',
+  },
+  attachment_url_not_absolute: {
+    en: 'attachment URL must be an absolute https:// URL',
+    es: 'la URL del adjunto debe ser una URL https:// absoluta',
+  },
+  attachment_url_not_https: {
+    en: 'only https:// attachment URLs are accepted (got %{protocol})',
+    es: 'solo se aceptan URL de adjunto https:// (se recibió %{protocol})',
+  },
+  attachment_url_credentials: {
+    en: 'attachment URL must not contain credentials',
+    es: 'la URL del adjunto no debe contener credenciales',
+  },
+  attachment_url_no_host: { en: 'attachment URL must name a host', es: 'la URL del adjunto debe indicar un host' },
+  attachment_type_unsupported: {
+    en: 'unsupported attachment type ".%{extension}": documents may be %{documents} and images %{images}',
+    es: 'tipo de adjunto no admitido ".%{extension}": los documentos pueden ser %{documents} y las imágenes %{images}',
+  },
+  attachments_not_array: { en: '%{field} must be an array', es: '%{field} debe ser una lista' },
+  attachments_too_many: {
+    en: 'at most %{max} attachments per message (attachments and image_urls together), got %{count}',
+    es: 'como máximo %{max} adjuntos por mensaje (attachments e image_urls juntos); se recibieron %{count}',
+  },
+  attachment_not_url: {
+    en: 'each attachment must be a URL string or an object with a file_url string',
+    es: 'cada adjunto debe ser una URL en texto o un objeto con un texto file_url',
+  },
+  image_url_not_string: { en: 'each image URL must be a string', es: 'cada URL de imagen debe ser un texto' },
+  image_urls_not_images: { en: 'image_urls must name images (%{extensions})', es: 'image_urls debe nombrar imágenes (%{extensions})' },
   model_cannot_read_documents: {
     en: 'Invalid attachment: %{model} cannot call tools, so it cannot read attached documents',
     es: 'Adjunto no válido: %{model} no puede llamar a herramientas, así que no puede leer los documentos adjuntos',
@@ -222,6 +293,27 @@ export const ERROR_MESSAGES = {
   },
   tool_call_failed: { en: 'The tool call failed', es: 'La llamada a la herramienta falló' },
   web_tool_failed: { en: '%{reason}', es: 'La herramienta web falló: %{reason}' },
+  // Why a web tool failed (libs/providers/src/web), nested as web_tool_failed's `%{reason}`.
+  web_answered_too_much: { en: '%{provider} answered more than %{mebibytes} MiB', es: '%{provider} respondió más de %{mebibytes} MiB' },
+  web_no_answer_in_time: { en: '%{provider} did not answer within %{ms} ms', es: '%{provider} no respondió en %{ms} ms' },
+  web_unreachable: { en: '%{provider} could not be reached', es: 'no se pudo contactar con %{provider}' },
+  web_unreachable_code: { en: '%{provider} could not be reached (%{code})', es: 'no se pudo contactar con %{provider} (%{code})' },
+  web_answered_status: { en: '%{provider} answered HTTP %{status}%{phrase}', es: '%{provider} respondió HTTP %{status}%{phrase}' },
+  web_answered_not_json: { en: '%{provider} answered something that is not JSON', es: '%{provider} respondió algo que no es JSON' },
+  web_setting_not_absolute: { en: '%{setting} is not an absolute URL', es: '%{setting} no es una URL absoluta' },
+  web_setting_not_http: { en: '%{setting} must be an http(s) URL', es: '%{setting} debe ser una URL http(s)' },
+  web_searxng_json_format: {
+    en: '%{reason} (is the json format enabled in its search.formats?)',
+    es: '%{reason} (¿está habilitado el formato json en su search.formats?)',
+  },
+  web_search_variable_missing: {
+    en: 'WEB_SEARCH_PROVIDER is %{provider} but %{variable} is not set',
+    es: 'WEB_SEARCH_PROVIDER es %{provider} pero %{variable} no está definida',
+  },
+  web_search_provider_unknown: {
+    en: 'WEB_SEARCH_PROVIDER must be one of %{providers}',
+    es: 'WEB_SEARCH_PROVIDER debe ser uno de estos: %{providers}',
+  },
   http_response_too_large: {
     en: 'The response of %{url} is larger than %{bytes} bytes',
     es: 'La respuesta de %{url} supera los %{bytes} bytes',
@@ -249,6 +341,30 @@ export const ERROR_MESSAGES = {
     es: 'No hay URL base configurada para el proveedor %{provider}',
   },
   provider_request_failed: { en: '%{provider} request failed: %{reason}', es: 'La solicitud a %{provider} falló: %{reason}' },
+  // Why a provider call failed (libs/providers), nested as provider_request_failed's `%{reason}`.
+  provider_reason_after_attempts: { en: '%{reason} after %{count} attempts', es: '%{reason} tras %{count} intentos' },
+  provider_reason_authentication: { en: 'authentication failed (HTTP %{status})', es: 'la autenticación falló (HTTP %{status})' },
+  provider_reason_rate_limited: { en: 'rate limited (HTTP 429)', es: 'límite de frecuencia alcanzado (HTTP 429)' },
+  provider_reason_unavailable: { en: 'provider unavailable (HTTP %{status})', es: 'proveedor no disponible (HTTP %{status})' },
+  provider_reason_rejected: { en: 'request rejected (HTTP %{status})', es: 'solicitud rechazada (HTTP %{status})' },
+  provider_reason_rejected_saying: {
+    en: 'request rejected (HTTP %{status}): %{message}',
+    es: 'solicitud rechazada (HTTP %{status}): %{message}',
+  },
+  provider_reason_connect: { en: 'could not connect', es: 'no se pudo conectar' },
+  provider_reason_broken: { en: 'the connection broke during the response', es: 'la conexión se cortó durante la respuesta' },
+  provider_reason_unreadable: { en: 'the response could not be read', es: 'no se pudo leer la respuesta' },
+  provider_reason_stream_reported: { en: 'the stream reported %{type}', es: 'la transmisión informó de %{type}' },
+  provider_reason_stream_ended: {
+    en: 'the stream ended before the answer finished',
+    es: 'la transmisión terminó antes de completarse la respuesta',
+  },
+  provider_reason_no_output: { en: 'no output was generated', es: 'no se generó ninguna salida' },
+  provider_reason_tool_choice: {
+    en: 'the model answered against the tool choice',
+    es: 'el modelo respondió en contra de la elección de herramienta',
+  },
+  provider_reason_unexpected: { en: 'unexpected failure', es: 'fallo inesperado' },
   provider_no_embedding_models: {
     en: 'Provider %{provider} offers no embedding models',
     es: 'El proveedor %{provider} no ofrece modelos de embeddings',

@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { toErrorBody, type ErrorBody, type ErrorOnlyBody } from './error-body';
 import { errorCodes } from './error-catalog';
 import { ERROR_MESSAGES } from './error-messages.data';
-import { errorMessageIds, type ErrorDetail } from './error-messages';
+import { errorMessage, errorMessageIds, nestedMessage, type ErrorDetail } from './error-messages';
 import { WaggleException } from './waggle.exception';
 
 const REPO_ROOT = join(__dirname, '../../..');
@@ -57,6 +57,22 @@ describe('errors in a Spanish workspace', () => {
 
   it.each(errorMessageIds())('the detail message %s has the same placeholders in both locales', (id) => {
     expect(placeholdersOf(ERROR_MESSAGES[id].es)).toEqual(placeholdersOf(ERROR_MESSAGES[id].en));
+  });
+
+  it('renders a nested reason in the same locale, the English text as before', () => {
+    const reason = nestedMessage({
+      detail: 'url_non_public',
+      params: {
+        field: { detail: 'url_word_callback' },
+        range: { detail: 'address_range_a', params: { label: { detail: 'range_loopback' } } },
+      },
+    });
+    const exception = new WaggleException('validation_error', { detail: 'url_refused', params: { reason } });
+    expect(exception.message).toBe('callback_url points to a loopback address');
+    expect(exception.messageIn('es')).toBe('URL rechazada: el campo callback_url apunta a una dirección de bucle local');
+    const relayed = WaggleException.fromWire(JSON.parse(JSON.stringify(exception.toWire())));
+    expect(relayed?.messageIn('es')).toBe(exception.messageIn('es'));
+    expect(errorMessage({ detail: 'not_an_id' } as unknown as ErrorDetail, 'es')).toBe('not_an_id');
   });
 
   it('tells English from Spanish', () => {

@@ -1,15 +1,25 @@
 import type { SupportedLocale } from './error-catalog.data';
 import { ERROR_MESSAGES } from './error-messages.data';
-import { interpolate } from './interpolate';
+import { interpolate, type NestedText } from './interpolate';
 
 export type ErrorMessageId = keyof typeof ERROR_MESSAGES;
 
 /** The `%{name}` placeholders of a template, as a union of names. */
 type Placeholders<Template extends string> = Template extends `${string}%{${infer Name}}${infer Rest}` ? Name | Placeholders<Rest> : never;
 
-/** The values an id's template needs: exactly its placeholders. */
+/**
+ * A message of this catalog used inside another, e.g. as its `%{reason}`, so that a component
+ * explaining a refusal (a URL policy, a validator) says why in the reader's language too.
+ * Build one with `nestedMessage`, which checks its parameters.
+ */
+export interface NestedMessage {
+  readonly detail: ErrorMessageId;
+  readonly params?: Readonly<Record<string, string | number | NestedMessage>>;
+}
+
+/** The values an id's template needs: exactly its placeholders (text, a number, or a nested message). */
 export type ErrorMessageParams<Id extends ErrorMessageId> = {
-  readonly [Name in Placeholders<(typeof ERROR_MESSAGES)[Id]['en']>]: string | number;
+  readonly [Name in Placeholders<(typeof ERROR_MESSAGES)[Id]['en']>]: string | number | NestedMessage;
 };
 
 /**
@@ -35,7 +45,17 @@ export function errorMessageTemplate(id: ErrorMessageId, locale: SupportedLocale
   return ERROR_MESSAGES[id][locale];
 }
 
-/** A specific message rendered in a locale (the same `%{name}` interpolation as the catalog). */
-export function errorMessage(text: ErrorDetail, locale: SupportedLocale): string {
-  return interpolate(ERROR_MESSAGES[text.detail][locale], text.params);
+/** A message to nest in another's parameters, its own parameters checked against its template. */
+export function nestedMessage(text: ErrorDetail): NestedMessage {
+  return text;
+}
+
+/**
+ * A specific message rendered in a locale (the same `%{name}` interpolation as the catalog),
+ * nested messages in the same locale. An unknown nested id (from an older or newer peer)
+ * stands in as it is.
+ */
+export function errorMessage(text: ErrorDetail | NestedText, locale: SupportedLocale): string {
+  if (!isErrorMessageId(text.detail)) return text.detail;
+  return interpolate(ERROR_MESSAGES[text.detail][locale], text.params, (inner) => errorMessage(inner, locale));
 }

@@ -12,13 +12,14 @@ export {
   type ErrorCodeCatalog,
   type ErrorCodeEntry,
 } from './error-catalog';
-export { streamErrorEvent, type StreamErrorEvent } from './stream-error-event';
+export { localizeStreamEvent, streamErrorEvent, type StreamErrorEvent } from './stream-error-event';
 export { toErrorBody, type ErrorBody, type ErrorOnlyBody } from './error-body';
 export {
   WaggleException,
   interpolate,
   isErrorCode,
   type ErrorParams,
+  type NestedText,
   type WaggleErrorWire,
   type WaggleExceptionOptions,
 } from './waggle.exception';
@@ -28,7 +29,9 @@ export {
   errorMessageIds,
   errorMessageTemplate,
   isErrorMessageId,
+  nestedMessage,
   type ErrorDetail,
+  type NestedMessage,
   type ErrorMessageId,
   type ErrorMessageParams,
 } from './error-messages';

@@ -1,9 +1,9 @@
 import { ERROR_CATALOG, type ErrorCode, type SupportedLocale } from './error-catalog.data';
 import { ERROR_MESSAGES } from './error-messages.data';
-import { isErrorMessageId, type ErrorDetail, type ErrorMessageId } from './error-messages';
+import { errorMessage, isErrorMessageId, type ErrorDetail, type ErrorMessageId } from './error-messages';
 import { interpolate, type ErrorParams } from './interpolate';
 
-export { interpolate, type ErrorParams } from './interpolate';
+export { interpolate, type ErrorParams, type NestedText } from './interpolate';
 
 interface CommonOptions {
   /** Raise the code with one of its catalog statuses other than the usual one. */
@@ -117,5 +117,6 @@ function renderMessage(
   params: ErrorParams | undefined,
   locale: SupportedLocale,
 ): string {
-  return interpolate(detail ? ERROR_MESSAGES[detail][locale] : ERROR_CATALOG[code].text[locale].message, params);
+  const template = detail ? ERROR_MESSAGES[detail][locale] : ERROR_CATALOG[code].text[locale].message;
+  return interpolate(template, params, (inner) => errorMessage(inner, locale));
 }

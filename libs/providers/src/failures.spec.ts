@@ -25,6 +25,19 @@ describe('providerFailure', () => {
     expect(providerFailure(apiError(401, 'Incorrect API key provided: sk-abc123'), route).message).not.toContain('sk-abc');
   });
 
+  it("says why in the workspace's language too", () => {
+    const retry = new RetryError({ message: 'failed', reason: 'maxRetriesExceeded', errors: [apiError(503), apiError(429)] });
+    expect(providerFailure(retry, route).messageIn('es')).toBe(
+      'La solicitud a OpenAI falló: límite de frecuencia alcanzado (HTTP 429) tras 2 intentos',
+    );
+    expect(providerFailure(apiError(400), route).messageIn('es')).toBe(
+      'La solicitud a OpenAI falló: solicitud rechazada (HTTP 400): provider says no',
+    );
+    expect(providerFailure(new IncompleteStreamError('x'), route).messageIn('es')).toBe(
+      'La solicitud a OpenAI falló: la transmisión terminó antes de completarse la respuesta',
+    );
+  });
+
   it('unwraps the SDK retry error', () => {
     const retry = new RetryError({ message: 'failed', reason: 'maxRetriesExceeded', errors: [apiError(503), apiError(429)] });
     expect(providerFailure(retry, route)).toMatchObject({

@@ -1,4 +1,4 @@
-import { WaggleException } from '@waggle/errors';
+import { nestedMessage, WaggleException, type NestedMessage } from '@waggle/errors';
 import { APICallError, RetryError } from 'ai';
 import type { ModelRoute } from './types';
 
@@ -8,7 +8,8 @@ export class IncompleteStreamError extends Error {
 }
 
 interface FailureSummary {
-  reason: string;
+  /** Why, as a message id (provider_request_failed's `%{reason}`), so it reads in the workspace's language. */
+  reason: NestedMessage;
   status?: number;
 }
 
@@ -53,44 +54,54 @@ export function safeProviderMessage(message: string): string {
   return masked.length > 200 ? `${masked.slice(0, 199)}…` : masked;
 }
 
-function httpReason(status: number, message: string): string {
-  if (status === 401 || status === 403) return `authentication failed (HTTP ${status})`;
-  if (status === 429) return 'rate limited (HTTP 429)';
-  if (status >= 500) return `provider unavailable (HTTP ${status})`;
-  if (REQUEST_STATUSES.has(status) && message) return `request rejected (HTTP ${status}): ${safeProviderMessage(message)}`;
-  return `request rejected (HTTP ${status})`;
+function httpReason(status: number, message: string): NestedMessage {
+  if (status === 401 || status === 403) return nestedMessage({ detail: 'provider_reason_authentication', params: { status } });
+  if (status === 429) return { detail: 'provider_reason_rate_limited' };
+  if (status >= 500) return nestedMessage({ detail: 'provider_reason_unavailable', params: { status } });
+  if (REQUEST_STATUSES.has(status) && message) {
+    return nestedMessage({ detail: 'provider_reason_rejected_saying', params: { status, message: safeProviderMessage(message) } });
+  }
+  return nestedMessage({ detail: 'provider_reason_rejected', params: { status } });
 }
+
+const CONNECT: NestedMessage = { detail: 'provider_reason_connect' };
+const BROKEN: NestedMessage = { detail: 'provider_reason_broken' };
+const UNREADABLE: NestedMessage = { detail: 'provider_reason_unreadable' };
 
 function summarize(error: unknown): FailureSummary {
   if (RetryError.isInstance(error)) {
     const last = summarize(error.lastError);
-    return error.errors.length > 1 ? { ...last, reason: `${last.reason} after ${error.errors.length} attempts` } : last;
+    return error.errors.length > 1
+      ? {
+          ...last,
+          reason: nestedMessage({ detail: 'provider_reason_after_attempts', params: { reason: last.reason, count: error.errors.length } }),
+        }
+      : last;
   }
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
     if (status !== undefined && status >= 400) return { reason: httpReason(status, error.message), status };
     // The SDK reports a failed connection without a status, a body that broke with the 200 it had.
-    if (status === undefined) return { reason: 'could not connect' };
-    return { reason: networkFailure(error) ? 'the connection broke during the response' : 'the response could not be read' };
+    if (status === undefined) return { reason: CONNECT };
+    return { reason: networkFailure(error) ? BROKEN : UNREADABLE };
   }
   // A stream's error event, e.g. Anthropic's `{ type: 'overloaded_error', message }`.
   if (typeof error === 'object' && error !== null && !(error instanceof Error) && typeof (error as { type?: unknown }).type === 'string') {
-    return {
-      reason: `the stream reported ${String((error as { type: string }).type)
-        .replace(/[^\w.-]/g, '')
-        .slice(0, 60)}`,
-    };
+    const type = String((error as { type: string }).type)
+      .replace(/[^\w.-]/g, '')
+      .slice(0, 60);
+    return { reason: nestedMessage({ detail: 'provider_reason_stream_reported', params: { type } }) };
   }
   const network = networkFailure(error);
-  if (network) return { reason: network === 'connect' ? 'could not connect' : 'the connection broke during the response' };
-  if (error instanceof IncompleteStreamError) return { reason: 'the stream ended before the answer finished' };
+  if (network) return { reason: network === 'connect' ? CONNECT : BROKEN };
+  if (error instanceof IncompleteStreamError) return { reason: { detail: 'provider_reason_stream_ended' } };
   const name = (error as { name?: unknown })?.name;
   if (name === 'AI_TypeValidationError' || name === 'AI_JSONParseError' || name === 'AI_InvalidResponseDataError') {
-    return { reason: 'the response could not be read' };
+    return { reason: UNREADABLE };
   }
-  if (name === 'AI_NoOutputGeneratedError') return { reason: 'no output was generated' };
-  if (name === 'AI_ToolChoiceViolationError') return { reason: 'the model answered against the tool choice' };
-  return { reason: 'unexpected failure' };
+  if (name === 'AI_NoOutputGeneratedError') return { reason: { detail: 'provider_reason_no_output' } };
+  if (name === 'AI_ToolChoiceViolationError') return { reason: { detail: 'provider_reason_tool_choice' } };
+  return { reason: { detail: 'provider_reason_unexpected' } };
 }
 
 /**

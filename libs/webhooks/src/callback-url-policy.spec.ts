@@ -1,4 +1,5 @@
-import { CallbackRefusedError, CallbackUrlPolicy, nonPublicRange } from './callback-url-policy';
+import { errorMessage } from '@waggle/errors';
+import { CallbackRefusedError, CallbackUrlPolicy, describeRange, describeRangeMessage, nonPublicRange } from './callback-url-policy';
 
 describe('CallbackUrlPolicy.check without an allowlist', () => {
   const policy = new CallbackUrlPolicy('');
@@ -141,13 +142,30 @@ describe('CallbackUrlPolicy with an allowlist', () => {
 });
 
 describe('CallbackUrlPolicy with its own wording', () => {
-  const wording = { url: 'attachment URL', host: 'attachment host', setting: 'ATTACHMENT_URL_ALLOWLIST' };
+  const wording = { url: 'url_word_attachment', host: 'host_word_attachment', setting: 'ATTACHMENT_URL_ALLOWLIST' } as const;
 
   it('names the URL as its caller knows it', () => {
     const policy = new CallbackUrlPolicy('', wording);
     expect(policy.check('http://example.com/a.pdf')).toBe('attachment URL must use https');
     expect(policy.check('https://10.0.0.1/a.pdf')).toBe('attachment URL points to a private address');
     expect(policy.check('https://user:pw@example.com/a.pdf')).toBe('attachment URL must not contain credentials');
+  });
+
+  it('gives its reasons as message ids, read in Spanish too', () => {
+    const policy = new CallbackUrlPolicy('', wording);
+    const spanish = (url: string) => {
+      const refusal = policy.refusal(url);
+      return refusal && errorMessage(refusal, 'es');
+    };
+    expect(spanish('http://example.com/a.pdf')).toBe('la URL del adjunto debe usar https');
+    expect(spanish('https://10.0.0.1/a.pdf')).toBe('la URL del adjunto apunta a una dirección privada');
+    expect(spanish('https://[::ffff:127.0.0.1]/a.pdf')).toBe('la URL del adjunto apunta a una dirección de bucle local mapeada en IPv4');
+    expect(spanish('https://user:pw@example.com/a.pdf')).toBe('la URL del adjunto no debe contener credenciales');
+    expect(spanish('/a.pdf')).toBe('la URL del adjunto debe ser una URL absoluta');
+    expect(spanish('https://example.com/a.pdf')).toBeNull();
+    expect(errorMessage(describeRangeMessage('6to4'), 'es')).toBe('6to4');
+    expect(describeRange('6to4')).toBe('a 6to4');
+    expect(describeRange('unspecified')).toBe('an unspecified');
   });
 
   it('names its setting when an allowlist entry is bad', () => {
@@ -182,7 +200,14 @@ describe('nonPublicRange', () => {
 
 describe('CallbackRefusedError', () => {
   it('carries its reason and name', () => {
-    const error = new CallbackRefusedError('callback host resolves to a loopback address (127.0.0.1)');
+    const error = new CallbackRefusedError({
+      detail: 'host_non_public_address',
+      params: {
+        host: { detail: 'host_word_callback' },
+        range: { detail: 'address_range_a', params: { label: { detail: 'range_loopback' } } },
+        address: '127.0.0.1',
+      },
+    });
     expect(error).toBeInstanceOf(Error);
     expect(error.name).toBe('CallbackRefusedError');
     expect(error.reason).toBe('callback host resolves to a loopback address (127.0.0.1)');

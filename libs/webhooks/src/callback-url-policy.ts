@@ -1,13 +1,18 @@
 import { isIP } from 'node:net';
+import { errorMessage, nestedMessage, type NestedMessage } from '@waggle/errors';
 import ipaddr from 'ipaddr.js';
 
 export const MAX_CALLBACK_URL_LENGTH = 2048;
 
-/** The guard's refusal to send a callback; `reason` is safe to show to the caller. */
+/**
+ * The guard's refusal to send a callback: `refusal` is the reason as a message id (rendered
+ * in the reader's language), `reason` its English text; both are safe to show to the caller.
+ */
 export class CallbackRefusedError extends Error {
   readonly reason: string;
 
-  constructor(reason: string) {
+  constructor(readonly refusal: NestedMessage) {
+    const reason = errorMessage(refusal, 'en');
     super(reason);
     this.name = 'CallbackRefusedError';
     this.reason = reason;
@@ -49,26 +54,35 @@ export function nonPublicRange(address: string): string | null {
   }
 }
 
-const RANGE_LABELS: Record<string, string> = {
-  loopback: 'loopback',
-  private: 'private',
-  linkLocal: 'link-local',
-  uniqueLocal: 'unique-local',
-  unspecified: 'unspecified',
-  carrierGradeNat: 'carrier-grade NAT',
-  multicast: 'multicast',
-  broadcast: 'broadcast',
-  reserved: 'reserved',
-  invalid: 'invalid',
+const RANGE_LABELS: Record<string, NestedMessage> = {
+  loopback: { detail: 'range_loopback' },
+  private: { detail: 'range_private' },
+  linkLocal: { detail: 'range_link_local' },
+  uniqueLocal: { detail: 'range_unique_local' },
+  unspecified: { detail: 'range_unspecified' },
+  carrierGradeNat: { detail: 'range_carrier_grade_nat' },
+  multicast: { detail: 'range_multicast' },
+  broadcast: { detail: 'range_broadcast' },
+  reserved: { detail: 'range_reserved' },
+  invalid: { detail: 'range_invalid' },
 };
 
-/** "a loopback", "an IPv4-mapped loopback", "a 6to4": for reasons shown to people. */
+/** "a loopback", "an IPv4-mapped loopback", "a 6to4": for reasons shown to people, in their language. */
+export function describeRangeMessage(range: string): NestedMessage {
+  const [first, embedded] = range.split(' ');
+  if (first === 'ipv4Mapped' && embedded !== undefined) {
+    return nestedMessage({ detail: 'address_range_ipv4_mapped', params: { label: RANGE_LABELS[embedded] ?? embedded } });
+  }
+  const label = RANGE_LABELS[first] ?? first;
+  // The article goes with the English label (a range ipaddr.js names that is not listed stays as it is).
+  const english = typeof label === 'string' ? label : errorMessage(label, 'en');
+  const article = /^[aeiou]/i.test(english) && !/^uni/i.test(english) ? 'address_range_an' : 'address_range_a';
+  return nestedMessage({ detail: article, params: { label } });
+}
+
+/** "a loopback", "an IPv4-mapped loopback", "a 6to4", in English (for logs). */
 export function describeRange(range: string): string {
-  const label = range
-    .split(' ')
-    .map((part) => (part === 'ipv4Mapped' ? 'IPv4-mapped' : (RANGE_LABELS[part] ?? part)))
-    .join(' ');
-  return `${/^[aeiou]/i.test(label) && !/^uni/i.test(label) ? 'an' : 'a'} ${label}`;
+  return errorMessage(describeRangeMessage(range), 'en');
 }
 
 function unbracket(host: string): string {
@@ -84,15 +98,22 @@ function normaliseHostName(host: string): string {
  * callback URLs and, say, attachment URLs and name each as the caller knows it.
  */
 export interface UrlPolicyWording {
-  /** What the URL is called, e.g. `callback_url`. */
-  url: string;
+  /** What the URL is called, e.g. `callback_url`: a message id, so it reads in the caller's language. */
+  url: UrlWord;
   /** What its host is called, e.g. `callback host`. */
-  host: string;
+  host: HostWord;
   /** The setting the allowlist comes from, named when an entry is invalid. */
   setting: string;
 }
 
-export const CALLBACK_URL_WORDING: UrlPolicyWording = { url: 'callback_url', host: 'callback host', setting: 'CALLBACK_URL_ALLOWLIST' };
+export type UrlWord = 'url_word_callback' | 'url_word_attachment' | 'url_word_page' | 'url_word_plain';
+export type HostWord = 'host_word_callback' | 'host_word_attachment' | 'host_word_page' | 'host_word_plain';
+
+export const CALLBACK_URL_WORDING: UrlPolicyWording = {
+  url: 'url_word_callback',
+  host: 'host_word_callback',
+  setting: 'CALLBACK_URL_ALLOWLIST',
+};
 
 const HOST_NAME = /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
 
@@ -117,26 +138,34 @@ export class CallbackUrlPolicy {
     return new CallbackUrlPolicy(env.CALLBACK_URL_ALLOWLIST ?? '');
   }
 
-  /** Checks that need no DNS; null when acceptable, otherwise a short human-readable reason. */
+  /** Checks that need no DNS; null when acceptable, otherwise a short reason, in English. */
   check(url: string): string | null {
-    const field = this.wording.url;
-    if (url.length > MAX_CALLBACK_URL_LENGTH) return `${field} must be at most ${MAX_CALLBACK_URL_LENGTH} characters`;
+    const refusal = this.refusal(url);
+    return refusal === null ? null : errorMessage(refusal, 'en');
+  }
+
+  /** Checks that need no DNS; null when acceptable, otherwise the reason as a message id (url_refused's `%{reason}`). */
+  refusal(url: string): NestedMessage | null {
+    const field: NestedMessage = { detail: this.wording.url };
+    if (url.length > MAX_CALLBACK_URL_LENGTH)
+      return nestedMessage({ detail: 'url_too_long', params: { field, max: MAX_CALLBACK_URL_LENGTH } });
     let parsed: URL;
     try {
       parsed = new URL(url);
     } catch {
-      return `${field} must be an absolute URL`;
+      return nestedMessage({ detail: 'url_not_absolute', params: { field } });
     }
-    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return `${field} must use https`;
-    if (parsed.username !== '' || parsed.password !== '') return `${field} must not contain credentials`;
-    if (parsed.hostname === '') return `${field} must name a host`;
+    const https = nestedMessage({ detail: 'url_must_use_https', params: { field } });
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return https;
+    if (parsed.username !== '' || parsed.password !== '') return nestedMessage({ detail: 'url_has_credentials', params: { field } });
+    if (parsed.hostname === '') return nestedMessage({ detail: 'url_no_host', params: { field } });
     const allowlisted = this.isAllowlistedHost(parsed.hostname);
-    if (parsed.protocol === 'http:' && !allowlisted) return `${field} must use https`;
+    if (parsed.protocol === 'http:' && !allowlisted) return https;
     if (allowlisted) return null;
     const literal = unbracket(parsed.hostname);
     if (isIP(literal) !== 0) {
       const range = nonPublicRange(literal);
-      if (range !== null) return `${field} points to ${describeRange(range)} address`;
+      if (range !== null) return nestedMessage({ detail: 'url_non_public', params: { field, range: describeRangeMessage(range) } });
     }
     return null;
   }

@@ -1,3 +1,4 @@
+import { errorMessage } from '@waggle/errors';
 import { CallbackRefusedError, CallbackUrlPolicy } from './callback-url-policy';
 import { checkResolvedAddresses, refusalOf } from './guarded-dispatcher';
 
@@ -32,9 +33,20 @@ describe('checkResolvedAddresses', () => {
   });
 
   it("words the refusal with the policy's wording", () => {
-    const policy = new CallbackUrlPolicy('', { url: 'attachment URL', host: 'attachment host', setting: 'ATTACHMENT_URL_ALLOWLIST' });
+    const policy = new CallbackUrlPolicy('', {
+      url: 'url_word_attachment',
+      host: 'host_word_attachment',
+      setting: 'ATTACHMENT_URL_ALLOWLIST',
+    });
     expect(checkResolvedAddresses('files.example.com', ['10.0.0.5'], policy)?.reason).toBe(
       'attachment host resolves to a private address (10.0.0.5)',
+    );
+    const spanish = (refusal: CallbackRefusedError | null) => refusal && errorMessage(refusal.refusal, 'es');
+    expect(spanish(checkResolvedAddresses('files.example.com', ['10.0.0.5'], policy))).toBe(
+      'el host del adjunto se resuelve en una dirección privada (10.0.0.5)',
+    );
+    expect(spanish(checkResolvedAddresses('files.example.com', [], policy))).toBe(
+      'el host del adjunto no se resolvió en ninguna dirección',
     );
     expect(checkResolvedAddresses('127.0.0.1', ['127.0.0.1'], policy)?.reason).toBe(
       'attachment URL points to a loopback address (127.0.0.1)',
@@ -50,7 +62,7 @@ describe('checkResolvedAddresses', () => {
 });
 
 describe('refusalOf', () => {
-  const refusal = new CallbackRefusedError('callback host resolves to a loopback address (127.0.0.1)');
+  const refusal = new CallbackRefusedError({ detail: 'host_unresolved', params: { host: { detail: 'host_word_callback' } } });
 
   it('finds the refusal itself, behind causes and inside aggregate errors', () => {
     expect(refusalOf(refusal)).toBe(refusal);

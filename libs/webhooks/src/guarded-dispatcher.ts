@@ -1,7 +1,7 @@
 import * as dns from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, buildConnector } from 'undici';
-import { CallbackRefusedError, describeRange, nonPublicRange, type CallbackUrlPolicy } from './callback-url-policy';
+import { CallbackRefusedError, describeRangeMessage, nonPublicRange, type CallbackUrlPolicy } from './callback-url-policy';
 
 export interface GuardedDispatcherOptions {
   connectTimeoutMs?: number;
@@ -24,14 +24,19 @@ export function checkResolvedAddresses(
   policy: CallbackUrlPolicy,
 ): CallbackRefusedError | null {
   if (policy.isAllowlistedHost(hostname)) return null;
-  const { url: field, host } = policy.wording;
-  if (addresses.length === 0) return new CallbackRefusedError(`${host} did not resolve to any address`);
+  const field = { detail: policy.wording.url };
+  const host = { detail: policy.wording.host };
+  if (addresses.length === 0) return new CallbackRefusedError({ detail: 'host_unresolved', params: { host } });
   const literal = isIP(hostname) !== 0;
   for (const address of addresses) {
     const range = nonPublicRange(address);
     if (range === null) continue;
-    const what = `${describeRange(range)} address (${address})`;
-    return new CallbackRefusedError(literal ? `${field} points to ${what}` : `${host} resolves to ${what}`);
+    const what = { range: describeRangeMessage(range), address };
+    return new CallbackRefusedError(
+      literal
+        ? { detail: 'url_non_public_address', params: { field, ...what } }
+        : { detail: 'host_non_public_address', params: { host, ...what } },
+    );
   }
   return null;
 }

@@ -16,7 +16,15 @@ export {
   type WebhookTarget,
 } from './registry';
 export { deliveryIdFor } from './delivery-id';
-export { CallbackRefusedError, CallbackUrlPolicy, nonPublicRange } from './callback-url-policy';
+export {
+  CallbackRefusedError,
+  CallbackUrlPolicy,
+  describeRangeMessage,
+  nonPublicRange,
+  type HostWord,
+  type UrlPolicyWording,
+  type UrlWord,
+} from './callback-url-policy';
 export { checkResolvedAddresses, createGuardedDispatcher, refusalOf, type GuardedDispatcherOptions } from './guarded-dispatcher';
 export { WebhookTargetKeeper, type WebhookTargetKeeperOptions, type WebhookTargetSource } from './target-keeper';
 export {

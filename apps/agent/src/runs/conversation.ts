@@ -1,6 +1,6 @@
 import type { AgentMessageInput, AgentRunInputs } from '@waggle/contracts';
 import { classifyMessageAttachments, READ_FILE_TOOL_NAME, type AcceptedAttachment } from '@waggle/documents';
-import { WaggleException } from '@waggle/errors';
+import { errorMessage, WaggleException, type NestedMessage } from '@waggle/errors';
 import type { PromptMessage } from '@waggle/providers';
 import type { UserContent } from 'ai';
 import type { StoredAttachment } from '../threads/entities';
@@ -24,11 +24,11 @@ export interface CheckedRunInput {
   history: RunAttachments[];
 }
 
-function refuse(field: string, reason: string): WaggleException {
+function refuse(field: string, reason: NestedMessage): WaggleException {
   return new WaggleException('validation_error', {
     detail: 'invalid_attachment_field',
     params: { field, reason },
-    details: [{ field, messages: [reason] }],
+    details: [{ field, messages: [errorMessage(reason, 'en')] }],
   });
 }
 

@@ -1,4 +1,4 @@
-import { ERROR_CATALOG, resolveLocale, WaggleException } from '@waggle/errors';
+import { ERROR_CATALOG, localizeStreamEvent, resolveLocale, WaggleException } from '@waggle/errors';
 import type { Request, Response } from 'express';
 import type { Observable } from 'rxjs';
 import type { LocalizedRequest } from '../errors/http-exception.filter';
@@ -10,9 +10,13 @@ function write(response: Response, event: unknown): void {
   response.write(`data: ${JSON.stringify(event)}\n\n`);
 }
 
+function localeOf(request: Request) {
+  return resolveLocale((request as LocalizedRequest).locale);
+}
+
 function errorEvent(request: Request, requestId: string, error: unknown) {
   const exception = error instanceof WaggleException ? error : new WaggleException('internal_server_error');
-  const message = exception.messageIn(resolveLocale((request as LocalizedRequest).locale));
+  const message = exception.messageIn(localeOf(request));
   return {
     request_id: requestId,
     type: 'error',
@@ -76,7 +80,8 @@ export function relayAsSse(
     const subscription = events.subscribe({
       next: (event) => {
         open();
-        write(response, event);
+        // A service's error event carries its failure's id and parameters: rendered here in the workspace's language.
+        write(response, localizeStreamEvent(event, localeOf(request)));
       },
       error: (error: unknown) => {
         if (!opened) {

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { acceptedTriggerRecord, type AcceptedTriggerJob, type QueueJobs, type QueueName, type TriggeredRun } from '@waggle/contracts';
-import { WaggleException } from '@waggle/errors';
+import { errorMessage, WaggleException } from '@waggle/errors';
 import { enqueue, type JobQueue, type LedgerPublisher } from '@waggle/platform';
 import { CallbackUrlPolicy } from '@waggle/webhooks';
 import type { GatewayEnv } from '../config/gateway.env';
@@ -30,12 +30,12 @@ export function checkTriggerBody(missing: RequiredField[], callbackUrl: string |
       details: problems.map(({ field, why }) => ({ field, messages: [why] })),
     });
   }
-  const refusal = policy.check(callbackUrl);
+  const refusal = policy.refusal(callbackUrl);
   if (refusal)
     throw new WaggleException('validation_error', {
       detail: 'url_refused',
       params: { reason: refusal },
-      details: [{ field: 'async.callback_url', messages: [refusal] }],
+      details: [{ field: 'async.callback_url', messages: [errorMessage(refusal, 'en')] }],
     });
   return callbackUrl;
 }

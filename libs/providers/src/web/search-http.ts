@@ -1,3 +1,4 @@
+import { nestedMessage } from '@waggle/errors';
 import { WebToolError } from './web-tool-error';
 
 /** A search API's answer is a page of results; anything much larger is not one. */
@@ -31,7 +32,10 @@ async function readCapped(response: Response, provider: string): Promise<string>
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > MAX_SEARCH_RESPONSE_BYTES) {
     await response.body?.cancel().catch(() => undefined);
-    throw new WebToolError('provider_error', `${provider} answered more than ${MAX_SEARCH_RESPONSE_BYTES / (1024 * 1024)} MiB`);
+    throw new WebToolError(
+      'provider_error',
+      nestedMessage({ detail: 'web_answered_too_much', params: { provider, mebibytes: MAX_SEARCH_RESPONSE_BYTES / (1024 * 1024) } }),
+    );
   }
   if (!response.body) return '';
   const reader = response.body.getReader();
@@ -43,7 +47,10 @@ async function readCapped(response: Response, provider: string): Promise<string>
     received += value.byteLength;
     if (received > MAX_SEARCH_RESPONSE_BYTES) {
       await reader.cancel().catch(() => undefined);
-      throw new WebToolError('provider_error', `${provider} answered more than ${MAX_SEARCH_RESPONSE_BYTES / (1024 * 1024)} MiB`);
+      throw new WebToolError(
+        'provider_error',
+        nestedMessage({ detail: 'web_answered_too_much', params: { provider, mebibytes: MAX_SEARCH_RESPONSE_BYTES / (1024 * 1024) } }),
+      );
     }
     chunks.push(value);
   }
@@ -63,9 +70,16 @@ export async function searchJson(request: SearchRequest): Promise<unknown> {
   const failure = (error: unknown): unknown => {
     if (signal?.aborted) return signal.reason ?? error;
     if (error instanceof WebToolError) return error;
-    if (deadline.aborted) return new WebToolError('timeout', `${provider} did not answer within ${timeoutMs} ms`);
+    if (deadline.aborted)
+      return new WebToolError('timeout', nestedMessage({ detail: 'web_no_answer_in_time', params: { provider, ms: timeoutMs } }));
     const code = errorCodeOf(error);
-    return new WebToolError('network', `${provider} could not be reached${code ? ` (${code})` : ''}`, { cause: error });
+    return new WebToolError(
+      'network',
+      code
+        ? nestedMessage({ detail: 'web_unreachable_code', params: { provider, code } })
+        : nestedMessage({ detail: 'web_unreachable', params: { provider } }),
+      { cause: error },
+    );
   };
   try {
     const response = await fetch(request.url, {
@@ -78,13 +92,17 @@ export async function searchJson(request: SearchRequest): Promise<unknown> {
     if (!response.ok) {
       await response.body?.cancel().catch(() => undefined);
       const phrase = response.statusText ? ` ${response.statusText.slice(0, 60)}` : '';
-      throw new WebToolError('provider_error', `${provider} answered HTTP ${response.status}${phrase}`, { status: response.status });
+      throw new WebToolError(
+        'provider_error',
+        nestedMessage({ detail: 'web_answered_status', params: { provider, status: response.status, phrase } }),
+        { status: response.status },
+      );
     }
     const text = await readCapped(response, provider);
     try {
       return JSON.parse(text) as unknown;
     } catch {
-      throw new WebToolError('provider_error', `${provider} answered something that is not JSON`);
+      throw new WebToolError('provider_error', nestedMessage({ detail: 'web_answered_not_json', params: { provider } }));
     }
   } catch (error) {
     throw failure(error);
@@ -97,9 +115,10 @@ export function endpointUrl(base: string, path: string, setting: string): URL {
   try {
     url = new URL(base);
   } catch {
-    throw new WebToolError('not_configured', `${setting} is not an absolute URL`);
+    throw new WebToolError('not_configured', nestedMessage({ detail: 'web_setting_not_absolute', params: { setting } }));
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WebToolError('not_configured', `${setting} must be an http(s) URL`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new WebToolError('not_configured', nestedMessage({ detail: 'web_setting_not_http', params: { setting } }));
   url.pathname = `${url.pathname.replace(/\/+$/, '')}${path}`;
   url.search = '';
   url.hash = '';

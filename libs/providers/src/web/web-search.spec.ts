@@ -1,3 +1,4 @@
+import { errorMessage, WaggleException, type NestedMessage } from '@waggle/errors';
 import { BraveSearchProvider, createWebSearchProvider, SearxngSearchProvider, TavilySearchProvider } from './web-search';
 import { WebToolError } from './web-tool-error';
 
@@ -25,8 +26,11 @@ describe('createWebSearchProvider', () => {
       }
       return undefined;
     };
-    expect(failure({ WEB_SEARCH_PROVIDER: 'brave', BRAVE_SEARCH_API_KEY: '  ' })).toEqual(
-      new WebToolError('not_configured', 'WEB_SEARCH_PROVIDER is brave but BRAVE_SEARCH_API_KEY is not set'),
+    const brave = failure({ WEB_SEARCH_PROVIDER: 'brave', BRAVE_SEARCH_API_KEY: '  ' });
+    expect(brave).toBeInstanceOf(WebToolError);
+    expect(brave).toMatchObject({ code: 'not_configured', message: 'WEB_SEARCH_PROVIDER is brave but BRAVE_SEARCH_API_KEY is not set' });
+    expect(errorMessage((brave as WebToolError).reason as NestedMessage, 'es')).toBe(
+      'WEB_SEARCH_PROVIDER es brave pero BRAVE_SEARCH_API_KEY no está definida',
     );
     expect(failure({ WEB_SEARCH_PROVIDER: 'searxng' })).toMatchObject({
       code: 'not_configured',
@@ -53,5 +57,13 @@ describe('createWebSearchProvider', () => {
       code: 'not_configured',
       message: 'SEARXNG_URL must be an http(s) URL',
     });
+  });
+
+  it("says why in the workspace's language too, through web_tool_failed", async () => {
+    const provider = new SearxngSearchProvider('ftp://searxng.example');
+    const error = (await provider.search({ query: 'herons', numResults: 5 }).catch((failure: unknown) => failure)) as WebToolError;
+    const failed = new WaggleException('upstream_request_failed', { detail: 'web_tool_failed', params: { reason: error.reason } });
+    expect(failed.message).toBe('SEARXNG_URL must be an http(s) URL');
+    expect(failed.messageIn('es')).toBe('La herramienta web falló: SEARXNG_URL debe ser una URL http(s)');
   });
 });

@@ -1,5 +1,6 @@
 import { endpointUrl, searchJson } from './search-http';
 import { mapResults, resultCount, type WebSearchResult } from './search-results';
+import { nestedMessage } from '@waggle/errors';
 import { WebToolError } from './web-tool-error';
 import {
   DEFAULT_BRAVE_SEARCH_BASE_URL,
@@ -65,7 +66,9 @@ export class SearxngSearchProvider implements WebSearchProvider {
     } catch (error) {
       // SearXNG answers 403 to a format its settings.yml does not enable: say which setting.
       if (error instanceof WebToolError && error.status === 403) {
-        throw new WebToolError('provider_error', `${error.message} (is the json format enabled in its search.formats?)`, { status: 403 });
+        throw new WebToolError('provider_error', nestedMessage({ detail: 'web_searxng_json_format', params: { reason: error.reason } }), {
+          status: 403,
+        });
       }
       throw error;
     }
@@ -149,7 +152,7 @@ export class TavilySearchProvider implements WebSearchProvider {
 
 function required(value: string | undefined, variable: string, provider: string): string {
   if (value === undefined || value.trim() === '') {
-    throw new WebToolError('not_configured', `WEB_SEARCH_PROVIDER is ${provider} but ${variable} is not set`);
+    throw new WebToolError('not_configured', nestedMessage({ detail: 'web_search_variable_missing', params: { provider, variable } }));
   }
   return value.trim();
 }
@@ -181,6 +184,9 @@ export function createWebSearchProvider(settings: WebToolSettings): WebSearchPro
         timeoutMs,
       );
     default:
-      throw new WebToolError('not_configured', `WEB_SEARCH_PROVIDER must be one of ${WEB_SEARCH_PROVIDERS.join(', ')}`);
+      throw new WebToolError(
+        'not_configured',
+        nestedMessage({ detail: 'web_search_provider_unknown', params: { providers: WEB_SEARCH_PROVIDERS.join(', ') } }),
+      );
   }
 }

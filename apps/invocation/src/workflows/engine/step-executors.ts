@@ -46,7 +46,7 @@ export function childRequestId(runId: string, stepKey: string): string {
 function toolFailure(error: unknown): WaggleException {
   if (error instanceof WaggleException) return error;
   if (error instanceof WebToolError) {
-    return new WaggleException('upstream_request_failed', { detail: 'web_tool_failed', params: { reason: error.message } });
+    return new WaggleException('upstream_request_failed', { detail: 'web_tool_failed', params: { reason: error.reason } });
   }
   return new WaggleException('upstream_request_failed', { detail: 'tool_call_failed' });
 }
@@ -90,8 +90,8 @@ export class StepExecutors {
       env.SCRAPE_EXTRA_CA_FILE !== '' ? { ca: readFileSync(env.SCRAPE_EXTRA_CA_FILE, 'utf8') } : {},
     );
     this.httpPolicy = new CallbackUrlPolicy(env.WORKFLOW_HTTP_URL_ALLOWLIST, {
-      url: 'url',
-      host: 'host',
+      url: 'url_word_plain',
+      host: 'host_word_plain',
       setting: 'WORKFLOW_HTTP_URL_ALLOWLIST',
     });
     this.httpDispatcher = createGuardedDispatcher(this.httpPolicy);
@@ -273,7 +273,7 @@ export class StepExecutors {
   /** An API call through the SSRF guard: no redirects, address checked at connect time, body capped. */
   private async http(inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
     const url = inputs.url as string;
-    const refusal = this.httpPolicy.check(url);
+    const refusal = this.httpPolicy.refusal(url);
     if (refusal) throw new WaggleException('validation_error', { detail: 'url_refused', params: { reason: refusal } });
     const headers = { ...(inputs.headers as Record<string, string>) };
     let body: string | undefined;
@@ -323,7 +323,7 @@ export class StepExecutors {
     } catch (error) {
       if (error instanceof WaggleException) throw error;
       const refused = refusalOf(error);
-      if (refused) throw new WaggleException('validation_error', { detail: 'url_refused', params: { reason: refused.message } });
+      if (refused) throw new WaggleException('validation_error', { detail: 'url_refused', params: { reason: refused.refusal } });
       if (timeout.aborted)
         throw new WaggleException('upstream_request_failed', {
           status: 504,
