@@ -6,6 +6,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import { readBody, sendJson } from './http-io';
 
 /** One request as the fake saw it (search calls and page fetches alike). */
 export interface FakeSearchRequestRecord {
@@ -52,28 +53,6 @@ export function searchSlug(query: string): string {
 
 function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error('request body too large'));
-        request.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
 }
 
 /**
@@ -182,7 +161,7 @@ export class FakeSearchServer {
         this.answerBrave(parsed.searchParams, request.headers, response);
       } else if (method === 'POST' && parsed.pathname === '/search') {
         record.kind = 'tavily';
-        const text = await readBody(request);
+        const text = await readBody(request, MAX_BODY_BYTES);
         try {
           record.body = JSON.parse(text) as unknown;
         } catch {
