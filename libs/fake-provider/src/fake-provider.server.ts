@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
-import { BodyTooLargeError, readBody, sendJson } from './http-io';
+import { BodyTooLargeError, listen, readBody, sendJson } from './http-io';
 import {
   anthropicConversation,
   anthropicError,
@@ -118,17 +118,7 @@ export class FakeProviderServer {
     const server = createServer({ noDelay: true, keepAliveTimeout: 5_000 }, (request, response) => void this.handle(request, response));
     this.server = server;
     this.stopping = false;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    const address = server.address();
-    if (!address || typeof address === 'string') throw new Error('fake provider has no TCP address');
-    const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-    this.baseUrl = `http://${shownHost}:${address.port}`;
+    this.baseUrl = `http://${await listen(server, port, host, 'fake provider')}`;
     return this.baseUrl;
   }
 

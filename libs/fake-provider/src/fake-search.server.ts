@@ -6,7 +6,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { readBody, sendJson } from './http-io';
+import { listen, readBody, sendJson } from './http-io';
 
 /** One request as the fake saw it (search calls and page fetches alike). */
 export interface FakeSearchRequestRecord {
@@ -116,17 +116,7 @@ export class FakeSearchServer {
       ? createHttpsServer({ key: this.options.tls.key, cert: this.options.tls.cert }, listener)
       : createHttpServer(listener);
     this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    const address = server.address();
-    if (!address || typeof address === 'string') throw new Error('fake search server has no TCP address');
-    const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-    this.baseUrl = `${this.options.tls ? 'https' : 'http'}://${shownHost}:${address.port}`;
+    this.baseUrl = `${this.options.tls ? 'https' : 'http'}://${await listen(server, port, host, 'fake search server')}`;
     return this.baseUrl;
   }
 
