@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, IsUUID, Length, Max, Min } from 'class-validator';
 
 /**
  * The bound of a content field (a message, a prompt or instruction, a template): none of its
@@ -23,6 +23,17 @@ export class ListLimit {
 export class WorkspaceIdRequest {
   @IsUUID()
   workspace_id!: string;
+}
+
+/** One variant of a named deployment (prompt or workflow) of the workspace. */
+export class DeploymentVariantRequest extends WorkspaceIdRequest {
+  @IsString()
+  @Length(1, 200)
+  deployment!: string;
+
+  @IsString()
+  @Length(1, 200)
+  variant!: string;
 }
 
 /**

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { StreamErrorEvent } from '@waggle/errors';
 import type { FlatMetadata } from './flat-metadata';
-import { ListLimit, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
+import { DeploymentVariantRequest, ListLimit, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
 import { patternNames, rpc, PRIVATE_RPC_TIMEOUT_MS, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
 import { RunLabels } from './run-labels';
 import { DeploymentWebhookSecretRequest, WithRotationOverlap, type ShownWebhookSecret } from './webhook-owners';
@@ -286,18 +286,7 @@ export class ListRequestsRequest extends ListRequestsFilter {
   workspace_id!: string;
 }
 
-export class PromptVersionsRequest {
-  @IsUUID()
-  workspace_id!: string;
-
-  @IsString()
-  @Length(1, 200)
-  deployment!: string;
-
-  @IsString()
-  @Length(1, 200)
-  variant!: string;
-}
+export class PromptVersionsRequest extends DeploymentVariantRequest {}
 
 export interface PromptVersionSummary {
   version_id: string;

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
-import { ArrayMaxSize, IsArray, IsString, IsUUID, Length } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsUUID } from 'class-validator';
 import { patternNames, rpc, PRIVATE_RPC_TIMEOUT_MS } from './rpc-contract';
 import { DeploymentWebhookSecretRequest, WithRotationOverlap, type ShownWebhookSecret } from './webhook-owners';
-import { WorkspaceIdRequest } from './common.dto';
+import { DeploymentVariantRequest, WorkspaceIdRequest } from './common.dto';
 
 /**
  * A workflow definition file's `workflows:` list for one workspace. The shape inside is
@@ -64,18 +64,7 @@ export interface WorkflowWebhookSecretView extends ShownWebhookSecret {
   workflow_deployment_id: string;
 }
 
-export class WorkflowVersionsRequest {
-  @IsUUID()
-  workspace_id!: string;
-
-  @IsString()
-  @Length(1, 200)
-  deployment!: string;
-
-  @IsString()
-  @Length(1, 200)
-  variant!: string;
-}
+export class WorkflowVersionsRequest extends DeploymentVariantRequest {}
 
 export class WorkflowWebhookSecretRequest extends DeploymentWebhookSecretRequest {}
 

@@ -1,5 +1,6 @@
 import { rootCertificates } from 'node:tls';
 import { request, type Dispatcher } from 'undici';
+import { errorCodeOf } from '@waggle/providers';
 import { CallbackUrlPolicy, createGuardedDispatcher, refusalOf, type HostWord, type UrlWord } from '@waggle/webhooks';
 
 export const DEFAULT_ATTACHMENT_MAX_BYTES = 20 * 1024 * 1024;
@@ -103,19 +104,6 @@ function formatBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
   if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
   return `${bytes} bytes`;
-}
-
-/** The first `code` on an error or its causes. */
-function errorCodeOf(error: unknown): string | null {
-  const seen = new Set<unknown>();
-  let current: unknown = error;
-  while (current !== null && typeof current === 'object' && !seen.has(current)) {
-    seen.add(current);
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return null;
 }
 
 function networkReason(code: string | null): string {

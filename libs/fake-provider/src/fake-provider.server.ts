@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
+import { BodyTooLargeError, listen, readBody, sendJson } from './http-io';
 import {
   anthropicConversation,
   anthropicError,
@@ -67,30 +68,6 @@ type Json = Record<string, unknown>;
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 const MODEL_PATH_PREFIX = '/_fake/models/';
 
-class BodyError extends Error {}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new BodyError('request body too large'));
-        request.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
-}
-
 /** Resolves false instead of waiting when the request was aborted meanwhile. */
 async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted) return false;
@@ -141,17 +118,7 @@ export class FakeProviderServer {
     const server = createServer({ noDelay: true, keepAliveTimeout: 5_000 }, (request, response) => void this.handle(request, response));
     this.server = server;
     this.stopping = false;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    const address = server.address();
-    if (!address || typeof address === 'string') throw new Error('fake provider has no TCP address');
-    const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-    this.baseUrl = `http://${shownHost}:${address.port}`;
+    this.baseUrl = `http://${await listen(server, port, host, 'fake provider')}`;
     return this.baseUrl;
   }
 
@@ -231,7 +198,7 @@ export class FakeProviderServer {
     } catch (error) {
       if (response.headersSent) response.destroy();
       else
-        sendJson(response, error instanceof BodyError ? 413 : 500, {
+        sendJson(response, error instanceof BodyTooLargeError ? 413 : 500, {
           error: { message: String((error as Error).message), type: 'fake_error' },
         });
     }
@@ -247,7 +214,7 @@ export class FakeProviderServer {
       return sendJson(response, 405, { error: { message: 'Use PUT, GET or DELETE', type: 'method_not_allowed' } });
     let behaviour: Partial<FakeBehaviour>;
     try {
-      behaviour = parseBehaviour(JSON.parse(await readBody(request)));
+      behaviour = parseBehaviour(JSON.parse(await readBody(request, MAX_BODY_BYTES)));
     } catch (error) {
       return sendJson(response, 400, { error: { message: (error as Error).message, type: 'invalid_behaviour' } });
     }
@@ -257,7 +224,7 @@ export class FakeProviderServer {
 
   private async serveModel(protocol: FakeProtocol, path: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
     const sequence = ++this.sequence;
-    const raw = await readBody(request);
+    const raw = await readBody(request, MAX_BODY_BYTES);
     let body: Json | null = null;
     try {
       const parsed: unknown = JSON.parse(raw);

@@ -6,6 +6,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import { listen, readBody, sendJson } from './http-io';
 
 /** One request as the fake saw it (search calls and page fetches alike). */
 export interface FakeSearchRequestRecord {
@@ -52,28 +53,6 @@ export function searchSlug(query: string): string {
 
 function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error('request body too large'));
-        request.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
 }
 
 /**
@@ -137,17 +116,7 @@ export class FakeSearchServer {
       ? createHttpsServer({ key: this.options.tls.key, cert: this.options.tls.cert }, listener)
       : createHttpServer(listener);
     this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    const address = server.address();
-    if (!address || typeof address === 'string') throw new Error('fake search server has no TCP address');
-    const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-    this.baseUrl = `${this.options.tls ? 'https' : 'http'}://${shownHost}:${address.port}`;
+    this.baseUrl = `${this.options.tls ? 'https' : 'http'}://${await listen(server, port, host, 'fake search server')}`;
     return this.baseUrl;
   }
 
@@ -182,7 +151,7 @@ export class FakeSearchServer {
         this.answerBrave(parsed.searchParams, request.headers, response);
       } else if (method === 'POST' && parsed.pathname === '/search') {
         record.kind = 'tavily';
-        const text = await readBody(request);
+        const text = await readBody(request, MAX_BODY_BYTES);
         try {
           record.body = JSON.parse(text) as unknown;
         } catch {

@@ -7,6 +7,7 @@ export {
   WithCallbackAllowlist,
   WithProviderCredentials,
   WithRedis,
+  WithWebhookOwner,
   WithWebhookSecretKey,
   WithWebTools,
   WEB_SEARCH_PROVIDER_CHOICES,

@@ -133,39 +133,11 @@ export async function startOwnPostgres(port: number, dir: string, database: stri
     'SIGINT',
   );
   await server.start();
-  const exists = spawnSync(
-    'psql',
-    [
-      '-X',
-      '-qAt',
-      '-h',
-      '127.0.0.1',
-      '-p',
-      String(port),
-      '-U',
-      'postgres',
-      '-d',
-      'postgres',
-      '-c',
-      `select 1 from pg_database where datname = '${database}'`,
-    ],
-    { encoding: 'utf8' },
-  );
-  if (exists.stdout.trim() !== '1')
-    execFileSync('psql', [
-      '-X',
-      '-q',
-      '-h',
-      '127.0.0.1',
-      '-p',
-      String(port),
-      '-U',
-      'postgres',
-      '-d',
-      'postgres',
-      '-c',
-      `create database "${database}"`,
-    ]);
+  const asPostgres = ['-X', '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres'];
+  const exists = spawnSync('psql', [...asPostgres, '-qAt', '-c', `select 1 from pg_database where datname = '${database}'`], {
+    encoding: 'utf8',
+  });
+  if (exists.stdout.trim() !== '1') execFileSync('psql', [...asPostgres, '-q', '-c', `create database "${database}"`]);
   return { server, url: `postgres://postgres@127.0.0.1:${port}/${database}` };
 }
 

@@ -39,38 +39,34 @@ export async function createTestCertificates(): Promise<TestCertificates> {
       { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
     ],
   });
-  const server = await generate([{ name: 'commonName', value: 'localhost' }], {
-    keyType: 'ec',
-    algorithm: 'sha256',
-    notBeforeDate,
-    notAfterDate,
-    ca: { key: ca.private, cert: ca.cert },
-    extensions: [
-      { name: 'basicConstraints', cA: false, critical: true },
-      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
-      { name: 'extKeyUsage', serverAuth: true },
-      {
-        name: 'subjectAltName',
-        altNames: [
-          { type: 2, value: 'localhost' },
-          { type: 7, ip: '127.0.0.1' },
-          { type: 7, ip: '::1' },
-        ],
-      },
-    ],
-  });
-  const client = await generate([{ name: 'commonName', value: 'waggle-test-client' }], {
-    keyType: 'ec',
-    algorithm: 'sha256',
-    notBeforeDate,
-    notAfterDate,
-    ca: { key: ca.private, cert: ca.cert },
-    extensions: [
-      { name: 'basicConstraints', cA: false, critical: true },
-      { name: 'keyUsage', digitalSignature: true, critical: true },
-      { name: 'extKeyUsage', clientAuth: true },
-    ],
-  });
+  type Extensions = NonNullable<Parameters<typeof generate>[1]>['extensions'];
+  const issue = (commonName: string, extensions: Extensions) =>
+    generate([{ name: 'commonName', value: commonName }], {
+      keyType: 'ec',
+      algorithm: 'sha256',
+      notBeforeDate,
+      notAfterDate,
+      ca: { key: ca.private, cert: ca.cert },
+      extensions,
+    });
+  const server = await issue('localhost', [
+    { name: 'basicConstraints', cA: false, critical: true },
+    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+    { name: 'extKeyUsage', serverAuth: true },
+    {
+      name: 'subjectAltName',
+      altNames: [
+        { type: 2, value: 'localhost' },
+        { type: 7, ip: '127.0.0.1' },
+        { type: 7, ip: '::1' },
+      ],
+    },
+  ]);
+  const client = await issue('waggle-test-client', [
+    { name: 'basicConstraints', cA: false, critical: true },
+    { name: 'keyUsage', digitalSignature: true, critical: true },
+    { name: 'extKeyUsage', clientAuth: true },
+  ]);
   return { caCert: ca.cert, cert: server.cert, key: server.private, clientCert: client.cert, clientKey: client.private };
 }
 

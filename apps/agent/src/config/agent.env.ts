@@ -1,20 +1,9 @@
 import { DEFAULT_ATTACHMENT_MAX_BYTES, DEFAULT_ATTACHMENT_TIMEOUT_MS } from '@waggle/documents';
-import { DatabaseEnv, EnvVar, WithProviderCredentials, WithRedis, WithWebhookSecretKey } from '@waggle/platform';
+import { DatabaseEnv, EnvVar, WithProviderCredentials, WithRedis, WithWebhookOwner, WithWebhookSecretKey } from '@waggle/platform';
 import { IsInt, IsString, Max, Min } from 'class-validator';
 
-export class AgentEnv extends WithWebhookSecretKey(WithProviderCredentials(WithRedis(DatabaseEnv))) {
+export class AgentEnv extends WithWebhookOwner(WithWebhookSecretKey(WithProviderCredentials(WithRedis(DatabaseEnv)))) {
   override PORT: number = 3102;
-
-  @EnvVar('How long a rotated-out webhook secret keeps working (seconds) when the rotation names no overlap')
-  @IsInt()
-  @Min(0)
-  @Max(30 * 24 * 3600)
-  WEBHOOK_SECRET_OVERLAP_SECONDS: number = 24 * 3600;
-
-  @EnvVar('How often every webhook target is rewritten to the Redis registry (seconds; 0 = only at start and on change)')
-  @IsInt()
-  @Min(0)
-  WEBHOOK_REGISTRY_RESYNC_SECONDS: number = 300;
 
   @EnvVar('Tool calls one agent run may make when the agent sets no max_tool_calls; at the cap the model answers without tools')
   @IsInt()

@@ -1,20 +1,17 @@
-import { DatabaseEnv, EnvVar, WithProviderCredentials, WithRedis, WithWebhookSecretKey, WithWebTools } from '@waggle/platform';
+import {
+  DatabaseEnv,
+  EnvVar,
+  WithProviderCredentials,
+  WithRedis,
+  WithWebhookOwner,
+  WithWebhookSecretKey,
+  WithWebTools,
+} from '@waggle/platform';
 import { DEFAULT_LEDGER_STREAM_SETTINGS } from '@waggle/platform';
 import { IsInt, IsString, Max, Min } from 'class-validator';
 
-export class InvocationEnv extends WithWebTools(WithWebhookSecretKey(WithProviderCredentials(WithRedis(DatabaseEnv)))) {
+export class InvocationEnv extends WithWebhookOwner(WithWebTools(WithWebhookSecretKey(WithProviderCredentials(WithRedis(DatabaseEnv))))) {
   override PORT: number = 3101;
-
-  @EnvVar('How long a rotated-out webhook secret keeps working (seconds) when the rotation names no overlap')
-  @IsInt()
-  @Min(0)
-  @Max(30 * 24 * 3600)
-  WEBHOOK_SECRET_OVERLAP_SECONDS: number = 24 * 3600;
-
-  @EnvVar('How often every webhook target is rewritten to the Redis registry (seconds; 0 = only at start and on change)')
-  @IsInt()
-  @Min(0)
-  WEBHOOK_REGISTRY_RESYNC_SECONDS: number = 300;
 
   @EnvVar('Prompt webhook triggers run at once by each invocation replica')
   @IsInt()

@@ -9,27 +9,14 @@ import type {
   PromptVersionSummary,
 } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
+import { contentHashOf } from '../common/content-hash';
 import type { PromptDeploymentEntity } from './entities/prompt-deployment.entity';
 import type { StoredPromptParams } from './entities/prompt-version.entity';
 import { PromptResolutionCache } from './prompt-resolution.cache';
 import { declaredVariables } from './prompt-template';
 import { PromptWebhookSecrets } from './prompt-webhook-secrets.service';
 import { PromptsRepository } from './prompts.repository';
-
-/** JSON with sorted keys, so equal definitions hash equally whatever the file's key order. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== undefined);
-    return `{${entries
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 function definitionOf(variant: PromptVariantSpec) {
   return {
@@ -153,7 +140,7 @@ export class PromptsService {
     variables: string[],
   ): Promise<AppliedVariant> {
     const definition = definitionOf(spec);
-    const contentHash = createHash('sha256').update(canonicalJson(definition)).digest('hex');
+    const contentHash = contentHashOf(definition, 'locale');
     let variant = await this.prompts.findVariant(deployment.id, spec.name, manager);
     if (variant?.currentVersion?.contentHash === contentHash) {
       return { name: variant.name, variant_id: variant.id, version: variant.currentVersion.version, changed: false };

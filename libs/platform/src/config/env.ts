@@ -471,6 +471,23 @@ export function WithWebhookSecretKey<TBase extends EnvConstructor>(Base: TBase) 
   return WebhookSecretKeyEnv;
 }
 
+/** Adds the settings of a service that owns webhook targets and their secrets (invocation, agent). */
+export function WithWebhookOwner<TBase extends EnvConstructor>(Base: TBase) {
+  class WebhookOwnerEnv extends Base {
+    @EnvVar('How long a rotated-out webhook secret keeps working (seconds) when the rotation names no overlap')
+    @IsInt()
+    @Min(0)
+    @Max(30 * 24 * 3600)
+    WEBHOOK_SECRET_OVERLAP_SECONDS: number = 24 * 3600;
+
+    @EnvVar('How often every webhook target is rewritten to the Redis registry (seconds; 0 = only at start and on change)')
+    @IsInt()
+    @Min(0)
+    WEBHOOK_REGISTRY_RESYNC_SECONDS: number = 300;
+  }
+  return WebhookOwnerEnv;
+}
+
 /** Adds the operator's callback allowlist (gateway and callback-dispatcher). */
 export function WithCallbackAllowlist<TBase extends EnvConstructor>(Base: TBase) {
   class CallbackAllowlistEnv extends Base {

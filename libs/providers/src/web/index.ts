@@ -1,3 +1,4 @@
+export { errorCodeOf } from './error-code';
 export { decodeHtmlEntities, htmlSnippetToText } from './html-text';
 export { MAX_SEARCH_RESPONSE_BYTES } from './search-http';
 export { MAX_WEB_SEARCH_RESULTS, type WebSearchResult } from './search-results';

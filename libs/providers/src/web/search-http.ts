@@ -1,4 +1,5 @@
 import { nestedMessage } from '@waggle/errors';
+import { errorCodeOf } from './error-code';
 import { WebToolError } from './web-tool-error';
 
 /** A search API's answer is a page of results; anything much larger is not one. */
@@ -13,19 +14,6 @@ export interface SearchRequest {
   body?: string;
   timeoutMs: number;
   signal?: AbortSignal;
-}
-
-/** The first `code` on an error or its causes (undici puts the socket error's code on `cause`). */
-function errorCodeOf(error: unknown): string | null {
-  const seen = new Set<unknown>();
-  let current: unknown = error;
-  while (current !== null && typeof current === 'object' && !seen.has(current)) {
-    seen.add(current);
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return null;
 }
 
 async function readCapped(response: Response, provider: string): Promise<string> {

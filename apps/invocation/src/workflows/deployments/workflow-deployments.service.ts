@@ -10,29 +10,12 @@ import { WaggleException } from '@waggle/errors';
 import { ModelRoutes } from '@waggle/providers';
 import { SecretSealer } from '@waggle/webhooks';
 import { validateWorkflowDefinitions, type WorkflowDeploymentDefinition, type WorkflowVariant } from '@waggle/workflows';
-import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
+import { contentHashOf } from '../../common/content-hash';
 import type { WorkflowDeploymentEntity } from './entities/workflow-deployment.entity';
 import { variantNotFound, WorkflowDeploymentsRepository } from './workflow-deployments.repository';
 import { WorkflowResolutionCache, type PinnedWorkflow, type ResolvedWorkflow } from './workflow-resolution.cache';
 import { WorkflowWebhookSecrets } from './workflow-webhook-secrets.service';
-
-/** JSON with sorted keys, so equal definitions hash equally whatever the file's key order. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== undefined);
-    return `{${entries
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-function contentHashOf(definition: WorkflowVariant): string {
-  return createHash('sha256').update(canonicalJson(definition)).digest('hex');
-}
 
 /**
  * Workflow deployments: declarative apply into immutable versions (checked in full by
@@ -176,7 +159,7 @@ export class WorkflowDeploymentsService {
     deployment: WorkflowDeploymentEntity,
     definition: WorkflowVariant,
   ): Promise<AppliedWorkflowVariant> {
-    const contentHash = contentHashOf(definition);
+    const contentHash = contentHashOf(definition, 'code-unit');
     let variant = await this.deployments.findVariant(deployment.id, definition.name, manager);
     if (variant?.currentVersion?.contentHash === contentHash) {
       return { name: variant.name, variant_id: variant.id, version: variant.currentVersion.version, changed: false };

@@ -14,14 +14,18 @@ import {
 /** Published to every invocation replica after an apply or a secret rotation changed a workspace's workflows. */
 export const WORKFLOWS_CHANGED_SUBJECT = 'invocation.workflows.changed';
 
-/** Exactly one immutable version of a workflow: what a run executes. */
-export interface PinnedWorkflow {
+/** Which immutable version of a workflow, by id and by name (what a run records). */
+export interface WorkflowVersionIdentity {
   deploymentId: string;
   deploymentName: string;
   variantId: string;
   variantName: string;
   versionId: string;
   version: number;
+}
+
+/** Exactly one immutable version of a workflow: what a run executes. */
+export interface PinnedWorkflow extends WorkflowVersionIdentity {
   /** The parsed variant with its defaults applied. */
   definition: WorkflowVariant;
 }

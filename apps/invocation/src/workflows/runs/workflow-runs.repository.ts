@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { FlatMetadata, WorkflowStepRecordView } from '@waggle/contracts';
 import type { RowOf } from '@waggle/database';
 import type { DataSource, EntityManager } from 'typeorm';
+import type { WorkflowVersionIdentity } from '../deployments/workflow-resolution.cache';
 import type { WorkflowRunEntity } from './workflow-run.entity';
 import type { WorkflowStepRunEntity } from './workflow-step-run.entity';
 
@@ -15,15 +16,10 @@ const T_STEPS = '"invocation"."workflow_step_runs"';
  */
 export type WorkflowRunRow = RowOf<WorkflowRunEntity, 'steps'>;
 
-export interface NewWorkflowRun {
+/** A run to admit: the version it executes (as resolved or pinned) and what the caller asked. */
+export interface NewWorkflowRun extends WorkflowVersionIdentity {
   id: string;
   workspaceId: string;
-  deploymentId: string;
-  deploymentName: string;
-  variantId: string;
-  variantName: string;
-  versionId: string;
-  version: number;
   runAsync: boolean;
   inputs: Record<string, unknown>;
   callbackUrl: string | null;
