@@ -282,6 +282,31 @@ export const ERROR_MESSAGES = {
   },
   workflow_run_failed: { en: 'The workflow run failed', es: 'La ejecución del flujo de trabajo falló' },
   workflow_step_failed: { en: '%{reason}', es: 'La ejecución del flujo de trabajo falló: %{reason}' },
+  // Why a workflow run failed (stored on the run as its `error_detail`, the English text as its `error_message`).
+  workflow_run_deadline: {
+    en: 'The workflow run did not finish within its %{seconds} s time-out',
+    es: 'La ejecución del flujo de trabajo no terminó dentro de su tiempo límite de %{seconds} s',
+  },
+  workflow_run_lease_lost: { en: 'The run was taken from this worker', es: 'Otro proceso de trabajo tomó la ejecución' },
+  workflow_run_stopped: { en: 'The run was stopped', es: 'La ejecución se detuvo' },
+  workflow_run_step_limit: {
+    en: "The run would execute more than the plan's %{limit} steps",
+    es: 'La ejecución superaría los %{limit} pasos de su plan',
+  },
+  workflow_step_error: { en: 'The step failed', es: 'El paso falló' },
+  workflow_step_unexpected: { en: 'The step failed unexpectedly', es: 'El paso falló de forma inesperada' },
+  workflow_worker_stopped: {
+    en: 'The worker running this workflow run stopped and no other worker took it over',
+    es: 'El proceso de trabajo que ejecutaba esta ejecución de flujo de trabajo se detuvo y ningún otro la retomó',
+  },
+  workflow_run_not_executed: {
+    en: 'The workflow run could not be executed',
+    es: 'No se pudo ejecutar la ejecución del flujo de trabajo',
+  },
+  workflow_run_not_enqueued: {
+    en: 'The workflow run could not be enqueued',
+    es: 'No se pudo poner en cola la ejecución del flujo de trabajo',
+  },
   workflow_sync_timeout: {
     en: 'The workflow run did not finish within %{seconds} s; it goes on: GET /v1/workflow_runs/%{request_id} shows it',
     es: 'La ejecución del flujo de trabajo no terminó en %{seconds} s; continúa: GET /v1/workflow_runs/%{request_id} la muestra',

@@ -6,6 +6,7 @@ import { IndexRequestsByUser1764000000000 } from './1764000000000-index-requests
 import { CreateWorkflowDeploymentTables1765000000000 } from './1765000000000-create-workflow-deployment-tables';
 import { CreateWorkflowRunTables1765000100000 } from './1765000100000-create-workflow-run-tables';
 import { AddLedgerDeadLetters1795508988289 } from './1795508988289-add-ledger-dead-letters';
+import { AddWorkflowRunErrorDetail1795536123503 } from './1795536123503-add-workflow-run-error-detail';
 
 /** Every migration of this service, oldest first. `npm run migration:generate` appends here. */
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
@@ -16,4 +17,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   CreateWorkflowDeploymentTables1765000000000,
   CreateWorkflowRunTables1765000100000,
   AddLedgerDeadLetters1795508988289,
+  AddWorkflowRunErrorDetail1795536123503,
 ];

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { WaggleException, type ErrorCode } from '@waggle/errors';
+import { errorMessage, nestedMessage, WaggleException, type ErrorCode, type NestedMessage } from '@waggle/errors';
 import {
   evaluateCondition,
   renderText,
@@ -19,21 +19,32 @@ import { StepExecutors, type StepResult } from './step-executors';
  * (and an enclosing loop's) may turn into a recorded error the run goes past.
  */
 export class RunFailure extends Error {
+  /** Why, as a message id rendered in the reader's language (null: only the English `message` is known). */
+  readonly detail: NestedMessage | null;
+
   constructor(
     readonly code: ErrorCode,
-    message: string,
+    text: NestedMessage | { english: string },
     readonly stepId: string | null,
     readonly fatal = false,
   ) {
-    super(message);
+    super('english' in text ? text.english : errorMessage(text, 'en'));
     this.name = 'RunFailure';
+    this.detail = 'english' in text ? null : text;
   }
 
   static of(error: unknown, stepId: string): RunFailure {
     if (error instanceof RunFailure) return error;
-    if (error instanceof WaggleException) return new RunFailure(error.code, error.message, stepId);
-    return new RunFailure('internal_server_error', 'The step failed unexpectedly', stepId);
+    if (error instanceof WaggleException) return new RunFailure(error.code, failureText(error), stepId);
+    return new RunFailure('internal_server_error', { detail: 'workflow_step_unexpected' }, stepId);
   }
+}
+
+/** A refusal's message id and parameters when it has one, its English text otherwise (a catalog message). */
+export function failureText(error: WaggleException): NestedMessage | { english: string } {
+  return error.detail === undefined
+    ? { english: error.message }
+    : { detail: error.detail, params: error.params as NestedMessage['params'] };
 }
 
 /** One run's execution state: its row, the records a previous attempt left, and the counters. */
@@ -94,12 +105,19 @@ export class WorkflowEngine {
   private checkpoint(execution: RunExecution, stepId: string): void {
     if (execution.signal.aborted) {
       const reason: unknown = execution.signal.reason;
-      throw reason instanceof RunFailure ? reason : new RunFailure('internal_server_error', 'The run was stopped', stepId, true);
+      throw reason instanceof RunFailure
+        ? reason
+        : new RunFailure('internal_server_error', { detail: 'workflow_run_stopped' }, stepId, true);
     }
     execution.stepsExecuted += 1;
     const limit = execution.run.step_limit;
     if (limit !== null && execution.stepsExecuted > limit) {
-      throw new RunFailure('workflow_step_limit_reached', `The run would execute more than the plan's ${limit} steps`, stepId, true);
+      throw new RunFailure(
+        'workflow_step_limit_reached',
+        nestedMessage({ detail: 'workflow_run_step_limit', params: { limit } }),
+        stepId,
+        true,
+      );
     }
   }
 
@@ -181,7 +199,7 @@ export class WorkflowEngine {
       scope[step.id] = { output: result.output, error: null } satisfies StepRecordScope;
       return;
     }
-    const failed = failure ?? new RunFailure('internal_server_error', 'The step failed', step.id);
+    const failed = failure ?? new RunFailure('internal_server_error', { detail: 'workflow_step_error' }, step.id);
     await this.endFailed(runId, key, failed);
     if (failed.fatal || step.on_error === 'fail') throw failed;
     scope[step.id] = { output: null, error: failed.message } satisfies StepRecordScope;

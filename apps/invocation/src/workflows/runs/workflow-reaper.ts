@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { nestedMessage } from '@waggle/errors';
 import { APP_ENV } from '@waggle/platform';
 import type { InvocationEnv } from '../../config/invocation.env';
-import { WorkflowRunsRepository } from './workflow-runs.repository';
+import { failureState, WorkflowRunsRepository } from './workflow-runs.repository';
 import { WorkflowRunsService } from './workflow-runs.service';
 
 /**
@@ -47,14 +48,14 @@ export class WorkflowReaper implements OnApplicationBootstrap, OnModuleDestroy {
           await this.service.requeue(id, workspaceId);
           continue;
         }
-        const message =
+        const why =
           reason === 'deadline'
-            ? `The workflow run did not finish within its ${Math.round(this.env.WORKFLOW_RUN_TIMEOUT_MS / 1000)} s time-out`
-            : 'The worker running this workflow run stopped and no other worker took it over';
+            ? nestedMessage({ detail: 'workflow_run_deadline', params: { seconds: Math.round(this.env.WORKFLOW_RUN_TIMEOUT_MS / 1000) } })
+            : nestedMessage({ detail: 'workflow_worker_stopped' });
         const row = await this.service.settle(id, {
           status: 'failed',
           output: null,
-          errorMessage: message,
+          ...failureState(why),
           errorCode: reason === 'deadline' ? 'upstream_request_failed' : 'internal_server_error',
         });
         if (row?.run_status === 'failed') failed += 1;

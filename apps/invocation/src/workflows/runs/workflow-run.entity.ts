@@ -1,4 +1,5 @@
 import type { FlatMetadata, RunStatus } from '@waggle/contracts';
+import type { NestedMessage } from '@waggle/errors';
 import { Column, CreateDateColumn, Entity, Generated, Index, OneToMany, PrimaryColumn } from 'typeorm';
 import { WorkflowStepRunEntity } from './workflow-step-run.entity';
 
@@ -51,6 +52,10 @@ export class WorkflowRunEntity {
 
   @Column({ name: 'error_message', type: 'text', nullable: true })
   errorMessage!: string | null;
+
+  /** The failure as a message id and parameters, rendered in the reader's language (null on runs from before it, or English only). */
+  @Column({ name: 'error_detail', type: 'jsonb', nullable: true })
+  errorDetail!: NestedMessage | null;
 
   @Column({ name: 'error_code', type: 'text', nullable: true })
   errorCode!: string | null;

@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { QueueNames, type WorkflowRunJob } from '@waggle/contracts';
-import { WaggleException } from '@waggle/errors';
+import { nestedMessage, WaggleException } from '@waggle/errors';
 import { APP_ENV, isTransientFailure, QueueProcessor, QueueWorker, type RequestContextStore } from '@waggle/platform';
 import type { Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import type { InvocationEnv } from '../../config/invocation.env';
 import { WorkflowDeploymentsService } from '../deployments/workflow-deployments.service';
-import { RunFailure, WorkflowEngine } from '../engine/workflow-engine';
-import { WorkflowRunsRepository } from './workflow-runs.repository';
+import { failureText, RunFailure, WorkflowEngine } from '../engine/workflow-engine';
+import { failureState, WorkflowRunsRepository } from './workflow-runs.repository';
 import { WorkflowRunsService } from './workflow-runs.service';
 
 /**
@@ -62,7 +62,7 @@ export class WorkflowRunWorker extends QueueWorker<'workflow-runs'> {
         controller.abort(
           new RunFailure(
             'upstream_request_failed',
-            `The workflow run did not finish within its ${Math.round(this.env.WORKFLOW_RUN_TIMEOUT_MS / 1000)} s time-out`,
+            nestedMessage({ detail: 'workflow_run_deadline', params: { seconds: Math.round(this.env.WORKFLOW_RUN_TIMEOUT_MS / 1000) } }),
             null,
             true,
           ),
@@ -75,7 +75,7 @@ export class WorkflowRunWorker extends QueueWorker<'workflow-runs'> {
           (held) => {
             if (held) return;
             lost = true;
-            controller.abort(new RunFailure('internal_server_error', 'The run was taken from this worker', null, true));
+            controller.abort(new RunFailure('internal_server_error', { detail: 'workflow_run_lease_lost' }, null, true));
           },
           (error: unknown) => this.logger.warn({ err: error, request_id: id }, 'workflow run heartbeat failed'),
         );
@@ -89,12 +89,12 @@ export class WorkflowRunWorker extends QueueWorker<'workflow-runs'> {
       let state;
       try {
         const output = await this.engine.execute(execution);
-        state = { status: 'completed' as const, output, errorMessage: null, errorCode: null };
+        state = { status: 'completed' as const, output, errorMessage: null, errorDetail: null, errorCode: null };
       } catch (error) {
         if (!(error instanceof RunFailure)) throw error;
         // A run taken from this worker belongs to whoever took it (or is already failed): leave it.
         if (lost) return;
-        state = { status: 'failed' as const, output: null, errorMessage: error.message, errorCode: error.code };
+        state = { status: 'failed' as const, output: null, errorMessage: error.message, errorDetail: error.detail, errorCode: error.code };
         this.logger.log({ request_id: id, step: error.stepId, error_code: error.code }, 'workflow run failed');
       }
       await this.service.settle(id, { ...state, stepsExecuted: execution.stepsExecuted, totalTokens: execution.totalTokens });
@@ -108,7 +108,7 @@ export class WorkflowRunWorker extends QueueWorker<'workflow-runs'> {
       await this.service.settle(id, {
         status: 'failed',
         output: null,
-        errorMessage: refusal?.message ?? 'The workflow run could not be executed',
+        ...failureState(refusal ? failureText(refusal) : { detail: 'workflow_run_not_executed' }),
         errorCode: refusal?.code ?? 'internal_server_error',
       });
     } finally {

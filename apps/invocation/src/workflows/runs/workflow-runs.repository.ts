@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { FlatMetadata, WorkflowStepRecordView } from '@waggle/contracts';
 import type { RowOf } from '@waggle/database';
+import { errorMessage, type NestedMessage } from '@waggle/errors';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { WorkflowVersionIdentity } from '../deployments/workflow-resolution.cache';
 import type { WorkflowRunEntity } from './workflow-run.entity';
@@ -59,10 +60,20 @@ export interface StepEnd {
 export interface TerminalState {
   status: 'completed' | 'failed' | 'cancelled';
   output: string | null;
+  /** The English text (the run view's `error_message`). */
   errorMessage: string | null;
+  /** The same failure as a message id, rendered in the reader's language (null: English only). */
+  errorDetail?: NestedMessage | null;
   errorCode: string | null;
   stepsExecuted?: number;
   totalTokens?: number;
+}
+
+/** A failure's stored text: its English message and, when it has one, its message id. */
+export function failureState(text: NestedMessage | { english: string }): Pick<TerminalState, 'errorMessage' | 'errorDetail'> {
+  return 'english' in text
+    ? { errorMessage: text.english, errorDetail: null }
+    : { errorMessage: errorMessage(text, 'en'), errorDetail: text };
 }
 
 /** The runs a terminal move started, and the run it ended (null when it was already terminal). */
@@ -177,9 +188,18 @@ export class WorkflowRunsRepository {
       await lockSlots(manager, owner.workspace_id);
       const [rows] = (await manager.query(
         `UPDATE ${T_RUNS} SET run_status = $2, output_content = $3, error_message = $4, error_code = $5, ended_at = now(),
-           steps_executed = coalesce($6, steps_executed), total_tokens = coalesce($7, total_tokens), lease_owner = NULL, lease_expires_at = NULL
+           steps_executed = coalesce($6, steps_executed), total_tokens = coalesce($7, total_tokens), error_detail = $8, lease_owner = NULL, lease_expires_at = NULL
          WHERE id = $1 AND run_status IN ('queued', 'running') RETURNING *`,
-        [id, state.status, state.output, state.errorMessage, state.errorCode, state.stepsExecuted ?? null, state.totalTokens ?? null],
+        [
+          id,
+          state.status,
+          state.output,
+          state.errorMessage,
+          state.errorCode,
+          state.stepsExecuted ?? null,
+          state.totalTokens ?? null,
+          state.errorDetail ? JSON.stringify(state.errorDetail) : null,
+        ],
       )) as [WorkflowRunRow[], number];
       const promoted = await this.promote(manager, owner.workspace_id);
       return { run: rows[0] ?? null, promoted };

@@ -2,7 +2,7 @@ import { WaggleException } from '@waggle/errors';
 import type { WorkflowVariant } from '@waggle/workflows';
 import { initialScope } from '../engine/workflow-engine';
 import { callbackBodyOf, checkInputs, ledgerRecordOf, runFailure, toRunView } from './workflow-runs.service';
-import type { WorkflowRunRow } from './workflow-runs.repository';
+import { failureState, type WorkflowRunRow } from './workflow-runs.repository';
 
 const variant: WorkflowVariant = {
   name: 'default',
@@ -29,6 +29,7 @@ const row = (overrides: Partial<WorkflowRunRow> = {}): WorkflowRunRow => ({
   start_inputs: { topic: 'acme' },
   output_content: 'done',
   error_message: null,
+  error_detail: null,
   error_code: null,
   callback_url: 'https://example.com/hook',
   metadata: { team: 'blue' },
@@ -115,5 +116,26 @@ describe('workflow run values', () => {
       extra: { request_id: row().id },
     });
     expect(runFailure(row({ run_status: 'failed', error_code: 'not-a-code' })).code).toBe('internal_server_error');
+  });
+
+  it("renders a failure stored with its message id in the reader's language, the English as stored", () => {
+    const stored = failureState({ detail: 'workflow_run_step_limit', params: { limit: 50 } });
+    expect(stored.errorMessage).toBe("The run would execute more than the plan's 50 steps");
+    const failure = runFailure(
+      row({
+        run_status: 'failed',
+        error_message: stored.errorMessage,
+        error_detail: stored.errorDetail ?? null,
+        error_code: 'workflow_step_limit_reached',
+      }),
+    );
+    expect(failure.message).toBe("The run would execute more than the plan's 50 steps");
+    expect(failure.messageIn('es')).toBe('La ejecución del flujo de trabajo falló: La ejecución superaría los 50 pasos de su plan');
+    // A run stored before error_detail replays its English text.
+    expect(runFailure(row({ run_status: 'failed', error_message: 'too many steps' })).messageIn('es')).toBe(
+      'La ejecución del flujo de trabajo falló: too many steps',
+    );
+    // A refusal with only a catalog text is stored in English only.
+    expect(failureState({ english: 'Internal server error' })).toEqual({ errorMessage: 'Internal server error', errorDetail: null });
   });
 });

@@ -19,7 +19,13 @@ import type { WorkflowInput, WorkflowVariant } from '@waggle/workflows';
 import type { Subscription } from 'nats';
 import type { InvocationEnv } from '../../config/invocation.env';
 import { WorkflowDeploymentsService } from '../deployments/workflow-deployments.service';
-import { toStepRecordView, WorkflowRunsRepository, type TerminalState, type WorkflowRunRow } from './workflow-runs.repository';
+import {
+  failureState,
+  toStepRecordView,
+  WorkflowRunsRepository,
+  type TerminalState,
+  type WorkflowRunRow,
+} from './workflow-runs.repository';
 
 const isTerminal = (row: WorkflowRunRow) => row.run_status === 'completed' || row.run_status === 'failed' || row.run_status === 'cancelled';
 
@@ -53,10 +59,11 @@ export function checkInputs(definition: WorkflowVariant, inputs: Record<string, 
 /** The run's failure as a client sees it: the failing step's catalog code and message, with the request id. */
 export function runFailure(row: WorkflowRunRow): WaggleException {
   const code = isErrorCode(row.error_code) ? row.error_code : 'internal_server_error';
+  // Runs stored before `error_detail` (or failed by a refusal with only a catalog text) replay the English text.
   const text: ErrorDetail =
     row.error_message === null
       ? { detail: 'workflow_run_failed' }
-      : { detail: 'workflow_step_failed', params: { reason: row.error_message } };
+      : { detail: 'workflow_step_failed', params: { reason: row.error_detail ?? row.error_message } };
   return new WaggleException(code, { ...text, extra: { request_id: row.id } });
 }
 
@@ -280,7 +287,7 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
       await this.settle(row.id, {
         status: 'failed',
         output: null,
-        errorMessage: 'The workflow run could not be enqueued',
+        ...failureState({ detail: 'workflow_run_not_enqueued' }),
         errorCode: 'workflow_enqueue_failed',
       });
       throw new WaggleException('workflow_enqueue_failed', { extra: { request_id: row.id } });
