@@ -179,4 +179,41 @@ describe("errors in the workspace's language, from every service", () => {
       body: { error_code: 'validation_error', message: 'callback_url points to a loopback address' },
     });
   });
+
+  it("gives a failed workflow run's reason in the workspace's language, its stored English text as before", async () => {
+    const capped = async (language: string[]) => {
+      const made = await cliJson<{ workspace_id: string; api_key: string }>([
+        'workspace',
+        'create',
+        '--name',
+        'e2e errores flujo',
+        '--plan',
+        'enterprise',
+        ...language,
+      ]);
+      await cliJson(['workspace', 'set-limits', made.workspace_id, '--workflow-step-limit', '1']);
+      const who = { id: made.workspace_id, key: made.api_key };
+      const template = (id: string) => ({ id, type: 'template', text: id });
+      const workflows = [
+        { deployment: 'two-steps', variants: [{ name: 'default', inputs: {}, output: 'x', steps: [template('a'), template('b')] }] },
+      ];
+      expect((await call(who, 'POST', '/v1/private/workflows/apply', { workflows })).status).toBe(200);
+      return who;
+    };
+    const english = "The run would execute more than the plan's 1 steps";
+    const spanishCapped = await capped(['--language', 'es']);
+    const inSpanish = await call(spanishCapped, 'POST', '/v1/workflow/invoke', { deployment: 'two-steps', variant: 'default' });
+    expect(inSpanish).toMatchObject({
+      status: 402,
+      body: {
+        error_code: 'workflow_step_limit_reached',
+        message: 'La ejecución del flujo de trabajo falló: La ejecución superaría los 1 pasos de su plan',
+      },
+    });
+    const inEnglish = await call(await capped([]), 'POST', '/v1/workflow/invoke', { deployment: 'two-steps', variant: 'default' });
+    expect(inEnglish).toMatchObject({ status: 402, body: { error_code: 'workflow_step_limit_reached', message: english } });
+    // The run view keeps the English text.
+    const view = await call(spanishCapped, 'GET', `/v1/workflow_runs/${String(inSpanish.body.request_id)}`);
+    expect(view.body.workflow_run).toMatchObject({ run_status: 'failed', error_message: english });
+  });
 });
