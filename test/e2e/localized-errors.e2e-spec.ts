@@ -180,6 +180,37 @@ describe("errors in the workspace's language, from every service", () => {
     });
   });
 
+  it("gives an invalid workflow definition's problem in the workspace's language, details in English as before", async () => {
+    const steps = [
+      { id: 'a', type: 'template', text: '{{ b.output }}' },
+      { id: 'b', type: 'template', text: 'x' },
+    ];
+    const workflows = [{ deployment: 'broken', variants: [{ name: 'default', inputs: {}, output: 'x', steps }] }];
+    const field = 'workflows[0].variants[0].steps[0].text';
+    const englishReason = 'refers to step b, which does not run before this point';
+    const inSpanish = await call(spanish, 'POST', '/v1/private/workflows/apply', { workflows });
+    expect(inSpanish).toMatchObject({
+      status: 422,
+      body: {
+        error_code: 'validation_error',
+        message: render('invalid_workflow_definitions', 'es', {
+          field,
+          reason: 'hace referencia al paso b, que no se ejecuta antes de este punto',
+        }),
+        details: [{ field, messages: [englishReason] }],
+      },
+    });
+    const inEnglish = await call(english, 'POST', '/v1/private/workflows/apply', { workflows });
+    expect(inEnglish).toMatchObject({
+      status: 422,
+      body: {
+        message: `The workflow definitions are invalid: ${field}: ${englishReason}`,
+        details: [{ field, messages: [englishReason] }],
+      },
+    });
+    expect(inEnglish.body.details).toEqual(inSpanish.body.details);
+  });
+
   it("gives a failed workflow run's reason in the workspace's language, its stored English text as before", async () => {
     const capped = async (language: string[]) => {
       const made = await cliJson<{ workspace_id: string; api_key: string }>([
@@ -200,7 +231,7 @@ describe("errors in the workspace's language, from every service", () => {
       expect((await call(who, 'POST', '/v1/private/workflows/apply', { workflows })).status).toBe(200);
       return who;
     };
-    const english = "The run would execute more than the plan's 1 steps";
+    const englishReason = "The run would execute more than the plan's 1 steps";
     const spanishCapped = await capped(['--language', 'es']);
     const inSpanish = await call(spanishCapped, 'POST', '/v1/workflow/invoke', { deployment: 'two-steps', variant: 'default' });
     expect(inSpanish).toMatchObject({
@@ -211,9 +242,9 @@ describe("errors in the workspace's language, from every service", () => {
       },
     });
     const inEnglish = await call(await capped([]), 'POST', '/v1/workflow/invoke', { deployment: 'two-steps', variant: 'default' });
-    expect(inEnglish).toMatchObject({ status: 402, body: { error_code: 'workflow_step_limit_reached', message: english } });
+    expect(inEnglish).toMatchObject({ status: 402, body: { error_code: 'workflow_step_limit_reached', message: englishReason } });
     // The run view keeps the English text.
     const view = await call(spanishCapped, 'GET', `/v1/workflow_runs/${String(inSpanish.body.request_id)}`);
-    expect(view.body.workflow_run).toMatchObject({ run_status: 'failed', error_message: english });
+    expect(view.body.workflow_run).toMatchObject({ run_status: 'failed', error_message: englishReason });
   });
 });

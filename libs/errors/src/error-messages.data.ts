@@ -281,6 +281,54 @@ export const ERROR_MESSAGES = {
     es: 'Se alcanzó el límite de ejecuciones simultáneas de flujos de trabajo; vuelva a intentarlo más tarde o use la entrega asíncrona',
   },
   workflow_run_failed: { en: 'The workflow run failed', es: 'La ejecución del flujo de trabajo falló' },
+  // Problems of a workflow definition (the `%{reason}` of invalid_workflow_definitions).
+  workflow_field_unknown: { en: 'is not a known field', es: 'no es un campo conocido' },
+  workflow_field_required: { en: 'is required', es: 'es obligatorio' },
+  workflow_deployment_repeated: {
+    en: 'deployment %{name} is already defined at %{at}',
+    es: 'el despliegue %{name} ya está definido en %{at}',
+  },
+  workflow_variant_repeated: { en: 'variant %{name} is already defined at %{at}', es: 'la variante %{name} ya está definida en %{at}' },
+  workflow_model_unknown: { en: 'unknown model %{model}', es: 'modelo desconocido %{model}' },
+  workflow_step_id_repeated: { en: 'step id %{id} is already used at %{at}', es: 'el id de paso %{id} ya se usa en %{at}' },
+  workflow_template_invalid: { en: 'is not a valid template: %{reason}', es: 'no es una plantilla válida: %{reason}' },
+  workflow_reference_loop_only: {
+    en: "refers to %{root}, which is defined only inside a loop's steps",
+    es: 'hace referencia a %{root}, que solo está definido dentro de los pasos de un bucle',
+  },
+  workflow_reference_later: {
+    en: 'refers to step %{root}, which does not run before this point',
+    es: 'hace referencia al paso %{root}, que no se ejecuta antes de este punto',
+  },
+  workflow_reference_unknown: {
+    en: 'refers to %{root}, which is neither an input nor a step',
+    es: 'hace referencia a %{root}, que no es ni una entrada ni un paso',
+  },
+  workflow_name_reserved: { en: '%{name} is reserved', es: '%{name} está reservado' },
+  workflow_step_is_input: { en: '%{id} is also an input name', es: '%{id} también es el nombre de una entrada' },
+  workflow_too_many_steps: {
+    en: 'a variant holds at most %{max} steps (nested ones included), not %{count}',
+    es: 'una variante contiene como máximo %{max} pasos (incluidos los anidados), no %{count}',
+  },
+  workflow_prompt_both: {
+    en: 'a prompt step has either model and messages, or deployment and variant, not both',
+    es: 'un paso de prompt tiene model y messages, o deployment y variant, no ambos',
+  },
+  workflow_prompt_neither: {
+    en: 'a prompt step needs model and messages, or deployment and variant',
+    es: 'un paso de prompt necesita model y messages, o deployment y variant',
+  },
+  workflow_prompt_inputs_with_model: {
+    en: 'goes with deployment, not model (write the values into messages)',
+    es: 'va con deployment, no con model (escriba los valores en messages)',
+  },
+  workflow_field_required_with: { en: 'is required with %{field}', es: 'es obligatorio con %{field}' },
+  workflow_field_goes_with: { en: 'goes with %{field}, not %{other}', es: 'va con %{field}, no con %{other}' },
+  workflow_clause_right_unused: { en: 'is not taken by %{op}', es: '%{op} no lo admite' },
+  workflow_clause_right_required: { en: 'is required by %{op}', es: '%{op} lo requiere' },
+  workflow_when_one_group: { en: 'needs exactly one of all and any', es: 'necesita exactamente uno de all y any' },
+  workflow_input_default_required: { en: 'a required input takes no default', es: 'una entrada obligatoria no admite valor por defecto' },
+  workflow_input_default_type: { en: 'must be a %{type} value', es: 'debe ser un valor de tipo %{type}' },
   workflow_step_failed: { en: '%{reason}', es: 'La ejecución del flujo de trabajo falló: %{reason}' },
   // Why a workflow run failed (stored on the run as its `error_detail`, the English text as its `error_message`).
   workflow_run_deadline: {

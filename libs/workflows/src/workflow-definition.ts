@@ -7,7 +7,16 @@ import {
   SEARCH_CHUNK_LIMIT,
   SEARCH_SCORE_THRESHOLD,
 } from '@waggle/contracts';
+import { errorMessage, nestedMessage, type ErrorDetail } from '@waggle/errors';
 import { z } from 'zod';
+
+/**
+ * A problem of ours found by a refinement: zod's message is its English text, its `params` the
+ * message id and parameters, rendered in the reader's language (see Problems in workflow-validation).
+ */
+function addProblem<T>(context: z.core.$RefinementCtx<T>, path: PropertyKey[], text: ErrorDetail): void {
+  context.addIssue({ code: 'custom', path, message: errorMessage(text, 'en'), params: nestedMessage(text) });
+}
 
 /** Step ids: what later templates write (`{{ search.output }}`), so Liquid identifiers, lower case. */
 export const WORKFLOW_STEP_ID_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
@@ -231,18 +240,19 @@ const promptStep = z
     inputs: z.record(z.string(), z.unknown()).optional(),
   })
   .superRefine((step, context) => {
-    const problem = (path: string, message: string) => context.addIssue({ code: 'custom', path: [path], message });
-    if (step.model !== undefined && step.deployment !== undefined)
-      problem('deployment', 'a prompt step has either model and messages, or deployment and variant, not both');
+    const problem = (path: string, text: ErrorDetail) => addProblem(context, [path], text);
+    const model = { field: 'model', other: 'deployment' };
+    const deployment = { field: 'deployment', other: 'model' };
+    if (step.model !== undefined && step.deployment !== undefined) problem('deployment', { detail: 'workflow_prompt_both' });
     else if (step.model !== undefined) {
-      if (step.messages === undefined) problem('messages', 'is required with model');
-      if (step.variant !== undefined) problem('variant', 'goes with deployment, not model');
-      if (step.inputs !== undefined) problem('inputs', 'goes with deployment, not model (write the values into messages)');
+      if (step.messages === undefined) problem('messages', { detail: 'workflow_field_required_with', params: { field: 'model' } });
+      if (step.variant !== undefined) problem('variant', { detail: 'workflow_field_goes_with', params: deployment });
+      if (step.inputs !== undefined) problem('inputs', { detail: 'workflow_prompt_inputs_with_model' });
     } else if (step.deployment !== undefined) {
-      if (step.variant === undefined) problem('variant', 'is required with deployment');
-      if (step.messages !== undefined) problem('messages', 'goes with model, not deployment');
-      if (step.params !== undefined) problem('params', 'goes with model, not deployment');
-    } else problem('model', 'a prompt step needs model and messages, or deployment and variant');
+      if (step.variant === undefined) problem('variant', { detail: 'workflow_field_required_with', params: { field: 'deployment' } });
+      if (step.messages !== undefined) problem('messages', { detail: 'workflow_field_goes_with', params: model });
+      if (step.params !== undefined) problem('params', { detail: 'workflow_field_goes_with', params: model });
+    } else problem('model', { detail: 'workflow_prompt_neither' });
   });
 
 const agentStep = z.strictObject({
@@ -291,13 +301,14 @@ const clause = z
   .strictObject({ left: z.unknown(), op: z.enum(CONDITION_OPS), right: z.unknown().optional() })
   .superRefine((value, context) => {
     const unary = UNARY_CONDITION_OPS.includes(value.op);
-    if (unary && value.right !== undefined) context.addIssue({ code: 'custom', path: ['right'], message: `is not taken by ${value.op}` });
-    if (!unary && value.right === undefined) context.addIssue({ code: 'custom', path: ['right'], message: `is required by ${value.op}` });
+    if (unary && value.right !== undefined)
+      addProblem(context, ['right'], { detail: 'workflow_clause_right_unused', params: { op: value.op } });
+    if (!unary && value.right === undefined)
+      addProblem(context, ['right'], { detail: 'workflow_clause_right_required', params: { op: value.op } });
   });
 const clauses = z.array(clause).min(1).max(WORKFLOW_LIMITS.conditionsPerGroup);
 const when = z.strictObject({ all: clauses.optional(), any: clauses.optional() }).superRefine((value, context) => {
-  if ((value.all === undefined) === (value.any === undefined))
-    context.addIssue({ code: 'custom', path: [], message: 'needs exactly one of all and any' });
+  if ((value.all === undefined) === (value.any === undefined)) addProblem(context, [], { detail: 'workflow_when_one_group' });
 });
 
 // Condition and loop steps hold step lists: the schema is recursive, its type written out above.
@@ -328,10 +339,10 @@ const workflowInput = z
   .strictObject({ type: z.enum(WORKFLOW_INPUT_TYPES), required: z.boolean().default(false), default: z.unknown().optional() })
   .superRefine((input, context) => {
     if (input.default === undefined) return;
-    if (input.required) context.addIssue({ code: 'custom', path: ['default'], message: 'a required input takes no default' });
+    if (input.required) addProblem(context, ['default'], { detail: 'workflow_input_default_required' });
     const expected = { text: 'string', number: 'number', boolean: 'boolean', json: undefined }[input.type];
     if (expected !== undefined && typeof input.default !== expected)
-      context.addIssue({ code: 'custom', path: ['default'], message: `must be a ${input.type} value` });
+      addProblem(context, ['default'], { detail: 'workflow_input_default_type', params: { type: input.type } });
   });
 
 export const workflowVariantSchema = z.strictObject({

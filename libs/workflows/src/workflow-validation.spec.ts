@@ -5,6 +5,7 @@ import {
   validateWorkflowDefinitions,
   type DefinitionProblem,
 } from './workflow-validation';
+import { errorMessage, type NestedMessage } from '@waggle/errors';
 
 const SKETCH = `
 workflows:
@@ -49,10 +50,11 @@ function file(steps: unknown[], variant: Record<string, unknown> = {}): unknown 
   };
 }
 
-function problems(input: unknown): DefinitionProblem[] {
+/** The problems as the 422 `details` carry them (field and English messages). */
+function problems(input: unknown): Array<Pick<DefinitionProblem, 'field' | 'messages'>> {
   const result = parseWorkflowDefinitions(input);
   if (result.ok) throw new Error('expected problems, the definition was accepted');
-  return result.problems;
+  return result.problems.map(({ field, messages }) => ({ field, messages }));
 }
 
 const STEPS = 'workflows[0].variants[0].steps';
@@ -80,15 +82,52 @@ describe('parseWorkflowDefinitions', () => {
       { id: 'a', type: 'prompt', model: 'nope', messages: [{ role: 'user', content: 'x' }] },
       { id: 'b', type: 'prompt', model: 'nope', messages: [{ role: 'user', content: 'y' }] },
     ]);
+    const reasons = [{ detail: 'workflow_model_unknown', params: { model: 'nope' } }];
     expect(await validateWorkflowDefinitions(input, { isKnownModel })).toEqual({
       ok: false,
       missing: false,
       problems: [
-        { field: `${STEPS}[0].model`, messages: ['unknown model nope'] },
-        { field: `${STEPS}[1].model`, messages: ['unknown model nope'] },
+        { field: `${STEPS}[0].model`, messages: ['unknown model nope'], reasons },
+        { field: `${STEPS}[1].model`, messages: ['unknown model nope'], reasons },
       ],
     });
     expect(isKnownModel).toHaveBeenCalledTimes(1);
+  });
+
+  it("carries each problem of ours as a message id beside its English text, zod's own texts as they are", () => {
+    const reasonsOf = (input: unknown) => {
+      const result = parseWorkflowDefinitions(input);
+      if (result.ok) throw new Error('expected problems');
+      for (const problem of result.problems)
+        expect(problem.reasons.map((reason) => (typeof reason === 'string' ? reason : errorMessage(reason, 'en')))).toEqual(
+          problem.messages,
+        );
+      return Object.fromEntries(result.problems.map((problem) => [problem.field, problem.reasons]));
+    };
+    const spanish = (reasons: Array<NestedMessage | string>) =>
+      reasons.map((reason) => (typeof reason === 'string' ? reason : errorMessage(reason, 'es')));
+
+    const shape = reasonsOf(
+      file([
+        { id: 'first', type: 'template', text: 'x', extra: 1 },
+        { id: 'Bad', type: 'template', text: 'x' },
+        { id: 'ask', type: 'prompt', model: 'm' },
+      ]),
+    );
+    expect(spanish(shape[`${STEPS}[0].extra`])).toEqual(['no es un campo conocido']);
+    // A refinement's problem (zod custom issue) carries its id too.
+    expect(spanish(shape[`${STEPS}[2].messages`])).toEqual(['es obligatorio con model']);
+    // A zod text of the schema (a pattern's message) is carried as English text.
+    expect(shape[`${STEPS}[1].id`]).toEqual(['must be a lower-case letter, then lower-case letters, digits or "_" (at most 64)']);
+
+    const meaning = reasonsOf(
+      file([
+        { id: 'first', type: 'template', text: '{{ nobody }}' },
+        { id: 'topic', type: 'template', text: 'x' },
+      ]),
+    );
+    expect(spanish(meaning[`${STEPS}[0].text`])).toEqual(['hace referencia a nobody, que no es ni una entrada ni un paso']);
+    expect(spanish(meaning[`${STEPS}[1].id`])).toEqual(['topic también es el nombre de una entrada']);
   });
 
   it('reports a reference to an unknown name, to a later step and to the step itself', () => {

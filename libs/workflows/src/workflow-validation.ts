@@ -1,3 +1,4 @@
+import { errorMessage, isErrorMessageId, nestedMessage, type NestedMessage } from '@waggle/errors';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import {
@@ -15,6 +16,11 @@ import { templateRoots } from './workflow-template';
 export interface DefinitionProblem {
   field: string;
   messages: string[];
+  /**
+   * The same problems as message ids (index-aligned with `messages`), rendered in the reader's
+   * language; a string is zod's own English text. Not part of the 422 `details`.
+   */
+  reasons: Array<NestedMessage | string>;
 }
 
 export type WorkflowValidation =
@@ -37,31 +43,37 @@ export function fieldPath(path: readonly PropertyKey[]): string {
 }
 
 class Problems {
-  private readonly byField = new Map<string, string[]>();
+  private readonly byField = new Map<string, { messages: string[]; reasons: Array<NestedMessage | string> }>();
   missing = false;
 
-  add(path: Path | string, message: string): void {
+  add(path: Path | string, reason: NestedMessage | string): void {
     const field = typeof path === 'string' ? path : fieldPath(path);
-    const messages = this.byField.get(field) ?? [];
-    if (!messages.includes(message)) messages.push(message);
-    this.byField.set(field, messages);
+    const message = typeof reason === 'string' ? reason : errorMessage(reason, 'en');
+    const problem = this.byField.get(field) ?? { messages: [], reasons: [] };
+    if (!problem.messages.includes(message)) {
+      problem.messages.push(message);
+      problem.reasons.push(reason);
+    }
+    this.byField.set(field, problem);
   }
 
   addZod(error: z.ZodError, prefix: Path): void {
     for (const issue of error.issues) {
       const path = [...prefix, ...(issue.path as Path)];
       if (issue.code === 'unrecognized_keys') {
-        for (const key of issue.keys) this.add([...path, key], 'is not a known field');
+        for (const key of issue.keys) this.add([...path, key], { detail: 'workflow_field_unknown' });
         continue;
       }
       const missing = issue.code === 'invalid_type' && issue.input === undefined;
       if (missing) this.missing = true;
-      this.add(path, missing ? 'is required' : issue.message);
+      // A refinement's problem of ours carries its message id in params; zod's own texts stay English.
+      const ours = issue.code === 'custom' && isErrorMessageId((issue.params as { detail?: unknown } | undefined)?.detail);
+      this.add(path, missing ? { detail: 'workflow_field_required' } : ours ? (issue.params as NestedMessage) : issue.message);
     }
   }
 
   list(): DefinitionProblem[] {
-    return [...this.byField].map(([field, messages]) => ({ field, messages }));
+    return [...this.byField].map(([field, problem]) => ({ field, ...problem }));
   }
 
   get empty(): boolean {
@@ -76,7 +88,7 @@ export function parseWorkflowYaml(text: string): { ok: true; value: unknown } | 
   } catch (error) {
     return {
       ok: false,
-      problems: [{ field: '', messages: [`not valid YAML: ${error instanceof Error ? error.message : String(error)}`] }],
+      problems: [{ field: '', messages: [`not valid YAML: ${error instanceof Error ? error.message : String(error)}`], reasons: [] }],
     };
   }
 }
@@ -103,7 +115,10 @@ export function parseWorkflowDefinitions(input: unknown): WorkflowValidation {
     if (typeof deploymentName === 'string') {
       const first = deploymentNames.get(deploymentName);
       if (first !== undefined)
-        problems.add(['workflows', d, 'deployment'], `deployment ${deploymentName} is already defined at workflows[${first}]`);
+        problems.add(
+          ['workflows', d, 'deployment'],
+          nestedMessage({ detail: 'workflow_deployment_repeated', params: { name: deploymentName, at: `workflows[${first}]` } }),
+        );
       else deploymentNames.set(deploymentName, d);
     }
     if (!Array.isArray(variants)) return;
@@ -118,7 +133,13 @@ export function parseWorkflowDefinitions(input: unknown): WorkflowValidation {
       }
       const first = variantNames.get(result.data.name);
       if (first !== undefined)
-        problems.add([...prefix, 'name'], `variant ${result.data.name} is already defined at workflows[${d}].variants[${first}]`);
+        problems.add(
+          [...prefix, 'name'],
+          nestedMessage({
+            detail: 'workflow_variant_repeated',
+            params: { name: result.data.name, at: `workflows[${d}].variants[${first}]` },
+          }),
+        );
       else variantNames.set(result.data.name, v);
       checkVariant(result.data as WorkflowVariant, prefix, problems);
       parsed.push(result.data as WorkflowVariant);
@@ -147,7 +168,7 @@ export async function validateWorkflowDefinitions(input: unknown, options: Workf
           const model = step.model;
           checks.push(
             isKnown(model).then((ok) => {
-              if (!ok) problems.add([...path, 'model'], `unknown model ${model}`);
+              if (!ok) problems.add([...path, 'model'], nestedMessage({ detail: 'workflow_model_unknown', params: { model } }));
             }),
           );
         }
@@ -199,7 +220,7 @@ function declaredIds(steps: WorkflowStep[], path: Path, problems: Problems): Map
   const merge = (from: Map<string, Path>) => {
     for (const [id, at] of from) {
       const first = ids.get(id);
-      if (first) problems.add([...at, 'id'], `step id ${id} is already used at ${fieldPath(first)}`);
+      if (first) problems.add([...at, 'id'], nestedMessage({ detail: 'workflow_step_id_repeated', params: { id, at: fieldPath(first) } }));
       else ids.set(id, at);
     }
   };
@@ -210,12 +231,14 @@ function declaredIds(steps: WorkflowStep[], path: Path, problems: Problems): Map
       const branches = declaredIds(step.then, [...stepPath, 'then'], problems);
       for (const [id, at] of declaredIds(step.else ?? [], [...stepPath, 'else'], problems)) if (!branches.has(id)) branches.set(id, at);
       for (const [id, at] of branches) {
-        if (id === step.id) problems.add([...at, 'id'], `step id ${id} is already used at ${fieldPath(stepPath)}`);
+        if (id === step.id)
+          problems.add([...at, 'id'], nestedMessage({ detail: 'workflow_step_id_repeated', params: { id, at: fieldPath(stepPath) } }));
         else own.set(id, at);
       }
     } else if (step.type === 'loop') {
       for (const [id, at] of declaredIds(step.steps, [...stepPath, 'steps'], problems)) {
-        if (id === step.id) problems.add([...at, 'id'], `step id ${id} is already used at ${fieldPath(stepPath)}`);
+        if (id === step.id)
+          problems.add([...at, 'id'], nestedMessage({ detail: 'workflow_step_id_repeated', params: { id, at: fieldPath(stepPath) } }));
         else own.set(id, at);
       }
     }
@@ -280,16 +303,19 @@ function checkTemplates(value: unknown, path: Path, scope: ReferenceScope, conte
     try {
       roots = templateRoots(value);
     } catch (error) {
-      context.problems.add(path, `is not a valid template: ${error instanceof Error ? error.message : String(error)}`);
+      context.problems.add(
+        path,
+        nestedMessage({ detail: 'workflow_template_invalid', params: { reason: error instanceof Error ? error.message : String(error) } }),
+      );
       return;
     }
     for (const root of roots) {
       if (context.inputs.has(root) || scope.visible.has(root)) continue;
       if (root === 'item' || root === 'index') {
-        if (!scope.inLoop) context.problems.add(path, `refers to ${root}, which is defined only inside a loop's steps`);
+        if (!scope.inLoop) context.problems.add(path, nestedMessage({ detail: 'workflow_reference_loop_only', params: { root } }));
       } else if (context.allIds.has(root)) {
-        context.problems.add(path, `refers to step ${root}, which does not run before this point`);
-      } else context.problems.add(path, `refers to ${root}, which is neither an input nor a step`);
+        context.problems.add(path, nestedMessage({ detail: 'workflow_reference_later', params: { root } }));
+      } else context.problems.add(path, nestedMessage({ detail: 'workflow_reference_unknown', params: { root } }));
     }
   } else if (Array.isArray(value)) value.forEach((element, index) => checkTemplates(element, [...path, index], scope, context));
   else if (value !== null && typeof value === 'object')
@@ -313,18 +339,21 @@ function checkReferences(steps: WorkflowStep[], path: Path, scope: ReferenceScop
 function checkVariant(variant: WorkflowVariant, prefix: Path, problems: Problems): void {
   const inputs = new Set(Object.keys(variant.inputs));
   for (const input of inputs) {
-    if ((RESERVED_WORKFLOW_NAMES as readonly string[]).includes(input)) problems.add([...prefix, 'inputs', input], `${input} is reserved`);
+    if ((RESERVED_WORKFLOW_NAMES as readonly string[]).includes(input))
+      problems.add([...prefix, 'inputs', input], nestedMessage({ detail: 'workflow_name_reserved', params: { name: input } }));
   }
   let declared = 0;
   walkSteps(variant.steps, [...prefix, 'steps'], (step, path) => {
     declared += 1;
-    if ((RESERVED_WORKFLOW_NAMES as readonly string[]).includes(step.id)) problems.add([...path, 'id'], `${step.id} is reserved`);
-    else if (inputs.has(step.id)) problems.add([...path, 'id'], `${step.id} is also an input name`);
+    if ((RESERVED_WORKFLOW_NAMES as readonly string[]).includes(step.id))
+      problems.add([...path, 'id'], nestedMessage({ detail: 'workflow_name_reserved', params: { name: step.id } }));
+    else if (inputs.has(step.id))
+      problems.add([...path, 'id'], nestedMessage({ detail: 'workflow_step_is_input', params: { id: step.id } }));
   });
   if (declared > WORKFLOW_LIMITS.stepsPerVariant)
     problems.add(
       [...prefix, 'steps'],
-      `a variant holds at most ${WORKFLOW_LIMITS.stepsPerVariant} steps (nested ones included), not ${declared}`,
+      nestedMessage({ detail: 'workflow_too_many_steps', params: { max: WORKFLOW_LIMITS.stepsPerVariant, count: declared } }),
     );
   const allIds = new Set(declaredIds(variant.steps, [...prefix, 'steps'], problems).keys());
   const context: VariantContext = { inputs, allIds, problems };

@@ -45,8 +45,9 @@ export class WorkflowDeploymentsService {
       const [first] = checked.problems;
       throw new WaggleException('validation_error', {
         detail: 'invalid_workflow_definitions',
-        params: { field: first.field, reason: first.messages[0] },
-        details: checked.problems,
+        // The reason in the reader's language (zod's own texts stay English); `details` keeps the English texts.
+        params: { field: first.field, reason: first.reasons[0] ?? first.messages[0] },
+        details: checked.problems.map(({ field, messages }) => ({ field, messages })),
       });
     }
     const applied = await this.deployments.transaction(async (manager) => {
