@@ -12,7 +12,7 @@ import {
   type WorkflowRunView,
   type WorkflowStepRecordView,
 } from '@waggle/contracts';
-import { isErrorCode, WaggleException, type ErrorDetail } from '@waggle/errors';
+import { isErrorCode, isErrorMessageId, WaggleException, type ErrorDetail, type NestedMessage } from '@waggle/errors';
 import { APP_ENV, enqueue, isTransientFailure, LedgerPublisher, msUntilDeadline, NatsRpcClient, type JobQueue } from '@waggle/platform';
 import { deliveryIdFor } from '@waggle/webhooks';
 import type { WorkflowInput, WorkflowVariant } from '@waggle/workflows';
@@ -59,11 +59,15 @@ export function checkInputs(definition: WorkflowVariant, inputs: Record<string, 
 /** The run's failure as a client sees it: the failing step's catalog code and message, with the request id. */
 export function runFailure(row: WorkflowRunRow): WaggleException {
   const code = isErrorCode(row.error_code) ? row.error_code : 'internal_server_error';
-  // Runs stored before `error_detail` (or failed by a refusal with only a catalog text) replay the English text.
+  // Runs stored before `error_detail` (or failed by a refusal with only a catalog text, or with an id this
+  // version does not know) replay the English text.
   const text: ErrorDetail =
     row.error_message === null
       ? { detail: 'workflow_run_failed' }
-      : { detail: 'workflow_step_failed', params: { reason: row.error_detail ?? row.error_message } };
+      : {
+          detail: 'workflow_step_failed',
+          params: { reason: isErrorMessageId(row.error_detail?.detail) ? (row.error_detail as NestedMessage) : row.error_message },
+        };
   return new WaggleException(code, { ...text, extra: { request_id: row.id } });
 }
 
