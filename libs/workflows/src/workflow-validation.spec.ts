@@ -463,7 +463,9 @@ describe('parseWorkflowDefinitions', () => {
   it('answers a YAML syntax error and a file without workflows with one problem each', () => {
     expect(parseWorkflowYaml('workflows: [ {')).toEqual({
       ok: false,
-      problems: [{ field: '', messages: [expect.stringMatching(/^not valid YAML: /)] }],
+      problems: [
+        { field: '', messages: [expect.stringMatching(/^not valid YAML: /)], reasons: [expect.stringMatching(/^not valid YAML: /)] },
+      ],
     });
     expect(problems({})).toEqual([{ field: 'workflows', messages: ['is required'] }]);
     expect(problems(null)).toEqual([{ field: '', messages: [expect.any(String)] }]);

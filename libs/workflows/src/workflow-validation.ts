@@ -81,6 +81,10 @@ class Problems {
   }
 }
 
+function problemOf(message: string): DefinitionProblem {
+  return { field: '', messages: [message], reasons: [message] };
+}
+
 /** A YAML definition file's text as data; a syntax error is a problem of the whole file (field ""). */
 export function parseWorkflowYaml(text: string): { ok: true; value: unknown } | { ok: false; problems: DefinitionProblem[] } {
   try {
@@ -88,7 +92,8 @@ export function parseWorkflowYaml(text: string): { ok: true; value: unknown } | 
   } catch (error) {
     return {
       ok: false,
-      problems: [{ field: '', messages: [`not valid YAML: ${error instanceof Error ? error.message : String(error)}`], reasons: [] }],
+      // The YAML parser's own text, English (the CLI prints it before anything is sent).
+      problems: [problemOf(`not valid YAML: ${error instanceof Error ? error.message : String(error)}`)],
     };
   }
 }
