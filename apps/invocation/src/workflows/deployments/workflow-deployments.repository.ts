@@ -39,10 +39,6 @@ export class WorkflowDeploymentsRepository extends DeploymentRepository<
     super(dataSource, { deployment: WorkflowDeploymentEntity, variant: WorkflowVariantEntity, version: WorkflowVersionEntity });
   }
 
-  findDeploymentById(id: string): Promise<WorkflowDeploymentEntity | null> {
-    return this.dataSource.getRepository(WorkflowDeploymentEntity).findOneBy({ id });
-  }
-
   /**
    * What a run of (deployment, variant) by name uses now: the variant's current version, in
    * one query (every invoke asks). Null fields say which part is missing.

@@ -39,10 +39,4 @@ export class WorkflowWebhookSecrets extends OwnerWebhookSecrets<WorkflowDeployme
       logger: new Logger(WorkflowWebhookSecrets.name),
     });
   }
-
-  /** The deployment's current secret, opened (what a run's answer and callback use). */
-  async currentSecret(deploymentId: string): Promise<string | null> {
-    const deployment = await this.deployments.findDeploymentById(deploymentId);
-    return deployment ? this.open(deployment.webhookSecretSealed) : null;
-  }
 }
