@@ -42,6 +42,14 @@ export class InvocationEnv extends WithWebhookOwner(WithWebTools(WithWebhookSecr
   WORKFLOW_RUN_CONCURRENCY: number = 50;
 
   @EnvVar(
+    'Async workflow runs each invocation replica executes where they were admitted, at once, without the queue hop; beyond it they go through the workflow-runs queue (0: always). Sync runs always run where admitted',
+  )
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  WORKFLOW_LOCAL_RUN_CONCURRENCY: number = 50;
+
+  @EnvVar(
     'How long a worker holds a workflow run without renewing its lease (ms); it renews every third of it. A run whose worker died is taken by another worker after about this long',
   )
   @IsInt()

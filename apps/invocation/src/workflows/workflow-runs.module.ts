@@ -7,6 +7,7 @@ import { ProviderToolMeter } from './engine/provider-tool-meter';
 import { StepExecutors } from './engine/step-executors';
 import { WorkflowEngine } from './engine/workflow-engine';
 import { WorkflowReaper } from './runs/workflow-reaper';
+import { WorkflowRunExecutor } from './runs/workflow-run.executor';
 import { WorkflowRunWorker } from './runs/workflow-run.worker';
 import { WorkflowRunsController } from './runs/workflow-runs.controller';
 import { WorkflowRunsRepository } from './runs/workflow-runs.repository';
@@ -26,6 +27,7 @@ import { WorkflowRunsService } from './runs/workflow-runs.service';
     WorkflowEngine,
     StepExecutors,
     ProviderToolMeter,
+    WorkflowRunExecutor,
     WorkflowRunWorker,
     WorkflowReaper,
   ],

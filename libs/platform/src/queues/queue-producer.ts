@@ -76,8 +76,16 @@ export function registerQueues(queues: QueueName[], overrides: { readonly [Q in 
   );
 }
 
-/** Idempotent: the job id names the work (a request, a delivery), so adding it twice makes one job. */
-export async function enqueue<Q extends QueueName>(queue: JobQueue<Q>, jobId: string, data: QueueJobs[Q]): Promise<void> {
+/**
+ * Idempotent: the job id names the work (a request, a delivery), so adding it twice makes one job.
+ * `delayMs`: the job waits that long before a worker may take it.
+ */
+export async function enqueue<Q extends QueueName>(
+  queue: JobQueue<Q>,
+  jobId: string,
+  data: QueueJobs[Q],
+  options: { delayMs?: number } = {},
+): Promise<void> {
   // BullMQ's own generic constraints cannot see that QueueJobs[Q] is the queue's data type.
-  await (queue as Queue).add(JOB_OPTIONS[queue.name].name, data, { jobId });
+  await (queue as Queue).add(JOB_OPTIONS[queue.name].name, data, { jobId, ...(options.delayMs && { delay: options.delayMs }) });
 }

@@ -7,6 +7,7 @@ import { CreateWorkflowDeploymentTables1765000000000 } from './1765000000000-cre
 import { CreateWorkflowRunTables1765000100000 } from './1765000100000-create-workflow-run-tables';
 import { AddLedgerDeadLetters1795508988289 } from './1795508988289-add-ledger-dead-letters';
 import { AddWorkflowRunErrorDetail1795536123503 } from './1795536123503-add-workflow-run-error-detail';
+import { AddWorkflowSlots1795544341008 } from './1795544341008-add-workflow-slots';
 
 /** Every migration of this service, oldest first. `npm run migration:generate` appends here. */
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
@@ -18,4 +19,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   CreateWorkflowRunTables1765000100000,
   AddLedgerDeadLetters1795508988289,
   AddWorkflowRunErrorDetail1795536123503,
+  AddWorkflowSlots1795544341008,
 ];

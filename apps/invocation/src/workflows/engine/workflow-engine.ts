@@ -10,7 +10,7 @@ import {
   type WorkflowStep,
   type WorkflowVariant,
 } from '@waggle/workflows';
-import { WorkflowRunsRepository, type StepRecordRow, type WorkflowRunRow } from '../runs/workflow-runs.repository';
+import { WorkflowRunsRepository, type StepEnd, type StepRecordRow, type WorkflowRunRow } from '../runs/workflow-runs.repository';
 import { StepExecutors, type StepResult } from './step-executors';
 
 /**
@@ -74,7 +74,8 @@ const LOOP_ITERATION = 'loop_iteration';
 
 /**
  * Runs a variant's step tree in its fixed order. Every executed step has one record (written when
- * it starts and when it ends); a step whose record says it finished is not executed again, so a
+ * it starts and when it ends, or only when it ends for a step with no side effect until then:
+ * isSideEffectFree); a step whose record says it finished is not executed again, so a
  * job re-run after a crash continues where the last attempt stopped without repeating a model or
  * tool call that completed.
  */
@@ -175,7 +176,12 @@ export class WorkflowEngine {
     } catch (error) {
       failure = RunFailure.of(error, step.id);
     }
-    await this.runs.startStep({ runId, key, stepId: step.id, type: step.type, iteration, inputs: this.executors.recordable(inputs) });
+    const start = { runId, key, stepId: step.id, type: step.type, iteration, inputs: this.executors.recordable(inputs) };
+    // A step with no side effect before it finishes has one record, written when it ends: a
+    // crash before then repeats only work that left nothing behind.
+    const folded = isSideEffectFree(step);
+    const startedAt = performance.now();
+    if (!folded) await this.runs.startStep(start);
     if (!failure) {
       try {
         result = await execute(inputs);
@@ -186,7 +192,7 @@ export class WorkflowEngine {
     }
     if (result) {
       execution.totalTokens += result.tokens;
-      await this.runs.endStep({
+      const end: StepEnd = {
         runId,
         key,
         status: 'completed',
@@ -195,12 +201,14 @@ export class WorkflowEngine {
         errorCode: null,
         tokens: result.tokens,
         modelCalls: result.modelCalls,
-      });
+      };
+      await (folded ? this.runs.recordStep(start, end, performance.now() - startedAt) : this.runs.endStep(end));
       scope[step.id] = { output: result.output, error: null } satisfies StepRecordScope;
       return;
     }
     const failed = failure ?? new RunFailure('internal_server_error', { detail: 'workflow_step_error' }, step.id);
-    await this.endFailed(runId, key, failed);
+    if (folded) await this.runs.recordStep(start, failedEnd(runId, key, failed), performance.now() - startedAt);
+    else await this.endFailed(runId, key, failed);
     if (failed.fatal || step.on_error === 'fail') throw failed;
     scope[step.id] = { output: null, error: failed.message } satisfies StepRecordScope;
   }
@@ -235,19 +243,26 @@ export class WorkflowEngine {
       }
     }
     const finished = previous?.status === 'completed';
-    if (!finished) await this.runs.startStep({ runId, key, stepId: step.id, type: step.type, iteration, inputs: decided });
+    const start = { runId, key, stepId: step.id, type: step.type, iteration, inputs: decided };
+    // A branch with no side effect needs no record of the choice before it runs (see isSideEffectFree).
+    const folded = isSideEffectFree(step);
+    const startedAt = performance.now();
+    if (!finished && !folded) await this.runs.startStep(start);
     const steps = decided.branch === 'then' ? step.then : (step.else ?? []);
     try {
       await this.runList(execution, steps, scope, prefix, iteration);
     } catch (error) {
       const failure = RunFailure.of(error, step.id);
-      await this.endFailed(runId, key, failure);
+      if (folded) await this.runs.recordStep(start, failedEnd(runId, key, failure), performance.now() - startedAt);
+      else await this.endFailed(runId, key, failure);
       throw failure;
     }
     const last = steps.length > 0 ? (scope[steps[steps.length - 1].id] as StepRecordScope | undefined) : undefined;
     const output = last && last.error === null ? last.output : null;
-    if (!finished)
-      await this.runs.endStep({ runId, key, status: 'completed', output, error: null, errorCode: null, tokens: 0, modelCalls: 0 });
+    if (!finished) {
+      const end: StepEnd = { runId, key, status: 'completed', output, error: null, errorCode: null, tokens: 0, modelCalls: 0 };
+      await (folded ? this.runs.recordStep(start, end, performance.now() - startedAt) : this.runs.endStep(end));
+    }
     scope[step.id] = { output, error: null } satisfies StepRecordScope;
   }
 
@@ -334,15 +349,30 @@ export class WorkflowEngine {
 
   /** A step's (or a condition's, an iteration's) record ends failed, with nothing used. */
   private endFailed(runId: string, key: string, failure: RunFailure): Promise<void> {
-    return this.runs.endStep({
-      runId,
-      key,
-      status: 'failed',
-      output: null,
-      error: failure.message,
-      errorCode: failure.code,
-      tokens: 0,
-      modelCalls: 0,
-    });
+    return this.runs.endStep(failedEnd(runId, key, failure));
+  }
+}
+
+function failedEnd(runId: string, key: string, failure: RunFailure): StepEnd {
+  return { runId, key, status: 'failed', output: null, error: failure.message, errorCode: failure.code, tokens: 0, modelCalls: 0 };
+}
+
+/**
+ * Whether a step leaves nothing behind until it has finished, so running it again after a crash
+ * repeats no effect: a template, a model call with the step's own messages (no tools), and a
+ * condition whose branches hold only such steps. Anything that reaches another service or the
+ * outside (http, agent, search, scrape, a deployed prompt, whose variant may call tools) and a
+ * loop (its iterations have records of their own) is recorded when it starts, so a re-run knows.
+ */
+export function isSideEffectFree(step: WorkflowStep): boolean {
+  switch (step.type) {
+    case 'template':
+      return true;
+    case 'prompt':
+      return step.model !== undefined;
+    case 'condition':
+      return [...step.then, ...(step.else ?? [])].every(isSideEffectFree);
+    default:
+      return false;
   }
 }

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { FlatMetadata, WorkflowStepRecordView } from '@waggle/contracts';
 import type { RowOf } from '@waggle/database';
 import { errorMessage, type NestedMessage } from '@waggle/errors';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import type { WorkflowVersionIdentity } from '../deployments/workflow-resolution.cache';
 import type { WorkflowRunEntity } from './workflow-run.entity';
 import type { WorkflowStepRunEntity } from './workflow-step-run.entity';
@@ -30,6 +30,16 @@ export interface NewWorkflowRun extends WorkflowVersionIdentity {
   stepLimit: number | null;
   toolCallLimit: number | null;
 }
+
+/** The lease an admission takes for a run its replica executes at once. */
+export interface RunLease {
+  owner: string;
+  leaseMs: number;
+  timeoutMs: number;
+}
+
+/** What a worker's claim found: the run taken, held by a live lease, or no longer running. */
+export type Claim = { state: 'taken'; run: WorkflowRunRow } | { state: 'leased'; waitMs: number } | { state: 'gone' };
 
 /** What admission decided. `refused`: a sync run over the cap (nothing written). */
 export type Admission = { status: 'running' | 'queued'; run: WorkflowRunRow } | { status: 'refused' };
@@ -82,62 +92,69 @@ export interface Finished {
   promoted: WorkflowRunRow[];
 }
 
-/**
- * The concurrency slots of a workspace are its `running` rows: every admission, finish and
- * promotion takes the workspace's advisory lock inside its transaction, so counting and changing
- * them is atomic across replicas, and nothing but the database holds the count.
- */
-const lockSlots = (manager: EntityManager, workspaceId: string) =>
-  manager.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`workflow-slots:${workspaceId}`]);
+const T_SLOTS = '"invocation"."workflow_slots"';
 
-/** Every query of workflow runs and their step records, in plain SQL. */
+/**
+ * Every query of workflow runs and their step records, in plain SQL. A workspace's concurrency
+ * slots are its `workflow_slots` row, which a trigger on `workflow_runs` keeps counting: admission,
+ * finish and promotion decide under that one row's lock, so the cap is exact across replicas and
+ * nothing counts rows under a workspace-wide lock.
+ */
 @Injectable()
 export class WorkflowRunsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * Admits a run: `running` when the workspace has a free slot, else `queued` (async) or
-   * refused (sync). The row exists before anything of the run executes.
+   * Admits a run in one statement: `running` when the workspace has a free slot, else `queued`
+   * (async, behind the runs queued before it) or refused (sync: nothing written). The row exists
+   * before anything of the run executes. With `lease`, a running run is taken at once by the
+   * admitting replica (its lease, first attempt and deadline), so no worker takes it meanwhile.
    */
-  admit(run: NewWorkflowRun): Promise<Admission> {
-    return this.dataSource.transaction(async (manager) => {
-      await lockSlots(manager, run.workspaceId);
-      // Queued runs go first: a new async run never overtakes them.
-      const [{ running, queued }] = (await manager.query(
-        `SELECT count(*) FILTER (WHERE run_status = 'running')::int AS running, count(*) FILTER (WHERE run_status = 'queued')::int AS queued
-         FROM ${T_RUNS} WHERE workspace_id = $1 AND run_status IN ('queued', 'running')`,
-        [run.workspaceId],
-      )) as Array<{ running: number; queued: number }>;
-      const free = run.concurrencyLimit === null || (running < run.concurrencyLimit && (queued === 0 || !run.runAsync));
-      if (!free && !run.runAsync) return { status: 'refused' as const };
-      const status = free ? 'running' : 'queued';
-      const [row] = (await manager.query(
-        `INSERT INTO ${T_RUNS} (id, workspace_id, deployment_id, deployment_name, variant_id, variant_name, version_id, version, run_status, run_async,
-           start_inputs, callback_url, metadata, user_label, concurrency_limit, step_limit, tool_call_limit, started_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, CASE WHEN $9 = 'running' THEN statement_timestamp() END)
-         RETURNING *`,
-        [
-          run.id,
-          run.workspaceId,
-          run.deploymentId,
-          run.deploymentName,
-          run.variantId,
-          run.variantName,
-          run.versionId,
-          run.version,
-          status,
-          run.runAsync,
-          JSON.stringify(run.inputs),
-          run.callbackUrl,
-          JSON.stringify(run.metadata),
-          run.user,
-          run.concurrencyLimit,
-          run.stepLimit,
-          run.toolCallLimit,
-        ],
-      )) as WorkflowRunRow[];
-      return { status, run: row };
-    });
+  async admit(run: NewWorkflowRun, lease: RunLease | null): Promise<Admission> {
+    const rows = (await this.dataSource.query(
+      `WITH slot AS (
+         INSERT INTO ${T_SLOTS} AS s (workspace_id) VALUES ($2::uuid) ON CONFLICT (workspace_id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id
+         RETURNING s.running, s.queued
+       ), decided AS (
+         SELECT CASE WHEN ($14::int IS NULL OR running < $14::int) AND (queued = 0 OR NOT $9::boolean) THEN 'running'
+                     WHEN $9::boolean THEN 'queued' END AS status, statement_timestamp() AS at FROM slot
+       )
+       INSERT INTO ${T_RUNS} (id, workspace_id, deployment_id, deployment_name, variant_id, variant_name, version_id, version, run_status, run_async,
+         start_inputs, callback_url, metadata, user_label, concurrency_limit, step_limit, tool_call_limit, started_at,
+         lease_owner, lease_expires_at, attempts, deadline_at)
+       SELECT $1::text, $2::uuid, $3::uuid, $4::text, $5::uuid, $6::text, $7::uuid, $8::int, d.status, $9::boolean, $10::jsonb, $11::text,
+         $12::jsonb, $13::text, $14::int, $15::int, $16::int, CASE WHEN d.status = 'running' THEN d.at END,
+         CASE WHEN d.status = 'running' THEN $17::text END,
+         CASE WHEN d.status = 'running' AND $17::text IS NOT NULL THEN d.at + make_interval(secs => $18::float8 / 1000) END,
+         CASE WHEN d.status = 'running' AND $17::text IS NOT NULL THEN 1 ELSE 0 END,
+         CASE WHEN d.status = 'running' AND $17::text IS NOT NULL THEN d.at + make_interval(secs => $19::float8 / 1000) END
+       FROM decided d WHERE d.status IS NOT NULL
+       RETURNING *`,
+      [
+        run.id,
+        run.workspaceId,
+        run.deploymentId,
+        run.deploymentName,
+        run.variantId,
+        run.variantName,
+        run.versionId,
+        run.version,
+        run.runAsync,
+        JSON.stringify(run.inputs),
+        run.callbackUrl,
+        JSON.stringify(run.metadata),
+        run.user,
+        run.concurrencyLimit,
+        run.stepLimit,
+        run.toolCallLimit,
+        lease?.owner ?? null,
+        lease?.leaseMs ?? null,
+        lease?.timeoutMs ?? null,
+      ],
+    )) as WorkflowRunRow[];
+    const row = rows[0];
+    if (!row) return { status: 'refused' };
+    return { status: row.run_status === 'running' ? 'running' : 'queued', run: row };
   }
 
   async find(id: string): Promise<WorkflowRunRow | null> {
@@ -154,17 +171,32 @@ export class WorkflowRunsRepository {
   }
 
   /**
-   * A worker takes a running run: its lease, one more attempt, and the deadline on the first
-   * take. null when the run is not `running` (finished, or failed by the reaper).
+   * A worker takes a running run whose lease is free or lapsed: its lease, one more attempt, and
+   * the deadline on the first take. `leased`: another holder's lease is live (for `waitMs` more);
+   * `gone`: the run is not `running` (finished, or failed by the reaper).
    */
-  async claim(id: string, owner: string, leaseMs: number, timeoutMs: number): Promise<WorkflowRunRow | null> {
+  async claim(id: string, owner: string, leaseMs: number, timeoutMs: number): Promise<Claim> {
     const [rows] = (await this.dataSource.query(
       `UPDATE ${T_RUNS} SET lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3::float8 / 1000), attempts = attempts + 1,
          started_at = coalesce(started_at, now()), deadline_at = coalesce(deadline_at, coalesce(started_at, now()) + make_interval(secs => $4::float8 / 1000))
-       WHERE id = $1 AND run_status = 'running' RETURNING *`,
+       WHERE id = $1 AND run_status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at <= now()) RETURNING *`,
       [id, owner, leaseMs, timeoutMs],
     )) as [WorkflowRunRow[], number];
-    return rows[0] ?? null;
+    if (rows[0]) return { state: 'taken', run: rows[0] };
+    const [held] = (await this.dataSource.query(
+      `SELECT greatest(0, extract(epoch FROM lease_expires_at - now()) * 1000)::float8 AS wait_ms FROM ${T_RUNS}
+       WHERE id = $1 AND run_status = 'running' AND lease_expires_at > now()`,
+      [id],
+    )) as Array<{ wait_ms: number }>;
+    return held ? { state: 'leased', waitMs: Math.ceil(held.wait_ms) } : { state: 'gone' };
+  }
+
+  /** Gives a lease back (the holder stopped without settling the run), so the next attempt need not wait for it to lapse. */
+  async release(id: string, owner: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE ${T_RUNS} SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2 AND run_status = 'running'`,
+      [id, owner],
+    );
   }
 
   /** Renews the lease; false when the run is no longer this worker's (reaped, or taken over). */
@@ -178,64 +210,60 @@ export class WorkflowRunsRepository {
 
   /**
    * Moves a run to a terminal state (nothing leaves one: a run already terminal is left as it
-   * is and `run` is null), frees its slot, and in the same transaction starts the workspace's
-   * oldest queued runs that now fit.
+   * is and `run` is null), which frees its slot (the slot trigger), in one statement under the
+   * workspace's slot lock; then, when runs wait behind it, starts the oldest that now fit.
    */
-  finish(id: string, state: TerminalState): Promise<Finished> {
-    return this.dataSource.transaction(async (manager) => {
-      const [owner] = (await manager.query(`SELECT workspace_id FROM ${T_RUNS} WHERE id = $1`, [id])) as Array<{ workspace_id: string }>;
-      if (!owner) return { run: null, promoted: [] };
-      await lockSlots(manager, owner.workspace_id);
-      const [rows] = (await manager.query(
-        `UPDATE ${T_RUNS} SET run_status = $2, output_content = $3, error_message = $4, error_code = $5, ended_at = now(),
+  async finish(id: string, state: TerminalState): Promise<Finished> {
+    const rows = (await this.dataSource.query(
+      `WITH slot AS (
+         SELECT s.queued FROM ${T_SLOTS} s JOIN ${T_RUNS} r ON r.workspace_id = s.workspace_id WHERE r.id = $1 FOR UPDATE OF s
+       ), ended AS (
+         UPDATE ${T_RUNS} SET run_status = $2, output_content = $3, error_message = $4, error_code = $5, ended_at = now(),
            steps_executed = coalesce($6, steps_executed), total_tokens = coalesce($7, total_tokens), error_detail = $8, lease_owner = NULL, lease_expires_at = NULL
-         WHERE id = $1 AND run_status IN ('queued', 'running') RETURNING *`,
-        [
-          id,
-          state.status,
-          state.output,
-          state.errorMessage,
-          state.errorCode,
-          state.stepsExecuted ?? null,
-          state.totalTokens ?? null,
-          state.errorDetail ? JSON.stringify(state.errorDetail) : null,
-        ],
-      )) as [WorkflowRunRow[], number];
-      const promoted = await this.promote(manager, owner.workspace_id);
-      return { run: rows[0] ?? null, promoted };
-    });
+         WHERE id = $1 AND run_status IN ('queued', 'running') RETURNING *
+       )
+       SELECT ended.*, slot.queued AS waiting_behind FROM ended LEFT JOIN slot ON true`,
+      [
+        id,
+        state.status,
+        state.output,
+        state.errorMessage,
+        state.errorCode,
+        state.stepsExecuted ?? null,
+        state.totalTokens ?? null,
+        state.errorDetail ? JSON.stringify(state.errorDetail) : null,
+      ],
+    )) as Array<WorkflowRunRow & { waiting_behind: number | null }>;
+    const ended = rows[0];
+    if (!ended) return { run: null, promoted: [] };
+    const { waiting_behind: waiting, ...run } = ended;
+    const promoted = waiting ? await this.promoteQueued(run.workspace_id) : [];
+    return { run, promoted };
   }
 
   /**
-   * Starts queued runs of a workspace, oldest first, while slots are free (inside the slot lock).
-   * Start times are taken under the lock (statement_timestamp), so they follow the start order.
+   * Starts queued runs of a workspace, oldest first, while slots are free (under the workspace's
+   * slot lock; the cap is the oldest queued run's). Start times are taken under the lock
+   * (statement_timestamp), so they follow the start order.
    */
-  private async promote(manager: EntityManager, workspaceId: string): Promise<WorkflowRunRow[]> {
-    const [next] = (await manager.query(
-      `SELECT concurrency_limit FROM ${T_RUNS} WHERE workspace_id = $1 AND run_status = 'queued' ORDER BY queue_seq LIMIT 1`,
-      [workspaceId],
-    )) as Array<{ concurrency_limit: number | null }>;
-    if (!next) return [];
-    const [{ running }] = (await manager.query(
-      `SELECT count(*)::int AS running FROM ${T_RUNS} WHERE workspace_id = $1 AND run_status = 'running'`,
-      [workspaceId],
-    )) as Array<{ running: number }>;
-    const free = next.concurrency_limit === null ? 1_000_000 : next.concurrency_limit - running;
-    if (free <= 0) return [];
-    const [rows] = (await manager.query(
-      `UPDATE ${T_RUNS} SET run_status = 'running', started_at = statement_timestamp()
-       WHERE id IN (SELECT id FROM ${T_RUNS} WHERE workspace_id = $1 AND run_status = 'queued' ORDER BY queue_seq LIMIT $2)
-       RETURNING *`,
-      [workspaceId, free],
-    )) as [WorkflowRunRow[], number];
-    return rows;
-  }
-
-  /** Queued runs of a workspace that could start now (a slot freed without a finish, e.g. a cap raised). */
   promoteQueued(workspaceId: string): Promise<WorkflowRunRow[]> {
     return this.dataSource.transaction(async (manager) => {
-      await lockSlots(manager, workspaceId);
-      return this.promote(manager, workspaceId);
+      const [slot] = (await manager.query(
+        `SELECT s.running, (SELECT concurrency_limit FROM ${T_RUNS} WHERE workspace_id = $1 AND run_status = 'queued' ORDER BY queue_seq LIMIT 1) AS cap,
+           EXISTS (SELECT 1 FROM ${T_RUNS} WHERE workspace_id = $1 AND run_status = 'queued') AS waiting
+         FROM ${T_SLOTS} s WHERE s.workspace_id = $1 FOR UPDATE OF s`,
+        [workspaceId],
+      )) as Array<{ running: number; cap: number | null; waiting: boolean }>;
+      if (!slot?.waiting) return [];
+      const free = slot.cap === null ? 1_000_000 : slot.cap - slot.running;
+      if (free <= 0) return [];
+      const [rows] = (await manager.query(
+        `UPDATE ${T_RUNS} SET run_status = 'running', started_at = statement_timestamp()
+         WHERE id IN (SELECT id FROM ${T_RUNS} WHERE workspace_id = $1 AND run_status = 'queued' ORDER BY queue_seq LIMIT $2)
+         RETURNING *`,
+        [workspaceId, free],
+      )) as [WorkflowRunRow[], number];
+      return rows;
     });
   }
 
@@ -266,8 +294,9 @@ export class WorkflowRunsRepository {
   /** Workspaces with queued runs and a free slot (a safety net for promotions whose jobs were lost). */
   async workspacesWithStartableRuns(): Promise<string[]> {
     const rows = (await this.dataSource.query(
-      `SELECT DISTINCT q.workspace_id FROM ${T_RUNS} q WHERE q.run_status = 'queued'
-         AND (q.concurrency_limit IS NULL OR q.concurrency_limit > (SELECT count(*) FROM ${T_RUNS} r WHERE r.workspace_id = q.workspace_id AND r.run_status = 'running'))`,
+      `SELECT s.workspace_id FROM ${T_SLOTS} s WHERE s.queued > 0
+         AND (SELECT q.concurrency_limit IS NULL OR q.concurrency_limit > s.running FROM ${T_RUNS} q
+              WHERE q.workspace_id = s.workspace_id AND q.run_status = 'queued' ORDER BY q.queue_seq LIMIT 1)`,
     )) as Array<{ workspace_id: string }>;
     return rows.map((row) => row.workspace_id);
   }
@@ -288,6 +317,36 @@ export class WorkflowRunsRepository {
        ON CONFLICT (run_id, step_key) DO UPDATE SET status = 'running', inputs = EXCLUDED.inputs, started_at = now(), ended_at = NULL,
          duration_ms = NULL, output = NULL, error = NULL, error_code = NULL, attempts = ${T_STEPS}.attempts + 1`,
       [step.runId, step.key, step.stepId, step.type, step.iteration, JSON.stringify(step.inputs ?? null)],
+    );
+  }
+
+  /**
+   * A step's whole record in one write, when it ended (see isSideEffectFree): started
+   * `durationMs` before the database's now, so every record's times come from one clock.
+   */
+  async recordStep(start: StepStart, end: StepEnd, durationMs: number): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO ${T_STEPS} (run_id, step_key, step_id, step_type, iteration, status, inputs, output, error, error_code, tokens, model_calls,
+         started_at, ended_at, duration_ms)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now() - make_interval(secs => $13::float8 / 1000), now(), round($13::float8)::int)
+       ON CONFLICT (run_id, step_key) DO UPDATE SET status = EXCLUDED.status, inputs = EXCLUDED.inputs, output = EXCLUDED.output,
+         error = EXCLUDED.error, error_code = EXCLUDED.error_code, tokens = EXCLUDED.tokens, model_calls = EXCLUDED.model_calls,
+         started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, duration_ms = EXCLUDED.duration_ms, attempts = ${T_STEPS}.attempts + 1`,
+      [
+        start.runId,
+        start.key,
+        start.stepId,
+        start.type,
+        start.iteration,
+        end.status,
+        JSON.stringify(start.inputs ?? null),
+        JSON.stringify(end.output ?? null),
+        end.error,
+        end.errorCode,
+        end.tokens,
+        end.modelCalls,
+        durationMs,
+      ],
     );
   }
 

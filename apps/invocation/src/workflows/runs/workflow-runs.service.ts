@@ -1,5 +1,12 @@
 import { InjectQueue } from '@nestjs/bullmq';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import {
   DEADLINE_MARGIN_MS,
   QueueNames,
@@ -13,16 +20,28 @@ import {
   type WorkflowStepRecordView,
 } from '@waggle/contracts';
 import { isErrorCode, isErrorMessageId, WaggleException, type ErrorDetail, type NestedMessage } from '@waggle/errors';
-import { APP_ENV, enqueue, isTransientFailure, LedgerPublisher, msUntilDeadline, NatsRpcClient, type JobQueue } from '@waggle/platform';
+import {
+  APP_ENV,
+  enqueue,
+  isTransientFailure,
+  LedgerPublisher,
+  msUntilDeadline,
+  NatsRpcClient,
+  requestContext,
+  type JobQueue,
+} from '@waggle/platform';
 import { deliveryIdFor } from '@waggle/webhooks';
 import type { WorkflowInput, WorkflowVariant } from '@waggle/workflows';
 import type { Subscription } from 'nats';
 import type { InvocationEnv } from '../../config/invocation.env';
+import type { ResolvedWorkflow } from '../deployments/workflow-resolution.cache';
 import { WorkflowDeploymentsService } from '../deployments/workflow-deployments.service';
+import { WorkflowRunExecutor } from './workflow-run.executor';
 import {
   failureState,
   toStepRecordView,
   WorkflowRunsRepository,
+  type Admission,
   type TerminalState,
   type WorkflowRunRow,
 } from './workflow-runs.repository';
@@ -138,9 +157,15 @@ export function callbackBodyOf(row: WorkflowRunRow): CallbackBody {
  * `finished` message and the start of queued runs that now fit.
  */
 @Injectable()
-export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class WorkflowRunsService implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(WorkflowRunsService.name);
   private readonly waiters = new Map<string, Set<() => void>>();
+  /** Runs executing where they were admitted, and the async ones among them (awaited at shutdown). */
+  private localRuns = 0;
+  private readonly background = new Set<Promise<unknown>>();
+  /** Sync runs executing here: their caller is answered from memory, so their end is not broadcast. */
+  private readonly answeredHere = new Set<string>();
+  private closing = false;
   private subscription?: Subscription;
 
   constructor(
@@ -148,6 +173,7 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
     private readonly deployments: WorkflowDeploymentsService,
     private readonly ledger: LedgerPublisher,
     private readonly rpc: NatsRpcClient,
+    private readonly executor: WorkflowRunExecutor,
     @Inject(APP_ENV) private readonly env: InvocationEnv,
     @InjectQueue(QueueNames.workflowRuns) private readonly jobs: JobQueue<'workflow-runs'>,
     @InjectQueue(QueueNames.callbacks) private readonly callbacks: JobQueue<'callbacks'>,
@@ -168,24 +194,17 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
     const inputs = request.inputs ?? {};
     checkInputs(workflow.definition, inputs);
     const runAsync = request.async?.enabled === true;
-    const admission = await this.runs.admit({
-      id: request.request_id,
-      workspaceId: request.workspace_id,
-      deploymentId: workflow.deploymentId,
-      deploymentName: workflow.deploymentName,
-      variantId: workflow.variantId,
-      variantName: workflow.variantName,
-      versionId: workflow.versionId,
-      version: workflow.version,
-      runAsync,
-      inputs,
-      callbackUrl: runAsync ? (request.async?.callback_url ?? null) : null,
-      metadata: request.metadata ?? {},
-      user: request.user ?? null,
-      concurrencyLimit: request.limits.concurrency,
-      stepLimit: request.limits.steps_per_run,
-      toolCallLimit: request.limits.tool_calls_per_day,
-    });
+    // A sync run always executes here (its caller waits here); an async one when a slot is free.
+    const here = !this.closing && (!runAsync || this.localRuns < this.env.WORKFLOW_LOCAL_RUN_CONCURRENCY);
+    if (here) this.localRuns += 1;
+    let admission: Admission;
+    try {
+      admission = await this.admit(request, workflow, inputs, runAsync, here);
+    } catch (error) {
+      if (here) this.localRuns -= 1;
+      throw error;
+    }
+    if (here && admission.status !== 'running') this.localRuns -= 1;
     // decisions: the concurrency-cap 429 carries `error` only.
     if (admission.status === 'refused')
       throw new WaggleException('concurrency_limit_reached', {
@@ -193,18 +212,127 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
       });
     this.ledger.save(ledgerRecordOf(admission.run));
     if (runAsync) {
-      if (admission.status === 'running') await this.enqueue(admission.run);
+      if (admission.status === 'running') {
+        if (here) this.track(this.runHere(admission.run));
+        else await this.enqueue(admission.run);
+      }
       return { request_id: request.request_id, run_status: admission.status, webhook_secret: workflow.webhookSecret() };
     }
-    // The waiter is registered before the job exists, so its end cannot be missed.
-    const finished = this.waitFor(request.request_id);
+    // The run goes on when the caller stops waiting (syncAnswer's time-out).
+    const execution = this.runHere(admission.run);
+    this.track(execution);
+    return this.syncAnswer(request.request_id, execution);
+  }
+
+  private admit(
+    request: WorkflowRunRequest,
+    workflow: ResolvedWorkflow,
+    inputs: Record<string, unknown>,
+    runAsync: boolean,
+    here: boolean,
+  ): Promise<Admission> {
+    return this.runs.admit(
+      {
+        id: request.request_id,
+        workspaceId: request.workspace_id,
+        deploymentId: workflow.deploymentId,
+        deploymentName: workflow.deploymentName,
+        variantId: workflow.variantId,
+        variantName: workflow.variantName,
+        versionId: workflow.versionId,
+        version: workflow.version,
+        runAsync,
+        inputs,
+        callbackUrl: runAsync ? (request.async?.callback_url ?? null) : null,
+        metadata: request.metadata ?? {},
+        user: request.user ?? null,
+        concurrencyLimit: request.limits.concurrency,
+        stepLimit: request.limits.steps_per_run,
+        toolCallLimit: request.limits.tool_calls_per_day,
+      },
+      here ? this.executor.lease() : null,
+    );
+  }
+
+  /**
+   * Executes a run this replica admitted and holds the lease of, and settles it: answers the
+   * settled row, or null when the run went elsewhere. Its queue job waits a lease long as the
+   * safety net (a crash here leaves the run to it; removed once the run is settled). An outage or
+   * an unexpected fault hands the run to the queue at once; a refusal fails it.
+   */
+  private async runHere(run: WorkflowRunRow): Promise<WorkflowRunRow | null> {
+    const id = run.id;
+    if (!run.run_async) this.answeredHere.add(id);
+    const safetyNet = enqueue(
+      this.jobs,
+      id,
+      { request_id: id, workspace_id: run.workspace_id },
+      { delayMs: this.env.WORKFLOW_LEASE_MS },
+    ).then(
+      () => true,
+      (error: unknown) => {
+        this.logger.warn({ err: error, request_id: id }, 'a workflow run executed where admitted has no queue job to take it over');
+        return false;
+      },
+    );
+    const handOver = (error: unknown) => {
+      this.logger.warn({ err: error, request_id: id }, 'a workflow run executed where admitted goes to the queue');
+      void safetyNet.then((queued) => (queued ? this.takeOverNow(id) : this.requeue(id, run.workspace_id))).catch(() => undefined);
+      return null;
+    };
     try {
-      await this.enqueue(admission.run);
-    } catch (error) {
-      finished.cancel();
-      throw error;
+      let state: TerminalState | null;
+      try {
+        state = await requestContext.run({ requestId: id, workspaceId: run.workspace_id }, () => this.executor.execute(run));
+      } catch (error) {
+        const fault = this.executor.fault(error, true, id);
+        if (fault.retry) return handOver(fault.error);
+        state = fault.state;
+      }
+      // null: the lease was lost, and the run is whoever took it over's.
+      if (!state) return null;
+      let settled: WorkflowRunRow | null;
+      try {
+        settled = await this.settle(id, state);
+      } catch (error) {
+        // Not announced (the ledger is away…): the queue job settles it again.
+        return handOver(error);
+      }
+      void safetyNet.then((queued) => (queued ? this.jobs.remove(id) : 0)).catch(() => undefined);
+      return settled && isTerminal(settled) ? settled : null;
+    } finally {
+      this.localRuns -= 1;
+      this.answeredHere.delete(id);
     }
-    return this.syncAnswer(request.request_id, finished);
+  }
+
+  /** The run's waiting queue job may be taken at once. */
+  private async takeOverNow(id: string): Promise<void> {
+    const job = await this.jobs.getJob(id);
+    if (job && (await job.isDelayed())) await job.promote();
+  }
+
+  /** A run executing here in the background (async), awaited at shutdown. */
+  private track(execution: Promise<unknown>): void {
+    const tracked = execution.catch(() => undefined).finally(() => this.background.delete(tracked));
+    this.background.add(tracked);
+  }
+
+  /**
+   * At shutdown (after the NATS server stopped taking requests), runs executing here are given
+   * SHUTDOWN_GRACE_MS to end; those still running are left to their queue jobs (their leases lapse).
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    if (this.background.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const outOfTime = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.env.SHUTDOWN_GRACE_MS)));
+    await Promise.race([Promise.all(this.background), outOfTime]);
+    clearTimeout(timer);
+    if (this.background.size > 0)
+      this.logger.warn(
+        `${this.background.size} workflow run(s) still running at the end of the shutdown grace; their queue jobs take them over`,
+      );
   }
 
   async lookup(workspaceId: string, requestId: string): Promise<WorkflowRunView> {
@@ -261,7 +389,11 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
         run_ended_at: (row.ended_at ?? new Date()).toISOString(),
       });
     }
-    this.rpc.publish(WORKFLOW_RUN_FINISHED_SUBJECT, { request_id: row.id } satisfies WorkflowRunFinishedMessage);
+    // A sync caller waits on the replica that admitted the run: answered from memory when the run
+    // ran there, else woken here or (when another replica finished it) by the `finished` message.
+    this.wake(row.id);
+    if (!row.run_async && !this.answeredHere.has(row.id))
+      this.rpc.publish(WORKFLOW_RUN_FINISHED_SUBJECT, { request_id: row.id } satisfies WorkflowRunFinishedMessage);
   }
 
   /** Starts queued runs that fit now (called by the reaper as a safety net). */
@@ -304,27 +436,28 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
     for (const resolve of waiting) resolve();
   }
 
-  /** Resolves when the run is announced finished (or a slow check finds it so). Registered before the run is queued. */
+  /** Resolves when the run is announced finished (or a check of its row, now and then, finds it so). */
   private waitFor(requestId: string): { done: Promise<void>; cancel: () => void } {
     let cancel: () => void = () => undefined;
     const done = new Promise<void>((resolve) => {
       const waiting = this.waiters.get(requestId) ?? new Set<() => void>();
       this.waiters.set(requestId, waiting);
-      // A NATS message can be lost: the row is checked now and then too.
-      const check = setInterval(() => {
+      // A NATS message can be lost, or have come before this wait began: the row is checked now and then too.
+      const check = () =>
         void this.runs.find(requestId).then(
           (row) => row && isTerminal(row) && finish(),
           () => undefined,
         );
-      }, this.env.WORKFLOW_SYNC_RECHECK_MS);
+      const checks = setInterval(check, this.env.WORKFLOW_SYNC_RECHECK_MS);
       const finish = () => {
-        clearInterval(check);
+        clearInterval(checks);
         waiting.delete(finish);
         if (waiting.size === 0) this.waiters.delete(requestId);
         resolve();
       };
       waiting.add(finish);
       cancel = finish;
+      check();
     });
     return { done, cancel };
   }
@@ -333,22 +466,29 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
    * The sync answer: the output, the run's failure, or (past the wait) a time-out that names the
    * request id. The wait is WORKFLOW_SYNC_TIMEOUT_MS, cut short to answer before the caller's
    * deadline (RpcHeaders.deadline), so the caller hears this answer rather than its own time-out.
+   * A run that went elsewhere (its lease lost, or handed to the queue) is awaited by its end's announcement.
    */
-  private async syncAnswer(requestId: string, finished: { done: Promise<void>; cancel: () => void }): Promise<WorkflowInvokeResponse> {
+  private async syncAnswer(requestId: string, execution: Promise<WorkflowRunRow | null>): Promise<WorkflowInvokeResponse> {
     const callerWaitMs = msUntilDeadline();
     const waitMs = Math.min(
       this.env.WORKFLOW_SYNC_TIMEOUT_MS,
       callerWaitMs === undefined ? Infinity : Math.max(0, callerWaitMs - DEADLINE_MARGIN_MS),
     );
     let timer: NodeJS.Timeout | undefined;
-    const outcome = await Promise.race([
-      finished.done.then(() => 'finished' as const),
-      new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), waitMs))),
-    ]);
-    clearTimeout(timer);
-    finished.cancel();
+    const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), waitMs)));
+    try {
+      const here = await Promise.race([execution, timeout]);
+      if (here !== 'timeout' && here !== null) return syncAnswerOf(here);
+      if (here === null) {
+        const finished = this.waitFor(requestId);
+        await Promise.race([finished.done, timeout]);
+        finished.cancel();
+      }
+    } finally {
+      clearTimeout(timer);
+    }
     const row = await this.runs.find(requestId);
-    if (outcome === 'timeout' || !row || !isTerminal(row)) {
+    if (!row || !isTerminal(row)) {
       throw new WaggleException('upstream_request_failed', {
         status: 504,
         detail: 'workflow_sync_timeout',
@@ -356,7 +496,12 @@ export class WorkflowRunsService implements OnApplicationBootstrap, OnApplicatio
         extra: { request_id: requestId },
       });
     }
-    if (row.run_status !== 'completed') throw runFailure(row);
-    return { request_id: requestId, run_status: 'completed', output: row.output_content ?? '' };
+    return syncAnswerOf(row);
   }
+}
+
+/** A finished sync run's answer: its output, or its failure. */
+function syncAnswerOf(row: WorkflowRunRow): WorkflowInvokeResponse {
+  if (row.run_status !== 'completed') throw runFailure(row);
+  return { request_id: row.id, run_status: 'completed', output: row.output_content ?? '' };
 }

@@ -1,5 +1,6 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { WorkflowRunEntity } from './workflow-run.entity';
+import { WorkflowSlotsEntity } from './workflow-slots.entity';
 
 export const STEP_RUN_STATUSES = ['running', 'completed', 'failed'] as const;
 export type StepRunStatus = (typeof STEP_RUN_STATUSES)[number];
@@ -71,4 +72,4 @@ export class WorkflowStepRunEntity {
   durationMs!: number | null;
 }
 
-export const WORKFLOW_RUN_ENTITIES = [WorkflowRunEntity, WorkflowStepRunEntity];
+export const WORKFLOW_RUN_ENTITIES = [WorkflowRunEntity, WorkflowStepRunEntity, WorkflowSlotsEntity];
