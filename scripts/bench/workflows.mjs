@@ -494,6 +494,24 @@ async function acceptPhase(ctx, seconds, { measure = true, paused = false } = {}
   return result;
 }
 
+/** Stops invocation (SIGTERM, it must exit 0) and starts it again with `extraEnv`, on the same port; CPU accounting follows the new pid. */
+async function restartInvocation(ctx, extraEnv) {
+  const old = ctx.stack.invocation;
+  const stop = await stopProcess(old);
+  if (stop.alreadyExited || stop.killed || stop.code !== 0)
+    ctx.failures.push(`invocation did not exit 0 on SIGTERM before its restart (${JSON.stringify(stop)})`);
+  const appEnv = { ...old.appEnv, ...extraEnv };
+  const proc = Object.assign(startProcess('invocation', ENTRIES.invocation, appEnv), { port: old.port, appEnv });
+  ctx.procs[ctx.procs.indexOf(old)] = proc;
+  ctx.stack.invocation = proc;
+  for (const list of [ctx.apps, ctx.accounted]) {
+    const entry = list.find((p) => p.name === 'invocation');
+    entry.pid = proc.pid;
+  }
+  await waitFor(proc, 'ready', async () => (await httpRequest(proc.port, '/health/ready')).status === 200);
+  await waitForGatewayToSee(ctx.stack.gateway, ['invocation']);
+}
+
 /** Phase 2: async invokes at a steady rate; callback arrival − run ended_at per run. */
 async function endToCallbackPhase(ctx, rate, seconds, { measure = true } = {}) {
   const { stack, auth, receiver, failures, accounted, names } = ctx;
@@ -760,7 +778,7 @@ async function main() {
       if (name === 'invocation')
         Object.assign(appEnv, { FAKE_BASE_URL: `http://127.0.0.1:${ctx.fakePort}/v1`, FAKE_API_KEY: 'bench', PROVIDER_MAX_RETRIES: '0' });
       if (name === 'gateway' || name === DISPATCHER) appEnv.CALLBACK_URL_ALLOWLIST = '127.0.0.1';
-      stack[name] = Object.assign(startProcess(name, name === DISPATCHER ? ENTRIES.dispatcher : ENTRIES[name], appEnv), { port });
+      stack[name] = Object.assign(startProcess(name, name === DISPATCHER ? ENTRIES.dispatcher : ENTRIES[name], appEnv), { port, appEnv });
       ctx.procs.push(stack[name]);
     }
     ctx.stack = stack;
@@ -812,6 +830,7 @@ async function main() {
       () => ctx.queues.callbacks.close(),
     );
     const apps = [...Object.values(stack), fake].map(({ name, pid }) => ({ name, pid }));
+    ctx.apps = apps;
     const infra = infraProcesses({
       natsUrl: process.env.NATS_URL || 'nats://127.0.0.1:4222',
       redisUrl: options.redisUrl,
@@ -820,7 +839,7 @@ async function main() {
     ctx.accounted = [...apps, ...infra.procs];
     ctx.names = ctx.accounted.map((p) => p.name);
     const quiet = async () => {
-      const cores = await settle(apps, { maxCores: 0.1, windowMs: 1_000 });
+      const cores = await settle(ctx.apps, { maxCores: 0.1, windowMs: 1_000 });
       if (cores >= 0.1) log(`warning: the stack still used ${fmt(cores)} cores after waiting 10 s for it to go quiet`);
     };
 
@@ -829,9 +848,6 @@ async function main() {
     await quiet();
     log(`1. accepts: ${options.duration} s at ${options.connections} in flight`);
     const accepts = await acceptPhase(ctx, options.duration);
-    await quiet();
-    log(`1b. accepts with the run queue paused (admission alone): ${options.pausedDuration} s at ${options.connections} in flight`);
-    const acceptsPaused = await acceptPhase(ctx, options.pausedDuration, { paused: true });
 
     await quiet();
     log(`2. run end → callback: warm-up, ${WARMUP.rate} runs/s for ${WARMUP.rateSeconds} s (not reported)`);
@@ -869,6 +885,14 @@ async function main() {
       );
       sync.push(result);
     }
+    // Admission alone: runs execute where they are admitted, so pausing the queue holds them only
+    // with that off (WORKFLOW_LOCAL_RUN_CONCURRENCY=0, every async run through the queue).
+    log(`1b. accepts with the run queue paused (admission alone): invocation restarted with WORKFLOW_LOCAL_RUN_CONCURRENCY=0`);
+    await restartInvocation(ctx, { WORKFLOW_LOCAL_RUN_CONCURRENCY: '0' });
+    await quiet();
+    log(`1b. accepts with the run queue paused (admission alone): ${options.pausedDuration} s at ${options.connections} in flight`);
+    const acceptsPaused = await acceptPhase(ctx, options.pausedDuration, { paused: true });
+
     // With two step counts, the per-step (marginal) cost and the fixed cost separate.
     const [low, high] = [sync[0], sync.at(-1)];
     const split =
@@ -884,6 +908,7 @@ async function main() {
         : null;
 
     report = {
+      aims: aimsOf({ accepts, split }),
       options: { ...options, json: undefined },
       machine: info,
       redisUrl: options.redisUrl,
@@ -921,6 +946,25 @@ async function main() {
 
 // ---------------------------------------------------------------------------------------
 // Report
+
+/** Issue 22's aims for the engine, each beside its figure: met, or missed by how much. */
+function aimsOf({ accepts, split }) {
+  const aim = (name, figure, unit, target, higherIsBetter) => ({
+    name,
+    figure,
+    unit,
+    target,
+    met: Number.isFinite(figure) && (higherIsBetter ? figure >= target : figure <= target),
+    missedBy: Number.isFinite(figure) ? (higherIsBetter ? target - figure : figure - target) : NaN,
+    higherIsBetter,
+  });
+  return [
+    aim('async accepts/s with runs executing (one template step)', accepts?.acceptedPerSecond, '/s', 1000, true),
+    aim('runs completed/s, invoke to callback', accepts?.completedPerSecond, '/s', 500, true),
+    aim('engine overhead per step over the bare model call', split?.perStepOverDirectMs, 'ms', 0.5, false),
+    aim("a sync one-step run's fixed cost", split?.fixedMs, 'ms', 3, false),
+  ];
+}
 
 const three = (d, digits = 1) => `${fmt(d.p50, digits)} / ${fmt(d.p95, digits)} / ${fmt(d.p99, digits)}`;
 
@@ -967,9 +1011,18 @@ function markdown(r) {
     lines.push(
       '',
       `From K = ${r.sync[0].k} and K = ${r.sync.at(-1).k}: each further step adds **${fmt(r.split.perStepMs, 2)} ms** at p50 (${fmt(r.split.perStepOverDirectMs, 2)} ms over the bare call); ` +
-        `the fixed cost of a sync run (gateway, admission, queue hop, answer) is **${fmt(r.split.fixedMs, 2)} ms**.`,
+        `the fixed cost of a sync run (gateway, admission, answer) is **${fmt(r.split.fixedMs, 2)} ms**.`,
     );
   lines.push(
+    '',
+    '### Against the aims (issue 22)',
+    '',
+    '| aim | figure | target | |',
+    '| --- | ---: | ---: | --- |',
+    ...r.aims.map(
+      (a) =>
+        `| ${a.name} | ${fmt(a.figure, a.unit === 'ms' ? 2 : 0)} ${a.unit} | ${a.higherIsBetter ? '≥' : '≤'} ${a.target} ${a.unit} | ${a.met ? 'met' : `missed by ${fmt(a.missedBy, a.unit === 'ms' ? 2 : 0)} ${a.unit}`} |`,
+    ),
     '',
     'CPU ms per run (accepts, run end → callback) or per sync invoke (K steps): gateway | invocation | callback-dispatcher | NATS | Redis | PostgreSQL',
     '',

@@ -658,6 +658,69 @@ workflows:
     await expectEventually(() => expect(callbackOf(accepted.request_id)).toBeDefined(), { timeoutMs: 30_000 });
   });
 
+  it('executes runs where they were admitted: one record write per side-effect-free step, a start record for a step that reaches out, no queue job left, the slot counts back to zero', async () => {
+    // Every write to a step record, as a trigger this test adds (and drops) sees it.
+    await db.query('CREATE TABLE public.e2e_step_writes (run_id text, step_key text, op text, status text, at bigserial)');
+    await db.query(
+      `CREATE FUNCTION public.e2e_log_step_write() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN INSERT INTO public.e2e_step_writes (run_id, step_key, op, status) VALUES (NEW.run_id, NEW.step_key, TG_OP, NEW.status); RETURN NULL; END $$`,
+    );
+    await db.query(
+      'CREATE TRIGGER e2e_log_step_write AFTER INSERT OR UPDATE ON invocation.workflow_step_runs FOR EACH ROW EXECUTE FUNCTION public.e2e_log_step_write()',
+    );
+    const connection = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
+    const queue = new Queue('workflow-runs', { connection });
+    try {
+      const sync = await invoke<{ request_id: string; output: string }>(main, { deployment: 'five-steps', variant: 'default' });
+      expect(sync).toMatchObject({ status: 200, body: { output: 'abcde' } });
+      gates.open('writes');
+      const accepted = await invoke<{ request_id: string; run_status: string }>(main, {
+        deployment: 'gated',
+        variant: 'default',
+        inputs: { gate: 'writes' },
+        async: { enabled: true, callback_url: `${receiverUrl}/hooks` },
+      });
+      expect(accepted.body.run_status).toBe('running');
+      await expectEventually(() => expect(callbackOf(accepted.body.request_id)).toBeDefined(), { timeoutMs: 30_000 });
+      const writes = async (runId: string) =>
+        (
+          await db.query<{ step_key: string; op: string; status: string }>(
+            'SELECT step_key, op, status FROM public.e2e_step_writes WHERE run_id = $1 ORDER BY at',
+            [runId],
+          )
+        ).rows.map((write) => `${write.step_key} ${write.op} ${write.status}`);
+      expect(await writes(sync.body.request_id)).toEqual(['a', 'b', 'c', 'd', 'e'].map((key) => `${key} INSERT completed`));
+      expect(await writes(accepted.body.request_id)).toEqual(['hello INSERT completed', 'wait INSERT running', 'wait UPDATE completed']);
+      // Each ran where it was admitted: its lease taken in the admission (one attempt), and its
+      // safety-net job (waiting a lease long in case that replica died) removed once it ended.
+      for (const id of [sync.body.request_id, accepted.body.request_id])
+        expect((await db.query<{ attempts: number }>('SELECT attempts FROM invocation.workflow_runs WHERE id = $1', [id])).rows).toEqual([
+          { attempts: 1 },
+        ]);
+      await expectEventually(
+        async () => {
+          expect(await queue.getJob(sync.body.request_id)).toBeUndefined();
+          expect(await queue.getJob(accepted.body.request_id)).toBeUndefined();
+        },
+        { timeoutMs: 10_000 },
+      );
+      // The trigger-kept slot counts match the runs: none of the workspace's runs is running or queued.
+      await expectEventually(
+        async () =>
+          expect((await db.query('SELECT running, queued FROM invocation.workflow_slots WHERE workspace_id = $1', [main.id])).rows).toEqual(
+            [{ running: 0, queued: 0 }],
+          ),
+        { timeoutMs: 30_000 },
+      );
+    } finally {
+      await queue.close();
+      await connection.quit();
+      await db.query('DROP TRIGGER e2e_log_step_write ON invocation.workflow_step_runs');
+      await db.query('DROP FUNCTION public.e2e_log_step_write()');
+      await db.query('DROP TABLE public.e2e_step_writes');
+    }
+  });
+
   it('finishes a run whose worker was killed mid-run: another worker takes it over without repeating finished steps', async () => {
     const from = fake.requests.length;
     const accepted = await invoke<{ request_id: string }>(main, {
