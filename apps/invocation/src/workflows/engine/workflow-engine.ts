@@ -10,8 +10,9 @@ import {
   type WorkflowStep,
   type WorkflowVariant,
 } from '@waggle/workflows';
-import { WorkflowRunsRepository, type StepEnd, type StepRecordRow, type WorkflowRunRow } from '../runs/workflow-runs.repository';
+import type { StepEnd, StepRecordRow, WorkflowRunRow } from '../runs/workflow-runs.repository';
 import { StepExecutors, type StepResult } from './step-executors';
+import type { StepRecords } from './step-records';
 
 /**
  * Why a run stopped. `fatal` failures (the step cap, the run's time-out, a lost lease) end the run
@@ -55,6 +56,8 @@ export interface RunExecution {
   previous: Map<string, StepRecordRow>;
   /** Aborted on the run's time-out or when its lease is lost. */
   signal: AbortSignal;
+  /** The run's step-record writes. */
+  records: StepRecords;
   stepsExecuted: number;
   totalTokens: number;
 }
@@ -81,10 +84,7 @@ const LOOP_ITERATION = 'loop_iteration';
  */
 @Injectable()
 export class WorkflowEngine {
-  constructor(
-    private readonly runs: WorkflowRunsRepository,
-    private readonly executors: StepExecutors,
-  ) {}
+  constructor(private readonly executors: StepExecutors) {}
 
   /** Runs every step and answers the variant's rendered output; throws RunFailure. */
   async execute(execution: RunExecution): Promise<string> {
@@ -181,7 +181,7 @@ export class WorkflowEngine {
     // crash before then repeats only work that left nothing behind.
     const folded = isSideEffectFree(step);
     const startedAt = performance.now();
-    if (!folded) await this.runs.startStep(start);
+    if (!folded) await execution.records.started(start);
     if (!failure) {
       try {
         result = await execute(inputs);
@@ -202,13 +202,14 @@ export class WorkflowEngine {
         tokens: result.tokens,
         modelCalls: result.modelCalls,
       };
-      await (folded ? this.runs.recordStep(start, end, performance.now() - startedAt) : this.runs.endStep(end));
+      if (folded) execution.records.finished(start, end, performance.now() - startedAt, step.type === 'prompt');
+      else await execution.records.ended(end);
       scope[step.id] = { output: result.output, error: null } satisfies StepRecordScope;
       return;
     }
     const failed = failure ?? new RunFailure('internal_server_error', { detail: 'workflow_step_error' }, step.id);
-    if (folded) await this.runs.recordStep(start, failedEnd(runId, key, failed), performance.now() - startedAt);
-    else await this.endFailed(runId, key, failed);
+    if (folded) execution.records.finished(start, failedEnd(runId, key, failed), performance.now() - startedAt, step.type === 'prompt');
+    else await this.endFailed(execution, key, failed);
     if (failed.fatal || step.on_error === 'fail') throw failed;
     scope[step.id] = { output: null, error: failed.message } satisfies StepRecordScope;
   }
@@ -235,8 +236,8 @@ export class WorkflowEngine {
         decided = { result, branch: result ? 'then' : 'else' };
       } catch (error) {
         const failure = RunFailure.of(error, step.id);
-        await this.runs.startStep({ runId, key, stepId: step.id, type: step.type, iteration, inputs: {} });
-        await this.endFailed(runId, key, failure);
+        await execution.records.started({ runId, key, stepId: step.id, type: step.type, iteration, inputs: {} });
+        await this.endFailed(execution, key, failure);
         if (step.on_error === 'fail') throw failure;
         scope[step.id] = { output: null, error: failure.message } satisfies StepRecordScope;
         return;
@@ -247,21 +248,22 @@ export class WorkflowEngine {
     // A branch with no side effect needs no record of the choice before it runs (see isSideEffectFree).
     const folded = isSideEffectFree(step);
     const startedAt = performance.now();
-    if (!finished && !folded) await this.runs.startStep(start);
+    if (!finished && !folded) await execution.records.started(start);
     const steps = decided.branch === 'then' ? step.then : (step.else ?? []);
     try {
       await this.runList(execution, steps, scope, prefix, iteration);
     } catch (error) {
       const failure = RunFailure.of(error, step.id);
-      if (folded) await this.runs.recordStep(start, failedEnd(runId, key, failure), performance.now() - startedAt);
-      else await this.endFailed(runId, key, failure);
+      if (folded) execution.records.finished(start, failedEnd(runId, key, failure), performance.now() - startedAt, false);
+      else await this.endFailed(execution, key, failure);
       throw failure;
     }
     const last = steps.length > 0 ? (scope[steps[steps.length - 1].id] as StepRecordScope | undefined) : undefined;
     const output = last && last.error === null ? last.output : null;
     if (!finished) {
       const end: StepEnd = { runId, key, status: 'completed', output, error: null, errorCode: null, tokens: 0, modelCalls: 0 };
-      await (folded ? this.runs.recordStep(start, end, performance.now() - startedAt) : this.runs.endStep(end));
+      if (folded) execution.records.finished(start, end, performance.now() - startedAt, false);
+      else await execution.records.ended(end);
     }
     scope[step.id] = { output, error: null } satisfies StepRecordScope;
   }
@@ -332,24 +334,24 @@ export class WorkflowEngine {
       return recorded;
     }
     const runId = execution.run.id;
-    await this.runs.startStep({ runId, key, stepId: step.id, type: LOOP_ITERATION, iteration: index, inputs: { index, item } });
+    await execution.records.started({ runId, key, stepId: step.id, type: LOOP_ITERATION, iteration: index, inputs: { index, item } });
     const iterationScope: WorkflowScope = { ...scope, item, index };
     try {
       await this.runList(execution, step.steps, iterationScope, `${key}.`, index);
     } catch (error) {
       const failure = RunFailure.of(error, step.id);
-      await this.endFailed(runId, key, failure);
+      await this.endFailed(execution, key, failure);
       throw failure;
     }
     const last = iterationScope[step.steps[step.steps.length - 1].id] as StepRecordScope | undefined;
     const output = last && last.error === null ? { value: last.output } : null;
-    await this.runs.endStep({ runId, key, status: 'completed', output, error: null, errorCode: null, tokens: 0, modelCalls: 0 });
+    await execution.records.ended({ runId, key, status: 'completed', output, error: null, errorCode: null, tokens: 0, modelCalls: 0 });
     return output;
   }
 
   /** A step's (or a condition's, an iteration's) record ends failed, with nothing used. */
-  private endFailed(runId: string, key: string, failure: RunFailure): Promise<void> {
-    return this.runs.endStep(failedEnd(runId, key, failure));
+  private endFailed(execution: RunExecution, key: string, failure: RunFailure): Promise<void> {
+    return execution.records.ended(failedEnd(execution.run.id, key, failure));
   }
 }
 

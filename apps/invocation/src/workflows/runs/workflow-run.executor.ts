@@ -4,6 +4,7 @@ import { APP_ENV, isTransientFailure } from '@waggle/platform';
 import { randomUUID } from 'node:crypto';
 import type { InvocationEnv } from '../../config/invocation.env';
 import { WorkflowDeploymentsService } from '../deployments/workflow-deployments.service';
+import { StepRecords } from '../engine/step-records';
 import { failureText, RunFailure, WorkflowEngine } from '../engine/workflow-engine';
 import { failureState, WorkflowRunsRepository, type TerminalState, type WorkflowRunRow } from './workflow-runs.repository';
 
@@ -73,7 +74,15 @@ export class WorkflowRunExecutor {
       const workflow = await this.deployments.pinned(run.workspace_id, run.version_id);
       // A first attempt has no earlier step records to read.
       const previous = new Map(run.attempts > 1 ? (await this.runs.steps(id)).map((step) => [step.step_key, step]) : []);
-      const execution = { run, definition: workflow.definition, previous, signal: controller.signal, stepsExecuted: 0, totalTokens: 0 };
+      const execution = {
+        run,
+        definition: workflow.definition,
+        previous,
+        signal: controller.signal,
+        records: new StepRecords(this.runs),
+        stepsExecuted: 0,
+        totalTokens: 0,
+      };
       let state: TerminalState;
       try {
         const output = await this.engine.execute(execution);
@@ -85,7 +94,9 @@ export class WorkflowRunExecutor {
         state = { status: 'failed', output: null, errorMessage: error.message, errorDetail: error.detail, errorCode: error.code };
         this.logger.log({ request_id: id, step: error.stepId, error_code: error.code }, 'workflow run failed');
       }
-      return { ...state, stepsExecuted: execution.stepsExecuted, totalTokens: execution.totalTokens };
+      // The records still held go with the terminal move (settle).
+      const records = await execution.records.drain();
+      return { ...state, stepsExecuted: execution.stepsExecuted, totalTokens: execution.totalTokens, records };
     } catch (error) {
       await this.runs.release(id, this.owner).catch(() => undefined);
       throw error;

@@ -77,6 +77,8 @@ export interface TerminalState {
   errorCode: string | null;
   stepsExecuted?: number;
   totalTokens?: number;
+  /** Step records not written yet (side-effect-free steps held until this write), written with the terminal move. */
+  records?: StepRecordWrite[];
 }
 
 /** A failure's stored text: its English message and, when it has one, its message id. */
@@ -93,6 +95,47 @@ export interface Finished {
 }
 
 const T_SLOTS = '"invocation"."workflow_slots"';
+
+/**
+ * A step record as one write: a step that started (`ended` false: status `running`), or one
+ * that ended, with its whole record (its start folded in, see isSideEffectFree). Times are
+ * relative to the write, so every record's times come from the database's clock: it ended
+ * `ended_ago_ms` before the write and lasted `duration_ms`.
+ */
+export interface StepRecordWrite {
+  run_id: string;
+  step_key: string;
+  step_id: string;
+  step_type: string;
+  iteration: number | null;
+  status: 'running' | 'completed' | 'failed';
+  inputs: unknown;
+  output: unknown;
+  error: string | null;
+  error_code: string | null;
+  tokens: number;
+  model_calls: number;
+  ended: boolean;
+  duration_ms: number;
+  ended_ago_ms: number;
+}
+
+/**
+ * A data-modifying CTE (`recorded`) upserting the StepRecordWrites of a jsonb parameter. A
+ * record written again (a re-run of an unfinished step) counts one more attempt.
+ */
+const RECORD_STEPS_CTE = (param: string) => `recorded AS (
+  INSERT INTO ${T_STEPS} (run_id, step_key, step_id, step_type, iteration, status, inputs, output, error, error_code, tokens, model_calls,
+    started_at, ended_at, duration_ms)
+  SELECT r.run_id, r.step_key, r.step_id, r.step_type, r.iteration, r.status, r.inputs, r.output, r.error, r.error_code, r.tokens, r.model_calls,
+    now() - make_interval(secs => (r.ended_ago_ms + r.duration_ms) / 1000), CASE WHEN r.ended THEN now() - make_interval(secs => r.ended_ago_ms / 1000) END,
+    CASE WHEN r.ended THEN round(r.duration_ms)::int END
+  FROM jsonb_to_recordset(${param}::jsonb) AS r(run_id text, step_key text, step_id text, step_type text, iteration int, status text, inputs jsonb,
+    output jsonb, error text, error_code text, tokens int, model_calls int, ended boolean, duration_ms float8, ended_ago_ms float8)
+  ON CONFLICT (run_id, step_key) DO UPDATE SET status = EXCLUDED.status, inputs = EXCLUDED.inputs, output = EXCLUDED.output,
+    error = EXCLUDED.error, error_code = EXCLUDED.error_code, tokens = EXCLUDED.tokens, model_calls = EXCLUDED.model_calls,
+    started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, duration_ms = EXCLUDED.duration_ms, attempts = ${T_STEPS}.attempts + 1
+)`;
 
 /**
  * Every query of workflow runs and their step records, in plain SQL. A workspace's concurrency
@@ -211,7 +254,7 @@ export class WorkflowRunsRepository {
   /**
    * Moves a run to a terminal state (nothing leaves one: a run already terminal is left as it
    * is and `run` is null), which frees its slot (the slot trigger), in one statement under the
-   * workspace's slot lock; then, when runs wait behind it, starts the oldest that now fit.
+   * workspace's slot lock, with the step records still held (TerminalState.records); then, when runs wait behind it, starts the oldest that now fit.
    */
   async finish(id: string, state: TerminalState): Promise<Finished> {
     const rows = (await this.dataSource.query(
@@ -221,7 +264,7 @@ export class WorkflowRunsRepository {
          UPDATE ${T_RUNS} SET run_status = $2, output_content = $3, error_message = $4, error_code = $5, ended_at = now(),
            steps_executed = coalesce($6, steps_executed), total_tokens = coalesce($7, total_tokens), error_detail = $8, lease_owner = NULL, lease_expires_at = NULL
          WHERE id = $1 AND run_status IN ('queued', 'running') RETURNING *
-       )
+       ), ${RECORD_STEPS_CTE('$9')}
        SELECT ended.*, slot.queued AS waiting_behind FROM ended LEFT JOIN slot ON true`,
       [
         id,
@@ -232,6 +275,7 @@ export class WorkflowRunsRepository {
         state.stepsExecuted ?? null,
         state.totalTokens ?? null,
         state.errorDetail ? JSON.stringify(state.errorDetail) : null,
+        JSON.stringify(state.records ?? []),
       ],
     )) as Array<WorkflowRunRow & { waiting_behind: number | null }>;
     const ended = rows[0];
@@ -309,45 +353,10 @@ export class WorkflowRunsRepository {
     )) as StepRecordRow[];
   }
 
-  /** A step starts: its record is written (or, when a re-run job repeats an unfinished step, restarted). */
-  async startStep(step: StepStart): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO ${T_STEPS} (run_id, step_key, step_id, step_type, iteration, status, inputs, started_at)
-       VALUES ($1, $2, $3, $4, $5, 'running', $6, now())
-       ON CONFLICT (run_id, step_key) DO UPDATE SET status = 'running', inputs = EXCLUDED.inputs, started_at = now(), ended_at = NULL,
-         duration_ms = NULL, output = NULL, error = NULL, error_code = NULL, attempts = ${T_STEPS}.attempts + 1`,
-      [step.runId, step.key, step.stepId, step.type, step.iteration, JSON.stringify(step.inputs ?? null)],
-    );
-  }
-
-  /**
-   * A step's whole record in one write, when it ended (see isSideEffectFree): started
-   * `durationMs` before the database's now, so every record's times come from one clock.
-   */
-  async recordStep(start: StepStart, end: StepEnd, durationMs: number): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO ${T_STEPS} (run_id, step_key, step_id, step_type, iteration, status, inputs, output, error, error_code, tokens, model_calls,
-         started_at, ended_at, duration_ms)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now() - make_interval(secs => $13::float8 / 1000), now(), round($13::float8)::int)
-       ON CONFLICT (run_id, step_key) DO UPDATE SET status = EXCLUDED.status, inputs = EXCLUDED.inputs, output = EXCLUDED.output,
-         error = EXCLUDED.error, error_code = EXCLUDED.error_code, tokens = EXCLUDED.tokens, model_calls = EXCLUDED.model_calls,
-         started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, duration_ms = EXCLUDED.duration_ms, attempts = ${T_STEPS}.attempts + 1`,
-      [
-        start.runId,
-        start.key,
-        start.stepId,
-        start.type,
-        start.iteration,
-        end.status,
-        JSON.stringify(start.inputs ?? null),
-        JSON.stringify(end.output ?? null),
-        end.error,
-        end.errorCode,
-        end.tokens,
-        end.modelCalls,
-        durationMs,
-      ],
-    );
+  /** Writes step records (see StepRecordWrite) in one statement. */
+  async recordSteps(records: StepRecordWrite[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.dataSource.query(`WITH ${RECORD_STEPS_CTE('$1')} SELECT 1`, [JSON.stringify(records)]);
   }
 
   async endStep(step: StepEnd): Promise<void> {

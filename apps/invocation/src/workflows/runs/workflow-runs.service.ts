@@ -218,6 +218,11 @@ export class WorkflowRunsService implements OnApplicationBootstrap, BeforeApplic
       }
       return { request_id: request.request_id, run_status: admission.status, webhook_secret: workflow.webhookSecret() };
     }
+    if (!here) {
+      // Shutting down: the run goes to the queue, and its end is awaited as announced.
+      await this.enqueue(admission.run);
+      return this.syncAnswer(request.request_id, Promise.resolve(null));
+    }
     // The run goes on when the caller stops waiting (syncAnswer's time-out).
     const execution = this.runHere(admission.run);
     this.track(execution);
@@ -466,7 +471,8 @@ export class WorkflowRunsService implements OnApplicationBootstrap, BeforeApplic
    * The sync answer: the output, the run's failure, or (past the wait) a time-out that names the
    * request id. The wait is WORKFLOW_SYNC_TIMEOUT_MS, cut short to answer before the caller's
    * deadline (RpcHeaders.deadline), so the caller hears this answer rather than its own time-out.
-   * A run that went elsewhere (its lease lost, or handed to the queue) is awaited by its end's announcement.
+   * A run that went elsewhere (its lease lost, handed to the queue, or queued at shutdown: `execution`
+   * answers null) is awaited by its end's announcement.
    */
   private async syncAnswer(requestId: string, execution: Promise<WorkflowRunRow | null>): Promise<WorkflowInvokeResponse> {
     const callerWaitMs = msUntilDeadline();
