@@ -6,8 +6,9 @@ import type { StepEnd, StepRecordWrite, StepStart, WorkflowRunsRepository } from
  * - a step with side effects (isSideEffectFree false) has its start written, and waited for,
  *   before it runs, and its end after: a re-run knows it started;
  * - a side-effect-free step has one record, written when it ended. A model call's record is
- *   sent at once but not waited for, so the next step starts meanwhile; a step that costs
- *   nothing to repeat (a template, a condition) is held and goes with the next write;
+ *   sent at the end of the event loop's turn and not waited for, so the next step starts
+ *   meanwhile (the run's end, when it comes first, takes it along); a step that costs nothing
+ *   to repeat (a template, a condition) is held and goes with the next write;
  * - every write waits for those before it, and whatever is held at the end goes with the
  *   run's terminal move (WorkflowRunsRepository.finish), so a run never ends without its records.
  *
@@ -35,14 +36,21 @@ export class StepRecords {
     await this.runs.endStep(end);
   }
 
-  /** A side-effect-free step ended after `durationMs`: its whole record, sent now (`costly`) or held. */
+  /**
+   * A side-effect-free step ended after `durationMs`: its whole record, held (a step that costs
+   * nothing to repeat) or, `costly`, sent at the end of this turn of the event loop unless a
+   * write that must happen anyway (the next start, the run's end) takes it first.
+   */
   finished(start: StepStart, end: StepEnd, durationMs: number, costly: boolean): void {
-    const record = toWrite(start, end, durationMs, 0);
-    if (!costly) {
-      this.held.push({ record, endedAt: performance.now() });
-      return;
-    }
-    const write = this.runs.recordSteps([...this.takeHeld(), record]).then(
+    this.held.push({ record: toWrite(start, end, durationMs, 0), endedAt: performance.now() });
+    if (costly) setImmediate(() => this.send());
+  }
+
+  /** Sends what is held, without waiting (a failure is thrown by the next write or drain). */
+  private send(): void {
+    const held = this.takeHeld();
+    if (held.length === 0) return;
+    const write = this.runs.recordSteps(held).then(
       () => undefined,
       (error: unknown) => {
         this.failure ??= error;
