@@ -1,7 +1,7 @@
 import { Logger as NestLogger, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { createValidationPipe, loadConfig, newRequestId, requestContext, StorableInputPipe } from '@waggle/platform';
+import { loadConfig, newRequestId, requestContext, StorableInputPipe } from '@waggle/platform';
 import { json, type NextFunction, type Request, type Response } from 'express';
 import { listenForMetrics } from '@waggle/telemetry';
 import { Logger } from 'nestjs-pino';
@@ -9,6 +9,7 @@ import { GatewayEnv } from './config/gateway.env';
 import { answerMalformedRequestsWithJson } from './errors/client-error.handler';
 import { HttpExceptionFilter, sendError } from './errors/http-exception.filter';
 import { applyKeepAlive } from './keep-alive';
+import { createEdgeValidationPipe } from './edge-validation';
 import { GatewayModule } from './gateway.module';
 import { recordHttpMetrics } from './metrics/http-metrics';
 import { buildPublicOpenApiDocument } from './openapi/openapi-document';
@@ -42,7 +43,7 @@ export function configureGatewayApp(app: NestExpressApplication, env: Pick<Gatew
   });
   app.useGlobalFilters(new HttpExceptionFilter());
   // Before validation: class-transformer recurses, and PostgreSQL refuses NUL characters.
-  app.useGlobalPipes(new StorableInputPipe(), createValidationPipe());
+  app.useGlobalPipes(new StorableInputPipe(), createEdgeValidationPipe());
 }
 
 export async function bootstrap(): Promise<INestApplication> {

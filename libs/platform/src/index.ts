@@ -42,6 +42,7 @@ export {
 export { BroadcastCache, type BroadcastCacheOptions } from './nats/broadcast-cache';
 export { RunCancellation } from './nats/run-cancellation';
 export { createPayloadPipe, createValidationPipe, validationExceptionFactory, type FieldProblem } from './nats/validation';
+export { CompiledValidationPipe, compileBodyValidator, type CompiledBodyValidator } from './validation/compiled-validation';
 export {
   MAX_INPUT_DEPTH,
   StorableInputPipe,
