@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { loadConfig, newRequestId, requestContext, StorableInputPipe } from '@waggle/platform';
 import { json, type NextFunction, type Request, type Response } from 'express';
-import { listenForMetrics } from '@waggle/telemetry';
+import { listenForMetrics, runInTraceContext } from '@waggle/telemetry';
 import { Logger } from 'nestjs-pino';
 import { GatewayEnv } from './config/gateway.env';
 import { answerMalformedRequestsWithJson } from './errors/client-error.handler';
@@ -14,6 +14,10 @@ import { GatewayModule } from './gateway.module';
 import { recordHttpMetrics } from './metrics/http-metrics';
 import { buildPublicOpenApiDocument } from './openapi/openapi-document';
 import { OpenApiDocumentHolder } from './openapi/openapi.controller';
+
+function startRequest(request: Request, _response: Response, next: NextFunction): void {
+  requestContext.run({ requestId: newRequestId() }, runInTraceContext, request, next);
+}
 
 /** Builds the gateway without listening, so tests can choose how to start it. */
 export async function createGatewayApp(env: GatewayEnv): Promise<NestExpressApplication> {
@@ -32,8 +36,9 @@ export function configureGatewayApp(app: NestExpressApplication, env: Pick<Gatew
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.use(recordHttpMetrics);
-  // The request id exists before anything else runs, so every log line and NATS hop has it.
-  app.use((_request: Request, _response: Response, next: NextFunction) => requestContext.run({ requestId: newRequestId() }, next));
+  // The request id and the trace context (see runInTraceContext) exist before anything else runs,
+  // so every log line and NATS hop has them.
+  app.use(startRequest);
   app.use(json({ limit: env.MAX_JSON_BODY_BYTES }));
   // body-parser's failures happen before Nest's filters can see them.
   const bodyErrors = new NestLogger('BodyParser');
