@@ -19,7 +19,8 @@ export function parseTraceparent(headers: IncomingHttpHeaders): SpanContext | un
   const match = TRACEPARENT.exec(value);
   // Version 00 has exactly four fields.
   if (!match || (match[1] === '00' && match[5])) return undefined;
-  const parent: SpanContext = { traceId: match[2]!, spanId: match[3]!, traceFlags: parseInt(match[4]!, 16), isRemote: true };
+  const [, , traceId = '', spanId = '', flags = ''] = match;
+  const parent: SpanContext = { traceId, spanId, traceFlags: parseInt(flags, 16), isRemote: true };
   const state = headers.tracestate;
   if (state) parent.traceState = new TraceState(Array.isArray(state) ? state.join(',') : state);
   return parent;
