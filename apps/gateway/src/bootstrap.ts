@@ -1,7 +1,7 @@
 import { Logger as NestLogger, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { loadConfig, newRequestId, requestContext, StorableInputPipe } from '@waggle/platform';
+import { createAccessLog, loadConfig, newRequestId, requestContext, StorableInputPipe } from '@waggle/platform';
 import { json, type NextFunction, type Request, type Response } from 'express';
 import { listenForMetrics, runInTraceContext } from '@waggle/telemetry';
 import { Logger } from 'nestjs-pino';
@@ -29,16 +29,17 @@ export async function createGatewayApp(env: GatewayEnv): Promise<NestExpressAppl
 
 /**
  * The gateway's HTTP edge, applied to a Nest app created with `bodyParser: false`:
- * request metrics, request ids, JSON body parsing with a size limit, the one exception filter, a depth and
+ * request metrics, request ids and trace context, the access log, JSON body parsing with a size limit, the one exception filter, a depth and
  * NUL check on every input, validation.
  */
-export function configureGatewayApp(app: NestExpressApplication, env: Pick<GatewayEnv, 'MAX_JSON_BODY_BYTES'>): void {
+export function configureGatewayApp(app: NestExpressApplication, env: Pick<GatewayEnv, 'MAX_JSON_BODY_BYTES' | 'LOG_LEVEL'>): void {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.use(recordHttpMetrics);
   // The request id and the trace context (see runInTraceContext) exist before anything else runs,
   // so every log line and NATS hop has them.
   app.use(startRequest);
+  app.use(createAccessLog('gateway', env.LOG_LEVEL));
   app.use(json({ limit: env.MAX_JSON_BODY_BYTES }));
   // body-parser's failures happen before Nest's filters can see them.
   const bodyErrors = new NestLogger('BodyParser');

@@ -25,6 +25,7 @@ export {
   requestContext,
   type RequestContextStore,
 } from './context/request-context';
+export { createAccessLog } from './logging/access-log';
 export { contextFields, loggerModuleParams, pinoOptions, redactCredentials, redactUrl } from './logging/logger-options';
 export { ClaimCheck, ClaimGoneError, type WireMessage } from './nats/claim-check';
 export { NatsRpcClient, toUpstreamException } from './nats/nats-rpc.client';
