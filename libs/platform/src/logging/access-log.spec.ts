@@ -2,7 +2,7 @@ import { context, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pinoHttp } from 'pino-http';
+import { pinoHttp, type Options } from 'pino-http';
 import type { DestinationStream } from 'pino';
 import { requestContext } from '../context/request-context';
 import { createAccessLog } from './access-log';
@@ -78,7 +78,7 @@ describe("the gateway's own access log", () => {
     const ours = lines();
     const theirs = lines();
     through(createAccessLog('gateway', 'info', ours), url, status);
-    const { pinoHttp: options } = loggerModuleParams('gateway', 'info') as { pinoHttp: Parameters<typeof pinoHttp>[0] };
+    const { pinoHttp: options } = loggerModuleParams('gateway', 'info') as { pinoHttp: Options };
     const reference = pinoHttp(options, theirs);
     through((request, response, next) => reference(request, response, next), url, status);
     expect(ours.parsed).toHaveLength(1);

@@ -57,8 +57,9 @@ export function createAccessLog(
   level: LogLevel,
   destination?: DestinationStream,
 ): (request: IncomingMessage, response: ServerResponse, next: () => void) => void {
-  // The app's log options without the mixin: the line carries its context itself.
-  const options = { ...pinoOptions(app, level), mixin: undefined };
+  // The app's log options without the mixin (the line carries its context itself) and without
+  // redaction (its paths are request headers, which the line never holds).
+  const options = { ...pinoOptions(app, level), mixin: undefined, redact: undefined };
   const logger = destination ? pino(options, destination) : pino(options);
   if (!logger.isLevelEnabled('info')) return (_request, _response, next) => next();
   return function accessLog(request, response, next) {
