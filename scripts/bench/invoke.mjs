@@ -91,6 +91,8 @@ const QUESTION = 'hello there';
 const EXPECTED_RESPONSE = `Echo: ${QUESTION}`;
 // Issue 10: Waggle against Portkey on the same machine and fake provider.
 const AIMS = { rpsTimesPortkey: 2, addedP50TimesPortkey: 1, addedP99TimesPortkey: 1.5, addedFirstEventP99Ms: 5, cpuMsPerRequest: 2.5 };
+// Issue 22's aims for this path (ratios from the same run): throughput, added p50, added first text event p99.
+const AIMS_22 = { rpsTimesPortkey: 2, addedP50TimesPortkey: 1, addedFirstTextP99Ms: 5 };
 // Processes whose CPU is accounted, in table order; each leg's total counts its own path.
 const PROC_COLUMNS = ['gateway', 'invocation', 'catalog', 'NATS', 'Redis', 'PostgreSQL', 'portkey', 'fake-provider'];
 const WAGGLE_PATH = ['gateway', 'invocation', 'catalog', 'NATS', 'Redis', 'PostgreSQL'];
@@ -535,6 +537,44 @@ function aimRows(report) {
   return rows;
 }
 
+/**
+ * Issue 22's aims beside the run's figures, each met or missed and by how much (a margin for a
+ * met aim too): what `npm run bench` prints last, and `aims22` in the JSON report.
+ */
+function aim22Rows(report) {
+  const { waggle, portkey } = report.legs;
+  const added = report.added;
+  const rpsAim = AIMS_22.rpsTimesPortkey * portkey.figures.requestsPerSecond;
+  const rps = waggle.figures.requestsPerSecond;
+  const p50Aim = AIMS_22.addedP50TimesPortkey * added.portkey.p50Ms;
+  const p50 = added.waggle.p50Ms;
+  const firstText = added.waggle.firstTextP99Ms;
+  const by = (met, text) => `${met ? 'met' : 'missed'} by ${text}`;
+  return [
+    {
+      figure: `prompt invoke req/s at ${THROUGHPUT_CONNECTIONS} conn`,
+      value: `${fmt(rps, 0)} (${fmt(ratio(rps, portkey.figures.requestsPerSecond), 2)}× Portkey's ${fmt(portkey.figures.requestsPerSecond, 0)})`,
+      aim: `≥ ${AIMS_22.rpsTimesPortkey}× Portkey's = ${fmt(rpsAim, 0)}`,
+      met: rps >= rpsAim,
+      margin: by(rps >= rpsAim, `${fmt(Math.abs(rps - rpsAim), 0)} req/s (${fmt(ratio(rps, rpsAim), 2)}× the aim)`),
+    },
+    {
+      figure: 'added p50, 1 conn',
+      value: `${ms(p50, 3)} ms`,
+      aim: `≤ Portkey's = ${ms(p50Aim, 3)} ms`,
+      met: p50 <= p50Aim,
+      margin: by(p50 <= p50Aim, `${ms(Math.abs(p50 - p50Aim), 3)} ms`),
+    },
+    {
+      figure: 'added first text event p99',
+      value: `${ms(firstText, 3)} ms`,
+      aim: `< ${AIMS_22.addedFirstTextP99Ms} ms`,
+      met: firstText < AIMS_22.addedFirstTextP99Ms,
+      margin: by(firstText < AIMS_22.addedFirstTextP99Ms, `${ms(Math.abs(firstText - AIMS_22.addedFirstTextP99Ms), 3)} ms`),
+    },
+  ];
+}
+
 function markdown(report) {
   const legs = Object.values(report.legs);
   const lines = [
@@ -582,6 +622,10 @@ function markdown(report) {
     '| aim (issue 10) | Waggle | aim | | margin |',
     '| --- | ---: | ---: | --- | --- |',
     ...report.aims.map((a) => `| ${a.figure} | ${a.value} | ${a.aim} | ${a.met ? 'met' : '**missed**'} | ${a.met ? '' : a.margin} |`),
+    '',
+    '| aim (issue 22) | Waggle | aim | | by how much |',
+    '| --- | ---: | ---: | --- | --- |',
+    ...report.aims22.map((a) => `| ${a.figure} | ${a.value} | ${a.aim} | ${a.met ? 'met' : '**missed**'} | ${a.margin} |`),
     '',
     'Per round (order rotates each round): p50 at 1 conn (ms) and req/s at 64 conn:',
     '',
@@ -1015,6 +1059,7 @@ async function main() {
       failures,
     };
     report.aims = aimRows(report);
+    report.aims22 = aim22Rows(report);
   } catch (error) {
     failures.push(error instanceof Error ? error.message : String(error));
   } finally {

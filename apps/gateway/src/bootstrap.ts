@@ -1,18 +1,23 @@
 import { Logger as NestLogger, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { createValidationPipe, loadConfig, newRequestId, requestContext, StorableInputPipe } from '@waggle/platform';
+import { createAccessLog, loadConfig, newRequestId, requestContext, StorableInputPipe } from '@waggle/platform';
 import { json, type NextFunction, type Request, type Response } from 'express';
-import { listenForMetrics } from '@waggle/telemetry';
+import { listenForMetrics, runInTraceContext } from '@waggle/telemetry';
 import { Logger } from 'nestjs-pino';
 import { GatewayEnv } from './config/gateway.env';
 import { answerMalformedRequestsWithJson } from './errors/client-error.handler';
 import { HttpExceptionFilter, sendError } from './errors/http-exception.filter';
 import { applyKeepAlive } from './keep-alive';
+import { createEdgeValidationPipe } from './edge-validation';
 import { GatewayModule } from './gateway.module';
 import { recordHttpMetrics } from './metrics/http-metrics';
 import { buildPublicOpenApiDocument } from './openapi/openapi-document';
 import { OpenApiDocumentHolder } from './openapi/openapi.controller';
+
+function startRequest(request: Request, _response: Response, next: NextFunction): void {
+  requestContext.run({ requestId: newRequestId() }, runInTraceContext, request, next);
+}
 
 /** Builds the gateway without listening, so tests can choose how to start it. */
 export async function createGatewayApp(env: GatewayEnv): Promise<NestExpressApplication> {
@@ -24,15 +29,17 @@ export async function createGatewayApp(env: GatewayEnv): Promise<NestExpressAppl
 
 /**
  * The gateway's HTTP edge, applied to a Nest app created with `bodyParser: false`:
- * request metrics, request ids, JSON body parsing with a size limit, the one exception filter, a depth and
+ * request metrics, request ids and trace context, the access log, JSON body parsing with a size limit, the one exception filter, a depth and
  * NUL check on every input, validation.
  */
-export function configureGatewayApp(app: NestExpressApplication, env: Pick<GatewayEnv, 'MAX_JSON_BODY_BYTES'>): void {
+export function configureGatewayApp(app: NestExpressApplication, env: Pick<GatewayEnv, 'MAX_JSON_BODY_BYTES' | 'LOG_LEVEL'>): void {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.use(recordHttpMetrics);
-  // The request id exists before anything else runs, so every log line and NATS hop has it.
-  app.use((_request: Request, _response: Response, next: NextFunction) => requestContext.run({ requestId: newRequestId() }, next));
+  // The request id and the trace context (see runInTraceContext) exist before anything else runs,
+  // so every log line and NATS hop has them.
+  app.use(startRequest);
+  app.use(createAccessLog('gateway', env.LOG_LEVEL));
   app.use(json({ limit: env.MAX_JSON_BODY_BYTES }));
   // body-parser's failures happen before Nest's filters can see them.
   const bodyErrors = new NestLogger('BodyParser');
@@ -42,7 +49,7 @@ export function configureGatewayApp(app: NestExpressApplication, env: Pick<Gatew
   });
   app.useGlobalFilters(new HttpExceptionFilter());
   // Before validation: class-transformer recurses, and PostgreSQL refuses NUL characters.
-  app.useGlobalPipes(new StorableInputPipe(), createValidationPipe());
+  app.useGlobalPipes(new StorableInputPipe(), createEdgeValidationPipe());
 }
 
 export async function bootstrap(): Promise<INestApplication> {

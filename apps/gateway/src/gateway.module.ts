@@ -27,6 +27,8 @@ export class GatewayModule {
           dependencies: ['nats', 'redis'],
           readinessReporters: [ServicesReadinessReporter],
           rpcTimeoutMs: env.NATS_REQUEST_TIMEOUT_MS,
+          // Written by configureGatewayApp's createAccessLog.
+          accessLog: 'own',
         }),
         queueRootModule(),
         ErrorCodesModule,

@@ -102,7 +102,7 @@ describe('errors across the NATS wire', () => {
     await service.listen();
 
     @Module({
-      imports: [PlatformModule.forApp({ app: 'gateway', env, dependencies: ['nats'] })],
+      imports: [PlatformModule.forApp({ app: 'gateway', env, dependencies: ['nats'], accessLog: 'own' })],
       controllers: [ProbeGatewayController],
     })
     class ProbeGatewayModule {}

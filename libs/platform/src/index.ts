@@ -25,6 +25,7 @@ export {
   requestContext,
   type RequestContextStore,
 } from './context/request-context';
+export { createAccessLog } from './logging/access-log';
 export { contextFields, loggerModuleParams, pinoOptions, redactCredentials, redactUrl } from './logging/logger-options';
 export { ClaimCheck, ClaimGoneError, type WireMessage } from './nats/claim-check';
 export { NatsRpcClient, toUpstreamException } from './nats/nats-rpc.client';
@@ -42,6 +43,7 @@ export {
 export { BroadcastCache, type BroadcastCacheOptions } from './nats/broadcast-cache';
 export { RunCancellation } from './nats/run-cancellation';
 export { createPayloadPipe, createValidationPipe, validationExceptionFactory, type FieldProblem } from './nats/validation';
+export { CompiledValidationPipe, compileBodyValidator, type CompiledBodyValidator } from './validation/compiled-validation';
 export {
   MAX_INPUT_DEPTH,
   StorableInputPipe,

@@ -9,17 +9,9 @@ import type { ClientRequest, IncomingMessage } from 'node:http';
 import { loadLocalEnvFile } from './local-env-file';
 import { startMetrics, stopMetrics } from './metrics';
 import { waggleResource } from './resource';
+import { isUntracedProbe, setManualHttpTraceContext } from './trace-context';
 
 let provider: NodeTracerProvider | undefined;
-
-/**
- * Health probes and metric scrapes would otherwise be most of the traces a cluster produces.
- * One that arrives with a `traceparent` (someone is deliberately tracing it) is kept.
- */
-function isUntracedProbe(request: IncomingMessage): boolean {
-  const url = request.url ?? '';
-  return (url.startsWith('/health/') || url === '/metrics') && request.headers.traceparent === undefined;
-}
 
 /**
  * The Express route template that answered a request (`/v1/public/requests/:id`), or
@@ -64,7 +56,9 @@ const REDACTED_QUERY_PARAMS = ['secret', 'api_key', 'token', 'sig', 'Signature',
  * are recorded and exported. Without one nothing would read them, so none is recorded:
  * every span is a non-recording one that still carries its trace id, so trace context still
  * crosses every hop (NATS headers, callbacks) and reaches the logs, at a fraction of the cost
- * (the instrumentations skip their attribute work for such spans). The tracer provider is
+ * (the instrumentations skip their attribute work for such spans). The HTTP instrumentation is
+ * not even registered then: an app's incoming requests get their trace context from
+ * `runInTraceContext` (trace-context.ts), which the gateway mounts first. The tracer provider is
  * assembled from its parts rather than through `@opentelemetry/sdk-node`, which loads every
  * exporter it supports (gRPC, Zipkin, Prometheus…) and costs each process about 35 MB of
  * memory for nothing.
@@ -86,16 +80,24 @@ export function startTelemetry(appName: string): void {
   });
   // Global tracer provider, AsyncLocalStorage context and the W3C trace-context propagator.
   provider.register();
+  // Without an exporter the HTTP instrumentation's work per request (its span, the context bound
+  // to the request and response, the propagator) buys nothing but the trace context, which
+  // runInTraceContext sets in a few lines where the app mounts it (the gateway's first middleware).
+  setManualHttpTraceContext(!endpoint);
   registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [
-      new HttpInstrumentation({
-        ignoreIncomingRequestHook: isUntracedProbe,
-        // A webhook trigger may carry its secret as ?secret=; url.query never records it.
-        redactedQueryParamsServer: REDACTED_QUERY_PARAMS,
-        redactedQueryParams: REDACTED_QUERY_PARAMS,
-        applyCustomAttributesOnSpan: nameByRoute,
-      }),
+      ...(endpoint
+        ? [
+            new HttpInstrumentation({
+              ignoreIncomingRequestHook: isUntracedProbe,
+              // A webhook trigger may carry its secret as ?secret=; url.query never records it.
+              redactedQueryParamsServer: REDACTED_QUERY_PARAMS,
+              redactedQueryParams: REDACTED_QUERY_PARAMS,
+              applyCustomAttributesOnSpan: nameByRoute,
+            }),
+          ]
+        : []),
       // Redis commands on the request path (the meter, the webhook registry) are one round
       // trip each and need no span of their own; PostgreSQL is off the hot path.
       new PgInstrumentation(),
@@ -108,5 +110,6 @@ export function startTelemetry(appName: string): void {
 export async function stopTelemetry(): Promise<void> {
   const running = provider;
   provider = undefined;
+  setManualHttpTraceContext(false);
   await Promise.all([running?.shutdown(), stopMetrics()]);
 }

@@ -43,6 +43,8 @@ export function nextUtcMidnight(date: Date): Date {
 /** The public API meter: one Redis counter per workspace per UTC day. */
 export class DailyApiMeter {
   private readonly redis: RedisWithMeter;
+  /** The current UTC day's number and its `YYYYMMDD`, formatted once a day rather than per request. */
+  private day = { number: NaN, text: '' };
 
   constructor(
     redis: Redis,
@@ -56,7 +58,9 @@ export class DailyApiMeter {
   async consume(workspaceId: string, limit: number | null): Promise<MeterDecision> {
     const now = this.clock.now();
     const resetsAt = nextUtcMidnight(now);
-    const key = `${this.keyPrefix}:${workspaceId}:${utcDay(now)}`;
+    const dayNumber = Math.floor(now.getTime() / DAY_MS);
+    if (dayNumber !== this.day.number) this.day = { number: dayNumber, text: utcDay(now) };
+    const key = `${this.keyPrefix}:${workspaceId}:${this.day.text}`;
     // Kept a day past its own day, for operators looking at yesterday's count.
     const ttlMs = resetsAt.getTime() - now.getTime() + DAY_MS;
     const [allowed, current] = await this.redis.consumeDailyMeter(key, limit ?? -1, ttlMs);

@@ -31,6 +31,8 @@ export interface PlatformOptions {
   readinessReporters?: Array<Type<ReadinessReporter>>;
   /** How long this app's calls wait when their contract declares no time-out (the gateway's NATS_REQUEST_TIMEOUT_MS). */
   rpcTimeoutMs?: number;
+  /** `own`: the app writes its access log itself (the gateway: createAccessLog), without pino-http. */
+  accessLog?: 'pino-http' | 'own';
 }
 
 @Injectable()
@@ -104,7 +106,10 @@ export class PlatformModule {
     return {
       module: PlatformModule,
       global: true,
-      imports: [LoggerModule.forRoot(loggerModuleParams(options.app, options.env.LOG_LEVEL)), TerminusModule.forRoot({ logger: false })],
+      imports: [
+        LoggerModule.forRoot(loggerModuleParams(options.app, options.env.LOG_LEVEL, options.accessLog)),
+        TerminusModule.forRoot({ logger: false }),
+      ],
       controllers: [HealthController],
       providers,
       exports: [

@@ -16,8 +16,8 @@ export interface RequestContextStore {
 const storage = new AsyncLocalStorage<RequestContextStore>();
 
 export const requestContext = {
-  run<T>(store: RequestContextStore, fn: () => T): T {
-    return storage.run(store, fn);
+  run<T, A extends unknown[]>(store: RequestContextStore, fn: (...args: A) => T, ...args: A): T {
+    return storage.run(store, fn, ...args);
   },
   get(): RequestContextStore | undefined {
     return storage.getStore();

@@ -65,9 +65,16 @@ export function pinoOptions(app: string, level: LogLevel): LoggerOptions {
   };
 }
 
-/** nestjs-pino settings: JSON lines, one per request (health probes excluded), no secrets. */
-export function loggerModuleParams(app: string, level: LogLevel): Params {
+/**
+ * nestjs-pino settings: JSON lines, one per request (health probes excluded), no secrets. With
+ * `accessLog: 'own'` the app writes its access lines itself (createAccessLog) and nestjs-pino's
+ * per-request middleware (pino-http's child logger, its AsyncLocalStorage store) is not mounted:
+ * lines logged during a request carry its request id, workspace and trace ids (contextFields),
+ * not the request's method and url.
+ */
+export function loggerModuleParams(app: string, level: LogLevel, accessLog: 'pino-http' | 'own' = 'pino-http'): Params {
   return {
+    ...(accessLog === 'own' && { forRoutes: [] }),
     pinoHttp: {
       ...pinoOptions(app, level),
       autoLogging: { ignore: (req: IncomingMessage) => req.url?.startsWith('/health/') ?? false },

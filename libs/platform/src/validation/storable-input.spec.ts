@@ -52,6 +52,28 @@ describe('storable input', () => {
     ]);
   });
 
+  it('throws exactly when the full walk finds something (the quick check before it agrees)', () => {
+    const values: unknown[] = [
+      { deployment: 'a', inputs: { list: [1, 'two', { three: null }] } },
+      nestedArrays(MAX_INPUT_DEPTH),
+      nestedArrays(MAX_INPUT_DEPTH + 1),
+      { a: { 'k\u0000': 1 } },
+      ['x', ['y\u0000']],
+      'plain',
+      'nul\u0000',
+      null,
+      undefined,
+      42,
+      { deep: nestedArrays(MAX_INPUT_DEPTH - 1) },
+      { deep: nestedArrays(MAX_INPUT_DEPTH) },
+    ];
+    for (const value of values) {
+      const found = findUnstorableInput(value);
+      const refused = found.tooDeep !== undefined || found.nulFields.length > 0;
+      expect([value, thrown(() => assertStorableInput(value)) !== undefined]).toEqual([value, refused]);
+    }
+  });
+
   it('names a path or query parameter by its name, and leaves custom parameters alone', () => {
     const pipe = new StorableInputPipe();
     expect(thrown(() => pipe.transform('a\u0000', { type: 'param', data: 'deployment' }))?.details).toEqual([
