@@ -56,9 +56,9 @@ const REDACTED_QUERY_PARAMS = ['secret', 'api_key', 'token', 'sig', 'Signature',
  * are recorded and exported. Without one nothing would read them, so none is recorded:
  * every span is a non-recording one that still carries its trace id, so trace context still
  * crosses every hop (NATS headers, callbacks) and reaches the logs, at a fraction of the cost
- * (the instrumentations skip their attribute work for such spans). The HTTP instrumentation is
- * not even registered then: an app's incoming requests get their trace context from
- * `runInTraceContext` (trace-context.ts), which the gateway mounts first. The tracer provider is
+ * (the instrumentations skip their attribute work for such spans). The HTTP and PostgreSQL
+ * instrumentations are not even registered then: an app's incoming requests get their trace
+ * context from `runInTraceContext` (trace-context.ts), which the gateway mounts first. The tracer provider is
  * assembled from its parts rather than through `@opentelemetry/sdk-node`, which loads every
  * exporter it supports (gRPC, Zipkin, Prometheus…) and costs each process about 35 MB of
  * memory for nothing.
@@ -99,8 +99,10 @@ export function startTelemetry(appName: string): void {
           ]
         : []),
       // Redis commands on the request path (the meter, the webhook registry) are one round
-      // trip each and need no span of their own; PostgreSQL is off the hot path.
-      new PgInstrumentation(),
+      // trip each and need no span of their own. PostgreSQL statements get spans when they are
+      // exported; without an exporter the wrapper around every query (a workflow run's
+      // admission, step records and finish are on its request path) would buy nothing.
+      ...(endpoint ? [new PgInstrumentation()] : []),
     ],
   });
   startMetrics(resource);

@@ -2,6 +2,7 @@ import { ValidationPipe, type ArgumentMetadata, type PipeTransform, type Validat
 import { EmptyRequest, type RequestClass } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { assertStorableInput } from '../validation/storable-input';
+import { compileBodyValidator } from '../validation/compiled-validation';
 
 export interface FieldProblem {
   field: string;
@@ -74,10 +75,13 @@ export function createPayloadPipe(requestClass: RequestClass<unknown>): PipeTran
           expectedType: requestClass,
           exceptionFactory: validationExceptionFactory,
         });
+  // Compiled once from the class's rules (compileBodyValidator): a payload it accepts needs no
+  // class-validator pass; any other (or a class it cannot reproduce) gets ValidationPipe's answer.
+  const compiled = requestClass === EmptyRequest ? undefined : compileBodyValidator(requestClass as new () => object);
   return {
     transform(value: unknown, metadata: ArgumentMetadata): unknown {
       assertStorableInput(value);
-      return validation.transform(value, metadata);
+      return compiled?.(value) ?? validation.transform(value, metadata);
     },
   };
 }

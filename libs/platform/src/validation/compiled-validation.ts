@@ -1,4 +1,5 @@
 import type { ArgumentMetadata, PipeTransform } from '@nestjs/common';
+import { TransformationType } from 'class-transformer';
 import type { MetadataStorage as TransformMetadataStorage } from 'class-transformer/types/MetadataStorage';
 import { getMetadataStorage, ValidationTypes, type ValidationArguments } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
@@ -64,11 +65,17 @@ function compileClass(target: new () => object, seen: Map<DtoClass, CompiledClas
   const metadatas = storage.getTargetValidationMetadatas(target, '', false, false, undefined);
   // forbidUnknownValues: a class without rules refuses everything.
   if (metadatas.length === 0) return undefined;
+  // class-transformer's @Expose/@Exclude reshape the instance, and a @Transform changes a value
+  // before it is validated: the compiled form does neither, so such a class keeps class-validator.
+  if (defaultMetadataStorage.getExposedMetadatas(target).length > 0 || defaultMetadataStorage.getExcludedMetadatas(target).length > 0)
+    return fail(seen, target);
   const compiled: CompiledClass = { target, allowed: new Set(), properties: [] };
   seen.set(target, compiled);
   const grouped = storage.groupByPropertyName(metadatas) as Record<string, ValidationMetadata[]>;
   for (const [name, group] of Object.entries(grouped)) {
     if (group.length === 0) continue;
+    if (defaultMetadataStorage.findTransformMetadatas(target, name, TransformationType.PLAIN_TO_CLASS).length > 0)
+      return fail(seen, target);
     compiled.allowed.add(name);
     const plan: PropertyPlan = { name, conditions: [], checks: [], nestedWithoutType: false };
     const defined = group.filter((metadata) => metadata.type === ValidationTypes.IS_DEFINED);
