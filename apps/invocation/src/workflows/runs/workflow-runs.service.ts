@@ -152,15 +152,16 @@ export function callbackBodyOf(row: WorkflowRunRow): CallbackBody {
 
 /**
  * Workflow runs from acceptance to announcement: admission under the workspace's concurrency
- * cap (the row is written before anything runs), the job that executes it, the sync caller's
- * wait, and for every terminal move the ledger record, the callback of an async run, the
- * `finished` message and the start of queued runs that now fit.
+ * cap (the row is written before anything runs), execution where the run was admitted (or the
+ * queue job that executes it elsewhere), the sync caller's answer, and for every terminal move
+ * the ledger record, the callback of an async run, the `finished` message of a sync run ended
+ * away from its caller, and the start of queued runs that now fit.
  */
 @Injectable()
 export class WorkflowRunsService implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(WorkflowRunsService.name);
   private readonly waiters = new Map<string, Set<() => void>>();
-  /** Runs executing where they were admitted, and the async ones among them (awaited at shutdown). */
+  /** How many runs execute where they were admitted, and their executions (awaited at shutdown). */
   private localRuns = 0;
   private readonly background = new Set<Promise<unknown>>();
   /** Sync runs executing here: their caller is answered from memory, so their end is not broadcast. */
@@ -317,7 +318,7 @@ export class WorkflowRunsService implements OnApplicationBootstrap, BeforeApplic
     if (job && (await job.isDelayed())) await job.promote();
   }
 
-  /** A run executing here in the background (async), awaited at shutdown. */
+  /** A run executing here, whether or not anyone still waits for it: awaited at shutdown. */
   private track(execution: Promise<unknown>): void {
     const tracked = execution.catch(() => undefined).finally(() => this.background.delete(tracked));
     this.background.add(tracked);
