@@ -721,6 +721,56 @@ workflows:
     }
   });
 
+  it('keeps a run with its replica while that replica renews the lease: the safety-net job finds the lease live and waits, running nothing', async () => {
+    const from = fake.requests.length;
+    const accepted = await invoke<{ request_id: string; run_status: string }>(main, {
+      deployment: 'gated',
+      variant: 'default',
+      inputs: { gate: 'leased' },
+      async: { enabled: true, callback_url: `${receiverUrl}/hooks` },
+    });
+    expect(accepted.body.run_status).toBe('running');
+    const id = accepted.body.request_id;
+    await expectEventually(() => expect(gates.arrivals.get('leased')).toBe(1), { timeoutMs: 30_000 });
+    const connection = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
+    const queue = new Queue('workflow-runs', { connection });
+    try {
+      // The job waits one lease (1.5 s here), is taken, finds the lease renewed and goes back to wait: twice.
+      await expectEventually(
+        async () => {
+          const job = await queue.getJob(id);
+          expect(job?.attemptsStarted).toBeGreaterThanOrEqual(2);
+          expect(await job?.isDelayed()).toBe(true);
+        },
+        { timeoutMs: 30_000 },
+      );
+      expect(gates.arrivals.get('leased')).toBe(1);
+      expect((await stepsOf(main, id)).map((step) => [step.step_id, step.status, step.attempts])).toEqual([
+        ['hello', 'completed', 1],
+        ['wait', 'running', 1],
+      ]);
+      gates.open('leased');
+      await expectEventually(() => expect(callbackOf(id)).toBeDefined(), { timeoutMs: 30_000 });
+      expect(await runOf(main, id)).toMatchObject({ run_status: 'completed', output_content: 'Echo: hello leased / leased' });
+      expect((await db.query<{ attempts: number }>('SELECT attempts FROM invocation.workflow_runs WHERE id = $1', [id])).rows).toEqual([
+        { attempts: 1 },
+      ]);
+      expect(fake.requests.slice(from).filter((request) => JSON.stringify(request.body).includes('hello leased'))).toHaveLength(1);
+      // The safety net is gone (removed once the run was settled; a job that was just being looked at
+      // when the run ended finds it finished and completes instead).
+      await expectEventually(
+        async () => {
+          const job = await queue.getJob(id);
+          expect(job === undefined || (await job.isCompleted())).toBe(true);
+        },
+        { timeoutMs: 10_000 },
+      );
+    } finally {
+      await queue.close();
+      await connection.quit();
+    }
+  });
+
   it('finishes a run whose worker was killed mid-run: another worker takes it over without repeating finished steps', async () => {
     const from = fake.requests.length;
     const accepted = await invoke<{ request_id: string }>(main, {

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { Logger } from '@nestjs/common';
 import { WaggleException } from '@waggle/errors';
 import type { EmbeddingModel } from 'ai';
 import { Piscina } from 'piscina';
@@ -65,6 +66,7 @@ export class LocalEmbeddingModel implements EmbeddingModelV3 {
   readonly provider = 'local';
   readonly maxEmbeddingsPerCall = 256;
   readonly supportsParallelCalls = false;
+  private readonly logger = new Logger(LocalEmbeddingModel.name);
 
   constructor(
     readonly modelId: string,
@@ -80,7 +82,18 @@ export class LocalEmbeddingModel implements EmbeddingModelV3 {
   }
 
   async doEmbed(options: EmbedOptions): Promise<EmbedResult> {
-    const embeddings = await this.pool.embed(options.values, options.abortSignal);
-    return { embeddings, warnings: [] };
+    try {
+      const embeddings = await this.pool.embed(options.values, options.abortSignal);
+      return { embeddings, warnings: [] };
+    } catch (error) {
+      // The provider failure a caller sees names no cause (a remote provider's could quote
+      // credentials); a local one holds none, so its cause is logged here for the operator.
+      if (!options.abortSignal?.aborted)
+        this.logger.warn(
+          { error_name: (error as Error)?.name, error: String((error as Error)?.message ?? error).slice(0, 300) },
+          'local embedding failed',
+        );
+      throw error;
+    }
   }
 }
