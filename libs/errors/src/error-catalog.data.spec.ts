@@ -66,6 +66,13 @@ const SPEC_CODES: ReadonlyArray<readonly [string, number]> = [
   ['unsupported_resource_type', 400],
 ];
 
+/** Codes the project adds beyond the spec's table (decisions, "Beyond the contract": new error codes), after it. */
+const ADDED_CODES: ReadonlyArray<readonly [string, number]> = [
+  ['idempotency_key_in_use', 409],
+  ['idempotency_key_reused', 422],
+  ['run_cancelled', 409],
+];
+
 const ALLOWED_PLACEHOLDERS: Record<string, readonly string[]> = {
   model_deprecated: ['%{model}'],
   api_rate_limit_exceeded: ['%{limit}'],
@@ -79,11 +86,11 @@ describe('ERROR_CATALOG', () => {
     expect(new Set(SPEC_CODES.map(([code]) => code)).size).toBe(57);
   });
 
-  it('has exactly the spec codes, in the spec order', () => {
-    expect(Object.keys(ERROR_CATALOG)).toEqual(SPEC_CODES.map(([code]) => code));
+  it('has exactly the spec codes, in the spec order, then the added ones', () => {
+    expect(Object.keys(ERROR_CATALOG)).toEqual([...SPEC_CODES, ...ADDED_CODES].map(([code]) => code));
   });
 
-  it.each(SPEC_CODES)('%s has status %i', (code, status) => {
+  it.each([...SPEC_CODES, ...ADDED_CODES])('%s has status %i', (code, status) => {
     expect((ERROR_CATALOG as Record<string, ErrorCatalogEntryData>)[code]?.status).toBe(status);
   });
 

@@ -2,7 +2,8 @@
  * The public error-code catalog, as data.
  *
  * One entry per code of the public spec's table "Error codes (field is always
- * `error_code`)", in the spec's order and with the spec's status. Serves both the
+ * `error_code`)", in the spec's order and with the spec's status, then the three codes the
+ * decisions add ("Beyond the contract": idempotency and cancellation). Serves both the
  * error bodies (`message`, `error_code` and its deprecated alias `code`)
  * and `GET /v1/error_codes?locale=`.
  *
@@ -890,6 +891,51 @@ export const ERROR_CATALOG = {
       es: {
         message: 'Este tipo de recurso no es compatible.',
         client_action: 'Use un tipo de recurso compatible y vuelva a intentarlo.',
+      },
+    },
+  },
+  idempotency_key_in_use: {
+    status: 409,
+    alternateStatuses: [],
+    category: 'runtime',
+    text: {
+      en: {
+        message: 'A request with this Idempotency-Key is still running.',
+        client_action: 'Wait for the first request to finish, then retry with the same key to get its answer.',
+      },
+      es: {
+        message: 'Una solicitud con esta Idempotency-Key todavía se está ejecutando.',
+        client_action: 'Espere a que termine la primera solicitud y vuelva a intentarlo con la misma clave para obtener su respuesta.',
+      },
+    },
+  },
+  idempotency_key_reused: {
+    status: 422,
+    alternateStatuses: [],
+    category: 'validation',
+    text: {
+      en: {
+        message: 'This Idempotency-Key was already used with a different request.',
+        client_action: 'Use a new Idempotency-Key for a different request.',
+      },
+      es: {
+        message: 'Esta Idempotency-Key ya se usó con una solicitud distinta.',
+        client_action: 'Use una Idempotency-Key nueva para una solicitud distinta.',
+      },
+    },
+  },
+  run_cancelled: {
+    status: 409,
+    alternateStatuses: [],
+    category: 'runtime',
+    text: {
+      en: {
+        message: 'The run was cancelled before it finished.',
+        client_action: 'Start a new run if you still need its result.',
+      },
+      es: {
+        message: 'La ejecución se canceló antes de terminar.',
+        client_action: 'Inicie una nueva ejecución si todavía necesita su resultado.',
       },
     },
   },
