@@ -23,7 +23,13 @@ import {
 } from 'class-validator';
 import type { FlatMetadata } from './flat-metadata';
 import { integerFromDigits, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
-import { REQUEST_ID_FORMAT, RepublishWebhookTargetRequest, type RepublishedWebhookTarget, type UsageObject } from './invocation.patterns';
+import {
+  REQUEST_ID_FORMAT,
+  RepublishWebhookTargetRequest,
+  RequestLookupRequest,
+  type RepublishedWebhookTarget,
+  type UsageObject,
+} from './invocation.patterns';
 import { patternNames, rpc, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
 import { WithRunLabels } from './run-labels';
 import { WithRotationOverlap, type ShownWebhookSecret } from './webhook-owners';
@@ -334,6 +340,11 @@ export class AgentRunRequest extends AgentRunInputs {
   request_id!: string;
 }
 
+/** Whether a run still waiting in its queue was finished there as cancelled. */
+export interface QueuedRunCancellation {
+  cancelled: boolean;
+}
+
 /** decisions: one tool call of a non-streaming answer; input and observation as JSON strings. */
 export interface AgentToolCallView {
   tool_name: string;
@@ -402,6 +413,11 @@ export const AgentContracts = {
   invokeAgent: rpc('agent.runs.invoke', AgentRunRequest, { timeoutMs: SYNC_RUN_TIMEOUT_MS }).returns<AgentInvokeResponse>(),
   /** One run as events; refusals end the stream before its first event (the gateway answers them as JSON). */
   streamAgent: rpc('agent.runs.stream', AgentRunRequest, { timeoutMs: SYNC_RUN_TIMEOUT_MS }).streams<AgentStreamEvent>(),
+  /**
+   * A cancel (invocation's RunCanceller, the ledger's owner) finishes an agent trigger still waiting
+   * in `agent-runs` where it waits: `cancelled` true when it did (the run is recorded and announced cancelled).
+   */
+  cancelQueuedRun: rpc('agent.runs.cancel-queued', RequestLookupRequest).returns<QueuedRunCancellation>(),
 };
 
 export const AgentPatterns = patternNames(AgentContracts);

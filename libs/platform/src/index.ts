@@ -41,7 +41,16 @@ export {
   type NatsRefusalPhase,
 } from './nats/nats-connection';
 export { BroadcastCache, type BroadcastCacheOptions } from './nats/broadcast-cache';
-export { RunCancellation } from './nats/run-cancellation';
+export {
+  isCancelledByRequest,
+  REMEMBERED_CANCELS,
+  RunCancellation,
+  RunCancelled,
+  RunCancelMarks,
+  runCancelMarkKey,
+  runCancelledError,
+  type TrackedRun,
+} from './nats/run-cancellation';
 export { createPayloadPipe, createValidationPipe, validationExceptionFactory, type FieldProblem } from './nats/validation';
 export { CompiledValidationPipe, compileBodyValidator, type CompiledBodyValidator } from './validation/compiled-validation';
 export {
@@ -96,6 +105,7 @@ export {
   type QueueRootOptions,
 } from './queues/queue-producer';
 export {
+  CANCELLED_RUN_DATA,
   isFinishedRun,
   triggerCallbackBody,
   TriggerWorker,

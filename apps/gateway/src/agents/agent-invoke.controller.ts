@@ -1,12 +1,12 @@
 import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiExcludeController } from '@nestjs/swagger';
-import { AgentPatterns, RUN_CANCEL_SUBJECT, send, type AgentRunRequest } from '@waggle/contracts';
+import { AgentPatterns, send, type AgentRunRequest } from '@waggle/contracts';
 import { APP_ENV, NatsRpcClient, requestContext } from '@waggle/platform';
 import type { Response } from 'express';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { MeteredApiRoute } from '../auth/authenticated.decorator';
 import type { GatewayEnv } from '../config/gateway.env';
-import { relayAsSse } from '../streaming/sse-relay';
+import { cancelOnDisconnect, relayAsSse } from '../streaming/sse-relay';
 import { AgentInvokeBody } from './agent-invoke.dto';
 
 /**
@@ -35,6 +35,6 @@ export class AgentInvokeController {
       return;
     }
     const events = send(this.rpc, AgentPatterns.streamAgent, run, { timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS });
-    await relayAsSse(request, response, requestId, events, () => this.rpc.publish(RUN_CANCEL_SUBJECT, { request_id: requestId }));
+    await relayAsSse(request, response, requestId, events, () => cancelOnDisconnect(this.rpc, requestId));
   }
 }

@@ -1,13 +1,13 @@
 import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiExcludeController } from '@nestjs/swagger';
-import { InvocationPatterns, RUN_CANCEL_SUBJECT, send, type PromptRunRequest } from '@waggle/contracts';
+import { InvocationPatterns, send, type PromptRunRequest } from '@waggle/contracts';
 import { APP_ENV, NatsRpcClient, requestContext } from '@waggle/platform';
 import type { Response } from 'express';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { MeteredApiRoute } from '../auth/authenticated.decorator';
 import type { GatewayEnv } from '../config/gateway.env';
 import { PromptInvokeBody } from './prompt-invoke.dto';
-import { relayAsSse } from '../streaming/sse-relay';
+import { cancelOnDisconnect, relayAsSse } from '../streaming/sse-relay';
 
 /** Run a prompt deployment variant: one JSON answer, or a stream of events. */
 @ApiExcludeController()
@@ -38,6 +38,6 @@ export class PromptInvokeController {
       return;
     }
     const events = send(this.rpc, InvocationPatterns.streamPrompt, run, { timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS });
-    await relayAsSse(request, response, requestId, events, () => this.rpc.publish(RUN_CANCEL_SUBJECT, { request_id: requestId }));
+    await relayAsSse(request, response, requestId, events, () => cancelOnDisconnect(this.rpc, requestId));
   }
 }

@@ -1,4 +1,6 @@
 import { ERROR_CATALOG, localizeStreamEvent, resolveLocale, WaggleException } from '@waggle/errors';
+import { RUN_CANCEL_SUBJECT, type CancelRunMessage } from '@waggle/contracts';
+import type { NatsRpcClient } from '@waggle/platform';
 import type { Request, Response } from 'express';
 import type { Observable } from 'rxjs';
 import type { LocalizedRequest } from '../errors/http-exception.filter';
@@ -26,6 +28,11 @@ function errorEvent(request: Request, requestId: string, error: unknown) {
     error_type: ERROR_CATALOG[exception.code].category,
     status_code: exception.status,
   };
+}
+
+/** A streaming client left: the replica holding its run stops it silently (no error event, no callback). */
+export function cancelOnDisconnect(rpc: NatsRpcClient, requestId: string): void {
+  rpc.publish(RUN_CANCEL_SUBJECT, { request_id: requestId, reason: 'disconnected' } satisfies CancelRunMessage);
 }
 
 /**

@@ -41,6 +41,16 @@ export class RunFailure extends Error {
   }
 }
 
+/** What a run's signal is aborted with when the run is cancelled (decisions.md, run cancellation): it ends the run, no step continues past it. */
+export function cancelledRunFailure(): RunFailure {
+  return new RunFailure('run_cancelled', { detail: 'workflow_run_cancelled' }, null, true);
+}
+
+/** Whether the run's signal was aborted by a cancel (not its time-out or a lost lease). */
+export function isRunCancel(signal: AbortSignal): boolean {
+  return signal.aborted && signal.reason instanceof RunFailure && signal.reason.code === 'run_cancelled';
+}
+
 /** A refusal's message id and parameters when it has one, its English text otherwise (a catalog message). */
 export function failureText(error: WaggleException): NestedMessage | { english: string } {
   return error.detail === undefined
@@ -54,7 +64,7 @@ export interface RunExecution {
   definition: WorkflowVariant;
   /** Step records by key, from earlier attempts of this run: finished ones are not executed again. */
   previous: Map<string, StepRecordRow>;
-  /** Aborted on the run's time-out or when its lease is lost. */
+  /** Aborted on the run's time-out, when its lease is lost, or when it is cancelled. */
   signal: AbortSignal;
   /** The run's step-record writes. */
   records: StepRecords;
