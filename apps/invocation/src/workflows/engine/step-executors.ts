@@ -24,7 +24,8 @@ import { readFileSync } from 'node:fs';
 import { request, type Dispatcher } from 'undici';
 import type { InvocationEnv } from '../../config/invocation.env';
 import { PromptExecution } from '../../prompt-runs/prompt-execution';
-import { isRunCancel, type RunExecution } from './workflow-engine';
+import { isRunCancel } from './run-failure';
+import type { RunExecution } from './workflow-engine';
 import { ProviderToolMeter } from './provider-tool-meter';
 
 /** What one executed step produced. */
