@@ -146,18 +146,7 @@ export class AgentRunner {
 
   /** A whole run (sync, a trigger's, a workflow step's); a cancel stops it (409 run_cancelled) between model turns and tool calls. */
   async invoke(request: AgentRunRequest, abortSignal?: AbortSignal): Promise<AgentInvokeResponse> {
-    const tracked = this.cancellation.track(request.request_id);
-    let status: RunStatus = 'failed';
-    try {
-      const response = await this.invokeTracked(request, tracked, abortSignal);
-      status = 'completed';
-      return response;
-    } catch (error) {
-      if (tracked.cancelled) status = 'cancelled';
-      throw error;
-    } finally {
-      tracked.done(status);
-    }
+    return this.cancellation.tracking(request.request_id, (tracked) => this.invokeTracked(request, tracked, abortSignal));
   }
 
   private async invokeTracked(request: AgentRunRequest, tracked: TrackedRun, abortSignal?: AbortSignal): Promise<AgentInvokeResponse> {

@@ -36,19 +36,10 @@ export class PromptRunner {
 
   /** A whole run (sync, or a trigger's); a cancel aborts its provider call and answers 409 run_cancelled. */
   async invoke(request: PromptRunRequest, resolved?: ResolvedPrompt, abortSignal?: AbortSignal): Promise<PromptInvokeResponse> {
-    const tracked = this.cancellation.track(request.request_id);
-    let status: RunStatus = 'failed';
-    try {
+    return this.cancellation.tracking(request.request_id, async (tracked) => {
       const run = await this.prepare(request, resolved);
-      const response = await this.complete(request, run, abortSignal ? AbortSignal.any([tracked.signal, abortSignal]) : tracked.signal);
-      status = 'completed';
-      return response;
-    } catch (error) {
-      if (tracked.cancelled) status = 'cancelled';
-      throw error;
-    } finally {
-      tracked.done(status);
-    }
+      return this.complete(request, run, abortSignal ? AbortSignal.any([tracked.signal, abortSignal]) : tracked.signal);
+    });
   }
 
   private async complete(request: PromptRunRequest, run: PreparedRun, signal: AbortSignal): Promise<PromptInvokeResponse> {

@@ -85,6 +85,22 @@ export class RunCancellation implements OnApplicationBootstrap, OnApplicationShu
     };
   }
 
+  /** A whole run (answered at its end) tracked from start to settlement: `completed` when it answers, `cancelled` or `failed` when it throws. */
+  async tracking<T>(requestId: string, execute: (tracked: TrackedRun) => Promise<T>): Promise<T> {
+    const tracked = this.track(requestId);
+    let status: RunStatus = 'failed';
+    try {
+      const result = await execute(tracked);
+      status = 'completed';
+      return result;
+    } catch (error) {
+      if (tracked.cancelled) status = 'cancelled';
+      throw error;
+    } finally {
+      tracked.done(status);
+    }
+  }
+
   /** Cancels a run wherever it runs (a sub-run another service holds), without waiting for it. */
   cancelElsewhere(requestId: string): void {
     this.rpc.publish(RUN_CANCEL_SUBJECT, { request_id: requestId, reason: 'cancelled' } satisfies CancelRunMessage);
