@@ -11,12 +11,16 @@ import {
   type RunCancelReply,
 } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { NatsRpcClient, RunCancelMarks } from '@waggle/platform';
+import { LEDGER_FLUSH_INTERVAL_MS, NatsRpcClient, RunCancelMarks } from '@waggle/platform';
+import { setTimeout as delay } from 'node:timers/promises';
 import { RequestsService } from '../ledger/requests.service';
 import { PromptTriggerWorker } from '../prompt-runs/prompt-trigger.worker';
 import { WorkflowRunsService } from '../workflows/runs/workflow-runs.service';
 
 const AGENT_CANCEL_TIMEOUT_MS = 5_000;
+
+/** A run started an instant ago may still wait in its publisher's batch: a few flushes later its record is in the ledger stream. */
+const UNPUBLISHED_RECORD_WAIT_MS = 3 * LEDGER_FLUSH_INTERVAL_MS;
 
 /**
  * Cancels a run of any kind however it was started (decisions.md, run cancellation), from the
@@ -39,7 +43,7 @@ export class RunCanceller {
   ) {}
 
   async cancel(workspaceId: string, requestId: string): Promise<CancelledRun> {
-    const record = await this.requests.find(requestId);
+    const record = await this.record(requestId);
     // Another workspace's run is not found, exactly like the lookup.
     if (record?.workspace_id !== workspaceId) throw new WaggleException('not_found', { detail: 'request_not_found' });
     if (TERMINAL_RUN_STATUSES.includes(record.status)) return { request_id: requestId, run_status: record.status };
@@ -56,6 +60,18 @@ export class RunCanceller {
     const settled = reply && TERMINAL_RUN_STATUSES.includes(reply.run_status) ? reply.run_status : 'cancelled';
     if (!reply) this.logger.log({ request_id: requestId }, 'no replica holds the cancelled run; its mark stops it at its next start');
     return { request_id: requestId, run_status: settled };
+  }
+
+  /**
+   * The run's record. A cancel sent right after the run was accepted (a trigger's 202, an async
+   * workflow's answer) may find no record yet: it is published by the replica that accepted the run
+   * within a flush, so a miss looks once more after that (only an unknown id pays the wait).
+   */
+  private async record(requestId: string): Promise<LedgerRecord | null> {
+    const found = await this.requests.find(requestId);
+    if (found) return found;
+    await delay(UNPUBLISHED_RECORD_WAIT_MS);
+    return this.requests.find(requestId);
   }
 
   /** A run no one executes yet: a workflow run queued behind the cap, a trigger job waiting in its queue. */
