@@ -75,6 +75,8 @@ describe('run cancellation', () => {
   const receiver = new CallbackReceiver();
   let files: TestHttpsServer;
   const apps: AppProcess[] = [];
+  /** The two invocation replicas; they log at info, so which one held a run and which one was asked to cancel it shows. */
+  const invocations: AppProcess[] = [];
   let gatewayA: string;
   let gatewayB: string;
   let receiverUrl: string;
@@ -172,10 +174,13 @@ describe('run cancellation', () => {
     const agentEnv = { ...env, ATTACHMENT_URL_ALLOWLIST: '127.0.0.1', ATTACHMENT_EXTRA_CA_FILE: files.writeCaFile() };
     const gatewayEnv = { ...env, CALLBACK_URL_ALLOWLIST: '127.0.0.1' };
     const gateways = [spawnApp('gateway', await freePort(), gatewayEnv), spawnApp('gateway', await freePort(), gatewayEnv)];
+    invocations.push(
+      spawnApp('invocation', await freePort(), { ...env, LOG_LEVEL: 'info' }),
+      spawnApp('invocation', await freePort(), { ...env, LOG_LEVEL: 'info' }),
+    );
     apps.push(
       spawnApp('catalog', await freePort(), env),
-      spawnApp('invocation', await freePort(), env),
-      spawnApp('invocation', await freePort(), env),
+      ...invocations,
       spawnApp('agent', await freePort(), agentEnv),
       spawnApp('agent', await freePort(), agentEnv),
       spawnApp('callback-dispatcher', await freePort(), { LOG_LEVEL: 'warn', CALLBACK_URL_ALLOWLIST: '127.0.0.1' }),
@@ -224,6 +229,44 @@ describe('run cancellation', () => {
       const record = await lookup(main, run.request_id);
       expect(record.body).toMatchObject({ status: 'cancelled', data: { reason: 'cancelled' }, ended_at: expect.any(String) });
     });
+  });
+
+  it('reaches a prompt run held by the other invocation replica: run through gateway A, cancelled through gateway B', async () => {
+    /** The replica whose log has the line for the run: `run stopped by a cancel` (its holder) or `run cancel requested` (the one asked). */
+    const replicaLogging = (text: string, requestId: string) =>
+      expectEventually(() => {
+        const found = invocations.findIndex((app) =>
+          app
+            .output()
+            .split('\n')
+            .some((line) => line.includes(text) && line.includes(requestId)),
+        );
+        expect(found).toBeGreaterThanOrEqual(0);
+        return found;
+      });
+    // Which replica takes a request is NATS's choice (one queue group): runs are cancelled until one was held by the
+    // replica not asked to cancel it (each try has even odds; every try, crossing or not, must stop its run).
+    for (let attempt = 1; attempt <= 16; attempt += 1) {
+      const probe = randomUUID();
+      const invoked = call(gatewayA, main, 'POST', '/v1/prompt/invoke', {
+        deployment: 'answer',
+        variant: 'held',
+        inputs: { question: `crossing ${probe}` },
+        metadata: { probe },
+      });
+      await fake.waitForRequest((request) => JSON.stringify(request.body).includes(probe));
+      const run = await runProbed(main, probe);
+      expect(await cancel(gatewayB, main, run.request_id)).toEqual({
+        status: 200,
+        body: { request_id: run.request_id, run_status: 'cancelled' },
+      });
+      expect((await invoked).body).toMatchObject({ error_code: 'run_cancelled', request_id: run.request_id });
+      await expectEventually(() => expect(sentToModel(probe)).toEqual([expect.objectContaining({ aborted: true })]));
+      const holder = await replicaLogging('run stopped by a cancel', run.request_id);
+      const asked = await replicaLogging('run cancel requested', run.request_id);
+      if (holder !== asked) return;
+    }
+    throw new Error('no run was held by the replica not asked to cancel it in 16 tries');
   });
 
   it('reaches an agent run held by another process: a streamed run stops between tool calls, with no further model call', async () => {

@@ -47,9 +47,10 @@ export class RunCanceller {
     // Another workspace's run is not found, exactly like the lookup.
     if (record?.workspace_id !== workspaceId) throw new WaggleException('not_found', { detail: 'request_not_found' });
     if (TERMINAL_RUN_STATUSES.includes(record.status)) return { request_id: requestId, run_status: record.status };
+    this.logger.log({ msg: 'run cancel requested', cancelled_run: requestId, request_type: record.request_type });
     await this.marks.mark(requestId);
     if (await this.finishedWhereItWaits(record)) {
-      this.logger.log({ request_id: requestId }, 'queued run cancelled');
+      this.logger.log({ msg: 'queued run cancelled where it waits', cancelled_run: requestId });
       return { request_id: requestId, run_status: 'cancelled' };
     }
     const reply = await this.rpc.broadcastRequest<RunCancelReply>(
@@ -58,7 +59,8 @@ export class RunCanceller {
       RUN_CANCEL_HOLDER_WAIT_MS,
     );
     const settled = reply && TERMINAL_RUN_STATUSES.includes(reply.run_status) ? reply.run_status : 'cancelled';
-    if (!reply) this.logger.log({ request_id: requestId }, 'no replica holds the cancelled run; its mark stops it at its next start');
+    if (!reply)
+      this.logger.log({ msg: 'no replica holds the cancelled run; its mark stops it at its next start', cancelled_run: requestId });
     return { request_id: requestId, run_status: settled };
   }
 

@@ -115,7 +115,7 @@ export class RunCancellation implements OnApplicationBootstrap, OnApplicationShu
     if (!holding) return;
     if (byRequest && reply) holding.replies.push(reply);
     if (holding.controller.signal.aborted) return;
-    this.logger.log({ msg: byRequest ? 'run cancelled' : 'run cancelled by its client', request_id: requestId });
+    this.logger.log({ msg: byRequest ? 'run stopped by a cancel' : 'run cancelled by its client', cancelled_run: requestId });
     holding.controller.abort(new RunCancelled(byRequest ? 'cancelled' : 'disconnected'));
   }
 }
