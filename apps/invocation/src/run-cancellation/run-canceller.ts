@@ -84,14 +84,23 @@ export class RunCanceller {
       case 'prompt':
         return this.promptTriggers.cancelWaiting(record.workspace_id, record.request_id);
       case 'agent':
-        return (
-          await send(
-            this.rpc,
-            AgentPatterns.cancelQueuedRun,
-            { workspace_id: record.workspace_id, request_id: record.request_id },
-            { timeoutMs: AGENT_CANCEL_TIMEOUT_MS },
-          )
-        ).cancelled;
+        return this.agentTriggerCancelled(record);
+    }
+  }
+
+  /** The agent service finishes its own waiting trigger jobs; while it is away, the mark stops the job when it is taken. */
+  private async agentTriggerCancelled(record: LedgerRecord): Promise<boolean> {
+    try {
+      const answer = await send(
+        this.rpc,
+        AgentPatterns.cancelQueuedRun,
+        { workspace_id: record.workspace_id, request_id: record.request_id },
+        { timeoutMs: AGENT_CANCEL_TIMEOUT_MS },
+      );
+      return answer.cancelled;
+    } catch (error) {
+      this.logger.warn({ err: error, cancelled_run: record.request_id }, 'the agent service could not look for a waiting trigger job');
+      return false;
     }
   }
 }
