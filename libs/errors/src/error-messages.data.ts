@@ -121,6 +121,14 @@ export const ERROR_MESSAGES = {
     en: 'Request metering is temporarily unavailable. Retry shortly.',
     es: 'La medición de solicitudes no está disponible temporalmente. Vuelva a intentarlo en breve.',
   },
+  idempotency_unavailable: {
+    en: 'Idempotency keys cannot be checked right now. Retry shortly with the same key.',
+    es: 'Las claves de idempotencia no se pueden comprobar ahora. Vuelva a intentarlo en breve con la misma clave.',
+  },
+  idempotency_key_invalid: {
+    en: 'The Idempotency-Key header must be 1 to 255 visible ASCII characters',
+    es: 'El encabezado Idempotency-Key debe tener de 1 a 255 caracteres ASCII visibles',
+  },
   redelivery_not_queued: { en: 'The redelivery could not be queued', es: 'No se pudo poner en cola la nueva entrega' },
   ledger_not_published: {
     en: 'The ledger record of %{request_id} could not be published yet',

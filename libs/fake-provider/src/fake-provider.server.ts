@@ -80,6 +80,15 @@ async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
   }
 }
 
+/** Resolves true once the hold is released, false if the request is aborted first. */
+function untilReleased(released: Promise<void>, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return Promise.race([
+    released.then(() => true),
+    new Promise<boolean>((resolve) => signal.addEventListener('abort', () => resolve(false), { once: true })),
+  ]);
+}
+
 /**
  * A real HTTP server speaking the OpenAI chat-completions and Anthropic messages protocols
  * closely enough for the AI SDK's providers to work unchanged against it, so tests and
@@ -90,6 +99,8 @@ export class FakeProviderServer {
   private readonly models = new Map<string, Partial<FakeBehaviour>>();
   private readonly records: FakeRequestRecord[] = [];
   private readonly watchers = new Set<() => void>();
+  /** Models whose requests wait for a test to release them (`hold`). */
+  private readonly holds = new Map<string, Promise<void>>();
   private server?: Server;
   private stopping = false;
   private sequence = 0;
@@ -140,6 +151,22 @@ export class FakeProviderServer {
 
   clearModel(modelId: string): void {
     this.models.delete(modelId);
+  }
+
+  /**
+   * Holds every request for the model: recorded at once, answered only once the returned
+   * function is called (or dropped when the client aborts), so a test can act while a run is
+   * provably in flight instead of guessing with a latency.
+   */
+  hold(modelId: string): () => void {
+    let open!: () => void;
+    const released = new Promise<void>((resolve) => (open = resolve));
+    const release = (): void => {
+      if (this.holds.get(modelId) === released) this.holds.delete(modelId);
+      open();
+    };
+    this.holds.set(modelId, released);
+    return release;
   }
 
   /** Forgets the per-model scripts and the recorded requests; the constructor's defaults stay. */
@@ -287,6 +314,8 @@ export class FakeProviderServer {
     }
     if ('images' in parsed) Object.assign(record, { images: parsed.images, toolRounds: parsed.toolRounds });
 
+    const held = this.holds.get(record.model);
+    if (held && !(await untilReleased(held, aborted.signal))) return;
     const behaviour = this.behaviourFor(record.model);
     if (!(await pause(behaviour.latencyMs, aborted.signal))) return;
     if (behaviour.error) {

@@ -113,3 +113,4 @@ export { cutText, jsonText } from './reliability/json-text';
 export { deadLetterNotFound, type DeadLetterSource } from './dead-letters/dead-letter-source';
 export { QueueDeadLetters } from './dead-letters/queue-dead-letters';
 export { type DeadLetterOptions } from './dead-letters/dead-letters.controller';
+export { canonicalJson, contentHashOf, type KeyOrder } from './hashing/content-hash';

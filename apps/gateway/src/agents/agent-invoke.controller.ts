@@ -4,7 +4,7 @@ import { AgentPatterns, RUN_CANCEL_SUBJECT, send, type AgentRunRequest } from '@
 import { APP_ENV, NatsRpcClient, requestContext } from '@waggle/platform';
 import type { Response } from 'express';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
-import { MeteredApiRoute } from '../auth/authenticated.decorator';
+import { RunStartingApiRoute } from '../auth/authenticated.decorator';
 import type { GatewayEnv } from '../config/gateway.env';
 import { relayAsSse } from '../streaming/sse-relay';
 import { AgentInvokeBody } from './agent-invoke.dto';
@@ -17,7 +17,7 @@ import { AgentInvokeBody } from './agent-invoke.dto';
 @ApiExcludeController()
 @ApiBearerAuth()
 @Controller()
-@MeteredApiRoute()
+@RunStartingApiRoute()
 export class AgentInvokeController {
   constructor(
     private readonly rpc: NatsRpcClient,

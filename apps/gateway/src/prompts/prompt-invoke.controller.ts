@@ -4,7 +4,7 @@ import { InvocationPatterns, RUN_CANCEL_SUBJECT, send, type PromptRunRequest } f
 import { APP_ENV, NatsRpcClient, requestContext } from '@waggle/platform';
 import type { Response } from 'express';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
-import { MeteredApiRoute } from '../auth/authenticated.decorator';
+import { RunStartingApiRoute } from '../auth/authenticated.decorator';
 import type { GatewayEnv } from '../config/gateway.env';
 import { PromptInvokeBody } from './prompt-invoke.dto';
 import { relayAsSse } from '../streaming/sse-relay';
@@ -13,7 +13,7 @@ import { relayAsSse } from '../streaming/sse-relay';
 @ApiExcludeController()
 @ApiBearerAuth()
 @Controller()
-@MeteredApiRoute()
+@RunStartingApiRoute()
 export class PromptInvokeController {
   constructor(
     private readonly rpc: NatsRpcClient,
