@@ -4,6 +4,7 @@ import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
+  IsBoolean,
   IsIn,
   IsInt,
   IsNumber,
@@ -22,6 +23,7 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import type { FlatMetadata } from './flat-metadata';
+import type { AcceptedRun } from './ledger';
 import { integerFromDigits, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
 import { REQUEST_ID_FORMAT, RepublishWebhookTargetRequest, type RepublishedWebhookTarget, type UsageObject } from './invocation.patterns';
 import { patternNames, rpc, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
@@ -332,6 +334,20 @@ export class AgentRunRequest extends AgentRunInputs {
 
   @Matches(REQUEST_ID_FORMAT)
   request_id!: string;
+
+  /** Set by the gateway on a background stream: the service keeps the run's events (RunEventLog). */
+  @IsOptional()
+  @IsBoolean()
+  record_events?: boolean;
+}
+
+/** A background agent invoke without streaming, and where its result goes when the caller gave `async.callback_url`. */
+export class AcceptAgentRunRequest extends AgentRunRequest {
+  /** Checked by the gateway against the callback URL policy, as a trigger's is. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(4096)
+  callback_url?: string;
 }
 
 /** decisions: one tool call of a non-streaming answer; input and observation as JSON strings. */
@@ -376,8 +392,13 @@ export interface AgentTriggerJob {
   thread_id: string | null;
   metadata: FlatMetadata;
   user: string | null;
-  callback_url: string;
+  /** Where the result goes; null for a background invoke without `async.callback_url`. */
+  callback_url: string | null;
   accepted_at: string;
+  /** A background invoke's other inputs (a webhook trigger has none of them). */
+  messages?: AgentMessageInput[];
+  attachments?: Array<string | { file_url: string }>;
+  image_urls?: string[];
 }
 
 /** The agent service: agents (CRUD and their webhook secrets) and their runs. */
@@ -401,6 +422,8 @@ export const AgentContracts = {
   /** One run, answered whole. Everything that can be refused (agent, attachments, vision) is refused before the model is called. */
   invokeAgent: rpc('agent.runs.invoke', AgentRunRequest, { timeoutMs: SYNC_RUN_TIMEOUT_MS }).returns<AgentInvokeResponse>(),
   /** One run as events; refusals end the stream before its first event (the gateway answers them as JSON). */
+  /** A background invoke without streaming: refused like an invoke, else queued on `agent-runs`, recorded `queued`, answered at once. */
+  acceptAgent: rpc('agent.runs.accept', AcceptAgentRunRequest).returns<AcceptedRun>(),
   streamAgent: rpc('agent.runs.stream', AgentRunRequest, { timeoutMs: SYNC_RUN_TIMEOUT_MS }).streams<AgentStreamEvent>(),
 };
 

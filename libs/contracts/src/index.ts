@@ -26,6 +26,7 @@ export { CLAIM_BUCKETS, DEADLINE_MARGIN_MS, RpcHeaders, STREAM_HEARTBEAT, type C
 export { QueueNames, type QueueJobs, type QueueName } from './queues';
 export {
   acceptedTriggerRecord,
+  type AcceptedRun,
   LedgerStream,
   RUN_KINDS,
   RUN_STATUSES,
@@ -171,6 +172,7 @@ export {
   AgentPatterns,
   AgentRunInputs,
   AgentRunRequest,
+  AcceptAgentRunRequest,
   IsAttachmentList,
   CreateAgentFields,
   CreateAgentRequest,

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { StreamErrorEvent } from '@waggle/errors';
 import type { FlatMetadata } from './flat-metadata';
+import type { AcceptedRun } from './ledger';
 import { DeploymentVariantRequest, ListLimit, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
 import { patternNames, rpc, PRIVATE_RPC_TIMEOUT_MS, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
 import { RunLabels } from './run-labels';
@@ -12,6 +13,7 @@ import {
   ArrayMinSize,
   IsArray,
   IsIn,
+  IsBoolean,
   IsInt,
   IsNumber,
   IsObject,
@@ -201,6 +203,14 @@ export class PromptRunRequest extends PromptRunInputs {
   @IsString()
   @Length(1, 200)
   variant!: string;
+
+  /**
+   * Set by the gateway on a background stream: the service keeps the run's events
+   * (RunEventLog) so the stream can be resumed. Ordinary streams leave it unset.
+   */
+  @IsOptional()
+  @IsBoolean()
+  record_events?: boolean;
 }
 
 /** The non-streaming answer: exactly the spec's seven fields. */
@@ -320,7 +330,8 @@ export interface PromptTriggerJob {
   inputs: Record<string, unknown>;
   metadata: FlatMetadata;
   user: string | null;
-  callback_url: string;
+  /** Where the result goes; null for a background invoke, whose result is read from the ledger. */
+  callback_url: string | null;
   accepted_at: string;
 }
 
@@ -355,6 +366,11 @@ export const InvocationContracts = {
     PromptVersionSummary[]
   >(),
   invokePrompt: rpc('invocation.prompts.invoke', PromptRunRequest, { timeoutMs: SYNC_RUN_TIMEOUT_MS }).returns<PromptInvokeResponse>(),
+  /**
+   * A background invoke without streaming: refused like an invoke (unknown deployment, missing
+   * variables…), else queued on `prompt-runs` (version pinned), recorded `queued` and answered at once.
+   */
+  acceptPrompt: rpc('invocation.prompts.accept', PromptRunRequest).returns<AcceptedRun>(),
   /** One value per event. */
   streamPrompt: rpc('invocation.prompts.stream', PromptRunRequest, { timeoutMs: SYNC_RUN_TIMEOUT_MS }).streams<PromptStreamEvent>(),
   getWebhookSecret: rpc('invocation.prompts.webhook-secret.get', PromptWebhookSecretRequest, {

@@ -155,6 +155,20 @@ export const ERROR_MESSAGES = {
     es: 'La transmisión superó su duración máxima',
   },
 
+  // Background runs and resumable streams (decisions D40).
+  run_events_not_kept: {
+    en: 'No events of this request are kept: only a background stream keeps them, until 1 hour after it ends',
+    es: 'No se conservan eventos de esta solicitud: solo una transmisión en segundo plano los conserva, hasta 1 hora después de terminar',
+  },
+  event_id_invalid: {
+    en: '%{field} must be the id of an event: a whole number from 0',
+    es: '%{field} debe ser el id de un evento: un número entero desde 0',
+  },
+  callback_needs_background: {
+    en: 'async.callback_url is only used with background: true and no streaming',
+    es: 'async.callback_url solo se usa con background: true y sin streaming',
+  },
+
   // Catalog and models.
   model_catalog_invalid: { en: 'The model catalog file is invalid', es: 'El archivo del catálogo de modelos no es válido' },
   not_a_chat_model: { en: '%{model} is not a chat model', es: '%{model} no es un modelo de chat' },

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { BodyTooLargeError, listen, readBody, sendJson } from './http-io';
@@ -97,6 +98,8 @@ function untilReleased(released: Promise<void>, signal: AbortSignal): Promise<bo
 export class FakeProviderServer {
   private readonly defaults: Partial<FakeBehaviour>;
   private readonly models = new Map<string, Partial<FakeBehaviour>>();
+  /** Per model id, the gate the next streamed answer of that model stops at. */
+  private readonly gates = new Map<string, (record: FakeRequestRecord) => PendingGate>();
   private readonly records: FakeRequestRecord[] = [];
   private readonly watchers = new Set<() => void>();
   /** Models whose requests wait for a test to release them (`hold`). */
@@ -181,6 +184,19 @@ export class FakeProviderServer {
 
   behaviourFor(modelId: string): FakeBehaviour {
     return resolveBehaviour(this.defaults, this.models.get(modelId));
+  }
+
+  /**
+   * Holds the next streamed answer of `modelId` after `afterFragments` fragments until
+   * `release()`, so a test knows a run is still going (and where) while it acts.
+   */
+  gate(modelId: string, afterFragments: number): FakeGate {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let reached!: (record: FakeRequestRecord) => void;
+    const reachedPromise = new Promise<FakeRequestRecord>((resolve) => (reached = resolve));
+    this.gates.set(modelId, (record) => ({ afterFragments, released, reach: () => reached(record) }));
+    return { reached: reachedPromise, release };
   }
 
   /** The first record (already there or still to come) matching the predicate, re-checked as records change. */
@@ -347,7 +363,9 @@ export class FakeProviderServer {
 
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     record.status = 200;
-    const stream = { response, signal: aborted.signal, behaviour, answer };
+    const gate = this.gates.get(record.model)?.(record);
+    this.gates.delete(record.model);
+    const stream = { response, signal: aborted.signal, behaviour, answer, gate };
     const outcome =
       protocol === 'openai'
         ? await this.streamOpenAI(
@@ -382,6 +400,13 @@ export class FakeProviderServer {
     const breakAfter = stream.behaviour.failAfterFragments;
     for (const fragment of fragments) {
       if (breakAfter != null && written.count >= breakAfter) return 'break';
+      const gate = stream.gate;
+      if (gate && written.count === gate.afterFragments) {
+        stream.gate = undefined;
+        gate.reach();
+        await Promise.race([gate.released, once(stream.signal, 'abort')]);
+        if (stream.signal.aborted) return 'aborted';
+      }
       if (written.count > 0 && !(await pause(stream.behaviour.tokenDelayMs, stream.signal))) return 'aborted';
       if (stream.signal.aborted) return 'aborted';
       write(fragment);
@@ -479,6 +504,21 @@ interface FragmentStream {
   signal: AbortSignal;
   behaviour: FakeBehaviour;
   answer: FakeAnswer;
+  gate?: PendingGate;
+}
+
+/** A streamed answer held after some fragments until the test releases it (`FakeProviderServer.gate`). */
+export interface FakeGate {
+  /** Resolves with the request's record once the fragments before the gate are written and the answer waits. */
+  reached: Promise<FakeRequestRecord>;
+  /** Lets the answer go on. */
+  release(): void;
+}
+
+interface PendingGate {
+  afterFragments: number;
+  reach(): void;
+  released: Promise<void>;
 }
 
 /** A request body of the endpoint at `path`; a string says why it is not one. */

@@ -42,6 +42,15 @@ export {
 } from './nats/nats-connection';
 export { BroadcastCache, type BroadcastCacheOptions } from './nats/broadcast-cache';
 export { RunCancellation } from './nats/run-cancellation';
+export {
+  RUN_EVENTS_KEPT_AFTER_END_MS,
+  RUN_EVENTS_KEY_PREFIX,
+  RUN_EVENTS_RUNNING_TTL_MS,
+  RUN_LOG_IDLE,
+  RunEventLog,
+  type RunLogEntry,
+  type RunLogHead,
+} from './streams/run-event-log';
 export { createPayloadPipe, createValidationPipe, validationExceptionFactory, type FieldProblem } from './nats/validation';
 export { CompiledValidationPipe, compileBodyValidator, type CompiledBodyValidator } from './validation/compiled-validation';
 export {
@@ -96,6 +105,7 @@ export {
   type QueueRootOptions,
 } from './queues/queue-producer';
 export {
+  acceptQueuedRun,
   isFinishedRun,
   triggerCallbackBody,
   TriggerWorker,

@@ -1,20 +1,39 @@
 import { Controller } from '@nestjs/common';
-import { AgentPatterns, AgentRunRequest, type AgentInvokeResponse, type AgentStreamEvent } from '@waggle/contracts';
-import { RpcHandler } from '@waggle/platform';
+import {
+  AcceptAgentRunRequest,
+  AgentPatterns,
+  AgentRunRequest,
+  type AcceptedRun,
+  type AgentInvokeResponse,
+  type AgentStreamEvent,
+} from '@waggle/contracts';
+import { RpcHandler, RunEventLog } from '@waggle/platform';
 import type { Observable } from 'rxjs';
 import { AgentRunner } from './agent-runner.service';
+import { BackgroundAgentRuns } from './background-agent-runs';
 
 @Controller()
 export class RunsController {
-  constructor(private readonly runner: AgentRunner) {}
+  constructor(
+    private readonly runner: AgentRunner,
+    private readonly background: BackgroundAgentRuns,
+    private readonly runEvents: RunEventLog,
+  ) {}
 
   @RpcHandler(AgentPatterns.invokeAgent)
   invoke(request: AgentRunRequest): Promise<AgentInvokeResponse> {
     return this.runner.invoke(request);
   }
 
+  @RpcHandler(AgentPatterns.acceptAgent)
+  accept(request: AcceptAgentRunRequest): Promise<AcceptedRun> {
+    return this.background.accept(request);
+  }
+
+  /** A background stream's events are also kept (RunEventLog), so its client can resume it. */
   @RpcHandler(AgentPatterns.streamAgent)
   stream(request: AgentRunRequest): Observable<AgentStreamEvent> {
-    return this.runner.stream(request);
+    const events = this.runner.stream(request);
+    return request.record_events ? this.runEvents.record(request.request_id, request.workspace_id, events) : events;
   }
 }

@@ -9,7 +9,7 @@ import type { GatewayEnv } from '../config/gateway.env';
 import { PromptInvokeBody } from './prompt-invoke.dto';
 import { relayAsSse } from '../streaming/sse-relay';
 
-/** Run a prompt deployment variant: one JSON answer, or a stream of events. */
+/** Run a prompt deployment variant: one JSON answer, or a stream of events; in the background, either outlives its client. */
 @ApiExcludeController()
 @ApiBearerAuth()
 @Controller()
@@ -33,11 +33,27 @@ export class PromptInvokeController {
       metadata: body.metadata,
       user: body.user,
     };
+    const background = body.background === true;
     if (!body.streaming) {
-      response.status(200).json(await send(this.rpc, InvocationPatterns.invokePrompt, run, { timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS }));
+      response
+        .status(background ? 202 : 200)
+        .json(
+          background
+            ? await send(this.rpc, InvocationPatterns.acceptPrompt, run)
+            : await send(this.rpc, InvocationPatterns.invokePrompt, run, { timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS }),
+        );
       return;
     }
-    const events = send(this.rpc, InvocationPatterns.streamPrompt, run, { timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS });
-    await relayAsSse(request, response, requestId, events, () => this.rpc.publish(RUN_CANCEL_SUBJECT, { request_id: requestId }));
+    // A background stream's events are kept by the service, and its client leaving cancels nothing.
+    const events = send(this.rpc, InvocationPatterns.streamPrompt, background ? { ...run, record_events: true } : run, {
+      timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS,
+    });
+    await relayAsSse(
+      request,
+      response,
+      requestId,
+      events,
+      background ? undefined : () => this.rpc.publish(RUN_CANCEL_SUBJECT, { request_id: requestId }),
+    );
   }
 }
