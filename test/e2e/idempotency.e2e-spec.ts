@@ -8,7 +8,9 @@ import {
   loadCatalogWithFakeModels,
   spawnApp,
   waitUntilLive,
+  readSseEvents,
   type AppProcess,
+  type SseEvent,
 } from '@waggle/testing';
 import { deliveryIdFor } from '@waggle/webhooks';
 import { Queue } from 'bullmq';
@@ -193,6 +195,39 @@ describe('Idempotency-Key', () => {
     expect(theirs).toMatchObject({ status: 200, replayed: null });
     expect(theirs.body.request_id).not.toBe(corrected.body.request_id);
     expect(providerCallsFor('first use')).toBe(2);
+  });
+
+  it('replays a stream: the same events with the same ids, after a 409 while it was still running', async () => {
+    const release = fake.hold('fake-once-chat');
+    const body = { deployment: 'once', variant: 'default', inputs: { question: 'stream once' }, streaming: true };
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${first.key}`, 'idempotency-key': 'stream-1' };
+    const streamed = fetch(`${apps.gatewayA.baseUrl}/v1/prompt/invoke`, { method: 'POST', headers, body: JSON.stringify(body) });
+    await fake.waitForRequest((record) => JSON.stringify(record.body).includes('stream once'));
+    const whileRunning = await post(apps.gatewayB, '/v1/prompt/invoke', body, headers);
+    expect(whileRunning).toMatchObject({ status: 409, body: { error_code: 'idempotency_key_in_use' } });
+    release();
+
+    const read = async (response: Response) => {
+      const events: SseEvent[] = [];
+      for await (const event of readSseEvents(response)) events.push(event);
+      return events;
+    };
+    const original = await streamed;
+    expect(original.headers.get('idempotent-replayed')).toBeNull();
+    const live = await read(original);
+    expect(live.at(-1)?.data).toBe('[DONE]');
+    expect(live.length).toBeGreaterThan(2);
+
+    const repeat = await fetch(`${apps.gatewayB.baseUrl}/v1/prompt/invoke`, { method: 'POST', headers, body: JSON.stringify(body) });
+    expect(repeat.status).toBe(200);
+    expect(repeat.headers.get('idempotent-replayed')).toBe('true');
+    expect(repeat.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(await read(repeat)).toEqual(live);
+    expect(providerCallsFor('stream once')).toBe(1);
+
+    // Kept as long as the key: a day, not the hour of a background stream's.
+    const requestId = (JSON.parse(live[0].data) as { request_id: string }).request_id;
+    expect(await redis.pttl(`waggle:run-events:${requestId}`)).toBeGreaterThan(23 * 3600_000);
   });
 
   it('refuses a key that is not 1 to 255 visible ASCII characters', async () => {

@@ -25,7 +25,13 @@ import {
 import type { FlatMetadata } from './flat-metadata';
 import type { AcceptedRun } from './ledger';
 import { integerFromDigits, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
-import { REQUEST_ID_FORMAT, RepublishWebhookTargetRequest, type RepublishedWebhookTarget, type UsageObject } from './invocation.patterns';
+import {
+  KEEP_EVENTS_MAX_MS,
+  REQUEST_ID_FORMAT,
+  RepublishWebhookTargetRequest,
+  type RepublishedWebhookTarget,
+  type UsageObject,
+} from './invocation.patterns';
 import { patternNames, rpc, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
 import { WithRunLabels } from './run-labels';
 import { WithRotationOverlap, type ShownWebhookSecret } from './webhook-owners';
@@ -335,10 +341,12 @@ export class AgentRunRequest extends AgentRunInputs {
   @Matches(REQUEST_ID_FORMAT)
   request_id!: string;
 
-  /** Set by the gateway on a background stream: the service keeps the run's events (RunEventLog). */
+  /** As on a prompt run (PromptRunRequest.keep_events_ms): how long after the run its kept events stay. */
   @IsOptional()
-  @IsBoolean()
-  record_events?: boolean;
+  @IsInt()
+  @Min(1_000)
+  @Max(KEEP_EVENTS_MAX_MS)
+  keep_events_ms?: number;
 }
 
 /** A background agent invoke without streaming, and where its result goes when the caller gave `async.callback_url`. */

@@ -179,6 +179,9 @@ export interface UsageObject {
   total_tokens: number;
 }
 
+/** The longest a run's events are kept after it ends: an Idempotency-Key's 24 h. */
+export const KEEP_EVENTS_MAX_MS = 24 * 3600_000;
+
 export const REQUEST_ID_FORMAT = /^req_[0-9a-f]{32}$/;
 
 /** What a caller gives a prompt run, by invoke or by webhook: variable values, flat metadata, a user label. */
@@ -205,12 +208,15 @@ export class PromptRunRequest extends PromptRunInputs {
   variant!: string;
 
   /**
-   * Set by the gateway on a background stream: the service keeps the run's events
-   * (RunEventLog) so the stream can be resumed. Ordinary streams leave it unset.
+   * Set by the gateway on a background stream, and on a stream started with an Idempotency-Key:
+   * the service keeps the run's events (RunEventLog) this long after the run ends, so the
+   * stream can be resumed or replayed. Ordinary streams leave it unset.
    */
   @IsOptional()
-  @IsBoolean()
-  record_events?: boolean;
+  @IsInt()
+  @Min(1_000)
+  @Max(KEEP_EVENTS_MAX_MS)
+  keep_events_ms?: number;
 }
 
 /** The non-streaming answer: exactly the spec's seven fields. */

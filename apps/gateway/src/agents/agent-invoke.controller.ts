@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiExcludeController } from '@nestjs/swagger';
-import { AgentPatterns, RUN_CANCEL_SUBJECT, send, type AgentRunRequest } from '@waggle/contracts';
+import { AgentPatterns, send, type AgentRunRequest } from '@waggle/contracts';
 import { APP_ENV, NatsRpcClient, requestContext } from '@waggle/platform';
 import { errorMessage, WaggleException } from '@waggle/errors';
 import { CallbackUrlPolicy } from '@waggle/webhooks';
@@ -8,17 +8,10 @@ import type { Response } from 'express';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { RunStartingApiRoute } from '../auth/authenticated.decorator';
 import type { GatewayEnv } from '../config/gateway.env';
-import { relayAsSse } from '../streaming/sse-relay';
+import { relayRunStream } from '../streaming/sse-relay';
 import { checkCallbackUrl } from '../webhooks/trigger-intake';
 import { AgentInvokeBody } from './agent-invoke.dto';
 
-/**
- * Send a message to an agent: one JSON answer, or a stream of events. Everything the agent
- * service refuses (agent not found, attachments, vision) is refused before any event, so it
- * answers as a JSON error; a client that leaves mid-stream cancels the run silently, unless it
- * runs in the background (decisions D40): then its stream can be resumed, or (not streaming) it
- * answers 202 at once and its result is read from the ledger or delivered to `async.callback_url`.
- */
 /** `async.callback_url` is where a background run's result goes: anywhere else nothing would ever call it. */
 function callbackNeedsBackground(): WaggleException {
   const problem = { detail: 'callback_needs_background' } as const;
@@ -28,6 +21,13 @@ function callbackNeedsBackground(): WaggleException {
   });
 }
 
+/**
+ * Send a message to an agent: one JSON answer, or a stream of events. Everything the agent
+ * service refuses (agent not found, attachments, vision) is refused before any event, so it
+ * answers as a JSON error; a client that leaves mid-stream cancels the run silently, unless it
+ * runs in the background (decisions D40): then its stream can be resumed, or (not streaming) it
+ * answers 202 at once and its result is read from the ledger or delivered to `async.callback_url`.
+ */
 @ApiExcludeController()
 @ApiBearerAuth()
 @Controller()
@@ -60,16 +60,8 @@ export class AgentInvokeController {
       response.status(200).json(await send(this.rpc, AgentPatterns.invokeAgent, run, { timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS }));
       return;
     }
-    // A background stream's events are kept by the service, and its client leaving cancels nothing.
-    const events = send(this.rpc, AgentPatterns.streamAgent, background ? { ...run, record_events: true } : run, {
-      timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS,
-    });
-    await relayAsSse(
-      request,
-      response,
-      requestId,
-      events,
-      background ? undefined : () => this.rpc.publish(RUN_CANCEL_SUBJECT, { request_id: requestId }),
+    await relayRunStream(this.rpc, request, response, requestId, background === true, (keepEventsMs) =>
+      send(this.rpc, AgentPatterns.streamAgent, { ...run, keep_events_ms: keepEventsMs }, { timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS }),
     );
   }
 }

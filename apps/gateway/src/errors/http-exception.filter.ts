@@ -25,7 +25,11 @@ export class HttpExceptionFilter implements ExceptionFilter {
 
 export function sendError(exception: unknown, request: LocalizedRequest, response: Response, logger: Pick<Logger, 'error'>): void {
   // An Idempotency-Key repeat: the first request's answer, not an error.
-  if (exception instanceof ReplayedAnswer) return exception.answer(response);
+  if (exception instanceof ReplayedAnswer) {
+    // A stream's replay fails before its first byte (its events are gone) as any request does.
+    void exception.answer(response).catch((error: unknown) => sendError(error, request, response, logger));
+    return;
+  }
   let shaped = toWaggleException(exception);
   if (!shaped) {
     const errorId = newErrorId();

@@ -5,6 +5,25 @@ import type Redis from 'ioredis';
 /** How long a finished request's answer is kept for repeats (decisions: 24 h). */
 export const IDEMPOTENCY_RECORD_TTL_MS = 24 * 3600_000;
 
+/**
+ * What the guard leaves on a request that claimed its key, for the SSE relay: a stream's events
+ * are kept as long as the key (IDEMPOTENCY_RECORD_TTL_MS), and the relay says when the stream it
+ * answered with has ended, so the answer is kept before `[DONE]` goes out.
+ */
+export interface IdempotencyClaim {
+  streamEnded(): Promise<void>;
+}
+
+const CLAIM = Symbol('waggle:idempotency-claim');
+
+export function idempotencyClaimOf(request: object): IdempotencyClaim | undefined {
+  return (request as { [CLAIM]?: IdempotencyClaim })[CLAIM];
+}
+
+export function attachIdempotencyClaim(request: object, claim: IdempotencyClaim): void {
+  (request as { [CLAIM]?: IdempotencyClaim })[CLAIM] = claim;
+}
+
 /** A kept answer: a JSON body, or a stream whose events the run's event log holds. */
 export type KeptAnswer = { kind: 'json'; status: number; body: string } | { kind: 'stream'; status: number };
 

@@ -1,14 +1,15 @@
 import { Inject, Injectable, Logger, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { ErrorCode } from '@waggle/errors';
 import { WaggleException } from '@waggle/errors';
-import { APP_ENV, canonicalJson, REDIS_CLIENT, requestContext } from '@waggle/platform';
+import { APP_ENV, canonicalJson, NatsRpcClient, REDIS_CLIENT, requestContext, RunEventLog } from '@waggle/platform';
 import type { Response } from 'express';
 import type Redis from 'ioredis';
 import { createHash } from 'node:crypto';
 import type { GatewayEnv } from '../config/gateway.env';
 import type { LocalizedRequest } from '../errors/http-exception.filter';
 import { SSE_MAX_DURATION_MS } from '../streaming/sse-relay';
-import { IdempotencyKeyRecord, type KeptAnswer } from './idempotency-records';
+import { RunEventReplay } from '../requests/run-event-replay';
+import { attachIdempotencyClaim, IdempotencyKeyRecord, type KeptAnswer } from './idempotency-records';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -26,13 +27,19 @@ type IdempotentRequest = LocalizedRequest & { auth?: { workspace_id: string }; w
  * exception filter writes it (`answer`).
  */
 export class ReplayedAnswer {
-  constructor(private readonly kept: KeptAnswer) {}
+  constructor(
+    private readonly kept: KeptAnswer,
+    /** A stream's events, replayed from the run's event log. */
+    private readonly replayStream: (response: Response) => Promise<void>,
+  ) {}
 
-  answer(response: Response): void {
+  async answer(response: Response): Promise<void> {
     response.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
     if (this.kept.kind === 'json') {
       response.status(this.kept.status).type('application/json').send(this.kept.body);
+      return;
     }
+    await this.replayStream(response);
   }
 }
 
@@ -66,11 +73,16 @@ export class IdempotencyGuard implements CanActivate {
   private readonly logger = new Logger(IdempotencyGuard.name);
   private readonly leaseMs: number;
 
+  private readonly events: RunEventReplay;
+
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: Redis,
     @Inject(APP_ENV) env: GatewayEnv,
+    rpc: NatsRpcClient,
+    log: RunEventLog,
   ) {
     this.leaseMs = Math.max(env.SYNC_INVOKE_TIMEOUT_MS, SSE_MAX_DURATION_MS) + LEASE_MARGIN_MS;
+    this.events = new RunEventReplay(rpc, log);
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -91,12 +103,12 @@ export class IdempotencyGuard implements CanActivate {
     const record = new IdempotencyKeyRecord(this.redis, workspaceId, key, fingerprint, requestId);
     const state = await this.claim(record);
     if (state.state === 'claimed') {
-      this.keepAnswer(http.getResponse<Response>(), record);
+      this.keepAnswer(request, http.getResponse<Response>(), record);
       return true;
     }
     if (state.fingerprint !== fingerprint) throw new WaggleException('idempotency_key_reused');
     if (state.state === 'running') throw new WaggleException('idempotency_key_in_use', { extra: { request_id: state.requestId } });
-    throw new ReplayedAnswer(state.answer);
+    throw new ReplayedAnswer(state.answer, (response) => this.events.replay(state.requestId, workspaceId, 0, request, response));
   }
 
   private async claim(record: IdempotencyKeyRecord) {
@@ -109,8 +121,21 @@ export class IdempotencyGuard implements CanActivate {
     }
   }
 
-  /** Keeps the answer (or frees the key) before it leaves, so a repeat sent on receipt already finds it. */
-  private keepAnswer(response: Response, record: IdempotencyKeyRecord): void {
+  /**
+   * Keeps the answer (or frees the key) before it leaves, so a repeat sent on receipt already
+   * finds it: a JSON answer as it is sent, a stream (its events are in the run's event log) when
+   * the relay ends it, before `[DONE]`, or when its client leaves.
+   */
+  private keepAnswer(request: IdempotentRequest, response: Response, record: IdempotencyKeyRecord): void {
+    let streamKept: Promise<void> | undefined;
+    attachIdempotencyClaim(request, {
+      streamEnded: () =>
+        (streamKept ??= record
+          .keep({ kind: 'stream', status: 200 })
+          .catch((error: unknown) =>
+            this.logger.warn({ err: error }, 'an idempotent stream could not be kept; a repeat runs again once its claim lapses'),
+          )),
+    });
     const send = response.json.bind(response);
     response.json = (body: unknown) => {
       response.json = send;

@@ -1,13 +1,13 @@
 import { Body, Controller, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiExcludeController } from '@nestjs/swagger';
-import { InvocationPatterns, RUN_CANCEL_SUBJECT, send, type PromptRunRequest } from '@waggle/contracts';
+import { InvocationPatterns, send, type PromptRunRequest } from '@waggle/contracts';
 import { APP_ENV, NatsRpcClient, requestContext } from '@waggle/platform';
 import type { Response } from 'express';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { RunStartingApiRoute } from '../auth/authenticated.decorator';
 import type { GatewayEnv } from '../config/gateway.env';
 import { PromptInvokeBody } from './prompt-invoke.dto';
-import { relayAsSse } from '../streaming/sse-relay';
+import { relayRunStream } from '../streaming/sse-relay';
 
 /** Run a prompt deployment variant: one JSON answer, or a stream of events; in the background, either outlives its client. */
 @ApiExcludeController()
@@ -44,16 +44,13 @@ export class PromptInvokeController {
         );
       return;
     }
-    // A background stream's events are kept by the service, and its client leaving cancels nothing.
-    const events = send(this.rpc, InvocationPatterns.streamPrompt, background ? { ...run, record_events: true } : run, {
-      timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS,
-    });
-    await relayAsSse(
-      request,
-      response,
-      requestId,
-      events,
-      background ? undefined : () => this.rpc.publish(RUN_CANCEL_SUBJECT, { request_id: requestId }),
+    await relayRunStream(this.rpc, request, response, requestId, background, (keepEventsMs) =>
+      send(
+        this.rpc,
+        InvocationPatterns.streamPrompt,
+        { ...run, keep_events_ms: keepEventsMs },
+        { timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS },
+      ),
     );
   }
 }

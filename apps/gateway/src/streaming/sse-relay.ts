@@ -1,7 +1,10 @@
+import { RUN_CANCEL_SUBJECT } from '@waggle/contracts';
 import { ERROR_CATALOG, localizeStreamEvent, resolveLocale, WaggleException } from '@waggle/errors';
+import { RUN_EVENTS_KEPT_AFTER_END_MS, type NatsRpcClient } from '@waggle/platform';
 import type { Request, Response } from 'express';
 import type { Observable } from 'rxjs';
 import type { LocalizedRequest } from '../errors/http-exception.filter';
+import { IDEMPOTENCY_RECORD_TTL_MS, idempotencyClaimOf } from '../idempotency/idempotency-records';
 
 export const SSE_KEEPALIVE_MS = 15_000;
 export const SSE_MAX_DURATION_MS = 15 * 60_000;
@@ -83,11 +86,17 @@ export function relayAsSse(
       finished = true;
       clearInterval(keepAlive);
       clearTimeout(deadline);
-      if (!response.writableEnded) {
-        if (done) response.write(SSE_DONE);
-        response.end();
-      }
-      resolve();
+      const close = () => {
+        if (!response.writableEnded) {
+          if (done) response.write(SSE_DONE);
+          response.end();
+        }
+        resolve();
+      };
+      // An idempotent stream's answer is kept before [DONE] goes out, so a repeat sent on it finds it.
+      const claim = idempotencyClaimOf(request);
+      if (claim) void claim.streamEnded().finally(close);
+      else close();
     };
     const keepAlive = setInterval(() => opened && response.write(SSE_PING), SSE_KEEPALIVE_MS);
     const deadline = setTimeout(() => {
@@ -127,8 +136,28 @@ export function relayAsSse(
       clearTimeout(deadline);
       subscription.unsubscribe();
       onClientGone?.();
+      void idempotencyClaimOf(request)?.streamEnded();
       resolve();
     });
     request.socket.setTimeout(0);
   });
+}
+
+/**
+ * A prompt's or an agent's streamed run, relayed. Its events are kept by the service when the
+ * stream must outlive this connection: a background stream's for an hour after the run (resumed
+ * with `GET /v1/public/requests/{id}/events`), a stream started with an Idempotency-Key's as long
+ * as the key (its repeat replays them). Without `background` the client leaving cancels the run.
+ */
+export function relayRunStream(
+  rpc: NatsRpcClient,
+  request: Request,
+  response: Response,
+  requestId: string,
+  background: boolean,
+  start: (keepEventsMs: number | undefined) => Observable<unknown>,
+): Promise<void> {
+  const keepEventsMs = idempotencyClaimOf(request) ? IDEMPOTENCY_RECORD_TTL_MS : background ? RUN_EVENTS_KEPT_AFTER_END_MS : undefined;
+  const cancel = background ? undefined : () => rpc.publish(RUN_CANCEL_SUBJECT, { request_id: requestId });
+  return relayAsSse(request, response, requestId, start(keepEventsMs), cancel);
 }

@@ -29,10 +29,12 @@ export class PromptRunsController {
     return this.background.accept(request);
   }
 
-  /** A background stream's events are also kept (RunEventLog), so its client can resume it. */
+  /** A background or idempotent stream's events are also kept (RunEventLog), so its client can resume or replay it. */
   @RpcHandler(InvocationPatterns.streamPrompt)
   stream(request: PromptRunRequest): Observable<PromptStreamEvent> {
     const events = this.prompts.stream(request);
-    return request.record_events ? this.runEvents.record(request.request_id, request.workspace_id, events) : events;
+    return request.keep_events_ms === undefined
+      ? events
+      : this.runEvents.record(request.request_id, request.workspace_id, events, request.keep_events_ms);
   }
 }

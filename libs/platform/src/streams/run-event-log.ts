@@ -73,11 +73,13 @@ export class RunEventLog {
 
   /**
    * The run's events, unchanged and never held up, each also appended to the run's key (see
-   * RunEventWriter). A run refused before its first event keeps nothing.
+   * RunEventWriter), kept `keptAfterEndMs` after the run ends (by default the hour a background
+   * stream's are). A run refused before its first event keeps nothing.
    */
-  record<T>(requestId: string, workspaceId: string, events: Observable<T>): Observable<T> {
+  record<T>(requestId: string, workspaceId: string, events: Observable<T>, keptAfterEndMs = this.ttl.keptAfterEndMs): Observable<T> {
     return new Observable<T>((subscriber) => {
-      const writer = new RunEventWriter(this.redis, requestId, workspaceId, this.ttl, this.logger);
+      const ttl = { ...this.ttl, keptAfterEndMs };
+      const writer = new RunEventWriter(this.redis, requestId, workspaceId, ttl, this.logger);
       const subscription = events.subscribe({
         next: (event) => {
           writer.append(event);
