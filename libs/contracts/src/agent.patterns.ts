@@ -4,6 +4,7 @@ import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
+  IsBoolean,
   IsIn,
   IsInt,
   IsNumber,
@@ -22,8 +23,10 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import type { FlatMetadata } from './flat-metadata';
+import type { AcceptedRun } from './ledger';
 import { integerFromDigits, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
 import {
+  KEEP_EVENTS_MAX_MS,
   REQUEST_ID_FORMAT,
   RepublishWebhookTargetRequest,
   RequestLookupRequest,
@@ -338,6 +341,22 @@ export class AgentRunRequest extends AgentRunInputs {
 
   @Matches(REQUEST_ID_FORMAT)
   request_id!: string;
+
+  /** As on a prompt run (PromptRunRequest.keep_events_ms): how long after the run its kept events stay. */
+  @IsOptional()
+  @IsInt()
+  @Min(1_000)
+  @Max(KEEP_EVENTS_MAX_MS)
+  keep_events_ms?: number;
+}
+
+/** A background agent invoke without streaming, and where its result goes when the caller gave `async.callback_url`. */
+export class AcceptAgentRunRequest extends AgentRunRequest {
+  /** Checked by the gateway against the callback URL policy, as a trigger's is. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(4096)
+  callback_url?: string;
 }
 
 /** Whether a run still waiting in its queue was finished there as cancelled. */
@@ -387,8 +406,13 @@ export interface AgentTriggerJob {
   thread_id: string | null;
   metadata: FlatMetadata;
   user: string | null;
-  callback_url: string;
+  /** Where the result goes; null for a background invoke without `async.callback_url`. */
+  callback_url: string | null;
   accepted_at: string;
+  /** A background invoke's other inputs (a webhook trigger has none of them). */
+  messages?: AgentMessageInput[];
+  attachments?: Array<string | { file_url: string }>;
+  image_urls?: string[];
 }
 
 /** The agent service: agents (CRUD and their webhook secrets) and their runs. */
@@ -412,6 +436,8 @@ export const AgentContracts = {
   /** One run, answered whole. Everything that can be refused (agent, attachments, vision) is refused before the model is called. */
   invokeAgent: rpc('agent.runs.invoke', AgentRunRequest, { timeoutMs: SYNC_RUN_TIMEOUT_MS }).returns<AgentInvokeResponse>(),
   /** One run as events; refusals end the stream before its first event (the gateway answers them as JSON). */
+  /** A background invoke without streaming: refused like an invoke, else queued on `agent-runs`, recorded `queued`, answered at once. */
+  acceptAgent: rpc('agent.runs.accept', AcceptAgentRunRequest).returns<AcceptedRun>(),
   streamAgent: rpc('agent.runs.stream', AgentRunRequest, { timeoutMs: SYNC_RUN_TIMEOUT_MS }).streams<AgentStreamEvent>(),
   /**
    * A cancel (invocation's RunCanceller, the ledger's owner) finishes an agent trigger still waiting

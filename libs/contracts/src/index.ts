@@ -26,6 +26,7 @@ export { CLAIM_BUCKETS, DEADLINE_MARGIN_MS, RpcHeaders, STREAM_HEARTBEAT, type C
 export { QueueNames, type QueueJobs, type QueueName } from './queues';
 export {
   acceptedTriggerRecord,
+  type AcceptedRun,
   LedgerStream,
   RUN_KINDS,
   RUN_STATUSES,
@@ -176,6 +177,7 @@ export {
   type QueuedRunCancellation,
   AgentRunInputs,
   AgentRunRequest,
+  AcceptAgentRunRequest,
   IsAttachmentList,
   CreateAgentFields,
   CreateAgentRequest,

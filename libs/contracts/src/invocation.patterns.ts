@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { StreamErrorEvent } from '@waggle/errors';
 import type { FlatMetadata } from './flat-metadata';
-import type { RunStatus } from './ledger';
+import type { AcceptedRun, RunStatus } from './ledger';
 import { DeploymentVariantRequest, ListLimit, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
 import { patternNames, rpc, PRIVATE_RPC_TIMEOUT_MS, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
 import { RunLabels } from './run-labels';
@@ -13,6 +13,7 @@ import {
   ArrayMinSize,
   IsArray,
   IsIn,
+  IsBoolean,
   IsInt,
   IsNumber,
   IsObject,
@@ -184,6 +185,9 @@ export interface UsageObject {
 export const RUN_CANCEL_HOLDER_WAIT_MS = 3_000;
 const CANCEL_RPC_TIMEOUT_MS = 15_000;
 
+/** The longest a run's events are kept after it ends: an Idempotency-Key's 24 h. */
+export const KEEP_EVENTS_MAX_MS = 24 * 3600_000;
+
 export const REQUEST_ID_FORMAT = /^req_[0-9a-f]{32}$/;
 
 /** What a caller gives a prompt run, by invoke or by webhook: variable values, flat metadata, a user label. */
@@ -208,6 +212,17 @@ export class PromptRunRequest extends PromptRunInputs {
   @IsString()
   @Length(1, 200)
   variant!: string;
+
+  /**
+   * Set by the gateway on a background stream, and on a stream started with an Idempotency-Key:
+   * the service keeps the run's events (RunEventLog) this long after the run ends, so the
+   * stream can be resumed or replayed. Ordinary streams leave it unset.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(1_000)
+  @Max(KEEP_EVENTS_MAX_MS)
+  keep_events_ms?: number;
 }
 
 /** The non-streaming answer: exactly the spec's seven fields. */
@@ -342,7 +357,8 @@ export interface PromptTriggerJob {
   inputs: Record<string, unknown>;
   metadata: FlatMetadata;
   user: string | null;
-  callback_url: string;
+  /** Where the result goes; null for a background invoke, whose result is read from the ledger. */
+  callback_url: string | null;
   accepted_at: string;
 }
 
@@ -377,6 +393,11 @@ export const InvocationContracts = {
     PromptVersionSummary[]
   >(),
   invokePrompt: rpc('invocation.prompts.invoke', PromptRunRequest, { timeoutMs: SYNC_RUN_TIMEOUT_MS }).returns<PromptInvokeResponse>(),
+  /**
+   * A background invoke without streaming: refused like an invoke (unknown deployment, missing
+   * variables…), else queued on `prompt-runs` (version pinned), recorded `queued` and answered at once.
+   */
+  acceptPrompt: rpc('invocation.prompts.accept', PromptRunRequest).returns<AcceptedRun>(),
   /** One value per event. */
   streamPrompt: rpc('invocation.prompts.stream', PromptRunRequest, { timeoutMs: SYNC_RUN_TIMEOUT_MS }).streams<PromptStreamEvent>(),
   getWebhookSecret: rpc('invocation.prompts.webhook-secret.get', PromptWebhookSecretRequest, {

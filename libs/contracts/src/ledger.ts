@@ -91,11 +91,19 @@ export interface AcceptedTriggerJob {
 export type TriggeredRun = Pick<LedgerRecord, 'request_type' | 'requestable_type' | 'requestable_id'> &
   Partial<Pick<LedgerRecord, 'variant' | 'variant_id' | 'version_id' | 'message'>>;
 
+/** The answer to a run accepted for later (a webhook trigger, a background invoke): 202 with these. */
+export interface AcceptedRun {
+  request_id: string;
+  run_status: 'queued' | 'running';
+}
+
 /**
- * A webhook trigger's run as the ledger records it from the moment it is accepted (so it is
- * there even while its runner is down): `running`, with nothing run yet.
+ * A queued run (webhook trigger, background invoke) as the ledger records it from the moment it
+ * is accepted, so it is there even while its runner is down: with nothing run yet, `running`
+ * (a trigger, as the spec answers it) or `queued` (a background invoke, `running` once a worker
+ * takes it).
  */
-export function acceptedTriggerRecord(job: AcceptedTriggerJob, run: TriggeredRun): LedgerRecord {
+export function acceptedTriggerRecord(job: AcceptedTriggerJob, run: TriggeredRun, status: 'queued' | 'running' = 'running'): LedgerRecord {
   return {
     request_id: job.request_id,
     workspace_id: job.workspace_id,
@@ -108,7 +116,7 @@ export function acceptedTriggerRecord(job: AcceptedTriggerJob, run: TriggeredRun
     version_id: run.version_id ?? null,
     version: null,
     model: null,
-    status: 'running',
+    status,
     message: run.message ?? null,
     metadata: job.metadata,
     user: job.user,

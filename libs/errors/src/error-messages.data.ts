@@ -121,6 +121,14 @@ export const ERROR_MESSAGES = {
     en: 'Request metering is temporarily unavailable. Retry shortly.',
     es: 'La medición de solicitudes no está disponible temporalmente. Vuelva a intentarlo en breve.',
   },
+  idempotency_unavailable: {
+    en: 'Idempotency keys cannot be checked right now. Retry shortly with the same key.',
+    es: 'Las claves de idempotencia no se pueden comprobar ahora. Vuelva a intentarlo en breve con la misma clave.',
+  },
+  idempotency_key_invalid: {
+    en: 'The Idempotency-Key header must be 1 to 255 visible ASCII characters',
+    es: 'El encabezado Idempotency-Key debe tener de 1 a 255 caracteres ASCII visibles',
+  },
   redelivery_not_queued: { en: 'The redelivery could not be queued', es: 'No se pudo poner en cola la nueva entrega' },
   ledger_not_published: {
     en: 'The ledger record of %{request_id} could not be published yet',
@@ -145,6 +153,20 @@ export const ERROR_MESSAGES = {
   stream_too_long: {
     en: 'The stream exceeded its maximum duration',
     es: 'La transmisión superó su duración máxima',
+  },
+
+  // Background runs and resumable streams (decisions D40).
+  run_events_not_kept: {
+    en: 'No events of this request are kept: only a background stream keeps them, until 1 hour after it ends',
+    es: 'No se conservan eventos de esta solicitud: solo una transmisión en segundo plano los conserva, hasta 1 hora después de terminar',
+  },
+  event_id_invalid: {
+    en: '%{field} must be the id of an event: a whole number from 0',
+    es: '%{field} debe ser el id de un evento: un número entero desde 0',
+  },
+  callback_needs_background: {
+    en: 'async.callback_url is only used with background: true and no streaming',
+    es: 'async.callback_url solo se usa con background: true y sin streaming',
   },
 
   // Catalog and models.

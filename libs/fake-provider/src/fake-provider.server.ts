@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { BodyTooLargeError, listen, readBody, sendJson } from './http-io';
@@ -80,6 +81,15 @@ async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
   }
 }
 
+/** Resolves true once the hold is released, false if the request is aborted first. */
+function untilReleased(released: Promise<void>, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return Promise.race([
+    released.then(() => true),
+    new Promise<boolean>((resolve) => signal.addEventListener('abort', () => resolve(false), { once: true })),
+  ]);
+}
+
 /**
  * A real HTTP server speaking the OpenAI chat-completions and Anthropic messages protocols
  * closely enough for the AI SDK's providers to work unchanged against it, so tests and
@@ -88,8 +98,12 @@ async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
 export class FakeProviderServer {
   private readonly defaults: Partial<FakeBehaviour>;
   private readonly models = new Map<string, Partial<FakeBehaviour>>();
+  /** Per model id, the gate the next streamed answer of that model stops at. */
+  private readonly gates = new Map<string, (record: FakeRequestRecord) => PendingGate>();
   private readonly records: FakeRequestRecord[] = [];
   private readonly watchers = new Set<() => void>();
+  /** Models whose requests wait for a test to release them (`hold`). */
+  private readonly holds = new Map<string, Promise<void>>();
   private server?: Server;
   private stopping = false;
   private sequence = 0;
@@ -142,6 +156,22 @@ export class FakeProviderServer {
     this.models.delete(modelId);
   }
 
+  /**
+   * Holds every request for the model: recorded at once, answered only once the returned
+   * function is called (or dropped when the client aborts), so a test can act while a run is
+   * provably in flight instead of guessing with a latency.
+   */
+  hold(modelId: string): () => void {
+    let open!: () => void;
+    const released = new Promise<void>((resolve) => (open = resolve));
+    const release = (): void => {
+      if (this.holds.get(modelId) === released) this.holds.delete(modelId);
+      open();
+    };
+    this.holds.set(modelId, released);
+    return release;
+  }
+
   /** Forgets the per-model scripts and the recorded requests; the constructor's defaults stay. */
   reset(): void {
     this.models.clear();
@@ -154,6 +184,19 @@ export class FakeProviderServer {
 
   behaviourFor(modelId: string): FakeBehaviour {
     return resolveBehaviour(this.defaults, this.models.get(modelId));
+  }
+
+  /**
+   * Holds the next streamed answer of `modelId` after `afterFragments` fragments until
+   * `release()`, so a test knows a run is still going (and where) while it acts.
+   */
+  gate(modelId: string, afterFragments: number): FakeGate {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let reached!: (record: FakeRequestRecord) => void;
+    const reachedPromise = new Promise<FakeRequestRecord>((resolve) => (reached = resolve));
+    this.gates.set(modelId, (record) => ({ afterFragments, released, reach: () => reached(record) }));
+    return { reached: reachedPromise, release };
   }
 
   /** The first record (already there or still to come) matching the predicate, re-checked as records change. */
@@ -287,6 +330,8 @@ export class FakeProviderServer {
     }
     if ('images' in parsed) Object.assign(record, { images: parsed.images, toolRounds: parsed.toolRounds });
 
+    const held = this.holds.get(record.model);
+    if (held && !(await untilReleased(held, aborted.signal))) return;
     const behaviour = this.behaviourFor(record.model);
     if (!(await pause(behaviour.latencyMs, aborted.signal))) return;
     if (behaviour.error) {
@@ -318,7 +363,9 @@ export class FakeProviderServer {
 
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     record.status = 200;
-    const stream = { response, signal: aborted.signal, behaviour, answer };
+    const gate = this.gates.get(record.model)?.(record);
+    this.gates.delete(record.model);
+    const stream = { response, signal: aborted.signal, behaviour, answer, gate };
     const outcome =
       protocol === 'openai'
         ? await this.streamOpenAI(
@@ -353,6 +400,13 @@ export class FakeProviderServer {
     const breakAfter = stream.behaviour.failAfterFragments;
     for (const fragment of fragments) {
       if (breakAfter != null && written.count >= breakAfter) return 'break';
+      const gate = stream.gate;
+      if (gate && written.count === gate.afterFragments) {
+        stream.gate = undefined;
+        gate.reach();
+        await Promise.race([gate.released, once(stream.signal, 'abort')]);
+        if (stream.signal.aborted) return 'aborted';
+      }
       if (written.count > 0 && !(await pause(stream.behaviour.tokenDelayMs, stream.signal))) return 'aborted';
       if (stream.signal.aborted) return 'aborted';
       write(fragment);
@@ -450,6 +504,21 @@ interface FragmentStream {
   signal: AbortSignal;
   behaviour: FakeBehaviour;
   answer: FakeAnswer;
+  gate?: PendingGate;
+}
+
+/** A streamed answer held after some fragments until the test releases it (`FakeProviderServer.gate`). */
+export interface FakeGate {
+  /** Resolves with the request's record once the fragments before the gate are written and the answer waits. */
+  reached: Promise<FakeRequestRecord>;
+  /** Lets the answer go on. */
+  release(): void;
+}
+
+interface PendingGate {
+  afterFragments: number;
+  reach(): void;
+  released: Promise<void>;
 }
 
 /** A request body of the endpoint at `path`; a string says why it is not one. */

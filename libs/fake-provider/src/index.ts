@@ -19,5 +19,11 @@ export {
   type FakeUsageOverrides,
 } from './behaviour';
 export { fakeEmbedding } from './embeddings';
-export { FakeProviderServer, type FakeProtocol, type FakeProviderOptions, type FakeRequestRecord } from './fake-provider.server';
+export {
+  FakeProviderServer,
+  type FakeGate,
+  type FakeProtocol,
+  type FakeProviderOptions,
+  type FakeRequestRecord,
+} from './fake-provider.server';
 export { FakeSearchServer, searchSlug, type FakeSearchRequestRecord, type FakeSearchServerOptions } from './fake-search.server';

@@ -51,6 +51,15 @@ export {
   runCancelledError,
   type TrackedRun,
 } from './nats/run-cancellation';
+export {
+  RUN_EVENTS_KEPT_AFTER_END_MS,
+  RUN_EVENTS_KEY_PREFIX,
+  RUN_EVENTS_RUNNING_TTL_MS,
+  RUN_LOG_IDLE,
+  RunEventLog,
+  type RunLogEntry,
+  type RunLogHead,
+} from './streams/run-event-log';
 export { createPayloadPipe, createValidationPipe, validationExceptionFactory, type FieldProblem } from './nats/validation';
 export { CompiledValidationPipe, compileBodyValidator, type CompiledBodyValidator } from './validation/compiled-validation';
 export {
@@ -105,6 +114,7 @@ export {
   type QueueRootOptions,
 } from './queues/queue-producer';
 export {
+  acceptQueuedRun,
   CANCELLED_RUN_DATA,
   isFinishedRun,
   triggerCallbackBody,
@@ -123,3 +133,4 @@ export { cutText, jsonText } from './reliability/json-text';
 export { deadLetterNotFound, type DeadLetterSource } from './dead-letters/dead-letter-source';
 export { QueueDeadLetters } from './dead-letters/queue-dead-letters';
 export { type DeadLetterOptions } from './dead-letters/dead-letters.controller';
+export { canonicalJson, contentHashOf, type KeyOrder } from './hashing/content-hash';

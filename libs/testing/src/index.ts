@@ -12,7 +12,7 @@ export {
   type FakeSearchRequestRecord,
   type FakeSearchServerOptions,
 } from '@waggle/fake-provider';
-export { collectSse, readSse } from './sse';
+export { collectSse, readSse, readSseEvents, type SseEvent } from './sse';
 export { CallbackReceiver, type ReceivedCallback, type ScriptedAnswer } from './callback-receiver';
 export { fakeModel, loadCatalogWithFakeModels } from './fake-catalog';
 export { startServiceUnderTest, type ServiceUnderTest } from './service-under-test';

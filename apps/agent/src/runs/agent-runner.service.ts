@@ -263,7 +263,7 @@ export class AgentRunner {
     });
   }
 
-  /** A webhook trigger's run: no client waits, so it has a time limit of its own. */
+  /** A webhook trigger's (or background invoke's) run: no client waits, so it has a time limit of its own. */
   async invokeTriggered(job: AgentTriggerJob): Promise<AgentInvokeResponse> {
     const request: AgentRunRequest = {
       workspace_id: job.workspace_id,
@@ -273,6 +273,9 @@ export class AgentRunner {
       ...(job.thread_id !== null && { thread_id: job.thread_id }),
       metadata: job.metadata,
       ...(job.user !== null && { user: job.user }),
+      ...(job.messages !== undefined && { messages: job.messages }),
+      ...(job.attachments !== undefined && { attachments: job.attachments }),
+      ...(job.image_urls !== undefined && { image_urls: job.image_urls }),
     };
     return this.invoke(request, AbortSignal.timeout(this.env.AGENT_TRIGGER_TIMEOUT_MS));
   }

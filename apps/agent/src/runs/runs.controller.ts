@@ -1,22 +1,27 @@
 import { Controller } from '@nestjs/common';
 import {
+  AcceptAgentRunRequest,
   AgentPatterns,
   AgentRunRequest,
   RequestLookupRequest,
+  type AcceptedRun,
   type AgentInvokeResponse,
   type AgentStreamEvent,
   type QueuedRunCancellation,
 } from '@waggle/contracts';
-import { RpcHandler } from '@waggle/platform';
+import { RpcHandler, RunEventLog } from '@waggle/platform';
 import type { Observable } from 'rxjs';
 import { AgentRunner } from './agent-runner.service';
 import { AgentTriggerWorker } from './agent-trigger.worker';
+import { BackgroundAgentRuns } from './background-agent-runs';
 
 @Controller()
 export class RunsController {
   constructor(
     private readonly runner: AgentRunner,
     private readonly triggers: AgentTriggerWorker,
+    private readonly background: BackgroundAgentRuns,
+    private readonly runEvents: RunEventLog,
   ) {}
 
   @RpcHandler(AgentPatterns.invokeAgent)
@@ -24,9 +29,18 @@ export class RunsController {
     return this.runner.invoke(request);
   }
 
+  @RpcHandler(AgentPatterns.acceptAgent)
+  accept(request: AcceptAgentRunRequest): Promise<AcceptedRun> {
+    return this.background.accept(request);
+  }
+
+  /** A background or idempotent stream's events are also kept (RunEventLog), so its client can resume or replay it. */
   @RpcHandler(AgentPatterns.streamAgent)
   stream(request: AgentRunRequest): Observable<AgentStreamEvent> {
-    return this.runner.stream(request);
+    const events = this.runner.stream(request);
+    return request.keep_events_ms === undefined
+      ? events
+      : this.runEvents.record(request.request_id, request.workspace_id, events, request.keep_events_ms);
   }
 
   /** A cancel of an agent trigger still waiting in `agent-runs` (invocation's RunCanceller asks). */

@@ -3,6 +3,7 @@ import { QueueNames } from '@waggle/contracts';
 import { registerQueues, RunCancellation, RunCancelMarks } from '@waggle/platform';
 import { AgentRunner } from './agent-runner.service';
 import { AgentTriggerWorker } from './agent-trigger.worker';
+import { BackgroundAgentRuns } from './background-agent-runs';
 import { AgentKnowledgeSearch } from './knowledge-search';
 import { documentReaderProvider } from './document-reader.provider';
 import { RunnableAgents } from './runnable-agents';
@@ -11,7 +12,7 @@ import { RunsRepository } from './runs.repository';
 
 /**
  * Agent runs: invoked (whole or streamed, cancellable), with threads, caller history,
- * attachments and the read_file tool, knowledge_search over attached knowledge bases; and webhook-triggered (the agent-runs worker). The
+ * attachments and the read_file tool, knowledge_search over attached knowledge bases; and webhook-triggered or background (the agent-runs worker). The
  * provider registry and model routes come from the app's global ProvidersModule.
  */
 @Module({
@@ -26,6 +27,7 @@ import { RunsRepository } from './runs.repository';
     documentReaderProvider,
     AgentTriggerWorker,
     AgentKnowledgeSearch,
+    BackgroundAgentRuns,
   ],
 })
 export class RunsModule {}

@@ -2,6 +2,7 @@ import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs
 import { resolveLocale, toErrorBody, WaggleException, type SupportedLocale } from '@waggle/errors';
 import { newErrorId } from '@waggle/platform';
 import type { Request, Response } from 'express';
+import { ReplayedAnswer } from '../idempotency/idempotency.guard';
 import { toWaggleException } from './to-waggle-exception';
 
 /** Set on the request by authentication: the workspace's account language. */
@@ -23,6 +24,12 @@ export class HttpExceptionFilter implements ExceptionFilter {
 }
 
 export function sendError(exception: unknown, request: LocalizedRequest, response: Response, logger: Pick<Logger, 'error'>): void {
+  // An Idempotency-Key repeat: the first request's answer, not an error.
+  if (exception instanceof ReplayedAnswer) {
+    // A stream's replay fails before its first byte (its events are gone) as any request does.
+    void exception.answer(response).catch((error: unknown) => sendError(error, request, response, logger));
+    return;
+  }
   let shaped = toWaggleException(exception);
   if (!shaped) {
     const errorId = newErrorId();

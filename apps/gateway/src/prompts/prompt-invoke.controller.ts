@@ -4,16 +4,16 @@ import { InvocationPatterns, send, type PromptRunRequest } from '@waggle/contrac
 import { APP_ENV, NatsRpcClient, requestContext } from '@waggle/platform';
 import type { Response } from 'express';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
-import { MeteredApiRoute } from '../auth/authenticated.decorator';
+import { RunStartingApiRoute } from '../auth/authenticated.decorator';
 import type { GatewayEnv } from '../config/gateway.env';
 import { PromptInvokeBody } from './prompt-invoke.dto';
-import { cancelOnDisconnect, relayAsSse } from '../streaming/sse-relay';
+import { relayRunStream } from '../streaming/sse-relay';
 
-/** Run a prompt deployment variant: one JSON answer, or a stream of events. */
+/** Run a prompt deployment variant: one JSON answer, or a stream of events; in the background, either outlives its client. */
 @ApiExcludeController()
 @ApiBearerAuth()
 @Controller()
-@MeteredApiRoute()
+@RunStartingApiRoute()
 export class PromptInvokeController {
   constructor(
     private readonly rpc: NatsRpcClient,
@@ -33,11 +33,24 @@ export class PromptInvokeController {
       metadata: body.metadata,
       user: body.user,
     };
+    const background = body.background === true;
     if (!body.streaming) {
-      response.status(200).json(await send(this.rpc, InvocationPatterns.invokePrompt, run, { timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS }));
+      response
+        .status(background ? 202 : 200)
+        .json(
+          background
+            ? await send(this.rpc, InvocationPatterns.acceptPrompt, run)
+            : await send(this.rpc, InvocationPatterns.invokePrompt, run, { timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS }),
+        );
       return;
     }
-    const events = send(this.rpc, InvocationPatterns.streamPrompt, run, { timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS });
-    await relayAsSse(request, response, requestId, events, () => cancelOnDisconnect(this.rpc, requestId));
+    await relayRunStream(this.rpc, request, response, requestId, background, (keepEventsMs) =>
+      send(
+        this.rpc,
+        InvocationPatterns.streamPrompt,
+        { ...run, keep_events_ms: keepEventsMs },
+        { timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS },
+      ),
+    );
   }
 }

@@ -1,10 +1,12 @@
-import { Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiExcludeEndpoint, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { InvocationPatterns, send, type CancelledRun, type RequestLookup } from '@waggle/contracts';
 import { NatsRpcClient } from '@waggle/platform';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { MeteredApiRoute } from '../auth/authenticated.decorator';
 import { ErrorBodyDto } from '../errors/error-body.dto';
+import type { Response } from 'express';
+import { resumeAfter, RunEventReplay } from './run-event-replay';
 
 class RequestLookupDto implements RequestLookup {
   @ApiProperty({ example: 'req_0190f5a1b2c37d4e8f90a1b2c3d4e5f6' })
@@ -57,7 +59,10 @@ class CancelledRunDto implements CancelledRun {
 @Controller('v1/public/requests')
 @MeteredApiRoute()
 export class RequestsController {
-  constructor(private readonly rpc: NatsRpcClient) {}
+  constructor(
+    private readonly rpc: NatsRpcClient,
+    private readonly replay: RunEventReplay,
+  ) {}
 
   /** One run of this workspace, from the request ledger. */
   @Get(':id')
@@ -65,6 +70,23 @@ export class RequestsController {
   @ApiResponse({ status: 404, description: 'No such request in this workspace', type: ErrorBodyDto })
   lookup(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<RequestLookup> {
     return send(this.rpc, InvocationPatterns.getRequest, { workspace_id: request.auth.workspace_id, request_id: id });
+  }
+
+  /**
+   * decisions D40: a background stream's events after `Last-Event-ID` (or `?after=`), then the
+   * run live to `[DONE]` (text/event-stream). Metered like the lookup; leaving never cancels the run.
+   */
+  @Get(':id/events')
+  @ApiExcludeEndpoint()
+  async events(
+    @Param('id') id: string,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @Query('after') after: string | undefined,
+    @Req() request: AuthenticatedRequest,
+    @Res() response: Response,
+  ): Promise<void> {
+    const afterSeq = resumeAfter(lastEventId, after);
+    await this.replay.replay(id, request.auth.workspace_id, afterSeq, request, response);
   }
 
   /**

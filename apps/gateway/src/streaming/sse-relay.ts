@@ -1,22 +1,45 @@
-import { ERROR_CATALOG, localizeStreamEvent, resolveLocale, WaggleException } from '@waggle/errors';
 import { RUN_CANCEL_SUBJECT, type CancelRunMessage } from '@waggle/contracts';
-import type { NatsRpcClient } from '@waggle/platform';
+import { ERROR_CATALOG, localizeStreamEvent, resolveLocale, WaggleException } from '@waggle/errors';
+import { RUN_EVENTS_KEPT_AFTER_END_MS, type NatsRpcClient } from '@waggle/platform';
 import type { Request, Response } from 'express';
 import type { Observable } from 'rxjs';
 import type { LocalizedRequest } from '../errors/http-exception.filter';
+import { IDEMPOTENCY_RECORD_TTL_MS, idempotencyClaimOf } from '../idempotency/idempotency-records';
 
 export const SSE_KEEPALIVE_MS = 15_000;
 export const SSE_MAX_DURATION_MS = 15 * 60_000;
 
-function write(response: Response, event: unknown): void {
-  response.write(`data: ${JSON.stringify(event)}\n\n`);
+/**
+ * One event: `id: <seq>` (from 1, in order; a replay numbers every event as the live stream
+ * did) and its `data:` line. Answers false when the socket's buffer is full (see `drained`).
+ */
+export function writeSseEvent(response: Response, seq: number, event: unknown): boolean {
+  return response.write(`id: ${seq}\ndata: ${JSON.stringify(event)}\n\n`);
 }
 
-function localeOf(request: Request) {
+/**
+ * The end of a stream. It carries no id: it is not an event of the run, and a client that saw
+ * the last event but not this line resumes after that event and gets it again, so every
+ * stream, live or resumed, ends with it.
+ */
+export const SSE_DONE = 'data: [DONE]\n\n';
+export const SSE_PING = ': ping\n\n';
+
+/** The headers of an event stream, sent with the first event (no flushHeaders: one packet). */
+export function openSse(response: Response): void {
+  response.status(200);
+  response.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+  response.setHeader('Cache-Control', 'no-cache, no-transform');
+  response.setHeader('Connection', 'keep-alive');
+  response.setHeader('X-Accel-Buffering', 'no');
+  response.socket?.setNoDelay(true);
+}
+
+export function localeOf(request: Request) {
   return resolveLocale((request as LocalizedRequest).locale);
 }
 
-function errorEvent(request: Request, requestId: string, error: unknown) {
+export function errorEvent(request: Request, requestId: string, error: unknown) {
   const exception = error instanceof WaggleException ? error : new WaggleException('internal_server_error');
   const message = exception.messageIn(localeOf(request));
   return {
@@ -36,59 +59,64 @@ export function cancelOnDisconnect(rpc: NatsRpcClient, requestId: string): void 
 }
 
 /**
- * Relays a stream of events as SSE (decisions: one `data:` line per event, `data: [DONE]`
- * at the end, `: ping` every 15 s). Headers are sent with the first event, so a failure
- * before any event (an unknown deployment, say) still answers as a JSON error: the
- * promise rejects and the exception filter answers. When the client goes, the stream is
- * dropped and `onClientGone` tells the service to abort.
+ * Relays a stream of events as SSE (decisions: one `data:` line per event, each with its
+ * `id: <seq>`, `data: [DONE]` at the end, `: ping` every 15 s). Headers are sent with the
+ * first event, so a failure before any event (an unknown deployment, say) still answers as a
+ * JSON error: the promise rejects and the exception filter answers. When the client goes, the
+ * stream is dropped and `onClientGone` tells the service to abort.
+ *
+ * A background stream passes no `onClientGone`: the run outlives this connection (the service
+ * keeps its events), so neither the client leaving nor the stream's maximum duration stops it;
+ * at that maximum the connection ends without `[DONE]`, and the client resumes the run with
+ * `GET /v1/public/requests/{id}/events`.
  */
 export function relayAsSse(
   request: Request,
   response: Response,
   requestId: string,
   events: Observable<unknown>,
-  onClientGone: () => void,
+  onClientGone?: () => void,
 ): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let opened = false;
     let finished = false;
+    let seq = 0;
     const open = () => {
       if (opened) return;
       opened = true;
-      response.status(200);
-      response.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
-      response.setHeader('Cache-Control', 'no-cache, no-transform');
-      response.setHeader('Connection', 'keep-alive');
-      response.setHeader('X-Accel-Buffering', 'no');
-      // No flushHeaders(): the event written next goes out with the headers in one packet.
-      response.socket?.setNoDelay(true);
+      openSse(response);
     };
-    const end = () => {
+    const write = (event: unknown) => writeSseEvent(response, ++seq, event);
+    const end = (done = true) => {
       finished = true;
       clearInterval(keepAlive);
       clearTimeout(deadline);
-      if (!response.writableEnded) {
-        response.write('data: [DONE]\n\n');
-        response.end();
-      }
-      resolve();
+      const close = () => {
+        if (!response.writableEnded) {
+          if (done) response.write(SSE_DONE);
+          response.end();
+        }
+        resolve();
+      };
+      // An idempotent stream's answer is kept before [DONE] goes out, so a repeat sent on it finds it.
+      const claim = idempotencyClaimOf(request);
+      if (claim) void claim.streamEnded().finally(close);
+      else close();
     };
-    const keepAlive = setInterval(() => opened && response.write(': ping\n\n'), SSE_KEEPALIVE_MS);
+    const keepAlive = setInterval(() => opened && response.write(SSE_PING), SSE_KEEPALIVE_MS);
     const deadline = setTimeout(() => {
       subscription.unsubscribe();
-      onClientGone();
       open();
-      write(
-        response,
-        errorEvent(request, requestId, new WaggleException('upstream_request_failed', { status: 504, detail: 'stream_too_long' })),
-      );
+      if (!onClientGone) return end(false);
+      onClientGone();
+      write(errorEvent(request, requestId, new WaggleException('upstream_request_failed', { status: 504, detail: 'stream_too_long' })));
       end();
     }, SSE_MAX_DURATION_MS);
     const subscription = events.subscribe({
       next: (event) => {
         open();
         // A service's error event carries its failure's id and parameters: rendered here in the workspace's language.
-        write(response, localizeStreamEvent(event, localeOf(request)));
+        write(localizeStreamEvent(event, localeOf(request)));
       },
       error: (error: unknown) => {
         if (!opened) {
@@ -98,7 +126,7 @@ export function relayAsSse(
           reject(error);
           return;
         }
-        write(response, errorEvent(request, requestId, error));
+        write(errorEvent(request, requestId, error));
         end();
       },
       complete: () => {
@@ -112,9 +140,29 @@ export function relayAsSse(
       clearInterval(keepAlive);
       clearTimeout(deadline);
       subscription.unsubscribe();
-      onClientGone();
+      onClientGone?.();
+      void idempotencyClaimOf(request)?.streamEnded();
       resolve();
     });
     request.socket.setTimeout(0);
   });
+}
+
+/**
+ * A prompt's or an agent's streamed run, relayed. Its events are kept by the service when the
+ * stream must outlive this connection: a background stream's for an hour after the run (resumed
+ * with `GET /v1/public/requests/{id}/events`), a stream started with an Idempotency-Key's as long
+ * as the key (its repeat replays them). Without `background` the client leaving cancels the run.
+ */
+export function relayRunStream(
+  rpc: NatsRpcClient,
+  request: Request,
+  response: Response,
+  requestId: string,
+  background: boolean,
+  start: (keepEventsMs: number | undefined) => Observable<unknown>,
+): Promise<void> {
+  const keepEventsMs = idempotencyClaimOf(request) ? IDEMPOTENCY_RECORD_TTL_MS : background ? RUN_EVENTS_KEPT_AFTER_END_MS : undefined;
+  const cancel = background ? undefined : () => cancelOnDisconnect(rpc, requestId);
+  return relayAsSse(request, response, requestId, start(keepEventsMs), cancel);
 }

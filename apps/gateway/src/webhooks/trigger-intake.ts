@@ -1,7 +1,6 @@
-import { Logger } from '@nestjs/common';
-import { acceptedTriggerRecord, type AcceptedTriggerJob, type QueueJobs, type QueueName, type TriggeredRun } from '@waggle/contracts';
+import type { AcceptedTriggerJob, QueueJobs, TriggeredRun } from '@waggle/contracts';
 import { errorMessage, WaggleException } from '@waggle/errors';
-import { enqueue, type JobQueue, type LedgerPublisher } from '@waggle/platform';
+import { acceptQueuedRun, type JobQueue, type LedgerPublisher, type TriggerQueue } from '@waggle/platform';
 import { CallbackUrlPolicy } from '@waggle/webhooks';
 import type { GatewayEnv } from '../config/gateway.env';
 
@@ -30,6 +29,11 @@ export function checkTriggerBody(missing: RequiredField[], callbackUrl: string |
       details: problems.map(({ field, why }) => ({ field, messages: [why] })),
     });
   }
+  return checkCallbackUrl(callbackUrl, policy);
+}
+
+/** `async.callback_url` against the callback policy (422 validation_error naming it); answers the URL. */
+export function checkCallbackUrl(callbackUrl: string, policy: CallbackUrlPolicy): string {
   const refusal = policy.refusal(callbackUrl);
   if (refusal)
     throw new WaggleException('validation_error', {
@@ -50,32 +54,20 @@ export interface AcceptedTrigger {
  * A webhook trigger route's intake (prompt and agent triggers): the queue its runs go to,
  * the callback policy its bodies are checked against, and the acceptance of a checked trigger.
  */
-export abstract class TriggerIntakeController<Q extends QueueName> {
+export abstract class TriggerIntakeController<Q extends TriggerQueue> {
   protected readonly callbackUrls: CallbackUrlPolicy;
-  private readonly logger: Logger;
 
   protected constructor(
     private readonly triggers: JobQueue<Q>,
     private readonly ledger: LedgerPublisher,
     env: GatewayEnv,
   ) {
-    this.logger = new Logger(new.target.name);
     this.callbackUrls = CallbackUrlPolicy.fromEnv(env);
   }
 
-  /**
-   * Accepts a checked trigger: queues its run (idempotent by request id; a queue that cannot
-   * take it answers 503), then records it `running` in the ledger, where it is from then on
-   * even while its runner is down.
-   */
+  /** Accepts a checked trigger (acceptQueuedRun): recorded `running`, as the spec answers a trigger. */
   protected async accept(job: QueueJobs[Q] & AcceptedTriggerJob, run: TriggeredRun): Promise<AcceptedTrigger> {
-    try {
-      await enqueue(this.triggers, job.request_id, job);
-    } catch (error) {
-      this.logger.error({ err: error }, 'a webhook trigger could not be queued');
-      throw new WaggleException('upstream_request_failed', { status: 503, detail: 'run_not_accepted' });
-    }
-    this.ledger.save(acceptedTriggerRecord(job, run));
+    await acceptQueuedRun(this.triggers, this.ledger, job, run, 'running');
     return { request_id: job.request_id, run_status: 'running' };
   }
 }

@@ -15,6 +15,7 @@ import { APP_ENV, NatsRpcClient, REDIS_CLIENT, requestContext } from '@waggle/pl
 import type { GatewayEnv } from '../config/gateway.env';
 import { acceptsSecret, WebhookRegistry, type WebhookTarget } from '@waggle/webhooks';
 import type { LocalizedRequest } from '../errors/http-exception.filter';
+import { IdempotencyGuard } from '../idempotency/idempotency.guard';
 import { ActiveWorkspaces } from './active-workspaces';
 import type Redis from 'ioredis';
 import { LRUCache } from 'lru-cache';
@@ -45,10 +46,11 @@ export type WebhookTriggerRequest = LocalizedRequest & { webhookTarget: WebhookT
 
 /**
  * A webhook trigger route: no API key and not metered; the secret of the owner named by
- * `param` authenticates it (WebhookSecretGuard). Agent triggers use the same decorator.
+ * `param` authenticates it (WebhookSecretGuard), and an `Idempotency-Key` is honoured in the
+ * owner's workspace. Agent triggers use the same decorator.
  */
 export const WebhookTriggerRoute = (kind: WebhookOwnerKind, param: string) =>
-  applyDecorators(SetMetadata(TRIGGER_OWNER, { kind, param } satisfies TriggerOwner), UseGuards(WebhookSecretGuard));
+  applyDecorators(SetMetadata(TRIGGER_OWNER, { kind, param } satisfies TriggerOwner), UseGuards(WebhookSecretGuard, IdempotencyGuard));
 
 function presentedSecret(request: LocalizedRequest): string | undefined {
   const header = request.headers[WEBHOOK_SECRET_HEADER];

@@ -11,7 +11,7 @@ import {
 import { APP_ENV, NatsRpcClient, requestContext } from '@waggle/platform';
 import { CallbackUrlPolicy } from '@waggle/webhooks';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
-import { MeteredApiRoute, PrivateApiRoute } from '../auth/authenticated.decorator';
+import { MeteredApiRoute, PrivateApiRoute, RunStartingApiRoute } from '../auth/authenticated.decorator';
 import type { GatewayEnv } from '../config/gateway.env';
 import { checkTriggerBody } from '../webhooks/trigger-intake';
 
@@ -22,7 +22,6 @@ import { checkTriggerBody } from '../webhooks/trigger-intake';
  */
 @ApiExcludeController()
 @Controller()
-@MeteredApiRoute()
 export class WorkflowInvokeController {
   private readonly callbackUrls: CallbackUrlPolicy;
   private readonly invokeTimeoutMs: number;
@@ -39,6 +38,7 @@ export class WorkflowInvokeController {
 
   @Post('v1/workflow/invoke')
   @HttpCode(200)
+  @RunStartingApiRoute()
   invoke(@Body() body: WorkflowInvokeInputs, @Req() request: AuthenticatedRequest): Promise<WorkflowInvokeResponse> {
     const runAsync = body.async?.enabled === true;
     // `async.callback_url` is required when async is enabled, and must pass the callback policy.
@@ -68,6 +68,7 @@ export class WorkflowInvokeController {
 
   /** decisions "workflow run lookup": `{workflow_run}`; another workspace's id is 404 "Prompt workflow run not found". */
   @Get('v1/workflow_runs/:id')
+  @MeteredApiRoute()
   async run(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ workflow_run: WorkflowRunView }> {
     const run = await send(this.rpc, WorkflowRunPatterns.getWorkflowRun, { workspace_id: request.auth.workspace_id, request_id: id });
     return { workflow_run: run };

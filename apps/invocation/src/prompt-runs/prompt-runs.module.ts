@@ -3,20 +3,21 @@ import { QueueNames } from '@waggle/contracts';
 import { registerQueues, RunCancellation, RunCancelMarks } from '@waggle/platform';
 import { LedgerModule } from '../ledger/ledger.module';
 import { PromptsModule } from '../prompts/prompts.module';
+import { BackgroundPromptRuns } from './background-prompt-runs';
 import { PromptExecution } from './prompt-execution';
 import { PromptRunner } from './prompt-runner.service';
 import { PromptTriggerWorker } from './prompt-trigger.worker';
 import { PromptRunsController } from './prompt-runs.controller';
 
 /**
- * Prompt runs: invoked (whole or streamed, cancellable) and webhook-triggered (the prompt-runs
- * worker). PromptExecution is how anything else (the workflow `prompt` step) runs a deployed
+ * Prompt runs: invoked (whole or streamed, cancellable), and webhook-triggered or background
+ * (the prompt-runs worker). PromptExecution is how anything else (the workflow `prompt` step) runs a deployed
  * prompt. The provider registry and model routes come from the app's global ProvidersModule.
  */
 @Module({
   imports: [PromptsModule, LedgerModule, registerQueues([QueueNames.promptRuns, QueueNames.callbacks])],
   controllers: [PromptRunsController],
-  providers: [RunCancellation, RunCancelMarks, PromptExecution, PromptRunner, PromptTriggerWorker],
+  providers: [RunCancellation, RunCancelMarks, PromptExecution, PromptRunner, PromptTriggerWorker, BackgroundPromptRuns],
   // The app's one RunCancellation (workflow runs are tracked by it too) and the trigger worker a cancel finishes waiting jobs with.
   exports: [PromptExecution, RunCancellation, RunCancelMarks, PromptTriggerWorker],
 })

@@ -10,7 +10,7 @@ import type {
 } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import type { EntityManager } from 'typeorm';
-import { contentHashOf } from '../common/content-hash';
+import { contentHashOf } from '@waggle/platform';
 import type { PromptDeploymentEntity } from './entities/prompt-deployment.entity';
 import type { StoredPromptParams } from './entities/prompt-version.entity';
 import { PromptResolutionCache } from './prompt-resolution.cache';

@@ -18,6 +18,7 @@ import { loggerModuleParams } from '../logging/logger-options';
 import { LedgerPublisher } from '../ledger/ledger-publisher';
 import { exitOnNatsCredentialsRefused } from '../nats/nats-connection';
 import { NatsRpcClient } from '../nats/nats-rpc.client';
+import { RunEventLog } from '../streams/run-event-log';
 
 export const APP_ENV = Symbol('APP_ENV');
 export const APP_NAME = Symbol('APP_NAME');
@@ -53,7 +54,7 @@ class PlatformConnections implements OnApplicationShutdown {
 
 /**
  * What every app shares: validated config, JSON logging, the NATS RPC client, the request
- * ledger's publisher, Redis where the app uses it, and `/health/live` + `/health/ready`.
+ * ledger's publisher, Redis where the app uses it (and the run event log on it), and `/health/live` + `/health/ready`.
  */
 @Module({})
 export class PlatformModule {
@@ -90,6 +91,12 @@ export class PlatformModule {
           });
         },
       },
+      {
+        // Kept events of runs that outlive their client (background streams): apps with Redis only.
+        provide: RunEventLog,
+        useFactory: (redis: Redis | null) => (redis ? new RunEventLog(redis) : null),
+        inject: [REDIS_CLIENT],
+      },
       ...reporters,
       { provide: READINESS_REPORTERS, useFactory: (...instances: ReadinessReporter[]) => instances, inject: reporters },
       {
@@ -118,6 +125,7 @@ export class PlatformModule {
         NatsRpcClient,
         LedgerPublisher,
         REDIS_CLIENT,
+        RunEventLog,
         ShutdownState,
         ReadinessService,
         DependencyIndicators,

@@ -1,4 +1,14 @@
-import type { CallbackBody, CallbackDeliveryJob, LedgerRecord, QueueJobs, UsageObject } from '@waggle/contracts';
+import {
+  acceptedTriggerRecord,
+  type AcceptedRun,
+  type CallbackBody,
+  type CallbackDeliveryJob,
+  type LedgerRecord,
+  type QueueJobs,
+  type TriggeredRun as AcceptedRunSubject,
+  type UsageObject,
+} from '@waggle/contracts';
+import { Logger } from '@nestjs/common';
 import { WaggleException } from '@waggle/errors';
 import type { Job } from 'bullmq';
 import type { RequestContextStore } from '../context/request-context';
@@ -61,8 +71,32 @@ export interface TriggeredRun {
   record: Pick<LedgerRecord, 'requestable_type' | 'requestable_id' | 'variant_id' | 'version_id' | 'message'>;
 }
 
+const acceptanceLogger = new Logger('RunAcceptance');
+
 /**
- * Runs accepted webhook triggers (a prompt's, an agent's) at least once, and announces each
+ * Accepts a run for later (a webhook trigger, a background invoke): queues it (idempotent by
+ * request id; a queue that cannot take it answers 503), then records it in the ledger, where it
+ * is from then on even while its runner is down.
+ */
+export async function acceptQueuedRun<Q extends TriggerQueue>(
+  queue: JobQueue<Q>,
+  ledger: LedgerPublisher,
+  job: QueueJobs[Q],
+  subject: AcceptedRunSubject,
+  status: AcceptedRun['run_status'],
+): Promise<AcceptedRun> {
+  try {
+    await enqueue(queue, job.request_id, job);
+  } catch (error) {
+    acceptanceLogger.error({ err: error, request_id: job.request_id }, 'a run could not be queued');
+    throw new WaggleException('upstream_request_failed', { status: 503, detail: 'run_not_accepted' });
+  }
+  ledger.save(acceptedTriggerRecord(job, subject, status));
+  return { request_id: job.request_id, run_status: status };
+}
+
+/**
+ * Runs accepted webhook triggers and background invokes (a prompt's, an agent's) at least once, and announces each
  * run's result exactly once. The result is stored in the ledger stream before its callback is
  * queued, and the callback's job id is the delivery id, so a job run again never announces
  * twice. A job that finds its run already finished (this replica's record still waiting to be
@@ -129,6 +163,8 @@ export abstract class TriggerWorker<Q extends TriggerQueue> extends QueueWorker<
   /** Queues the callback of the run's result once the ledger stream holds it. */
   private async announce(trigger: QueueJobs[Q]): Promise<void> {
     const run = await this.confirmedRun(trigger);
+    // A background invoke without a callback URL is read from the ledger: nothing to announce.
+    if (trigger.callback_url === null) return;
     const { kind, deliveryId, owner } = this.describe(trigger);
     const body = triggerCallbackBody(kind, trigger.request_id, run);
     await enqueue(this.callbacks, deliveryId, {

@@ -11,7 +11,7 @@ import { ModelRoutes } from '@waggle/providers';
 import { SecretSealer } from '@waggle/webhooks';
 import { validateWorkflowDefinitions, type WorkflowDeploymentDefinition, type WorkflowVariant } from '@waggle/workflows';
 import type { EntityManager } from 'typeorm';
-import { contentHashOf } from '../../common/content-hash';
+import { contentHashOf } from '@waggle/platform';
 import type { WorkflowDeploymentEntity } from './entities/workflow-deployment.entity';
 import { variantNotFound, WorkflowDeploymentsRepository } from './workflow-deployments.repository';
 import { WorkflowResolutionCache, type PinnedWorkflow, type ResolvedWorkflow } from './workflow-resolution.cache';
