@@ -13,7 +13,6 @@ import {
   ArrayMinSize,
   IsArray,
   IsIn,
-  IsBoolean,
   IsInt,
   IsNumber,
   IsObject,
