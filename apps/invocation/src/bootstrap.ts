@@ -8,6 +8,7 @@ import { LedgerDeadLetters } from './ledger/ledger-dead-letters';
 import { LedgerModule } from './ledger/ledger.module';
 import { PromptsModule } from './prompts/prompts.module';
 import { PromptRunsModule } from './prompt-runs/prompt-runs.module';
+import { RunCancellationModule } from './run-cancellation/run-cancellation.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { WorkflowDeploymentsModule } from './workflows/deployments/workflow-deployments.module';
 import { WorkflowRunsModule } from './workflows/workflow-runs.module';
@@ -28,6 +29,7 @@ export function bootstrap(): Promise<INestApplication> {
       WebhooksModule,
       WorkflowDeploymentsModule,
       WorkflowRunsModule,
+      RunCancellationModule,
     ],
     deadLetters: { queues: ['prompt-runs', 'workflow-runs'], sources: [LedgerDeadLetters] },
   });

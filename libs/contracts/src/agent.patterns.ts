@@ -4,7 +4,6 @@ import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
-  IsBoolean,
   IsIn,
   IsInt,
   IsNumber,
@@ -29,6 +28,7 @@ import {
   KEEP_EVENTS_MAX_MS,
   REQUEST_ID_FORMAT,
   RepublishWebhookTargetRequest,
+  RequestLookupRequest,
   type RepublishedWebhookTarget,
   type UsageObject,
 } from './invocation.patterns';
@@ -358,6 +358,11 @@ export class AcceptAgentRunRequest extends AgentRunRequest {
   callback_url?: string;
 }
 
+/** Whether a run still waiting in its queue was finished there as cancelled. */
+export interface QueuedRunCancellation {
+  cancelled: boolean;
+}
+
 /** decisions: one tool call of a non-streaming answer; input and observation as JSON strings. */
 export interface AgentToolCallView {
   tool_name: string;
@@ -433,6 +438,11 @@ export const AgentContracts = {
   /** A background invoke without streaming: refused like an invoke, else queued on `agent-runs`, recorded `queued`, answered at once. */
   acceptAgent: rpc('agent.runs.accept', AcceptAgentRunRequest).returns<AcceptedRun>(),
   streamAgent: rpc('agent.runs.stream', AgentRunRequest, { timeoutMs: SYNC_RUN_TIMEOUT_MS }).streams<AgentStreamEvent>(),
+  /**
+   * A cancel (invocation's RunCanceller, the ledger's owner) finishes an agent trigger still waiting
+   * in `agent-runs` where it waits: `cancelled` true when it did (the run is recorded and announced cancelled).
+   */
+  cancelQueuedRun: rpc('agent.runs.cancel-queued', RequestLookupRequest).returns<QueuedRunCancellation>(),
 };
 
 export const AgentPatterns = patternNames(AgentContracts);

@@ -14,6 +14,9 @@ export const CALLBACK_EVENT_TYPES = [
   'agent.failed',
   'workflow.completed',
   'workflow.failed',
+  'prompt.cancelled',
+  'agent.cancelled',
+  'workflow.cancelled',
 ] as const;
 export type CallbackEventType = (typeof CALLBACK_EVENT_TYPES)[number];
 
@@ -25,7 +28,8 @@ export type CallbackBody =
       data: { response: string; usage: UsageObject | null; model: string };
     }
   | { event_type: 'workflow.completed'; request_id: string; data: { output: unknown } }
-  | { event_type: 'prompt.failed' | 'agent.failed' | 'workflow.failed'; request_id: string; data: { error: string; error_code: string } };
+  | { event_type: 'prompt.failed' | 'agent.failed' | 'workflow.failed'; request_id: string; data: { error: string; error_code: string } }
+  | { event_type: 'prompt.cancelled' | 'agent.cancelled' | 'workflow.cancelled'; request_id: string; data: { reason: 'cancelled' } };
 
 /** `webhook-id` of a delivery: `msg_` + 32 lowercase hex characters. */
 export const DELIVERY_ID_FORMAT = /^msg_[0-9a-f]{32}$/;

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { StreamErrorEvent } from '@waggle/errors';
 import type { FlatMetadata } from './flat-metadata';
-import type { AcceptedRun } from './ledger';
+import type { AcceptedRun, RunStatus } from './ledger';
 import { DeploymentVariantRequest, ListLimit, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
 import { patternNames, rpc, PRIVATE_RPC_TIMEOUT_MS, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
 import { RunLabels } from './run-labels';
@@ -13,7 +13,6 @@ import {
   ArrayMinSize,
   IsArray,
   IsIn,
-  IsBoolean,
   IsInt,
   IsNumber,
   IsObject,
@@ -28,8 +27,10 @@ import {
 } from 'class-validator';
 
 /**
- * Published (not requested) to every invocation replica when a streaming client goes
- * away: the replica running that request aborts its provider call.
+ * Heard by every replica of every service that runs runs (invocation, agent; no queue group).
+ * Published when a streaming client goes away (`reason` `disconnected`: the run ends silently),
+ * and sent as a request by a cancel (`reason` `cancelled`): the replica holding the run aborts
+ * it and replies once it has settled (RunCancelReply); replicas not holding it stay silent.
  */
 export const RUN_CANCEL_SUBJECT = 'invocation.runs.cancel';
 
@@ -179,6 +180,10 @@ export interface UsageObject {
   total_tokens: number;
 }
 
+/** How long a cancel waits for the replica holding the run to answer; past it the durable mark stops the run at its next start. */
+export const RUN_CANCEL_HOLDER_WAIT_MS = 3_000;
+const CANCEL_RPC_TIMEOUT_MS = 15_000;
+
 /** The longest a run's events are kept after it ends: an Idempotency-Key's 24 h. */
 export const KEEP_EVENTS_MAX_MS = 24 * 3600_000;
 
@@ -235,8 +240,23 @@ export type PromptStreamEvent =
   | { request_id: string; type: 'usage'; usage: UsageObject & { duration: number }; stop_reason: string }
   | StreamErrorEvent;
 
+/** Why a run is stopped: its caller asked (POST …/cancel), or its streaming client left. A message without one is a disconnect. */
+export type CancelReason = 'cancelled' | 'disconnected';
+
 export interface CancelRunMessage {
   request_id: string;
+  reason?: CancelReason;
+}
+
+/** The holder's reply to a `cancelled` CancelRunMessage: the run's status once it settled. */
+export interface RunCancelReply {
+  run_status: RunStatus;
+}
+
+/** decisions.md, run cancellation: the answer of `POST /v1/public/requests/{id}/cancel`. */
+export interface CancelledRun {
+  request_id: string;
+  run_status: RunStatus;
 }
 
 export class RequestLookupRequest {
@@ -390,6 +410,8 @@ export const InvocationContracts = {
     RepublishWebhookTargetRequest,
   ).returns<RepublishedWebhookTarget>(),
   getRequest: rpc('invocation.requests.get', RequestLookupRequest).returns<RequestLookup>(),
+  /** Waits for the run's holder to settle it (a bounded wait, RUN_CANCEL_HOLDER_WAIT_MS). */
+  cancelRequest: rpc('invocation.requests.cancel', RequestLookupRequest, { timeoutMs: CANCEL_RPC_TIMEOUT_MS }).returns<CancelledRun>(),
   listRequests: rpc('invocation.requests.list', ListRequestsRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<RequestListItem[]>(),
 };
 

@@ -359,6 +359,7 @@ export const ERROR_MESSAGES = {
   },
   workflow_run_lease_lost: { en: 'The run was taken from this worker', es: 'Otro proceso de trabajo tomó la ejecución' },
   workflow_run_stopped: { en: 'The run was stopped', es: 'La ejecución se detuvo' },
+  workflow_run_cancelled: { en: 'The run was cancelled', es: 'La ejecución se canceló' },
   workflow_run_step_limit: {
     en: "The run would execute more than the plan's %{limit} steps",
     es: 'La ejecución superaría los %{limit} pasos de su plan',

@@ -41,7 +41,16 @@ export {
   type NatsRefusalPhase,
 } from './nats/nats-connection';
 export { BroadcastCache, type BroadcastCacheOptions } from './nats/broadcast-cache';
-export { RunCancellation } from './nats/run-cancellation';
+export {
+  isCancelledByRequest,
+  REMEMBERED_CANCELS,
+  RunCancellation,
+  RunCancelled,
+  RunCancelMarks,
+  runCancelMarkKey,
+  runCancelledError,
+  type TrackedRun,
+} from './nats/run-cancellation';
 export {
   RUN_EVENTS_KEPT_AFTER_END_MS,
   RUN_EVENTS_KEY_PREFIX,
@@ -106,6 +115,7 @@ export {
 } from './queues/queue-producer';
 export {
   acceptQueuedRun,
+  CANCELLED_RUN_DATA,
   isFinishedRun,
   triggerCallbackBody,
   TriggerWorker,

@@ -1,8 +1,23 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { AgentInvokeResponse, AgentRunRequest, AgentStreamEvent, AgentToolCallView, AgentTriggerJob } from '@waggle/contracts';
+import type {
+  AgentInvokeResponse,
+  AgentRunRequest,
+  AgentStreamEvent,
+  AgentToolCallView,
+  AgentTriggerJob,
+  RunStatus,
+} from '@waggle/contracts';
 import type { DocumentReader } from '@waggle/documents';
 import { streamErrorEvent, WaggleException } from '@waggle/errors';
-import { APP_ENV, LedgerPublisher, LedgerRun, RunCancellation } from '@waggle/platform';
+import {
+  APP_ENV,
+  CANCELLED_RUN_DATA,
+  LedgerPublisher,
+  LedgerRun,
+  RunCancellation,
+  runCancelledError,
+  type TrackedRun,
+} from '@waggle/platform';
 import {
   complete,
   ModelRoutes,
@@ -44,6 +59,8 @@ interface PreparedRun {
   thread?: { id: string; key: string };
   checked: CheckedRunInput;
   ledger: LedgerRun;
+  /** The usage of the model turns finished so far: a cancelled run's partial usage. */
+  used: SpecUsage;
 }
 
 /** One model turn's result, whole or streamed. */
@@ -127,13 +144,27 @@ export class AgentRunner {
     @Inject(APP_ENV) private readonly env: AgentEnv,
   ) {}
 
+  /** A whole run (sync, a trigger's, a workflow step's); a cancel stops it (409 run_cancelled) between model turns and tool calls. */
   async invoke(request: AgentRunRequest, abortSignal?: AbortSignal): Promise<AgentInvokeResponse> {
+    return this.cancellation.tracking(request.request_id, (tracked) => this.invokeTracked(request, tracked, abortSignal));
+  }
+
+  private async invokeTracked(request: AgentRunRequest, tracked: TrackedRun, abortSignal?: AbortSignal): Promise<AgentInvokeResponse> {
     const run = await this.prepare(request);
     const started = Date.now();
     let result: LoopResult;
     try {
-      result = await this.loop(run, (call) => this.completeTurn(run, call), {}, abortSignal);
+      result = await this.loop(
+        run,
+        (call) => this.completeTurn(run, call),
+        {},
+        abortSignal ? AbortSignal.any([tracked.signal, abortSignal]) : tracked.signal,
+      );
     } catch (error) {
+      if (tracked.cancelled) {
+        this.cancelled(run, started);
+        throw runCancelledError(request.request_id);
+      }
       throw this.failed(run, error, started);
     }
     await this.complete(run, result, started);
@@ -160,6 +191,7 @@ export class AgentRunner {
   stream(request: AgentRunRequest): Observable<AgentStreamEvent> {
     return new Observable<AgentStreamEvent>((subscriber) => {
       const tracked = this.cancellation.track(request.request_id);
+      let status: RunStatus = 'failed';
       const emit = (event: AgentStreamEvent) => {
         if (!tracked.signal.aborted) subscriber.next(event);
       };
@@ -188,9 +220,17 @@ export class AgentRunner {
         try {
           result = await this.loop(run, (call) => this.streamTurn(run, call, listener), listener, tracked.signal);
         } catch (error) {
+          if (tracked.cancelled) {
+            // A cancel: the caller hears it, then the stream ends.
+            this.cancelled(run, started);
+            status = 'cancelled';
+            subscriber.next(streamErrorEvent(request.request_id, runCancelledError(request.request_id)));
+            return;
+          }
           if (tracked.signal.aborted) {
             // The client left before the answer was complete: a cancellation, silently.
             run.ledger.finish('cancelled', Date.now() - started, null, null);
+            status = 'cancelled';
             return;
           }
           const failure = this.failed(run, error, started);
@@ -205,6 +245,7 @@ export class AgentRunner {
           emit(streamErrorEvent(request.request_id, failure));
           return;
         }
+        status = 'completed';
         emit({
           request_id: request.request_id,
           type: 'usage',
@@ -212,10 +253,12 @@ export class AgentRunner {
           stop_reason: result.stopReason,
         });
       };
-      execute().then(
-        () => subscriber.complete(),
-        (error: unknown) => subscriber.error(error),
-      );
+      execute()
+        .finally(() => tracked.done(status))
+        .then(
+          () => subscriber.complete(),
+          (error: unknown) => subscriber.error(error),
+        );
       return () => tracked.done();
     });
   }
@@ -307,6 +350,7 @@ export class AgentRunner {
       ...(thread && threadKey !== undefined && { thread: { id: thread.threadId, key: threadKey } }),
       checked,
       ledger,
+      used: ZERO_USAGE,
     };
   }
 
@@ -329,6 +373,8 @@ export class AgentRunner {
     const response: string[] = [];
     const reasoning: string[] = [];
     for (;;) {
+      // A cancel stops the run between model turns and tool calls.
+      if (signal?.aborted) throw signal.reason;
       const mayCall = definitions.length > 0 && choice !== 'none' && records.length < run.maxToolCalls;
       const outcome = await turn({
         messages,
@@ -337,6 +383,7 @@ export class AgentRunner {
         abortSignal: signal,
       });
       usage = addUsage(usage, outcome.usage);
+      run.used = usage;
       response.push(outcome.response);
       reasoning.push(outcome.reasoning);
       if (!mayCall || outcome.toolCalls.length === 0) {
@@ -432,6 +479,11 @@ export class AgentRunner {
       })),
       ...(run.thread && { thread_id: run.thread.key }),
     });
+  }
+
+  /** Records a cancelled run, with the usage of the turns it finished. */
+  private cancelled(run: PreparedRun, started: number): void {
+    run.ledger.finish('cancelled', Date.now() - started, run.used, { ...CANCELLED_RUN_DATA });
   }
 
   /** Records a failed run and answers the failure to throw. */

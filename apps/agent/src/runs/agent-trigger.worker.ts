@@ -2,7 +2,16 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
 import { InvocationPatterns, QueueNames, send, type AgentTriggerJob, type RequestLookup } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { APP_ENV, LedgerPublisher, NatsRpcClient, QueueProcessor, TriggerWorker, type JobQueue, type TriggeredRun } from '@waggle/platform';
+import {
+  APP_ENV,
+  LedgerPublisher,
+  NatsRpcClient,
+  QueueProcessor,
+  RunCancelMarks,
+  TriggerWorker,
+  type JobQueue,
+  type TriggeredRun,
+} from '@waggle/platform';
 import { deliveryIdFor } from '@waggle/webhooks';
 import type { AgentEnv } from '../config/agent.env';
 import { AgentRunner } from './agent-runner.service';
@@ -19,6 +28,8 @@ export class AgentTriggerWorker extends TriggerWorker<'agent-runs'> {
     @Inject(APP_ENV) env: AgentEnv,
     ledger: LedgerPublisher,
     @InjectQueue(QueueNames.callbacks) callbacks: JobQueue<'callbacks'>,
+    @InjectQueue(QueueNames.agentRuns) runs: JobQueue<'agent-runs'>,
+    marks: RunCancelMarks,
   ) {
     super(
       {
@@ -30,6 +41,8 @@ export class AgentTriggerWorker extends TriggerWorker<'agent-runs'> {
       },
       ledger,
       callbacks,
+      runs,
+      marks,
     );
   }
 

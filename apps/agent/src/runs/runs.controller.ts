@@ -3,19 +3,23 @@ import {
   AcceptAgentRunRequest,
   AgentPatterns,
   AgentRunRequest,
+  RequestLookupRequest,
   type AcceptedRun,
   type AgentInvokeResponse,
   type AgentStreamEvent,
+  type QueuedRunCancellation,
 } from '@waggle/contracts';
 import { RpcHandler, RunEventLog } from '@waggle/platform';
 import type { Observable } from 'rxjs';
 import { AgentRunner } from './agent-runner.service';
+import { AgentTriggerWorker } from './agent-trigger.worker';
 import { BackgroundAgentRuns } from './background-agent-runs';
 
 @Controller()
 export class RunsController {
   constructor(
     private readonly runner: AgentRunner,
+    private readonly triggers: AgentTriggerWorker,
     private readonly background: BackgroundAgentRuns,
     private readonly runEvents: RunEventLog,
   ) {}
@@ -37,5 +41,11 @@ export class RunsController {
     return request.keep_events_ms === undefined
       ? events
       : this.runEvents.record(request.request_id, request.workspace_id, events, request.keep_events_ms);
+  }
+
+  /** A cancel of an agent trigger still waiting in `agent-runs` (invocation's RunCanceller asks). */
+  @RpcHandler(AgentPatterns.cancelQueuedRun)
+  async cancelQueued(request: RequestLookupRequest): Promise<QueuedRunCancellation> {
+    return { cancelled: await this.triggers.cancelWaiting(request.workspace_id, request.request_id) };
   }
 }

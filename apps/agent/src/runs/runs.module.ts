@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { QueueNames } from '@waggle/contracts';
-import { registerQueues, RunCancellation } from '@waggle/platform';
+import { registerQueues, RunCancellation, RunCancelMarks } from '@waggle/platform';
 import { AgentRunner } from './agent-runner.service';
 import { AgentTriggerWorker } from './agent-trigger.worker';
 import { BackgroundAgentRuns } from './background-agent-runs';
@@ -23,6 +23,7 @@ import { RunsRepository } from './runs.repository';
     RunsRepository,
     RunnableAgents,
     RunCancellation,
+    RunCancelMarks,
     documentReaderProvider,
     AgentTriggerWorker,
     AgentKnowledgeSearch,

@@ -1,6 +1,6 @@
-import { Controller, Get, Headers, Param, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiExcludeEndpoint, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { InvocationPatterns, send, type RequestLookup } from '@waggle/contracts';
+import { InvocationPatterns, send, type CancelledRun, type RequestLookup } from '@waggle/contracts';
 import { NatsRpcClient } from '@waggle/platform';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { MeteredApiRoute } from '../auth/authenticated.decorator';
@@ -43,6 +43,17 @@ class RequestLookupDto implements RequestLookup {
   data!: Record<string, unknown> | null;
 }
 
+class CancelledRunDto implements CancelledRun {
+  @ApiProperty({ example: 'req_0190f5a1b2c37d4e8f90a1b2c3d4e5f6' })
+  request_id!: string;
+
+  @ApiProperty({
+    enum: ['queued', 'running', 'completed', 'failed', 'cancelled'],
+    description: 'The run status once the cancel took effect',
+  })
+  run_status!: CancelledRun['run_status'];
+}
+
 @ApiTags('requests')
 @ApiBearerAuth()
 @Controller('v1/public/requests')
@@ -76,5 +87,17 @@ export class RequestsController {
   ): Promise<void> {
     const afterSeq = resumeAfter(lastEventId, after);
     await this.replay.replay(id, request.auth.workspace_id, afterSeq, request, response);
+  }
+
+  /**
+   * Cancels a run of this workspace (decisions.md, run cancellation): answered once the run has
+   * stopped (or, for a run no replica holds, once it can no longer start), with its status then.
+   */
+  @Post(':id/cancel')
+  @HttpCode(200)
+  @ApiOkResponse({ type: CancelledRunDto })
+  @ApiResponse({ status: 404, description: 'No such request in this workspace', type: ErrorBodyDto })
+  cancel(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<CancelledRun> {
+    return send(this.rpc, InvocationPatterns.cancelRequest, { workspace_id: request.auth.workspace_id, request_id: id });
   }
 }

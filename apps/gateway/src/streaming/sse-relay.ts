@@ -1,4 +1,4 @@
-import { RUN_CANCEL_SUBJECT } from '@waggle/contracts';
+import { RUN_CANCEL_SUBJECT, type CancelRunMessage } from '@waggle/contracts';
 import { ERROR_CATALOG, localizeStreamEvent, resolveLocale, WaggleException } from '@waggle/errors';
 import { RUN_EVENTS_KEPT_AFTER_END_MS, type NatsRpcClient } from '@waggle/platform';
 import type { Request, Response } from 'express';
@@ -51,6 +51,11 @@ export function errorEvent(request: Request, requestId: string, error: unknown) 
     error_type: ERROR_CATALOG[exception.code].category,
     status_code: exception.status,
   };
+}
+
+/** A streaming client left: the replica holding its run stops it silently (no error event, no callback). */
+export function cancelOnDisconnect(rpc: NatsRpcClient, requestId: string): void {
+  rpc.publish(RUN_CANCEL_SUBJECT, { request_id: requestId, reason: 'disconnected' } satisfies CancelRunMessage);
 }
 
 /**
@@ -158,6 +163,6 @@ export function relayRunStream(
   start: (keepEventsMs: number | undefined) => Observable<unknown>,
 ): Promise<void> {
   const keepEventsMs = idempotencyClaimOf(request) ? IDEMPOTENCY_RECORD_TTL_MS : background ? RUN_EVENTS_KEPT_AFTER_END_MS : undefined;
-  const cancel = background ? undefined : () => rpc.publish(RUN_CANCEL_SUBJECT, { request_id: requestId });
+  const cancel = background ? undefined : () => cancelOnDisconnect(rpc, requestId);
   return relayAsSse(request, response, requestId, start(keepEventsMs), cancel);
 }

@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { PromptInvokeResponse, PromptRunRequest, PromptStreamEvent, PromptTriggerJob } from '@waggle/contracts';
+import type { PromptInvokeResponse, PromptRunRequest, PromptStreamEvent, PromptTriggerJob, RunStatus } from '@waggle/contracts';
 import { streamErrorEvent } from '@waggle/errors';
 import { ProviderRegistry, providerFailure, routeProviderWarnings, stream, type PromptMessage } from '@waggle/providers';
-import { LedgerPublisher, LedgerRun, RunCancellation } from '@waggle/platform';
+import { CANCELLED_RUN_DATA, isCancelledByRequest, LedgerPublisher, LedgerRun, RunCancellation, runCancelledError } from '@waggle/platform';
 import { Observable } from 'rxjs';
 import { PromptResolutionCache } from '../prompts/prompt-resolution.cache';
 import type { ResolvedPrompt } from '../prompts/prompts.repository';
@@ -34,11 +34,18 @@ export class PromptRunner {
     routeProviderWarnings(({ warnings, provider, model }) => logger.warn({ msg: 'provider warning', provider, model, warnings }));
   }
 
+  /** A whole run (sync, or a trigger's); a cancel aborts its provider call and answers 409 run_cancelled. */
   async invoke(request: PromptRunRequest, resolved?: ResolvedPrompt, abortSignal?: AbortSignal): Promise<PromptInvokeResponse> {
-    const run = await this.prepare(request, resolved);
+    return this.cancellation.tracking(request.request_id, async (tracked) => {
+      const run = await this.prepare(request, resolved);
+      return this.complete(request, run, abortSignal ? AbortSignal.any([tracked.signal, abortSignal]) : tracked.signal);
+    });
+  }
+
+  private async complete(request: PromptRunRequest, run: PreparedRun, signal: AbortSignal): Promise<PromptInvokeResponse> {
     const started = Date.now();
     try {
-      const result = await this.execution.complete(run.prompt, abortSignal);
+      const result = await this.execution.complete(run.prompt, signal);
       const durationMs = Date.now() - started;
       run.ledger.finish('completed', durationMs, result.usage, {
         response: result.response,
@@ -55,6 +62,11 @@ export class PromptRunner {
         stop_reason: result.stopReason,
       };
     } catch (error) {
+      if (isCancelledByRequest(signal)) {
+        // Nothing is known of the aborted call's usage: the provider reports it only with the answer.
+        run.ledger.finish('cancelled', Date.now() - started, null, { ...CANCELLED_RUN_DATA });
+        throw runCancelledError(request.request_id);
+      }
       const failure = providerFailure(error, run.prompt.route);
       run.ledger.finish('failed', Date.now() - started, null, { error: failure.message, error_code: failure.code });
       throw failure;
@@ -69,6 +81,7 @@ export class PromptRunner {
   stream(request: PromptRunRequest): Observable<PromptStreamEvent> {
     return new Observable<PromptStreamEvent>((subscriber) => {
       const tracked = this.cancellation.track(request.request_id);
+      let status: RunStatus = 'failed';
       const run = async () => {
         const { prompt, ledger } = await this.prepare(request);
         const started = Date.now();
@@ -89,6 +102,7 @@ export class PromptRunner {
                 stop_reason: part.stopReason,
               });
               ledger.finish('completed', durationMs, part.usage, { ...text, stop_reason: part.stopReason });
+              status = 'completed';
             } else if (part.type !== 'tool-call') {
               // A prompt run offers no tools, so no tool-call parts arrive.
               text[part.type] += part.text;
@@ -96,9 +110,17 @@ export class PromptRunner {
             }
           }
         } catch (error) {
+          if (tracked.cancelled) {
+            // A cancel: the usage of a stream cut short is not known (it comes with the finish).
+            ledger.finish('cancelled', Date.now() - started, null, { ...CANCELLED_RUN_DATA });
+            status = 'cancelled';
+            subscriber.next(streamErrorEvent(request.request_id, runCancelledError(request.request_id)));
+            return;
+          }
           if (tracked.signal.aborted) {
-            // The client left: a cancellation, not a failure.
+            // The client left: a cancellation, not a failure, and silent.
             ledger.finish('cancelled', Date.now() - started, null, null);
+            status = 'cancelled';
             return;
           }
           const failure = providerFailure(error, prompt.route);
@@ -106,10 +128,12 @@ export class PromptRunner {
           subscriber.next(streamErrorEvent(request.request_id, failure, prompt.route.provider));
         }
       };
-      run().then(
-        () => subscriber.complete(),
-        (error: unknown) => subscriber.error(error),
-      );
+      run()
+        .finally(() => tracked.done(status))
+        .then(
+          () => subscriber.complete(),
+          (error: unknown) => subscriber.error(error),
+        );
       return () => tracked.done();
     });
   }

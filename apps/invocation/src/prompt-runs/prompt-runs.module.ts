@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { QueueNames } from '@waggle/contracts';
-import { registerQueues, RunCancellation } from '@waggle/platform';
+import { registerQueues, RunCancellation, RunCancelMarks } from '@waggle/platform';
 import { LedgerModule } from '../ledger/ledger.module';
 import { PromptsModule } from '../prompts/prompts.module';
 import { BackgroundPromptRuns } from './background-prompt-runs';
@@ -17,7 +17,8 @@ import { PromptRunsController } from './prompt-runs.controller';
 @Module({
   imports: [PromptsModule, LedgerModule, registerQueues([QueueNames.promptRuns, QueueNames.callbacks])],
   controllers: [PromptRunsController],
-  providers: [RunCancellation, PromptExecution, PromptRunner, PromptTriggerWorker, BackgroundPromptRuns],
-  exports: [PromptExecution],
+  providers: [RunCancellation, RunCancelMarks, PromptExecution, PromptRunner, PromptTriggerWorker, BackgroundPromptRuns],
+  // The app's one RunCancellation (workflow runs are tracked by it too) and the trigger worker a cancel finishes waiting jobs with.
+  exports: [PromptExecution, RunCancellation, RunCancelMarks, PromptTriggerWorker],
 })
 export class PromptRunsModule {}

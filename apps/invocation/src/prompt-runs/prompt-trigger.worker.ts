@@ -1,7 +1,15 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
 import { QueueNames, type LedgerRecord, type PromptTriggerJob } from '@waggle/contracts';
-import { APP_ENV, LedgerPublisher, QueueProcessor, TriggerWorker, type JobQueue, type TriggeredRun } from '@waggle/platform';
+import {
+  APP_ENV,
+  LedgerPublisher,
+  QueueProcessor,
+  RunCancelMarks,
+  TriggerWorker,
+  type JobQueue,
+  type TriggeredRun,
+} from '@waggle/platform';
 import { deliveryIdFor } from '@waggle/webhooks';
 import type { InvocationEnv } from '../config/invocation.env';
 import { RequestsService } from '../ledger/requests.service';
@@ -17,6 +25,8 @@ export class PromptTriggerWorker extends TriggerWorker<'prompt-runs'> {
     @Inject(APP_ENV) private readonly env: InvocationEnv,
     ledger: LedgerPublisher,
     @InjectQueue(QueueNames.callbacks) callbacks: JobQueue<'callbacks'>,
+    @InjectQueue(QueueNames.promptRuns) runs: JobQueue<'prompt-runs'>,
+    marks: RunCancelMarks,
   ) {
     super(
       {
@@ -28,6 +38,8 @@ export class PromptTriggerWorker extends TriggerWorker<'prompt-runs'> {
       },
       ledger,
       callbacks,
+      runs,
+      marks,
     );
   }
 

@@ -31,5 +31,6 @@ import { WorkflowRunsService } from './runs/workflow-runs.service';
     WorkflowRunWorker,
     WorkflowReaper,
   ],
+  exports: [WorkflowRunsService],
 })
 export class WorkflowRunsModule {}

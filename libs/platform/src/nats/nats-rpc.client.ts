@@ -124,9 +124,10 @@ export class NatsRpcClient implements RpcTransport {
 
   /**
    * Every message published on a subject, parsed as JSON, on this process (no queue
-   * group: each replica hears each message). Unparsable messages are dropped.
+   * group: each replica hears each message). Unparsable messages are dropped. A message sent
+   * as a request (broadcastRequest) comes with `reply`, which answers it as JSON.
    */
-  subscribe<T>(subject: string, handler: (message: T) => void): Subscription | undefined {
+  subscribe<T>(subject: string, handler: (message: T, reply?: (value: unknown) => void) => void): Subscription | undefined {
     const decoder = new TextDecoder();
     return this.connection()?.subscribe(subject, {
       callback: (error, message) => {
@@ -137,9 +138,26 @@ export class NatsRpcClient implements RpcTransport {
         } catch {
           return;
         }
-        handler(parsed);
+        const reply = message.reply ? (value: unknown) => void message.respond(ENCODER.encode(JSON.stringify(value))) : undefined;
+        handler(parsed, reply);
       },
     });
+  }
+
+  /**
+   * A request to every subscriber of a subject (no queue group), answered by the first that
+   * replies; undefined when none does within `timeoutMs` (those that have nothing to say stay silent).
+   */
+  async broadcastRequest<T>(subject: string, payload: unknown, timeoutMs: number): Promise<T | undefined> {
+    const connection = this.connection();
+    if (!connection || connection.isClosed()) throw new WaggleException('upstream_request_failed', { details: { subject } });
+    try {
+      const reply = await connection.request(subject, ENCODER.encode(JSON.stringify(payload)), { timeout: timeoutMs });
+      return JSON.parse(DECODER.decode(reply.data)) as T;
+    } catch (error) {
+      if (error instanceof NatsError && (error.code === ErrorCode.Timeout || error.code === ErrorCode.NoResponders)) return undefined;
+      throw toUpstreamException(error, subject);
+    }
   }
 
   async close(): Promise<void> {

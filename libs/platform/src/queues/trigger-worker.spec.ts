@@ -34,4 +34,14 @@ describe('the callback body of a triggered run', () => {
       error_code: 'internal_server_error',
     });
   });
+
+  it('announces a cancelled run as <kind>.cancelled with only the reason, whatever partial usage its record holds', () => {
+    const cancelled: FinishedRun = { ...ended, status: 'cancelled', data: { reason: 'cancelled' }, usage };
+    expect(triggerCallbackBody('prompt', 'req_5', cancelled)).toEqual({
+      event_type: 'prompt.cancelled',
+      request_id: 'req_5',
+      data: { reason: 'cancelled' },
+    });
+    expect(triggerCallbackBody('agent', 'req_6', { ...ended, status: 'cancelled', data: null }).event_type).toBe('agent.cancelled');
+  });
 });

@@ -13,6 +13,7 @@ import { WaggleException } from '@waggle/errors';
 import type { Job } from 'bullmq';
 import type { RequestContextStore } from '../context/request-context';
 import { LEDGER_PUBLISH_ATTEMPTS, type LedgerPublisher } from '../ledger/ledger-publisher';
+import type { RunCancelMarks } from '../nats/run-cancellation';
 import { isTransientFailure } from '../reliability/failure-kind';
 import { enqueue, type JobQueue } from './queue-producer';
 import { QueueWorker, type QueueWorkerSettings } from './queue-worker';
@@ -24,10 +25,16 @@ export type TriggerQueue = 'prompt-runs' | 'agent-runs';
 export type RunRecord = Pick<LedgerRecord, 'status' | 'data' | 'ended_at'> & Partial<Pick<LedgerRecord, 'usage' | 'model'>>;
 
 /** What a finished run's callback is built from. */
-export type FinishedRun = RunRecord & { status: 'completed' | 'failed' };
+export type FinishedRun = RunRecord & { status: 'completed' | 'failed' | 'cancelled' };
 
 export const isFinishedRun = (record: RunRecord | null | undefined): record is FinishedRun =>
-  record?.status === 'completed' || record?.status === 'failed';
+  record?.status === 'completed' || record?.status === 'failed' || record?.status === 'cancelled';
+
+/** BullMQ states of a job no worker has taken: it can be finished where it waits. */
+const WAITING_STATES: ReadonlySet<string> = new Set(['waiting', 'paused', 'delayed', 'prioritized', 'waiting-children']);
+
+/** decisions.md, run cancellation: the `data` of a cancelled run's record and callback. */
+export const CANCELLED_RUN_DATA = { reason: 'cancelled' } as const;
 
 /** What is run: a prompt deployment or an agent (the callback's event types and the ledger record's kind). */
 export type TriggeredKind = 'prompt' | 'agent';
@@ -35,6 +42,7 @@ export type TriggeredKind = 'prompt' | 'agent';
 /** The callback body of a finished run, from its record (an agent's keeps its model and usage in `data`). */
 export function triggerCallbackBody(kind: TriggeredKind, requestId: string, run: FinishedRun): CallbackBody {
   const data = run.data ?? {};
+  if (run.status === 'cancelled') return { event_type: `${kind}.cancelled`, request_id: requestId, data: { ...CANCELLED_RUN_DATA } };
   if (run.status === 'completed') {
     return {
       event_type: `${kind}.completed`,
@@ -95,13 +103,18 @@ export async function acceptQueuedRun<Q extends TriggerQueue>(
  * published, else the ledger's) only queues the callback, so the model is not called again. A
  * run that fails for a reason is recorded failed and announced; an outage is waited out
  * (QueueWorker); an unexpected fault is tried again until the job's last attempt. A job
- * dead-lettered anyway leaves its run failed in the ledger, and its replay announces it.
+ * dead-lettered anyway leaves its run failed in the ledger, and its replay announces it. A run
+ * cancelled (decisions.md, run cancellation) never starts from its job once marked (one Redis read
+ * per job), and one still waiting is finished where it waits (cancelWaiting): recorded `cancelled`
+ * and announced `*.cancelled`, exactly once like the others.
  */
 export abstract class TriggerWorker<Q extends TriggerQueue> extends QueueWorker<Q> {
   protected constructor(
     settings: QueueWorkerSettings<Q>,
     private readonly ledger: LedgerPublisher,
     private readonly callbacks: JobQueue<'callbacks'>,
+    private readonly runs: JobQueue<Q>,
+    private readonly marks: RunCancelMarks,
   ) {
     super(settings);
   }
@@ -121,7 +134,34 @@ export abstract class TriggerWorker<Q extends TriggerQueue> extends QueueWorker<
 
   protected async handle(job: Job<QueueJobs[Q]>): Promise<void> {
     const trigger = job.data;
-    if (!(await this.finishedRun(trigger))) await this.run(job);
+    if (!(await this.finishedRun(trigger))) {
+      if (await this.marks.isMarked(trigger.request_id)) this.recordEnded(trigger, 'cancelled', { ...CANCELLED_RUN_DATA });
+      else await this.run(job);
+    }
+    await this.announce(trigger);
+  }
+
+  /**
+   * Finishes a run whose job no worker has taken yet where it waits: the job is removed (BullMQ
+   * refuses while a worker holds it), the run recorded `cancelled` and announced. False when there
+   * is no such job or a worker has it (its holder stops it).
+   */
+  async cancelWaiting(workspaceId: string, requestId: string): Promise<boolean> {
+    const job = (await this.runs.getJob(requestId)) as Job<QueueJobs[Q]> | undefined;
+    if (job?.data.workspace_id !== workspaceId || !WAITING_STATES.has(await job.getState())) return false;
+    try {
+      await job.remove();
+    } catch {
+      return false;
+    }
+    const trigger = job.data;
+    if (!(await this.finishedRun(trigger))) this.recordEnded(trigger, 'cancelled', { ...CANCELLED_RUN_DATA });
+    await this.announce(trigger);
+    return true;
+  }
+
+  /** Queues the callback of the run's result once the ledger stream holds it. */
+  private async announce(trigger: QueueJobs[Q]): Promise<void> {
     const run = await this.confirmedRun(trigger);
     // A background invoke without a callback URL is read from the ledger: nothing to announce.
     if (trigger.callback_url === null) return;
@@ -143,7 +183,7 @@ export abstract class TriggerWorker<Q extends TriggerQueue> extends QueueWorker<
   protected override async onDeadLettered(job: Job<QueueJobs[Q]>): Promise<void> {
     const trigger = job.data;
     if (await this.finishedRun(trigger)) return;
-    this.recordFailed(trigger, new WaggleException('internal_server_error'));
+    this.recordEnded(trigger, 'failed', this.failureData(new WaggleException('internal_server_error')));
     await this.ledger.stored(trigger.request_id, LEDGER_PUBLISH_ATTEMPTS);
   }
 
@@ -156,17 +196,24 @@ export abstract class TriggerWorker<Q extends TriggerQueue> extends QueueWorker<
       if (isTransientFailure(error)) throw error;
       if (!(error instanceof WaggleException) && job.attemptsMade + 1 < (job.opts.attempts ?? 1)) throw error;
       const failure = error instanceof WaggleException ? error : new WaggleException('internal_server_error');
-      this.recordFailed(trigger, failure);
-      this.logger.warn({ request_id: trigger.request_id, error_code: failure.code }, `${job.queueName} trigger run failed`);
+      this.recordEnded(trigger, 'failed', this.failureData(failure));
+      this.logger.warn({ request_id: trigger.request_id, error_code: failure.code }, `${job.queueName} trigger run ended`);
     }
   }
 
-  /** A run refused before it started (deleted variant or agent, deprecated model…) has no record of its run yet. */
-  private recordFailed(trigger: QueueJobs[Q], failure: WaggleException): void {
-    if (!isFinishedRun(this.ledger.pendingRecord(trigger.request_id))) this.ledger.save(this.failedRecord(trigger, failure));
+  private failureData(failure: WaggleException): Record<string, unknown> {
+    return { error: failure.message, error_code: failure.code };
   }
 
-  private failedRecord(trigger: QueueJobs[Q], failure: WaggleException): LedgerRecord {
+  /**
+   * The end of a run refused before it started (deleted variant or agent, deprecated model…) or
+   * cancelled before it started, which has no record of its run yet.
+   */
+  private recordEnded(trigger: QueueJobs[Q], status: 'failed' | 'cancelled', data: Record<string, unknown>): void {
+    if (!isFinishedRun(this.ledger.pendingRecord(trigger.request_id))) this.ledger.save(this.endedRecord(trigger, status, data));
+  }
+
+  private endedRecord(trigger: QueueJobs[Q], status: 'failed' | 'cancelled', data: Record<string, unknown>): LedgerRecord {
     const { kind, record } = this.describe(trigger);
     const now = new Date().toISOString();
     return {
@@ -178,7 +225,7 @@ export abstract class TriggerWorker<Q extends TriggerQueue> extends QueueWorker<
       variant: null,
       version: null,
       model: null,
-      status: 'failed',
+      status,
       metadata: trigger.metadata,
       user: trigger.user,
       generated_at: trigger.accepted_at,
@@ -186,7 +233,7 @@ export abstract class TriggerWorker<Q extends TriggerQueue> extends QueueWorker<
       ended_at: now,
       duration_ms: 0,
       usage: null,
-      data: { error: failure.message, error_code: failure.code },
+      data,
     };
   }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AgentPatterns, KnowledgeBasePatterns, send } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { APP_ENV, NatsRpcClient } from '@waggle/platform';
+import { APP_ENV, NatsRpcClient, RunCancellation } from '@waggle/platform';
 import { WebScraper } from '@waggle/documents';
 import {
   complete,
@@ -24,6 +24,7 @@ import { readFileSync } from 'node:fs';
 import { request, type Dispatcher } from 'undici';
 import type { InvocationEnv } from '../../config/invocation.env';
 import { PromptExecution } from '../../prompt-runs/prompt-execution';
+import { isRunCancel } from './run-failure';
 import type { RunExecution } from './workflow-engine';
 import { ProviderToolMeter } from './provider-tool-meter';
 
@@ -82,6 +83,7 @@ export class StepExecutors {
     private readonly prompts: PromptExecution,
     private readonly rpc: NatsRpcClient,
     private readonly meter: ProviderToolMeter,
+    private readonly cancellation: RunCancellation,
     @Inject(APP_ENV) private readonly env: InvocationEnv,
   ) {
     this.search = createWebSearchProvider(env);
@@ -211,20 +213,33 @@ export class StepExecutors {
     return Math.max(1_000, deadline - Date.now());
   }
 
+  /**
+   * An agent run in the agent service. A cancel of the workflow run cancels it there too (only a
+   * cancel: after a lost lease or the time-out, a re-run asks for the same child run again).
+   */
   private async agent(stepKey: string, inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
-    const answer = await send(
-      this.rpc,
-      AgentPatterns.invokeAgent,
-      {
-        workspace_id: execution.run.workspace_id,
-        request_id: childRequestId(execution.run.id, stepKey),
-        agent: inputs.agent as string,
-        message: inputs.message as string,
-        ...(inputs.thread_id !== undefined && { thread_id: inputs.thread_id as string }),
-      },
-      { timeoutMs: this.remainingMs(execution) },
-    );
-    return { output: answer.response, tokens: answer.usage.total_tokens, modelCalls: 1 };
+    const requestId = childRequestId(execution.run.id, stepKey);
+    const cancelChild = () => {
+      if (isRunCancel(execution.signal)) this.cancellation.cancelElsewhere(requestId);
+    };
+    execution.signal.addEventListener('abort', cancelChild, { once: true });
+    try {
+      const answer = await send(
+        this.rpc,
+        AgentPatterns.invokeAgent,
+        {
+          workspace_id: execution.run.workspace_id,
+          request_id: requestId,
+          agent: inputs.agent as string,
+          message: inputs.message as string,
+          ...(inputs.thread_id !== undefined && { thread_id: inputs.thread_id as string }),
+        },
+        { timeoutMs: this.remainingMs(execution) },
+      );
+      return { output: answer.response, tokens: answer.usage.total_tokens, modelCalls: 1 };
+    } finally {
+      execution.signal.removeEventListener('abort', cancelChild);
+    }
   }
 
   private async knowledgeSearch(inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { errorMessage, nestedMessage, WaggleException, type ErrorCode, type NestedMessage } from '@waggle/errors';
+import { nestedMessage, WaggleException } from '@waggle/errors';
 import {
   evaluateCondition,
   renderText,
@@ -11,42 +11,11 @@ import {
   type WorkflowVariant,
 } from '@waggle/workflows';
 import type { StepEnd, StepRecordRow, WorkflowRunRow } from '../runs/workflow-runs.repository';
+import { RunFailure } from './run-failure';
 import { StepExecutors, type StepResult } from './step-executors';
 import type { StepRecords } from './step-records';
 
-/**
- * Why a run stopped. `fatal` failures (the step cap, the run's time-out, a lost lease) end the run
- * whatever the steps' `on_error` says; the others are a step's own failure, which its `on_error`
- * (and an enclosing loop's) may turn into a recorded error the run goes past.
- */
-export class RunFailure extends Error {
-  /** Why, as a message id rendered in the reader's language (null: only the English `message` is known). */
-  readonly detail: NestedMessage | null;
-
-  constructor(
-    readonly code: ErrorCode,
-    text: NestedMessage | { english: string },
-    readonly stepId: string | null,
-    readonly fatal = false,
-  ) {
-    super('english' in text ? text.english : errorMessage(text, 'en'));
-    this.name = 'RunFailure';
-    this.detail = 'english' in text ? null : text;
-  }
-
-  static of(error: unknown, stepId: string): RunFailure {
-    if (error instanceof RunFailure) return error;
-    if (error instanceof WaggleException) return new RunFailure(error.code, failureText(error), stepId);
-    return new RunFailure('internal_server_error', { detail: 'workflow_step_unexpected' }, stepId);
-  }
-}
-
-/** A refusal's message id and parameters when it has one, its English text otherwise (a catalog message). */
-export function failureText(error: WaggleException): NestedMessage | { english: string } {
-  return error.detail === undefined
-    ? { english: error.message }
-    : { detail: error.detail, params: error.params as NestedMessage['params'] };
-}
+export { cancelledRunFailure, failureText, isRunCancel, RunFailure } from './run-failure';
 
 /** One run's execution state: its row, the records a previous attempt left, and the counters. */
 export interface RunExecution {
@@ -54,7 +23,7 @@ export interface RunExecution {
   definition: WorkflowVariant;
   /** Step records by key, from earlier attempts of this run: finished ones are not executed again. */
   previous: Map<string, StepRecordRow>;
-  /** Aborted on the run's time-out or when its lease is lost. */
+  /** Aborted on the run's time-out, when its lease is lost, or when it is cancelled. */
   signal: AbortSignal;
   /** The run's step-record writes. */
   records: StepRecords;

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { nestedMessage } from '@waggle/errors';
-import { APP_ENV } from '@waggle/platform';
+import { APP_ENV, RunCancelMarks } from '@waggle/platform';
 import type { InvocationEnv } from '../../config/invocation.env';
-import { failureState, WorkflowRunsRepository } from './workflow-runs.repository';
+import { CANCELLED_STATE, failureState, WorkflowRunsRepository } from './workflow-runs.repository';
 import { WorkflowRunsService } from './workflow-runs.service';
 
 /**
@@ -10,7 +10,7 @@ import { WorkflowRunsService } from './workflow-runs.service';
  * worker took it within the grace) or that passed its time-out. Failing it frees its slot and
  * starts the workspace's next queued run; a terminal state is never changed, so a worker that
  * comes back late cannot undo it. Every replica sweeps; the terminal move is atomic, so two
- * sweeps of one run settle it once.
+ * sweeps of one run settle it once. A run marked cancelled is finished `cancelled`, never queued again.
  */
 @Injectable()
 export class WorkflowReaper implements OnApplicationBootstrap, OnModuleDestroy {
@@ -21,6 +21,7 @@ export class WorkflowReaper implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly runs: WorkflowRunsRepository,
     private readonly service: WorkflowRunsService,
+    private readonly marks: RunCancelMarks,
     @Inject(APP_ENV) private readonly env: InvocationEnv,
   ) {}
 
@@ -43,6 +44,10 @@ export class WorkflowReaper implements OnApplicationBootstrap, OnModuleDestroy {
         this.env.WORKFLOW_REAPER_GRACE_MS,
         this.env.WORKFLOW_RUN_TIMEOUT_MS,
       )) {
+        if (await this.marks.isMarked(id)) {
+          await this.service.settle(id, CANCELLED_STATE);
+          continue;
+        }
         if (reason === 'unclaimed') {
           // Queued again by its request id: a job still waiting is left as it is.
           await this.service.requeue(id, workspaceId);

@@ -5,8 +5,8 @@ import { randomUUID } from 'node:crypto';
 import type { InvocationEnv } from '../../config/invocation.env';
 import { WorkflowDeploymentsService } from '../deployments/workflow-deployments.service';
 import { StepRecords } from '../engine/step-records';
-import { failureText, RunFailure, WorkflowEngine } from '../engine/workflow-engine';
-import { failureState, WorkflowRunsRepository, type TerminalState, type WorkflowRunRow } from './workflow-runs.repository';
+import { cancelledRunFailure, failureText, isRunCancel, RunFailure, WorkflowEngine } from '../engine/workflow-engine';
+import { CANCELLED_STATE, failureState, WorkflowRunsRepository, type TerminalState, type WorkflowRunRow } from './workflow-runs.repository';
 
 /** How an execution that did not reach a terminal state ended: try again, or fail the run with this state. */
 export type ExecutionFault = { retry: true; error: unknown } | { retry: false; state: TerminalState };
@@ -39,10 +39,15 @@ export class WorkflowRunExecutor {
    * Runs every step. Answers the terminal state (with the counters), or null when the lease was
    * lost (the run is whoever took it over's, or already failed). An outage or an unexpected fault
    * throws, after giving the lease back so the next attempt need not wait for it to lapse.
+   * `cancel` (RunCancellation's signal of the run) stops it: no further step, running steps
+   * aborted, and the state is `cancelled` with what the steps so far used.
    */
-  async execute(run: WorkflowRunRow): Promise<TerminalState | null> {
+  async execute(run: WorkflowRunRow, cancel?: AbortSignal): Promise<TerminalState | null> {
     const id = run.id;
     const controller = new AbortController();
+    const onCancel = () => controller.abort(cancelledRunFailure());
+    if (cancel?.aborted) onCancel();
+    else cancel?.addEventListener('abort', onCancel, { once: true });
     let lost = false;
     const remaining = Math.max(0, (run.deadline_at?.getTime() ?? Date.now()) - Date.now());
     const deadline = setTimeout(
@@ -91,8 +96,13 @@ export class WorkflowRunExecutor {
         if (!(error instanceof RunFailure)) throw error;
         // A run taken from this worker belongs to whoever took it (or is already failed): leave it.
         if (lost) return null;
-        state = { status: 'failed', output: null, errorMessage: error.message, errorDetail: error.detail, errorCode: error.code };
-        this.logger.log({ request_id: id, step: error.stepId, error_code: error.code }, 'workflow run failed');
+        if (isRunCancel(controller.signal)) {
+          state = CANCELLED_STATE;
+          this.logger.log({ request_id: id }, 'workflow run cancelled');
+        } else {
+          state = { status: 'failed', output: null, errorMessage: error.message, errorDetail: error.detail, errorCode: error.code };
+          this.logger.log({ request_id: id, step: error.stepId, error_code: error.code }, 'workflow run failed');
+        }
       }
       // The records still held go with the terminal move (settle).
       const records = await execution.records.drain();
@@ -103,6 +113,7 @@ export class WorkflowRunExecutor {
     } finally {
       clearTimeout(deadline);
       clearInterval(heartbeat);
+      cancel?.removeEventListener('abort', onCancel);
     }
   }
 

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { QueueNames, type WorkflowRunJob } from '@waggle/contracts';
-import { APP_ENV, QueueProcessor, QueueWorker, type RequestContextStore } from '@waggle/platform';
+import { APP_ENV, QueueProcessor, QueueWorker, RunCancellation, RunCancelMarks, type RequestContextStore } from '@waggle/platform';
 import { DelayedError, type Job } from 'bullmq';
 import type { InvocationEnv } from '../../config/invocation.env';
 import { WorkflowRunExecutor } from './workflow-run.executor';
-import { WorkflowRunsRepository } from './workflow-runs.repository';
+import { CANCELLED_STATE, WorkflowRunsRepository, type WorkflowRunRow } from './workflow-runs.repository';
 import { WorkflowRunsService } from './workflow-runs.service';
 
 /**
@@ -17,7 +17,8 @@ import { WorkflowRunsService } from './workflow-runs.service';
  * lease would lapse. A failure of the run itself (a step, the step cap, the time-out) settles
  * the run; an outage (database, Redis) throws, and the job waits it out (QueueWorker); an
  * unexpected fault is tried again until the job's last attempt, then fails the run. A job
- * dead-lettered anyway (settling the run failed) leaves a running run to the reaper.
+ * dead-lettered anyway (settling the run failed) leaves a running run to the reaper. A run marked
+ * cancelled is never taken: it is finished `cancelled` (one Redis read per job).
  */
 @Injectable()
 @QueueProcessor(QueueNames.workflowRuns)
@@ -26,6 +27,8 @@ export class WorkflowRunWorker extends QueueWorker<'workflow-runs'> {
     private readonly runs: WorkflowRunsRepository,
     private readonly service: WorkflowRunsService,
     private readonly executor: WorkflowRunExecutor,
+    private readonly marks: RunCancelMarks,
+    private readonly cancellation: RunCancellation,
     @Inject(APP_ENV) private readonly env: InvocationEnv,
   ) {
     super({
@@ -43,6 +46,11 @@ export class WorkflowRunWorker extends QueueWorker<'workflow-runs'> {
 
   protected async handle(job: Job<WorkflowRunJob>, token: string | undefined): Promise<void> {
     const id = job.data.request_id;
+    if (await this.marks.isMarked(id)) {
+      // Cancelled while it waited (or while another replica, now silent, held it): it never runs again.
+      await this.service.settle(id, CANCELLED_STATE);
+      return;
+    }
     const claim = await this.runs.claim(id, this.executor.owner, this.env.WORKFLOW_LEASE_MS, this.env.WORKFLOW_RUN_TIMEOUT_MS);
     if (claim.state === 'leased') {
       // Its holder is alive (it renews the lease): look again when the lease would lapse.
@@ -55,13 +63,17 @@ export class WorkflowRunWorker extends QueueWorker<'workflow-runs'> {
       if (row) await this.service.announce(row);
       return;
     }
+    const tracked = this.cancellation.track(id);
+    let settled: WorkflowRunRow | null = null;
     try {
-      const state = await this.executor.execute(claim.run);
-      if (state) await this.service.settle(id, state);
+      const state = await this.executor.execute(claim.run, tracked.signal);
+      if (state) settled = await this.service.settle(id, state);
     } catch (error) {
       const fault = this.executor.fault(error, job.attemptsMade + 1 < (job.opts.attempts ?? 1), id);
       if (fault.retry) throw fault.error;
-      await this.service.settle(id, fault.state);
+      settled = await this.service.settle(id, fault.state);
+    } finally {
+      tracked.done(settled?.run_status);
     }
   }
 }

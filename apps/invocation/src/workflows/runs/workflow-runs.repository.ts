@@ -81,6 +81,18 @@ export interface TerminalState {
   records?: StepRecordWrite[];
 }
 
+/** A cancelled run's terminal state (decisions.md, run cancellation): the counters so far come with it when it was running. */
+export const CANCELLED_STATE: TerminalState = Object.freeze({
+  status: 'cancelled',
+  output: null,
+  errorMessage: null,
+  errorDetail: null,
+  errorCode: null,
+});
+
+/** The states a terminal move may leave: any active one, or only `queued` (a cancel finishing a run where it waits). */
+export type ActiveStatuses = 'active' | 'queued';
+
 /** A failure's stored text: its English message and, when it has one, its message id. */
 export function failureState(text: NestedMessage | { english: string }): Pick<TerminalState, 'errorMessage' | 'errorDetail'> {
   return 'english' in text
@@ -255,15 +267,16 @@ export class WorkflowRunsRepository {
    * Moves a run to a terminal state (nothing leaves one: a run already terminal is left as it
    * is and `run` is null), which frees its slot (the slot trigger), in one statement under the
    * workspace's slot lock, with the step records still held (TerminalState.records); then, when runs wait behind it, starts the oldest that now fit.
+   * `from` `queued` moves only a run still waiting for its slot.
    */
-  async finish(id: string, state: TerminalState): Promise<Finished> {
+  async finish(id: string, state: TerminalState, from: ActiveStatuses = 'active'): Promise<Finished> {
     const rows = (await this.dataSource.query(
       `WITH slot AS (
          SELECT s.queued FROM ${T_SLOTS} s JOIN ${T_RUNS} r ON r.workspace_id = s.workspace_id WHERE r.id = $1 FOR UPDATE OF s
        ), ended AS (
          UPDATE ${T_RUNS} SET run_status = $2, output_content = $3, error_message = $4, error_code = $5, ended_at = now(),
            steps_executed = coalesce($6, steps_executed), total_tokens = coalesce($7, total_tokens), error_detail = $8, lease_owner = NULL, lease_expires_at = NULL
-         WHERE id = $1 AND run_status IN ('queued', 'running') RETURNING *
+         WHERE id = $1 AND run_status IN ('queued', $10) RETURNING *
        ), ${RECORD_STEPS_CTE('$9')}
        SELECT ended.*, slot.queued AS waiting_behind FROM ended LEFT JOIN slot ON true`,
       [
@@ -276,6 +289,7 @@ export class WorkflowRunsRepository {
         state.totalTokens ?? null,
         state.errorDetail ? JSON.stringify(state.errorDetail) : null,
         JSON.stringify(state.records ?? []),
+        from === 'queued' ? 'queued' : 'running',
       ],
     )) as Array<WorkflowRunRow & { waiting_behind: number | null }>;
     const ended = rows[0];

@@ -22,12 +22,15 @@ import {
 import { isErrorCode, isErrorMessageId, WaggleException, type ErrorDetail, type NestedMessage } from '@waggle/errors';
 import {
   APP_ENV,
+  CANCELLED_RUN_DATA,
   enqueue,
   isTransientFailure,
   LedgerPublisher,
   msUntilDeadline,
   NatsRpcClient,
   requestContext,
+  RunCancellation,
+  runCancelledError,
   type JobQueue,
 } from '@waggle/platform';
 import { deliveryIdFor } from '@waggle/webhooks';
@@ -38,9 +41,11 @@ import type { ResolvedWorkflow } from '../deployments/workflow-resolution.cache'
 import { WorkflowDeploymentsService } from '../deployments/workflow-deployments.service';
 import { WorkflowRunExecutor } from './workflow-run.executor';
 import {
+  CANCELLED_STATE,
   failureState,
   toStepRecordView,
   WorkflowRunsRepository,
+  type ActiveStatuses,
   type Admission,
   type TerminalState,
   type WorkflowRunRow,
@@ -136,13 +141,16 @@ export function ledgerRecordOf(row: WorkflowRunRow): LedgerRecord {
         ? { output: row.output_content }
         : row.run_status === 'failed'
           ? { error: row.error_message, error_code: row.error_code }
-          : null,
+          : row.run_status === 'cancelled'
+            ? { ...CANCELLED_RUN_DATA }
+            : null,
   };
 }
 
 export function callbackBodyOf(row: WorkflowRunRow): CallbackBody {
   if (row.run_status === 'completed')
     return { event_type: 'workflow.completed', request_id: row.id, data: { output: row.output_content ?? '' } };
+  if (row.run_status === 'cancelled') return { event_type: 'workflow.cancelled', request_id: row.id, data: { ...CANCELLED_RUN_DATA } };
   return {
     event_type: 'workflow.failed',
     request_id: row.id,
@@ -175,6 +183,7 @@ export class WorkflowRunsService implements OnApplicationBootstrap, BeforeApplic
     private readonly ledger: LedgerPublisher,
     private readonly rpc: NatsRpcClient,
     private readonly executor: WorkflowRunExecutor,
+    private readonly cancellation: RunCancellation,
     @Inject(APP_ENV) private readonly env: InvocationEnv,
     @InjectQueue(QueueNames.workflowRuns) private readonly jobs: JobQueue<'workflow-runs'>,
     @InjectQueue(QueueNames.callbacks) private readonly callbacks: JobQueue<'callbacks'>,
@@ -269,6 +278,8 @@ export class WorkflowRunsService implements OnApplicationBootstrap, BeforeApplic
   private async runHere(run: WorkflowRunRow): Promise<WorkflowRunRow | null> {
     const id = run.id;
     if (!run.run_async) this.answeredHere.add(id);
+    const tracked = this.cancellation.track(id);
+    let settled: WorkflowRunRow | null = null;
     const safetyNet = enqueue(
       this.jobs,
       id,
@@ -289,7 +300,9 @@ export class WorkflowRunsService implements OnApplicationBootstrap, BeforeApplic
     try {
       let state: TerminalState | null;
       try {
-        state = await requestContext.run({ requestId: id, workspaceId: run.workspace_id }, () => this.executor.execute(run));
+        state = await requestContext.run({ requestId: id, workspaceId: run.workspace_id }, () =>
+          this.executor.execute(run, tracked.signal),
+        );
       } catch (error) {
         const fault = this.executor.fault(error, true, id);
         if (fault.retry) return handOver(fault.error);
@@ -297,7 +310,6 @@ export class WorkflowRunsService implements OnApplicationBootstrap, BeforeApplic
       }
       // null: the lease was lost, and the run is whoever took it over's.
       if (!state) return null;
-      let settled: WorkflowRunRow | null;
       try {
         settled = await this.settle(id, state);
       } catch (error) {
@@ -309,6 +321,7 @@ export class WorkflowRunsService implements OnApplicationBootstrap, BeforeApplic
     } finally {
       this.localRuns -= 1;
       this.answeredHere.delete(id);
+      tracked.done(settled?.run_status);
     }
   }
 
@@ -357,8 +370,8 @@ export class WorkflowRunsService implements OnApplicationBootstrap, BeforeApplic
    * A terminal move and everything that follows it. Idempotent: a run already terminal is only
    * announced again (its callback is queued by delivery id, so it is delivered once).
    */
-  async settle(id: string, state: TerminalState): Promise<WorkflowRunRow | null> {
-    const { run, promoted } = await this.runs.finish(id, state);
+  async settle(id: string, state: TerminalState, from: ActiveStatuses = 'active'): Promise<WorkflowRunRow | null> {
+    const { run, promoted } = await this.runs.finish(id, state, from);
     const row = run ?? (await this.runs.find(id));
     if (row) await this.announce(row);
     for (const started of promoted) {
@@ -384,13 +397,14 @@ export class WorkflowRunsService implements OnApplicationBootstrap, BeforeApplic
         params: { request_id: row.id },
       });
     if (row.run_async && row.callback_url) {
+      const body = callbackBodyOf(row);
       await enqueue(this.callbacks, deliveryIdFor(row.id), {
         delivery_id: deliveryIdFor(row.id),
         workspace_id: row.workspace_id,
         request_id: row.id,
-        event_type: row.run_status === 'completed' ? 'workflow.completed' : 'workflow.failed',
+        event_type: body.event_type,
         url: row.callback_url,
-        body: callbackBodyOf(row),
+        body,
         owner: { kind: 'workflow_deployment', id: row.deployment_id },
         run_ended_at: (row.ended_at ?? new Date()).toISOString(),
       });
@@ -400,6 +414,15 @@ export class WorkflowRunsService implements OnApplicationBootstrap, BeforeApplic
     this.wake(row.id);
     if (!row.run_async && !this.answeredHere.has(row.id))
       this.rpc.publish(WORKFLOW_RUN_FINISHED_SUBJECT, { request_id: row.id } satisfies WorkflowRunFinishedMessage);
+  }
+
+  /**
+   * Finishes a run still waiting for its slot as cancelled, where it waits (its slot counter, the
+   * ledger and its callback follow as for any terminal move). False when it is not queued.
+   */
+  async cancelQueued(id: string): Promise<boolean> {
+    const row = await this.settle(id, CANCELLED_STATE, 'queued');
+    return row?.run_status === 'cancelled';
   }
 
   /** Starts queued runs that fit now (called by the reaper as a safety net). */
@@ -507,8 +530,9 @@ export class WorkflowRunsService implements OnApplicationBootstrap, BeforeApplic
   }
 }
 
-/** A finished sync run's answer: its output, or its failure. */
+/** A finished sync run's answer: its output, its failure, or 409 run_cancelled. */
 function syncAnswerOf(row: WorkflowRunRow): WorkflowInvokeResponse {
+  if (row.run_status === 'cancelled') throw runCancelledError(row.id);
   if (row.run_status !== 'completed') throw runFailure(row);
   return { request_id: row.id, run_status: 'completed', output: row.output_content ?? '' };
 }
