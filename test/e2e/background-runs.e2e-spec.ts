@@ -2,6 +2,7 @@ import type { AgentRecord, AppliedDeployment } from '@waggle/contracts';
 import {
   CallbackReceiver,
   cliJson,
+  cliJsonLines,
   expectEventually,
   FakeProviderServer,
   fakeModel,
@@ -14,6 +15,7 @@ import {
   type SseEvent,
 } from '@waggle/testing';
 import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -221,6 +223,17 @@ describe('background runs and resumable streams', () => {
     const ttl = await redis.pttl(`waggle:run-events:${requestId}`);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(3_600_000);
+  });
+
+  it('reads the same run with the operator CLI: request show, request events after a seq, request cancel of an ended run', async () => {
+    const { requestId, all } = resumedRun;
+    expect(await cliJson(['request', 'show', workspaceId, requestId])).toMatchObject({ request_id: requestId, status: 'completed' });
+    const events = await cliJsonLines<{ id: number; event: unknown }>(['request', 'events', workspaceId, requestId, '--after', '5']);
+    expect(events.map(({ id, event }) => ({ id: String(id), data: JSON.stringify(event) }))).toEqual(all.slice(5, -1));
+    // Ended runs are left as they are.
+    expect(await cliJson(['request', 'cancel', workspaceId, requestId])).toEqual({ request_id: requestId, run_status: 'completed' });
+    // Another workspace's id is the lookup's 404 (the CLI exits non-zero).
+    await expect(cliJson(['request', 'events', randomUUID(), requestId])).rejects.toThrow(/Request not found/);
   });
 
   it('keeps a background agent stream going after its client leaves: the ledger ends completed', async () => {

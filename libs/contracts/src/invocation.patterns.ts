@@ -268,6 +268,20 @@ export class RequestLookupRequest {
   request_id!: string;
 }
 
+/** A run's kept events after a sequence number (the operator's `request events`). */
+export class RequestEventsRequest extends RequestLookupRequest {
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  after?: number;
+}
+
+/** One kept event of a run, numbered as its stream numbered it. */
+export interface RunEventView {
+  seq: number;
+  event: unknown;
+}
+
 /** decisions.md: the answer of `GET /v1/public/requests/{id}`. */
 export interface RequestLookup {
   request_id: string;
@@ -412,6 +426,8 @@ export const InvocationContracts = {
   getRequest: rpc('invocation.requests.get', RequestLookupRequest).returns<RequestLookup>(),
   /** Waits for the run's holder to settle it (a bounded wait, RUN_CANCEL_HOLDER_WAIT_MS). */
   cancelRequest: rpc('invocation.requests.cancel', RequestLookupRequest, { timeoutMs: CANCEL_RPC_TIMEOUT_MS }).returns<CancelledRun>(),
+  /** A background or idempotent stream's kept events after `after`, then the run live to its end. */
+  requestEvents: rpc('invocation.requests.events', RequestEventsRequest, { timeoutMs: SYNC_RUN_TIMEOUT_MS }).streams<RunEventView>(),
   listRequests: rpc('invocation.requests.list', ListRequestsRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<RequestListItem[]>(),
 };
 

@@ -17,6 +17,7 @@ import {
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { addAgentCommands } from './agent-commands';
 import { addDeadLetterCommands } from './dead-letter-commands';
+import { addRequestCommands } from './request-commands';
 import { addKnowledgeBaseCommands } from './knowledge-base-commands';
 import { addLimitOptions, limitsFromOptions } from './limit-options';
 import { addWorkflowCommands, appliedWorkflowRows, applyWorkflows } from './workflow-commands';
@@ -27,8 +28,12 @@ import { formatLimit, print } from './output';
 
 /** How the CLI reaches the catalog service; the entry point passes the NATS client. */
 export type Caller = <P extends ReplyPattern>(pattern: P, payload: RpcRequest<P>) => Promise<RpcResponse<P>>;
-/** Every value of a streamed pattern, collected in order (lists that come in pages). */
-export type Collector = <P extends StreamPattern>(pattern: P, payload: RpcRequest<P>) => Promise<Array<RpcResponse<P>>>;
+/** Every value of a streamed pattern, collected in order (lists that come in pages), each also handed to `onValue` as it arrives. */
+export type Collector = <P extends StreamPattern>(
+  pattern: P,
+  payload: RpcRequest<P>,
+  onValue?: (value: RpcResponse<P>) => void,
+) => Promise<Array<RpcResponse<P>>>;
 
 const limitColumns = (limits: PlanLimits) => ({
   per_day: formatLimit(limits.rate_limit_per_day),
@@ -71,7 +76,7 @@ function positiveInteger(value: string): number {
 
 /**
  * The operator CLI: workspaces, API keys, plans, the model catalog, prompt and workflow
- * definitions, webhook secrets, the callback delivery log and dead letters. Every command
+ * definitions, webhook secrets, the callback delivery log, dead letters and the request ledger. Every command
  * takes `--json` for scripts.
  */
 export function buildCli(call: Caller, collect: Collector, modelCatalogPath: string, version: string): Command {
@@ -304,6 +309,7 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
   addKnowledgeBaseCommands(program, call, collect);
   addWorkflowCommands(program, call);
   addDeadLetterCommands(program, call);
+  addRequestCommands(program, call, collect);
 
   return program;
 }

@@ -1,5 +1,5 @@
 import { send } from '@waggle/contracts';
-import { lastValueFrom, toArray } from 'rxjs';
+import { lastValueFrom, tap, toArray } from 'rxjs';
 import { toErrorBody, WaggleException } from '@waggle/errors';
 import { BaseEnv, ConfigError, isNatsCredentialsRefusal, loadConfig, natsCredentialsRefusedLine, NatsRpcClient } from '@waggle/platform';
 import { loadLocalEnvFile } from '@waggle/telemetry';
@@ -54,8 +54,13 @@ async function main(argv: string[]): Promise<number> {
     })());
   try {
     const call: Caller = async (pattern, payload) => send(await connected(), pattern, payload, { timeoutMs: CALL_TIMEOUT_MS });
-    const collect: Collector = async (pattern, payload) =>
-      lastValueFrom(send(await connected(), pattern, payload, { timeoutMs: CALL_TIMEOUT_MS }).pipe(toArray()));
+    const collect: Collector = async (pattern, payload, onValue) =>
+      lastValueFrom(
+        send(await connected(), pattern, payload, { timeoutMs: CALL_TIMEOUT_MS }).pipe(
+          tap((value) => onValue?.(value)),
+          toArray(),
+        ),
+      );
     await buildCli(call, collect, SHIPPED_MODEL_CATALOG, packageVersion()).parseAsync(argv, { from: 'user' });
     return EXIT.ok;
   } catch (error) {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InvocationPatterns, send } from '@waggle/contracts';
 import { errorMessage, localizeStreamEvent, WaggleException } from '@waggle/errors';
-import { NatsRpcClient, RUN_LOG_IDLE, RunEventLog, type RunLogHead } from '@waggle/platform';
+import { NatsRpcClient, RUN_LOG_IDLE, RunEventLog } from '@waggle/platform';
 import type { Request, Response } from 'express';
 import { once } from 'node:events';
 import { localeOf, openSse, SSE_DONE, SSE_KEEPALIVE_MS, SSE_MAX_DURATION_MS, SSE_PING, writeSseEvent } from '../streaming/sse-relay';
@@ -38,7 +38,9 @@ export class RunEventReplay {
   ) {}
 
   async replay(requestId: string, workspaceId: string, afterSeq: number, request: Request, response: Response): Promise<void> {
-    await this.keptRun(requestId, workspaceId);
+    await this.log.keptFor(requestId, workspaceId, () =>
+      send(this.rpc, InvocationPatterns.getRequest, { workspace_id: workspaceId, request_id: requestId }),
+    );
     const stop = new AbortController();
     const deadline = setTimeout(() => stop.abort(), SSE_MAX_DURATION_MS);
     response.on('close', () => stop.abort());
@@ -68,24 +70,5 @@ export class RunEventReplay {
     }
     // Without [DONE] (the run's events expired, or the connection reached its maximum duration) the client may resume.
     if (!response.writableEnded) response.end(done ? SSE_DONE : undefined);
-  }
-
-  /**
-   * The run's kept events belong to this workspace. Another workspace's run and an unknown id
-   * answer the request lookup's 404; this workspace's run without kept events (not a background
-   * stream, or expired) its own 404.
-   */
-  private async keptRun(requestId: string, workspaceId: string): Promise<RunLogHead> {
-    let head: RunLogHead | null;
-    try {
-      head = await this.log.head(requestId);
-    } catch (error) {
-      throw new WaggleException('upstream_request_failed', { status: 503, cause: error });
-    }
-    if (head?.workspaceId === workspaceId) return head;
-    if (head) throw new WaggleException('not_found', { detail: 'request_not_found' });
-    // Throws the lookup's own 404 for an unknown id or another workspace's.
-    await send(this.rpc, InvocationPatterns.getRequest, { workspace_id: workspaceId, request_id: requestId });
-    throw new WaggleException('not_found', { detail: 'run_events_not_kept' });
   }
 }

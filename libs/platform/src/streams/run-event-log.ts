@@ -98,6 +98,25 @@ export class RunEventLog {
     });
   }
 
+  /**
+   * Checks that the run's events are kept for this workspace before they are read. Another
+   * workspace's run and an unknown id answer the request lookup's 404 (`lookup` throws it for
+   * an id the workspace does not have); this workspace's run without kept events (not a
+   * background or idempotent stream, or expired) its own 404; Redis away, 503.
+   */
+  async keptFor(requestId: string, workspaceId: string, lookup: () => Promise<unknown>): Promise<RunLogHead> {
+    let head: RunLogHead | null;
+    try {
+      head = await this.head(requestId);
+    } catch (error) {
+      throw new WaggleException('upstream_request_failed', { status: 503, cause: error });
+    }
+    if (head?.workspaceId === workspaceId) return head;
+    if (head) throw new WaggleException('not_found', { detail: 'request_not_found' });
+    await lookup();
+    throw new WaggleException('not_found', { detail: 'run_events_not_kept' });
+  }
+
   /** The run's workspace and end, in one round trip; null when no events of it are kept. */
   async head(requestId: string): Promise<RunLogHead | null> {
     const key = RunEventLog.keyOf(requestId);
