@@ -3,9 +3,15 @@ import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { WorkflowInvokeInputs } from '@waggle/contracts';
 import { loadConfig } from '@waggle/platform';
+import { getMetadataStorage } from 'class-validator';
+import { AgentInvokeBody } from '../src/agents/agent-invoke.dto';
 import { createGatewayApp } from '../src/bootstrap';
 import { GatewayEnv } from '../src/config/gateway.env';
+import { PromptInvokeBody } from '../src/prompts/prompt-invoke.dto';
+import { AgentWebhookBody } from '../src/webhooks/agent-webhook.dto';
+import { PromptWebhookBody } from '../src/webhooks/prompt-webhook.dto';
 
 /** Every route the gateway's controllers declare, as "get /v1/public/models". */
 function declaredRoutes(app: NestExpressApplication): string[] {
@@ -17,18 +23,78 @@ function declaredRoutes(app: NestExpressApplication): string[] {
       for (const name of Object.getOwnPropertyNames(metatype.prototype)) {
         const handler = (metatype.prototype as Record<string, unknown>)[name];
         if (name === 'constructor' || typeof handler !== 'function' || Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
-        const path = `/${[base, String(Reflect.getMetadata(PATH_METADATA, handler))].join('/')}`.replace(/\/+/g, '/').replace(/\/$/, '');
         const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number].toLowerCase();
-        routes.push(`${method} ${path.replace(/:(\w+)/g, '{$1}')}`);
+        // A handler may answer several paths (`@Post(['v1/prompt/invoke', 'v1/invoke'])`).
+        for (const handlerPath of [Reflect.getMetadata(PATH_METADATA, handler) as string | string[]].flat()) {
+          const path = `/${[base, handlerPath].join('/')}`.replace(/\/+/g, '/').replace(/\/$/, '');
+          routes.push(`${method} ${path.replace(/:(\w+)/g, '{$1}')}`);
+        }
       }
     }
   }
   return routes;
 }
 
+/** The properties class-validator validates on a body class (its own and inherited): what the gateway accepts. */
+function validatedProperties(target: new () => object): string[] {
+  return [
+    ...new Set(
+      getMetadataStorage()
+        .getTargetValidationMetadatas(target, '', true, false)
+        .map((rule) => rule.propertyName),
+    ),
+  ].sort();
+}
+
+/** The routes that start a run (decisions D38): documented beside /v1/public/*, each with its body class. */
+const RUN_STARTING_ROUTES: Array<[route: string, body: new () => object]> = [
+  ['post /v1/invoke', PromptInvokeBody],
+  ['post /v1/prompt/invoke', PromptInvokeBody],
+  ['post /v1/agent/invoke', AgentInvokeBody],
+  ['post /v1/workflow/invoke', WorkflowInvokeInputs],
+  ['post /v1/prompt/webhooks/{prompt_endpoint_id}/variants/{variant_id}', PromptWebhookBody],
+  ['post /v1/agent/webhooks/{agent_id}', AgentWebhookBody],
+];
+
+interface Schema {
+  $ref?: string;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  additionalProperties?: unknown;
+}
+interface Parameter {
+  $ref?: string;
+  name?: string;
+  in?: string;
+  schema?: Schema & { pattern?: string; maxLength?: number };
+}
+interface Operation {
+  parameters?: Parameter[];
+  requestBody?: { content: Record<string, { schema: Schema }> };
+  responses: Record<string, { headers?: Record<string, { $ref: string }>; content?: Record<string, { schema: Schema }> }>;
+}
+interface Document {
+  openapi: string;
+  info: { version: string };
+  paths: Record<string, Record<string, Operation>>;
+  components: {
+    schemas: Record<string, Schema>;
+    parameters: Record<string, Parameter>;
+    headers: Record<string, { schema: { enum: string[] } }>;
+  };
+}
+
 describe('GET /v1/public/openapi.json', () => {
   let app: NestExpressApplication;
-  let document: { openapi: string; info: { version: string }; paths: Record<string, Record<string, unknown>> };
+  let document: Document;
+
+  /** The operation of "post /v1/agent/invoke". */
+  const operationOf = (route: string): Operation => {
+    const [method, path] = route.split(' ');
+    return document.paths[path][method];
+  };
+  /** A `$ref` to a component, resolved. */
+  const resolve = <T>(ref: string, section: Record<string, T>): T => section[ref.split('/').pop() ?? ''];
 
   beforeAll(async () => {
     app = await createGatewayApp(loadConfig(GatewayEnv));
@@ -49,20 +115,84 @@ describe('GET /v1/public/openapi.json', () => {
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
   });
 
-  it('describes every implemented /v1/public/* route, and nothing else', () => {
-    const publicRoutes = declaredRoutes(app).filter((route) => route.split(' ')[1].startsWith('/v1/public/'));
+  it('describes every implemented /v1/public/* route and every route that starts a run, and nothing else', () => {
+    const declared = declaredRoutes(app);
+    const publicRoutes = declared.filter((route) => route.split(' ')[1].startsWith('/v1/public/'));
     expect(publicRoutes).toContain('get /v1/public/models');
+    expect(publicRoutes).toContain('get /v1/public/requests/{id}/events');
+    const runStarting = RUN_STARTING_ROUTES.map(([route]) => route);
+    for (const route of runStarting) expect(declared).toContain(route);
     const documented = Object.entries(document.paths).flatMap(([path, operations]) =>
       Object.keys(operations).map((method) => `${method} ${path}`),
     );
-    expect(documented.sort()).toEqual(publicRoutes.sort());
+    expect(documented.sort()).toEqual([...publicRoutes, ...runStarting].sort());
+  });
+
+  it('gives every run-starting route the shared Idempotency-Key parameter, the Idempotent-Replayed header on success and the 409/422 answers', () => {
+    const key = document.components.parameters.IdempotencyKey;
+    expect(key).toMatchObject({ name: 'Idempotency-Key', in: 'header', schema: { minLength: 1, maxLength: 255 } });
+    const keyFormat = new RegExp(key.schema?.pattern ?? '');
+    expect(keyFormat.test('a'.repeat(255))).toBe(true);
+    expect(keyFormat.test('has space')).toBe(false);
+    expect(document.components.headers.IdempotentReplayed.schema.enum).toEqual(['true']);
+    for (const [route] of RUN_STARTING_ROUTES) {
+      const operation = operationOf(route);
+      expect(operation.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
+      const successes = Object.keys(operation.responses).filter((status) => status.startsWith('2'));
+      expect(successes.length).toBeGreaterThan(0);
+      for (const status of successes)
+        expect(operation.responses[status].headers).toEqual({ 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } });
+      expect(operation.responses['409'].content?.['application/json'].schema).toEqual({
+        $ref: '#/components/schemas/RunConflictErrorBodyDto',
+      });
+      expect(operation.responses['422'].content?.['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBodyDto' });
+    }
+    expect(document.components.schemas.RunConflictErrorBodyDto.properties).toHaveProperty('request_id');
+  });
+
+  it('documents each run-starting body from the class the gateway validates it with: exactly its validated properties', () => {
+    for (const [route, body] of RUN_STARTING_ROUTES) {
+      const schema = resolve(operationOf(route).requestBody?.content['application/json'].schema.$ref ?? '', document.components.schemas);
+      expect(Object.keys(schema.properties ?? {}).sort()).toEqual(validatedProperties(body));
+      expect(schema.additionalProperties).toBe(false);
+    }
+    const promptInvoke = document.components.schemas.PromptInvokeBody;
+    const agentInvoke = document.components.schemas.AgentInvokeBody;
+    for (const schema of [promptInvoke, agentInvoke]) {
+      expect(schema.properties?.background).toEqual({ type: 'boolean' });
+      expect(schema.properties?.streaming).toEqual({ type: 'boolean' });
+    }
+    expect(promptInvoke.required?.sort()).toEqual(['deployment', 'variant']);
+    expect(agentInvoke.required?.sort()).toEqual(['agent', 'message']);
+    // Nested classes are documented too, from their own validation rules.
+    expect(agentInvoke.properties?.async).toMatchObject({ $ref: '#/components/schemas/CallbackSettings' });
+    expect(document.components.schemas.CallbackSettings.required).toEqual(['callback_url']);
+  });
+
+  it('answers prompt and agent invokes as JSON, as a stream, or 202 in the background', () => {
+    for (const route of ['post /v1/prompt/invoke', 'post /v1/agent/invoke']) {
+      const { responses } = operationOf(route);
+      expect(Object.keys(responses['200'].content ?? {}).sort()).toEqual(['application/json', 'text/event-stream']);
+      expect(responses['202'].content?.['application/json'].schema).toEqual({ $ref: '#/components/schemas/AcceptedRunDto' });
+    }
+    for (const route of ['post /v1/prompt/webhooks/{prompt_endpoint_id}/variants/{variant_id}', 'post /v1/agent/webhooks/{agent_id}'])
+      expect(Object.keys(operationOf(route).responses).filter((status) => status.startsWith('2'))).toEqual(['202']);
+  });
+
+  it('documents the resumable events route: Last-Event-ID, ?after=, text/event-stream, 404 and 422', () => {
+    const events = operationOf('get /v1/public/requests/{id}/events');
+    expect(events.parameters).toContainEqual(expect.objectContaining({ name: 'Last-Event-ID', in: 'header' }));
+    expect(events.parameters).toContainEqual(
+      expect.objectContaining({ name: 'after', in: 'query', schema: expect.objectContaining({ type: 'integer' }) }),
+    );
+    expect(Object.keys(events.responses['200'].content ?? {})).toEqual(['text/event-stream']);
+    for (const status of ['404', '422'])
+      expect(events.responses[status].content?.['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBodyDto' });
   });
 
   it('describes the model listing with the twelve fields', () => {
-    const components = (
-      document as unknown as { components: { schemas: Record<string, { properties: Record<string, unknown>; required: string[] }> } }
-    ).components;
-    expect(Object.keys(components.schemas.PublicModelDto.properties).sort()).toEqual([
+    const { components } = document;
+    expect(Object.keys(components.schemas.PublicModelDto.properties ?? {}).sort()).toEqual([
       'context_limit',
       'id',
       'is_image_generation',
@@ -82,9 +212,7 @@ describe('GET /v1/public/openapi.json', () => {
   it("describes the agent routes, the agent record's sixteen fields and the create body's required three", () => {
     expect(Object.keys(document.paths['/v1/public/workspaces/{workspace_id}/agents']).sort()).toEqual(['get', 'post']);
     expect(Object.keys(document.paths['/v1/public/workspaces/{workspace_id}/agents/{id}']).sort()).toEqual(['delete', 'get', 'patch']);
-    const schemas = (
-      document as unknown as { components: { schemas: Record<string, { properties: Record<string, unknown>; required?: string[] }> } }
-    ).components.schemas;
+    const { schemas } = document.components;
     const record = [
       'id',
       'name',
@@ -103,10 +231,10 @@ describe('GET /v1/public/openapi.json', () => {
       'created_at',
       'updated_at',
     ];
-    expect(Object.keys(schemas.AgentDto.properties)).toEqual(record);
+    expect(Object.keys(schemas.AgentDto.properties ?? {})).toEqual(record);
     expect(schemas.AgentDto.required).toEqual(record);
     expect(schemas.CreateAgentFieldsDoc.required).toEqual(['name', 'llm_model', 'model_type']);
-    expect(Object.keys(schemas.CreateAgentFieldsDoc.properties).sort()).toEqual(
+    expect(Object.keys(schemas.CreateAgentFieldsDoc.properties ?? {}).sort()).toEqual(
       record.filter((field) => !['id', 'status', 'created_at', 'updated_at'].includes(field)).sort(),
     );
     expect(schemas.UpdateAgentFieldsDoc.required ?? []).toEqual([]);

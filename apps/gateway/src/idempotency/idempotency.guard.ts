@@ -15,7 +15,7 @@ export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
 
 /** decisions: 1 to 255 visible ASCII characters. */
-const VALID_KEY = /^[\x21-\x7e]{1,255}$/;
+export const IDEMPOTENCY_KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
 /** Past the longest a run may keep its caller, a claim whose gateway died frees the key. */
 const LEASE_MARGIN_MS = 60_000;
 
@@ -90,7 +90,7 @@ export class IdempotencyGuard implements CanActivate {
     const request = http.getRequest<IdempotentRequest>();
     const key = request.headers[IDEMPOTENCY_KEY_HEADER];
     if (key === undefined) return true;
-    if (typeof key !== 'string' || !VALID_KEY.test(key)) {
+    if (typeof key !== 'string' || !IDEMPOTENCY_KEY_FORMAT.test(key)) {
       throw new WaggleException('validation_error', {
         detail: 'idempotency_key_invalid',
         details: [{ field: 'Idempotency-Key', messages: ['must be 1 to 255 visible ASCII characters'] }],

@@ -1,11 +1,13 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { addRunRoutes, RUN_ROUTE_MODELS } from './run-routes';
 
 export const PUBLIC_PATH_PREFIX = '/v1/public/';
 
 /**
- * The OpenAPI 3.1 description of the `/v1/public/*` endpoints, generated from the
- * gateway's controllers and DTOs, so it lists exactly the routes that exist.
+ * The OpenAPI 3.1 description of the `/v1/public/*` endpoints, generated from the gateway's
+ * controllers and DTOs, so it lists exactly the routes that exist, and of the routes that start
+ * a run (decisions D7), where the Idempotency-Key header and the background runs live.
  */
 export function buildPublicOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -15,7 +17,8 @@ export function buildPublicOpenApiDocument(app: INestApplication): OpenAPIObject
     .setVersion('v1')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'wgl_ API key', description: 'A workspace API key' })
     .build();
-  const document = SwaggerModule.createDocument(app, config);
+  const document = SwaggerModule.createDocument(app, config, { extraModels: RUN_ROUTE_MODELS });
   document.paths = Object.fromEntries(Object.entries(document.paths).filter(([path]) => path.startsWith(PUBLIC_PATH_PREFIX)));
+  addRunRoutes(document);
   return document;
 }

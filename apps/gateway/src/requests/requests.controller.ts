@@ -1,5 +1,16 @@
 import { Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiExcludeEndpoint, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiHeader,
+  ApiOkResponse,
+  ApiProduces,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiQuery,
+  ApiResponse,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { InvocationPatterns, send, type CancelledRun, type RequestLookup } from '@waggle/contracts';
 import { NatsRpcClient } from '@waggle/platform';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
@@ -54,6 +65,9 @@ class CancelledRunDto implements CancelledRun {
   run_status!: CancelledRun['run_status'];
 }
 
+/** An error of a route that produces text/event-stream: errors are still JSON (a bare `type` would take the route's media type). */
+const JSON_ERROR = { 'application/json': { schema: { $ref: getSchemaPath(ErrorBodyDto) } } };
+
 @ApiTags('requests')
 @ApiBearerAuth()
 @Controller('v1/public/requests')
@@ -77,7 +91,26 @@ export class RequestsController {
    * run live to `[DONE]` (text/event-stream). Metered like the lookup; leaving never cancels the run.
    */
   @Get(':id/events')
-  @ApiExcludeEndpoint()
+  @ApiProduces('text/event-stream')
+  @ApiHeader({
+    name: 'Last-Event-ID',
+    required: false,
+    description: 'The id of the last event received: the replay starts after it',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  })
+  @ApiQuery({
+    name: 'after',
+    required: false,
+    type: 'integer',
+    minimum: 0,
+    description: 'As Last-Event-ID, for clients that cannot set headers',
+  })
+  @ApiOkResponse({
+    description: 'The events after the resume point, then the run live to `data: [DONE]`; each event has an `id:` line',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  })
+  @ApiResponse({ status: 404, description: 'No such request in this workspace, or a run whose events are not kept', content: JSON_ERROR })
+  @ApiResponse({ status: 422, description: 'Last-Event-ID or after is not a whole number', content: JSON_ERROR })
   async events(
     @Param('id') id: string,
     @Headers('last-event-id') lastEventId: string | undefined,
