@@ -9,6 +9,7 @@ import { ERROR_CATALOG } from '@waggle/errors';
 import {
   CallbackReceiver,
   cliJson,
+  collectSse,
   FakeProviderServer,
   fakeModel,
   freePort,
@@ -71,6 +72,8 @@ interface Workspace {
   /** A finished workflow run (its request id). */
   workflowRunId: string;
   requestId: string;
+  /** A finished background prompt stream whose events are kept (the events route replays it). */
+  streamRequestId: string;
   /** The callback delivery of a webhook-triggered run. */
   deliveryId: string;
   agent: AgentRecord;
@@ -103,6 +106,8 @@ interface RouteCase {
   sized?: string;
   /** A valid body of any size up to the limit succeeds, rather than being refused for a field's own bound. */
   servesLarge?: boolean;
+  /** Headers of the run lifecycle it takes, sent valid, arbitrary or not at all: `Idempotency-Key` (a run-starting route) or `Last-Event-ID`. */
+  lifecycleHeader?: 'idempotency-key' | 'last-event-id';
 }
 
 interface Context {
@@ -116,8 +121,24 @@ const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/v1/models', credentials: 'key' },
   { method: 'GET', path: '/v1/error_codes', credentials: 'none', query: true },
   { method: 'GET', path: '/v1/public/openapi.json', credentials: 'none' },
-  { method: 'POST', path: '/v1/prompt/invoke', credentials: 'key', validBody: invokeBody, sized: 'inputs.question', servesLarge: true },
-  { method: 'POST', path: '/v1/invoke', credentials: 'key', validBody: invokeBody, sized: 'inputs.question', servesLarge: true },
+  {
+    method: 'POST',
+    path: '/v1/prompt/invoke',
+    credentials: 'key',
+    validBody: invokeBody,
+    sized: 'inputs.question',
+    servesLarge: true,
+    lifecycleHeader: 'idempotency-key',
+  },
+  {
+    method: 'POST',
+    path: '/v1/invoke',
+    credentials: 'key',
+    validBody: invokeBody,
+    sized: 'inputs.question',
+    servesLarge: true,
+    lifecycleHeader: 'idempotency-key',
+  },
   {
     method: 'GET',
     path: '/v1/public/requests/{0}',
@@ -126,8 +147,24 @@ const ROUTES: RouteCase[] = [
   },
   {
     method: 'POST',
+    path: '/v1/public/requests/{0}/cancel',
+    credentials: 'key',
+    // Finished runs: a cancel of A's answers its status and changes nothing, B's is not found.
+    validParams: ({ a, b }) => [[a.requestId], [a.streamRequestId], [b.requestId], [b.streamRequestId]],
+  },
+  {
+    method: 'GET',
+    path: '/v1/public/requests/{0}/events',
+    credentials: 'key',
+    query: true,
+    lifecycleHeader: 'last-event-id',
+    validParams: ({ a, b }) => [[a.streamRequestId], [a.requestId], [b.streamRequestId], [b.requestId]],
+  },
+  {
+    method: 'POST',
     path: '/v1/prompt/webhooks/{0}/variants/{1}',
     credentials: 'webhook',
+    lifecycleHeader: 'idempotency-key',
     validBody: ({ callbackUrl }) => ({
       inputs: { question: 'generated' },
       metadata: { case: 'generated' },
@@ -145,6 +182,7 @@ const ROUTES: RouteCase[] = [
     method: 'POST',
     path: '/v1/agent/invoke',
     credentials: 'key',
+    lifecycleHeader: 'idempotency-key',
     validBody: ({ a }) => ({
       agent: a.agent.id,
       message: 'generated',
@@ -160,6 +198,7 @@ const ROUTES: RouteCase[] = [
     method: 'POST',
     path: '/v1/agent/webhooks/{0}',
     credentials: 'agent-webhook',
+    lifecycleHeader: 'idempotency-key',
     validBody: ({ callbackUrl }) => ({
       message: 'generated',
       thread_id: 'generated-hook',
@@ -211,6 +250,7 @@ const ROUTES: RouteCase[] = [
     method: 'POST',
     path: '/v1/workflow/invoke',
     credentials: 'key',
+    lifecycleHeader: 'idempotency-key',
     validBody: ({ a, callbackUrl }) => ({
       deployment: a.workflow.deployment,
       variant: 'default',
@@ -455,6 +495,30 @@ function bodyOfSize(valid: Record<string, unknown>, path: string, bytes: number)
 }
 
 /** Strings that broke, or could break, something on the way to storage. */
+/** The Idempotency-Key both workspaces' first runs were started with (each workspace's keys are its own). */
+const SHARED_IDEMPOTENCY_KEY = 'generated-shared-key';
+const firstRunBody = (deployment: string, name: string) => ({ deployment, variant: 'default', inputs: { question: `only ${name}` } });
+
+/** A header value fetch can send (visible ASCII, tabs and spaces). */
+const headerValue = (): fc.Arbitrary<string> =>
+  fc.oneof(
+    nastyString.filter((value) => /^[\t\x20-\x7e]*$/.test(value)),
+    fc.constantFrom('x'.repeat(255), 'x'.repeat(256), 'ключ', '0', '-1', '1.5', '99999999999'),
+  );
+
+/** A run-lifecycle header: absent, a valid value, one used before (another workspace's too), or arbitrary. */
+function lifecycleHeaderArbitrary(route: RouteCase): fc.Arbitrary<Record<string, string>> {
+  if (!route.lifecycleHeader) return fc.constant({});
+  const name = route.lifecycleHeader;
+  const valid =
+    name === 'idempotency-key'
+      ? fc.constantFrom(SHARED_IDEMPOTENCY_KEY, 'generated-retry', 'generated-retry-2')
+      : fc.nat({ max: 20 }).map(String);
+  return fc
+    .option(fc.oneof(valid, headerValue()), { nil: undefined })
+    .map((value): Record<string, string> => (value === undefined ? {} : { [name]: value.replace(/[^\t\x20-\x7e]/g, '?') }));
+}
+
 const nastyString = fc.oneof(
   fc.string({ maxLength: 30 }),
   fc.string({ unit: 'binary', maxLength: 30 }),
@@ -671,13 +735,26 @@ describe('generated input across the public and private routes', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'waggle-generated-')), 'prompts.yaml');
     writeFileSync(file, PROMPTS(deployment));
     const [applied] = await cliJson<AppliedDeployment[]>(['apply', '-f', file, '--workspace', created.workspace_id]);
+    // Both workspaces start their first run under the same Idempotency-Key: each is its own.
     const run = await fetch(`${gateway}/v1/prompt/invoke`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${created.api_key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ deployment, variant: 'default', inputs: { question: `only ${name}` } }),
+      headers: {
+        authorization: `Bearer ${created.api_key}`,
+        'content-type': 'application/json',
+        'idempotency-key': SHARED_IDEMPOTENCY_KEY,
+      },
+      body: JSON.stringify(firstRunBody(deployment, name)),
     });
     expect(run.status).toBe(200);
     const { request_id } = (await run.json()) as { request_id: string };
+    const streamed = await fetch(`${gateway}/v1/prompt/invoke`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${created.api_key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ deployment, variant: 'default', inputs: { question: `only ${name}` }, streaming: true, background: true }),
+    });
+    const events = await collectSse(streamed);
+    const streamRequestId = (events[0] as { request_id: string }).request_id;
+    expect(events.at(-1)).toBe('[DONE]');
     const variant = applied.variants[0].variant_id;
     const triggered = await fetch(`${gateway}/v1/prompt/webhooks/${applied.prompt_endpoint_id}/variants/${variant}`, {
       method: 'POST',
@@ -743,6 +820,7 @@ describe('generated input across the public and private routes', () => {
       workflow,
       workflowRunId,
       requestId: request_id,
+      streamRequestId,
       deliveryId: deliveryIdFor(triggeredId),
       agent,
       agentSecret: agentSecret.webhook_secret,
@@ -779,6 +857,7 @@ describe('generated input across the public and private routes', () => {
     secretsOfB = [
       b.id,
       b.requestId,
+      b.streamRequestId,
       b.deliveryId,
       b.deployment.deployment,
       b.deployment.webhook_secret,
@@ -861,6 +940,7 @@ describe('generated input across the public and private routes', () => {
         '',
       );
       const language = fc.constantFrom(undefined, 'es', 'fr', '*', 'x'.repeat(200));
+      const lifecycle = lifecycleHeaderArbitrary(route);
 
       await fc.assert(
         fc.asyncProperty(
@@ -870,13 +950,15 @@ describe('generated input across the public and private routes', () => {
           credential,
           contentType,
           language,
-          async (params, body, query, who, type, acceptLanguage) => {
+          lifecycle,
+          async (params, body, query, who, type, acceptLanguage, lifecycleHeaders) => {
             const path = route.path.replace(/\{(\d)\}/g, (_match, index: string) => encodeComponent(params[Number(index)]));
             const url = `${gateway}${path}${query ? `?${query}` : ''}`;
             const headers: Record<string, string> = {
               ...credentialHeaders(route, who),
               ...(type && { 'content-type': type }),
               ...(acceptLanguage && { 'accept-language': acceptLanguage }),
+              ...lifecycleHeaders,
             };
             requests += 1;
             const response = await fetch(url, { method: route.method, headers, body: takesBody(route) ? body : undefined });
@@ -993,6 +1075,36 @@ describe('generated input across the public and private routes', () => {
     const inQuery = await fetch(`${gateway}/v1/private/requests?user=a%00b`, { headers: { authorization: `Bearer ${context.a.key}` } });
     expect(inQuery.status).toBe(422);
     expect(await inQuery.json()).toMatchObject({ error_code: 'validation_error', details: [{ field: 'user' }] });
+  });
+
+  it("keeps each workspace's Idempotency-Keys, kept events and cancels its own", async () => {
+    const asA = { authorization: `Bearer ${context.a.key}` };
+    const invokeB = (authorization: string) =>
+      fetch(`${gateway}/v1/prompt/invoke`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json', 'idempotency-key': SHARED_IDEMPOTENCY_KEY },
+        body: JSON.stringify(firstRunBody(context.b.deployment.deployment, 'generated B')),
+      });
+    // B's very request under the key both used, sent with A's API key: A's own key, which A used for
+    // another request (422), never B's answer.
+    const crossed = await invokeB(asA.authorization);
+    const crossedText = await crossed.text();
+    expect(crossed.headers.get('idempotent-replayed')).toBeNull();
+    expect(crossed.status).toBe(422);
+    expect(JSON.parse(crossedText)).toMatchObject({ error_code: 'idempotency_key_reused' });
+    expect(crossedText).not.toContain(context.b.requestId);
+    // B's own repeat is B's first answer.
+    const own = await invokeB(`Bearer ${context.b.key}`);
+    expect(own.headers.get('idempotent-replayed')).toBe('true');
+    expect(await own.json()).toMatchObject({ request_id: context.b.requestId });
+    // B's kept events and B's run, asked for with A's key: the lookup's 404.
+    const notFound = { error: 'Request not found', error_code: 'not_found' };
+    const events = await fetch(`${gateway}/v1/public/requests/${context.b.streamRequestId}/events`, { headers: asA });
+    expect(events.status).toBe(404);
+    expect(await events.json()).toMatchObject(notFound);
+    const cancel = await fetch(`${gateway}/v1/public/requests/${context.b.streamRequestId}/cancel`, { method: 'POST', headers: asA });
+    expect(cancel.status).toBe(404);
+    expect(await cancel.json()).toMatchObject(notFound);
   });
 
   async function readSecret<T>(path: string): Promise<T> {

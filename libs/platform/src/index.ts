@@ -22,6 +22,7 @@ export {
   msUntilDeadline,
   newErrorId,
   newRequestId,
+  requestIdTime,
   requestContext,
   type RequestContextStore,
 } from './context/request-context';

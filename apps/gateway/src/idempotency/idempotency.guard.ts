@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { ErrorCode } from '@waggle/errors';
 import { WaggleException } from '@waggle/errors';
-import { APP_ENV, canonicalJson, NatsRpcClient, REDIS_CLIENT, requestContext, RunEventLog } from '@waggle/platform';
+import { APP_ENV, assertStorableInput, canonicalJson, NatsRpcClient, REDIS_CLIENT, requestContext, RunEventLog } from '@waggle/platform';
 import type { Response } from 'express';
 import type Redis from 'ioredis';
 import { createHash } from 'node:crypto';
@@ -98,6 +98,8 @@ export class IdempotencyGuard implements CanActivate {
     }
     const workspaceId = request.auth?.workspace_id ?? request.webhookTarget?.workspace_id;
     if (workspaceId === undefined) throw new Error('IdempotencyGuard runs after the request is authenticated');
+    // Guards run before pipes: input nested too deep to hash (or store) is refused here, as the pipe would.
+    assertStorableInput(request.body);
     const fingerprint = requestFingerprint(request.method, request.path, request.body);
     const requestId = requestContext.get()?.requestId ?? '';
     const record = new IdempotencyKeyRecord(this.redis, workspaceId, key, fingerprint, requestId);

@@ -11,7 +11,7 @@ import {
   type RunCancelReply,
 } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { LEDGER_FLUSH_INTERVAL_MS, NatsRpcClient, RunCancelMarks } from '@waggle/platform';
+import { LEDGER_FLUSH_INTERVAL_MS, NatsRpcClient, requestIdTime, RunCancelMarks } from '@waggle/platform';
 import { setTimeout as delay } from 'node:timers/promises';
 import { RequestsService } from '../ledger/requests.service';
 import { PromptTriggerWorker } from '../prompt-runs/prompt-trigger.worker';
@@ -21,6 +21,8 @@ const AGENT_CANCEL_TIMEOUT_MS = 5_000;
 
 /** A run started an instant ago may still wait in its publisher's batch: a few flushes later its record is in the ledger stream. */
 const UNPUBLISHED_RECORD_WAIT_MS = 3 * LEDGER_FLUSH_INTERVAL_MS;
+/** How old an id may be and still have a record on its way (its run was accepted, its record not yet published). */
+const UNPUBLISHED_RECORD_WINDOW_MS = 10_000;
 
 /**
  * Cancels a run of any kind however it was started (decisions.md, run cancellation), from the
@@ -72,6 +74,9 @@ export class RunCanceller {
   private async record(requestId: string): Promise<LedgerRecord | null> {
     const found = await this.requests.find(requestId);
     if (found) return found;
+    // Only an id made an instant ago can have a record still on its way; any other missing one is not found at once.
+    const madeAt = requestIdTime(requestId);
+    if (madeAt === null || Date.now() - madeAt > UNPUBLISHED_RECORD_WINDOW_MS) return null;
     await delay(UNPUBLISHED_RECORD_WAIT_MS);
     return this.requests.find(requestId);
   }

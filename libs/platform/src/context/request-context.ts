@@ -41,6 +41,12 @@ export function newRequestId(): string {
 
 export const REQUEST_ID_PATTERN = /^req_[0-9a-f]{32}$/;
 
+/** When a request id was made (its UUIDv7's milliseconds), or null for a string that is not one. */
+export function requestIdTime(requestId: string): number | null {
+  if (!REQUEST_ID_PATTERN.test(requestId) || requestId[16] !== '7') return null;
+  return parseInt(requestId.slice(4, 16), 16);
+}
+
 /** Opaque id that ties an internal_server_error answer to its log line. */
 export function newErrorId(): string {
   return `err_${randomBytes(8).toString('hex')}`;

@@ -158,6 +158,12 @@ export class RunEventLog {
       if (options.signal.aborted) return;
       if (page.length < PAGE) break;
     }
+    // A reader who asked past the end of a run that has ended (it saw every event) ends now, not after a wait.
+    const ended = (await this.head(requestId))?.endSeq ?? null;
+    if (ended !== null && ended <= last) {
+      yield { seq: ended, end: true };
+      return;
+    }
     const follower = this.redis.duplicate({ lazyConnect: true, enableOfflineQueue: true, connectionName: 'waggle-run-events-reader' });
     const stop = () => follower.disconnect();
     options.signal.addEventListener('abort', stop, { once: true });
@@ -176,7 +182,7 @@ export class RunEventLog {
         if (page.length > 0) continue;
         const head = await this.head(requestId);
         if (!head) return;
-        // A reader who asked past the end (it saw every event) ends there.
+        // The end written while this reader connected (or past which it asked).
         if (head.endSeq !== null && head.endSeq <= last) {
           yield { seq: head.endSeq, end: true };
           return;
