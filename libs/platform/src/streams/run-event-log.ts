@@ -46,6 +46,14 @@ function fieldOf(fields: string[], name: string): string | undefined {
   return undefined;
 }
 
+/** A page's entries, in order (entries of another shape are skipped). */
+function* entriesOf(page: XEntry[]): Generator<RunLogEntry> {
+  for (const raw of page) {
+    const entry = toEntry(raw);
+    if (entry) yield entry;
+  }
+}
+
 function toEntry([id, fields]: XEntry): RunLogEntry | undefined {
   const seq = seqOf(id);
   const event = fieldOf(fields, 'event');
@@ -148,9 +156,7 @@ export class RunEventLog {
     // Kept already: no connection of its own is needed for a run that has ended.
     for (;;) {
       const page = ((await this.redis.xread('COUNT', PAGE, 'STREAMS', key, readFrom(last))) as XReadReply)?.[0]?.[1] ?? [];
-      for (const raw of page) {
-        const entry = toEntry(raw);
-        if (!entry) continue;
+      for (const entry of entriesOf(page)) {
         yield entry;
         if ('end' in entry) return;
         last = entry.seq;
@@ -172,9 +178,7 @@ export class RunEventLog {
       while (!options.signal.aborted) {
         const reply = (await follower.xread('COUNT', PAGE, 'BLOCK', options.idleMs, 'STREAMS', key, readFrom(last))) as XReadReply;
         const page = reply?.[0]?.[1] ?? [];
-        for (const raw of page) {
-          const entry = toEntry(raw);
-          if (!entry) continue;
+        for (const entry of entriesOf(page)) {
           yield entry;
           if ('end' in entry) return;
           last = entry.seq;
