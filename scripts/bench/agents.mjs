@@ -36,26 +36,19 @@ import {
   infraProcesses,
   log,
   machine,
+  restoreShippedCatalog,
   runNode,
   settle,
   startProcess,
-  stopProcess,
+  stopAll,
   summarize,
   waitFor,
   waitForGatewayToSee,
   ROOT,
+  distEntries,
 } from './bench-lib.mjs';
 
-const ENTRIES = {
-  migrate: 'dist/tools/migrate/src/main.js',
-  cli: 'dist/tools/cli/src/main.js',
-  fake: 'dist/tools/fake-provider/src/main.js',
-  catalog: 'dist/apps/catalog/src/main.js',
-  invocation: 'dist/apps/invocation/src/main.js',
-  agent: 'dist/apps/agent/src/main.js',
-  gateway: 'dist/apps/gateway/src/main.js',
-  testing: 'dist/libs/testing/src/index.js',
-};
+const ENTRIES = distEntries('migrate', 'cli', 'fake', 'catalog', 'invocation', 'agent', 'gateway', 'testing');
 const MODEL = 'fake-agent-bench';
 const CONNECTIONS = 64;
 const QUESTION = 'What is the capital of France?';
@@ -300,18 +293,8 @@ async function main() {
   } catch (error) {
     failures.push(error instanceof Error ? error.message : String(error));
   } finally {
-    if (catalogLoaded) {
-      try {
-        runNode(ENTRIES.cli, ['catalog', 'load', '--force', '--json'], env, 'catalog restore');
-      } catch (error) {
-        failures.push(`restoring the shipped catalog: ${error.message}`);
-      }
-    }
-    for (const proc of procs.reverse()) {
-      const exit = await stopProcess(proc);
-      if (exit.code !== 0 && exit.signal !== 'SIGTERM' && !exit.alreadyExited)
-        failures.push(`${proc.name} exited with ${exit.code ?? exit.signal}`);
-    }
+    if (catalogLoaded) restoreShippedCatalog(ENTRIES.cli, env, failures);
+    await stopAll(procs, failures);
     await files?.close();
     rmSync(tmp, { recursive: true, force: true });
   }

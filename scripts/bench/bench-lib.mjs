@@ -15,6 +15,25 @@ import YAML from 'yaml';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 
 const POLL_MS = 50;
+/** The built entry points the benchmarks start or load, by name. */
+export const DIST_ENTRIES = {
+  migrate: 'dist/tools/migrate/src/main.js',
+  cli: 'dist/tools/cli/src/main.js',
+  fake: 'dist/tools/fake-provider/src/main.js',
+  catalog: 'dist/apps/catalog/src/main.js',
+  invocation: 'dist/apps/invocation/src/main.js',
+  agent: 'dist/apps/agent/src/main.js',
+  asset: 'dist/apps/asset/src/main.js',
+  'knowledge-base': 'dist/apps/knowledge-base/src/main.js',
+  gateway: 'dist/apps/gateway/src/main.js',
+  dispatcher: 'dist/apps/callback-dispatcher/src/main.js',
+  testing: 'dist/libs/testing/src/index.js',
+  webhooks: 'dist/libs/webhooks/src/index.js',
+};
+
+/** The named entries of DIST_ENTRIES (what a benchmark checks with exitUnlessBuilt and starts). */
+export const distEntries = (...names) => Object.fromEntries(names.map((name) => [name, DIST_ENTRIES[name]]));
+
 export const START_TIMEOUT_MS = 30_000;
 export const EXIT_TIMEOUT_MS = 20_000; // above the apps' default SHUTDOWN_GRACE_MS
 const OUTPUT_TAIL = 8_000;
@@ -172,6 +191,30 @@ export async function waitFor(proc, what, check) {
     if (performance.now() - started > START_TIMEOUT_MS)
       throw new Error(`${proc.name}: not ${what} within ${START_TIMEOUT_MS / 1000} s\n${proc.output()}`);
     await sleep(POLL_MS);
+  }
+}
+
+/**
+ * Puts the shipped model catalog back (`cli catalog load --force`) while the catalog service is
+ * still up; a failure is added to `failures`. True when it was restored.
+ */
+export function restoreShippedCatalog(cliEntry, env, failures) {
+  try {
+    log('restoring the shipped model catalog (cli catalog load --force)');
+    runNode(cliEntry, ['catalog', 'load', '--force', '--json'], env, 'catalog restore');
+    return true;
+  } catch (error) {
+    failures.push(`restoring the shipped catalog: ${error instanceof Error ? error.message : String(error)}`);
+    return false;
+  }
+}
+
+/** Stops the processes, last started first; one that ended other than by the SIGTERM is added to `failures`. */
+export async function stopAll(procs, failures) {
+  for (const proc of [...procs].reverse()) {
+    const exit = await stopProcess(proc);
+    if (exit.code !== 0 && exit.signal !== 'SIGTERM' && !exit.alreadyExited)
+      failures.push(`${proc.name} exited with ${exit.code ?? exit.signal}`);
   }
 }
 

@@ -63,6 +63,7 @@ import {
   machine,
   otherWaggleProcesses,
   percentile,
+  restoreShippedCatalog,
   runNode,
   settle,
   sleep,
@@ -70,6 +71,7 @@ import {
   stopProcess,
   waitFor,
   waitForGatewayToSee,
+  distEntries,
 } from './bench-lib.mjs';
 
 const require = createRequire(import.meta.url);
@@ -78,16 +80,7 @@ const Redis = require('ioredis');
 const pg = require('pg');
 const { Webhook } = require('standardwebhooks');
 
-const ENTRIES = {
-  migrate: 'dist/tools/migrate/src/main.js',
-  cli: 'dist/tools/cli/src/main.js',
-  fake: 'dist/tools/fake-provider/src/main.js',
-  catalog: 'dist/apps/catalog/src/main.js',
-  invocation: 'dist/apps/invocation/src/main.js',
-  gateway: 'dist/apps/gateway/src/main.js',
-  dispatcher: 'dist/apps/callback-dispatcher/src/main.js',
-  webhooks: 'dist/libs/webhooks/src/index.js',
-};
+const ENTRIES = distEntries('migrate', 'cli', 'fake', 'catalog', 'invocation', 'gateway', 'dispatcher', 'webhooks');
 const MODEL = 'fake-chat';
 const QUESTION = 'hello there';
 const DEPLOYMENT = 'bench-callbacks';
@@ -1115,13 +1108,7 @@ async function main() {
   const cleanup = () => {
     cleaning ??= (async () => {
       if (ctx.catalogLoaded) {
-        try {
-          log('restoring the shipped model catalog (cli catalog load --force)');
-          runNode(ENTRIES.cli, ['catalog', 'load', '--force', '--json'], env, 'catalog restore');
-          ctx.catalogLoaded = false;
-        } catch (error) {
-          ctx.failures.push(`restoring the shipped catalog: ${error instanceof Error ? error.message : String(error)}`);
-        }
+        ctx.catalogLoaded = !restoreShippedCatalog(ENTRIES.cli, env, ctx.failures);
       }
       const stops = await Promise.all(ctx.procs.map(async (proc) => ({ process: proc.name, ...(await stopProcess(proc)) })));
       for (const proc of ctx.procs) keepLog(options, proc, 'stack');

@@ -32,14 +32,10 @@ import {
   startProcess,
   stopProcess as stopApp,
   waitFor,
+  distEntries,
 } from './bench-lib.mjs';
 
-const ENTRIES = {
-  migrate: 'dist/tools/migrate/src/main.js',
-  cli: 'dist/tools/cli/src/main.js',
-  catalog: 'dist/apps/catalog/src/main.js',
-  gateway: 'dist/apps/gateway/src/main.js',
-};
+const ENTRIES = distEntries('migrate', 'cli', 'catalog', 'gateway');
 
 const WARMUP = { connections: 8, duration: 2 };
 const THROUGHPUT_CONNECTIONS = 32;

@@ -54,6 +54,7 @@ import {
   machine,
   otherWaggleProcesses,
   percentile,
+  restoreShippedCatalog,
   runNode,
   settle,
   sleep,
@@ -64,16 +65,10 @@ import {
   waitForGatewayToSee,
   EXIT_TIMEOUT_MS,
   ROOT,
+  distEntries,
 } from './bench-lib.mjs';
 
-const ENTRIES = {
-  migrate: 'dist/tools/migrate/src/main.js',
-  cli: 'dist/tools/cli/src/main.js',
-  fake: 'dist/tools/fake-provider/src/main.js',
-  catalog: 'dist/apps/catalog/src/main.js',
-  invocation: 'dist/apps/invocation/src/main.js',
-  gateway: 'dist/apps/gateway/src/main.js',
-};
+const ENTRIES = distEntries('migrate', 'cli', 'fake', 'catalog', 'invocation', 'gateway');
 const PORTKEY_DIR = 'scripts/bench/portkey';
 const PORTKEY_PACKAGE = `${PORTKEY_DIR}/node_modules/@portkey-ai/gateway`;
 const PORTKEY_ENTRY = `${PORTKEY_PACKAGE}/build/start-server.js`;
@@ -732,13 +727,7 @@ async function main() {
     cleaning ??= (async () => {
       if (catalogLoaded) {
         // Back to the shipped catalog while the catalog service is still up.
-        try {
-          log('restoring the shipped model catalog (cli catalog load --force)');
-          runNode(ENTRIES.cli, ['catalog', 'load', '--force', '--json'], cliEnv, 'catalog restore');
-          catalogLoaded = false;
-        } catch (error) {
-          failures.push(`restoring the shipped catalog: ${error instanceof Error ? error.message : String(error)}`);
-        }
+        catalogLoaded = !restoreShippedCatalog(ENTRIES.cli, cliEnv, failures);
       }
       await Promise.all([...procs].map(stop));
       rmSync(tmp, { recursive: true, force: true });

@@ -32,23 +32,18 @@ import {
   log,
   machine,
   otherWaggleProcesses,
+  restoreShippedCatalog,
   runNode,
   sleep,
   startProcess,
-  stopProcess,
+  stopAll,
   summarize,
   waitFor,
   waitForGatewayToSee,
+  distEntries,
 } from './bench-lib.mjs';
 
-const ENTRIES = {
-  migrate: 'dist/tools/migrate/src/main.js',
-  cli: 'dist/tools/cli/src/main.js',
-  fake: 'dist/tools/fake-provider/src/main.js',
-  catalog: 'dist/apps/catalog/src/main.js',
-  invocation: 'dist/apps/invocation/src/main.js',
-  gateway: 'dist/apps/gateway/src/main.js',
-};
+const ENTRIES = distEntries('migrate', 'cli', 'fake', 'catalog', 'invocation', 'gateway');
 const MODEL = 'fake-lifecycle-bench';
 const DEPLOYMENT = 'lifecycle-bench';
 const STOP_AIM_MS = 2_000;
@@ -227,18 +222,8 @@ async function main() {
   } catch (error) {
     failures.push(error instanceof Error ? error.message : String(error));
   } finally {
-    if (catalogLoaded) {
-      try {
-        runNode(ENTRIES.cli, ['catalog', 'load', '--force', '--json'], env, 'catalog restore');
-      } catch (error) {
-        failures.push(`restoring the shipped catalog: ${error.message}`);
-      }
-    }
-    for (const proc of procs.reverse()) {
-      const exit = await stopProcess(proc);
-      if (exit.code !== 0 && exit.signal !== 'SIGTERM' && !exit.alreadyExited)
-        failures.push(`${proc.name} exited with ${exit.code ?? exit.signal}`);
-    }
+    if (catalogLoaded) restoreShippedCatalog(ENTRIES.cli, env, failures);
+    await stopAll(procs, failures);
     rmSync(tmp, { recursive: true, force: true });
   }
   for (const failure of failures) log(`FAILED: ${failure}`);

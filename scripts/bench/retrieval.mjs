@@ -57,6 +57,7 @@ import {
   stopProcess,
   waitFor,
   waitForGatewayToSee,
+  distEntries,
 } from './bench-lib.mjs';
 
 const ENTRIES = {
@@ -66,12 +67,7 @@ const ENTRIES = {
   dataSource: 'dist/apps/knowledge-base/src/database/data-source.js',
   env: 'dist/apps/knowledge-base/src/config/knowledge-base.env.js',
   providers: 'dist/libs/providers/src/index.js',
-  migrate: 'dist/tools/migrate/src/main.js',
-  cli: 'dist/tools/cli/src/main.js',
-  catalog: 'dist/apps/catalog/src/main.js',
-  asset: 'dist/apps/asset/src/main.js',
-  'knowledge-base': 'dist/apps/knowledge-base/src/main.js',
-  gateway: 'dist/apps/gateway/src/main.js',
+  ...distEntries('migrate', 'cli', 'catalog', 'asset', 'knowledge-base', 'gateway'),
 };
 const DATA = join(ROOT, '../shared/data/scifact');
 const TYPES = ['full_text', 'vector', 'hybrid'];

@@ -49,14 +49,10 @@ import {
   startProcess,
   stopProcess,
   summarize,
+  distEntries,
 } from './bench-lib.mjs';
 
-const ENTRIES = {
-  migrate: 'dist/tools/migrate/src/main.js',
-  cli: 'dist/tools/cli/src/main.js',
-  fake: 'dist/tools/fake-provider/src/main.js',
-  gateway: 'dist/apps/gateway/src/main.js',
-};
+const ENTRIES = distEntries('migrate', 'cli', 'fake', 'gateway');
 const SUPERVISOR = 'scripts/start-all.mjs';
 const MODEL = 'fake-soak-chat';
 const QUEUES = ['callbacks', 'prompt-runs', 'agent-runs', 'workflow-runs', 'knowledge-base-ingest', 'knowledge-base-cleanup'];
