@@ -196,6 +196,8 @@ export interface ModelRoute {
   is_vision: boolean;
   /** The model can call tools (agents offer theirs only then). */
   is_tool_calling: boolean;
+  /** The provider holds answers to a JSON schema itself (D42); other models are instructed and checked. */
+  is_json_schema: boolean;
   /** Tokens of context, prompt and answer together; 0 when the catalog does not know. */
   context_limit: number;
   status: 'active' | 'deprecated';

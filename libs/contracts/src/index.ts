@@ -128,7 +128,6 @@ export {
   RepublishWebhookTargetRequest,
   RequestLookupRequest,
   RequestEventsRequest,
-  ResponseFormatDto,
   RotatePromptWebhookSecretRequest,
   RUN_CANCEL_HOLDER_WAIT_MS,
   RUN_CANCEL_SUBJECT,
@@ -275,3 +274,19 @@ export {
   type WorkflowRunView,
   type WorkflowStepRecordView,
 } from './workflow-runs.patterns';
+export {
+  answerViolations,
+  FallbacksField,
+  IsResponseSchema,
+  MAX_FALLBACKS,
+  MAX_REPORTED_VIOLATIONS,
+  RESPONSE_FORMAT_NAME,
+  RESPONSE_SCHEMA_MAX_BYTES,
+  ResponseFormatDto,
+  ResponseFormatField,
+  responseSchemaProblem,
+  responseSchemaValidator,
+  type ResponseFormat,
+  type SchemaViolation,
+} from './response-format';
+export { checkFallbacks, type RunNeeds } from './model-fallbacks';

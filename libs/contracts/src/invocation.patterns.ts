@@ -50,19 +50,6 @@ export class PromptMessageDto {
   content!: string;
 }
 
-export class ResponseFormatDto {
-  @IsIn(['json_schema'])
-  type!: 'json_schema';
-
-  @IsOptional()
-  @IsString()
-  @Length(1, 64)
-  name?: string;
-
-  @IsObject()
-  schema!: Record<string, unknown>;
-}
-
 export class PromptParamsDto {
   @IsOptional()
   @IsNumber()
@@ -97,11 +84,6 @@ export class PromptParamsDto {
   @Min(1)
   @Max(1_000_000)
   thinking_budget?: number;
-
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => ResponseFormatDto)
-  response_format?: ResponseFormatDto;
 }
 
 export class PromptVariantSpec {

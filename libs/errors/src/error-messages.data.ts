@@ -196,6 +196,34 @@ export const ERROR_MESSAGES = {
     en: 'Invalid embedding model: %{model} is no longer available',
     es: 'Modelo de embeddings no válido: %{model} ya no está disponible',
   },
+  fallback_not_in_catalog: {
+    en: 'Invalid fallback: %{model} is not in the model catalog',
+    es: 'Modelo alternativo no válido: %{model} no está en el catálogo de modelos',
+  },
+  fallback_not_usable: {
+    en: 'Invalid fallback: %{model} is deprecated or not a chat model',
+    es: 'Modelo alternativo no válido: %{model} está obsoleto o no es un modelo de chat',
+  },
+  fallback_repeated: {
+    en: 'Invalid fallback: %{model} is already the model or an earlier fallback',
+    es: 'Modelo alternativo no válido: %{model} ya es el modelo o un alternativo anterior',
+  },
+  fallback_lacks_capability: {
+    en: 'Invalid fallback: %{model} cannot %{capability}, which this run needs',
+    es: 'Modelo alternativo no válido: %{model} no puede %{capability}, y esta ejecución lo necesita',
+  },
+  capability_vision: { en: 'see images', es: 'ver imágenes' },
+  capability_tools: { en: 'call tools', es: 'llamar herramientas' },
+  capability_json_schema: { en: 'answer to a JSON schema natively', es: 'responder de forma nativa a un esquema JSON' },
+  // Structured output (libs/providers), as provider_request_failed's `%{reason}`.
+  provider_reason_schema_mismatch: {
+    en: 'the answer did not match the response format after a repair attempt (%{count} violations)',
+    es: 'la respuesta no cumplió el formato de respuesta tras un intento de reparación (%{count} infracciones)',
+  },
+  provider_reason_all_models_failed: {
+    en: '%{reason}; the fallbacks failed too',
+    es: '%{reason}; los modelos alternativos también fallaron',
+  },
   not_an_embedding_model: { en: 'Model %{model} is not an embedding model', es: 'El modelo %{model} no es un modelo de embeddings' },
 
   // Knowledge bases.

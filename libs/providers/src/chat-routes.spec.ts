@@ -15,6 +15,7 @@ const chat: CatalogModelRoute = {
   model_type: 'llm',
   is_vision: false,
   is_tool_calling: true,
+  is_json_schema: false,
   context_limit: 8_000,
   status: 'active',
 };

@@ -12,6 +12,7 @@ const route = (extra: Partial<ModelRoute> = {}): ModelRoute => ({
   model_type: 'llm',
   is_vision: true,
   is_tool_calling: true,
+  is_json_schema: true,
   context_limit: 128_000,
   status: 'active',
   ...extra,

@@ -84,6 +84,7 @@ export class ModelsService implements OnApplicationBootstrap {
       model_type: model.modelType,
       is_vision: model.isVision,
       is_tool_calling: model.isToolCalling,
+      is_json_schema: model.isJsonSchema,
       context_limit: model.contextLimit,
       status: model.status,
     };
