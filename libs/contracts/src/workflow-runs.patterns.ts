@@ -129,6 +129,9 @@ export interface WorkflowStepRecordView {
   error_code: string | null;
   tokens: number;
   model_calls: number;
+  /** A model step's calls when a fallback could answer or it took more than one: model, error code, duration (D41). */
+  model_attempts?: unknown[];
+  /** How often the step was run (a re-run after a lost lease counts one more). */
   attempts: number;
   started_at: string;
   ended_at: string | null;

@@ -220,10 +220,6 @@ export const ERROR_MESSAGES = {
     en: 'the answer did not match the response format after a repair attempt (%{count} violations)',
     es: 'la respuesta no cumplió el formato de respuesta tras un intento de reparación (%{count} infracciones)',
   },
-  provider_reason_all_models_failed: {
-    en: '%{reason}; the fallbacks failed too',
-    es: '%{reason}; los modelos alternativos también fallaron',
-  },
   not_an_embedding_model: { en: 'Model %{model} is not an embedding model', es: 'El modelo %{model} no es un modelo de embeddings' },
 
   // Knowledge bases.

@@ -15,13 +15,23 @@ export interface CallSettings {
 
 function providerSpecific(route: ModelRoute, params: PromptParams): ProviderOptions | undefined {
   const { reasoningEffort, thinkingBudget } = params;
+  // Native structured output (D42): OpenAI's json_schema with its strict flag (the SDK would
+  // default it to true, which refuses many ordinary schemas), Anthropic's forced `json` tool.
+  const format = route.nativeJsonSchema ? params.responseFormat : undefined;
+  const strict = format && { strictJsonSchema: format.strict ?? false };
   switch (route.providerApi) {
     case 'openai':
-      return reasoningEffort ? { openai: { reasoningEffort } } : undefined;
+      return reasoningEffort || strict ? { openai: { ...(reasoningEffort && { reasoningEffort }), ...strict } } : undefined;
     case 'openai-compatible':
-      return reasoningEffort ? { [compatibleOptionsKey(route.provider)]: { reasoningEffort } } : undefined;
-    case 'anthropic':
-      return thinkingBudget !== undefined ? { anthropic: { thinking: { type: 'enabled', budgetTokens: thinkingBudget } } } : undefined;
+      return reasoningEffort || strict
+        ? { [compatibleOptionsKey(route.provider)]: { ...(reasoningEffort && { reasoningEffort }), ...strict } }
+        : undefined;
+    case 'anthropic': {
+      const thinking = thinkingBudget !== undefined && { thinking: { type: 'enabled', budgetTokens: thinkingBudget } };
+      return thinking || format
+        ? { anthropic: { ...thinking, ...(format && { structuredOutputMode: 'jsonTool' }) } as Record<string, JSONValue> }
+        : undefined;
+    }
     case 'google': {
       if (reasoningEffort === undefined && thinkingBudget === undefined) return undefined;
       const thinkingConfig: Record<string, JSONValue> = { includeThoughts: true };

@@ -41,3 +41,30 @@ export async function resolveChatRoute(
   registry.languageModel(route);
   return { catalog, route };
 }
+
+/** A run's model, and the models that may answer in its place (D41), as the provider layer calls them. */
+export interface ModelChain extends ChatRoute {
+  /** The model first, then each fallback that can still be called. */
+  routes: ModelRoute[];
+}
+
+/**
+ * resolveChatRoute for a run's model and its fallbacks. The model is refused as
+ * resolveChatRoute refuses it. A fallback that can no longer be called (gone from the
+ * catalog or deprecated since it was applied, its provider unconfigured, or unable to do
+ * what this run needs) is left out rather than failing a run its model may answer.
+ */
+export async function resolveModelChain(
+  routes: ModelRoutes,
+  registry: ProviderRegistry,
+  modelId: string,
+  fallbacks: readonly string[] = [],
+  needs: ChatRouteNeeds = {},
+): Promise<ModelChain> {
+  const [first, ...others] = await Promise.all([
+    resolveChatRoute(routes, registry, modelId, needs),
+    ...fallbacks.map((fallback) => resolveChatRoute(routes, registry, fallback, needs).catch(() => null)),
+  ]);
+  const usable = (others as (ChatRoute | null)[]).filter((link): link is ChatRoute => link !== null);
+  return { ...(first as ChatRoute), routes: [(first as ChatRoute).route, ...usable.map((link) => link.route)] };
+}

@@ -1,6 +1,6 @@
 import { nestedMessage, WaggleException, type NestedMessage } from '@waggle/errors';
 import { APICallError, RetryError } from 'ai';
-import type { ModelRoute } from './types';
+import type { AttemptErrorCode, ModelRoute } from './types';
 
 /** The provider's stream closed cleanly but never said it had finished. */
 export class IncompleteStreamError extends Error {
@@ -104,6 +104,44 @@ function summarize(error: unknown): FailureSummary {
   return { reason: { detail: 'provider_reason_unexpected' } };
 }
 
+/** A failed attempt as its record shows it, and whether the next model may be tried (D41). */
+export interface AttemptFailure {
+  code: AttemptErrorCode;
+  status?: number;
+  /** 429, 5xx, a connection that failed or broke: another model may well answer. */
+  switchable: boolean;
+}
+
+/** Anthropic's stream error events that say the service, not the request, failed. */
+const UNAVAILABLE_STREAM_ERRORS = new Set(['overloaded_error', 'api_error']);
+
+/**
+ * How a failed call is recorded, and whether a fallback may answer instead: a rate limit, a
+ * server error, a failed or broken connection yes; a request the provider refused (4xx), an
+ * answer it could not read, or credentials it rejected no: another model would be asked the
+ * same thing, or the operator has something to fix.
+ */
+export function attemptFailure(error: unknown): AttemptFailure {
+  if (RetryError.isInstance(error)) return attemptFailure(error.lastError);
+  if (APICallError.isInstance(error)) {
+    const status = error.statusCode;
+    if (status === 429) return { code: 'rate_limited', status, switchable: true };
+    if (status !== undefined && status >= 500) return { code: 'provider_unavailable', status, switchable: true };
+    if (status !== undefined && status >= 400) return { code: 'provider_error', status, switchable: false };
+    if (status === undefined || networkFailure(error)) return { code: 'connection_failed', switchable: true };
+    return { code: 'provider_error', switchable: false };
+  }
+  if (typeof error === 'object' && error !== null && !(error instanceof Error) && typeof (error as { type?: unknown }).type === 'string') {
+    const type = (error as { type: string }).type;
+    if (type === 'rate_limit_error') return { code: 'rate_limited', switchable: true };
+    return UNAVAILABLE_STREAM_ERRORS.has(type)
+      ? { code: 'provider_unavailable', switchable: true }
+      : { code: 'provider_error', switchable: false };
+  }
+  if (networkFailure(error) || error instanceof IncompleteStreamError) return { code: 'connection_failed', switchable: true };
+  return { code: 'provider_error', switchable: false };
+}
+
 /**
  * A failed provider call as the one error services raise: the provider is named in the
  * message and in `details`, with the HTTP status when there was one. The provider's raw
@@ -112,11 +150,21 @@ function summarize(error: unknown): FailureSummary {
 export function providerFailure(error: unknown, route: ModelRoute): WaggleException {
   if (error instanceof WaggleException) return error;
   const { reason, status } = summarize(error);
-  return new WaggleException('provider_error', {
+  const failure = new WaggleException('provider_error', {
     detail: 'provider_request_failed',
     params: { provider: route.providerName, reason },
     details: { provider: route.provider, ...(status !== undefined && { status }) },
   });
+  attemptFailures.set(failure, attemptFailure(error));
+  return failure;
+}
+
+/** What each provider_error was before it was shaped for clients (which keeps none of the provider's error). */
+const attemptFailures = new WeakMap<WaggleException, AttemptFailure>();
+
+/** attemptFailure of a call's failure, whether or not it was already shaped by providerFailure. */
+export function attemptFailureOf(error: unknown): AttemptFailure {
+  return (error instanceof WaggleException && attemptFailures.get(error)) || attemptFailure(error);
 }
 
 /** What an aborted call rejects with: the signal's reason when it is an Error, an `AbortError` otherwise. */

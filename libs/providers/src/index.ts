@@ -1,10 +1,21 @@
-export { resolveChatRoute, type ChatRoute, type ChatRouteNeeds } from './chat-routes';
+export { resolveChatRoute, resolveModelChain, type ChatRoute, type ChatRouteNeeds, type ModelChain } from './chat-routes';
 export { jsonSchemaOutput, toCallSettings, type CallSettings } from './call-options';
-export { abortReason, isAbortError, providerFailure, safeProviderMessage } from './failures';
+export {
+  abortReason,
+  attemptFailure,
+  attemptFailureOf,
+  isAbortError,
+  providerFailure,
+  safeProviderMessage,
+  type AttemptFailure,
+} from './failures';
+export { ModelRun } from './model-run';
+export { repairMessages, schemaInstruction, violationsOf } from './structured-output';
 export { embedTexts } from './embeddings';
 export { LOCAL_EMBEDDING_MODELS } from './local-embeddings';
-export { complete, stream } from './invoke';
+export { complete, stream, type RouteCompletion } from './invoke';
 export { ModelRoutes, ROUTE_CACHE_MS } from './model-routes';
+export { firstByteWatch, type FirstByteWatcher } from './lean-fetch';
 export { withPromptCache } from './prompt-cache';
 export { PROVIDER_SETTINGS, ProvidersModule, type ProvidersModuleOptions } from './providers.module';
 export { compatibleOptionsKey, ProviderRegistry } from './registry';
@@ -27,7 +38,9 @@ export {
   type CompletionResult,
   type EmbeddingCall,
   type EmbeddingResult,
+  type AttemptErrorCode,
   type JsonSchemaResponseFormat,
+  type ModelAttempt,
   type ModelRoute,
   type PromptCall,
   type PromptMessage,
@@ -45,7 +58,7 @@ export {
   type ToolResult,
 } from './types';
 export { toolResultsMessage } from './tools';
-export { toSpecUsage, toStopReason } from './usage';
+export { addUsage, toSpecUsage, toStopReason, ZERO_USAGE } from './usage';
 export { routeProviderWarnings, type ProviderWarningLogger } from './warnings';
 export {
   BraveSearchProvider,

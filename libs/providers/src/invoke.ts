@@ -5,20 +5,25 @@ import { withPromptCache } from './prompt-cache';
 import { recordedCallFailure, recordProviderCall } from './provider-metrics';
 import type { ProviderRegistry } from './registry';
 import { toToolCall, toToolChoice, toToolSet } from './tools';
+import { withSchemaInstruction } from './structured-output';
 import type { CompletionResult, ModelRoute, PromptCall, StreamPart } from './types';
 import { toSpecUsage, toStopReason } from './usage';
 
 /** One model turn per call: the caller runs the tools and decides whether to go on. */
 const ONE_TURN = stepCountIs(1);
 
+/** One call's answer on one route; ModelRun adds the attempts of a run's fallbacks and repair. */
+export type RouteCompletion = Omit<CompletionResult, 'attempts'>;
+
 function prepare(registry: ProviderRegistry, route: ModelRoute, call: PromptCall) {
   const model: LanguageModel = registry.languageModel(route);
-  const format = call.params?.responseFormat;
+  // Native where the model has it; otherwise the schema is given as an instruction (D42).
+  const format = route.nativeJsonSchema ? call.params?.responseFormat : undefined;
   const tools = call.tools && call.tools.length > 0 ? call.tools : undefined;
   const toolChoice = tools && toToolChoice(call.toolChoice, tools);
   return {
     model,
-    messages: withPromptCache(route, call.messages, call.params?.promptCache),
+    messages: withPromptCache(route, withSchemaInstruction(route, call.params?.responseFormat, call.messages), call.params?.promptCache),
     // The roles come from the prompt version its workspace wrote; caller inputs only fill
     // templates inside message content, so a system message here is the author's own.
     allowSystemInMessages: true,
@@ -35,7 +40,7 @@ function prepare(registry: ProviderRegistry, route: ModelRoute, call: PromptCall
  * not configured, provider_error when the provider fails, and the signal's reason (not a
  * provider_error) when the call was aborted.
  */
-export async function complete(registry: ProviderRegistry, route: ModelRoute, call: PromptCall): Promise<CompletionResult> {
+export async function complete(registry: ProviderRegistry, route: ModelRoute, call: PromptCall): Promise<RouteCompletion> {
   const request = prepare(registry, route, call);
   const startedAt = performance.now();
   try {

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Readable } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
 
@@ -18,6 +19,8 @@ export function createLeanFetch(dispatcher?: Dispatcher): typeof fetch {
     if (typeof input !== 'string' && !(input instanceof URL)) return fetch(input, init);
     if (body !== undefined && body !== null && typeof body !== 'string') return fetch(input, init);
     const signal = init?.signal ?? undefined;
+    const watch = firstByteWatch.getStore();
+    watch?.requestSent();
     let answer: Dispatcher.ResponseData;
     try {
       answer = await request(input, {
@@ -31,9 +34,23 @@ export function createLeanFetch(dispatcher?: Dispatcher): typeof fetch {
       if (signal?.aborted) throw signal.reason ?? error;
       throw new TypeError('fetch failed', { cause: error });
     }
+    watch?.responseStarted();
     return new LeanResponse(String(input), answer) as unknown as Response;
   }) as typeof fetch;
 }
+
+/** Told when a provider request goes out and when its response starts (its status and headers arrive). */
+export interface FirstByteWatcher {
+  requestSent(): void;
+  responseStarted(): void;
+}
+
+/**
+ * The watcher of the model call in progress: a call with a fallback left sets one around the
+ * SDK call (ModelRun), so the time to the provider's first byte is bounded per request,
+ * the SDK's own retries included, without the SDK knowing.
+ */
+export const firstByteWatch = new AsyncLocalStorage<FirstByteWatcher>();
 
 function plainHeaders(headers: RequestInit['headers']): Record<string, string> | undefined {
   if (headers === undefined) return undefined;

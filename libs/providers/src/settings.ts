@@ -12,6 +12,11 @@ export interface ProviderSettings {
   readonly endpoints: Readonly<Record<string, ProviderEndpoint>>;
   /** How often the SDK retries a failed request (429, 5xx, connection errors) before giving up. */
   readonly maxRetries: number;
+  /**
+   * With a fallback left to try, how long a call waits for the provider's first byte (its
+   * response headers) before it gives up on that model. Unset: no limit.
+   */
+  readonly firstByteTimeoutMs?: number;
   /** Worker threads of the local embedding model; unset: one per core. */
   readonly localEmbeddingThreads?: number;
 }
@@ -62,6 +67,7 @@ type EnvPrefix<K extends string> = K extends 'google' ? 'GOOGLE_GENERATIVE_AI' :
  */
 export type ProviderEnv = { readonly [K in ProviderKey as `${EnvPrefix<K>}_API_KEY` | `${EnvPrefix<K>}_BASE_URL`]?: string } & {
   readonly PROVIDER_MAX_RETRIES?: number;
+  readonly PROVIDER_FIRST_BYTE_TIMEOUT_MS?: number;
   /** Declared only by apps that embed (knowledge-base); unset: one per core. */
   readonly LOCAL_EMBEDDING_THREADS?: number;
 };
@@ -78,7 +84,7 @@ export function providerEnvPrefix(provider: string): string {
 /** Every variable ProviderEnv names, for checking that an env class declares them all. */
 export function providerEnvVariables(): string[] {
   const endpoints = PROVIDER_KEYS.flatMap((key) => [`${providerEnvPrefix(key)}_API_KEY`, `${providerEnvPrefix(key)}_BASE_URL`]);
-  return [...endpoints, 'PROVIDER_MAX_RETRIES'];
+  return [...endpoints, 'PROVIDER_MAX_RETRIES', 'PROVIDER_FIRST_BYTE_TIMEOUT_MS'];
 }
 
 /**
@@ -109,7 +115,13 @@ export function providerSettingsFromEnv(env: ProviderEnv): ProviderSettings {
   ) {
     throw new WaggleException('config_error', { detail: 'local_embedding_threads_invalid' });
   }
-  return { endpoints, maxRetries, ...(localEmbeddingThreads !== undefined && { localEmbeddingThreads }) };
+  const firstByteTimeoutMs = env.PROVIDER_FIRST_BYTE_TIMEOUT_MS;
+  return {
+    endpoints,
+    maxRetries,
+    ...(firstByteTimeoutMs !== undefined && { firstByteTimeoutMs }),
+    ...(localEmbeddingThreads !== undefined && { localEmbeddingThreads }),
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { ModelRoute as CatalogModelRoute } from '@waggle/contracts';
+import type { ModelRoute as CatalogModelRoute, ResponseFormat } from '@waggle/contracts';
 import type { JSONSchema7, JSONValue, ModelMessage } from 'ai';
 
 /** `local`: a model Waggle runs itself (the bundled embedding model), with no credentials or network. */
@@ -15,11 +15,14 @@ export interface ModelRoute {
   providerApi: ProviderApi;
   /** The id the provider's API expects. */
   providerModelId: string;
+  /** The provider holds an answer to a JSON schema itself; otherwise a response format is asked for in words (D42). */
+  nativeJsonSchema?: boolean;
 }
 
 /** The route the catalog service answers over NATS, as the provider layer needs it. */
 export function toModelRoute(
-  route: Pick<CatalogModelRoute, 'id' | 'provider' | 'provider_name' | 'provider_api' | 'provider_model_id'>,
+  route: Pick<CatalogModelRoute, 'id' | 'provider' | 'provider_name' | 'provider_api' | 'provider_model_id'> &
+    Partial<Pick<CatalogModelRoute, 'is_json_schema'>>,
 ): ModelRoute {
   return {
     modelId: route.id,
@@ -27,15 +30,31 @@ export function toModelRoute(
     providerName: route.provider_name,
     providerApi: route.provider_api,
     providerModelId: route.provider_model_id,
+    ...(route.is_json_schema && { nativeJsonSchema: true }),
   };
 }
 
 export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
 
-export interface JsonSchemaResponseFormat {
-  type: 'json_schema';
-  name?: string;
-  schema: object;
+/** A response format as the provider layer takes it (the contracts' ResponseFormat). */
+export type JsonSchemaResponseFormat = ResponseFormat;
+
+/** Why a model call did not answer, as its attempt records it. */
+export type AttemptErrorCode = 'rate_limited' | 'provider_unavailable' | 'connection_failed' | 'timeout' | 'provider_error';
+
+/** One model call of a run, as the ledger and a workflow step's record list them (D41). */
+export interface ModelAttempt {
+  /** The catalog model id. */
+  model: string;
+  /** Null: this call answered. */
+  error_code: AttemptErrorCode | null;
+  /** The provider's HTTP status, when it answered with an error status. */
+  status?: number;
+  duration_ms: number;
+  /** This call asked the model to repair an answer that did not match the response format. */
+  repair?: true;
+  /** The answer did not match the response format: how many violations it had. */
+  violations?: number;
 }
 
 /** A prompt version's parameters, provider-neutral. */
@@ -65,10 +84,10 @@ export interface SpecPromptParams {
   stop?: string[];
   reasoning_effort?: ReasoningEffort;
   thinking_budget?: number;
-  response_format?: JsonSchemaResponseFormat;
 }
 
-export function toPromptParams(params: SpecPromptParams): PromptParams {
+/** A definition's parameters and its `response_format` (which sits beside them, D42) as the provider layer takes them. */
+export function toPromptParams(params: SpecPromptParams, responseFormat?: JsonSchemaResponseFormat | null): PromptParams {
   return {
     temperature: params.temperature,
     topP: params.top_p,
@@ -76,7 +95,7 @@ export function toPromptParams(params: SpecPromptParams): PromptParams {
     stop: params.stop,
     reasoningEffort: params.reasoning_effort,
     thinkingBudget: params.thinking_budget,
-    responseFormat: params.response_format,
+    ...(responseFormat && { responseFormat }),
   };
 }
 
@@ -155,8 +174,10 @@ export interface CompletionResult {
   responseMessages: PromptMessage[];
   usage: SpecUsage;
   stopReason: StopReason;
-  /** The catalog model id. */
+  /** The catalog model id of the model that answered. */
   model: string;
+  /** Every model call the answer took: failed ones before a fallback answered, and a repair. */
+  attempts: ModelAttempt[];
 }
 
 export type StreamPart =

@@ -49,3 +49,25 @@ export function toStopReason(finishReason: FinishReason | string | undefined): S
       return 'other';
   }
 }
+
+/** No tokens: the start of a sum. */
+export const ZERO_USAGE: Readonly<SpecUsage> = Object.freeze({
+  prompt_tokens: { total_tokens: 0, cached_tokens: 0 },
+  completion_tokens: { total_tokens: 0, reasoning_tokens: 0 },
+  total_tokens: 0,
+});
+
+/** Two calls' usage together: an agent's turns, or an answer and its repair. */
+export function addUsage(a: SpecUsage, b: SpecUsage): SpecUsage {
+  return {
+    prompt_tokens: {
+      total_tokens: a.prompt_tokens.total_tokens + b.prompt_tokens.total_tokens,
+      cached_tokens: a.prompt_tokens.cached_tokens + b.prompt_tokens.cached_tokens,
+    },
+    completion_tokens: {
+      total_tokens: a.completion_tokens.total_tokens + b.completion_tokens.total_tokens,
+      reasoning_tokens: a.completion_tokens.reasoning_tokens + b.completion_tokens.reasoning_tokens,
+    },
+    total_tokens: a.total_tokens + b.total_tokens,
+  };
+}

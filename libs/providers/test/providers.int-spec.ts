@@ -10,7 +10,7 @@ import {
   routeProviderWarnings,
   stream,
   toolResultsMessage,
-  type CompletionResult,
+  type RouteCompletion,
   type ModelRoute,
   type PromptCall,
   type PromptMessage,
@@ -351,7 +351,7 @@ describe('provider layer against the fake provider over HTTP', () => {
     it('answers tool-call parts turn by turn, taking the results back, until the final answer', async () => {
       script();
       const messages: PromptMessage[] = [{ role: 'user', content: 'Weather and time in Paris and Rome?' }];
-      const turns: CompletionResult[] = [];
+      const turns: RouteCompletion[] = [];
       for (let turn = 0; turn < 3; turn += 1) {
         const result = await complete(registry, route, { messages, tools, params: { maxOutputTokens: 1_000 } });
         turns.push(result);

@@ -19,15 +19,15 @@ import {
   type TrackedRun,
 } from '@waggle/platform';
 import {
-  complete,
+  addUsage,
   ModelRoutes,
+  ModelRun,
   type CompletionResult,
   ProviderRegistry,
   providerFailure,
-  resolveChatRoute,
-  stream,
+  resolveModelChain,
   toolResultsMessage,
-  type ModelRoute,
+  ZERO_USAGE,
   type PromptCall,
   type PromptMessage,
   type PromptParams,
@@ -51,7 +51,8 @@ import { RunsRepository, type RunnableAgent, type ToolCallRecord } from './runs.
 interface PreparedRun {
   request: AgentRunRequest;
   agent: RunnableAgent;
-  route: ModelRoute;
+  /** The agent's model and its fallbacks: once one has answered a turn, later turns start with it (D41). */
+  models: ModelRun;
   messages: PromptMessage[];
   params: PromptParams;
   tools: RunTools;
@@ -64,7 +65,7 @@ interface PreparedRun {
 }
 
 /** One model turn's result, whole or streamed. */
-type TurnOutcome = Omit<CompletionResult, 'model'>;
+type TurnOutcome = Omit<CompletionResult, 'model' | 'attempts'>;
 
 /** What the loop reports as it goes (the stream's events). */
 interface LoopListener {
@@ -82,26 +83,6 @@ interface LoopResult {
   toolCalls: ToolCallRecord[];
 }
 
-const ZERO_USAGE: SpecUsage = {
-  prompt_tokens: { total_tokens: 0, cached_tokens: 0 },
-  completion_tokens: { total_tokens: 0, reasoning_tokens: 0 },
-  total_tokens: 0,
-};
-
-function addUsage(a: SpecUsage, b: SpecUsage): SpecUsage {
-  return {
-    prompt_tokens: {
-      total_tokens: a.prompt_tokens.total_tokens + b.prompt_tokens.total_tokens,
-      cached_tokens: a.prompt_tokens.cached_tokens + b.prompt_tokens.cached_tokens,
-    },
-    completion_tokens: {
-      total_tokens: a.completion_tokens.total_tokens + b.completion_tokens.total_tokens,
-      reasoning_tokens: a.completion_tokens.reasoning_tokens + b.completion_tokens.reasoning_tokens,
-    },
-    total_tokens: a.total_tokens + b.total_tokens,
-  };
-}
-
 /** The spec's efforts past `high` go to the providers as their highest. */
 function toReasoningEffort(effort: RunnableAgent['reasoningEffort']): ReasoningEffort | undefined {
   if (effort === null) return undefined;
@@ -111,6 +92,7 @@ function toReasoningEffort(effort: RunnableAgent['reasoningEffort']): ReasoningE
 function toParams(agent: RunnableAgent): PromptParams {
   const ttl = agent.providerPromptCacheTtl;
   return {
+    ...(agent.responseFormat && { responseFormat: agent.responseFormat }),
     ...(agent.temperature !== null && { temperature: agent.temperature }),
     ...(agent.maxToken !== null && { maxOutputTokens: agent.maxToken }),
     ...(agent.maxThinkingToken !== null && { thinkingBudget: agent.maxThinkingToken }),
@@ -172,7 +154,7 @@ export class AgentRunner {
       request_id: request.request_id,
       response: result.response,
       ...(typeof request.thread_id === 'string' && { thread_id: request.thread_id }),
-      model: run.route.modelId,
+      model: run.models.route.modelId,
       usage: result.usage,
       tool_calls: result.toolCalls.map((call): AgentToolCallView => ({
         tool_name: call.toolName,
@@ -198,10 +180,11 @@ export class AgentRunner {
       const execute = async () => {
         const run = await this.prepare(request);
         const started = Date.now();
-        const model = run.route.modelId;
+        // The model that answered: a fallback's id once one has (nothing is sent before a model answers).
+        const model = () => run.models.route.modelId;
         const listener: LoopListener = {
-          fragment: (kind, text) => emit({ request_id: request.request_id, type: kind, model, response: text, done: false }),
-          textDone: (kind) => emit({ request_id: request.request_id, type: kind, model, response: '', done: true }),
+          fragment: (kind, text) => emit({ request_id: request.request_id, type: kind, model: model(), response: text, done: false }),
+          textDone: (kind) => emit({ request_id: request.request_id, type: kind, model: model(), response: '', done: true }),
           tool: (record, input, toolType) =>
             emit({
               request_id: request.request_id,
@@ -229,12 +212,12 @@ export class AgentRunner {
           }
           if (tracked.signal.aborted) {
             // The client left before the answer was complete: a cancellation, silently.
-            run.ledger.finish('cancelled', Date.now() - started, null, null);
+            run.ledger.finish('cancelled', Date.now() - started, null, null, run.models.route.modelId);
             status = 'cancelled';
             return;
           }
           const failure = this.failed(run, error, started);
-          emit(streamErrorEvent(request.request_id, failure, failure.code === 'provider_error' ? run.route.provider : undefined));
+          emit(streamErrorEvent(request.request_id, failure, failure.code === 'provider_error' ? run.models.route.provider : undefined));
           return;
         }
         // The answer is complete: it is recorded (and its usage counted) even if the client has gone.
@@ -285,7 +268,8 @@ export class AgentRunner {
     if (!agent) throw new WaggleException('resource_not_found', { status: 422, detail: 'agent_not_found' });
     const checked = checkRunAttachments(request);
     const images = checked.current.images.length + checked.history.reduce((sum, message) => sum + message.images.length, 0);
-    const { catalog: catalogRoute, route } = await resolveChatRoute(this.routes, this.registry, agent.llmModel, { images: images > 0 });
+    const chain = await resolveModelChain(this.routes, this.registry, agent.llmModel, agent.fallbacks, { images: images > 0 });
+    const catalogRoute = chain.catalog;
 
     // `thread_id: null` (as clients send an unset field) is no thread, like an absent one.
     const threadKey = request.thread_id ?? undefined;
@@ -336,7 +320,7 @@ export class AgentRunner {
     return {
       request,
       agent,
-      route,
+      models: new ModelRun(this.registry, chain.routes),
       messages: conversation.messages,
       params: toParams(agent),
       tools: runTools(
@@ -387,7 +371,9 @@ export class AgentRunner {
       response.push(outcome.response);
       reasoning.push(outcome.reasoning);
       if (!mayCall || outcome.toolCalls.length === 0) {
-        return { response: response.join(''), reasoning: reasoning.join(''), usage, stopReason: outcome.stopReason, toolCalls: records };
+        // With a response format the answer is the last turn's JSON, not the text said between tool calls.
+        const answer = run.params.responseFormat ? outcome.response : response.join('');
+        return { response: answer, reasoning: reasoning.join(''), usage, stopReason: outcome.stopReason, toolCalls: records };
       }
       const results: ToolResult[] = [];
       for (const call of outcome.toolCalls) {
@@ -415,7 +401,7 @@ export class AgentRunner {
   }
 
   private completeTurn(run: PreparedRun, call: PromptCall): Promise<TurnOutcome> {
-    return complete(this.registry, run.route, call);
+    return run.models.complete(call);
   }
 
   private async streamTurn(run: PreparedRun, call: PromptCall, listener: LoopListener): Promise<TurnOutcome> {
@@ -426,7 +412,7 @@ export class AgentRunner {
       if (open) listener.textDone?.(open);
       open = undefined;
     };
-    for await (const part of stream(this.registry, run.route, call)) {
+    for await (const part of run.models.stream(call)) {
       if (part.type === 'reasoning' || part.type === 'response') {
         if (open !== part.type) close();
         open = part.type;
@@ -465,31 +451,45 @@ export class AgentRunner {
         throw failure;
       }
     }
-    run.ledger.finish('completed', Date.now() - started, result.usage, {
-      response: result.response,
-      model: run.route.modelId,
-      usage: result.usage,
-      ...(result.reasoning && { reasoning: result.reasoning }),
-      stop_reason: result.stopReason,
-      tool_calls: result.toolCalls.map((call) => ({
-        tool_name: call.toolName,
-        tool_input: json(call.input),
-        observation: call.observation,
-        duration_ms: call.durationMs,
-      })),
-      ...(run.thread && { thread_id: run.thread.key }),
-    });
+    run.ledger.finish(
+      'completed',
+      Date.now() - started,
+      result.usage,
+      {
+        response: result.response,
+        model: run.models.route.modelId,
+        usage: result.usage,
+        ...run.models.record(),
+        ...(result.reasoning && { reasoning: result.reasoning }),
+        stop_reason: result.stopReason,
+        tool_calls: result.toolCalls.map((call) => ({
+          tool_name: call.toolName,
+          tool_input: json(call.input),
+          observation: call.observation,
+          duration_ms: call.durationMs,
+        })),
+        ...(run.thread && { thread_id: run.thread.key }),
+      },
+      run.models.route.modelId,
+    );
   }
 
   /** Records a cancelled run, with the usage of the turns it finished. */
   private cancelled(run: PreparedRun, started: number): void {
-    run.ledger.finish('cancelled', Date.now() - started, run.used, { ...CANCELLED_RUN_DATA });
+    run.ledger.finish(
+      'cancelled',
+      Date.now() - started,
+      run.used,
+      { ...CANCELLED_RUN_DATA, ...run.models.record() },
+      run.models.route.modelId,
+    );
   }
 
   /** Records a failed run and answers the failure to throw. */
   private failed(run: PreparedRun, error: unknown, started: number): WaggleException {
-    const failure = error instanceof WaggleException ? error : providerFailure(error, run.route);
-    run.ledger.finish('failed', Date.now() - started, null, { error: failure.message, error_code: failure.code });
+    const failure = error instanceof WaggleException ? error : providerFailure(error, run.models.route);
+    const data = { error: failure.message, error_code: failure.code, ...run.models.record() };
+    run.ledger.finish('failed', Date.now() - started, null, data, run.models.route.modelId);
     return failure;
   }
 }

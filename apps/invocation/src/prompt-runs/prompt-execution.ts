@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { ModelRoute as CatalogRoute } from '@waggle/contracts';
 import {
-  complete,
   ModelRoutes,
+  ModelRun,
   ProviderRegistry,
-  providerFailure,
-  resolveChatRoute,
+  resolveModelChain,
   toPromptParams,
   type CompletionResult,
   type ModelRoute,
@@ -28,6 +27,8 @@ export interface PromptTarget {
 export interface PreparedPrompt extends ResolvedPrompt {
   catalogRoute: CatalogRoute;
   route: ModelRoute;
+  /** The variant's model, then its fallbacks (D41). */
+  routes: ModelRoute[];
   messages: RunMessage[];
   params: PromptParams;
 }
@@ -50,32 +51,27 @@ export class PromptExecution {
     const prompt = resolved ?? (await this.resolutions.resolve(target.workspaceId, target.deployment, target.variant));
     const { version } = prompt;
     const images = imageUrls(version.imageInputs, target.inputs);
-    const { catalog, route } = await resolveChatRoute(this.routes, this.registry, version.model, { images: images.length > 0 });
+    const chain = await resolveModelChain(this.routes, this.registry, version.model, version.fallbacks, { images: images.length > 0 });
     return {
       ...prompt,
-      catalogRoute: catalog,
-      route,
+      catalogRoute: chain.catalog,
+      route: chain.route,
+      routes: chain.routes,
       messages: renderMessages(version.messages, target.inputs, images),
-      params: toPromptParams(version.params),
+      params: toPromptParams(version.params, version.responseFormat),
     };
   }
 
-  /** One call of the prepared prompt; a provider failure is the provider_error it answers. */
-  async complete(prepared: PreparedPrompt, abortSignal?: AbortSignal): Promise<CompletionResult> {
-    try {
-      return await complete(this.registry, prepared.route, {
-        messages: prepared.messages as PromptMessage[],
-        params: prepared.params,
-        abortSignal,
-      });
-    } catch (error) {
-      throw providerFailure(error, prepared.route);
-    }
+  /** The model calls of one run of the prepared prompt: its model, its fallbacks, a repair. */
+  modelRun(prepared: PreparedPrompt): ModelRun {
+    return new ModelRun(this.registry, prepared.routes);
   }
 
-  /** The deployed prompt run whole, recorded by the caller: the workflow `prompt` step's entry point. */
-  async run(target: PromptTarget, abortSignal?: AbortSignal): Promise<{ prepared: PreparedPrompt; result: CompletionResult }> {
-    const prepared = await this.prepare(target);
-    return { prepared, result: await this.complete(prepared, abortSignal) };
+  /**
+   * One answer of the prepared prompt, by its model or a fallback; a provider failure is the
+   * provider_error it answers, with every attempt in its details.
+   */
+  async complete(prepared: PreparedPrompt, abortSignal?: AbortSignal, run = this.modelRun(prepared)): Promise<CompletionResult> {
+    return run.complete({ messages: prepared.messages as PromptMessage[], params: prepared.params, abortSignal });
   }
 }

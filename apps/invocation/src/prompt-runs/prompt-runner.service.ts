@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { PromptInvokeResponse, PromptRunRequest, PromptStreamEvent, PromptTriggerJob, RunStatus } from '@waggle/contracts';
 import { streamErrorEvent } from '@waggle/errors';
-import { ProviderRegistry, providerFailure, routeProviderWarnings, stream, type PromptMessage } from '@waggle/providers';
+import { providerFailure, routeProviderWarnings, type PromptMessage } from '@waggle/providers';
 import { CANCELLED_RUN_DATA, isCancelledByRequest, LedgerPublisher, LedgerRun, RunCancellation, runCancelledError } from '@waggle/platform';
 import { Observable } from 'rxjs';
 import { PromptResolutionCache } from '../prompts/prompt-resolution.cache';
@@ -23,7 +23,6 @@ const seconds = (ms: number) => Math.round(ms) / 1000;
 @Injectable()
 export class PromptRunner {
   constructor(
-    private readonly registry: ProviderRegistry,
     private readonly execution: PromptExecution,
     private readonly ledger: LedgerPublisher,
     private readonly cancellation: RunCancellation,
@@ -44,17 +43,20 @@ export class PromptRunner {
 
   private async complete(request: PromptRunRequest, run: PreparedRun, signal: AbortSignal): Promise<PromptInvokeResponse> {
     const started = Date.now();
+    const models = this.execution.modelRun(run.prompt);
     try {
-      const result = await this.execution.complete(run.prompt, signal);
+      const result = await this.execution.complete(run.prompt, signal, models);
       const durationMs = Date.now() - started;
-      run.ledger.finish('completed', durationMs, result.usage, {
-        response: result.response,
-        reasoning: result.reasoning,
-        stop_reason: result.stopReason,
-      });
+      run.ledger.finish(
+        'completed',
+        durationMs,
+        result.usage,
+        { response: result.response, reasoning: result.reasoning, stop_reason: result.stopReason, ...models.record() },
+        result.model,
+      );
       return {
         request_id: request.request_id,
-        model: run.prompt.route.modelId,
+        model: result.model,
         duration: seconds(durationMs),
         reasoning: result.reasoning,
         response: result.response,
@@ -64,11 +66,17 @@ export class PromptRunner {
     } catch (error) {
       if (isCancelledByRequest(signal)) {
         // Nothing is known of the aborted call's usage: the provider reports it only with the answer.
-        run.ledger.finish('cancelled', Date.now() - started, null, { ...CANCELLED_RUN_DATA });
+        run.ledger.finish('cancelled', Date.now() - started, null, { ...CANCELLED_RUN_DATA, ...models.record() }, models.route.modelId);
         throw runCancelledError(request.request_id);
       }
-      const failure = providerFailure(error, run.prompt.route);
-      run.ledger.finish('failed', Date.now() - started, null, { error: failure.message, error_code: failure.code });
+      const failure = providerFailure(error, models.route);
+      run.ledger.finish(
+        'failed',
+        Date.now() - started,
+        null,
+        { error: failure.message, error_code: failure.code, ...models.record() },
+        models.route.modelId,
+      );
       throw failure;
     }
   }
@@ -85,10 +93,10 @@ export class PromptRunner {
       const run = async () => {
         const { prompt, ledger } = await this.prepare(request);
         const started = Date.now();
-        const model = prompt.route.modelId;
+        const models = this.execution.modelRun(prompt);
         const text = { reasoning: '', response: '' };
         try {
-          for await (const part of stream(this.registry, prompt.route, {
+          for await (const part of models.stream({
             messages: prompt.messages as PromptMessage[],
             params: prompt.params,
             abortSignal: tracked.signal,
@@ -101,31 +109,39 @@ export class PromptRunner {
                 usage: { ...part.usage, duration: seconds(durationMs) },
                 stop_reason: part.stopReason,
               });
-              ledger.finish('completed', durationMs, part.usage, { ...text, stop_reason: part.stopReason });
+              const data = { ...text, stop_reason: part.stopReason, ...models.record() };
+              ledger.finish('completed', durationMs, part.usage, data, models.route.modelId);
               status = 'completed';
             } else if (part.type !== 'tool-call') {
               // A prompt run offers no tools, so no tool-call parts arrive.
               text[part.type] += part.text;
-              subscriber.next({ request_id: request.request_id, type: part.type, model, response: part.text });
+              subscriber.next({ request_id: request.request_id, type: part.type, model: models.route.modelId, response: part.text });
             }
           }
         } catch (error) {
+          const model = models.route.modelId;
           if (tracked.cancelled) {
             // A cancel: the usage of a stream cut short is not known (it comes with the finish).
-            ledger.finish('cancelled', Date.now() - started, null, { ...CANCELLED_RUN_DATA });
+            ledger.finish('cancelled', Date.now() - started, null, { ...CANCELLED_RUN_DATA, ...models.record() }, model);
             status = 'cancelled';
             subscriber.next(streamErrorEvent(request.request_id, runCancelledError(request.request_id)));
             return;
           }
           if (tracked.signal.aborted) {
             // The client left: a cancellation, not a failure, and silent.
-            ledger.finish('cancelled', Date.now() - started, null, null);
+            ledger.finish('cancelled', Date.now() - started, null, null, model);
             status = 'cancelled';
             return;
           }
-          const failure = providerFailure(error, prompt.route);
-          ledger.finish('failed', Date.now() - started, null, { error: failure.message, error_code: failure.code });
-          subscriber.next(streamErrorEvent(request.request_id, failure, prompt.route.provider));
+          const failure = providerFailure(error, models.route);
+          ledger.finish(
+            'failed',
+            Date.now() - started,
+            null,
+            { error: failure.message, error_code: failure.code, ...models.record() },
+            model,
+          );
+          subscriber.next(streamErrorEvent(request.request_id, failure, models.route.provider));
         }
       };
       run()

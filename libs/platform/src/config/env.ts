@@ -368,6 +368,14 @@ export function WithProviderCredentials<TBase extends EnvConstructor>(Base: TBas
     @Min(0)
     @Max(10)
     PROVIDER_MAX_RETRIES: number = 2;
+
+    @EnvVar(
+      'With fallbacks, how long a model call may wait for the provider\'s first byte before the next model is tried (a whole, non-streamed answer arrives as its first byte)',
+    )
+    @IsInt()
+    @Min(100)
+    @Max(3_600_000)
+    PROVIDER_FIRST_BYTE_TIMEOUT_MS: number = 60_000;
   }
   declareCompatibleHosts(ProviderCredentialsEnv.prototype);
   return ProviderCredentialsEnv;

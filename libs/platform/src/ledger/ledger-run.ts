@@ -29,9 +29,14 @@ export class LedgerRun {
     ledger.save(this.record);
   }
 
-  finish(status: RunStatus, durationMs: number, usage: UsageObject | null, data: Record<string, unknown> | null): void {
+  /**
+   * The terminal record. `model` is the model that answered, when a fallback did (D41): the
+   * record starts with the run's own model.
+   */
+  finish(status: RunStatus, durationMs: number, usage: UsageObject | null, data: Record<string, unknown> | null, model?: string): void {
     this.record = {
       ...this.record,
+      ...(model !== undefined && { model }),
       status,
       ended_at: new Date().toISOString(),
       duration_ms: durationMs,

@@ -8,6 +8,7 @@ import { CreateWorkflowRunTables1765000100000 } from './1765000100000-create-wor
 import { AddLedgerDeadLetters1795508988289 } from './1795508988289-add-ledger-dead-letters';
 import { AddWorkflowRunErrorDetail1795536123503 } from './1795536123503-add-workflow-run-error-detail';
 import { AddWorkflowSlots1795544341008 } from './1795544341008-add-workflow-slots';
+import { AddStepModelAttempts1795600000000 } from './1795600000000-add-step-model-attempts';
 
 /** Every migration of this service, oldest first. `npm run migration:generate` appends here. */
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
@@ -20,4 +21,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   AddLedgerDeadLetters1795508988289,
   AddWorkflowRunErrorDetail1795536123503,
   AddWorkflowSlots1795544341008,
+  AddStepModelAttempts1795600000000,
 ];

@@ -14,6 +14,8 @@ export class RunFailure extends Error {
     text: NestedMessage | { english: string },
     readonly stepId: string | null,
     readonly fatal = false,
+    /** The failure's `details` (a provider_error's violations and model attempts). */
+    readonly details?: unknown,
   ) {
     super('english' in text ? text.english : errorMessage(text, 'en'));
     this.name = 'RunFailure';
@@ -22,7 +24,7 @@ export class RunFailure extends Error {
 
   static of(error: unknown, stepId: string): RunFailure {
     if (error instanceof RunFailure) return error;
-    if (error instanceof WaggleException) return new RunFailure(error.code, failureText(error), stepId);
+    if (error instanceof WaggleException) return new RunFailure(error.code, failureText(error), stepId, false, error.details);
     return new RunFailure('internal_server_error', { detail: 'workflow_step_unexpected' }, stepId);
   }
 }

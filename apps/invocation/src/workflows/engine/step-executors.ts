@@ -4,15 +4,15 @@ import { WaggleException } from '@waggle/errors';
 import { APP_ENV, NatsRpcClient, RunCancellation } from '@waggle/platform';
 import { WebScraper } from '@waggle/documents';
 import {
-  complete,
   createWebSearchProvider,
   ModelRoutes,
+  ModelRun,
   ProviderRegistry,
-  providerFailure,
-  resolveChatRoute,
+  resolveModelChain,
   toPromptParams,
   WebToolError,
   type CompletionResult,
+  type ModelAttempt,
   type PromptMessage,
   type PromptParams,
   type WebSearchProvider,
@@ -33,6 +33,8 @@ export interface StepResult {
   output: unknown;
   tokens: number;
   modelCalls: number;
+  /** A model step's calls, when a fallback could answer or it took more than one (D41, D42). */
+  modelAttempts?: ModelAttempt[];
 }
 
 /** Most bytes of an http step's response body kept as its output. */
@@ -52,17 +54,15 @@ function toolFailure(error: unknown): WaggleException {
   return new WaggleException('upstream_request_failed', { detail: 'tool_call_failed' });
 }
 
-/** A model call's answer as a step's output: parsed when the call asked for JSON (the text when it is not JSON after all). */
-function modelStepResult(result: CompletionResult, params: PromptParams): StepResult {
-  let output: unknown = result.response;
-  if (params.responseFormat) {
-    try {
-      output = JSON.parse(result.response) as unknown;
-    } catch {
-      output = result.response;
-    }
-  }
-  return { output, tokens: result.usage.total_tokens, modelCalls: 1 };
+/**
+ * A model call's answer as a step's output: with a response format, the parsed value (the
+ * answer was validated against the schema, so it is JSON), for later steps and conditions to
+ * read fields of; otherwise the text.
+ */
+function modelStepResult(result: CompletionResult, params: PromptParams, models: ModelRun): StepResult {
+  const output: unknown = params.responseFormat ? (JSON.parse(result.response) as unknown) : result.response;
+  const { attempts } = models.record();
+  return { output, tokens: result.usage.total_tokens, modelCalls: result.attempts.length, ...(attempts && { modelAttempts: attempts }) };
 }
 
 /**
@@ -179,33 +179,24 @@ export class StepExecutors {
 
   /** A model call with the step's own messages. */
   private async modelCall(step: PromptStep, inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
-    const { route } = await resolveChatRoute(this.routes, this.registry, inputs.model as string);
-    const params = toPromptParams(step.params ?? {});
-    let result: CompletionResult;
-    try {
-      result = await complete(this.registry, route, {
-        messages: inputs.messages as PromptMessage[],
-        params,
-        abortSignal: execution.signal,
-      });
-    } catch (error) {
-      throw providerFailure(error, route);
-    }
-    return modelStepResult(result, params);
+    const chain = await resolveModelChain(this.routes, this.registry, inputs.model as string, step.fallbacks);
+    const params = toPromptParams(step.params ?? {}, step.response_format);
+    const models = new ModelRun(this.registry, chain.routes);
+    const result = await models.complete({ messages: inputs.messages as PromptMessage[], params, abortSignal: execution.signal });
+    return modelStepResult(result, params, models);
   }
 
   /** A deployed prompt variant's current version, rendered with the step's inputs. */
   private async deployedPrompt(inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
-    const { prepared, result } = await this.prompts.run(
-      {
-        workspaceId: execution.run.workspace_id,
-        deployment: inputs.deployment as string,
-        variant: inputs.variant as string,
-        inputs: (inputs.inputs ?? {}) as Record<string, unknown>,
-      },
-      execution.signal,
-    );
-    return modelStepResult(result, prepared.params);
+    const prepared = await this.prompts.prepare({
+      workspaceId: execution.run.workspace_id,
+      deployment: inputs.deployment as string,
+      variant: inputs.variant as string,
+      inputs: (inputs.inputs ?? {}) as Record<string, unknown>,
+    });
+    const models = this.prompts.modelRun(prepared);
+    const result = await this.prompts.complete(prepared, execution.signal, models);
+    return modelStepResult(result, prepared.params, models);
   }
 
   private remainingMs(execution: RunExecution): number {

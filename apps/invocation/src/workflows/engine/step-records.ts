@@ -97,6 +97,7 @@ function toWrite(start: StepStart, end: StepEnd | null, durationMs: number, ende
     error_code: end?.errorCode ?? null,
     tokens: end?.tokens ?? 0,
     model_calls: end?.modelCalls ?? 0,
+    model_attempts: end?.modelAttempts ?? null,
     ended: end !== null,
     duration_ms: durationMs,
     ended_ago_ms: endedAgoMs,

@@ -170,6 +170,7 @@ export class WorkflowEngine {
         errorCode: null,
         tokens: result.tokens,
         modelCalls: result.modelCalls,
+        modelAttempts: result.modelAttempts ?? null,
       };
       if (folded) execution.records.finished(start, end, performance.now() - startedAt, step.type === 'prompt');
       else await execution.records.ended(end);
@@ -325,7 +326,21 @@ export class WorkflowEngine {
 }
 
 function failedEnd(runId: string, key: string, failure: RunFailure): StepEnd {
-  return { runId, key, status: 'failed', output: null, error: failure.message, errorCode: failure.code, tokens: 0, modelCalls: 0 };
+  // A model step that failed after a fallback or a repair keeps its calls (D41).
+  const attempts = (failure.details as { attempts?: unknown } | undefined)?.attempts;
+  const modelAttempts = Array.isArray(attempts) ? (attempts as unknown[]) : null;
+  const modelCalls = modelAttempts?.length ?? 0;
+  return {
+    runId,
+    key,
+    status: 'failed',
+    output: null,
+    error: failure.message,
+    errorCode: failure.code,
+    tokens: 0,
+    modelCalls,
+    modelAttempts,
+  };
 }
 
 /**

@@ -65,6 +65,8 @@ export interface StepEnd {
   errorCode: string | null;
   tokens: number;
   modelCalls: number;
+  /** A model step's calls (D41): every attempt, when a fallback could answer or it took more than one. */
+  modelAttempts?: unknown[] | null;
 }
 
 export interface TerminalState {
@@ -127,6 +129,7 @@ export interface StepRecordWrite {
   error_code: string | null;
   tokens: number;
   model_calls: number;
+  model_attempts: unknown[] | null;
   ended: boolean;
   duration_ms: number;
   ended_ago_ms: number;
@@ -138,14 +141,16 @@ export interface StepRecordWrite {
  */
 const RECORD_STEPS_CTE = (param: string) => `recorded AS (
   INSERT INTO ${T_STEPS} (run_id, step_key, step_id, step_type, iteration, status, inputs, output, error, error_code, tokens, model_calls,
-    started_at, ended_at, duration_ms)
+    model_attempts, started_at, ended_at, duration_ms)
   SELECT r.run_id, r.step_key, r.step_id, r.step_type, r.iteration, r.status, r.inputs, r.output, r.error, r.error_code, r.tokens, r.model_calls,
+    r.model_attempts,
     now() - make_interval(secs => (r.ended_ago_ms + r.duration_ms) / 1000), CASE WHEN r.ended THEN now() - make_interval(secs => r.ended_ago_ms / 1000) END,
     CASE WHEN r.ended THEN round(r.duration_ms)::int END
   FROM jsonb_to_recordset(${param}::jsonb) AS r(run_id text, step_key text, step_id text, step_type text, iteration int, status text, inputs jsonb,
-    output jsonb, error text, error_code text, tokens int, model_calls int, ended boolean, duration_ms float8, ended_ago_ms float8)
+    output jsonb, error text, error_code text, tokens int, model_calls int, model_attempts jsonb, ended boolean, duration_ms float8, ended_ago_ms float8)
   ON CONFLICT (run_id, step_key) DO UPDATE SET status = EXCLUDED.status, inputs = EXCLUDED.inputs, output = EXCLUDED.output,
     error = EXCLUDED.error, error_code = EXCLUDED.error_code, tokens = EXCLUDED.tokens, model_calls = EXCLUDED.model_calls,
+    model_attempts = EXCLUDED.model_attempts,
     started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, duration_ms = EXCLUDED.duration_ms, attempts = ${T_STEPS}.attempts + 1
 )`;
 
@@ -361,7 +366,8 @@ export class WorkflowRunsRepository {
 
   async steps(runId: string): Promise<StepRecordRow[]> {
     return (await this.dataSource.query(
-      `SELECT step_key, step_id, step_type, iteration, status, inputs, output, error, error_code, tokens, model_calls, attempts, started_at, ended_at, duration_ms
+      `SELECT step_key, step_id, step_type, iteration, status, inputs, output, error, error_code, tokens, model_calls, model_attempts, attempts, started_at,
+         ended_at, duration_ms
        FROM ${T_STEPS} WHERE run_id = $1 ORDER BY started_at, step_key`,
       [runId],
     )) as StepRecordRow[];
@@ -375,10 +381,20 @@ export class WorkflowRunsRepository {
 
   async endStep(step: StepEnd): Promise<void> {
     await this.dataSource.query(
-      `UPDATE ${T_STEPS} SET status = $3, output = $4, error = $5, error_code = $6, tokens = $7, model_calls = $8, ended_at = now(),
+      `UPDATE ${T_STEPS} SET status = $3, output = $4, error = $5, error_code = $6, tokens = $7, model_calls = $8, model_attempts = $9, ended_at = now(),
          duration_ms = round(extract(epoch FROM now() - started_at) * 1000)::int
        WHERE run_id = $1 AND step_key = $2`,
-      [step.runId, step.key, step.status, JSON.stringify(step.output ?? null), step.error, step.errorCode, step.tokens, step.modelCalls],
+      [
+        step.runId,
+        step.key,
+        step.status,
+        JSON.stringify(step.output ?? null),
+        step.error,
+        step.errorCode,
+        step.tokens,
+        step.modelCalls,
+        step.modelAttempts ? JSON.stringify(step.modelAttempts) : null,
+      ],
     );
   }
 }
@@ -396,6 +412,7 @@ export function toStepRecordView(row: StepRecordRow): WorkflowStepRecordView {
     error_code: row.error_code,
     tokens: row.tokens,
     model_calls: row.model_calls,
+    ...(row.model_attempts && { model_attempts: row.model_attempts }),
     attempts: row.attempts,
     started_at: row.started_at.toISOString(),
     ended_at: row.ended_at?.toISOString() ?? null,

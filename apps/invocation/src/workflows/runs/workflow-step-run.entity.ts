@@ -58,6 +58,10 @@ export class WorkflowStepRunEntity {
   @Column({ name: 'model_calls', type: 'integer', default: 0 })
   modelCalls!: number;
 
+  /** A model step's calls, when a fallback could answer or it took more than one (D41). */
+  @Column({ name: 'model_attempts', type: 'jsonb', nullable: true })
+  modelAttempts!: unknown[] | null;
+
   /** How many times it was started (more than one: a worker died while it ran). */
   @Column({ type: 'integer', default: 1 })
   attempts!: number;
