@@ -271,10 +271,9 @@ export class FakeProviderServer {
     if (request.method === 'GET') return sendJson(response, 200, { model: modelId, behaviour: this.behaviourFor(modelId) });
     if (request.method !== 'PUT')
       return sendJson(response, 405, { error: { message: 'Use PUT, GET or DELETE', type: 'method_not_allowed' } });
-    let behaviour: unknown;
     try {
-      behaviour = JSON.parse(await readBody(request, MAX_BODY_BYTES));
-      this.setModel(modelId, behaviour as Partial<FakeBehaviour>);
+      // setModel checks the behaviour (parseBehaviour) and starts the model's JSON answers over.
+      this.setModel(modelId, JSON.parse(await readBody(request, MAX_BODY_BYTES)) as Partial<FakeBehaviour>);
     } catch (error) {
       return sendJson(response, 400, { error: { message: (error as Error).message, type: 'invalid_behaviour' } });
     }
