@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { countWords, type FakeAnswer, type FakeConversation, type FakeImage, type FakeUsage } from './behaviour';
+import type { FakeStructuredRequest } from './structured';
 
 type Json = Record<string, unknown>;
 
@@ -27,6 +28,22 @@ function anthropicImage(block: Json): FakeImage[] {
   return [];
 }
 
+/**
+ * A structured request: the AI SDK's jsonTool mode offers a tool named `json` and forces
+ * tool use (`any`, or that tool by name), the schema being its `input_schema`; native
+ * structured output sends `output_config.format` (or the older `output_format`).
+ */
+function anthropicStructured(body: Json): FakeStructuredRequest | undefined {
+  const choice = body.tool_choice as Json | undefined;
+  const forced = choice?.type === 'any' || (choice?.type === 'tool' && choice.name === 'json');
+  const jsonTool = Array.isArray(body.tools) ? (body.tools as Json[]).find((tool) => tool?.name === 'json') : undefined;
+  if (forced && jsonTool) {
+    return { mode: 'json_tool', schema: jsonTool.input_schema, ...(typeof jsonTool.strict === 'boolean' && { strict: jsonTool.strict }) };
+  }
+  const format = ((body.output_config as Json | undefined)?.format ?? body.output_format) as Json | undefined;
+  return format?.type === 'json_schema' ? { mode: 'output_format', schema: format.schema } : undefined;
+}
+
 /** Reads a messages request body; `undefined` when it is not one (max_tokens is required there). */
 export function anthropicConversation(body: Json): FakeConversation | undefined {
   if (!Array.isArray(body.messages)) return undefined;
@@ -34,6 +51,7 @@ export function anthropicConversation(body: Json): FakeConversation | undefined 
   const messages = body.messages as Json[];
   const lastUser = [...messages].reverse().find((message) => message?.role === 'user');
   const stop = Array.isArray(body.stop_sequences) ? body.stop_sequences.filter((s): s is string => typeof s === 'string') : [];
+  const structured = anthropicStructured(body);
   return {
     lastUserText: lastUser ? textOf(lastUser.content) : '',
     // Tool results come back as one user message holding a tool_result block per call.
@@ -44,6 +62,7 @@ export function anthropicConversation(body: Json): FakeConversation | undefined 
     promptWords: countWords(textOf(body.system)) + messages.reduce((sum, message) => sum + countWords(textOf(message?.content)), 0),
     maxTokens: body.max_tokens,
     stop,
+    ...(structured && { structured }),
   };
 }
 

@@ -111,6 +111,67 @@ describe('planAnswer', () => {
   });
 });
 
+describe('planAnswer with a json behaviour', () => {
+  const schema = {
+    type: 'object',
+    properties: { city: { type: 'string' }, population: { type: 'integer' } },
+    required: ['city', 'population'],
+  };
+  const structured = (mode: 'json_schema' | 'json_tool') => conversation({ structured: { mode, schema } });
+
+  it('answers the smallest instance of the schema as text, in JSON pieces', () => {
+    const answer = planAnswer(resolveBehaviour({ response: 'ignored', json: { answer: 'valid' } }), structured('json_schema'));
+    expect(answer.responseFragments).toEqual(['{"city":', '"example', '","popul', 'ation":0', '}']);
+    expect(answer).toMatchObject({ finish: 'stop', toolCalls: [], json: 'valid', usage: { completionTokens: 5 } });
+  });
+
+  it('answers a call of the json tool when the request forced it, with stop reason tool_calls', () => {
+    const answer = planAnswer(
+      resolveBehaviour({ json: { answer: 'valid', value: { city: 'Oslo', population: 700000 } } }),
+      structured('json_tool'),
+    );
+    expect(answer).toMatchObject({ finish: 'tool_calls', responseFragments: [], json: 'valid' });
+    expect(answer.toolCalls).toHaveLength(1);
+    expect(answer.toolCalls[0]).toMatchObject({ id: 'call_fake_0_0', name: 'json' });
+    expect(JSON.parse(answer.toolCalls[0].argumentFragments.join(''))).toEqual({ city: 'Oslo', population: 700000 });
+  });
+
+  it('answers invalid_once invalid only for the first JSON answer of the model', () => {
+    const behaviour = resolveBehaviour({ json: { answer: 'invalid_once' } });
+    const first = planAnswer(behaviour, structured('json_schema'), 0);
+    expect(first.json).toBe('invalid');
+    expect(JSON.parse(first.responseFragments.join(''))).toEqual({ population: 0 });
+    const second = planAnswer(behaviour, structured('json_schema'), 1);
+    expect(second.json).toBe('valid');
+    expect(JSON.parse(second.responseFragments.join(''))).toEqual({ city: 'example', population: 0 });
+  });
+
+  it('answers invalid every time, the scripted invalidValue when given', () => {
+    const behaviour = resolveBehaviour({ json: { answer: 'invalid', invalidValue: { city: 7 } } });
+    for (const before of [0, 1, 5]) {
+      const answer = planAnswer(behaviour, structured('json_tool'), before);
+      expect(answer.json).toBe('invalid');
+      expect(JSON.parse(answer.toolCalls[0].argumentFragments.join(''))).toEqual({ city: 7 });
+    }
+  });
+
+  it('answers the value, or {}, to a request without a schema', () => {
+    expect(planAnswer(resolveBehaviour({ json: { answer: 'valid' } }), conversation()).responseFragments).toEqual(['{}']);
+    const scripted = planAnswer(resolveBehaviour({ json: { answer: 'valid', value: [1, 2] } }), conversation());
+    expect(scripted.responseFragments.join('')).toBe('[1,2]');
+  });
+
+  it('still answers the scripted tool-call turns first', () => {
+    const behaviour = resolveBehaviour({ json: { answer: 'valid' }, turns: [{ toolCalls: [{ name: 'lookup', arguments: {} }] }] });
+    const first = planAnswer(behaviour, structured('json_tool'));
+    expect(first.toolCalls.map((call) => call.name)).toEqual(['lookup']);
+    expect(first.json).toBeUndefined();
+    expect(planAnswer(behaviour, conversation({ structured: { mode: 'json_tool', schema }, toolRounds: 1 })).toolCalls[0].name).toBe(
+      'json',
+    );
+  });
+});
+
 describe('parseBehaviour', () => {
   it('accepts a full behaviour', () => {
     const behaviour = {
@@ -124,8 +185,11 @@ describe('parseBehaviour', () => {
       failAfterFragments: 4,
       turns: [{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] }, { response: 'Sunny.' }],
       embeddingDimensions: 64,
+      hang: false,
+      json: { answer: 'invalid_once', value: { a: 1 }, invalidValue: 'nope' },
     };
     expect(parseBehaviour(behaviour)).toEqual(behaviour);
+    expect(parseBehaviour({ json: null })).toEqual({ json: null });
   });
 
   it.each([
@@ -145,6 +209,13 @@ describe('parseBehaviour', () => {
     [{ turns: [{ toolCalls: [{ name: 'a', arguments: '{}' }] }] }, 'turns[0].toolCalls[0].arguments must be a JSON object'],
     [{ embeddingDimensions: 0 }, 'embeddingDimensions must be from 1 to 4096'],
     [{ embeddingDimensions: 5000 }, 'embeddingDimensions must be from 1 to 4096'],
+    [{ hang: 'yes' }, 'hang must be true or false'],
+    [{ hang: null }, 'hang must be true or false'],
+    [{ json: true }, 'json must be an object or null'],
+    [{ json: [] }, 'json must be an object or null'],
+    [{ json: {} }, 'json.answer must be one of valid, invalid_once, invalid'],
+    [{ json: { answer: 'sometimes' } }, 'json.answer must be one of valid, invalid_once, invalid'],
+    [{ json: { answer: 'valid', valid: {} } }, 'json has unknown field(s): valid'],
   ])('refuses %j', (value, message) => {
     expect(() => parseBehaviour(value)).toThrow(message);
   });

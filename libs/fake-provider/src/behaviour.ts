@@ -1,3 +1,5 @@
+import { invalidInstance, minimalInstance, type FakeStructuredRequest } from './structured';
+
 /** Token counts the fake reports instead of the ones it would count itself. */
 export interface FakeUsageOverrides {
   promptTokens?: number;
@@ -30,6 +32,19 @@ export interface FakeTurn {
   response?: string;
 }
 
+/**
+ * A structured (JSON) answer instead of the plain `response`. `invalid_once`: the first JSON
+ * answer of the model after its behaviour was set fails the schema, every later one passes,
+ * as a model that a repair request puts right.
+ */
+export interface FakeJsonScript {
+  answer: 'valid' | 'invalid_once' | 'invalid';
+  /** The valid answer; unset, the smallest instance of the request's schema (`{}` without one). */
+  value?: unknown;
+  /** The invalid answer; unset, the valid one without its first required property. */
+  invalidValue?: unknown;
+}
+
 /** How the fake answers a model: server-wide defaults, overridable per model id. */
 export interface FakeBehaviour {
   /** The answer text; unset answers `Echo: <last user message text>`. */
@@ -57,6 +72,13 @@ export interface FakeBehaviour {
   turns?: FakeTurn[] | null;
   /** Length of the vectors `/v1/embeddings` answers when the request names no `dimensions`. */
   embeddingDimensions: number;
+  /**
+   * Accept (and record) the request, then send nothing, not even headers, until the client
+   * goes away: a provider that stopped answering, for timeouts and fallbacks.
+   */
+  hang?: boolean;
+  /** Answer JSON instead of the plain `response` (see `FakeJsonScript`). */
+  json?: FakeJsonScript | null;
 }
 
 export const DEFAULT_BEHAVIOUR: Readonly<FakeBehaviour> = Object.freeze({
@@ -81,7 +103,19 @@ export function resolveBehaviour(...layers: ReadonlyArray<Partial<FakeBehaviour>
 
 const NUMBER_FIELDS = ['latencyMs', 'tokenDelayMs', 'chunkSize', 'embeddingDimensions'] as const;
 const USAGE_FIELDS = ['promptTokens', 'cachedTokens', 'reasoningTokens', 'completionTokens'] as const;
-const KNOWN_FIELDS = new Set<string>(['response', 'reasoning', 'usage', 'error', 'failAfterFragments', 'turns', ...NUMBER_FIELDS]);
+const KNOWN_FIELDS = new Set<string>([
+  'response',
+  'reasoning',
+  'usage',
+  'error',
+  'failAfterFragments',
+  'turns',
+  'hang',
+  'json',
+  ...NUMBER_FIELDS,
+]);
+const JSON_ANSWERS = ['valid', 'invalid_once', 'invalid'];
+const JSON_FIELDS = new Set(['answer', 'value', 'invalidValue']);
 /** The names OpenAI and Anthropic accept for a function. */
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -110,6 +144,8 @@ export function parseBehaviour(value: unknown): Partial<FakeBehaviour> {
     throw new Error(`embeddingDimensions must be from 1 to ${MAX_EMBEDDING_DIMENSIONS}`);
   }
   if (input.turns !== undefined && input.turns !== null) parseTurns(input.turns);
+  if (input.hang !== undefined && typeof input.hang !== 'boolean') throw new Error('hang must be true or false');
+  if (input.json !== undefined && input.json !== null) parseJsonScript(input.json);
   if (input.failAfterFragments !== undefined && input.failAfterFragments !== null && !isCount(input.failAfterFragments)) {
     throw new Error('failAfterFragments must be a non-negative integer or null');
   }
@@ -136,6 +172,15 @@ export function parseBehaviour(value: unknown): Partial<FakeBehaviour> {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function parseJsonScript(json: unknown): void {
+  if (!isPlainObject(json)) throw new Error('json must be an object or null');
+  const unknownFields = Object.keys(json).filter((key) => !JSON_FIELDS.has(key));
+  if (unknownFields.length > 0) throw new Error(`json has unknown field(s): ${unknownFields.join(', ')}`);
+  if (typeof json.answer !== 'string' || !JSON_ANSWERS.includes(json.answer)) {
+    throw new Error(`json.answer must be one of ${JSON_ANSWERS.join(', ')}`);
+  }
 }
 
 function parseTurns(turns: unknown): void {
@@ -177,6 +222,8 @@ export interface FakeConversation {
   promptWords: number;
   maxTokens?: number;
   stop: string[];
+  /** The request asked for a structured answer (how, with which schema); unset when it did not. */
+  structured?: FakeStructuredRequest;
 }
 
 export type FakeFinish = 'stop' | 'stop_sequence' | 'length' | 'tool_calls';
@@ -195,7 +242,7 @@ export interface FakePlannedToolCall {
   argumentFragments: string[];
 }
 
-/** Streams send a tool call's JSON arguments in pieces this long, so clients must join partial JSON. */
+/** Streams send JSON (a tool call's arguments, a JSON answer) in pieces this long, so clients must join partial JSON. */
 export const ARGUMENT_FRAGMENT_CHARS = 8;
 
 /** The whole answer, decided before the first byte so both protocols say the same thing. */
@@ -206,6 +253,8 @@ export interface FakeAnswer {
   finish: FakeFinish;
   stopSequence?: string;
   usage: FakeUsage;
+  /** The answer is the behaviour's JSON, meant to pass the schema or to fail it. */
+  json?: 'valid' | 'invalid';
 }
 
 /** Splits text into words that keep their surrounding spaces, so the pieces join back exactly. */
@@ -224,16 +273,50 @@ function group(words: string[], size: number): string[] {
   return fragments;
 }
 
+/** JSON text in `ARGUMENT_FRAGMENT_CHARS` pieces (not words: compact JSON has no spaces). */
+function slices(text: string): string[] {
+  const pieces: string[] = [];
+  for (let start = 0; start < text.length; start += ARGUMENT_FRAGMENT_CHARS)
+    pieces.push(text.slice(start, start + ARGUMENT_FRAGMENT_CHARS));
+  return pieces;
+}
+
+/** The JSON the behaviour answers, valid or not; `answeredBefore` counts the model's earlier JSON answers. */
+function planJson(
+  script: FakeJsonScript | null | undefined,
+  structured: FakeStructuredRequest | undefined,
+  answeredBefore: number,
+): { kind: 'valid' | 'invalid'; value: unknown } | undefined {
+  if (!script) return undefined;
+  const valid = script.value !== undefined ? script.value : minimalInstance(structured?.schema);
+  const invalid = script.answer === 'invalid' || (script.answer === 'invalid_once' && answeredBefore === 0);
+  if (!invalid) return { kind: 'valid', value: valid };
+  return { kind: 'invalid', value: script.invalidValue !== undefined ? script.invalidValue : invalidInstance(structured?.schema, valid) };
+}
+
 /**
  * The answer a behaviour gives a conversation. A word is a token, like the fake's usage
  * counts; a stop sequence cuts the answer before it; `maxTokens` covers reasoning and answer
- * together, as OpenAI's max_completion_tokens and Anthropic's max_tokens do.
+ * together, as OpenAI's max_completion_tokens and Anthropic's max_tokens do. A `json`
+ * behaviour answers JSON where the plain response would be: as the text, or as the call of
+ * the forced `json` tool when the request asked that way; `jsonAnswersBefore` (the model's
+ * earlier JSON answers) decides whether `invalid_once` still fails.
  */
-export function planAnswer(behaviour: FakeBehaviour, conversation: FakeConversation): FakeAnswer {
+export function planAnswer(behaviour: FakeBehaviour, conversation: FakeConversation, jsonAnswersBefore = 0): FakeAnswer {
   // A request that offers no tools (or forbids calling them) gets the plain answer, as a real model's.
   const turn = conversation.toolsAllowed ? behaviour.turns?.[conversation.toolRounds] : undefined;
-  const toolCalls = (turn?.toolCalls ?? []).map((call, index) => planToolCall(call, conversation.toolRounds, index));
-  let responseText = turn ? (turn.response ?? '') : (behaviour.response ?? `Echo: ${conversation.lastUserText}`);
+  const json = turn ? undefined : planJson(behaviour.json, conversation.structured, jsonAnswersBefore);
+  const jsonTool = json !== undefined && conversation.structured?.mode === 'json_tool';
+  const toolCalls = jsonTool
+    ? [planToolCall({ name: 'json', arguments: json.value }, conversation.toolRounds, 0)]
+    : (turn?.toolCalls ?? []).map((call, index) => planToolCall(call, conversation.toolRounds, index));
+  let responseText = turn
+    ? (turn.response ?? '')
+    : json
+      ? jsonTool
+        ? ''
+        : JSON.stringify(json.value)
+      : (behaviour.response ?? `Echo: ${conversation.lastUserText}`);
   let finish: FakeFinish = 'stop';
   let stopSequence: string | undefined;
   let cutAt = responseText.length;
@@ -250,7 +333,7 @@ export function planAnswer(behaviour: FakeBehaviour, conversation: FakeConversat
   }
 
   let reasoningWords = splitWords(behaviour.reasoning ?? '');
-  let responseWords = splitWords(responseText);
+  let responseWords = json ? slices(responseText) : splitWords(responseText);
   if (conversation.maxTokens !== undefined) {
     const budget = conversation.maxTokens;
     if (reasoningWords.length + responseWords.length > budget) {
@@ -278,6 +361,7 @@ export function planAnswer(behaviour: FakeBehaviour, conversation: FakeConversat
     toolCalls: answeredCalls,
     finish,
     ...(stopSequence !== undefined && { stopSequence }),
+    ...(json && { json: json.kind }),
     usage: {
       promptTokens: overrides.promptTokens ?? conversation.promptWords,
       cachedTokens: overrides.cachedTokens ?? 0,
@@ -287,11 +371,10 @@ export function planAnswer(behaviour: FakeBehaviour, conversation: FakeConversat
   };
 }
 
-/** Ids are stable for a turn and call index, so a test can name the result it sends back. */
-function planToolCall(call: FakeToolCall, round: number, index: number): FakePlannedToolCall {
-  const json = JSON.stringify(call.arguments);
-  const argumentFragments: string[] = [];
-  for (let start = 0; start < json.length; start += ARGUMENT_FRAGMENT_CHARS)
-    argumentFragments.push(json.slice(start, start + ARGUMENT_FRAGMENT_CHARS));
-  return { id: `call_fake_${round}_${index}`, name: call.name, argumentFragments };
+/**
+ * Ids are stable for a turn and call index, so a test can name the result it sends back. The
+ * arguments are any JSON: the `json` tool's input is whatever the JSON answer is, even invalid.
+ */
+function planToolCall(call: { name: string; arguments: unknown }, round: number, index: number): FakePlannedToolCall {
+  return { id: `call_fake_${round}_${index}`, name: call.name, argumentFragments: slices(JSON.stringify(call.arguments)) };
 }

@@ -24,6 +24,7 @@ import {
   type FakeImage,
 } from './behaviour';
 import { embeddingRequest, openAIEmbeddings, type FakeEmbeddingRequest } from './embeddings';
+import type { FakeStructuredMode } from './structured';
 import {
   openAIChunk,
   openAICompletion,
@@ -58,6 +59,16 @@ export interface FakeRequestRecord {
   images: FakeImage[];
   /** Rounds of tool results the request carried: which scripted turn answered it. */
   toolRounds: number;
+  /** Text of the request's last user message (a repair request's is the repair prompt). */
+  lastUserText: string;
+  /** How the request asked for a structured answer; null when it did not. */
+  structured: FakeStructuredMode | null;
+  /** The JSON schema of a structured request that sent one. */
+  schema?: unknown;
+  /** The strict flag of a structured request that sent one. */
+  strict?: boolean;
+  /** The answer was the `json` behaviour's, meant to pass the schema or to fail it. */
+  jsonAnswer?: 'valid' | 'invalid';
 }
 
 export interface FakeProviderOptions {
@@ -104,6 +115,8 @@ export class FakeProviderServer {
   private readonly watchers = new Set<() => void>();
   /** Models whose requests wait for a test to release them (`hold`). */
   private readonly holds = new Map<string, Promise<void>>();
+  /** Per model id, the JSON answers since its behaviour was last set: `invalid_once` fails only the first. */
+  private readonly jsonAnswers = new Map<string, number>();
   private server?: Server;
   private stopping = false;
   private sequence = 0;
@@ -150,10 +163,12 @@ export class FakeProviderServer {
   /** Scripts one model id; its fields override the server-wide defaults. */
   setModel(modelId: string, behaviour: Partial<FakeBehaviour>): void {
     this.models.set(modelId, parseBehaviour(behaviour));
+    this.jsonAnswers.delete(modelId);
   }
 
   clearModel(modelId: string): void {
     this.models.delete(modelId);
+    this.jsonAnswers.delete(modelId);
   }
 
   /**
@@ -175,6 +190,7 @@ export class FakeProviderServer {
   /** Forgets the per-model scripts and the recorded requests; the constructor's defaults stay. */
   reset(): void {
     this.models.clear();
+    this.jsonAnswers.clear();
     this.clearRequests();
   }
 
@@ -255,13 +271,12 @@ export class FakeProviderServer {
     if (request.method === 'GET') return sendJson(response, 200, { model: modelId, behaviour: this.behaviourFor(modelId) });
     if (request.method !== 'PUT')
       return sendJson(response, 405, { error: { message: 'Use PUT, GET or DELETE', type: 'method_not_allowed' } });
-    let behaviour: Partial<FakeBehaviour>;
     try {
-      behaviour = parseBehaviour(JSON.parse(await readBody(request, MAX_BODY_BYTES)));
+      // setModel checks the behaviour (parseBehaviour) and starts the model's JSON answers over.
+      this.setModel(modelId, JSON.parse(await readBody(request, MAX_BODY_BYTES)) as Partial<FakeBehaviour>);
     } catch (error) {
       return sendJson(response, 400, { error: { message: (error as Error).message, type: 'invalid_behaviour' } });
     }
-    this.models.set(modelId, behaviour);
     sendJson(response, 200, { model: modelId, behaviour: this.behaviourFor(modelId) });
   }
 
@@ -286,6 +301,8 @@ export class FakeProviderServer {
       aborted: false,
       images: [],
       toolRounds: 0,
+      lastUserText: '',
+      structured: null,
     };
     this.records.push(record);
     if (this.records.length > this.maxRecords) this.records.splice(0, this.records.length - this.maxRecords);
@@ -328,11 +345,20 @@ export class FakeProviderServer {
             : 'model and messages are required',
       );
     }
-    if ('images' in parsed) Object.assign(record, { images: parsed.images, toolRounds: parsed.toolRounds });
+    if ('images' in parsed) {
+      const { images, toolRounds, lastUserText, structured } = parsed;
+      Object.assign(record, { images, toolRounds, lastUserText, structured: structured?.mode ?? null });
+      if (structured?.schema !== undefined) record.schema = structured.schema;
+      if (structured?.strict !== undefined) record.strict = structured.strict;
+      // A test may wait for what the request asked (a held or hanging one sends no more news).
+      this.notify();
+    }
 
     const held = this.holds.get(record.model);
     if (held && !(await untilReleased(held, aborted.signal))) return;
     const behaviour = this.behaviourFor(record.model);
+    // `hang` is a hold nobody releases: only the client going away ends it.
+    if (behaviour.hang) return void (await untilReleased(new Promise<void>(() => undefined), aborted.signal));
     if (!(await pause(behaviour.latencyMs, aborted.signal))) return;
     if (behaviour.error) {
       const { status, message, retryAfterSeconds } = behaviour.error;
@@ -349,7 +375,12 @@ export class FakeProviderServer {
       sendJson(response, 200, openAIEmbeddings(record.model, parsed, dimensions, behaviour.usage.promptTokens));
       return finish(200);
     }
-    const answer = planAnswer(behaviour, parsed);
+    const jsonAnswersBefore = this.jsonAnswers.get(record.model) ?? 0;
+    const answer = planAnswer(behaviour, parsed, jsonAnswersBefore);
+    if (answer.json) {
+      this.jsonAnswers.set(record.model, jsonAnswersBefore + 1);
+      record.jsonAnswer = answer.json;
+    }
     const id =
       protocol === 'openai' ? `chatcmpl-fake${sequence}${randomUUID().slice(0, 8)}` : `msg_fake${sequence}${randomUUID().slice(0, 8)}`;
     if (!record.stream) {

@@ -12,6 +12,7 @@ export {
   type FakeError,
   type FakeFinish,
   type FakeImage,
+  type FakeJsonScript,
   type FakePlannedToolCall,
   type FakeToolCall,
   type FakeTurn,
@@ -19,6 +20,7 @@ export {
   type FakeUsageOverrides,
 } from './behaviour';
 export { fakeEmbedding } from './embeddings';
+export { invalidInstance, minimalInstance, type FakeStructuredMode, type FakeStructuredRequest } from './structured';
 export {
   FakeProviderServer,
   type FakeGate,

@@ -1,4 +1,5 @@
 import { countWords, type FakeAnswer, type FakeConversation, type FakeImage, type FakePlannedToolCall, type FakeUsage } from './behaviour';
+import type { FakeStructuredRequest } from './structured';
 
 type Json = Record<string, unknown>;
 
@@ -27,6 +28,15 @@ function openAIImages(content: unknown): FakeImage[] {
   });
 }
 
+/** `response_format` json_schema (with its schema and strict flag) or json_object; undefined for text. */
+function openAIStructured(responseFormat: unknown): FakeStructuredRequest | undefined {
+  const format = responseFormat as Json | undefined;
+  if (format?.type === 'json_object') return { mode: 'json_object' };
+  if (format?.type !== 'json_schema') return undefined;
+  const spec = (format.json_schema ?? {}) as Json;
+  return { mode: 'json_schema', schema: spec.schema, ...(typeof spec.strict === 'boolean' && { strict: spec.strict }) };
+}
+
 /** Reads a chat-completions request body; `undefined` when it is not one. */
 export function openAIConversation(body: Json): FakeConversation | undefined {
   if (!Array.isArray(body.messages)) return undefined;
@@ -38,6 +48,7 @@ export function openAIConversation(body: Json): FakeConversation | undefined {
       : Array.isArray(body.stop)
         ? body.stop.filter((s): s is string => typeof s === 'string')
         : [];
+  const structured = openAIStructured(body.response_format);
   return {
     lastUserText: lastUser ? textOf(lastUser.content) : '',
     // Each tool result is a message of its own; a run of them answers one turn's calls.
@@ -47,6 +58,7 @@ export function openAIConversation(body: Json): FakeConversation | undefined {
     promptWords: messages.reduce((sum, message) => sum + countWords(textOf(message?.content)), 0),
     maxTokens: optionalCount(body.max_completion_tokens) ?? optionalCount(body.max_tokens),
     stop,
+    ...(structured && { structured }),
   };
 }
 

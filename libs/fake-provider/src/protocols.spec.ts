@@ -147,6 +147,18 @@ describe('OpenAI chat completions', () => {
     expect(JSON.parse(joined)).toEqual({ city: 'Paris', unit: 'celsius' });
   });
 
+  it('reads a response_format json_schema with its schema and strict flag, and json_object', () => {
+    const schema = { type: 'object', properties: {}, additionalProperties: false };
+    const base = { model: 'm', messages: [{ role: 'user', content: 'x' }] };
+    expect(
+      openAIConversation({ ...base, response_format: { type: 'json_schema', json_schema: { name: 'response', schema, strict: true } } })
+        ?.structured,
+    ).toEqual({ mode: 'json_schema', schema, strict: true });
+    expect(openAIConversation({ ...base, response_format: { type: 'json_object' } })?.structured).toEqual({ mode: 'json_object' });
+    expect(openAIConversation({ ...base, response_format: { type: 'text' } })?.structured).toBeUndefined();
+    expect(openAIConversation(base)?.structured).toBeUndefined();
+  });
+
   it('answers errors in the OpenAI error shape', () => {
     expect(openAIError(429)).toEqual({
       error: { message: expect.any(String), type: 'requests', param: null, code: 'rate_limit_exceeded' },
@@ -233,6 +245,41 @@ describe('Anthropic messages', () => {
       stop_reason: 'tool_use',
     });
     expect(message.content).toHaveLength(2);
+  });
+
+  it('reads the forced json tool, native output_config/output_format, and nothing else, as structured', () => {
+    const schema = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] };
+    const jsonTool = { name: 'json', description: 'Respond with a JSON object.', input_schema: schema };
+    const other = { name: 'lookup', input_schema: { type: 'object' } };
+    const read = (extra: Record<string, unknown>) =>
+      anthropicConversation({ model: 'c', max_tokens: 10, messages: [{ role: 'user', content: 'x' }], ...extra })?.structured;
+    expect(read({ tools: [jsonTool], tool_choice: { type: 'any', disable_parallel_tool_use: true } })).toEqual({
+      mode: 'json_tool',
+      schema,
+    });
+    expect(read({ tools: [other, { ...jsonTool, strict: true }], tool_choice: { type: 'tool', name: 'json' } })).toEqual({
+      mode: 'json_tool',
+      schema,
+      strict: true,
+    });
+    // Offered but not forced: the model may answer in text, so the request is not structured.
+    expect(read({ tools: [jsonTool], tool_choice: { type: 'auto' } })).toBeUndefined();
+    expect(read({ tools: [other, jsonTool], tool_choice: { type: 'tool', name: 'lookup' } })).toBeUndefined();
+    expect(read({ tools: [other], tool_choice: { type: 'any' } })).toBeUndefined();
+    expect(read({ output_config: { effort: 'low', format: { type: 'json_schema', schema } } })).toEqual({ mode: 'output_format', schema });
+    expect(read({ output_format: { type: 'json_schema', schema } })).toEqual({ mode: 'output_format', schema });
+    expect(read({ output_config: { effort: 'low' } })).toBeUndefined();
+  });
+
+  it('answers a JSON answer of the forced json tool as one tool_use block named json', () => {
+    const behaviour = resolveBehaviour({ json: { answer: 'valid', value: { a: 'b' } } });
+    const message = anthropicMessage(
+      'msg_1',
+      'c',
+      planAnswer(behaviour, conversation({ maxTokens: 100, structured: { mode: 'json_tool', schema: { type: 'object' } } })),
+    );
+    expect(message).toMatchObject({ content: [{ type: 'tool_use', name: 'json', input: { a: 'b' } }], stop_reason: 'tool_use' });
+    expect(message.content).toHaveLength(1);
   });
 
   it('names events in the SSE event line and the data type', () => {

@@ -31,6 +31,7 @@ async function main(): Promise<void> {
       `  OpenAI embeddings:       POST ${url}/v1/embeddings         (deterministic vectors; dimensions honoured)`,
       `  script a model: PUT ${url}/_fake/models/{model}   requests: GET|DELETE ${url}/_fake/requests`,
       '  (tool calls: {"turns": [{"toolCalls": [{"name": "...", "arguments": {...}}]}, {"response": "..."}]})',
+      '  (failures: {"error": {"status": 429}}, {"hang": true}; JSON answers: {"json": {"answer": "valid" | "invalid_once" | "invalid"}})',
       '',
     ].join('\n'),
   );
