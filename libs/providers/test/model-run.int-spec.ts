@@ -215,6 +215,21 @@ describe('ModelRun: fallbacks and structured output against the fake provider', 
       expect(repair.messages.at(-1)?.content).toContain("/city: must have required property 'city'");
     });
 
+    it('asks Anthropic through its forced json tool, and a repair fixes an answer invalid once', async () => {
+      server.setModel('second-upstream', { json: { answer: 'invalid_once', value: { city: 'Lisbon' } } });
+      const run = new ModelRun(registry, [{ ...SECOND, nativeJsonSchema: true }]);
+      const result = await run.complete(call({ params: { responseFormat: FORMAT } }));
+      expect(JSON.parse(result.response)).toEqual({ city: 'Lisbon' });
+      expect(result.attempts).toMatchObject([
+        { model: 'second', error_code: null, violations: 1 },
+        { model: 'second', error_code: null, repair: true },
+      ]);
+      expect(server.requests.map((record) => [record.structured, record.jsonAnswer])).toEqual([
+        ['json_tool', 'invalid'],
+        ['json_tool', 'valid'],
+      ]);
+    });
+
     it('fails a streamed answer that does not match at its end, before the finish part', async () => {
       server.setModel('primary-upstream', { response: 'not json at all' });
       const run = new ModelRun(registry, [PRIMARY]);
