@@ -32,6 +32,7 @@ import {
   type RepublishedWebhookTarget,
   type UsageObject,
 } from './invocation.patterns';
+import { FallbacksField, ResponseFormatDto, ResponseFormatField, type ResponseFormat } from './response-format';
 import { patternNames, rpc, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
 import { WithRunLabels } from './run-labels';
 import { WithRotationOverlap, type ShownWebhookSecret } from './webhook-owners';
@@ -101,6 +102,18 @@ class AgentOptionalFields {
   @Min(0)
   @Max(INT4_MAX)
   max_tool_calls?: number | null;
+
+  /**
+   * Catalog model ids tried in order when `llm_model` is unavailable (D41); each must do what
+   * the agent's own model does (vision, tool calls) and, with a response_format, hold an
+   * answer to a schema (checked on create and update).
+   */
+  @FallbacksField()
+  fallbacks?: string[] | null;
+
+  /** The JSON Schema the agent's answers must match (D42). */
+  @ResponseFormatField()
+  response_format?: ResponseFormatDto | null;
 }
 
 /** The `agent` object of a create: name, llm_model and model_type required. */
@@ -227,6 +240,9 @@ export interface AgentRecord {
   reasoning_effort: AgentReasoningEffort | null;
   tool_choice: AgentToolChoice | null;
   max_tool_calls: number | null;
+  /** Empty when the agent names none. */
+  fallbacks: string[];
+  response_format: ResponseFormat | null;
   /** Always `active`: deleted agents are never returned. */
   status: 'active';
   created_at: string;

@@ -289,4 +289,4 @@ export {
   type ResponseFormat,
   type SchemaViolation,
 } from './response-format';
-export { checkFallbacks, type RunNeeds } from './model-fallbacks';
+export { catalogRoutes, checkFallbacks, knownRoute, type RunNeeds } from './model-fallbacks';

@@ -4,6 +4,7 @@ import type { FlatMetadata } from './flat-metadata';
 import type { AcceptedRun, RunStatus } from './ledger';
 import { DeploymentVariantRequest, ListLimit, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
 import { patternNames, rpc, PRIVATE_RPC_TIMEOUT_MS, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
+import { FallbacksField, ResponseFormatDto, ResponseFormatField, type ResponseFormat } from './response-format';
 import { RunLabels } from './run-labels';
 import { DeploymentWebhookSecretRequest, WithRotationOverlap, type ShownWebhookSecret } from './webhook-owners';
 import { Type } from 'class-transformer';
@@ -113,6 +114,14 @@ export class PromptVariantSpec {
   @ArrayMaxSize(20)
   @IsString({ each: true })
   image_inputs?: string[];
+
+  /** Catalog model ids tried in order when `model` is unavailable (D41); each must do what the variant asks (checked at apply). */
+  @FallbacksField()
+  fallbacks?: string[];
+
+  /** The JSON Schema the answer must match (D42). */
+  @ResponseFormatField()
+  response_format?: ResponseFormatDto;
 }
 
 export class PromptDeploymentSpec {
@@ -328,6 +337,9 @@ export interface PromptVersionSummary {
   params: Record<string, unknown>;
   variables: string[];
   image_inputs: string[];
+  /** Empty when the version names none. */
+  fallbacks: string[];
+  response_format: ResponseFormat | null;
   created_at: string;
   current: boolean;
 }

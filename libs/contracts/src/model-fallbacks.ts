@@ -55,3 +55,25 @@ export function checkFallbacks(
     details: problems.map(({ field: name, text }) => ({ field: name, messages: [errorMessage(text, 'en')] })),
   });
 }
+
+/**
+ * A catalog look-up's route, or null when the catalog does not know the model
+ * (resource_not_found). Any other failure (the catalog unreachable) still rejects: a check
+ * then fails rather than calling every model unknown.
+ */
+export function knownRoute(route: Promise<ModelRoute>): Promise<ModelRoute | null> {
+  return route.catch((error: unknown) => {
+    if (error instanceof WaggleException && error.code === 'resource_not_found') return null;
+    throw error;
+  });
+}
+
+/** The catalog's entry of each model id (each asked once, null when unknown): the `routes` checkFallbacks takes. */
+export async function catalogRoutes(
+  modelIds: Iterable<string>,
+  lookup: (modelId: string) => Promise<ModelRoute>,
+): Promise<Map<string, ModelRoute | null>> {
+  const unique = [...new Set(modelIds)];
+  const routes = await Promise.all(unique.map((modelId) => knownRoute(lookup(modelId))));
+  return new Map(unique.map((modelId, index) => [modelId, routes[index]]));
+}

@@ -368,6 +368,10 @@ export const ERROR_MESSAGES = {
     en: 'goes with deployment, not model (write the values into messages)',
     es: 'va con `deployment`, no con `model` (escriba los valores en `messages`)',
   },
+  workflow_prompt_variant_sets: {
+    en: 'goes with model, not deployment (the deployed variant sets its own)',
+    es: 'va con `model`, no con `deployment` (la variante desplegada define el suyo)',
+  },
   workflow_field_required_with: { en: 'is required with %{field}', es: 'es obligatorio con %{field}' },
   workflow_field_goes_with: { en: 'goes with %{field}, not %{other}', es: 'va con %{field}, no con %{other}' },
   workflow_clause_right_unused: { en: 'is not taken by %{op}', es: '%{op} no lo admite' },

@@ -1,14 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import type {
-  AppliedDeployment,
-  AppliedVariant,
-  ApplyPromptsRequest,
-  PromptDeploymentSpec,
-  PromptDeploymentSummary,
-  PromptVariantSpec,
-  PromptVersionSummary,
+import {
+  catalogRoutes,
+  checkFallbacks,
+  type AppliedDeployment,
+  type AppliedVariant,
+  type ApplyPromptsRequest,
+  type PromptDeploymentSpec,
+  type PromptDeploymentSummary,
+  type PromptVariantSpec,
+  type PromptVersionSummary,
 } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
+import { ModelRoutes } from '@waggle/providers';
 import type { EntityManager } from 'typeorm';
 import { contentHashOf } from '@waggle/platform';
 import type { PromptDeploymentEntity } from './entities/prompt-deployment.entity';
@@ -24,6 +27,10 @@ function definitionOf(variant: PromptVariantSpec) {
     messages: variant.messages.map(({ role, content }) => ({ role, content })),
     params: { ...(variant.params ?? {}) } as StoredPromptParams,
     imageInputs: [...(variant.image_inputs ?? [])],
+    // Left out when not set (undefined is not hashed), so a variant that sets neither hashes as
+    // it did before they existed and re-applying an unchanged file changes nothing.
+    fallbacks: variant.fallbacks?.length ? [...variant.fallbacks] : undefined,
+    responseFormat: variant.response_format ?? undefined,
   };
 }
 
@@ -37,6 +44,7 @@ export class PromptsService {
     private readonly prompts: PromptsRepository,
     private readonly resolutions: PromptResolutionCache,
     private readonly secrets: PromptWebhookSecrets,
+    private readonly routes: ModelRoutes,
   ) {}
 
   /**
@@ -59,6 +67,7 @@ export class PromptsService {
         });
       for (const variant of prompt.variants) variables.set(variant, declaredVariables(variant.messages.map((message) => message.content)));
     }
+    await this.checkFallbacks(request.prompts);
     const applied = await this.prompts.transaction(async (manager) => {
       const deployments: AppliedDeployment[] = [];
       for (const prompt of request.prompts) deployments.push(await this.applyDeployment(manager, request.workspace_id, prompt, variables));
@@ -104,9 +113,31 @@ export class PromptsService {
       params: version.params as Record<string, unknown>,
       variables: version.variables,
       image_inputs: version.imageInputs,
+      fallbacks: version.fallbacks,
+      response_format: version.responseFormat,
       created_at: version.createdAt.toISOString(),
       current: version.id === variant.currentVersionId,
     }));
+  }
+
+  /**
+   * Refuses, before anything is written, a variant's fallback that could not stand in for its
+   * model (D41): unknown to the catalog, not an active chat model, or unable to see the
+   * variant's images or to answer to its response format natively. An unreachable catalog
+   * fails the apply rather than calling every fallback unknown.
+   */
+  private async checkFallbacks(prompts: PromptDeploymentSpec[]): Promise<void> {
+    const named = prompts.flatMap((prompt) => prompt.variants.flatMap((variant) => variant.fallbacks ?? []));
+    if (named.length === 0) return;
+    const routes = await catalogRoutes(named, (modelId) => this.routes.get(modelId));
+    prompts.forEach((prompt, i) =>
+      prompt.variants.forEach((variant, j) =>
+        checkFallbacks(`prompts[${i}].variants[${j}].fallbacks`, variant.model, variant.fallbacks, routes, {
+          images: (variant.image_inputs?.length ?? 0) > 0,
+          jsonSchema: variant.response_format != null,
+        }),
+      ),
+    );
   }
 
   private async applyDeployment(
@@ -152,6 +183,8 @@ export class PromptsService {
       params: definition.params,
       variables,
       imageInputs: definition.imageInputs,
+      fallbacks: definition.fallbacks ?? [],
+      responseFormat: definition.responseFormat ?? null,
       contentHash,
     });
     return { name: variant.name, variant_id: variant.id, version: version.version, changed: true };

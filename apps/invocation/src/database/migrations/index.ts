@@ -9,6 +9,7 @@ import { AddLedgerDeadLetters1795508988289 } from './1795508988289-add-ledger-de
 import { AddWorkflowRunErrorDetail1795536123503 } from './1795536123503-add-workflow-run-error-detail';
 import { AddWorkflowSlots1795544341008 } from './1795544341008-add-workflow-slots';
 import { AddStepModelAttempts1795600000000 } from './1795600000000-add-step-model-attempts';
+import { AddPromptFallbacksResponseFormat1795600100000 } from './1795600100000-add-prompt-fallbacks-response-format';
 
 /** Every migration of this service, oldest first. `npm run migration:generate` appends here. */
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
@@ -22,4 +23,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   AddWorkflowRunErrorDetail1795536123503,
   AddWorkflowSlots1795544341008,
   AddStepModelAttempts1795600000000,
+  AddPromptFallbacksResponseFormat1795600100000,
 ];

@@ -1,3 +1,4 @@
+import type { ResponseFormat } from '@waggle/contracts';
 import { Column, Entity, Index } from 'typeorm';
 import { VersionColumns } from '../../database/version-columns';
 
@@ -14,7 +15,6 @@ export interface StoredPromptParams {
   stop?: string[];
   reasoning_effort?: 'minimal' | 'low' | 'medium' | 'high';
   thinking_budget?: number;
-  response_format?: { type: 'json_schema'; name?: string; schema: Record<string, unknown> };
 }
 
 /** An immutable prompt: a variant points at one; changing a variant makes a new one. */
@@ -38,6 +38,14 @@ export class PromptVersionEntity extends VersionColumns {
   /** Input variables whose values are image URLs. */
   @Column({ name: 'image_inputs', type: 'jsonb' })
   imageInputs!: string[];
+
+  /** Catalog model ids tried in order when `model` is unavailable (D41); empty for none. */
+  @Column({ type: 'jsonb', default: () => "'[]'" })
+  fallbacks!: string[];
+
+  /** The JSON Schema the answer must match (D42), beside `model` rather than in `params`. */
+  @Column({ name: 'response_format', type: 'jsonb', nullable: true })
+  responseFormat!: ResponseFormat | null;
 
   /** SHA-256 of the canonical definition: applying the same definition twice changes nothing. */
   @Column({ name: 'content_hash', type: 'text' })

@@ -1,15 +1,24 @@
 import { Injectable } from '@nestjs/common';
-import type {
-  AppliedWorkflowDeployment,
-  AppliedWorkflowVariant,
-  WorkflowDeploymentSummary,
-  WorkflowVersionSummary,
-  WorkflowWebhookSecretView,
+import {
+  catalogRoutes,
+  checkFallbacks,
+  knownRoute,
+  type AppliedWorkflowDeployment,
+  type AppliedWorkflowVariant,
+  type WorkflowDeploymentSummary,
+  type WorkflowVersionSummary,
+  type WorkflowWebhookSecretView,
 } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { ModelRoutes } from '@waggle/providers';
 import { SecretSealer } from '@waggle/webhooks';
-import { validateWorkflowDefinitions, type WorkflowDeploymentDefinition, type WorkflowVariant } from '@waggle/workflows';
+import {
+  fieldPath,
+  validateWorkflowDefinitions,
+  walkSteps,
+  type WorkflowDeploymentDefinition,
+  type WorkflowVariant,
+} from '@waggle/workflows';
 import type { EntityManager } from 'typeorm';
 import { contentHashOf } from '@waggle/platform';
 import type { WorkflowDeploymentEntity } from './entities/workflow-deployment.entity';
@@ -50,6 +59,7 @@ export class WorkflowDeploymentsService {
         details: checked.problems.map(({ field, messages }) => ({ field, messages })),
       });
     }
+    await this.checkFallbacks(checked.workflows);
     const applied = await this.deployments.transaction(async (manager) => {
       const results: AppliedWorkflowDeployment[] = [];
       for (const workflow of checked.workflows) results.push(await this.applyDeployment(manager, workspaceId, workflow));
@@ -118,13 +128,37 @@ export class WorkflowDeploymentsService {
    * than calling every model unknown.
    */
   private async isKnownModel(modelId: string): Promise<boolean> {
-    try {
-      const route = await this.routes.get(modelId);
-      return route.model_type === 'llm';
-    } catch (error) {
-      if (error instanceof WaggleException && error.code === 'resource_not_found') return false;
-      throw error;
-    }
+    const route = await knownRoute(this.routes.get(modelId));
+    return route?.model_type === 'llm';
+  }
+
+  /**
+   * Refuses, before anything is written, a `prompt` step's fallback (steps in loops and
+   * conditions too) that could not stand in for its model (D41): unknown to the catalog, not
+   * an active chat model, or unable to answer to the step's response format natively. Only
+   * steps naming a `model` have fallbacks (a deployed prompt's variant carries its own).
+   */
+  private async checkFallbacks(workflows: WorkflowDeploymentDefinition[]): Promise<void> {
+    const steps: Array<{ field: string; model: string; fallbacks: string[]; jsonSchema: boolean }> = [];
+    workflows.forEach((deployment, d) =>
+      deployment.variants.forEach((variant, v) =>
+        walkSteps(variant.steps, ['workflows', d, 'variants', v, 'steps'], (step, path) => {
+          if (step.type === 'prompt' && step.model !== undefined && step.fallbacks?.length)
+            steps.push({
+              field: fieldPath([...path, 'fallbacks']),
+              model: step.model,
+              fallbacks: step.fallbacks,
+              jsonSchema: step.response_format !== undefined,
+            });
+        }),
+      ),
+    );
+    if (steps.length === 0) return;
+    const routes = await catalogRoutes(
+      steps.flatMap((step) => step.fallbacks),
+      (modelId) => this.routes.get(modelId),
+    );
+    for (const { field, model, fallbacks, jsonSchema } of steps) checkFallbacks(field, model, fallbacks, routes, { jsonSchema });
   }
 
   private async applyDeployment(
