@@ -1,11 +1,15 @@
 import {
   KNOWLEDGE_BASE_SEARCH_TYPES,
   MAX_CONTENT_LENGTH,
+  MAX_FALLBACKS,
   PROMPT_NAME_PATTERN,
   PROMPT_ROLES,
   REASONING_EFFORTS,
+  RESPONSE_FORMAT_NAME,
+  responseSchemaProblem,
   SEARCH_CHUNK_LIMIT,
   SEARCH_SCORE_THRESHOLD,
+  type ResponseFormat,
 } from '@waggle/contracts';
 import { errorMessage, nestedMessage, type ErrorDetail } from '@waggle/errors';
 import { z } from 'zod';
@@ -105,15 +109,21 @@ export interface PromptStepParams {
   stop?: string[];
   reasoning_effort?: (typeof REASONING_EFFORTS)[number];
   thinking_budget?: number;
-  response_format?: { type: 'json_schema'; name?: string; schema: Record<string, unknown> };
 }
 
-/** Either a model call (`model` + `messages` [+ `params`]) or a deployed prompt (`deployment` + `variant` [+ `inputs`]). */
+/**
+ * Either a model call (`model` + `messages` [+ `params`, `fallbacks`, `response_format`]) or a
+ * deployed prompt (`deployment` + `variant` [+ `inputs`]), whose variant carries its own.
+ */
 export interface PromptStep extends StepBase {
   type: 'prompt';
   model?: string;
   messages?: Array<{ role: (typeof PROMPT_ROLES)[number]; content: string }>;
   params?: PromptStepParams;
+  /** Catalog model ids tried in order when `model` is unavailable (D41). */
+  fallbacks?: string[];
+  /** The JSON Schema the answer must match (D42): the step's output is then the parsed value. */
+  response_format?: ResponseFormat;
   deployment?: string;
   variant?: string;
   inputs?: Record<string, unknown>;
@@ -219,9 +229,17 @@ const promptParams = z.strictObject({
   stop: z.array(z.string()).max(4).optional(),
   reasoning_effort: z.enum(REASONING_EFFORTS).optional(),
   thinking_budget: z.int().min(1).max(1_000_000).optional(),
-  response_format: z
-    .strictObject({ type: z.literal('json_schema'), name: z.string().min(1).max(64).optional(), schema: z.record(z.string(), z.unknown()) })
-    .optional(),
+});
+
+/** As the contract's ResponseFormatDto checks a prompt variant's and an agent's. */
+const responseFormat = z.strictObject({
+  type: z.literal('json_schema'),
+  name: z.string().regex(RESPONSE_FORMAT_NAME, 'must be 1 to 64 letters, digits, "_" or "-"').optional(),
+  schema: z.record(z.string(), z.unknown()).superRefine((schema, context) => {
+    const problem = responseSchemaProblem(schema);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  }),
+  strict: z.boolean().optional(),
 });
 
 const promptStep = z
@@ -235,6 +253,8 @@ const promptStep = z
       .max(100)
       .optional(),
     params: promptParams.optional(),
+    fallbacks: z.array(z.string().min(1).max(200)).max(MAX_FALLBACKS).optional(),
+    response_format: responseFormat.optional(),
     deployment: name.optional(),
     variant: name.optional(),
     inputs: z.record(z.string(), z.unknown()).optional(),
@@ -252,6 +272,9 @@ const promptStep = z
       if (step.variant === undefined) problem('variant', { detail: 'workflow_field_required_with', params: { field: 'deployment' } });
       if (step.messages !== undefined) problem('messages', { detail: 'workflow_field_goes_with', params: model });
       if (step.params !== undefined) problem('params', { detail: 'workflow_field_goes_with', params: model });
+      // The deployed variant names its own fallbacks and response format.
+      if (step.fallbacks !== undefined) problem('fallbacks', { detail: 'workflow_prompt_variant_sets' });
+      if (step.response_format !== undefined) problem('response_format', { detail: 'workflow_prompt_variant_sets' });
     } else problem('model', { detail: 'workflow_prompt_neither' });
   });
 
