@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CatalogPatterns, send, type ModelRoute } from '@waggle/contracts';
+import { catalogRoutes, CatalogPatterns, checkFallbacks, knownRoute, send, type ModelRoute } from '@waggle/contracts';
 import { errorMessage, WaggleException, type ErrorDetail } from '@waggle/errors';
 import { NatsRpcClient } from '@waggle/platform';
 
@@ -29,22 +29,42 @@ export function agentModelProblem(route: ModelRoute | null, llmModel: string, mo
   return null;
 }
 
-/** Checks an agent's model against the catalog service over NATS. */
+/** Checks an agent's model and its fallbacks against the catalog service over NATS. */
 @Injectable()
 export class AgentModels {
   constructor(private readonly rpc: NatsRpcClient) {}
 
+  /** The catalog's entry of a model, null when the catalog does not know it. */
+  route(modelId: string): Promise<ModelRoute | null> {
+    return knownRoute(this.lookup(modelId));
+  }
+
   /** The model's catalog route when an agent can use it as declared; otherwise the 422 of agentModelProblem. */
   async check(llmModel: string, modelType: string): Promise<ModelRoute> {
-    const route = await send(this.rpc, CatalogPatterns.getModelRoute, { model_id: llmModel }, { timeoutMs: CATALOG_TIMEOUT_MS }).catch(
-      (error: unknown) => {
-        if (error instanceof WaggleException && error.code === 'resource_not_found') return null;
-        throw error;
-      },
-    );
+    const route = await this.route(llmModel);
     const problem = agentModelProblem(route, llmModel, modelType);
     if (problem) throw problem;
     // agentModelProblem refuses a missing route, so here there is one.
     return route as ModelRoute;
+  }
+
+  /**
+   * Refuses fallbacks that could not stand in for the agent's model (D41): each must be an
+   * active chat model of the catalog that can do what a run of the agent may ask of its own
+   * model (see images when it can, call tools when it can) and, with a response format,
+   * answer to a schema natively. `primary` is the agent's model's entry.
+   */
+  async checkFallbacks(primary: ModelRoute | null, llmModel: string, fallbacks: readonly string[], jsonSchema: boolean): Promise<void> {
+    if (fallbacks.length === 0) return;
+    const routes = await catalogRoutes(fallbacks, (modelId) => this.lookup(modelId));
+    checkFallbacks('agent.fallbacks', llmModel, fallbacks, routes, {
+      images: primary?.is_vision ?? false,
+      tools: primary?.is_tool_calling ?? false,
+      jsonSchema,
+    });
+  }
+
+  private lookup(modelId: string): Promise<ModelRoute> {
+    return send(this.rpc, CatalogPatterns.getModelRoute, { model_id: modelId }, { timeoutMs: CATALOG_TIMEOUT_MS });
   }
 }

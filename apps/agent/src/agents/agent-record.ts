@@ -17,6 +17,8 @@ export function toAgentRecord(agent: AgentEntity): AgentRecord {
     reasoning_effort: agent.reasoningEffort,
     tool_choice: agent.toolChoice,
     max_tool_calls: agent.maxToolCalls,
+    fallbacks: agent.fallbacks,
+    response_format: agent.responseFormat,
     status: 'active',
     created_at: agent.createdAt.toISOString(),
     updated_at: agent.updatedAt.toISOString(),
@@ -38,6 +40,8 @@ export type AgentSettings = Pick<
   | 'reasoningEffort'
   | 'toolChoice'
   | 'maxToolCalls'
+  | 'fallbacks'
+  | 'responseFormat'
 >;
 
 /** The columns a create's fields set: absent optional fields are null. */
@@ -55,6 +59,8 @@ export function settingsOfCreate(fields: CreateAgentFields): AgentSettings {
     reasoningEffort: fields.reasoning_effort ?? null,
     toolChoice: fields.tool_choice ?? null,
     maxToolCalls: fields.max_tool_calls ?? null,
+    fallbacks: fields.fallbacks ?? [],
+    responseFormat: fields.response_format ?? null,
   };
 }
 
@@ -76,5 +82,8 @@ export function settingsOfUpdate(fields: UpdateAgentFields): Partial<AgentSettin
   set('reasoningEffort', fields.reasoning_effort);
   set('toolChoice', fields.tool_choice);
   set('maxToolCalls', fields.max_tool_calls);
+  // null unsets the list too: no fallbacks.
+  set('fallbacks', fields.fallbacks === null ? [] : fields.fallbacks);
+  set('responseFormat', fields.response_format);
   return changes;
 }

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { AgentRecord, CreateAgentFields, UpdateAgentFields } from '@waggle/contracts';
+import type { AgentRecord, CreateAgentFields, ModelRoute, UpdateAgentFields } from '@waggle/contracts';
 import { NatsRpcClient } from '@waggle/platform';
 import { AGENT_CHANGED_SUBJECT, type AgentChangedMessage } from '../runs/runnable-agents';
 import { AgentModels } from './agent-models';
@@ -45,7 +45,8 @@ export class AgentsService {
   /** A new agent with its own webhook secret, published to the registry before the answer so it can be triggered at once. */
   async create(workspaceId: string, fields: CreateAgentFields): Promise<AgentRecord> {
     const settings = settingsOfCreate(fields);
-    await this.models.check(settings.llmModel, settings.modelType);
+    const primary = await this.models.check(settings.llmModel, settings.modelType);
+    await this.models.checkFallbacks(primary, settings.llmModel, settings.fallbacks, settings.responseFormat !== null);
     const secrets = this.secrets.newSecrets();
     const agent = await this.agents.insert({
       workspaceId,
@@ -69,15 +70,24 @@ export class AgentsService {
    * Changes the fields the update names. When it names the model or its type, the pair the
    * agent would have is checked against the catalog, under the row's lock, so a concurrent
    * update cannot mix an unchecked pair; an update that names neither does not ask the
-   * catalog (a model deprecated since the agent was made does not block renaming it).
+   * catalog (a model deprecated since the agent was made does not block renaming it). The
+   * fallbacks the agent would have are checked likewise when the update names the model,
+   * the fallbacks or the response format: what each must be able to do depends on all three.
    */
   async update(workspaceId: string, agentId: string, fields: UpdateAgentFields): Promise<AgentRecord> {
     const changes = settingsOfUpdate(fields);
     const updated = await this.agents.transaction(async (manager) => {
       const agent = await this.agents.getActive(workspaceId, agentId, { manager, lock: true });
+      const llmModel = changes.llmModel ?? agent.llmModel;
+      let primary: ModelRoute | null | undefined;
       if (changes.llmModel !== undefined || changes.modelType !== undefined) {
-        await this.models.check(changes.llmModel ?? agent.llmModel, changes.modelType ?? agent.modelType);
+        primary = await this.models.check(llmModel, changes.modelType ?? agent.modelType);
       }
+      const fallbacks = changes.fallbacks ?? agent.fallbacks;
+      const responseFormat = changes.responseFormat === undefined ? agent.responseFormat : changes.responseFormat;
+      const needsCheck = changes.llmModel !== undefined || changes.fallbacks !== undefined || changes.responseFormat !== undefined;
+      if (needsCheck && fallbacks.length > 0)
+        await this.models.checkFallbacks(primary ?? (await this.models.route(llmModel)), llmModel, fallbacks, responseFormat !== null);
       return this.agents.save(manager, Object.assign(agent, changes));
     });
     this.changed(updated.id);

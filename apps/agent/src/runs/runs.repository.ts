@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { AgentPromptCacheTtl, AgentReasoningEffort, AgentToolChoice } from '@waggle/contracts';
+import type { AgentPromptCacheTtl, AgentReasoningEffort, AgentToolChoice, ResponseFormat } from '@waggle/contracts';
 import type { DataSource } from 'typeorm';
 import { isAgentId } from '../agents/agents.repository';
 import type { StoredAttachment } from '../threads/entities';
@@ -19,6 +19,10 @@ export interface RunnableAgent {
   reasoningEffort: AgentReasoningEffort | null;
   toolChoice: AgentToolChoice | null;
   maxToolCalls: number | null;
+  /** Catalog model ids tried in order when `llmModel` is unavailable (D41); empty for none. */
+  fallbacks: string[];
+  /** The JSON Schema the answer must match (D42). */
+  responseFormat: ResponseFormat | null;
   /** Attached knowledge bases, searched by the `knowledge_search` tool; empty for none. */
   knowledgeBaseIds: string[];
 }
@@ -48,6 +52,7 @@ export const MAX_STORED_TURNS_READ = 400;
 const AGENT_COLUMNS = `id, workspace_id AS "workspaceId", llm_model AS "llmModel", instruction_prompt AS "instructionPrompt", temperature,
   max_token AS "maxToken", max_thinking_token AS "maxThinkingToken", provider_prompt_cache_ttl AS "providerPromptCacheTtl",
   reasoning_effort AS "reasoningEffort", tool_choice AS "toolChoice", max_tool_calls AS "maxToolCalls",
+  fallbacks, response_format AS "responseFormat",
   ARRAY(SELECT k.knowledge_base_id::text FROM agent.agent_knowledge_bases k WHERE k.agent_id = agents.id ORDER BY k.created_at, k.knowledge_base_id) AS "knowledgeBaseIds"`;
 
 /**

@@ -1,9 +1,21 @@
-import { ApiProperty, ApiPropertyOptional, OmitType, PartialType, PickType } from '@nestjs/swagger';
+import {
+  ApiExtraModels,
+  ApiProperty,
+  ApiPropertyOptional,
+  getSchemaPath,
+  OmitType,
+  PartialType,
+  PickType,
+  type ApiPropertyOptions,
+} from '@nestjs/swagger';
 import {
   AGENT_PROMPT_CACHE_TTLS,
   AGENT_REASONING_EFFORTS,
   AGENT_TOOL_CHOICES,
   MAX_CONTENT_LENGTH,
+  MAX_FALLBACKS,
+  RESPONSE_FORMAT_NAME,
+  RESPONSE_SCHEMA_MAX_BYTES,
   CreateAgentRequest,
   SetAgentKnowledgeBasesRequest,
   UpdateAgentRequest,
@@ -11,6 +23,7 @@ import {
   type AgentReasoningEffort,
   type AgentRecord,
   type AgentToolChoice,
+  type ResponseFormat,
 } from '@waggle/contracts';
 
 /** `POST …/agents`: the contract's create request without the workspace (the key's). Validated as the contract says. */
@@ -27,7 +40,38 @@ export class SetAgentKnowledgeBasesBody extends PickType(SetAgentKnowledgeBasesR
 
 const INTEGER = { type: 'integer', minimum: 0, maximum: 2_147_483_647 } as const;
 
+/** `response_format` (decisions D42): the contract's ResponseFormatDto. */
+export class ResponseFormatDoc implements ResponseFormat {
+  @ApiProperty({ enum: ['json_schema'] })
+  type!: 'json_schema';
+
+  @ApiPropertyOptional({ pattern: RESPONSE_FORMAT_NAME.source, description: 'Named to the provider; defaults to "response"' })
+  name?: string;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: `A JSON Schema (draft 2020-12) the answer must match, at most ${RESPONSE_SCHEMA_MAX_BYTES / 1024} KiB of JSON`,
+  })
+  schema!: Record<string, unknown>;
+
+  @ApiPropertyOptional({ description: 'Ask the provider to hold the answer to the schema exactly; Waggle validates either way' })
+  strict?: boolean;
+}
+
+const FALLBACKS = {
+  type: 'array',
+  items: { type: 'string', minLength: 1, maxLength: 200 },
+  maxItems: MAX_FALLBACKS,
+  description:
+    'Catalog model ids tried in order when llm_model is unavailable (decisions D41); each must be able to do what the agent asks of llm_model',
+} as const;
+
+/** A response format, or null for none. */
+const RESPONSE_FORMAT: ApiPropertyOptions = { oneOf: [{ $ref: getSchemaPath(ResponseFormatDoc) }, { type: 'null' }] };
+
 /** The `agent` object of a create. */
+@ApiExtraModels(ResponseFormatDoc)
 export class CreateAgentFieldsDoc {
   @ApiProperty({ minLength: 1, maxLength: 200 })
   name!: string;
@@ -76,6 +120,12 @@ export class CreateAgentFieldsDoc {
 
   @ApiPropertyOptional({ ...INTEGER, nullable: true })
   max_tool_calls?: number | null;
+
+  @ApiPropertyOptional({ ...FALLBACKS, nullable: true })
+  fallbacks?: string[] | null;
+
+  @ApiPropertyOptional(RESPONSE_FORMAT)
+  response_format?: ResponseFormatDoc | null;
 }
 
 /** The `agent` object of an update: every field optional, null unsets an optional one. */
@@ -134,6 +184,12 @@ export class AgentDto implements AgentRecord {
 
   @ApiProperty({ type: 'integer', nullable: true })
   max_tool_calls!: number | null;
+
+  @ApiProperty({ ...FALLBACKS, description: 'Empty when the agent names none' })
+  fallbacks!: string[];
+
+  @ApiProperty(RESPONSE_FORMAT)
+  response_format!: ResponseFormat | null;
 
   @ApiProperty({ enum: ['active'] })
   status!: 'active';

@@ -1,4 +1,4 @@
-import type { AgentPromptCacheTtl, AgentReasoningEffort, AgentToolChoice } from '@waggle/contracts';
+import type { AgentPromptCacheTtl, AgentReasoningEffort, AgentToolChoice, ResponseFormat } from '@waggle/contracts';
 import { Column, DeleteDateColumn, Entity, Index } from 'typeorm';
 import { WebhookOwnerColumns } from '@waggle/database';
 
@@ -44,6 +44,14 @@ export class AgentEntity extends WebhookOwnerColumns {
 
   @Column({ name: 'max_tool_calls', type: 'integer', nullable: true })
   maxToolCalls!: number | null;
+
+  /** Catalog model ids tried in order when `llm_model` is unavailable (D41; checked on every change); empty for none. */
+  @Column({ type: 'jsonb', default: () => "'[]'" })
+  fallbacks!: string[];
+
+  /** The JSON Schema the agent's answers must match (D42). */
+  @Column({ name: 'response_format', type: 'jsonb', nullable: true })
+  responseFormat!: ResponseFormat | null;
 
   @DeleteDateColumn({ name: 'deleted_at', type: 'timestamptz', nullable: true })
   deletedAt!: Date | null;
