@@ -496,6 +496,73 @@ describe('parseWorkflowDefinitions', () => {
     ]);
   });
 
+  it('takes fallbacks and a response_format on a step naming a model, checked as a prompt variant\'s (D41, D42)', () => {
+    const schema = { type: 'object', properties: { answer: { type: 'string', pattern: '^(a+)+$' } }, required: ['answer'] };
+    const modelStep = (extra: Record<string, unknown>) => ({
+      id: 'p',
+      type: 'prompt',
+      model: 'gpt-5.4-mini',
+      messages: [{ role: 'user', content: '{{ topic }}' }],
+      ...extra,
+    });
+    const accepted = parseWorkflowDefinitions(
+      file([
+        modelStep({
+          fallbacks: ['claude-haiku-5-5', 'gemini-3.8-flash', 'mistral-small-latest'],
+          response_format: { type: 'json_schema', name: 'brief', schema, strict: true },
+          params: { temperature: 0.2 },
+        }),
+      ]),
+    );
+    expect(accepted).toMatchObject({
+      ok: true,
+      workflows: [{ variants: [{ steps: [{ fallbacks: ['claude-haiku-5-5', 'gemini-3.8-flash', 'mistral-small-latest'] }] }] }],
+    });
+    expect(
+      problems(
+        file([
+          modelStep({
+            fallbacks: ['a', 'b', 'c', 'd'],
+            response_format: { type: 'json_schema', name: 'has space', schema: { type: 'objekt' }, strict: 'yes' },
+          }),
+        ]),
+      ),
+    ).toEqual([
+      { field: `${STEPS}[0].fallbacks`, messages: [expect.stringMatching(/at most 3|<=3/)] },
+      { field: `${STEPS}[0].response_format.name`, messages: ['must be 1 to 64 letters, digits, "_" or "-"'] },
+      {
+        field: `${STEPS}[0].response_format.schema`,
+        messages: [expect.stringMatching(/^schema is not a valid JSON Schema \(draft 2020-12\): .*type/)],
+      },
+      { field: `${STEPS}[0].response_format.strict`, messages: [expect.any(String)] },
+    ]);
+    const big = { type: 'object', description: 'x'.repeat(64 * 1024) };
+    expect(problems(file([modelStep({ response_format: { type: 'json_schema', schema: big } })]))).toEqual([
+      { field: `${STEPS}[0].response_format.schema`, messages: ['schema may be at most 64 KiB of JSON'] },
+    ]);
+    // response_format moved out of params, beside model.
+    expect(problems(file([modelStep({ params: { response_format: { type: 'json_schema', schema } } })]))).toEqual([
+      { field: `${STEPS}[0].params.response_format`, messages: ['is not a known field'] },
+    ]);
+  });
+
+  it('refuses fallbacks and a response_format on a step naming a deployment: its variant sets its own', () => {
+    const step = { id: 'p', type: 'prompt', deployment: 'brief', variant: 'default' };
+    const refused = parseWorkflowDefinitions(
+      file([{ ...step, fallbacks: ['claude-haiku-5-5'], response_format: { type: 'json_schema', schema: { type: 'object' } } }]),
+    );
+    expect(refused).toMatchObject({ ok: false });
+    if (refused.ok) return;
+    const message = 'goes with model, not deployment (the deployed variant sets its own)';
+    expect(refused.problems).toEqual([
+      { field: `${STEPS}[0].fallbacks`, messages: [message], reasons: [{ detail: 'workflow_prompt_variant_sets' }] },
+      { field: `${STEPS}[0].response_format`, messages: [message], reasons: [{ detail: 'workflow_prompt_variant_sets' }] },
+    ]);
+    expect(errorMessage(refused.problems[0].reasons[0] as NestedMessage, 'es')).toBe(
+      'va con `model`, no con `deployment` (la variante desplegada define el suyo)',
+    );
+  });
+
   it('counts at most one loop body per iteration and the longer branch', () => {
     const result = parseWorkflowDefinitions(
       file([

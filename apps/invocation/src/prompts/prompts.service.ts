@@ -21,7 +21,8 @@ import { declaredVariables } from './prompt-template';
 import { PromptWebhookSecrets } from './prompt-webhook-secrets.service';
 import { PromptsRepository } from './prompts.repository';
 
-function definitionOf(variant: PromptVariantSpec) {
+/** What a variant's version is made of, and what its content hash is taken of. */
+export function definitionOf(variant: PromptVariantSpec) {
   return {
     model: variant.model,
     messages: variant.messages.map(({ role, content }) => ({ role, content })),
