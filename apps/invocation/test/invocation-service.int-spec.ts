@@ -1,13 +1,24 @@
 import {
+  CatalogPatterns,
   HealthPatterns,
   InvocationPatterns,
   type AppliedDeployment,
   type ApplyPromptsRequest,
   type PromptDeploymentSpec,
+  type PromptVariantSpec,
 } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 // Test code is not part of the app: the type:app boundary (no type:testing) is meant for src/.
-import { expectEventually, startServiceUnderTest, type ServiceUnderTest, failure } from '@waggle/testing';
+import {
+  expectEventually,
+  freePort,
+  spawnApp,
+  startServiceUnderTest,
+  waitUntilLive,
+  type AppProcess,
+  type ServiceUnderTest,
+  failure,
+} from '@waggle/testing';
 import { acceptsSecret, WebhookRegistry } from '@waggle/webhooks';
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
@@ -32,13 +43,23 @@ function supportDesk(greeting = 'You answer for {{ company }}.'): PromptDeployme
   };
 }
 
+/** The response format of the fallback tests. */
+const REPLY_FORMAT = {
+  type: 'json_schema' as const,
+  name: 'reply',
+  schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
+  strict: true,
+};
+
 /**
  * The invocation service started in-process by its own bootstrap and called over NATS as
- * the gateway and the CLI call it, without the gateway: declarative apply with immutable
- * versions, listing, webhook secrets, and errors as the catalog's wire envelope.
+ * the gateway and the CLI call it, without the gateway, with the real catalog service (a
+ * built process) answering the fallback checks: declarative apply with immutable versions,
+ * listing, webhook secrets, and errors as the catalog's wire envelope.
  */
 describe('invocation service over NATS', () => {
   const workspaceId = randomUUID();
+  let catalog: AppProcess;
   let service: ServiceUnderTest;
   let redis: Redis;
   let registry: WebhookRegistry;
@@ -49,6 +70,8 @@ describe('invocation service over NATS', () => {
   const variantOf = (deployment: AppliedDeployment, name: string) => deployment.variants.find((variant) => variant.name === name);
 
   beforeAll(async () => {
+    catalog = spawnApp('catalog', await freePort(), { LOG_LEVEL: 'warn' });
+    await waitUntilLive(catalog);
     service = await startServiceUnderTest(bootstrap, { LOG_LEVEL: 'error' });
     redis = new Redis(process.env.REDIS_URL as string);
     registry = new WebhookRegistry(redis);
@@ -56,6 +79,7 @@ describe('invocation service over NATS', () => {
 
   afterAll(async () => {
     await service?.stop();
+    await catalog?.stop();
     await redis?.quit();
   });
 
@@ -247,5 +271,119 @@ describe('invocation service over NATS', () => {
       variant: 'default',
     });
     expect(versions.map((version) => version.version)).toEqual([2, 1]);
+  });
+
+  describe('fallbacks and response_format of a variant (decisions D41, D42)', () => {
+    /** A deployment of one plain variant and one `vision` variant that sends images, with `extra` on the vision one. */
+    const desk = (extra: Partial<PromptVariantSpec> = {}, name = 'fallback-desk'): PromptDeploymentSpec => ({
+      deployment: name,
+      variants: [
+        { name: 'plain', model: 'gpt-6-luna', messages: [{ role: 'user', content: '{{ question }}' }] },
+        {
+          name: 'vision',
+          model: 'gpt-6-luna',
+          image_inputs: ['photo'],
+          messages: [{ role: 'user', content: 'Describe {{ photo }}' }],
+          ...extra,
+        },
+      ],
+    });
+    const versionsOf = (variant: string, deployment = 'fallback-desk') =>
+      service.send(InvocationPatterns.listPromptVersions, { workspace_id: workspaceId, deployment, variant });
+
+    it('relies on catalog models with these capabilities', async () => {
+      const flags = async (model: string) => {
+        const route = await service.send(CatalogPatterns.getModelRoute, { model_id: model });
+        return { status: route.status, vision: route.is_vision, json_schema: route.is_json_schema };
+      };
+      expect(await flags('claude-haiku-5-5')).toEqual({ status: 'active', vision: true, json_schema: true });
+      expect(await flags('codestral-latest')).toEqual({ status: 'active', vision: false, json_schema: true });
+      expect(await flags('together/meta-llama/Llama-4-Scout-17B-16E-Instruct')).toEqual({
+        status: 'active',
+        vision: true,
+        json_schema: false,
+      });
+    });
+
+    it('refuses, before writing anything, a fallback that cannot see the images, cannot answer to the schema, or is unknown', async () => {
+      const cases: Array<[Partial<PromptVariantSpec>, string, string]> = [
+        [
+          { fallbacks: ['claude-haiku-5-5', 'codestral-latest'] },
+          'fallbacks[1]',
+          'Invalid fallback: codestral-latest cannot see images, which this run needs',
+        ],
+        [
+          { fallbacks: ['together/meta-llama/Llama-4-Scout-17B-16E-Instruct'], response_format: REPLY_FORMAT },
+          'fallbacks[0]',
+          'Invalid fallback: together/meta-llama/Llama-4-Scout-17B-16E-Instruct cannot answer to a JSON schema natively, which this run needs',
+        ],
+        [{ fallbacks: ['no-such-model'] }, 'fallbacks[0]', 'Invalid fallback: no-such-model is not in the model catalog'],
+        [{ fallbacks: ['gpt-6-luna'] }, 'fallbacks[0]', 'Invalid fallback: gpt-6-luna is already the model or an earlier fallback'],
+        [{ fallbacks: ['gpt-4o-mini'] }, 'fallbacks[0]', 'Invalid fallback: gpt-4o-mini is deprecated or not a chat model'],
+      ];
+      for (const [extra, field, message] of cases) {
+        const refused = await failure(apply([supportDesk(), desk(extra)]));
+        expect(refused).toMatchObject({
+          code: 'validation_error',
+          status: 422,
+          message,
+          details: [{ field: `prompts[1].variants[1].${field}`, messages: [message] }],
+        });
+      }
+      // A text-only variant takes a fallback without vision.
+      const textOnly = await failure(
+        apply([{ ...desk(), variants: [{ ...desk().variants[0], fallbacks: ['codestral-latest', 'no-such-model'] }] }]),
+      );
+      expect(textOnly).toMatchObject({
+        code: 'validation_error',
+        details: [
+          { field: 'prompts[0].variants[0].fallbacks[1]', messages: ['Invalid fallback: no-such-model is not in the model catalog'] },
+        ],
+      });
+      await expect(versionsOf('vision')).rejects.toMatchObject({ code: 'resource_not_found' });
+    });
+
+    it('stores good fallbacks and the response format, lists them with each version, and changes nothing when applied again', async () => {
+      const good = desk({ fallbacks: ['claude-haiku-5-5', 'gemini-3.8-flash'], response_format: REPLY_FORMAT });
+      const [applied] = await apply([good]);
+      expect(applied.variants.map(({ name, version, changed }) => ({ name, version, changed }))).toEqual([
+        { name: 'plain', version: 1, changed: true },
+        { name: 'vision', version: 1, changed: true },
+      ]);
+      const [again] = await apply([good]);
+      expect(again.variants.every((variant) => !variant.changed)).toBe(true);
+      expect(await versionsOf('vision')).toEqual([
+        expect.objectContaining({
+          version: 1,
+          params: {},
+          image_inputs: ['photo'],
+          fallbacks: ['claude-haiku-5-5', 'gemini-3.8-flash'],
+          response_format: REPLY_FORMAT,
+          current: true,
+        }),
+      ]);
+      expect(await versionsOf('plain')).toEqual([expect.objectContaining({ version: 1, fallbacks: [], response_format: null })]);
+
+      // Dropping them is a change: a new version without them, the old one still listed.
+      const [dropped] = await apply([desk()]);
+      expect(variantOf(dropped, 'vision')).toMatchObject({ version: 2, changed: true });
+      expect(variantOf(dropped, 'plain')).toMatchObject({ version: 1, changed: false });
+      expect(
+        (await versionsOf('vision')).map(({ version, fallbacks, response_format }) => ({ version, fallbacks, response_format })),
+      ).toEqual([
+        { version: 2, fallbacks: [], response_format: null },
+        { version: 1, fallbacks: ['claude-haiku-5-5', 'gemini-3.8-flash'], response_format: REPLY_FORMAT },
+      ]);
+    });
+
+    it('refuses response_format inside params: it lives beside model', async () => {
+      const refused = await failure(
+        apply([desk({ params: { response_format: REPLY_FORMAT } as PromptVariantSpec['params'] }, 'params-desk')]),
+      );
+      expect(refused).toMatchObject({
+        code: 'validation_error',
+        details: [{ field: 'prompts.0.variants.1.params.response_format', messages: [expect.stringMatching(/should not exist/)] }],
+      });
+    });
   });
 });
