@@ -259,6 +259,13 @@ describe('invocation service over NATS: workflow deployments', () => {
       'workflows[1].variants[0].steps[2].model',
       'unknown model text-embedding-3-small',
     ],
+    [
+      'fallbacks on a step naming a deployment (its variant sets its own)',
+      (d: DeploymentFixture) =>
+        d.variants[0].steps.push({ id: 'ask', type: 'prompt', deployment: 'brief', variant: 'default', fallbacks: ['claude-haiku-5-5'] }),
+      'workflows[1].variants[0].steps[2].fallbacks',
+      'goes with model, not deployment (the deployed variant sets its own)',
+    ],
   ])(
     'refuses %s with its field path, writing nothing (also when only the second deployment is bad)',
     async (_name, breakIt, field, message) => {
@@ -281,6 +288,94 @@ describe('invocation service over NATS: workflow deployments', () => {
       expect((await workflows.resolve(workspaceId, 'daily-digest', 'default')).version).toBe(2);
     },
   );
+
+  describe('fallbacks and response_format of prompt steps (decisions D41, D42)', () => {
+    const FORMAT = {
+      type: 'json_schema',
+      name: 'brief',
+      schema: { type: 'object', properties: { text: { type: 'string' } } },
+      strict: true,
+    };
+    /** A deployment whose prompt step, inside a condition inside a loop, names `extra`. */
+    const nested = (extra: Record<string, unknown>): DeploymentFixture => ({
+      deployment: 'structured-digest',
+      variants: [
+        {
+          name: 'default',
+          inputs: { topic: { type: 'text', required: true } },
+          output: '{{ pages.output }}',
+          steps: [
+            {
+              id: 'pages',
+              type: 'loop',
+              over: '{{ topic }}',
+              max_iterations: 3,
+              steps: [
+                {
+                  id: 'check',
+                  type: 'condition',
+                  when: { all: [{ left: '{{ item }}', op: 'is_not_empty' }] },
+                  then: [
+                    {
+                      id: 'ask',
+                      type: 'prompt',
+                      model: 'gpt-6-luna',
+                      messages: [{ role: 'user', content: 'About {{ item }}' }],
+                      ...extra,
+                    },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    const field = 'workflows[1].variants[0].steps[0].steps[0].then[0].fallbacks';
+
+    it('refuses, writing nothing, a nested step fallback that cannot answer to its schema or that the catalog does not know', async () => {
+      const cases: Array<[Record<string, unknown>, string, string]> = [
+        [
+          { fallbacks: ['claude-haiku-5-5', 'deepseek-v4-pro'], response_format: FORMAT },
+          `${field}[1]`,
+          'Invalid fallback: deepseek-v4-pro cannot answer to a JSON schema natively, which this run needs',
+        ],
+        [{ fallbacks: ['no-such-model'] }, `${field}[0]`, 'Invalid fallback: no-such-model is not in the model catalog'],
+      ];
+      for (const [extra, at, message] of cases) {
+        const rowsBefore = await deploymentRows();
+        const versionsBefore = await versionCount();
+        const refused = await failure(apply([digest('Must not be written {{ topic }}'), nested(extra)]));
+        expect(refused).toMatchObject({ code: 'validation_error', status: 422, message, details: [{ field: at, messages: [message] }] });
+        expect(await deploymentRows()).toEqual(rowsBefore);
+        expect(await versionCount()).toBe(versionsBefore);
+      }
+    });
+
+    it('stores good fallbacks and the response format in the version, and refuses response_format in params', async () => {
+      const good = nested({ fallbacks: ['claude-haiku-5-5', 'deepseek-v4-pro'], params: { temperature: 0.1 } });
+      const structured = nested({ fallbacks: ['claude-haiku-5-5'], response_format: FORMAT });
+      await apply([good]);
+      const [applied] = await apply([structured]);
+      expect(applied.variants[0]).toMatchObject({ version: 2, changed: true });
+      const versions = await workflows.versionsOf(workspaceId, 'structured-digest', 'default');
+      const stepOf = (definition: Record<string, unknown>) =>
+        (definition as { steps: Array<{ steps: Array<{ then: unknown[] }> }> }).steps[0].steps[0].then[0];
+      expect(stepOf(versions[0].definition)).toMatchObject({ fallbacks: ['claude-haiku-5-5'], response_format: FORMAT });
+      expect(stepOf(versions[1].definition)).toMatchObject({
+        fallbacks: ['claude-haiku-5-5', 'deepseek-v4-pro'],
+        params: { temperature: 0.1 },
+      });
+
+      const inParams = await failure(apply([nested({ params: { response_format: FORMAT } })]));
+      expect(inParams).toMatchObject({
+        code: 'validation_error',
+        details: [
+          { field: 'workflows[0].variants[0].steps[0].steps[0].then[0].params.response_format', messages: ['is not a known field'] },
+        ],
+      });
+    });
+  });
 
   it('refuses a repeated deployment and a payload that is not a list, naming the fields', async () => {
     const twice = await failure(apply([digest(), digest()]));
