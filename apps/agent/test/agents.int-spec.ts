@@ -1,4 +1,4 @@
-import { AgentPatterns, type CreateAgentFields, type ReplyPattern, type RpcRequest } from '@waggle/contracts';
+import { AgentPatterns, CatalogPatterns, type CreateAgentFields, type ReplyPattern, type RpcRequest } from '@waggle/contracts';
 // Test code is not part of the app: the type:app boundary (no type:testing) is meant for src/.
 import { freePort, spawnApp, startServiceUnderTest, waitUntilLive, type AppProcess, type ServiceUnderTest, failure } from '@waggle/testing';
 import { acceptsSecret, WebhookRegistry, type WebhookTarget } from '@waggle/webhooks';
@@ -6,6 +6,7 @@ import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { bootstrap } from '../src/bootstrap';
+import { RunsRepository } from '../src/runs/runs.repository';
 
 const AGENT_NOT_FOUND = { code: 'resource_not_found', status: 422, message: 'Agent not found' };
 const RECORD_KEYS = [
@@ -22,6 +23,8 @@ const RECORD_KEYS = [
   'reasoning_effort',
   'tool_choice',
   'max_tool_calls',
+  'fallbacks',
+  'response_format',
   'status',
   'created_at',
   'updated_at',
@@ -89,6 +92,8 @@ describe('agent service over NATS: agents', () => {
       reasoning_effort: null,
       tool_choice: null,
       max_tool_calls: null,
+      fallbacks: [],
+      response_format: null,
       status: 'active',
       created_at: expect.any(String),
       updated_at: agent.created_at,
@@ -331,6 +336,82 @@ describe('agent service over NATS: agents', () => {
     } finally {
       await replica.stop();
     }
+  });
+
+  describe('fallbacks and response_format (decisions D41, D42)', () => {
+    const FORMAT = { type: 'json_schema' as const, name: 'ticket', schema: { type: 'object', required: ['summary'] }, strict: true };
+    const SCOUT = 'together/meta-llama/Llama-4-Scout-17B-16E-Instruct';
+    const NO_TOOLS = 'together/deepseek-ai/DeepSeek-R1-Distill-Llama-70B';
+    const update = (agentId: string, agent: Record<string, unknown>) =>
+      send(AgentPatterns.updateAgent, { workspace_id: workspace, agent_id: agentId, agent });
+    const get = (agentId: string) => send(AgentPatterns.getAgent, { workspace_id: workspace, agent_id: agentId });
+
+    it('relies on catalog models with these capabilities', async () => {
+      const flags = async (model: string) => {
+        const route = await send(CatalogPatterns.getModelRoute, { model_id: model });
+        return [route.status, route.is_vision, route.is_tool_calling, route.is_json_schema];
+      };
+      expect(await flags('gpt-6-luna')).toEqual(['active', true, true, true]);
+      expect(await flags('claude-haiku-5-5')).toEqual(['active', true, true, true]);
+      expect(await flags('codestral-latest')).toEqual(['active', false, true, true]);
+      expect(await flags('deepseek-v4-pro')).toEqual(['active', false, true, false]);
+      expect(await flags(NO_TOOLS)).toEqual(['active', false, false, false]);
+      expect(await flags(SCOUT)).toEqual(['active', true, true, false]);
+    });
+
+    it('refuses on create a fallback that cannot do what the agent may ask of its own model, or that the catalog does not know', async () => {
+      const cases: Array<[Partial<CreateAgentFields>, string, string]> = [
+        [{ fallbacks: ['claude-haiku-5-5', 'codestral-latest'] }, 'agent.fallbacks[1]', 'codestral-latest cannot see images'],
+        [{ llm_model: 'deepseek-v4-pro', fallbacks: [NO_TOOLS] }, 'agent.fallbacks[0]', `${NO_TOOLS} cannot call tools`],
+        [{ fallbacks: [SCOUT], response_format: FORMAT }, 'agent.fallbacks[0]', `${SCOUT} cannot answer to a JSON schema natively`],
+        [{ fallbacks: ['no-such-model'] }, 'agent.fallbacks[0]', 'no-such-model is not in the model catalog'],
+      ];
+      for (const [agent, field, reason] of cases) {
+        const message = `Invalid fallback: ${reason}${reason.includes('cannot') ? ', which this run needs' : ''}`;
+        expect(await failure(create({ name: 'Unready', ...agent }))).toMatchObject({
+          code: 'validation_error',
+          status: 422,
+          message,
+          details: [{ field, messages: [message] }],
+        });
+      }
+      const { rows } = await database.query("SELECT 1 FROM agent.agents WHERE name = 'Unready'");
+      expect(rows).toEqual([]);
+    });
+
+    it('keeps both through create, get, update and a run, re-checks the fallbacks an update would leave, and unsets both with null', async () => {
+      const agent = await create({ name: 'Structured', fallbacks: ['claude-haiku-5-5', SCOUT] });
+      expect(agent).toMatchObject({ fallbacks: ['claude-haiku-5-5', SCOUT], response_format: null });
+      expect(await get(agent.id)).toEqual(agent);
+
+      // A response format would need Scout to answer to a schema: refused, nothing changed.
+      const refused = await failure(update(agent.id, { response_format: FORMAT }));
+      expect(refused).toMatchObject({ code: 'validation_error', details: [{ field: 'agent.fallbacks[1]' }] });
+      expect(await get(agent.id)).toEqual(agent);
+
+      const structured = await update(agent.id, { fallbacks: ['claude-haiku-5-5'], response_format: FORMAT });
+      expect(structured).toMatchObject({ fallbacks: ['claude-haiku-5-5'], response_format: FORMAT });
+      expect(await get(agent.id)).toEqual(structured);
+      // What a run reads of the agent.
+      expect(await service.app.get(RunsRepository).agent(workspace, agent.id)).toMatchObject({
+        llmModel: 'gpt-6-luna',
+        fallbacks: ['claude-haiku-5-5'],
+        responseFormat: FORMAT,
+      });
+
+      // Another model is checked with the fallbacks it keeps: the same as the new model is refused.
+      expect(await failure(update(agent.id, { llm_model: 'claude-haiku-5-5' }))).toMatchObject({
+        code: 'validation_error',
+        message: 'Invalid fallback: claude-haiku-5-5 is already the model or an earlier fallback',
+      });
+      // An update naming none of the three does not ask about the fallbacks.
+      expect(await update(agent.id, { name: 'Renamed' })).toMatchObject({ name: 'Renamed', fallbacks: ['claude-haiku-5-5'] });
+
+      const unset = await update(agent.id, { fallbacks: null, response_format: null });
+      expect(unset).toMatchObject({ fallbacks: [], response_format: null });
+      expect(await get(agent.id)).toEqual(unset);
+      expect(await service.app.get(RunsRepository).agent(workspace, agent.id)).toMatchObject({ fallbacks: [], responseFormat: null });
+    });
   });
 
   it('answers a model check with upstream_request_failed when the catalog is down, creating nothing', async () => {
