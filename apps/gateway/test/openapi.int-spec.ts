@@ -209,7 +209,7 @@ describe('GET /v1/public/openapi.json', () => {
     expect(components.schemas.PublicModelDto.required).toHaveLength(12);
   });
 
-  it("describes the agent routes, the agent record's sixteen fields and the create body's required three", () => {
+  it("describes the agent routes, the agent record's eighteen fields and the create body's required three", () => {
     expect(Object.keys(document.paths['/v1/public/workspaces/{workspace_id}/agents']).sort()).toEqual(['get', 'post']);
     expect(Object.keys(document.paths['/v1/public/workspaces/{workspace_id}/agents/{id}']).sort()).toEqual(['delete', 'get', 'patch']);
     const { schemas } = document.components;
@@ -227,6 +227,8 @@ describe('GET /v1/public/openapi.json', () => {
       'reasoning_effort',
       'tool_choice',
       'max_tool_calls',
+      'fallbacks',
+      'response_format',
       'status',
       'created_at',
       'updated_at',
@@ -238,5 +240,25 @@ describe('GET /v1/public/openapi.json', () => {
       record.filter((field) => !['id', 'status', 'created_at', 'updated_at'].includes(field)).sort(),
     );
     expect(schemas.UpdateAgentFieldsDoc.required ?? []).toEqual([]);
+  });
+
+  it('documents fallbacks and response_format (decisions D41, D42) on the agent bodies and record, as the contract validates them', () => {
+    const { schemas } = document.components;
+    const format = { oneOf: [{ $ref: '#/components/schemas/ResponseFormatDoc' }, { type: 'null' }] };
+    for (const schema of [schemas.CreateAgentFieldsDoc, schemas.UpdateAgentFieldsDoc, schemas.AgentDto]) {
+      expect(schema.properties?.fallbacks).toMatchObject({
+        type: 'array',
+        items: { type: 'string' },
+        maxItems: 3,
+      });
+      expect(schema.properties?.response_format).toMatchObject(format);
+    }
+    const responseFormat = schemas.ResponseFormatDoc as Schema & {
+      properties: Record<string, Schema & { enum?: string[]; pattern?: string }>;
+    };
+    expect(responseFormat.required?.sort()).toEqual(['schema', 'type']);
+    expect(Object.keys(responseFormat.properties).sort()).toEqual(['name', 'schema', 'strict', 'type']);
+    expect(responseFormat.properties.type.enum).toEqual(['json_schema']);
+    expect(new RegExp(responseFormat.properties.name.pattern ?? '').test('has space')).toBe(false);
   });
 });

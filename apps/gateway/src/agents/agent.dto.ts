@@ -45,7 +45,7 @@ export class ResponseFormatDoc implements ResponseFormat {
   @ApiProperty({ enum: ['json_schema'] })
   type!: 'json_schema';
 
-  @ApiPropertyOptional({ pattern: RESPONSE_FORMAT_NAME.source, description: 'Named to the provider; defaults to "response"' })
+  @ApiPropertyOptional({ pattern: RESPONSE_FORMAT_NAME.source, description: 'The name the provider is given for the schema' })
   name?: string;
 
   @ApiProperty({
