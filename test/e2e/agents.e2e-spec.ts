@@ -36,6 +36,8 @@ const RECORD_KEYS = [
   'reasoning_effort',
   'tool_choice',
   'max_tool_calls',
+  'fallbacks',
+  'response_format',
   'status',
   'created_at',
   'updated_at',
@@ -136,6 +138,8 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
         reasoning_effort: null,
         tool_choice: null,
         max_tool_calls: null,
+        fallbacks: [],
+        response_format: null,
         status: 'active',
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         updated_at: agent.created_at,
@@ -157,6 +161,8 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
         reasoning_effort: 'minimal',
         tool_choice: 'required',
         max_tool_calls: 7,
+        fallbacks: ['claude-haiku-5-5'],
+        response_format: { type: 'json_schema', name: 'invoice', schema: { type: 'object', required: ['total'] }, strict: true },
       };
       const agent = await created(a, fields);
       expect(agent).toEqual({
@@ -331,6 +337,7 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
           provider_prompt_cache_ttl: 'disabled',
           reasoning_effort: 'max',
           max_tool_calls: 0,
+          fallbacks: ['claude-haiku-5-5', 'gemini-3.8-flash'],
         },
       });
       expect(answer.status).toBe(200);
@@ -344,6 +351,7 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
         provider_prompt_cache_ttl: 'disabled',
         reasoning_effort: 'max',
         max_tool_calls: 0,
+        fallbacks: ['claude-haiku-5-5', 'gemini-3.8-flash'],
         updated_at: expect.any(String),
       });
       expect(Date.parse(answer.body.agent.updated_at)).toBeGreaterThan(Date.parse(agent.updated_at));
@@ -371,6 +379,18 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
       expect(await call(a, 'PATCH', item(a, agent.id), { name: 'no wrapper' })).toMatchObject({
         status: 422,
         body: { error_code: 'missing_required_field' },
+      });
+      // A fallback must see images as the agent's model does (decisions D41).
+      const blind = 'Invalid fallback: codestral-latest cannot see images, which this run needs';
+      expect(await call(a, 'PATCH', item(a, agent.id), { agent: { fallbacks: ['codestral-latest'] } })).toMatchObject({
+        status: 422,
+        body: { error: blind, error_code: 'validation_error', details: [{ field: 'agent.fallbacks[0]', messages: [blind] }] },
+      });
+      expect(
+        await call(a, 'PATCH', item(a, agent.id), { agent: { response_format: { type: 'json_schema', schema: { type: 'nope' } } } }),
+      ).toMatchObject({
+        status: 422,
+        body: { error_code: 'validation_error', details: [{ field: 'agent.response_format.schema' }] },
       });
       expect((await call(a, 'GET', item(a, agent.id))).body).toEqual({ agent });
       const moved = await call<{ agent: AgentRecord }>(a, 'PATCH', item(a, agent.id), { agent: { llm_model: 'gpt-6.1-sol' } });
