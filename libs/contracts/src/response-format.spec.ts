@@ -78,8 +78,12 @@ describe.each(SURFACES)('fallbacks and response_format on %s (decisions D41, D42
   it('refuses a name the providers would not take, another type, and unknown fields', () => {
     for (const name of ['has space', '', 'x'.repeat(65), 'émoji'])
       expect(check({ response_format: { ...FORMAT, name } })).toEqual([expect.stringMatching(/^response_format\.name: matches: /)]);
-    expect(check({ response_format: { ...FORMAT, type: 'json_object' } })).toEqual([expect.stringMatching(/^response_format\.type: isIn: /)]);
-    expect(check({ response_format: { ...FORMAT, strict: 'yes' } })).toEqual([expect.stringMatching(/^response_format\.strict: isBoolean: /)]);
+    expect(check({ response_format: { ...FORMAT, type: 'json_object' } })).toEqual([
+      expect.stringMatching(/^response_format\.type: isIn: /),
+    ]);
+    expect(check({ response_format: { ...FORMAT, strict: 'yes' } })).toEqual([
+      expect.stringMatching(/^response_format\.strict: isBoolean: /),
+    ]);
     expect(check({ response_format: { ...FORMAT, format: 'json' } })).toEqual([
       'response_format.format: whitelistValidation: property format should not exist',
     ]);

@@ -496,7 +496,7 @@ describe('parseWorkflowDefinitions', () => {
     ]);
   });
 
-  it('takes fallbacks and a response_format on a step naming a model, checked as a prompt variant\'s (D41, D42)', () => {
+  it("takes fallbacks and a response_format on a step naming a model, checked as a prompt variant's (D41, D42)", () => {
     const schema = { type: 'object', properties: { answer: { type: 'string', pattern: '^(a+)+$' } }, required: ['answer'] };
     const modelStep = (extra: Record<string, unknown>) => ({
       id: 'p',
