@@ -1,6 +1,7 @@
 import {
   cliJson,
   collectSse,
+  expectEventually,
   FakeProviderServer,
   fakeModel,
   freePort,
@@ -93,8 +94,13 @@ describe('fallbacks and structured output through the gateway', () => {
   const eventsOf = async (response: Response) =>
     (await collectSse(response)).filter((event) => event !== '[DONE]') as Array<Record<string, unknown>>;
   const modelsCalled = (from: number) => fake.requests.slice(from).map((record) => record.model);
-  const ledgerData = async (requestId: string) =>
-    (await get<{ data: Record<string, unknown> | null }>(`/v1/public/requests/${requestId}`)).data;
+  /** The run's ledger data once its terminal record has landed (the ledger is written beside the run, not in front of it). */
+  const ledgerData = (requestId: string) =>
+    expectEventually(async () => {
+      const record = await get<{ status: string; data: Record<string, unknown> | null }>(`/v1/public/requests/${requestId}`);
+      expect(record.status).toBe('completed');
+      return record.data;
+    });
 
   beforeAll(async () => {
     const fakeUrl = await fake.start();
