@@ -40,9 +40,9 @@ describe('providerEnvPrefix', () => {
 describe('providerEnvVariables', () => {
   it('names a key and a base URL variable for every known provider, and the retry count', () => {
     const variables = providerEnvVariables();
-    expect(variables).toHaveLength(PROVIDER_KEYS.length * 2 + 1);
+    expect(variables).toHaveLength(PROVIDER_KEYS.length * 2 + 2);
     expect(variables).toEqual(
-      expect.arrayContaining(['GROQ_API_KEY', 'GOOGLE_GENERATIVE_AI_BASE_URL', 'FAKE_BASE_URL', 'PROVIDER_MAX_RETRIES']),
+      expect.arrayContaining(['GROQ_API_KEY', 'GOOGLE_GENERATIVE_AI_BASE_URL', 'FAKE_BASE_URL', 'PROVIDER_MAX_RETRIES', 'PROVIDER_FIRST_BYTE_TIMEOUT_MS']),
     );
   });
 });

@@ -370,7 +370,7 @@ export function WithProviderCredentials<TBase extends EnvConstructor>(Base: TBas
     PROVIDER_MAX_RETRIES: number = 2;
 
     @EnvVar(
-      'With fallbacks, how long a model call may wait for the provider\'s first byte before the next model is tried (a whole, non-streamed answer arrives as its first byte)',
+      "With fallbacks, how long a model call may wait for the provider's first byte before the next model is tried (a whole, non-streamed answer arrives as its first byte)",
     )
     @IsInt()
     @Min(100)
