@@ -42,7 +42,13 @@ describe('providerEnvVariables', () => {
     const variables = providerEnvVariables();
     expect(variables).toHaveLength(PROVIDER_KEYS.length * 2 + 2);
     expect(variables).toEqual(
-      expect.arrayContaining(['GROQ_API_KEY', 'GOOGLE_GENERATIVE_AI_BASE_URL', 'FAKE_BASE_URL', 'PROVIDER_MAX_RETRIES', 'PROVIDER_FIRST_BYTE_TIMEOUT_MS']),
+      expect.arrayContaining([
+        'GROQ_API_KEY',
+        'GOOGLE_GENERATIVE_AI_BASE_URL',
+        'FAKE_BASE_URL',
+        'PROVIDER_MAX_RETRIES',
+        'PROVIDER_FIRST_BYTE_TIMEOUT_MS',
+      ]),
     );
   });
 });
