@@ -842,7 +842,11 @@ describe('generated input across the public and private routes', () => {
     for (const app of apps)
       startedAt.set(app.app, ((await (await fetch(`${app.baseUrl}/health/live`)).json()) as { started_at: string }).started_at);
     gateway = apps[apps.length - 1].baseUrl;
-    await loadCatalogWithFakeModels('2099.7.1', [fakeModel('fake-generated-chat', { reasoning: false })]);
+    await loadCatalogWithFakeModels('2099.7.1', [
+      fakeModel('fake-generated-chat', { reasoning: false }),
+      // A fallback that can stand in for anything a generated definition asks (D41).
+      fakeModel('fake-generated-json', { reasoning: false, json_schema: true, tool_calling: true, vision: true }),
+    ]);
     const [a, b] = [await createWorkspace('generated A', 'generated-a'), await createWorkspace('generated B', 'generated-b-private')];
     context = { a, b, callbackUrl: `${callbackBase}/generated` };
     const assetOfB = new FormData();
@@ -1037,6 +1041,84 @@ describe('generated input across the public and private routes', () => {
       });
       if (response.status !== 200) throw new Error(`a valid upload answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
     }
+  });
+
+  it('fallbacks and response_format of any shape on a prompt variant, an agent and a workflow step: no 5xx, catalog errors', async () => {
+    const modelId = fc.oneof(nastyString, fc.constantFrom('fake-generated-chat', 'fake-generated-json', 'no-such-model', 'gpt-5.4-mini'));
+    const fallbacks = fc.oneof(anyJson, fc.array(modelId, { maxLength: 5 }));
+    const pattern = fc.oneof(nastyString, fc.constantFrom('^(a+)+$', '(', '[', '\\p{L}+', '(?<n>a)\\k<n>'));
+    const schema = fc.oneof(
+      anyJson,
+      fc.record(
+        {
+          type: fc.oneof(fc.constantFrom('object', 'string', 'integer', 'bogus'), anyJson),
+          properties: fc.oneof(anyJson, fc.dictionary(nastyString, fc.record({ type: fc.constantFrom('string', 'number'), pattern }))),
+          required: fc.oneof(anyJson, fc.array(nastyString, { maxLength: 3 })),
+          pattern,
+          $ref: fc.constantFrom('#/nope', 'http://127.0.0.1:1/schema', '#'),
+          $id: fc.constantFrom('https://example.com/a', 'generated'),
+        },
+        { requiredKeys: [] },
+      ),
+      fc.constant({ type: 'object', description: 'x'.repeat(70 * 1024) }),
+    );
+    const responseFormat = fc.oneof(
+      anyJson,
+      fc.record(
+        {
+          type: fc.oneof(fc.constant('json_schema'), nastyString),
+          name: fc.oneof(fc.constantFrom('place', 'a-b_c'), nastyString),
+          schema,
+          strict: fc.oneof(fc.boolean(), anyJson),
+        },
+        { requiredKeys: ['type'] },
+      ),
+    );
+    const send = async (method: string, path: string, body: unknown) => {
+      const response = await fetch(`${gateway}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${context.a.key}`, 'content-type': 'application/json' },
+        body: toJsonText(body),
+      });
+      const text = await response.text();
+      const what = `${method} ${path}`;
+      if (response.status >= 500) throw new Error(`${what} answered ${response.status}: ${text.slice(0, 300)}`);
+      if (response.status >= 400) expectCatalogShape(response.status, text, what);
+    };
+    await fc.assert(
+      fc.asyncProperty(fc.option(fallbacks, { nil: undefined }), fc.option(responseFormat, { nil: undefined }), async (chosen, format) => {
+        const fields = { ...(chosen !== undefined && { fallbacks: chosen }), ...(format !== undefined && { response_format: format }) };
+        const message = { role: 'user', content: 'Say hi' };
+        await send('POST', '/v1/private/prompts/apply', {
+          prompts: [
+            {
+              deployment: 'generated-fallbacks',
+              variants: [{ name: 'main', model: 'fake-generated-chat', messages: [message], ...fields }],
+            },
+          ],
+        });
+        await send('PATCH', `/v1/public/workspaces/${context.a.id}/agents/${context.a.agent.id}`, { agent: fields });
+        await send('POST', '/v1/private/workflows/apply', {
+          workflows: [
+            {
+              deployment: 'generated-fallbacks',
+              variants: [
+                {
+                  name: 'default',
+                  output: '{{ ask.output }}',
+                  steps: [{ id: 'ask', type: 'prompt', model: 'fake-generated-chat', messages: [message], ...fields }],
+                },
+              ],
+            },
+          ],
+        });
+      }),
+      { numRuns: Math.max(20, Math.round(RUNS_PER_ROUTE / 3)), ...(SEED !== undefined && { seed: SEED }), endOnFailure: false },
+    );
+    // The agent stays runnable for the rest of the tier: its fields back to none.
+    await send('PATCH', `/v1/public/workspaces/${context.a.id}/agents/${context.a.agent.id}`, {
+      agent: { fallbacks: null, response_format: null },
+    });
   });
 
   it("answers the issue's two 500s as catalog errors: a NUL in a field, and JSON nested 5,000 levels", async () => {

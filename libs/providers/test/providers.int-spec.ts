@@ -524,23 +524,26 @@ describe('provider layer against the fake provider over HTTP', () => {
     expect(server.requests).toEqual([]);
   });
 
-  it.each(PATHS)('%s: asks for a JSON schema and answers the raw text, whole or streamed', async (name, { route }) => {
+  it.each(PATHS)('%s: asks natively for a JSON schema and answers the raw text, whole or streamed', async (name, { route }) => {
     const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
-    server.setModel(route.providerModelId, { response: '{"city": "Paris"}' });
+    const native = { ...route, nativeJsonSchema: true };
+    server.setModel(route.providerModelId, { json: { answer: 'valid', value: { city: 'Paris' } } });
     const jsonCall = call('city?', { params: { responseFormat: { type: 'json_schema', name: 'place', schema } } });
-    expect((await complete(registry, route, jsonCall)).response).toBe('{"city": "Paris"}');
+    expect(JSON.parse((await complete(registry, native, jsonCall)).response)).toEqual({ city: 'Paris' });
     const sent = server.requests[0].body as Record<string, unknown>;
     if (name === 'anthropic') {
-      expect(sent.output_config).toMatchObject({ format: { type: 'json_schema', schema: expect.objectContaining({ type: 'object' }) } });
+      // Tool-forced output: a `json` tool whose input schema is the response format's.
+      expect(server.requests[0].structured).toBe('json_tool');
+      expect(sent.tools).toEqual([expect.objectContaining({ name: 'json', input_schema: expect.objectContaining({ type: 'object' }) })]);
     } else {
       expect(sent.response_format).toMatchObject({
         type: 'json_schema',
-        json_schema: { name: 'place', schema: expect.objectContaining({ type: 'object' }) },
+        json_schema: { name: 'place', schema: expect.objectContaining({ type: 'object' }), strict: false },
       });
     }
-    const { parts, error } = await collect(stream(registry, route, jsonCall));
+    const { parts, error } = await collect(stream(registry, native, jsonCall));
     expect(error).toBeUndefined();
-    expect(parts.flatMap((part) => (part.type === 'response' ? [part.text] : [])).join('')).toBe('{"city": "Paris"}');
+    expect(JSON.parse(parts.flatMap((part) => (part.type === 'response' ? [part.text] : [])).join(''))).toEqual({ city: 'Paris' });
   });
 
   it('refuses a provider without credentials with config_error before any request', async () => {
