@@ -44,6 +44,29 @@ describe('toCallSettings', () => {
   });
 });
 
+describe('toCallSettings with a response format (D42)', () => {
+  const format = { type: 'json_schema' as const, name: 'place', schema: { type: 'object' } };
+  it('asks natively only when the catalog says the model can, with the strict flag as set (default false)', () => {
+    expect(toCallSettings({ ...route('openai', 'openai'), nativeJsonSchema: true }, { responseFormat: format }).providerOptions).toEqual({
+      openai: { strictJsonSchema: false },
+    });
+    expect(
+      toCallSettings(
+        { ...route('groq', 'openai-compatible'), nativeJsonSchema: true },
+        { responseFormat: { ...format, strict: true }, reasoningEffort: 'low' },
+      ).providerOptions,
+    ).toEqual({ groq: { reasoningEffort: 'low', strictJsonSchema: true } });
+    expect(toCallSettings(route('openai', 'openai'), { responseFormat: format })).toEqual({});
+  });
+
+  it("uses Anthropic's forced json tool, beside extended thinking", () => {
+    expect(
+      toCallSettings({ ...route('anthropic', 'anthropic'), nativeJsonSchema: true }, { responseFormat: format, thinkingBudget: 1024 })
+        .providerOptions,
+    ).toEqual({ anthropic: { thinking: { type: 'enabled', budgetTokens: 1024 }, structuredOutputMode: 'jsonTool' } });
+  });
+});
+
 describe('jsonSchemaOutput', () => {
   it('asks for the schema and hands back the raw text, even when it is not JSON', async () => {
     const output = jsonSchemaOutput({ type: 'json_schema', name: 'answer', schema: { type: 'object' } });

@@ -1,6 +1,14 @@
 import { WaggleException } from '@waggle/errors';
 import { APICallError, RetryError } from 'ai';
-import { abortReason, IncompleteStreamError, isAbortError, providerFailure, safeProviderMessage } from './failures';
+import {
+  abortReason,
+  attemptFailure,
+  attemptFailureOf,
+  IncompleteStreamError,
+  isAbortError,
+  providerFailure,
+  safeProviderMessage,
+} from './failures';
 import type { ModelRoute } from './types';
 
 const route: ModelRoute = { modelId: 'gpt-x', provider: 'openai', providerName: 'OpenAI', providerApi: 'openai', providerModelId: 'gpt-x' };
@@ -96,5 +104,38 @@ describe('abortReason', () => {
     const stringy = new AbortController();
     stringy.abort('bye');
     expect(abortReason(stringy.signal)).toMatchObject({ name: 'AbortError', message: 'bye' });
+  });
+});
+
+describe('attemptFailure: what a failed call records, and whether a fallback may answer (D41)', () => {
+  const connectionRefused = Object.assign(new TypeError('fetch failed'), {
+    cause: Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }),
+  });
+  it.each([
+    ['a 429', apiError(429), { code: 'rate_limited', status: 429, switchable: true }],
+    ['a 500', apiError(500), { code: 'provider_unavailable', status: 500, switchable: true }],
+    ['a 529', apiError(529), { code: 'provider_unavailable', status: 529, switchable: true }],
+    ['a 400', apiError(400), { code: 'provider_error', status: 400, switchable: false }],
+    ['a 401', apiError(401), { code: 'provider_error', status: 401, switchable: false }],
+    ['no status (no connection)', apiError(undefined), { code: 'connection_failed', switchable: true }],
+    ['a refused connection', connectionRefused, { code: 'connection_failed', switchable: true }],
+    ['a stream that ended early', new IncompleteStreamError('x'), { code: 'connection_failed', switchable: true }],
+    [
+      "Anthropic's overloaded_error event",
+      { type: 'overloaded_error', message: 'busy' },
+      { code: 'provider_unavailable', switchable: true },
+    ],
+    ["Anthropic's rate_limit_error event", { type: 'rate_limit_error' }, { code: 'rate_limited', switchable: true }],
+    ["Anthropic's invalid_request_error event", { type: 'invalid_request_error' }, { code: 'provider_error', switchable: false }],
+    ['anything else', new Error('boom'), { code: 'provider_error', switchable: false }],
+  ])('%s', (_, error, expected) => {
+    expect(attemptFailure(error)).toEqual(expected);
+  });
+
+  it('reads the last error of the SDK retries, and remembers it through providerFailure', () => {
+    const retry = new RetryError({ message: 'failed', reason: 'maxRetriesExceeded', errors: [apiError(500), apiError(429)] });
+    expect(attemptFailure(retry)).toEqual({ code: 'rate_limited', status: 429, switchable: true });
+    expect(attemptFailureOf(providerFailure(retry, route))).toEqual({ code: 'rate_limited', status: 429, switchable: true });
+    expect(attemptFailureOf(new WaggleException('config_error'))).toEqual({ code: 'provider_error', switchable: false });
   });
 });
