@@ -111,8 +111,9 @@ describe('fallbacks and structured output through the gateway', () => {
       ANTHROPIC_BASE_URL: `${fakeUrl}/v1`,
       ANTHROPIC_API_KEY: 'fake-anthropic-key',
       PROVIDER_MAX_RETRIES: '0',
-      // The hanging model never answers: this is how long a run waits for it before its fallback.
-      PROVIDER_FIRST_BYTE_TIMEOUT_MS: '1000',
+      // The hanging model never answers: this is how long a run waits for it before its fallback. Far
+      // above what the fake takes to start an answer on loopback, so no other test can switch by chance.
+      PROVIDER_FIRST_BYTE_TIMEOUT_MS: '5000',
     };
     apps.push(
       spawnApp('catalog', await freePort(), env),

@@ -44,21 +44,22 @@ async function collect(parts: AsyncIterable<StreamPart>): Promise<{ parts: Strea
 describe('ModelRun: fallbacks and structured output against the fake provider', () => {
   const server = new FakeProviderServer();
   let registry: ProviderRegistry;
+  /** The same providers with a short first-byte time-out, for the held model that never answers. */
+  let impatient: ProviderRegistry;
   const calledModels = (): string[] => server.requests.map((record: FakeRequestRecord) => record.model);
 
   beforeAll(async () => {
     const url = await server.start();
-    registry = new ProviderRegistry(
-      providerSettingsFromEnv({
-        FAKE_API_KEY: 'k',
-        FAKE_BASE_URL: `${url}/v1`,
-        ANTHROPIC_API_KEY: 'k',
-        ANTHROPIC_BASE_URL: `${url}/v1`,
-        PROVIDER_MAX_RETRIES: 0,
-        // The held model below never answers: this is how long the run waits before the next model.
-        PROVIDER_FIRST_BYTE_TIMEOUT_MS: 300,
-      }),
-    );
+    const env = {
+      FAKE_API_KEY: 'k',
+      FAKE_BASE_URL: `${url}/v1`,
+      ANTHROPIC_API_KEY: 'k',
+      ANTHROPIC_BASE_URL: `${url}/v1`,
+      PROVIDER_MAX_RETRIES: 0,
+    };
+    // The default time-out (60 s) where models answer: a slow machine never makes them switch.
+    registry = new ProviderRegistry(providerSettingsFromEnv({ ...env, PROVIDER_FIRST_BYTE_TIMEOUT_MS: 60_000 }));
+    impatient = new ProviderRegistry(providerSettingsFromEnv({ ...env, PROVIDER_FIRST_BYTE_TIMEOUT_MS: 300 }));
   });
   afterAll(() => server.stop());
   afterEach(() => server.reset());
@@ -101,7 +102,7 @@ describe('ModelRun: fallbacks and structured output against the fake provider', 
     const release = server.hold('primary-upstream');
     try {
       server.setModel('second-upstream', { response: 'late but here' });
-      const run = new ModelRun(registry, [PRIMARY, SECOND]);
+      const run = new ModelRun(impatient, [PRIMARY, SECOND]);
       const text =
         mode === 'whole'
           ? (await run.complete(call())).response
