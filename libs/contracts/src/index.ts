@@ -277,15 +277,12 @@ export {
 export {
   answerViolations,
   FallbacksField,
-  IsResponseSchema,
   MAX_FALLBACKS,
-  MAX_REPORTED_VIOLATIONS,
   RESPONSE_FORMAT_NAME,
   RESPONSE_SCHEMA_MAX_BYTES,
   ResponseFormatDto,
   ResponseFormatField,
   responseSchemaProblem,
-  responseSchemaValidator,
   type ResponseFormat,
   type SchemaViolation,
 } from './response-format';

@@ -1,21 +1,11 @@
 export { resolveChatRoute, resolveModelChain, type ChatRoute, type ChatRouteNeeds, type ModelChain } from './chat-routes';
 export { jsonSchemaOutput, toCallSettings, type CallSettings } from './call-options';
-export {
-  abortReason,
-  attemptFailure,
-  attemptFailureOf,
-  isAbortError,
-  providerFailure,
-  safeProviderMessage,
-  type AttemptFailure,
-} from './failures';
+export { abortReason, isAbortError, providerFailure, safeProviderMessage } from './failures';
 export { ModelRun } from './model-run';
-export { repairMessages, schemaInstruction, violationsOf } from './structured-output';
 export { embedTexts } from './embeddings';
 export { LOCAL_EMBEDDING_MODELS } from './local-embeddings';
 export { complete, stream, type RouteCompletion } from './invoke';
 export { ModelRoutes, ROUTE_CACHE_MS } from './model-routes';
-export { firstByteWatch, type FirstByteWatcher } from './lean-fetch';
 export { withPromptCache } from './prompt-cache';
 export { PROVIDER_SETTINGS, ProvidersModule, type ProvidersModuleOptions } from './providers.module';
 export { compatibleOptionsKey, ProviderRegistry } from './registry';
