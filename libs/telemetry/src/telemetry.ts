@@ -10,6 +10,8 @@ import { loadLocalEnvFile } from './local-env-file';
 import { startMetrics, stopMetrics } from './metrics';
 import { waggleResource } from './resource';
 import { isUntracedProbe, setManualHttpTraceContext } from './trace-context';
+import { setSpansRecorded } from './spans';
+import { summarizeStatement } from './statement-summary';
 
 let provider: NodeTracerProvider | undefined;
 
@@ -84,6 +86,7 @@ export function startTelemetry(appName: string): void {
   // to the request and response, the propagator) buys nothing but the trace context, which
   // runInTraceContext sets in a few lines where the app mounts it (the gateway's first middleware).
   setManualHttpTraceContext(!endpoint);
+  setSpansRecorded(Boolean(endpoint));
   registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [
@@ -102,10 +105,33 @@ export function startTelemetry(appName: string): void {
       // trip each and need no span of their own. PostgreSQL statements get spans when they are
       // exported; without an exporter the wrapper around every query (a workflow run's
       // admission, step records and finish are on its request path) would buy nothing.
-      ...(endpoint ? [new PgInstrumentation()] : []),
+      ...(endpoint ? [postgresInstrumentation()] : []),
     ],
   });
   startMetrics(resource);
+}
+
+/**
+ * PostgreSQL spans an operator can read: one per statement, named after its operation and
+ * table (`SELECT workflow_runs`), its text with every literal replaced by `?` (TypeORM's `$n`
+ * parameters stay, their values are never recorded), and only inside a trace (a query no
+ * request or job started, the ledger consumer's poll, has no span). The pool's connect spans
+ * (`pg-pool.connect`, most of a trace before) are off unless TRACE_DB_CONNECT_SPANS=true.
+ */
+function postgresInstrumentation(): PgInstrumentation {
+  return new PgInstrumentation({
+    requireParentSpan: true,
+    ignoreConnectSpans: process.env.TRACE_DB_CONNECT_SPANS !== 'true',
+    requestHook: (span, { query }) => {
+      const summary = summarizeStatement(query.text);
+      span.setAttributes({
+        'db.query.text': summary.text,
+        ...(summary.operation && { 'db.operation.name': summary.operation }),
+        ...(summary.table && { 'db.collection.name': summary.table }),
+      });
+      if (summary.operation) span.updateName(summary.table ? `${summary.operation} ${summary.table}` : summary.operation);
+    },
+  });
 }
 
 /** Flushes and stops exporting, and closes the metrics listener; called last during graceful shutdown. */
@@ -113,5 +139,6 @@ export async function stopTelemetry(): Promise<void> {
   const running = provider;
   provider = undefined;
   setManualHttpTraceContext(false);
+  setSpansRecorded(false);
   await Promise.all([running?.shutdown(), stopMetrics()]);
 }

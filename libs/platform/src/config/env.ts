@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import {
+  IsBoolean,
   IsIn,
   IsInt,
   IsOptional,
@@ -224,6 +225,16 @@ export class BaseEnv {
   @IsOptional()
   @IsString()
   OTEL_SERVICE_NAME?: string;
+
+  @EnvVar(
+    "Record model calls' messages, answers and tool definitions on their spans (gen_ai prompt and completion attributes); off by default, since they hold your users' content. API keys are never recorded",
+  )
+  @IsBoolean()
+  OTEL_GENAI_CAPTURE_CONTENT: boolean = false;
+
+  @EnvVar("Record a span for each PostgreSQL pool connect (pg-pool.connect); off by default, since they were most of a trace's spans")
+  @IsBoolean()
+  TRACE_DB_CONNECT_SPANS: boolean = false;
 }
 
 export class DatabaseEnv extends BaseEnv {

@@ -3,6 +3,7 @@ import { ServerNats, type NatsOptions } from '@nestjs/microservices';
 import { context as otelContext, SpanStatusCode, type Span } from '@opentelemetry/api';
 import { RpcHeaders, type RpcKind } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
+import { failSpan } from '@waggle/telemetry';
 import { headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type Subscription as NatsSubscription } from 'nats';
 import { isObservable, type Observable } from 'rxjs';
 import { requestContext } from '../context/request-context';
@@ -10,7 +11,6 @@ import { ClaimCheck } from './claim-check';
 import { isNatsCredentialsRefusal, watchNatsCredentials, type NatsCredentialsRefused } from './nats-connection';
 import { recordRpcServer, rpcOutcomeOf, type RpcOutcome } from './rpc-metrics';
 import { startRpcScope, toRpcErrorWire } from './rpc-scope';
-import { endSpanWithError } from './trace-propagation';
 
 /**
  * A pattern's handler: takes the raw payload (validated inside) and answers once, or (a
@@ -215,7 +215,7 @@ export class GracefulNatsServer extends ServerNats {
           await this.sendReply(natsMsg, this.encodePacket({ response: result, isDisposed: true, id }, natsMsg.subject), id);
           return 'ok';
         } catch (error) {
-          endSpanWithError(span, error, error instanceof WaggleException ? error.code : undefined);
+          failSpan(span, error);
           this.stopHeartbeat(natsMsg.reply);
           await this.sendReply(natsMsg, this.errorPacket(error, natsMsg.subject, id), id);
           return rpcOutcomeOf(error);
@@ -243,7 +243,7 @@ export class GracefulNatsServer extends ServerNats {
           span.end();
           send({ isDisposed: true });
         } else {
-          endSpanWithError(span, error, error instanceof WaggleException ? error.code : undefined);
+          failSpan(span, error);
           sent = sent.then(() => this.sendReply(natsMsg, this.errorPacket(error, natsMsg.subject, id), id));
         }
         void sent.then(() => resolve(error === undefined ? 'ok' : rpcOutcomeOf(error)));

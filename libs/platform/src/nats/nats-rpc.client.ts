@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { ClientNats } from '@nestjs/microservices';
 import { RpcHeaders, STREAM_HEARTBEAT, type RpcCallContext, type RpcTransport } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
+import { failSpan } from '@waggle/telemetry';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { randomUUID } from 'node:crypto';
 import {
@@ -25,7 +26,7 @@ import {
   type NatsEnv,
 } from './nats-connection';
 import { recordRpcClient, rpcOutcomeOf } from './rpc-metrics';
-import { endSpanWithError, startNatsClientSpan } from './trace-propagation';
+import { startNatsClientSpan } from './trace-propagation';
 
 /** Nest's reply packet: a value, an error, or the end of the stream (possibly with its last value). */
 interface ReplyPacket {
@@ -193,13 +194,13 @@ export class NatsRpcClient implements RpcTransport {
       const exception = timedOut
         ? new WaggleException('upstream_request_failed', { status: 504, details: { pattern }, cause: error })
         : toUpstreamException(error, pattern);
-      endSpanWithError(span, exception, exception.code);
+      failSpan(span, exception);
       recordRpcClient(pattern, startedAt, rpcOutcomeOf(exception));
       throw exception;
     }
     if (packet.err !== undefined && packet.err !== null) {
       const exception = toUpstreamException(packet.err, pattern);
-      endSpanWithError(span, exception, exception.code);
+      failSpan(span, exception);
       recordRpcClient(pattern, startedAt, rpcOutcomeOf(exception));
       throw exception;
     }
@@ -254,7 +255,7 @@ export class NatsRpcClient implements RpcTransport {
         clearTimeout(silence);
         // A caller that unsubscribed before the end (a client gone) counts as ok: nothing failed.
         recordRpcClient(pattern, startedAt, error ? rpcOutcomeOf(error) : 'ok');
-        if (error) endSpanWithError(span, error, error.code);
+        if (error) failSpan(span, error);
         else {
           span.setStatus({ code: SpanStatusCode.OK });
           span.end();

@@ -3,7 +3,6 @@ import {
   propagation,
   ROOT_CONTEXT,
   SpanKind,
-  SpanStatusCode,
   trace,
   type Context,
   type Span,
@@ -53,11 +52,4 @@ export function startNatsServerSpan(pattern: string, headers: MsgHdrs | undefine
     parent,
   );
   return { span, context: trace.setSpan(parent, span) };
-}
-
-export function endSpanWithError(span: Span, error: unknown, code?: string): void {
-  span.setStatus({ code: SpanStatusCode.ERROR, message: code });
-  if (code) span.setAttribute('waggle.error_code', code);
-  if (error instanceof Error && !code) span.recordException(error);
-  span.end();
 }
