@@ -1,4 +1,5 @@
 import { embed, embedMany } from 'ai';
+import { modelCallTelemetry } from './model-telemetry';
 import { compatibleOptionsKey, type ProviderRegistry } from './registry';
 import { recordedCallFailure, recordProviderCall } from './provider-metrics';
 import type { EmbeddingCall, EmbeddingResult, ModelRoute } from './types';
@@ -35,6 +36,7 @@ export async function embedTexts(registry: ProviderRegistry, route: ModelRoute, 
     maxRetries: registry.settings.maxRetries,
     abortSignal: call.abortSignal,
     ...(providerOptions && { providerOptions }),
+    ...modelCallTelemetry(undefined),
   };
   const startedAt = performance.now();
   try {

@@ -1,6 +1,7 @@
 import { generateText, stepCountIs, streamText, type LanguageModel } from 'ai';
 import { jsonSchemaOutput, toCallSettings } from './call-options';
 import { abortReason, IncompleteStreamError, providerFailure } from './failures';
+import { modelCallTelemetry, type CallAttempt } from './model-telemetry';
 import { withPromptCache } from './prompt-cache';
 import { recordedCallFailure, recordProviderCall } from './provider-metrics';
 import type { ProviderRegistry } from './registry';
@@ -15,7 +16,7 @@ const ONE_TURN = stepCountIs(1);
 /** One call's answer on one route; ModelRun adds the attempts of a run's fallbacks and repair. */
 export type RouteCompletion = Omit<CompletionResult, 'attempts'>;
 
-function prepare(registry: ProviderRegistry, route: ModelRoute, call: PromptCall) {
+function prepare(registry: ProviderRegistry, route: ModelRoute, call: PromptCall, attempt: CallAttempt | undefined) {
   const model: LanguageModel = registry.languageModel(route);
   // Native where the model has it; otherwise the schema is given as an instruction (D42).
   const format = route.nativeJsonSchema ? call.params?.responseFormat : undefined;
@@ -32,6 +33,7 @@ function prepare(registry: ProviderRegistry, route: ModelRoute, call: PromptCall
     maxRetries: registry.settings.maxRetries,
     ...(tools && { tools: toToolSet(tools), ...(toolChoice && { toolChoice }) }),
     stopWhen: ONE_TURN,
+    ...modelCallTelemetry(attempt),
   };
 }
 
@@ -40,8 +42,13 @@ function prepare(registry: ProviderRegistry, route: ModelRoute, call: PromptCall
  * not configured, provider_error when the provider fails, and the signal's reason (not a
  * provider_error) when the call was aborted.
  */
-export async function complete(registry: ProviderRegistry, route: ModelRoute, call: PromptCall): Promise<RouteCompletion> {
-  const request = prepare(registry, route, call);
+export async function complete(
+  registry: ProviderRegistry,
+  route: ModelRoute,
+  call: PromptCall,
+  attempt?: CallAttempt,
+): Promise<RouteCompletion> {
+  const request = prepare(registry, route, call, attempt);
   const startedAt = performance.now();
   try {
     const result = await generateText({ ...request, abortSignal: call.abortSignal });
@@ -71,8 +78,8 @@ export async function complete(registry: ProviderRegistry, route: ModelRoute, ca
  * The iterator throws provider_error on a failure before or during the stream, and the
  * signal's reason when aborted. Leaving the loop early aborts the provider request too.
  */
-export function stream(registry: ProviderRegistry, route: ModelRoute, call: PromptCall): AsyncIterable<StreamPart> {
-  return streamParts(prepare(registry, route, call), route, call.abortSignal);
+export function stream(registry: ProviderRegistry, route: ModelRoute, call: PromptCall, attempt?: CallAttempt): AsyncIterable<StreamPart> {
+  return streamParts(prepare(registry, route, call, attempt), route, call.abortSignal);
 }
 
 async function* streamParts(

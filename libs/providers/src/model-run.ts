@@ -2,6 +2,7 @@ import { WaggleException } from '@waggle/errors';
 import { attemptFailureOf, type AttemptFailure } from './failures';
 import { complete, stream, type RouteCompletion } from './invoke';
 import { firstByteWatch, type FirstByteWatcher } from './lean-fetch';
+import type { CallAttempt } from './model-telemetry';
 import type { ProviderRegistry } from './registry';
 import { repairMessages, schemaMismatch, violationsOf } from './structured-output';
 import type { CompletionResult, ModelAttempt, ModelRoute, PromptCall, StreamPart } from './types';
@@ -98,7 +99,9 @@ export class ModelRun {
       const route = this.routes[index];
       const startedAt = performance.now();
       const guard = this.guardFor(index, call.abortSignal);
-      const parts = stream(this.registry, route, { ...call, abortSignal: guard.signal })[Symbol.asyncIterator]();
+      const parts = stream(this.registry, route, { ...call, abortSignal: guard.signal }, this.attempt(index, false))[
+        Symbol.asyncIterator
+      ]();
       let first: IteratorResult<StreamPart>;
       try {
         // The SDK sends the request on the first read: the watcher must be its context.
@@ -140,6 +143,11 @@ export class ModelRun {
     }
   }
 
+  /** The next call's place in the run, for its span. */
+  private attempt(fallbackIndex: number, repair: boolean): CallAttempt {
+    return { number: this.attempts.length + 1, fallbackIndex, ...(repair && { repair }) };
+  }
+
   private guardFor(index: number, callerSignal: AbortSignal | undefined): FirstByteGuard {
     const fallbackLeft = index < this.routes.length - 1;
     return firstByteGuard(fallbackLeft ? this.registry.settings.firstByteTimeoutMs : undefined, callerSignal);
@@ -152,7 +160,7 @@ export class ModelRun {
       const startedAt = performance.now();
       const guard = this.guardFor(index, call.abortSignal);
       try {
-        const request = () => complete(this.registry, route, { ...call, abortSignal: guard.signal });
+        const request = () => complete(this.registry, route, { ...call, abortSignal: guard.signal }, this.attempt(index, repair));
         const answer = guard.watcher ? await firstByteWatch.run(guard.watcher, request) : await request();
         this.attempts.push({ model: route.modelId, error_code: null, duration_ms: since(startedAt), ...(repair && { repair: true }) });
         this.answering = route;

@@ -11,6 +11,7 @@ import { startMetrics, stopMetrics } from './metrics';
 import { waggleResource } from './resource';
 import { isUntracedProbe, setManualHttpTraceContext } from './trace-context';
 import { setSpansRecorded } from './spans';
+import { GenAiSpanProcessor, setGenAiContentCaptured } from './gen-ai';
 import { summarizeStatement } from './statement-summary';
 
 let provider: NodeTracerProvider | undefined;
@@ -78,7 +79,9 @@ export function startTelemetry(appName: string): void {
   const resource = waggleResource(appName);
   provider = new NodeTracerProvider({
     resource,
-    ...(endpoint ? { spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] } : { sampler: new AlwaysOffSampler() }),
+    ...(endpoint
+      ? { spanProcessors: [new GenAiSpanProcessor(), new BatchSpanProcessor(new OTLPTraceExporter())] }
+      : { sampler: new AlwaysOffSampler() }),
   });
   // Global tracer provider, AsyncLocalStorage context and the W3C trace-context propagator.
   provider.register();
@@ -87,6 +90,7 @@ export function startTelemetry(appName: string): void {
   // runInTraceContext sets in a few lines where the app mounts it (the gateway's first middleware).
   setManualHttpTraceContext(!endpoint);
   setSpansRecorded(Boolean(endpoint));
+  setGenAiContentCaptured(process.env.OTEL_GENAI_CAPTURE_CONTENT === 'true');
   registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [

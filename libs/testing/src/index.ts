@@ -31,3 +31,4 @@ export {
   type GrafanaPanel,
 } from './grafana-dashboard';
 export { failure } from './failure';
+export { recordSpansInProcess, type InProcessSpans } from './in-process-spans';
