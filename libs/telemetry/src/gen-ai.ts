@@ -56,7 +56,10 @@ export class GenAiSpanProcessor implements SpanProcessor {
     if (operation === 'embeddings') mirrorEmbeddingUsage(span);
   }
 
-  onEnd(_span: ReadableSpan): void {}
+  /** Nothing to do once a span ends: the attributes were set as it ran. */
+  onEnd(_span: ReadableSpan): void {
+    return undefined;
+  }
 
   forceFlush(): Promise<void> {
     return Promise.resolve();
