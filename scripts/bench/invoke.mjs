@@ -4,7 +4,7 @@
 // provider, and back), measured in interleaved rounds against the same fake provider
 // (docs/benchmarks.md, "Prompt invoke: Waggle, Portkey and the direct call").
 //
-//   npm run build && npm run bench [-- --rounds N] [--duration N] [--streams N] [--lean on|off] [--json] [--json-file PATH]
+//   npm run build && npm run bench [-- --rounds N] [--duration N] [--streams N] [--lean on|off] [--exporter on|off] [--json] [--json-file PATH]
 //
 // Starts its own fake model provider (no latency by default), Portkey's gateway (pinned in
 // scripts/bench/portkey, installed there with `npm ci` when missing), and catalog,
@@ -23,7 +23,10 @@
 //     event announces the role with empty content, and Waggle relays only text).
 // After the rounds: the NATS messages (every subject, from a subscriber on `>`) and Redis
 // commands (INFO commandstats) per Waggle request, in a short phase of its own; then, with
-// --lean on (the default), Waggle again with LOG_LEVEL=warn and tracing off, alone.
+// --exporter on (the default), Waggle again with its spans exported over OTLP/HTTP to a
+// loopback sink that drops them (scripts/bench/otlp-sink.mjs: the cost of tracing with an
+// exporter set, against the defaults' unexported spans), and with --lean on (the default),
+// Waggle again with LOG_LEVEL=warn and tracing off, each alone.
 // At the end the shipped catalog is loaded back (catalog load --force) before everything
 // is stopped. Needs PostgreSQL, Redis and NATS (scripts/ensure-infra.sh) and the npm
 // registry the first time (Portkey). Markdown on stdout (JSON with --json), progress on
@@ -97,13 +100,23 @@ const NOT_DEFAULTS = ['LOG_LEVEL', 'OTEL_SDK_DISABLED', 'OTEL_EXPORTER_OTLP_ENDP
 function usage(message) {
   if (message) process.stderr.write(`bench: ${message}\n`);
   process.stderr.write(
-    'usage: node scripts/bench/invoke.mjs [--rounds N] [--duration N] [--streams N] [--latency-ms N] [--token-delay-ms N] [--lean on|off] [--json] [--json-file PATH]\n',
+    'usage: node scripts/bench/invoke.mjs [--rounds N] [--duration N] [--streams N] [--latency-ms N] [--token-delay-ms N] [--lean on|off] [--exporter on|off] [--json] [--json-file PATH]\n',
   );
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const options = { rounds: 3, duration: 5, streams: 100, latencyMs: 0, tokenDelayMs: 5, lean: 'on', json: false, jsonFile: null };
+  const options = {
+    rounds: 3,
+    duration: 5,
+    streams: 100,
+    latencyMs: 0,
+    tokenDelayMs: 5,
+    lean: 'on',
+    exporter: 'on',
+    json: false,
+    jsonFile: null,
+  };
   const integers = {
     '--rounds': ['rounds', 1],
     '--duration': ['duration', 1],
@@ -126,9 +139,10 @@ function parseArgs(argv) {
       options[key] = Number(value());
       if (!Number.isInteger(options[key]) || options[key] < min) usage(`${name} must be a whole number, at least ${min}`);
     } else if (name === '--json-file') options.jsonFile = value();
-    else if (name === '--lean') {
-      options.lean = value();
-      if (!['on', 'off'].includes(options.lean)) usage('--lean must be on or off');
+    else if (name === '--lean' || name === '--exporter') {
+      const key = name.slice(2);
+      options[key] = value();
+      if (!['on', 'off'].includes(options[key])) usage(`${name} must be on or off`);
     } else usage(`unknown argument ${arg}`);
   }
   return options;
@@ -604,7 +618,15 @@ function markdown(report) {
       `| ${leg.label} | ${PROC_COLUMNS.map((name) => ms(c[name], 3)).join(' | ')} | **${ms(leg.figures.cpuMsPerRequestPath, 3)}** | ${ms(c.bench, 3)} |`,
     );
   }
-  const { waggle, portkey } = report.legs;
+  const { waggle, portkey, traced } = report.legs;
+  if (traced) {
+    const cost = traced.figures.cpuMsPerRequestPath - waggle.figures.cpuMsPerRequestPath;
+    lines.push(
+      '',
+      `Tracing with an exporter set costs ${ms(cost, 3)} ms of CPU per request on the path (${ms(traced.figures.cpuMsPerRequestPath, 3)} against ${ms(waggle.figures.cpuMsPerRequestPath, 3)} with spans not exported), ` +
+        `${fmt((cost / waggle.figures.cpuMsPerRequestPath) * 100, 1)} %; at 1 connection it adds ${ms(traced.figures.latencyMs.p50 - waggle.figures.latencyMs.p50, 3)} ms at p50.`,
+    );
+  }
   const r = report.ratios;
   lines.push(
     '',
@@ -948,20 +970,37 @@ async function main() {
     const counted = await countTraffic(legs.waggle, { natsUrl, redisUrl, quiet });
     const traffic = { plain: perRequest(counted.plain, counted.idle), streamed: perRequest(counted.streamed, counted.idle), raw: counted };
 
+    // Legs measured after the rounds, each alone on a restarted catalog, invocation and gateway:
+    // another stack on the same NATS would share the queue groups.
+    const alone = [];
+    if (options.exporter === 'on') {
+      const sinkPort = await freePort();
+      // An OTLP/HTTP collector stand-in that reads and drops every export, in a process of its own
+      // (not accounted: a collector's CPU is not Waggle's).
+      const sink = startProcess('otlp-sink', 'scripts/bench/otlp-sink.mjs', { PATH: process.env.PATH, OTLP_SINK_PORT: String(sinkPort) });
+      procs.push(sink);
+      await waitFor(sink, 'live', async () => (await httpRequest(sinkPort, '/health')).status === 200);
+      alone.push({
+        key: 'traced',
+        label: 'Waggle, spans exported (OTLP/HTTP)',
+        env: { ...appEnv(false), OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sinkPort}` },
+      });
+    }
+    if (options.lean === 'on') alone.push({ key: 'lean', label: 'Waggle, LOG_LEVEL=warn, tracing off', env: appEnv(true) });
     let leanNote = null;
-    if (options.lean === 'on') {
-      // Another stack on the same NATS would share the queue groups, so the lean one
-      // replaces the defaults one and is measured after the rounds, alone.
-      log('restarting Waggle with LOG_LEVEL=warn and OTEL_SDK_DISABLED=true');
+    for (const leg of alone) {
+      log(`restarting Waggle: ${leg.label}`);
       for (const proc of Object.values(stack)) await stop(proc);
-      stack = await startWaggle(appEnv(true), fakePort);
-      legs.lean = prepare(waggleLeg('lean', 'Waggle, LOG_LEVEL=warn, tracing off', stack.gateway));
+      stack = await startWaggle(leg.env, fakePort);
+      legs[leg.key] = prepare(waggleLeg(leg.key, leg.label, stack.gateway));
       accounted = [...procs, ...infra.procs].map(({ name, pid, tree }) => ({ name, pid, tree }));
-      await checkAnswers(legs.lean);
-      await warmUp(legs.lean);
-      for (let r = 0; r < options.rounds; r += 1) await round([legs.lean], r + 1);
+      await checkAnswers(legs[leg.key]);
+      await warmUp(legs[leg.key]);
+      for (let r = 0; r < options.rounds; r += 1) await round([legs[leg.key]], r + 1);
+    }
+    if (alone.length > 0) {
       leanNote =
-        `"Waggle, LOG_LEVEL=warn, tracing off" ran after the interleaved rounds, alone (${options.rounds} round${options.rounds === 1 ? '' : 's'} of the same three runs), ` +
+        `${alone.map((leg) => `"${leg.label}"`).join(' and ')} ran after the interleaved rounds, each alone (${options.rounds} round${options.rounds === 1 ? '' : 's'} of the same three runs), ` +
         'on a restarted catalog, invocation and gateway: two stacks on one NATS would share its queue groups.';
     }
 
