@@ -9,10 +9,12 @@ import {
   fakeModel,
   freePort,
   loadCatalogWithFakeModels,
+  OtlpReceiver,
   spawnApp,
   waitUntilLive,
   type AppProcess,
   type ReceivedCallback,
+  type ReceivedSpan,
 } from '@waggle/testing';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -163,6 +165,8 @@ describe('workflow runs', () => {
   let search: FakeSearchServer;
   const receiver = new CallbackReceiver();
   const gates = new GateServer();
+  /** Spans of the gateway, invocation and agent (the other apps export none). */
+  const spans = new OtlpReceiver();
   const apps: AppProcess[] = [];
   let invocation: AppProcess;
   let invocationEnv: Record<string, string>;
@@ -188,6 +192,15 @@ describe('workflow runs', () => {
     (await call<{ steps: WorkflowStepRecordView[] }>(who, 'GET', `/v1/private/workflow_runs/${id}/steps`)).body.steps;
   const callbackOf = (requestId: string): ReceivedCallback | undefined =>
     receiver.on('/hooks').find((callback) => (JSON.parse(callback.body) as { request_id: string }).request_id === requestId);
+  /** The spans of a run's trace, once its run span has been exported (it ends last of the run's own). */
+  const traceOfRun = async (id: string): Promise<ReceivedSpan[]> => {
+    let run: ReceivedSpan | undefined;
+    await expectEventually(() => {
+      run = spans.spans.find((span) => span.attributes['waggle.workflow.run.id'] === id);
+      expect(run).toBeDefined();
+    });
+    return spans.trace((run as ReceivedSpan).traceId);
+  };
 
   async function workspace(name: string, limits: string[] = []): Promise<Workspace> {
     const created = await cliJson<{ workspace_id: string; api_key: string }>([
@@ -214,6 +227,7 @@ describe('workflow runs', () => {
     writeFileSync(caFile, certificates.caCert);
     receiverUrl = await receiver.start();
     await gates.start();
+    const traced = { OTEL_EXPORTER_OTLP_ENDPOINT: await spans.start(), OTEL_BSP_SCHEDULE_DELAY: '100' };
     fake.setModel('fake-flow-broken', { error: { status: 400, message: 'the model refused' } });
     const env = { LOG_LEVEL: 'warn', FAKE_BASE_URL: `${fakeUrl}/v1`, FAKE_API_KEY: 'fake-key', PROVIDER_MAX_RETRIES: '0' };
     invocationEnv = {
@@ -231,14 +245,14 @@ describe('workflow runs', () => {
       WORKFLOW_SYNC_TIMEOUT_MS: '8000',
       WORKFLOW_SYNC_RECHECK_MS: '500',
     };
-    invocation = spawnApp('invocation', await freePort(), invocationEnv);
+    invocation = spawnApp('invocation', await freePort(), { ...invocationEnv, ...traced });
     apps.push(
       spawnApp('catalog', await freePort(), env),
       invocation,
-      spawnApp('agent', await freePort(), env),
+      spawnApp('agent', await freePort(), { ...env, ...traced }),
       spawnApp('callback-dispatcher', await freePort(), { LOG_LEVEL: 'warn', CALLBACK_URL_ALLOWLIST: '127.0.0.1' }),
     );
-    const gatewayApp = spawnApp('gateway', await freePort(), { ...env, CALLBACK_URL_ALLOWLIST: '127.0.0.1' });
+    const gatewayApp = spawnApp('gateway', await freePort(), { ...env, ...traced, CALLBACK_URL_ALLOWLIST: '127.0.0.1' });
     apps.push(gatewayApp);
     await Promise.all(apps.map((app) => waitUntilLive(app)));
     gateway = gatewayApp.baseUrl;
@@ -257,6 +271,7 @@ describe('workflow runs', () => {
     await search?.stop();
     await receiver.stop();
     await gates.stop();
+    await spans.stop();
   });
 
   it('runs the company brief sync: search, a loop of scrapes with one failing and continued, the condition, the prompt', async () => {
@@ -340,6 +355,81 @@ describe('workflow runs', () => {
     expect(row.user_label).toBe('user-9');
   });
 
+  it('traces a run: its span, a span per step under it, iterations under the loop step with their steps, a failed step in ERROR', async () => {
+    const response = await invoke<{ request_id: string; run_status: string }>(main, {
+      deployment: 'company-brief',
+      variant: 'default',
+      inputs: { topic: 'traced broken-at-1' },
+    });
+    expect(response.body.run_status).toBe('completed');
+    const trace = await traceOfRun(response.body.request_id);
+    const run = trace.find((span) => span.name === 'workflow company-brief') as ReceivedSpan;
+    expect(run).toBeDefined();
+    expect(run.service).toBe('waggle-invocation');
+    expect(run.attributes).toMatchObject({
+      'waggle.workflow.run.id': response.body.request_id,
+      'waggle.workflow.id': expect.stringMatching(/^[0-9a-f-]{36}$/),
+      'waggle.workflow.run.status': 'completed',
+    });
+    const named = (name: string) => trace.filter((span) => span.name === name);
+    const childrenOf = (parent: ReceivedSpan, name?: string) =>
+      trace.filter((span) => span.parentSpanId === parent.spanId && (name === undefined || span.name === name));
+    // The run's top-level steps are the run span's children, in order.
+    expect(
+      childrenOf(run)
+        .filter((span) => span.name.startsWith('step '))
+        .map((span) => span.name),
+    ).toEqual(['step search', 'step pages', 'step enough']);
+    const [search] = named('step search');
+    expect(search.attributes).toEqual(
+      expect.objectContaining({
+        'waggle.workflow.step.id': 'search',
+        'waggle.workflow.step.type': 'web_search',
+        'waggle.workflow.step.attempt': 1,
+        'waggle.workflow.step.status': 'completed',
+      }),
+    );
+    // Four iterations run two at a time, each under the loop step, each with its own scrape step.
+    const [loop] = named('step pages');
+    expect(loop.attributes).toMatchObject({ 'waggle.workflow.step.type': 'loop', 'waggle.workflow.step.status': 'completed' });
+    // (The step records' statements are children of the steps too.)
+    const iterations = childrenOf(loop).filter((span) => span.name.startsWith('iteration '));
+    expect(iterations.map((span) => span.name).sort()).toEqual(['iteration 0', 'iteration 1', 'iteration 2', 'iteration 3']);
+    expect(iterations.map((span) => span.attributes['waggle.workflow.loop.index']).sort()).toEqual([0, 1, 2, 3]);
+    const pages = iterations.map((iteration) => childrenOf(iteration, 'step page'));
+    expect(pages.map((children) => children.length)).toEqual([1, 1, 1, 1]);
+    expect(named('step page')).toHaveLength(4);
+    // The page the search server answers 404 for: its step failed (and was continued past), the span says so.
+    const failed = pages.flat().filter((span) => span.attributes['waggle.workflow.step.status'] === 'failed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0].status).toEqual({ code: 2, message: 'upstream_request_failed' });
+    expect(failed[0].attributes['waggle.error_code']).toBe('upstream_request_failed');
+    expect(pages.flat().filter((span) => span.status.code === 2)).toHaveLength(1);
+    // The condition's branch runs under the condition's span.
+    const [condition] = named('step enough');
+    expect(condition.attributes).toMatchObject({ 'waggle.workflow.step.type': 'condition', 'waggle.workflow.step.status': 'completed' });
+    expect(
+      childrenOf(condition)
+        .filter((span) => span.name.startsWith('step '))
+        .map((span) => [span.name, span.attributes['waggle.workflow.step.type']]),
+    ).toEqual([['step summary', 'prompt']]);
+    // Nothing of the run's inputs is on a span.
+    expect(trace.some((span) => JSON.stringify(span.attributes).includes('traced broken-at-1'))).toBe(false);
+  });
+
+  it('puts a failed run span in ERROR with the failing step', async () => {
+    const failed = await invoke<{ request_id: string }>(main, { deployment: 'failing', variant: 'default' });
+    expect(failed.status).toBe(502);
+    const trace = await traceOfRun(failed.body.request_id);
+    const run = trace.find((span) => span.name === 'workflow failing') as ReceivedSpan;
+    expect(run.attributes['waggle.workflow.run.status']).toBe('failed');
+    expect(run.status).toEqual({ code: 2, message: 'provider_error' });
+    const never = trace.find((span) => span.name === 'step never') as ReceivedSpan;
+    expect(never.parentSpanId).toBe(run.spanId);
+    expect(never.attributes).toMatchObject({ 'waggle.workflow.step.status': 'failed', 'waggle.error_code': 'provider_error' });
+    expect(never.status.code).toBe(2);
+  });
+
   it('runs it async: running at once with the webhook secret, then a signed workflow.completed callback', async () => {
     const response = await invoke<{ request_id: string; run_status: string; webhook_secret: string }>(main, {
       deployment: 'company-brief',
@@ -408,6 +498,26 @@ workflows:
       ['answer', 'agent', 'completed', 1],
     ]);
     expect(steps.every((step) => step.tokens > 0)).toBe(true);
+
+    // The agent step's span is active while it runs: its NATS request is its child, and the
+    // agent run (in the agent service) is that request's.
+    const traceId = (await traceOfRun(response.body.request_id))[0].traceId;
+    // The agent service exports its spans on its own schedule.
+    await expectEventually(() => expect(spans.trace(traceId).some((span) => span.service === 'waggle-agent')).toBe(true));
+    const trace = spans.trace(traceId);
+    const step = trace.find((span) => span.name === 'step answer') as ReceivedSpan;
+    expect(step.attributes).toMatchObject({ 'waggle.workflow.step.type': 'agent', 'waggle.workflow.step.status': 'completed' });
+    const send = trace.find((span) => span.name === 'send agent.runs.invoke') as ReceivedSpan;
+    expect(send.parentSpanId).toBe(step.spanId);
+    const agentRun = trace.find((span) => span.name === 'invoke_agent Flow agent') as ReceivedSpan;
+    expect(agentRun).toBeDefined();
+    expect(agentRun.service).toBe('waggle-agent');
+    expect(trace.find((span) => span.spanId === agentRun.parentSpanId)?.parentSpanId).toBe(send.spanId);
+    expect(agentRun.attributes).toMatchObject({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.id': created.body.agent.id,
+      'gen_ai.agent.name': 'Flow agent',
+    });
   });
 
   it('fails a run at a step with on_error fail: the sync answer is that step error, async gets workflow.failed', async () => {

@@ -38,10 +38,12 @@ import {
   type ToolChoice,
   type ToolResult,
 } from '@waggle/providers';
+import { failSpan, startSpan } from '@waggle/telemetry';
+import type { Span } from '@opentelemetry/api';
 import { Observable } from 'rxjs';
 import type { AgentEnv } from '../config/agent.env';
 import type { StoredAttachment } from '../threads/entities';
-import { runTools, type RunTools } from './agent-tools';
+import { runTools, type RunTools, type ToolOutcome } from './agent-tools';
 import { AgentKnowledgeSearch } from './knowledge-search';
 import { buildConversation, checkRunAttachments, readableDocuments, type CheckedRunInput } from './conversation';
 import { DOCUMENT_READER } from './document-reader.provider';
@@ -83,6 +85,36 @@ interface LoopResult {
   toolCalls: ToolCallRecord[];
 }
 
+/**
+ * Runs one tool call in its span (GenAI `execute_tool`), active while the tool runs so what it
+ * calls (knowledge_search's NATS request) is its child. A tool's error observation (the model
+ * reads it and goes on) gives the span ERROR status, as a thrown failure does.
+ */
+function runTool(tools: RunTools, call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
+  const attributes = {
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': call.toolName,
+    'gen_ai.tool.call.id': call.toolCallId,
+    // Every tool an agent run executes is one of Waggle's own functions.
+    'gen_ai.tool.type': 'function',
+  };
+  const { span, run } = startSpan(`execute_tool ${call.toolName}`, attributes);
+  return run(() => tools.run(call, signal)).then(
+    (outcome) => {
+      if (!outcome.isError) span.end();
+      else {
+        span.setAttribute('error.type', 'tool_error');
+        failSpan(span, undefined);
+      }
+      return outcome;
+    },
+    (error: unknown) => {
+      failSpan(span, error);
+      throw error;
+    },
+  );
+}
+
 /** The spec's efforts past `high` go to the providers as their highest. */
 function toReasoningEffort(effort: RunnableAgent['reasoningEffort']): ReasoningEffort | undefined {
   if (effort === null) return undefined;
@@ -103,6 +135,25 @@ function toParams(agent: RunnableAgent): PromptParams {
 
 const seconds = (ms: number) => Math.round(ms) / 1000;
 const json = (value: unknown) => JSON.stringify(value ?? null);
+
+/**
+ * A run's span (GenAI `invoke_agent`), started before the agent is read so a refusal is on it
+ * too: named after the agent once it is known (agentNamed).
+ */
+function startRunSpan(request: AgentRunRequest): ReturnType<typeof startSpan> {
+  return startSpan('invoke_agent', {
+    'gen_ai.operation.name': 'invoke_agent',
+    'gen_ai.agent.id': request.agent,
+    'waggle.agent.run.id': request.request_id,
+  });
+}
+
+/** The run's span gets the agent's name (and the thread, for a threaded run) once the run is prepared. */
+function agentNamed(span: Span, run: PreparedRun): void {
+  span.updateName(`invoke_agent ${run.agent.name}`);
+  span.setAttribute('gen_ai.agent.name', run.agent.name);
+  if (run.thread) span.setAttribute('gen_ai.conversation.id', run.thread.id);
+}
 
 /**
  * Runs agents: everything that can be refused (agent, attachments, vision, configuration) is
@@ -128,11 +179,33 @@ export class AgentRunner {
 
   /** A whole run (sync, a trigger's, a workflow step's); a cancel stops it (409 run_cancelled) between model turns and tool calls. */
   async invoke(request: AgentRunRequest, abortSignal?: AbortSignal): Promise<AgentInvokeResponse> {
-    return this.cancellation.tracking(request.request_id, (tracked) => this.invokeTracked(request, tracked, abortSignal));
+    return this.cancellation.tracking(request.request_id, (tracked) => {
+      const { span, run } = startRunSpan(request);
+      return run(() => this.invokeTracked(request, tracked, span, abortSignal)).then(
+        (answer) => {
+          span.setAttribute('waggle.agent.run.status', 'completed');
+          span.end();
+          return answer;
+        },
+        (error: unknown) => {
+          // A cancel is the caller's choice, not a failure of the run.
+          span.setAttribute('waggle.agent.run.status', tracked.cancelled ? 'cancelled' : 'failed');
+          if (tracked.cancelled) span.end();
+          else failSpan(span, error);
+          throw error;
+        },
+      );
+    });
   }
 
-  private async invokeTracked(request: AgentRunRequest, tracked: TrackedRun, abortSignal?: AbortSignal): Promise<AgentInvokeResponse> {
+  private async invokeTracked(
+    request: AgentRunRequest,
+    tracked: TrackedRun,
+    span: Span,
+    abortSignal?: AbortSignal,
+  ): Promise<AgentInvokeResponse> {
     const run = await this.prepare(request);
+    agentNamed(span, run);
     const started = Date.now();
     let result: LoopResult;
     try {
@@ -168,17 +241,22 @@ export class AgentRunner {
    * The run as events. Refusals end the observable with the error before any event (the
    * gateway answers them as JSON); a provider failure afterwards is one `error` event. When
    * the client leaves, the run is cancelled silently: no event, no failed run, no usage,
-   * unless the answer was already complete and recorded.
+   * unless the answer was already complete and recorded. The run's span ends when the run
+   * settles, whether the stream ended, failed or was left (the client's leaving aborts the run).
    */
   stream(request: AgentRunRequest): Observable<AgentStreamEvent> {
     return new Observable<AgentStreamEvent>((subscriber) => {
       const tracked = this.cancellation.track(request.request_id);
+      const { span, run: inRunSpan } = startRunSpan(request);
       let status: RunStatus = 'failed';
+      /** The failure the stream ended with (an error event), for the span. */
+      let failure: WaggleException | undefined;
       const emit = (event: AgentStreamEvent) => {
         if (!tracked.signal.aborted) subscriber.next(event);
       };
       const execute = async () => {
         const run = await this.prepare(request);
+        agentNamed(span, run);
         const started = Date.now();
         // The model that answered: a fallback's id once one has (nothing is sent before a model answers).
         const model = () => run.models.route.modelId;
@@ -216,7 +294,7 @@ export class AgentRunner {
             status = 'cancelled';
             return;
           }
-          const failure = this.failed(run, error, started);
+          failure = this.failed(run, error, started);
           emit(streamErrorEvent(request.request_id, failure, failure.code === 'provider_error' ? run.models.route.provider : undefined));
           return;
         }
@@ -224,7 +302,7 @@ export class AgentRunner {
         try {
           await this.complete(run, result, started);
         } catch (error) {
-          const failure = error instanceof WaggleException ? error : new WaggleException('agent_completion_persistence_failed');
+          failure = error instanceof WaggleException ? error : new WaggleException('agent_completion_persistence_failed');
           emit(streamErrorEvent(request.request_id, failure));
           return;
         }
@@ -236,11 +314,19 @@ export class AgentRunner {
           stop_reason: result.stopReason,
         });
       };
-      execute()
+      inRunSpan(execute)
         .finally(() => tracked.done(status))
         .then(
-          () => subscriber.complete(),
-          (error: unknown) => subscriber.error(error),
+          () => {
+            span.setAttribute('waggle.agent.run.status', status);
+            if (failure) failSpan(span, failure);
+            else span.end();
+            subscriber.complete();
+          },
+          (error: unknown) => {
+            failSpan(span, error);
+            subscriber.error(error);
+          },
         );
       return () => tracked.done();
     });
@@ -381,7 +467,7 @@ export class AgentRunner {
         // Calls past the cap in the same turn are answered, not run.
         const { observation, isError } =
           records.length < run.maxToolCalls
-            ? await run.tools.run(call, signal ?? new AbortController().signal)
+            ? await runTool(run.tools, call, signal ?? new AbortController().signal)
             : { observation: { error: `The limit of ${run.maxToolCalls} tool calls for this run was reached.` }, isError: true };
         if (signal?.aborted) throw signal.reason;
         const record: ToolCallRecord = {

@@ -10,6 +10,8 @@ import type { StoredTurn } from './conversation';
 export interface RunnableAgent {
   id: string;
   workspaceId: string;
+  /** Its name, as a run's span names it (invoke_agent {name}). */
+  name: string;
   llmModel: string;
   instructionPrompt: string | null;
   temperature: number | null;
@@ -49,7 +51,7 @@ export interface FinishedTurn {
 /** Stored turns read back at most (newest kept); windowing to the model's context cuts further. */
 export const MAX_STORED_TURNS_READ = 400;
 
-const AGENT_COLUMNS = `id, workspace_id AS "workspaceId", llm_model AS "llmModel", instruction_prompt AS "instructionPrompt", temperature,
+const AGENT_COLUMNS = `id, workspace_id AS "workspaceId", name, llm_model AS "llmModel", instruction_prompt AS "instructionPrompt", temperature,
   max_token AS "maxToken", max_thinking_token AS "maxThinkingToken", provider_prompt_cache_ttl AS "providerPromptCacheTtl",
   reasoning_effort AS "reasoningEffort", tool_choice AS "toolChoice", max_tool_calls AS "maxToolCalls",
   fallbacks, response_format AS "responseFormat",

@@ -1,5 +1,6 @@
 import type { KnowledgeBaseSearchChunk, KnowledgeBaseSearchType } from '@waggle/contracts';
 import type { EntityManager } from 'typeorm';
+import type { SearchLegs } from './search-legs';
 
 /** What the index needs to know of a knowledge base. */
 export interface IndexedKnowledgeBase {
@@ -33,6 +34,8 @@ export interface ChunkSearch {
   limit: number;
   /** 0 to 1: chunks whose `score` is below are left out. */
   threshold: number;
+  /** Where the search's legs are timed, when its span is recorded. */
+  legs?: SearchLegs;
 }
 
 export interface IndexedItemResult {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { KnowledgeBaseSearchChunk } from '@waggle/contracts';
 import { WaggleException, type ErrorDetail } from '@waggle/errors';
 import { LOCAL_EMBEDDING_MODELS } from '@waggle/providers';
+import { inSpan } from '@waggle/telemetry';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ChunkEmbedder } from './chunk-embedder';
 import {
@@ -24,6 +25,7 @@ import {
   topByScore,
   type FusionWeights,
 } from './scoring';
+import { timedLeg, type SearchLegs } from './search-legs';
 import { HNSW_MAX_DIMENSIONS, quoteIdentifier, type VectorPath } from './vector-path';
 
 export interface SqlChunkIndexOptions {
@@ -118,39 +120,45 @@ export class SqlChunkIndex extends ChunkIndex {
     signal?: AbortSignal,
   ): Promise<IndexedItemResult> {
     signal?.throwIfAborted();
-    const vectors =
+    // Two phases, each a span of the item's ingestion: every chunk embedded (the batches in
+    // order), then everything written in one transaction.
+    const vectors = await inSpan('embed', { 'waggle.ingest.chunks': chunks.length }, async () =>
       chunks.length > 0
-        ? await this.embedder.embed(
+        ? this.embedder.embed(
             knowledgeBase.embedding_model,
             chunks.map((chunk) => chunk.content),
             signal,
           )
-        : [];
+        : [],
+    );
     const dimensions = this.checkVectors(knowledgeBase, vectors, chunks.length);
-    if (vectors.length > 0) await this.ensureVectorIndex(dimensions);
-    signal?.throwIfAborted();
-    const ids = chunks.map(() => randomUUID());
-    const result: IndexedItemResult = { chunks: chunks.length, dimensions };
-    await this.dataSource.transaction(async (manager) => {
-      await this.deleteItemRows(manager, knowledgeBase.id, item.id);
-      if (chunks.length > 0) {
-        await this.insertChunks(manager, knowledgeBase, item, chunks, ids);
-        await this.insertVectors(manager, knowledgeBase.id, ids, vectors, dimensions);
-      }
+    return inSpan('index', { 'waggle.ingest.chunks': chunks.length }, async () => {
+      if (vectors.length > 0) await this.ensureVectorIndex(dimensions);
       signal?.throwIfAborted();
-      await complete(manager, result);
+      const ids = chunks.map(() => randomUUID());
+      const result: IndexedItemResult = { chunks: chunks.length, dimensions };
+      await this.dataSource.transaction(async (manager) => {
+        await this.deleteItemRows(manager, knowledgeBase.id, item.id);
+        if (chunks.length > 0) {
+          await this.insertChunks(manager, knowledgeBase, item, chunks, ids);
+          await this.insertVectors(manager, knowledgeBase.id, ids, vectors, dimensions);
+        }
+        signal?.throwIfAborted();
+        await complete(manager, result);
+      });
+      return result;
     });
-    return result;
   }
 
   async search(knowledgeBase: IndexedKnowledgeBase, search: ChunkSearch): Promise<KnowledgeBaseSearchChunk[]> {
     let ranked: Array<{ id: string; score: number; fullText: number | null; vector: number | null }>;
+    const legs = search.legs;
     if (search.type === 'full_text') {
-      const found = await this.fullTextRanking(knowledgeBase.id, search.query, search.limit, null);
+      const found = await timedLeg(legs, 'keyword', () => this.fullTextRanking(knowledgeBase.id, search.query, search.limit, null));
       ranked = found.map(({ id, score }) => ({ id, score, fullText: score, vector: null }));
     } else if (search.type === 'vector') {
-      const query = await this.queryVector(knowledgeBase, search.query);
-      const found = query ? await this.vectorRanking(knowledgeBase.id, query, search.limit) : [];
+      const query = await this.queryVector(knowledgeBase, search.query, legs);
+      const found = query ? await timedLeg(legs, 'vector', () => this.vectorRanking(knowledgeBase.id, query, search.limit)) : [];
       ranked = found.map(({ id, score }) => ({ id, score, fullText: null, vector: score }));
     } else {
       ranked = await this.hybridRanking(knowledgeBase, search);
@@ -194,11 +202,12 @@ export class SqlChunkIndex extends ChunkIndex {
   /** Both sides' candidates fused; each chunk kept gets the other side's score too. */
   private async hybridRanking(knowledgeBase: IndexedKnowledgeBase, search: ChunkSearch) {
     const candidates = Math.max(search.limit, this.options.hybridCandidates);
+    const legs = search.legs;
     const [fullText, vector] = await Promise.all([
-      this.fullTextRanking(knowledgeBase.id, search.query, candidates, null),
-      this.queryVector(knowledgeBase, search.query).then(async (query) => ({
+      timedLeg(legs, 'keyword', () => this.fullTextRanking(knowledgeBase.id, search.query, candidates, null)),
+      this.queryVector(knowledgeBase, search.query, legs).then(async (query) => ({
         query,
-        found: query ? await this.vectorRanking(knowledgeBase.id, query, candidates) : [],
+        found: query ? await timedLeg(legs, 'vector', () => this.vectorRanking(knowledgeBase.id, query, candidates)) : [],
       })),
     ]);
     const local = LOCAL_EMBEDDING_MODELS[knowledgeBase.embedding_model] !== undefined;
@@ -211,9 +220,12 @@ export class SqlChunkIndex extends ChunkIndex {
     const vectorScores = new Map(vector.found.map((entry) => [entry.id, entry.score]));
     const missingFullText = fused.filter((entry) => !fullTextScores.has(entry.id)).map((entry) => entry.id);
     const missingVector = fused.filter((entry) => !vectorScores.has(entry.id)).map((entry) => entry.id);
+    const query = vector.query;
     const [moreFullText, moreVector] = await Promise.all([
-      missingFullText.length > 0 ? this.fullTextRanking(knowledgeBase.id, search.query, missingFullText.length, missingFullText) : [],
-      missingVector.length > 0 && vector.query ? this.vectorScores(knowledgeBase.id, vector.query, missingVector) : [],
+      missingFullText.length > 0
+        ? timedLeg(legs, 'keyword', () => this.fullTextRanking(knowledgeBase.id, search.query, missingFullText.length, missingFullText))
+        : [],
+      missingVector.length > 0 && query ? timedLeg(legs, 'vector', () => this.vectorScores(knowledgeBase.id, query, missingVector)) : [],
     ]);
     for (const entry of moreFullText) fullTextScores.set(entry.id, entry.score);
     for (const entry of moreVector) vectorScores.set(entry.id, entry.score);
@@ -231,9 +243,9 @@ export class SqlChunkIndex extends ChunkIndex {
   }
 
   /** The query's vector, or null when the knowledge base has no vectors yet. */
-  private async queryVector(knowledgeBase: IndexedKnowledgeBase, query: string): Promise<number[] | null> {
+  private async queryVector(knowledgeBase: IndexedKnowledgeBase, query: string, legs?: SearchLegs): Promise<number[] | null> {
     if (knowledgeBase.embedding_dimensions === null) return null;
-    const [vector] = await this.embedder.embed(knowledgeBase.embedding_model, [query]);
+    const [vector] = await timedLeg(legs, 'embed', () => this.embedder.embed(knowledgeBase.embedding_model, [query]));
     this.checkVectors(knowledgeBase, [vector], 1);
     return vector;
   }

@@ -50,7 +50,8 @@ export class DocumentSource {
     });
   }
 
-  async text(item: KnowledgeBaseItemEntity, signal?: AbortSignal): Promise<string> {
+  /** The item's text, and the document's type as detected (pdf, markdown, docx…). */
+  async text(item: KnowledgeBaseItemEntity, signal?: AbortSignal): Promise<{ text: string; type: string }> {
     const document = item.itemType === 'asset' ? await this.fromAsset(item) : await this.fromUrl(item, signal);
     const detected = await detectDocumentType(document.bytes, document.hints);
     let text: string;
@@ -61,7 +62,7 @@ export class DocumentSource {
       throw error;
     }
     if (text.trim() === '') throw new UnreadableDocument('The document has no text to index');
-    return text;
+    return { text, type: detected.type };
   }
 
   private async fromUrl(item: KnowledgeBaseItemEntity, signal?: AbortSignal) {

@@ -2,9 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { QueueNames, type KnowledgeBaseIngestJob } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { APP_ENV, isTransientFailure, QueueProcessor, QueueWorker, type RequestContextStore } from '@waggle/platform';
+import { failSpan, inSpan, startSpan } from '@waggle/telemetry';
+import type { Span } from '@opentelemetry/api';
 import type { Job } from 'bullmq';
 import { ChunkIndex } from '../index/chunk-index';
 import type { KnowledgeBaseEnv } from '../config/knowledge-base.env';
+import type { KnowledgeBaseItemEntity } from '../knowledge-bases/entities/knowledge-base-item.entity';
+import type { KnowledgeBaseEntity } from '../knowledge-bases/entities/knowledge-base.entity';
 import { KnowledgeBasesRepository } from '../knowledge-bases/knowledge-bases.repository';
 import { chunkText } from './chunker';
 import { DocumentSource, UnreadableDocument } from './document-source';
@@ -22,6 +26,16 @@ function itemError(error: unknown): string {
 }
 
 /**
+ * Ends an ingestion's span as failed: a Waggle error by its code, anything else by its class
+ * only (a fetch failure's message may name the document's URL, which a span never carries).
+ */
+function failIngestSpan(span: Span, error: unknown): void {
+  if (error instanceof WaggleException) return failSpan(span, error);
+  span.setAttribute('error.type', error instanceof Error ? error.name : 'unknown');
+  failSpan(span, undefined);
+}
+
+/**
  * Ingests knowledge base items (queue `knowledge-base-ingest`, job id = item id): the item
  * `running`, its document fetched and read, chunked token-aware, and handed to the index,
  * which embeds the chunks and writes them in one transaction with the item's completion.
@@ -32,6 +46,9 @@ function itemError(error: unknown): string {
  * item is failed with its error and the job is dead-lettered, so a replay can ingest it once
  * the cause is mended (IngestDeadLetters reopens the item). An item whose knowledge base was
  * deleted is left to the cleanup.
+ *
+ * Each attempt at an item is one span (`ingest {item id}`), its phases its children: `parse`
+ * (the document fetched or staged, and read), `chunk`, then `embed` and `index` (ChunkIndex).
  */
 @Injectable()
 @QueueProcessor(QueueNames.knowledgeBaseIngest)
@@ -61,13 +78,41 @@ export class IngestWorker extends QueueWorker<'knowledge-base-ingest'> {
     if (!knowledgeBase || knowledgeBase.workspaceId !== workspaceId) return;
     const item = await this.repository.findItem(knowledgeBaseId, itemId);
     if (!item || item.runStatus === 'completed' || item.runStatus === 'failed') return;
+    const { span, run } = startSpan(`ingest ${item.id}`, {
+      'waggle.knowledge_base.id': knowledgeBaseId,
+      'waggle.document.id': item.id,
+      'waggle.document.source': item.itemType,
+      'waggle.ingest.attempt': job.attemptsMade + 1,
+    });
+    try {
+      await run(() => this.ingest(job, knowledgeBase, item, span));
+    } catch (error) {
+      failIngestSpan(span, error);
+      throw error;
+    }
+  }
+
+  /** One attempt at the item, in its span: the item failed or completed, or thrown for the queue to try again. */
+  private async ingest(
+    job: Job<KnowledgeBaseIngestJob>,
+    knowledgeBase: KnowledgeBaseEntity,
+    item: KnowledgeBaseItemEntity,
+    span: Span,
+  ): Promise<void> {
+    const knowledgeBaseId = knowledgeBase.id;
     await this.repository.markItem(item.id, { runStatus: 'running', attempt: true });
     const started = performance.now();
     const log = { knowledge_base_id: knowledgeBaseId, item_id: item.id, item_type: item.itemType, attempt: job.attemptsMade + 1 };
     this.logger.log({ ...log, msg: 'knowledge base item ingestion started' });
     try {
-      const text = await this.documents.text(item);
-      const chunks = chunkText(text, { maxTokens: this.env.KB_CHUNK_TOKENS, overlapTokens: this.env.KB_CHUNK_OVERLAP_TOKENS });
+      const { text, type } = await inSpan('parse', {}, () => this.documents.text(item));
+      span.setAttribute('waggle.document.type', type);
+      const chunks = await inSpan('chunk', {}, async (chunkSpan) => {
+        const made = chunkText(text, { maxTokens: this.env.KB_CHUNK_TOKENS, overlapTokens: this.env.KB_CHUNK_OVERLAP_TOKENS });
+        chunkSpan.setAttribute('waggle.ingest.chunks', made.length);
+        return made;
+      });
+      span.setAttribute('waggle.ingest.chunks', chunks.length);
       const result = await this.index.indexItem(
         {
           id: knowledgeBase.id,
@@ -87,9 +132,13 @@ export class IngestWorker extends QueueWorker<'knowledge-base-ingest'> {
         chunks: result.chunks,
         duration_ms: Math.round(performance.now() - started),
       });
+      span.setAttribute('waggle.ingest.status', 'completed');
+      span.end();
     } catch (error) {
       if (error instanceof KnowledgeBaseGone) {
         this.logger.log({ ...log, msg: 'knowledge base deleted during ingestion; item left to the cleanup' });
+        span.setAttribute('waggle.ingest.status', 'knowledge_base_deleted');
+        span.end();
         return;
       }
       // A document that cannot be read fails at once (its result, not a dead letter); any other
@@ -103,10 +152,15 @@ export class IngestWorker extends QueueWorker<'knowledge-base-ingest'> {
           error: itemError(error),
           duration_ms: Math.round(performance.now() - started),
         });
-        if (unreadable) return;
+        span.setAttribute('waggle.ingest.status', 'failed');
+        if (unreadable) {
+          failIngestSpan(span, error);
+          return;
+        }
         throw error;
       }
       // Back to queued until the next attempt (or the end of the outage).
+      span.setAttribute('waggle.ingest.status', 'retried');
       await this.repository.markItem(item.id, { runStatus: 'queued' }).catch(() => undefined);
       throw error;
     }

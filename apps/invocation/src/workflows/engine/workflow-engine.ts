@@ -14,6 +14,7 @@ import type { StepEnd, StepRecordRow, WorkflowRunRow } from '../runs/workflow-ru
 import { RunFailure } from './run-failure';
 import { StepExecutors, type StepResult } from './step-executors';
 import type { StepRecords } from './step-records';
+import { inRecordSpan, STEP_STATUS, stepAttributes } from './step-spans';
 
 export { cancelledRunFailure, failureText, isRunCancel, RunFailure } from './run-failure';
 
@@ -101,7 +102,14 @@ export class WorkflowEngine {
     const key = `${prefix}${step.id}`;
     this.checkpoint(execution, step.id);
     const previous = execution.previous.get(key);
-    if (step.type === 'condition') return this.runCondition(execution, step, scope, key, prefix, iteration, previous);
+    if (step.type === 'condition') {
+      return inRecordSpan(
+        `step ${step.id}`,
+        stepAttributes(step, previous),
+        () => this.runCondition(execution, step, scope, key, prefix, iteration, previous),
+        STEP_STATUS,
+      );
+    }
     if (previous?.status === 'completed') {
       scope[step.id] = { output: previous.output, error: null } satisfies StepRecordScope;
       execution.totalTokens += previous.tokens;
@@ -125,9 +133,10 @@ export class WorkflowEngine {
 
   /**
    * Starts a step's record, executes it, ends the record, and puts its result in the scope. A
-   * step's failure ends the run unless its `on_error` is `continue`.
+   * step's failure ends the run unless its `on_error` is `continue`. The step's span
+   * (`step {id}`) is active the whole time, so what the step calls is its child.
    */
-  private async recorded(
+  private recorded(
     execution: RunExecution,
     step: WorkflowStep,
     key: string,
@@ -136,6 +145,24 @@ export class WorkflowEngine {
     execute: (inputs: Record<string, unknown>) => Promise<StepResult>,
     resolveInputs: () => Record<string, unknown>,
   ): Promise<void> {
+    return inRecordSpan(
+      `step ${step.id}`,
+      stepAttributes(step, execution.previous.get(key)),
+      () => this.record(execution, step, key, iteration, scope, execute, resolveInputs),
+      STEP_STATUS,
+    );
+  }
+
+  /** The work of `recorded`: answers the failure recorded and continued past, or null when the step completed. */
+  private async record(
+    execution: RunExecution,
+    step: WorkflowStep,
+    key: string,
+    iteration: number | null,
+    scope: WorkflowScope,
+    execute: (inputs: Record<string, unknown>) => Promise<StepResult>,
+    resolveInputs: () => Record<string, unknown>,
+  ): Promise<RunFailure | null> {
     const runId = execution.run.id;
     let inputs: Record<string, unknown> = {};
     let failure: RunFailure | null = null;
@@ -175,19 +202,21 @@ export class WorkflowEngine {
       if (folded) execution.records.finished(start, end, performance.now() - startedAt, step.type === 'prompt');
       else await execution.records.ended(end);
       scope[step.id] = { output: result.output, error: null } satisfies StepRecordScope;
-      return;
+      return null;
     }
     const failed = failure ?? new RunFailure('internal_server_error', { detail: 'workflow_step_error' }, step.id);
     if (folded) execution.records.finished(start, failedEnd(runId, key, failed), performance.now() - startedAt, step.type === 'prompt');
     else await this.endFailed(execution, key, failed);
     if (failed.fatal || step.on_error === 'fail') throw failed;
     scope[step.id] = { output: null, error: failed.message } satisfies StepRecordScope;
+    return failed;
   }
 
   /**
    * A condition: `when` evaluated (the choice is kept in its record's inputs, so a re-run takes
    * the same branch), then the branch's steps in the same scope. Its output is the output of the
    * branch's last step (null for an empty branch or a last step that failed and was continued).
+   * Answers the failure of `when` when it was continued past, else null.
    */
   private async runCondition(
     execution: RunExecution,
@@ -197,7 +226,7 @@ export class WorkflowEngine {
     prefix: string,
     iteration: number | null,
     previous: StepRecordRow | undefined,
-  ): Promise<void> {
+  ): Promise<RunFailure | null> {
     const runId = execution.run.id;
     let decided = previous?.inputs as { result: boolean; branch: 'then' | 'else' } | null | undefined;
     if (!decided || typeof decided.result !== 'boolean') {
@@ -210,7 +239,7 @@ export class WorkflowEngine {
         await this.endFailed(execution, key, failure);
         if (step.on_error === 'fail') throw failure;
         scope[step.id] = { output: null, error: failure.message } satisfies StepRecordScope;
-        return;
+        return failure;
       }
     }
     const finished = previous?.status === 'completed';
@@ -236,6 +265,7 @@ export class WorkflowEngine {
       else await execution.records.ended(end);
     }
     scope[step.id] = { output, error: null } satisfies StepRecordScope;
+    return null;
   }
 
   /**
@@ -288,7 +318,12 @@ export class WorkflowEngine {
     });
   }
 
-  /** One iteration: its own record, then its body with `item` and `index`. Answers its output (null when its last step failed). */
+  /**
+   * One iteration: its own record, then its body with `item` and `index`. Answers its output
+   * (null when its last step failed). An iteration that runs has a span (`iteration {index}`,
+   * child of the loop step's) its steps are children of, whichever of the loop's concurrent
+   * workers runs it.
+   */
   private async runIteration(
     execution: RunExecution,
     step: LoopStep,
@@ -303,19 +338,23 @@ export class WorkflowEngine {
       const recorded = previous.output as { value: unknown } | null;
       return recorded;
     }
-    const runId = execution.run.id;
-    await execution.records.started({ runId, key, stepId: step.id, type: LOOP_ITERATION, iteration: index, inputs: { index, item } });
-    const iterationScope: WorkflowScope = { ...scope, item, index };
-    try {
-      await this.runList(execution, step.steps, iterationScope, `${key}.`, index);
-    } catch (error) {
-      const failure = RunFailure.of(error, step.id);
-      await this.endFailed(execution, key, failure);
-      throw failure;
-    }
-    const last = iterationScope[step.steps[step.steps.length - 1].id] as StepRecordScope | undefined;
-    const output = last && last.error === null ? { value: last.output } : null;
-    await execution.records.ended({ runId, key, status: 'completed', output, error: null, errorCode: null, tokens: 0, modelCalls: 0 });
+    let output: { value: unknown } | null = null;
+    await inRecordSpan(`iteration ${index}`, { 'waggle.workflow.loop.index': index }, async () => {
+      const runId = execution.run.id;
+      await execution.records.started({ runId, key, stepId: step.id, type: LOOP_ITERATION, iteration: index, inputs: { index, item } });
+      const iterationScope: WorkflowScope = { ...scope, item, index };
+      try {
+        await this.runList(execution, step.steps, iterationScope, `${key}.`, index);
+      } catch (error) {
+        const failure = RunFailure.of(error, step.id);
+        await this.endFailed(execution, key, failure);
+        throw failure;
+      }
+      const last = iterationScope[step.steps[step.steps.length - 1].id] as StepRecordScope | undefined;
+      output = last && last.error === null ? { value: last.output } : null;
+      await execution.records.ended({ runId, key, status: 'completed', output, error: null, errorCode: null, tokens: 0, modelCalls: 0 });
+      return null;
+    });
     return output;
   }
 

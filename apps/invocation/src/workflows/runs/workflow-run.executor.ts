@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { nestedMessage, WaggleException } from '@waggle/errors';
 import { APP_ENV, isTransientFailure } from '@waggle/platform';
+import { failSpan, startSpan } from '@waggle/telemetry';
 import { randomUUID } from 'node:crypto';
 import type { InvocationEnv } from '../../config/invocation.env';
 import { WorkflowDeploymentsService } from '../deployments/workflow-deployments.service';
@@ -41,8 +42,30 @@ export class WorkflowRunExecutor {
    * throws, after giving the lease back so the next attempt need not wait for it to lapse.
    * `cancel` (RunCancellation's signal of the run) stops it: no further step, running steps
    * aborted, and the state is `cancelled` with what the steps so far used.
+   *
+   * The execution is one span (`workflow {deployment}`), the steps' spans its children, with the
+   * state it answers as `waggle.workflow.run.status` (a failed run's span has ERROR status and
+   * the failure's code; `lease_lost` when the run was left to whoever took it over).
    */
   async execute(run: WorkflowRunRow, cancel?: AbortSignal): Promise<TerminalState | null> {
+    const { span, run: inRunSpan } = startSpan(`workflow ${run.deployment_name}`, {
+      'waggle.workflow.run.id': run.id,
+      'waggle.workflow.id': run.deployment_id,
+    });
+    let state: TerminalState | null;
+    try {
+      state = await inRunSpan(() => this.executeRun(run, cancel));
+    } catch (error) {
+      failSpan(span, error);
+      throw error;
+    }
+    span.setAttribute('waggle.workflow.run.status', state?.status ?? 'lease_lost');
+    if (state?.status === 'failed') failSpan(span, state, state.errorCode ?? undefined);
+    else span.end();
+    return state;
+  }
+
+  private async executeRun(run: WorkflowRunRow, cancel?: AbortSignal): Promise<TerminalState | null> {
     const id = run.id;
     const controller = new AbortController();
     const onCancel = () => controller.abort(cancelledRunFailure());
