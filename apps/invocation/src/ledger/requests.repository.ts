@@ -81,8 +81,8 @@ export class RequestsRepository {
     for (const record of records) {
       const kept = latest.get(record.request_id);
       if (kept && TERMINAL_RUN_STATUSES.includes(kept.status)) continue;
-      // As the statement keeps a stored trace id, a batch keeps its earlier state's.
-      latest.set(record.request_id, kept?.trace_id && !record.trace_id ? { ...record, trace_id: kept.trace_id } : record);
+      // As the statement keeps a stored trace id, a batch keeps its earliest state's.
+      latest.set(record.request_id, kept?.trace_id ? { ...record, trace_id: kept.trace_id } : record);
     }
     if (latest.size === 0) return;
     const rows = [...latest.values()].map((record) => Object.fromEntries(COLUMNS.map(([column, , value]) => [column, value(record)])));

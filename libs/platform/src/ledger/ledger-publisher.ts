@@ -123,7 +123,7 @@ export class LedgerPublisher implements OnModuleInit {
    */
   save(record: LedgerRecord): void {
     const id = record.request_id;
-    if (record.trace_id === undefined) record = { ...record, trace_id: this.pendingRecord(id)?.trace_id ?? activeTraceId() };
+    if (!record.trace_id) record = { ...record, trace_id: this.pendingRecord(id)?.trace_id || activeTraceId() };
     if (!this.dirty.has(id) && !this.publishing.has(id) && this.pending >= this.settings.maxPendingRecords) {
       this.deadLetter(
         record,
