@@ -22,6 +22,8 @@ import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import { createDispatcherApp } from '../src/bootstrap';
 import { CallbackDispatcherEnv } from '../src/config/callback-dispatcher.env';
+// The switch startTelemetry flips is internal to the library on purpose; a test that records spans in process flips it itself.
+// eslint-disable-next-line @nx/enforce-module-boundaries
 import { setSpansRecorded } from '../../../libs/telemetry/src/spans';
 import { CallbackReceiver, type Behaviour } from './callback-receiver';
 
