@@ -79,7 +79,7 @@ export interface LedgerRecord {
   /**
    * The W3C trace id (32 hex digits) of the client request that started the run, so an
    * operator goes from a record to its trace. Stamped by LedgerPublisher.save from the active
-   * trace when a publisher leaves it out; null for a run recorded outside any trace.
+   * trace when a publisher leaves it out; absent (or null, as stored) for a run recorded outside any trace.
    */
   trace_id?: string | null;
 }

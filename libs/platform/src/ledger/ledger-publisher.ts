@@ -119,11 +119,15 @@ export class LedgerPublisher implements OnModuleInit {
    * Records the record's current state (call again after every change). A record without a
    * `trace_id` gets its earlier state's, else the active trace's: runs are recorded inside the
    * client's trace (the NATS hop and BullMQ's job telemetry carry it), so no publisher has to
-   * pass it, and the ledger's owner keeps the first one it stored.
+   * pass it, and the ledger's owner keeps the first one it stored. Outside any trace the
+   * record goes as it is.
    */
   save(record: LedgerRecord): void {
     const id = record.request_id;
-    if (!record.trace_id) record = { ...record, trace_id: this.pendingRecord(id)?.trace_id || activeTraceId() };
+    if (!record.trace_id) {
+      const traceId = this.pendingRecord(id)?.trace_id || activeTraceId();
+      if (traceId) record = { ...record, trace_id: traceId };
+    }
     if (!this.dirty.has(id) && !this.publishing.has(id) && this.pending >= this.settings.maxPendingRecords) {
       this.deadLetter(
         record,
