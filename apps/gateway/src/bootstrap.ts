@@ -17,7 +17,7 @@ import { buildPublicOpenApiDocument } from './openapi/openapi-document';
 import { OpenApiDocumentHolder } from './openapi/openapi.controller';
 
 /** The W3C trace context header every answer carries (see answerWithTraceparent). */
-export const TRACEPARENT_HEADER = 'traceparent';
+const TRACEPARENT_HEADER = 'traceparent';
 
 function startRequest(request: Request, response: Response, next: NextFunction): void {
   requestContext.run({ requestId: newRequestId() }, runInTraceContext, request, () => answerWithTraceparent(response, next));

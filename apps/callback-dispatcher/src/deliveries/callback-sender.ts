@@ -29,8 +29,9 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
 
 /**
  * Sends one signed attempt through the guarded dispatcher, with the active trace context, and
- * never throws: every way an attempt can go is an AttemptResult. `undici.request` follows no redirects, so a 3xx is
- * an answer like any other non-2xx (and cannot lead the request to an unchecked host).
+ * never throws: every way an attempt can go is an AttemptResult. `undici.request` follows no
+ * redirects, so a 3xx is an answer like any other non-2xx (and cannot lead the request to an
+ * unchecked host).
  */
 export class CallbackSender {
   constructor(
