@@ -12,6 +12,7 @@ import {
   waitUntilLive,
   type AppProcess,
 } from '@waggle/testing';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -365,6 +366,7 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
       'requestable_type',
       'started_at',
       'status',
+      'trace_id',
     ]);
     expect(body).toMatchObject({
       request_id: requestId,
@@ -387,6 +389,86 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
     });
     const unknown = await fetch(`${gateway}/v1/public/requests/req_${'0'.repeat(32)}`, { headers: { authorization: `Bearer ${key}` } });
     expect(unknown.status).toBe(404);
+  });
+
+  /** A `traceparent` as the gateway answers it (W3C traceresponse): its trace, its own span, flags. */
+  const answeredTrace = (response: Response) => {
+    const header = response.headers.get('traceparent') ?? '';
+    const [, traceId, spanId, flags] = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(header) ?? [];
+    expect({ header, valid: traceId !== undefined && !/^0+$/.test(traceId) && !/^0+$/.test(spanId ?? '0') }).toEqual({
+      header,
+      valid: true,
+    });
+    return { traceId, spanId, flags };
+  };
+
+  it("answers every kind of response with a traceparent in the caller's trace: success, stream, errors, health", async () => {
+    const caller = { traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex') };
+    const traceparent = `00-${caller.traceId}-${caller.spanId}-01`;
+    const post = (body: string, apiKey = key) =>
+      fetch(`${gateway}/v1/prompt/invoke`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', traceparent },
+        body,
+      });
+    const valid = (extra: Record<string, unknown> = {}) =>
+      JSON.stringify({ deployment: 'helper', variant: 'default', inputs: { question: 'traced' }, ...extra });
+    const answers: Array<[string, number, Response]> = [
+      ['success', 200, await post(valid())],
+      ['stream', 200, await post(valid({ streaming: true }))],
+      ['no API key', 401, await fetch(`${gateway}/v1/models`, { headers: { traceparent } })],
+      ['unknown API key', 401, await post(valid(), `wgl_${randomBytes(20).toString('hex')}`)],
+      ['unrouted', 404, await fetch(`${gateway}/v1/no-such-route`, { headers: { traceparent } })],
+      ['body too large', 413, await post(valid({ inputs: { question: 'x'.repeat(5 * 1024 * 1024) } }))],
+      ['invalid body', 422, await post(JSON.stringify({ variant: 'default' }))],
+      ['provider failure', 502, await post(valid({ variant: 'broken' }))],
+      ['health', 200, await fetch(`${gateway}/health/live`, { headers: { traceparent } })],
+    ];
+    for (const [kind, status, response] of answers) {
+      await response.arrayBuffer();
+      const answered = answeredTrace(response);
+      expect({ kind, status: response.status, traceId: answered.traceId }).toEqual({ kind, status, traceId: caller.traceId });
+      // The gateway's own span, a child of the caller's; no span is recorded without an exporter.
+      expect({ kind, spanId: answered.spanId === caller.spanId, flags: answered.flags }).toEqual({ kind, spanId: false, flags: '00' });
+    }
+    expect(answers[1][2].headers.get('content-type')).toMatch(/^text\/event-stream/);
+
+    // Without a caller's trace: a trace of its own, a probe too.
+    const alone = [
+      await invoke({ deployment: 'helper', variant: 'default', inputs: { question: 'alone' } }),
+      await fetch(`${gateway}/health/ready`),
+    ];
+    for (const response of alone) {
+      await response.arrayBuffer();
+      expect(answeredTrace(response).traceId).not.toBe(caller.traceId);
+    }
+  });
+
+  it("records the run's trace id in the ledger: the lookup's trace_id is the traceparent's trace id", async () => {
+    const caller = randomBytes(16).toString('hex');
+    const traced = await fetch(`${gateway}/v1/prompt/invoke`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        traceparent: `00-${caller}-${randomBytes(8).toString('hex')}-01`,
+      },
+      body: JSON.stringify({ deployment: 'helper', variant: 'default', inputs: { question: 'trace me' } }),
+    });
+    const untraced = await invoke({ deployment: 'helper', variant: 'default', streaming: true, inputs: { question: 'trace me too' } });
+    const runs = [
+      { traceId: answeredTrace(traced).traceId, requestId: ((await traced.json()) as { request_id: string }).request_id },
+      {
+        traceId: answeredTrace(untraced).traceId,
+        requestId: ((await collectSse(untraced)) as Array<{ request_id: string }>)[0].request_id,
+      },
+    ];
+    expect(runs[0].traceId).toBe(caller);
+    for (const run of runs)
+      await expectEventually(async () => {
+        const lookup = await fetch(`${gateway}/v1/public/requests/${run.requestId}`, { headers: { authorization: `Bearer ${key}` } });
+        expect(await lookup.json()).toMatchObject({ request_id: run.requestId, status: 'completed', trace_id: run.traceId });
+      });
   });
 
   it('records what a stream answered', async () => {

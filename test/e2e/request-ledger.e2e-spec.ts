@@ -153,6 +153,8 @@ describe('the request ledger', () => {
       started_at: agentRun.started_at,
       ended_at: agentRun.ended_at,
       data: { response: 'Nothing today.' },
+      // Published outside any trace.
+      trace_id: null,
     });
 
     // The trigger accepted meanwhile is in the ledger too, and runs to completion now.

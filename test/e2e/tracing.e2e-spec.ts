@@ -57,6 +57,64 @@ describe('trace context across the NATS hop', () => {
 });
 
 /**
+ * With an exporter the HTTP instrumentation makes the gateway's server span, and every answer
+ * names it in `traceparent` (W3C traceresponse): a client can quote the very span an operator
+ * finds, sampled flag included.
+ */
+describe('traceparent on answers, with an exporter', () => {
+  const receiver = new OtlpReceiver();
+  let gateway: AppProcess;
+
+  beforeAll(async () => {
+    const endpoint = await receiver.start();
+    gateway = spawnApp('gateway', await freePort(), {
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      LOG_LEVEL: 'warn',
+    });
+    await waitUntilLive(gateway);
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await receiver.stop();
+  });
+
+  it("names the gateway's exported server span, child of the caller's, on a success, a 401 and an unrouted 404", async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const callerSpanId = randomBytes(8).toString('hex');
+    const traceparent = `00-${traceId}-${callerSpanId}-01`;
+    const answers = [
+      await fetch(`${gateway.baseUrl}/v1/public/openapi.json`, { headers: { traceparent } }),
+      // No key at all: refused before anything else is asked.
+      await fetch(`${gateway.baseUrl}/v1/models`, { headers: { traceparent } }),
+      await fetch(`${gateway.baseUrl}/v1/no-such-route`, { headers: { traceparent } }),
+    ];
+    expect(answers.map((response) => response.status)).toEqual([200, 401, 404]);
+    const spanIds = answers.map((response) => {
+      const [, answeredTrace, spanId, flags] =
+        /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(response.headers.get('traceparent') ?? '') ?? [];
+      expect({ answeredTrace, flags }).toEqual({ answeredTrace: traceId, flags: '01' });
+      return spanId;
+    });
+    await expectEventually(
+      () => {
+        const servers = receiver.spans.filter((span) => span.traceId === traceId && span.parentSpanId === callerSpanId);
+        expect(servers.map((span) => span.spanId).sort()).toEqual([...spanIds].sort());
+        expect(servers.every((span) => span.service === 'waggle-gateway' && span.kind === 2)).toBe(true);
+      },
+      { timeoutMs: 10_000, intervalMs: 200 },
+    );
+  });
+
+  it('gives an untraced health probe, which records no span, a traceparent of its own', async () => {
+    const response = await fetch(`${gateway.baseUrl}/health/live`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('traceparent')).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+  });
+});
+
+/**
  * As `npm run up` runs it, with no OTLP endpoint: no span is recorded (nothing would read
  * it), yet the caller's trace id still crosses the NATS hop and reaches the access log.
  */

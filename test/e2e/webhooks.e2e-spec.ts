@@ -250,6 +250,22 @@ describe('prompt webhook triggers and signed callbacks', () => {
     ]);
   });
 
+  it("carries the trigger's trace to its callback (traceparent) and its ledger record (trace_id)", async () => {
+    const response = await trigger(triggerUrl(hooked), validBody('/traced'), hooked.webhook_secret);
+    expect(response.status).toBe(202);
+    const { request_id: requestId } = (await response.json()) as { request_id: string };
+    const [, traceId] = /^00-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/.exec(response.headers.get('traceparent') ?? '') ?? [];
+    expect(traceId).toBeDefined();
+
+    // Through the run's queue job (invocation) and the callback's (the dispatcher), neither of which exports spans.
+    const [callback] = await callbacksOn('/traced');
+    expect(callback.headers.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-0[01]$`));
+    // The signatures do not cover it: a receiver verifies the callback as before.
+    expectSignedWith(callback, hooked.webhook_secret);
+    const lookup = await fetch(`${gateway}/v1/public/requests/${requestId}`, { headers: { authorization: `Bearer ${key}` } });
+    expect(await lookup.json()).toMatchObject({ request_id: requestId, status: 'completed', trace_id: traceId });
+  });
+
   it('accepts ?secret= when the caller cannot set headers, and never logs or traces it', async () => {
     const response = await trigger(`${triggerUrl(hooked)}?secret=${encodeURIComponent(hooked.webhook_secret)}`, validBody('/query'));
     expect(response.status).toBe(202);

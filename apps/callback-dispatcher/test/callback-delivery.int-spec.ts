@@ -8,7 +8,10 @@ import {
   type DeliverySummary,
   type RpcRequest,
 } from '@waggle/contracts';
-import { loadConfig, NatsRpcClient } from '@waggle/platform';
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { loadConfig, NatsRpcClient, queueTelemetry } from '@waggle/platform';
 // Test code is not part of the app: the type:app boundary (no type:testing) is meant for src/.
 import { expectEventually } from '@waggle/testing';
 import { digestWebhookSecret, generateWebhookSecret, SecretSealer, WebhookRegistry, type RegisteredSecret } from '@waggle/webhooks';
@@ -19,6 +22,9 @@ import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import { createDispatcherApp } from '../src/bootstrap';
 import { CallbackDispatcherEnv } from '../src/config/callback-dispatcher.env';
+// The switch startTelemetry flips is internal to the library on purpose; a test that records spans in process flips it itself.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { setSpansRecorded } from '../../../libs/telemetry/src/spans';
 import { CallbackReceiver, type Behaviour } from './callback-receiver';
 
 /**
@@ -90,7 +96,15 @@ describe('callback-dispatcher delivery', () => {
 
   /** A delivery of a prompt run whose deployment is registered with one secret, enqueued as a producer would. */
   async function enqueue(
-    options: { behaviour?: Behaviour; url?: string; secrets?: RegisteredSecret[]; register?: boolean; workspaceId?: string } = {},
+    options: {
+      behaviour?: Behaviour;
+      url?: string;
+      secrets?: RegisteredSecret[];
+      register?: boolean;
+      workspaceId?: string;
+      /** The producer's queue, when not the test's own (one that stores the caller's trace on the job). */
+      through?: Queue<CallbackDeliveryJob>;
+    } = {},
   ): Promise<Delivery> {
     const hex = randomBytes(16).toString('hex');
     const deliveryId = `msg_${hex}`;
@@ -123,7 +137,7 @@ describe('callback-dispatcher delivery', () => {
       owner: { kind: 'prompt_deployment', id: ownerId },
       run_ended_at: new Date().toISOString(),
     };
-    await queue.add('deliver', job, { jobId: deliveryId });
+    await (options.through ?? queue).add('deliver', job, { jobId: deliveryId });
     return { job, secret, path };
   }
 
@@ -423,6 +437,83 @@ describe('callback-dispatcher delivery', () => {
     await settled(job.delivery_id, 'succeeded');
     expect(receiver.to(path)).toHaveLength(2);
     expect((await attemptRows(job.delivery_id)).map((attempt) => attempt.status_code)).toEqual([503, 200]);
+  });
+
+  /**
+   * With spans recorded (an in-memory exporter, as an OTLP one would get them): each attempt is
+   * a `callback delivery` client span in the trace of the run that produced the callback, and
+   * its request carries that span's traceparent, outside both signatures.
+   */
+  describe('trace context', () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    let traced: Queue<CallbackDeliveryJob>;
+
+    beforeAll(() => {
+      provider.register();
+      setSpansRecorded(true);
+      // As a producer service enqueues: BullMQ stores the caller's trace context on the job.
+      traced = new Queue<CallbackDeliveryJob>(QueueNames.callbacks, { connection: queueConnection, prefix, telemetry: queueTelemetry() });
+    });
+
+    afterAll(async () => {
+      await traced?.close();
+      setSpansRecorded(false);
+      await provider.shutdown();
+      trace.disable();
+      context.disable();
+      propagation.disable();
+    });
+
+    it("makes a span per attempt in the run's trace, and sends each attempt's traceparent", async () => {
+      const run = provider.getTracer('test').startSpan('run');
+      const traceId = run.spanContext().traceId;
+      const { job, secret, path } = await context.with(trace.setSpan(context.active(), run), () =>
+        enqueue({ behaviour: (n) => (n === 1 ? { status: 500 } : { status: 200 }), through: traced }),
+      );
+      run.end();
+      await settled(job.delivery_id, 'succeeded');
+
+      const spans = exporter
+        .getFinishedSpans()
+        .filter((span) => span.name === 'callback delivery' && span.attributes['waggle.callback.delivery_id'] === job.delivery_id)
+        .sort((a, b) => Number(a.attributes['waggle.callback.attempt']) - Number(b.attributes['waggle.callback.attempt']));
+      expect(spans.map((span) => ({ traceId: span.spanContext().traceId, kind: span.kind, attributes: span.attributes }))).toEqual([
+        {
+          traceId,
+          kind: SpanKind.CLIENT,
+          attributes: {
+            'waggle.callback.delivery_id': job.delivery_id,
+            'waggle.callback.attempt': 1,
+            'server.address': '127.0.0.1',
+            'http.response.status_code': 500,
+            'waggle.callback.outcome': 'retried',
+          },
+        },
+        {
+          traceId,
+          kind: SpanKind.CLIENT,
+          attributes: {
+            'waggle.callback.delivery_id': job.delivery_id,
+            'waggle.callback.attempt': 2,
+            'server.address': '127.0.0.1',
+            'http.response.status_code': 200,
+            'waggle.callback.outcome': 'delivered',
+          },
+        },
+      ]);
+      expect(spans.map((span) => span.status.code)).toEqual([SpanStatusCode.ERROR, SpanStatusCode.UNSET]);
+
+      const callbacks = receiver.to(path);
+      expect(callbacks.map((callback) => callback.headers.traceparent)).toEqual(
+        spans.map((span) => `00-${traceId}-${span.spanContext().spanId}-01`),
+      );
+      // Not signed: both signatures still verify over the id, time and body alone.
+      for (const callback of callbacks) {
+        expect(new Webhook(secret).verify(callback.rawBody, webhookHeaders(callback.headers))).toEqual(job.body);
+        expect(callback.headers['x-service-signature']).toBe(serviceSignature(secret, callback.rawBody));
+      }
+    });
   });
 
   describe('the delivery log over NATS', () => {

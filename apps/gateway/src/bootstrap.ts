@@ -3,7 +3,8 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createAccessLog, loadConfig, newRequestId, requestContext, StorableInputPipe } from '@waggle/platform';
 import { json, type NextFunction, type Request, type Response } from 'express';
-import { listenForMetrics, runInTraceContext } from '@waggle/telemetry';
+import { listenForMetrics, runInTraceContext, traceresponseOf } from '@waggle/telemetry';
+import { trace } from '@opentelemetry/api';
 import { Logger } from 'nestjs-pino';
 import { GatewayEnv } from './config/gateway.env';
 import { answerMalformedRequestsWithJson } from './errors/client-error.handler';
@@ -15,8 +16,22 @@ import { recordHttpMetrics } from './metrics/http-metrics';
 import { buildPublicOpenApiDocument } from './openapi/openapi-document';
 import { OpenApiDocumentHolder } from './openapi/openapi.controller';
 
-function startRequest(request: Request, _response: Response, next: NextFunction): void {
-  requestContext.run({ requestId: newRequestId() }, runInTraceContext, request, next);
+/** The W3C trace context header every answer carries (see answerWithTraceparent). */
+const TRACEPARENT_HEADER = 'traceparent';
+
+function startRequest(request: Request, response: Response, next: NextFunction): void {
+  requestContext.run({ requestId: newRequestId() }, runInTraceContext, request, () => answerWithTraceparent(response, next));
+}
+
+/**
+ * Every answer (success, error, stream, health) names the trace that served it, as W3C's
+ * traceresponse: the server span's ids, the HTTP instrumentation's when an exporter is set,
+ * runInTraceContext's otherwise. A client quotes it to an operator, or continues the trace.
+ * Set before anything else runs, so no early refusal (401, 413, an unrouted 404) lacks it.
+ */
+function answerWithTraceparent(response: Response, next: NextFunction): void {
+  response.setHeader(TRACEPARENT_HEADER, traceresponseOf(trace.getActiveSpan()?.spanContext()));
+  next();
 }
 
 /** Builds the gateway without listening, so tests can choose how to start it. */

@@ -190,6 +190,13 @@ describe('GET /v1/public/openapi.json', () => {
       expect(events.responses[status].content?.['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBodyDto' });
   });
 
+  it("describes the request lookup's trace_id: the trace of the request that started the run, null for older records", () => {
+    const schema = operationOf('get /v1/public/requests/{id}').responses['200'].content?.['application/json'].schema;
+    const lookup = resolve(schema?.$ref ?? '', document.components.schemas);
+    expect(lookup.properties?.trace_id).toMatchObject({ type: 'string', nullable: true, pattern: '^[0-9a-f]{32}$' });
+    expect(lookup.required).toContain('trace_id');
+  });
+
   it('describes the model listing with the twelve fields', () => {
     const { components } = document;
     expect(Object.keys(components.schemas.PublicModelDto.properties ?? {}).sort()).toEqual([

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { InvocationEnv } from '../src/config/invocation.env';
 import { dataSourceOptions } from '../src/database/data-source';
 import { LedgerModule } from '../src/ledger/ledger.module';
+import { RequestsRepository } from '../src/ledger/requests.repository';
 
 /**
  * The ledger's owner side over its real parts: records published to the JetStream stream (as
@@ -110,6 +111,23 @@ describe('the request ledger consumer', () => {
     const after = record({ status: 'completed' });
     await publish(after);
     await expect(lookup(after.request_id)).resolves.toMatchObject({ status: 'completed' });
+  });
+
+  it('answers the trace id of the request that started the run, kept over later states from other traces, null when none', async () => {
+    const started = 'a'.repeat(32);
+    const run = record({ trace_id: started });
+    await publish(run);
+    // A cancel is another request, with a trace of its own: its state does not replace the run's trace.
+    await publish({ ...run, status: 'cancelled', ended_at: new Date().toISOString(), trace_id: 'b'.repeat(32) });
+    await expect(lookup(run.request_id)).resolves.toMatchObject({ status: 'cancelled', trace_id: started });
+    // Within one write too (two publishers' messages read together), the earliest state's trace stays.
+    const batched = record({ trace_id: started });
+    await app.get(RequestsRepository).upsert([batched, { ...batched, status: 'completed', trace_id: 'b'.repeat(32) }]);
+    await expect(lookup(batched.request_id)).resolves.toMatchObject({ status: 'completed', trace_id: started });
+    // Published outside any trace (and so for every record written before the column existed): null.
+    const untraced = record({ status: 'completed' });
+    await publish(untraced);
+    await expect(lookup(untraced.request_id)).resolves.toMatchObject({ trace_id: null });
   });
 
   it("lists a workspace's runs by user label, with the label", async () => {

@@ -286,6 +286,8 @@ export interface RequestLookup {
   started_at: string | null;
   ended_at: string | null;
   data: Record<string, unknown> | null;
+  /** The trace of the client request that started the run (32 hex digits), null for records older than the field. */
+  trace_id: string | null;
 }
 
 /** The ledger filters: one metadata pair and a time range, newest first. */

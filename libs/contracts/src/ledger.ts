@@ -76,6 +76,12 @@ export interface LedgerRecord {
   usage: Record<string, unknown> | null;
   /** The final response, output or error. */
   data: Record<string, unknown> | null;
+  /**
+   * The W3C trace id (32 hex digits) of the client request that started the run, so an
+   * operator goes from a record to its trace. Stamped by LedgerPublisher.save from the active
+   * trace when a publisher leaves it out; absent (or null, as stored) for a run recorded outside any trace.
+   */
+  trace_id?: string | null;
 }
 
 /** What every accepted webhook trigger job carries (the queue's `PromptTriggerJob`, `AgentTriggerJob`). */

@@ -4,6 +4,6 @@ export { listenForMetrics, serveMetricsRequest } from './metrics';
 export { exportedSeriesNames, RUNTIME_METRIC_NAMES, WAGGLE_METRICS, type WaggleMetricKey } from './metric-names';
 export { createInstruments, secondsSince, waggleMeter, waggleMetrics, type WaggleInstruments } from './waggle-metrics';
 export { waggleResource, waggleVersion } from './resource';
-export { parseTraceparent, runInTraceContext } from './trace-context';
+export { activeTraceId, injectTraceContext, parseTraceparent, runInTraceContext, traceresponseOf } from './trace-context';
 export { failSpan, inSpan, setSpansRecorded, spansRecorded, startSpan, type SpanOptions } from './spans';
 export { genAiContentCaptured, GenAiSpanProcessor, setGenAiContentCaptured } from './gen-ai';

@@ -1,7 +1,14 @@
-import { context, ROOT_CONTEXT, trace, TraceFlags, type TextMapGetter } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { context, INVALID_SPAN_CONTEXT, propagation, ROOT_CONTEXT, trace, TraceFlags, type TextMapGetter } from '@opentelemetry/api';
+import { TraceState, W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { parseTraceparent, runInTraceContext, setManualHttpTraceContext } from './trace-context';
+import {
+  activeTraceId,
+  injectTraceContext,
+  parseTraceparent,
+  runInTraceContext,
+  setManualHttpTraceContext,
+  traceresponseOf,
+} from './trace-context';
 
 const getter: TextMapGetter<IncomingHttpHeaders> = {
   keys: (headers) => Object.keys(headers),
@@ -72,5 +79,63 @@ describe('the trace context of a request without an exporter', () => {
     expect(activeSpanContext(request('/v1/invoke'))).toMatchObject({ traceId: expect.stringMatching(/^[0-9a-f]{32}$/) });
     expect(activeSpanContext(request('/health/ready'))).toBeUndefined();
     expect(activeSpanContext(request('/health/ready', { traceparent: `00-${traceId}-${spanId}-01` }))).toMatchObject({ traceId });
+  });
+});
+
+describe('the trace context an answer and a callback carry', () => {
+  const TRACEPARENT_FORMAT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+  beforeAll(() => {
+    const { AsyncLocalStorageContextManager } = jest.requireActual<typeof import('@opentelemetry/context-async-hooks')>(
+      '@opentelemetry/context-async-hooks',
+    );
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  });
+  afterAll(() => context.disable());
+
+  const inTrace = <T>(work: () => T, traceFlags = TraceFlags.SAMPLED, traceState?: string): T =>
+    context.with(
+      trace.setSpan(
+        ROOT_CONTEXT,
+        trace.wrapSpanContext({ traceId, spanId, traceFlags, ...(traceState && { traceState: new TraceState(traceState) }) }),
+      ),
+      work,
+    );
+
+  it("answers with the serving span's ids and flags", () => {
+    expect(traceresponseOf({ traceId, spanId, traceFlags: TraceFlags.SAMPLED })).toBe(`00-${traceId}-${spanId}-01`);
+    expect(traceresponseOf({ traceId, spanId, traceFlags: TraceFlags.NONE })).toBe(`00-${traceId}-${spanId}-00`);
+  });
+
+  it('answers with a fresh unsampled pair when no span served the request', () => {
+    for (const span of [undefined, { traceId: '0'.repeat(32), spanId: '0'.repeat(16), traceFlags: 0 }]) {
+      const [, freshTrace, freshSpan, flags] = TRACEPARENT_FORMAT.exec(traceresponseOf(span)) ?? [];
+      expect(freshTrace).not.toBe('0'.repeat(32));
+      expect(freshSpan).not.toBe('0'.repeat(16));
+      expect(flags).toBe('00');
+    }
+  });
+
+  it('reads the active trace id, or null outside a trace', () => {
+    expect(activeTraceId()).toBeNull();
+    expect(inTrace(activeTraceId)).toBe(traceId);
+  });
+
+  it('puts traceparent and tracestate on outgoing headers, never baggage', () => {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    const withBaggage = propagation.setBaggage(ROOT_CONTEXT, propagation.createBaggage({ secret: { value: 'do not send' } }));
+    inTrace(
+      () => injectTraceContext(headers, trace.setSpan(withBaggage, trace.getActiveSpan() ?? trace.wrapSpanContext(INVALID_SPAN_CONTEXT))),
+      TraceFlags.NONE,
+      'rojo=00f067aa0ba902b7',
+    );
+    expect(headers).toEqual({
+      'content-type': 'application/json',
+      traceparent: `00-${traceId}-${spanId}-00`,
+      tracestate: 'rojo=00f067aa0ba902b7',
+    });
+    const outside: Record<string, string> = {};
+    injectTraceContext(outside);
+    expect(outside).toEqual({});
   });
 });

@@ -1,5 +1,15 @@
-import { context, propagation, ROOT_CONTEXT, trace, TraceFlags, type Context, type SpanContext } from '@opentelemetry/api';
-import { TraceState } from '@opentelemetry/core';
+import {
+  context,
+  defaultTextMapSetter,
+  isSpanContextValid,
+  propagation,
+  ROOT_CONTEXT,
+  trace,
+  TraceFlags,
+  type Context,
+  type SpanContext,
+} from '@opentelemetry/api';
+import { TraceState, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { RandomIdGenerator } from '@opentelemetry/sdk-trace-base';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 
@@ -70,4 +80,33 @@ export function runInTraceContext(request: IncomingMessage, next: () => void): v
     ...(parent?.traceState && { traceState: parent.traceState }),
   });
   context.with(trace.setSpan(parentContext, span), next);
+}
+
+/**
+ * The `traceparent` a server answers with (W3C Trace Context Level 2's traceresponse): the
+ * trace id and span id of the span that served the request and its flags, so a client can
+ * quote the trace to an operator or continue it. With no span (an untraced probe, a request
+ * Node refused before it had one) a fresh unsampled pair, so every answer carries one.
+ */
+export function traceresponseOf(span: SpanContext | undefined): string {
+  if (!span || !isSpanContextValid(span)) return `00-${ids.generateTraceId()}-${ids.generateSpanId()}-00`;
+  return `00-${span.traceId}-${span.spanId}-${(span.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
+}
+
+/** The trace id of the active span (32 hex digits), or null outside any trace: what the ledger records of a run. */
+export function activeTraceId(): string | null {
+  const span = trace.getSpanContext(context.active());
+  return span && isSpanContextValid(span) ? span.traceId : null;
+}
+
+const w3cTraceContext = new W3CTraceContextPropagator();
+
+/**
+ * Adds the active trace context (`traceparent`, and `tracestate` when there is one) to an
+ * outgoing request's headers, so a receiver outside Waggle (a callback's) can continue the
+ * trace. Only those two: the global propagator would add `baggage` too, which is the caller's
+ * to send, not ours. Works with a non-recording span (no exporter): it still has its ids.
+ */
+export function injectTraceContext(headers: Record<string, string>, from: Context = context.active()): void {
+  w3cTraceContext.inject(from, headers, defaultTextMapSetter);
 }

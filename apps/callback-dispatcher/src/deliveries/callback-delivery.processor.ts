@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DELIVERY_ID_FORMAT, type CallbackDeliveryJob, type DeliveryStatus } from '@waggle/contracts';
-import { waggleMetrics } from '@waggle/telemetry';
+import { SpanKind, SpanStatusCode, type Attributes } from '@opentelemetry/api';
+import { inSpan, spansRecorded, waggleMetrics } from '@waggle/telemetry';
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { CallbackSender, type SentAttempt } from './callback-sender';
 import { DeliveryLogRepository, type DeliveryState } from './delivery-log.repository';
@@ -33,6 +34,31 @@ async function delayJob(job: Job<CallbackDeliveryJob>, timestamp: number, token:
       if (attempt >= 3) throw error;
       await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
     }
+  }
+}
+
+/** One span per attempt, a client span: its HTTP request carries the span's `traceparent`. */
+export const DELIVERY_SPAN = 'callback delivery';
+
+/**
+ * What an attempt's span says from its start: which delivery, which attempt (1-based, the
+ * delivery's count so far + 1) and the receiver's host (never its path or query, which may
+ * carry a token). Its answer's status code and outcome are set when known.
+ */
+function attemptAttributes(data: CallbackDeliveryJob, attempt: number): Attributes {
+  return {
+    'waggle.callback.delivery_id': data.delivery_id,
+    'waggle.callback.attempt': attempt,
+    ...hostAttribute(data.url),
+  };
+}
+
+/** `server.address`: the URL's host without brackets or port, or nothing when the URL cannot be read. */
+function hostAttribute(url: string): Attributes {
+  try {
+    return { 'server.address': new URL(url).hostname.replace(/^\[(.*)\]$/, '$1') };
+  } catch {
+    return {};
   }
 }
 
@@ -85,8 +111,22 @@ export class CallbackDeliveryProcessor {
     }
 
     const attemptedAt = new Date();
-    const sent = await this.sendSigned(data, body, attemptedAt);
-    const decision = decideAfterAttempt(sent.result, state.jobAttemptCount + 1, this.settings.retry);
+    const { sent, decision } = await inSpan(
+      DELIVERY_SPAN,
+      spansRecorded() ? attemptAttributes(data, state.attemptCount + 1) : {},
+      async (span) => {
+        const sent = await this.sendSigned(data, body, attemptedAt);
+        const decision = decideAfterAttempt(sent.result, state.jobAttemptCount + 1, this.settings.retry);
+        if ('statusCode' in sent.result && sent.result.statusCode !== null)
+          span.setAttribute('http.response.status_code', sent.result.statusCode);
+        const outcome = deliveryOutcomeOf(decision.status);
+        span.setAttribute('waggle.callback.outcome', outcome);
+        // An attempt that did not deliver is a failed client call, whatever follows it.
+        if (outcome !== 'delivered') span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
+        return { sent, decision };
+      },
+      { kind: SpanKind.CLIENT },
+    );
     const nextAttemptAt = decision.retryInMs === null ? null : new Date(Date.now() + decision.retryInMs);
     const statusCode = 'statusCode' in sent.result ? sent.result.statusCode : null;
     const error = sent.result.kind === 'failed' ? sent.result.error : sent.result.kind === 'refused' ? sent.result.reason : null;

@@ -1,3 +1,4 @@
+import { injectTraceContext } from '@waggle/telemetry';
 import { refusalOf, signCallback, type CallbackUrlPolicy } from '@waggle/webhooks';
 import { performance } from 'node:perf_hooks';
 import { request, type Dispatcher } from 'undici';
@@ -27,9 +28,10 @@ export interface SentAttempt {
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /**
- * Sends one signed attempt through the guarded dispatcher, and never throws: every way an
- * attempt can go is an AttemptResult. `undici.request` follows no redirects, so a 3xx is
- * an answer like any other non-2xx (and cannot lead the request to an unchecked host).
+ * Sends one signed attempt through the guarded dispatcher, with the active trace context, and
+ * never throws: every way an attempt can go is an AttemptResult. `undici.request` follows no
+ * redirects, so a 3xx is an answer like any other non-2xx (and cannot lead the request to an
+ * unchecked host).
  */
 export class CallbackSender {
   constructor(
@@ -42,7 +44,7 @@ export class CallbackSender {
     const refusedUrl = this.policy.check(attempt.url);
     if (refusedUrl) return { result: { kind: 'refused', reason: refusedUrl }, latencyMs: 0 };
 
-    const headers = {
+    const headers: Record<string, string> = {
       'content-type': 'application/json',
       'user-agent': CALLBACK_USER_AGENT,
       ...signCallback({
@@ -52,6 +54,9 @@ export class CallbackSender {
         secrets: attempt.secrets,
       }),
     };
+    // The run's trace, from the attempt's span (or the job's, when none is recorded), so the
+    // receiver can continue it. Outside both signatures, which cover the id, time and body only.
+    injectTraceContext(headers);
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     let statusCode: number | null = null;

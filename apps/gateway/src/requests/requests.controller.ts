@@ -52,6 +52,16 @@ class RequestLookupDto implements RequestLookup {
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'The final response, output or error' })
   data!: Record<string, unknown> | null;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    pattern: '^[0-9a-f]{32}$',
+    example: '4bf92f3577b34da6a3ce929d0e0e4736',
+    description:
+      'The W3C trace id of the request that started the run (the trace id of its `traceparent` response header); null for runs recorded before it was kept',
+  })
+  trace_id!: string | null;
 }
 
 class CancelledRunDto implements CancelledRun {

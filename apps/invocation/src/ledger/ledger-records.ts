@@ -25,6 +25,7 @@ export function recordOfRow(row: RequestRecordEntity): LedgerRecord {
     duration_ms: row.durationMs,
     usage: row.usage,
     data: row.data,
+    trace_id: row.traceId,
   };
 }
 
@@ -42,6 +43,7 @@ export function toRequestLookup(record: LedgerRecord): RequestLookup {
     started_at: record.started_at,
     ended_at: record.ended_at,
     data: record.data,
+    trace_id: record.trace_id ?? null,
   };
 }
 

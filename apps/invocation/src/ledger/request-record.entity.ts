@@ -74,6 +74,10 @@ export class RequestRecordEntity {
   /** The final response, or the error. */
   @Column({ type: 'jsonb', nullable: true })
   data!: Record<string, unknown> | null;
+
+  /** The W3C trace id of the client request that started the run; null for runs recorded before it was kept. */
+  @Column({ name: 'trace_id', type: 'text', nullable: true })
+  traceId!: string | null;
 }
 
 export const LEDGER_ENTITIES = [RequestRecordEntity, LedgerDeadLetterEntity];

@@ -29,7 +29,11 @@ const COLUMNS: ReadonlyArray<readonly [column: string, type: string, value: (rec
   ['duration_ms', 'integer', (record) => record.duration_ms],
   ['usage', 'jsonb', (record) => record.usage],
   ['data', 'jsonb', (record) => record.data],
+  ['trace_id', 'text', (record) => record.trace_id ?? null],
 ];
+
+/** Columns a later state never replaces once set: the run's trace is the request that started it, not a later cancel's. */
+const FIRST_KEPT: ReadonlySet<string> = new Set(['trace_id']);
 
 const TABLE = `"${SCHEMA}"."requests"`;
 const TERMINAL = TERMINAL_RUN_STATUSES.map((status) => `'${status}'`).join(', ');
@@ -45,7 +49,9 @@ INSERT INTO ${TABLE} (${COLUMNS.map(([column]) => `"${column}"`).join(', ')})
 SELECT ${COLUMNS.map(([column]) => `"${column}"`).join(', ')}
 FROM jsonb_to_recordset($1::jsonb) AS record(${COLUMNS.map(([column, type]) => `"${column}" ${type}`).join(', ')})
 ON CONFLICT ("id") DO UPDATE SET ${COLUMNS.slice(1)
-  .map(([column]) => `"${column}" = EXCLUDED."${column}"`)
+  .map(([column]) =>
+    FIRST_KEPT.has(column) ? `"${column}" = COALESCE(${TABLE}."${column}", EXCLUDED."${column}")` : `"${column}" = EXCLUDED."${column}"`,
+  )
   .join(', ')}
 WHERE ${TABLE}."status" NOT IN (${TERMINAL})`;
 
@@ -74,7 +80,9 @@ export class RequestsRepository {
     const latest = new Map<string, LedgerRecord>();
     for (const record of records) {
       const kept = latest.get(record.request_id);
-      if (!kept || !TERMINAL_RUN_STATUSES.includes(kept.status)) latest.set(record.request_id, record);
+      if (kept && TERMINAL_RUN_STATUSES.includes(kept.status)) continue;
+      // As the statement keeps a stored trace id, a batch keeps its earliest state's.
+      latest.set(record.request_id, kept?.trace_id ? { ...record, trace_id: kept.trace_id } : record);
     }
     if (latest.size === 0) return;
     const rows = [...latest.values()].map((record) => Object.fromEntries(COLUMNS.map(([column, , value]) => [column, value(record)])));

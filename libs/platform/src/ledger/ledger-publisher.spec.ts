@@ -1,3 +1,5 @@
+import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import type { LedgerRecord } from '@waggle/contracts';
 import type { NatsRpcClient } from '../nats/nats-rpc.client';
 import { LedgerPublisher } from './ledger-publisher';
@@ -25,5 +27,31 @@ describe('the ledger lag the publisher reports', () => {
     expect(publisher.pending).toBe(2);
     expect(publisher.lagSeconds(first + 5_000)).toBeGreaterThanOrEqual(4.9);
     expect(publisher.lagSeconds(first + 5_000)).toBeLessThanOrEqual(5 + (Date.now() - first) / 1000);
+  });
+});
+
+describe('the trace id the publisher stamps on a record', () => {
+  const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+  const inTrace = <T>(id: string, work: () => T): T =>
+    context.with(trace.setSpan(ROOT_CONTEXT, trace.wrapSpanContext({ traceId: id, spanId: '00f067aa0ba902b7', traceFlags: 0 })), work);
+
+  beforeAll(() => context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable()));
+  afterAll(() => context.disable());
+
+  it("is the active trace's when the run is recorded, and absent outside any trace", () => {
+    const publisher = unreachablePublisher();
+    inTrace(traceId, () => publisher.save(record('req_traced')));
+    publisher.save(record('req_untraced'));
+    expect(publisher.pendingRecord('req_traced')?.trace_id).toBe(traceId);
+    expect(publisher.pendingRecord('req_untraced')).not.toHaveProperty('trace_id');
+  });
+
+  it('stays the first one when a later state is saved in another trace (a cancel), and one the record names is kept', () => {
+    const publisher = unreachablePublisher();
+    inTrace(traceId, () => publisher.save(record('req_a')));
+    inTrace('0af7651916cd43dd8448eb211c80319c', () => publisher.save({ ...record('req_a'), status: 'cancelled' }));
+    expect(publisher.pendingRecord('req_a')).toMatchObject({ status: 'cancelled', trace_id: traceId });
+    publisher.save({ ...record('req_b'), trace_id: traceId });
+    expect(publisher.pendingRecord('req_b')?.trace_id).toBe(traceId);
   });
 });

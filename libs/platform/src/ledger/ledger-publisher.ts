@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { LedgerStream, type LedgerDeadLetter, type LedgerRecord } from '@waggle/contracts';
 import type { ObservableCallback } from '@opentelemetry/api';
-import { waggleMetrics } from '@waggle/telemetry';
+import { activeTraceId, waggleMetrics } from '@waggle/telemetry';
 import { ErrorCode, headers as natsHeaders, NatsError, type MsgHdrs, type NatsConnection } from 'nats';
 import { ClaimCheck } from '../nats/claim-check';
 import { NatsRpcClient } from '../nats/nats-rpc.client';
@@ -115,9 +115,19 @@ export class LedgerPublisher implements OnModuleInit {
     return 0;
   }
 
-  /** Records the record's current state (call again after every change). */
+  /**
+   * Records the record's current state (call again after every change). A record without a
+   * `trace_id` gets its earlier state's, else the active trace's: runs are recorded inside the
+   * client's trace (the NATS hop and BullMQ's job telemetry carry it), so no publisher has to
+   * pass it, and the ledger's owner keeps the first one it stored. Outside any trace the
+   * record goes as it is.
+   */
   save(record: LedgerRecord): void {
     const id = record.request_id;
+    if (!record.trace_id) {
+      const traceId = this.pendingRecord(id)?.trace_id || activeTraceId();
+      if (traceId) record = { ...record, trace_id: traceId };
+    }
     if (!this.dirty.has(id) && !this.publishing.has(id) && this.pending >= this.settings.maxPendingRecords) {
       this.deadLetter(
         record,

@@ -10,6 +10,7 @@ import { AddWorkflowRunErrorDetail1795536123503 } from './1795536123503-add-work
 import { AddWorkflowSlots1795544341008 } from './1795544341008-add-workflow-slots';
 import { AddStepModelAttempts1795600000000 } from './1795600000000-add-step-model-attempts';
 import { AddPromptFallbacksResponseFormat1795600100000 } from './1795600100000-add-prompt-fallbacks-response-format';
+import { AddRequestTraceId1795600100001 } from './1795600100001-add-request-trace-id';
 
 /** Every migration of this service, oldest first. `npm run migration:generate` appends here. */
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
@@ -24,4 +25,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   AddWorkflowSlots1795544341008,
   AddStepModelAttempts1795600000000,
   AddPromptFallbacksResponseFormat1795600100000,
+  AddRequestTraceId1795600100001,
 ];
