@@ -163,9 +163,9 @@ export class LedgerConsumer implements OnApplicationBootstrap, BeforeApplication
   private async consume(messages: ConsumerMessages): Promise<void> {
     for await (const message of messages) {
       const done = this.commits.submit(message).then(
-        () => {
-          this.acknowledge(message);
+        async () => {
           this.writeOutage.recovered();
+          await this.acknowledge(message);
         },
         (error: unknown) => this.waitOutOutage(message, error),
       );
@@ -174,16 +174,20 @@ export class LedgerConsumer implements OnApplicationBootstrap, BeforeApplication
     }
   }
 
-  /** Acknowledges a written batch, then deletes its claimed payload (if it had one): nothing will read it again. */
-  private acknowledge(message: JsMsg): void {
+  /**
+   * Acknowledges a written batch, then deletes its claimed payload (if it had one): nothing will
+   * read it again. The delete is part of the message's work in flight, so a stop waits for it
+   * rather than leaving the payload to its TTL.
+   */
+  private async acknowledge(message: JsMsg): Promise<void> {
     message.ack();
     const claim = ClaimCheck.claimOf(message);
-    if (claim !== undefined)
-      void this.claims
-        .release(claim)
-        .catch((error: unknown) =>
-          this.logger.warn({ err: error, claim }, 'a written ledger batch could not be removed from the claim bucket; its TTL will'),
-        );
+    if (claim === undefined) return;
+    await this.claims
+      .release(claim)
+      .catch((error: unknown) =>
+        this.logger.warn({ err: error, claim }, 'a written ledger batch could not be removed from the claim bucket; its TTL will'),
+      );
   }
 
   /**
