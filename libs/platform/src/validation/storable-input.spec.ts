@@ -18,14 +18,18 @@ const thrown = (run: () => unknown): WaggleException | undefined => {
 
 describe('storable input', () => {
   it('accepts ordinary input, nested up to the limit', () => {
-    expect(findUnstorableInput({ deployment: 'a', inputs: { list: [1, 'two', { three: null }] } })).toEqual({ nulFields: [] });
-    expect(findUnstorableInput(nestedArrays(MAX_INPUT_DEPTH))).toEqual({ nulFields: [] });
+    expect(findUnstorableInput({ deployment: 'a', inputs: { list: [1, 'two', { three: null }] } })).toEqual({
+      nulFields: [],
+      unpairedFields: [],
+    });
+    expect(findUnstorableInput(nestedArrays(MAX_INPUT_DEPTH))).toEqual({ nulFields: [], unpairedFields: [] });
   });
 
   it('stops at the first level past the limit, however deep the input goes (no recursion to overflow)', () => {
     expect(findUnstorableInput(nestedArrays(MAX_INPUT_DEPTH + 1))).toEqual({
       tooDeep: Array(MAX_INPUT_DEPTH).fill('0').join('.'),
       nulFields: [],
+      unpairedFields: [],
     });
     expect(findUnstorableInput({ inputs: nestedArrays(200_000) }).tooDeep).toMatch(/^inputs\.0\.0/);
   });
@@ -33,6 +37,15 @@ describe('storable input', () => {
   it('names every string and key holding a NUL character', () => {
     const found = findUnstorableInput({ deployment: 'a\u0000b', inputs: { 'k\u0000': 'fine', list: ['ok', '\u0000'] } });
     expect(found.nulFields.sort()).toEqual(['deployment', 'inputs.k\u0000', 'inputs.list.1']);
+  });
+
+  it('names every string and key holding half a surrogate pair alone, and passes whole pairs', () => {
+    const found = findUnstorableInput({ metadata: { generated: '\ud800', ['k\udc00']: 'fine', emoji: '🙂' }, list: ['a\ud83d'] });
+    expect(found.unpairedFields.sort()).toEqual(['list.0', 'metadata.generated', 'metadata.k\udc00']);
+    const refused = thrown(() => assertStorableInput({ metadata: { generated: '\ud800' } }));
+    expect(refused?.code).toBe('validation_error');
+    expect(refused?.details).toEqual([{ field: 'metadata.generated', messages: [expect.stringContaining('surrogate')] }]);
+    expect(() => assertStorableInput({ metadata: { emoji: '🙂' } })).not.toThrow();
   });
 
   it('answers too deep as 400 invalid_request and NUL as 422 validation_error naming the fields', () => {

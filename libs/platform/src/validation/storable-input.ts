@@ -9,12 +9,27 @@ import { WaggleException } from '@waggle/errors';
 export const MAX_INPUT_DEPTH = 64;
 
 const NUL = '\u0000';
+/** Half of a surrogate pair alone: in `u` mode a whole pair is one code point, so only an unpaired half matches. */
+const UNPAIRED_SURROGATE = /\p{Surrogate}/u;
 
 export interface UnstorableInput {
   /** Where the input first goes deeper than MAX_INPUT_DEPTH. */
   tooDeep?: string;
   /** Strings and keys holding U+0000, which PostgreSQL cannot store in text or jsonb. */
   nulFields: string[];
+  /** Strings and keys holding half a surrogate pair (not Unicode text), which jsonb refuses too. */
+  unpairedFields: string[];
+}
+
+/** Whether a string PostgreSQL can store: no NUL, no unpaired surrogate. */
+function storableText(text: string): boolean {
+  return !text.includes(NUL) && !UNPAIRED_SURROGATE.test(text);
+}
+
+/** Adds `path` to the list of each problem `text` has. */
+function noteText(text: string, path: string, found: UnstorableInput): void {
+  if (text.includes(NUL)) found.nulFields.push(path);
+  if (UNPAIRED_SURROGATE.test(text)) found.unpairedFields.push(path);
 }
 
 function join(path: string, key: string | number): string {
@@ -27,26 +42,26 @@ function join(path: string, key: string | number): string {
  * at the first level too deep.
  */
 export function findUnstorableInput(value: unknown, root = ''): UnstorableInput {
-  const nulFields: string[] = [];
+  const found: UnstorableInput = { nulFields: [], unpairedFields: [] };
   const pending: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: root, depth: 0 }];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const { value: current, path, depth } = next;
     if (typeof current === 'string') {
-      if (current.includes(NUL)) nulFields.push(path);
+      noteText(current, path, found);
       continue;
     }
     if (typeof current !== 'object' || current === null) continue;
-    if (depth >= MAX_INPUT_DEPTH) return { tooDeep: path, nulFields };
+    if (depth >= MAX_INPUT_DEPTH) return { tooDeep: path, ...found };
     const entries: Array<[string | number, unknown]> = Array.isArray(current)
       ? current.map((item, index) => [index, item])
       : Object.entries(current);
     for (const [key, item] of entries) {
       const itemPath = join(path, key);
-      if (typeof key === 'string' && key.includes(NUL)) nulFields.push(itemPath);
+      if (typeof key === 'string') noteText(key, itemPath, found);
       pending.push({ value: item, path: itemPath, depth: depth + 1 });
     }
   }
-  return { nulFields };
+  return found;
 }
 
 /**
@@ -56,7 +71,7 @@ export function findUnstorableInput(value: unknown, root = ''): UnstorableInput 
  * `Object.entries` does, so it never passes what the full walk would refuse.
  */
 function isPlainlyStorable(value: unknown, depth: number): boolean {
-  if (typeof value === 'string') return !value.includes(NUL);
+  if (typeof value === 'string') return storableText(value);
   if (typeof value !== 'object' || value === null) return true;
   if (depth >= MAX_INPUT_DEPTH) return false;
   if (Array.isArray(value)) {
@@ -64,15 +79,15 @@ function isPlainlyStorable(value: unknown, depth: number): boolean {
     return true;
   }
   for (const key in value) {
-    if (key.includes(NUL) || !isPlainlyStorable((value as Record<string, unknown>)[key], depth + 1)) return false;
+    if (!storableText(key) || !isPlainlyStorable((value as Record<string, unknown>)[key], depth + 1)) return false;
   }
   return true;
 }
 
-/** Throws the catalog's answer for input no service could store: 400 for nesting, 422 naming each NUL field. */
+/** Throws the catalog's answer for input no service could store: 400 for nesting, 422 naming each NUL or unpaired-surrogate field. */
 export function assertStorableInput(value: unknown, root = ''): void {
   if (isPlainlyStorable(value, 0)) return;
-  const { tooDeep, nulFields } = findUnstorableInput(value, root);
+  const { tooDeep, nulFields, unpairedFields } = findUnstorableInput(value, root);
   if (tooDeep !== undefined) {
     throw new WaggleException('invalid_request', {
       detail: 'request_input_too_deep',
@@ -80,11 +95,16 @@ export function assertStorableInput(value: unknown, root = ''): void {
       details: [{ field: tooDeep, messages: [`nesting deeper than ${MAX_INPUT_DEPTH} levels is not accepted`] }],
     });
   }
-  if (nulFields.length > 0) {
+  if (nulFields.length > 0 || unpairedFields.length > 0) {
+    const details = [
+      ...nulFields.map((field) => ({ field, messages: [`${field || 'the value'} must not contain the NUL character (\\u0000)`] })),
+      ...unpairedFields.map((field) => ({
+        field,
+        messages: [`${field || 'the value'} must be Unicode text: it holds half of a surrogate pair (\\ud800–\\udfff) alone`],
+      })),
+    ];
     throw new WaggleException('validation_error', {
-      details: nulFields
-        .sort()
-        .map((field) => ({ field, messages: [`${field || 'the value'} must not contain the NUL character (\\u0000)`] })),
+      details: details.sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0)),
     });
   }
 }
