@@ -2,8 +2,7 @@ import type { PromptVariantSpec } from '@waggle/contracts';
 import { contentHashOf } from '@waggle/platform';
 import { parseWorkflowDefinitions } from '@waggle/workflows';
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
-import type { QueryRunner } from 'typeorm';
+import { useMigrationClient } from '@waggle/testing';
 import { AddPromptFallbacksResponseFormat1795600100000 } from '../src/database/migrations/1795600100000-add-prompt-fallbacks-response-format';
 import { definitionOf } from '../src/prompts/prompts.service';
 
@@ -58,40 +57,28 @@ const NEW_WORKFLOW = {
  * the migration), old rows are written, `up` and `down` run, and everything is rolled back.
  */
 describe('migration AddPromptFallbacksResponseFormat1795600100000', () => {
-  let client: Client;
   const migration = new AddPromptFallbacksResponseFormat1795600100000();
-  // What the migration uses of a QueryRunner: query, answering rows.
-  const runner = {
-    query: async (sql: string, parameters?: unknown[]) => (await client.query(sql, parameters)).rows as unknown,
-  } as unknown as QueryRunner;
-
-  beforeAll(async () => {
-    client = new Client({ connectionString: process.env.DATABASE_URL });
-    await client.connect();
-  });
-
-  afterAll(async () => {
-    await client?.end();
-  });
+  const db = useMigrationClient();
+  const { runner } = db;
 
   async function oldRows(): Promise<{ promptVersion: string; plainVersion: string; workflowVersion: string }> {
-    await client.query('ALTER TABLE invocation.prompt_versions DROP COLUMN fallbacks, DROP COLUMN response_format');
+    await db.client.query('ALTER TABLE invocation.prompt_versions DROP COLUMN fallbacks, DROP COLUMN response_format');
     const secret = 'sealed';
     const [promptDeployment] = (
-      await client.query<{ id: string }>(
+      await db.client.query<{ id: string }>(
         'INSERT INTO invocation.prompt_deployments (workspace_id, name, webhook_secret_sealed) VALUES ($1, $2, $3) RETURNING id',
         [randomUUID(), 'moved', secret],
       )
     ).rows;
     const [variant] = (
-      await client.query<{ id: string }>('INSERT INTO invocation.prompt_variants (deployment_id, name) VALUES ($1, $2) RETURNING id', [
+      await db.client.query<{ id: string }>('INSERT INTO invocation.prompt_variants (deployment_id, name) VALUES ($1, $2) RETURNING id', [
         promptDeployment.id,
         'default',
       ])
     ).rows;
     const insertVersion = async (version: number, params: Record<string, unknown>) =>
       (
-        await client.query<{ id: string }>(
+        await db.client.query<{ id: string }>(
           `INSERT INTO invocation.prompt_versions (variant_id, version, model, messages, params, variables, image_inputs, content_hash)
            VALUES ($1, $2, 'gpt-6-luna', $3, $4, '["question"]', '[]', 'old') RETURNING id`,
           [variant.id, version, JSON.stringify(MESSAGES), JSON.stringify(params)],
@@ -100,19 +87,19 @@ describe('migration AddPromptFallbacksResponseFormat1795600100000', () => {
     const promptVersion = await insertVersion(1, { temperature: 0.2, response_format: FORMAT });
     const plainVersion = await insertVersion(2, { temperature: 0.2 });
     const [workflowDeployment] = (
-      await client.query<{ id: string }>(
+      await db.client.query<{ id: string }>(
         'INSERT INTO invocation.workflow_deployments (workspace_id, name, webhook_secret_sealed) VALUES ($1, $2, $3) RETURNING id',
         [randomUUID(), 'moved', secret],
       )
     ).rows;
     const [workflowVariant] = (
-      await client.query<{ id: string }>('INSERT INTO invocation.workflow_variants (deployment_id, name) VALUES ($1, $2) RETURNING id', [
+      await db.client.query<{ id: string }>('INSERT INTO invocation.workflow_variants (deployment_id, name) VALUES ($1, $2) RETURNING id', [
         workflowDeployment.id,
         'default',
       ])
     ).rows;
     const [workflowVersion] = (
-      await client.query<{ id: string }>(
+      await db.client.query<{ id: string }>(
         `INSERT INTO invocation.workflow_versions (variant_id, version, definition, content_hash) VALUES ($1, 1, $2, 'old') RETURNING id`,
         [workflowVariant.id, JSON.stringify(OLD_WORKFLOW)],
       )
@@ -121,16 +108,16 @@ describe('migration AddPromptFallbacksResponseFormat1795600100000', () => {
   }
 
   const promptRow = async (id: string) =>
-    (await client.query('SELECT params, fallbacks, response_format, content_hash FROM invocation.prompt_versions WHERE id = $1', [id]))
+    (await db.client.query('SELECT params, fallbacks, response_format, content_hash FROM invocation.prompt_versions WHERE id = $1', [id]))
       .rows[0] as Record<string, unknown>;
   const workflowRow = async (id: string) =>
-    (await client.query('SELECT definition, content_hash FROM invocation.workflow_versions WHERE id = $1', [id])).rows[0] as Record<
+    (await db.client.query('SELECT definition, content_hash FROM invocation.workflow_versions WHERE id = $1', [id])).rows[0] as Record<
       string,
       unknown
     >;
 
   it('moves response_format beside the model, with the hash apply gives the moved definition, and back down', async () => {
-    await client.query('BEGIN');
+    await db.client.query('BEGIN');
     try {
       const ids = await oldRows();
       await migration.up(runner);
@@ -166,14 +153,14 @@ describe('migration AddPromptFallbacksResponseFormat1795600100000', () => {
 
       await migration.down(runner);
       expect((await workflowRow(ids.workflowVersion)).definition).toEqual(OLD_WORKFLOW);
-      const columns = await client.query(
+      const columns = await db.client.query(
         "SELECT column_name FROM information_schema.columns WHERE table_schema = 'invocation' AND table_name = 'prompt_versions' AND column_name IN ('fallbacks', 'response_format')",
       );
       expect(columns.rowCount).toBe(0);
-      const [restored] = (await client.query('SELECT params FROM invocation.prompt_versions WHERE id = $1', [ids.promptVersion])).rows;
+      const [restored] = (await db.client.query('SELECT params FROM invocation.prompt_versions WHERE id = $1', [ids.promptVersion])).rows;
       expect(restored).toEqual({ params: { temperature: 0.2, response_format: FORMAT } });
     } finally {
-      await client.query('ROLLBACK');
+      await db.client.query('ROLLBACK');
     }
   });
 });

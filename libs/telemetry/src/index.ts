@@ -5,5 +5,5 @@ export { exportedSeriesNames, RUNTIME_METRIC_NAMES, WAGGLE_METRICS, type WaggleM
 export { createInstruments, secondsSince, waggleMeter, waggleMetrics, type WaggleInstruments } from './waggle-metrics';
 export { waggleResource, waggleVersion } from './resource';
 export { activeTraceId, injectTraceContext, parseTraceparent, runInTraceContext, traceresponseOf } from './trace-context';
-export { failSpan, inSpan, setSpansRecorded, spansRecorded, startSpan, type SpanOptions } from './spans';
+export { failSpan, inSpan, markSpanFailed, setSpansRecorded, spansRecorded, startSpan, type SpanOptions } from './spans';
 export { genAiContentCaptured, GenAiSpanProcessor, setGenAiContentCaptured } from './gen-ai';

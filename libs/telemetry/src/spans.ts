@@ -88,12 +88,19 @@ function errorCodeOf(error: unknown): string | undefined {
 }
 
 /**
- * Ends a span as failed: a Waggle error by its code (its message is the client's, and the
- * code is what an operator filters on), anything else with its exception recorded.
+ * Marks a span failed without ending it, for work that answers its failure rather than throwing
+ * it (a tool's error observation, a run's failed state): a Waggle error by its code (its message
+ * is the client's, and the code is what an operator filters on), anything else with its
+ * exception recorded.
  */
-export function failSpan(span: Span, error: unknown, code = errorCodeOf(error)): void {
+export function markSpanFailed(span: Span, error: unknown, code = errorCodeOf(error)): void {
   span.setStatus({ code: SpanStatusCode.ERROR, ...(code && { message: code }) });
   if (code) span.setAttribute('waggle.error_code', code);
   else if (error instanceof Error) span.recordException(error);
+}
+
+/** Ends a span as failed (markSpanFailed, then end). */
+export function failSpan(span: Span, error: unknown, code = errorCodeOf(error)): void {
+  markSpanFailed(span, error, code);
   span.end();
 }

@@ -32,3 +32,4 @@ export {
 } from './grafana-dashboard';
 export { failure } from './failure';
 export { recordSpansInProcess, type InProcessSpans } from './in-process-spans';
+export { useMigrationClient, type MigrationClient } from './migration-client';

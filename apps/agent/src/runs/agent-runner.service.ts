@@ -38,7 +38,7 @@ import {
   type ToolChoice,
   type ToolResult,
 } from '@waggle/providers';
-import { failSpan, startSpan } from '@waggle/telemetry';
+import { failSpan, inSpan, markSpanFailed, startSpan } from '@waggle/telemetry';
 import type { Span } from '@opentelemetry/api';
 import { Observable } from 'rxjs';
 import type { AgentEnv } from '../config/agent.env';
@@ -98,21 +98,14 @@ function runTool(tools: RunTools, call: ToolCall, signal: AbortSignal): Promise<
     // Every tool an agent run executes is one of Waggle's own functions.
     'gen_ai.tool.type': 'function',
   };
-  const { span, run } = startSpan(`execute_tool ${call.toolName}`, attributes);
-  return run(() => tools.run(call, signal)).then(
-    (outcome) => {
-      if (!outcome.isError) span.end();
-      else {
-        span.setAttribute('error.type', 'tool_error');
-        failSpan(span, undefined);
-      }
-      return outcome;
-    },
-    (error: unknown) => {
-      failSpan(span, error);
-      throw error;
-    },
-  );
+  return inSpan(`execute_tool ${call.toolName}`, attributes, async (span) => {
+    const outcome = await tools.run(call, signal);
+    if (outcome.isError) {
+      span.setAttribute('error.type', 'tool_error');
+      markSpanFailed(span, undefined);
+    }
+    return outcome;
+  });
 }
 
 /** The spec's efforts past `high` go to the providers as their highest. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { nestedMessage, WaggleException } from '@waggle/errors';
 import { APP_ENV, isTransientFailure } from '@waggle/platform';
-import { failSpan, startSpan } from '@waggle/telemetry';
+import { inSpan, markSpanFailed } from '@waggle/telemetry';
 import { randomUUID } from 'node:crypto';
 import type { InvocationEnv } from '../../config/invocation.env';
 import { WorkflowDeploymentsService } from '../deployments/workflow-deployments.service';
@@ -48,21 +48,13 @@ export class WorkflowRunExecutor {
    * the failure's code; `lease_lost` when the run was left to whoever took it over).
    */
   async execute(run: WorkflowRunRow, cancel?: AbortSignal): Promise<TerminalState | null> {
-    const { span, run: inRunSpan } = startSpan(`workflow ${run.deployment_name}`, {
-      'waggle.workflow.run.id': run.id,
-      'waggle.workflow.id': run.deployment_id,
+    const attributes = { 'waggle.workflow.run.id': run.id, 'waggle.workflow.id': run.deployment_id };
+    return inSpan(`workflow ${run.deployment_name}`, attributes, async (span) => {
+      const state = await this.executeRun(run, cancel);
+      span.setAttribute('waggle.workflow.run.status', state?.status ?? 'lease_lost');
+      if (state?.status === 'failed') markSpanFailed(span, state, state.errorCode ?? undefined);
+      return state;
     });
-    let state: TerminalState | null;
-    try {
-      state = await inRunSpan(() => this.executeRun(run, cancel));
-    } catch (error) {
-      failSpan(span, error);
-      throw error;
-    }
-    span.setAttribute('waggle.workflow.run.status', state?.status ?? 'lease_lost');
-    if (state?.status === 'failed') failSpan(span, state, state.errorCode ?? undefined);
-    else span.end();
-    return state;
   }
 
   private async executeRun(run: WorkflowRunRow, cancel?: AbortSignal): Promise<TerminalState | null> {
