@@ -4,7 +4,7 @@
 #   docker run waggle cli <args...>
 
 # ---- build: install everything, compile with swc, then drop dev dependencies ----
-FROM node:22-bookworm-slim AS build
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 # The Nx daemon is pointless in a one-shot build and leaves processes behind.
 ENV NX_DAEMON=false
@@ -18,7 +18,7 @@ RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund
 
 # ---- runtime: compiled output and production dependencies only ----
-FROM node:22-bookworm-slim AS runtime
+FROM node:24.21.0-bookworm-slim AS runtime
 # tini runs as PID 1: it forwards SIGTERM/SIGINT to node (which the entrypoint
 # `exec`s) and reaps zombies, so graceful shutdown works under `docker stop`
 # and Kubernetes without relying on `docker run --init`.

@@ -3,12 +3,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The machine's Node.js only runs npm install: the project runs on the Node.js that
+# package.json pins as the devDependency `node` (the npm registry's package of the official
+# binary, node_modules/.bin/node), which npm scripts find ahead of the machine's own.
 if ! command -v node >/dev/null 2>&1; then
-  echo "deps: Node.js 20.19+ is required (https://nodejs.org)" >&2
-  exit 1
-fi
-if ! node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)'; then
-  echo "deps: Node.js $(node --version) is too old; 20.19 or newer is required" >&2
+  echo "deps: a Node.js with npm is required to install the project's own (https://nodejs.org)" >&2
   exit 1
 fi
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
@@ -20,4 +19,9 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm install --no-audit --no-fund --loglevel=error
 else
   echo "deps: node_modules up to date"
+fi
+pinned="$(node -p 'require("./package.json").devDependencies.node')"
+if [ "$(node_modules/.bin/node --version 2>/dev/null)" != "v$pinned" ]; then
+  echo "deps: node_modules/.bin/node is not Node.js $pinned; reinstalling the node package"
+  npm install --no-audit --no-fund --loglevel=error --no-save "node@$pinned"
 fi

@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export NX_DAEMON=false
 bash scripts/install-deps.sh
+# npm put node_modules/.bin first on PATH: from here on `node` is the pinned Node.js.
+echo "test: node $(node --version) ($(command -v node))"
 bash scripts/install-tools.sh
 bash scripts/ensure-infra.sh
 npm run --silent build

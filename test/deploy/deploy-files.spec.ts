@@ -196,9 +196,14 @@ describe('container image', () => {
     return acc;
   }, []);
 
-  it('is a multi-stage build on node:22-bookworm-slim', () => {
+  it('is a multi-stage build on the Node.js that package.json pins, the one the tests run on', () => {
+    const manifest = JSON.parse(readText('package.json')) as { devDependencies: Record<string, string> };
+    const pinned = manifest.devDependencies.node;
+    expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
     expect(stages.length).toBeGreaterThanOrEqual(2);
-    for (const stage of stages) expect(stage[0]).toMatch(/^FROM node:22-bookworm-slim\b/);
+    for (const stage of stages) expect(stage[0]).toMatch(new RegExp(`^FROM node:${pinned.replace(/\./g, '\\.')}-bookworm-slim\\b`));
+    // npm test runs on node_modules/.bin/node (the npm package `node`), not the machine's own.
+    expect(process.version).toBe(`v${pinned}`);
   });
 
   it('builds with npm ci, npm run build and prunes dev dependencies', () => {
