@@ -5,7 +5,9 @@ import { createAccessLog, loadConfig, newRequestId, requestContext, StorableInpu
 import { json, type NextFunction, type Request, type Response } from 'express';
 import { listenForMetrics, runInTraceContext, traceresponseOf } from '@waggle/telemetry';
 import { trace } from '@opentelemetry/api';
+import { WaggleException } from '@waggle/errors';
 import { Logger } from 'nestjs-pino';
+import type { Server } from 'node:http';
 import { GatewayEnv } from './config/gateway.env';
 import { answerMalformedRequestsWithJson } from './errors/client-error.handler';
 import { HttpExceptionFilter, sendError } from './errors/http-exception.filter';
@@ -18,6 +20,17 @@ import { OpenApiDocumentHolder } from './openapi/openapi.controller';
 
 /** The W3C trace context header every answer carries (see answerWithTraceparent). */
 const TRACEPARENT_HEADER = 'traceparent';
+
+/**
+ * HTTP/1.1 requires a Host header, and a request without one gets 400 (RFC 9112, 3.2), in the
+ * catalog's shape: Node's own check (requireHostHeader, turned off in bootstrap) answers it with
+ * an empty body.
+ */
+function requireHost(request: Request, response: Response, next: NextFunction): void {
+  if (request.headers.host !== undefined || request.httpVersion !== '1.1') return next();
+  sendError(new WaggleException('invalid_request', { detail: 'request_host_missing' }), request, response, hostErrors);
+}
+const hostErrors = new NestLogger('RequireHost');
 
 function startRequest(request: Request, response: Response, next: NextFunction): void {
   requestContext.run({ requestId: newRequestId() }, runInTraceContext, request, () => answerWithTraceparent(response, next));
@@ -55,6 +68,7 @@ export function configureGatewayApp(app: NestExpressApplication, env: Pick<Gatew
   // so every log line and NATS hop has them.
   app.use(startRequest);
   app.use(createAccessLog('gateway', env.LOG_LEVEL));
+  app.use(requireHost);
   app.use(json({ limit: env.MAX_JSON_BODY_BYTES }));
   // body-parser's failures happen before Nest's filters can see them.
   const bodyErrors = new NestLogger('BodyParser');
@@ -71,6 +85,8 @@ export async function bootstrap(): Promise<INestApplication> {
   const env = loadConfig(GatewayEnv);
   const app = await createGatewayApp(env);
   applyKeepAlive(app.getHttpServer(), env.HTTP_KEEP_ALIVE_TIMEOUT_MS);
+  // requireHost answers a missing Host in the catalog's shape instead of Node's empty 400.
+  (app.getHttpServer() as Server & { requireHostHeader: boolean }).requireHostHeader = false;
   await app.listen(env.PORT, env.HOST);
   answerMalformedRequestsWithJson(app.getHttpServer());
   // Prometheus scrapes a port of its own, never the public one (stopTelemetry closes it).

@@ -1,4 +1,4 @@
-import { Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, IsUUID, Length, Max, Min } from 'class-validator';
 
 /**
@@ -12,7 +12,7 @@ export const MAX_CONTENT_LENGTH = 5 * 1024 * 1024;
 /** How many items a list answers at most (a query string's value is a number too). */
 export class ListLimit {
   @IsOptional()
-  @Type(() => Number)
+  @Transform(numberFromText)
   @IsInt()
   @Min(1)
   @Max(1000)
@@ -44,4 +44,17 @@ export class DeploymentVariantRequest extends WorkspaceIdRequest {
  */
 export function integerFromDigits({ value }: { value: unknown }): unknown {
   return typeof value === 'string' && /^-?\d{1,16}$/.test(value) ? Number(value) : value;
+}
+
+/**
+ * A number field that a query string (or a loose client) sends as text: a string that reads as
+ * a finite number becomes it; anything else stays as sent and fails the field's number check.
+ * For `@Transform(numberFromText)`, in place of `@Type(() => Number)`, whose `Number(value)`
+ * throws on an object whose `toString`/`valueOf` are not functions (`{"toString":null}`), a
+ * body any client can send.
+ */
+export function numberFromText({ value }: { value: unknown }): unknown {
+  if (typeof value !== 'string' || value.trim() === '') return value;
+  const number = Number(value);
+  return Number.isFinite(number) ? number : value;
 }

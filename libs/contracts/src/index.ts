@@ -66,7 +66,7 @@ export {
   type ShownWebhookSecret,
   type WebhookOwnerKind,
 } from './webhook-owners';
-export { integerFromDigits, ListLimit, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
+export { integerFromDigits, ListLimit, MAX_CONTENT_LENGTH, numberFromText, WorkspaceIdRequest } from './common.dto';
 export { flatMetadataProblem, IsFlatMetadata, METADATA_LIMITS, type FlatMetadata, type MetadataValue } from './flat-metadata';
 export { RunLabels, WithRunLabels, type RequestBase } from './run-labels';
 export {

@@ -1,5 +1,6 @@
-import { Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, IsUUID, Length, Max, Min } from 'class-validator';
+import { numberFromText } from './common.dto';
 import type { RequestBase } from './run-labels';
 
 /** Who owns a webhook secret (decisions: each prompt deployment, agent and workflow deployment has its own). */
@@ -28,7 +29,7 @@ export function WithRotationOverlap<TBase extends RequestBase>(Base: TBase) {
   class RotationRequest extends Base {
     /** How long the previous secret keeps working (and signing); the operator's default when absent. */
     @IsOptional()
-    @Type(() => Number)
+    @Transform(numberFromText)
     @IsInt()
     @Min(0)
     @Max(30 * 24 * 3600)

@@ -626,7 +626,9 @@ export const ERROR_CATALOG = {
   },
   invalid_request: {
     status: 400,
-    alternateStatuses: [],
+    // 415 and 417 (our decision): a body in a content encoding, charset or media type the route does
+    // not read; an `Expect` header the gateway cannot meet.
+    alternateStatuses: [415, 417],
     category: 'validation',
     text: {
       en: {

@@ -44,6 +44,31 @@ export const ERROR_MESSAGES = {
   request_unparsable: { en: 'The request could not be parsed', es: 'No se pudo interpretar la solicitud' },
   request_body_too_large: { en: 'Request body is too large', es: 'El cuerpo de la solicitud es demasiado grande' },
   request_body_not_json: { en: 'Request body is not valid JSON', es: 'El cuerpo de la solicitud no es JSON válido' },
+  request_body_unreadable: {
+    en: 'The request body could not be read: it is cut short, longer or shorter than its Content-Length, or not in its Content-Encoding',
+    es: 'No se pudo leer el cuerpo de la solicitud: está incompleto, no coincide con su Content-Length o no está en su Content-Encoding',
+  },
+  request_encoding_unsupported: {
+    en: 'The Content-Encoding %{encoding} is not supported here; send identity, gzip, deflate or br',
+    es: 'El Content-Encoding %{encoding} no se admite aquí; envíe identity, gzip, deflate o br',
+  },
+  request_charset_unsupported: {
+    en: 'The charset %{charset} is not supported; send UTF-8',
+    es: 'El juego de caracteres %{charset} no se admite; envíe UTF-8',
+  },
+  request_host_missing: { en: 'An HTTP/1.1 request needs a Host header', es: 'Una solicitud HTTP/1.1 necesita la cabecera Host' },
+  request_expectation_unsupported: {
+    en: 'The Expect header asks for what this server does not do; send it without, or with 100-continue',
+    es: 'La cabecera Expect pide algo que este servidor no hace; envíela sin ella o con 100-continue',
+  },
+  request_method_unsupported: {
+    en: 'The method %{method} is not served here',
+    es: 'El método %{method} no se sirve aquí',
+  },
+  upload_encoding_unsupported: {
+    en: 'An upload is read as it is sent: send it without a Content-Encoding',
+    es: 'Una subida se lee tal como se envía: envíela sin Content-Encoding',
+  },
   request_input_too_deep: {
     en: 'Request input is nested more than %{depth} levels deep',
     es: 'La entrada de la solicitud tiene más de %{depth} niveles de anidamiento',

@@ -27,7 +27,15 @@ export {
   type RequestContextStore,
 } from './context/request-context';
 export { createAccessLog } from './logging/access-log';
-export { contextFields, loggerModuleParams, pinoOptions, redactCredentials, redactUrl } from './logging/logger-options';
+export { contained, reportContained, type RequestIdOf } from './reliability/contained';
+export {
+  contextFields,
+  loggerModuleParams,
+  pinoOptions,
+  redactCredentials,
+  redactUrl,
+  safeDecodeURIComponent,
+} from './logging/logger-options';
 export { ClaimCheck, ClaimGoneError, type WireMessage } from './nats/claim-check';
 export { NatsRpcClient, toUpstreamException } from './nats/nats-rpc.client';
 export {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ASSET_MAX_UPLOAD_BYTES } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { FileStaging } from '@waggle/platform';
+import { contained, FileStaging } from '@waggle/platform';
 import type { Request } from 'express';
 import multer, { MulterError, type StorageEngine } from 'multer';
 import { randomUUID } from 'node:crypto';
@@ -47,8 +47,14 @@ class StagingStorageEngine implements StorageEngine {
     };
     // A part that fails (the client aborts, the form ends early) is refused at once; whatever
     // of it reached the bucket is deleted once the put gives up.
-    file.stream.on('error', (error) => counter.destroy(error));
-    counter.on('error', (error) => settle(error));
+    file.stream.on(
+      'error',
+      contained('an upload stream', (error: Error) => counter.destroy(error)),
+    );
+    counter.on(
+      'error',
+      contained('an upload stream', (error: Error) => settle(error)),
+    );
     this.staging.put(stagedObject, file.stream.pipe(counter)).then(
       () => settle(null, { path: stagedObject, size }),
       (error: unknown) => {
@@ -111,6 +117,10 @@ export class AssetUploads {
   }
 
   async receive(request: Request): Promise<StagedUpload> {
+    // multer reads the bytes as they come: a compressed form would be parsed as garbage.
+    const encoding = request.headers['content-encoding'];
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity')
+      throw new WaggleException('invalid_request', { status: 415, detail: 'upload_encoding_unsupported' });
     await new Promise<void>((resolve, reject) => {
       // multer reads only the request; the response is Nest's.
       this.middleware(request, request.res as Parameters<typeof this.middleware>[1], (error?: unknown) =>

@@ -1,5 +1,6 @@
 import { routeTemplateOf, secondsSince, waggleMetrics } from '@waggle/telemetry';
 import type { NextFunction, Request, Response } from 'express';
+import { contained } from '@waggle/platform';
 
 /** The label of every request no route answered (404s, probes for paths that do not exist): one series, not one per URL. */
 export const UNKNOWN_ROUTE = 'unknown';
@@ -20,12 +21,15 @@ export function httpRequestLabels(request: Request, statusCode: number): Record<
 }
 
 /** Shared by every response (no closure per request); `close` also fires when the client left early. */
-function recordRequest(this: TimedResponse): void {
+function recordRequestDuration(this: TimedResponse): void {
   const startedAt = this[STARTED_AT];
   if (startedAt === undefined) return;
   this[STARTED_AT] = undefined;
   waggleMetrics().httpServerDuration.record(secondsSince(startedAt), httpRequestLabels(this.req, this.statusCode));
 }
+
+/** It runs after the answer, outside the request's chain: a failure there is logged and contained. */
+const recordRequest = contained('recording a request duration', recordRequestDuration);
 
 /**
  * Times every gateway request into `http_server_request_duration_seconds` (its `_count` is

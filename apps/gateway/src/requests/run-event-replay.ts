@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InvocationPatterns, send } from '@waggle/contracts';
 import { errorMessage, localizeStreamEvent, WaggleException } from '@waggle/errors';
-import { NatsRpcClient, RUN_LOG_IDLE, RunEventLog } from '@waggle/platform';
+import { contained, NatsRpcClient, RUN_LOG_IDLE, RunEventLog } from '@waggle/platform';
 import type { Request, Response } from 'express';
 import { once } from 'node:events';
 import { localeOf, openSse, SSE_DONE, SSE_KEEPALIVE_MS, SSE_MAX_DURATION_MS, SSE_PING, writeSseEvent } from '../streaming/sse-relay';
@@ -42,8 +42,13 @@ export class RunEventReplay {
       send(this.rpc, InvocationPatterns.getRequest, { workspace_id: workspaceId, request_id: requestId }),
     );
     const stop = new AbortController();
-    const deadline = setTimeout(() => stop.abort(), SSE_MAX_DURATION_MS);
-    response.on('close', () => stop.abort());
+    const abort = contained(
+      'ending an event replay',
+      () => stop.abort(),
+      () => requestId,
+    );
+    const deadline = setTimeout(abort, SSE_MAX_DURATION_MS);
+    response.on('close', abort);
     request.socket.setTimeout(0);
     openSse(response);
     const locale = localeOf(request);

@@ -1,6 +1,6 @@
 import { RUN_CANCEL_SUBJECT, type CancelRunMessage } from '@waggle/contracts';
 import { ERROR_CATALOG, localizeStreamEvent, resolveLocale, WaggleException } from '@waggle/errors';
-import { RUN_EVENTS_KEPT_AFTER_END_MS, type NatsRpcClient } from '@waggle/platform';
+import { contained, RUN_EVENTS_KEPT_AFTER_END_MS, type NatsRpcClient } from '@waggle/platform';
 import type { Request, Response } from 'express';
 import type { Observable } from 'rxjs';
 import type { LocalizedRequest } from '../errors/http-exception.filter';
@@ -103,22 +103,32 @@ export function relayAsSse(
       if (claim) void claim.streamEnded().finally(close);
       else close();
     };
-    const keepAlive = setInterval(() => opened && response.write(SSE_PING), SSE_KEEPALIVE_MS);
-    const deadline = setTimeout(() => {
-      subscription.unsubscribe();
-      open();
-      if (!onClientGone) return end(false);
-      onClientGone();
-      write(errorEvent(request, requestId, new WaggleException('upstream_request_failed', { status: 504, detail: 'stream_too_long' })));
-      end();
-    }, SSE_MAX_DURATION_MS);
+    // Everything below runs outside the request's awaited chain (timers, the stream's callbacks,
+    // the close listener): each behind the one guard, so a failure ends this stream, not the process.
+    const guard = <A extends unknown[]>(what: string, fn: (...args: A) => void) =>
+      contained(`the SSE relay's ${what}`, fn, () => requestId);
+    const keepAlive = setInterval(
+      guard('keep-alive', () => opened && response.write(SSE_PING)),
+      SSE_KEEPALIVE_MS,
+    );
+    const deadline = setTimeout(
+      guard('deadline', () => {
+        subscription.unsubscribe();
+        open();
+        if (!onClientGone) return end(false);
+        onClientGone();
+        write(errorEvent(request, requestId, new WaggleException('upstream_request_failed', { status: 504, detail: 'stream_too_long' })));
+        end();
+      }),
+      SSE_MAX_DURATION_MS,
+    );
     const subscription = events.subscribe({
-      next: (event) => {
+      next: guard('event', (event: unknown) => {
         open();
         // A service's error event carries its failure's id and parameters: rendered here in the workspace's language.
         write(localizeStreamEvent(event, localeOf(request)));
-      },
-      error: (error: unknown) => {
+      }),
+      error: guard('failure', (error: unknown) => {
         if (!opened) {
           finished = true;
           clearInterval(keepAlive);
@@ -128,22 +138,25 @@ export function relayAsSse(
         }
         write(errorEvent(request, requestId, error));
         end();
-      },
-      complete: () => {
+      }),
+      complete: guard('end', () => {
         open();
         end();
-      },
+      }),
     });
-    response.on('close', () => {
-      if (finished) return;
-      finished = true;
-      clearInterval(keepAlive);
-      clearTimeout(deadline);
-      subscription.unsubscribe();
-      onClientGone?.();
-      void idempotencyClaimOf(request)?.streamEnded();
-      resolve();
-    });
+    response.on(
+      'close',
+      guard('client leaving', () => {
+        if (finished) return;
+        finished = true;
+        clearInterval(keepAlive);
+        clearTimeout(deadline);
+        subscription.unsubscribe();
+        onClientGone?.();
+        void idempotencyClaimOf(request)?.streamEnded();
+        resolve();
+      }),
+    );
     request.socket.setTimeout(0);
   });
 }

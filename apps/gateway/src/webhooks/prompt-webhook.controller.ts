@@ -33,7 +33,9 @@ export class PromptWebhookController extends TriggerIntakeController<'prompt-run
     @Req() request: WebhookTriggerRequest,
   ): Promise<AcceptedTrigger> {
     const target = request.webhookTarget;
-    const variant = target.variants?.[variantId.toLowerCase()];
+    // The caller's string names a key of a plain object: only its own keys (`constructor` is no variant).
+    const key = variantId.toLowerCase();
+    const variant = target.variants && Object.hasOwn(target.variants, key) ? target.variants[key] : undefined;
     if (!variant) throw new WaggleException('resource_not_found', { detail: 'variant_not_found' });
     // Every missing field is named at once: the variables, and where the result goes.
     const inputs = body.inputs ?? {};

@@ -5,6 +5,7 @@ import { activeTraceId, waggleMetrics } from '@waggle/telemetry';
 import { ErrorCode, headers as natsHeaders, NatsError, type MsgHdrs, type NatsConnection } from 'nats';
 import { ClaimCheck } from '../nats/claim-check';
 import { NatsRpcClient } from '../nats/nats-rpc.client';
+import { contained } from '../reliability/contained';
 import { describeFailure, isTransientFailure } from '../reliability/failure-kind';
 import { jsonText } from '../reliability/json-text';
 import { cappedBackoffMs, OutageLog, type BackoffSettings } from '../reliability/outage-log';
@@ -97,9 +98,10 @@ export class LedgerPublisher implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    this.timer = setInterval(() => {
-      if (Date.now() >= this.retryAt) void this.flush();
-    }, LEDGER_FLUSH_INTERVAL_MS);
+    this.timer = setInterval(
+      contained('the ledger publisher', () => (Date.now() >= this.retryAt ? this.flush() : undefined)),
+      LEDGER_FLUSH_INTERVAL_MS,
+    );
     this.timer.unref();
     const { ledgerPending, ledgerLag } = waggleMetrics();
     ledgerPending.addCallback(this.observePending);

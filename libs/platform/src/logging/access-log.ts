@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { requestContext, type RequestContextStore } from '../context/request-context';
 import type { LogLevel } from '../config/env';
+import { contained } from '../reliability/contained';
 import { pinoOptions, redactUrl } from './logger-options';
 
 /** What a request's access line needs, taken when it starts. */
@@ -22,10 +23,9 @@ type LoggedResponse = ServerResponse & { [RECORD]?: AccessRecord };
 const INVALID_TRACE_ID = '00000000000000000000000000000000';
 
 /** Written once the response is done (or the client went away): pino-http's line, without its child logger. */
-function writeAccessLine(this: LoggedResponse): void {
+function accessLine(this: LoggedResponse): void {
   const record = this[RECORD];
   if (!record) return;
-  this[RECORD] = undefined;
   const status = this.statusCode;
   const line: Record<string, unknown> = { req: { method: record.method, url: redactUrl(record.url) } };
   if (record.store?.requestId) line.request_id = record.store.requestId;
@@ -42,7 +42,11 @@ function writeAccessLine(this: LoggedResponse): void {
   }
   line.responseTime = Date.now() - record.startedAt;
   record.logger.info(line, status >= 500 ? 'request errored' : 'request completed');
+  this[RECORD] = undefined;
 }
+
+/** The `close` listener shared by every response: it runs after the answer, outside the request's chain. */
+const writeAccessLine = contained('the access log', accessLine, (response: LoggedResponse) => response[RECORD]?.store?.requestId);
 
 /**
  * The gateway's access log: one JSON line per request (health probes excluded), the fields

@@ -12,6 +12,15 @@ describe('redactUrl', () => {
     expect(redactUrl('/v1/error_codes?locale=es')).toBe('/v1/error_codes?locale=es');
     expect(redactUrl('/health/live')).toBe('/health/live');
   });
+
+  it('never throws on what a client may send, and still finds an encoded secret', () => {
+    // The request that stopped the gateway: a malformed escape in a query name (URIError).
+    expect(redactUrl('/v1/error_codes?%E0%A4%A=1')).toBe('/v1/error_codes?%E0%A4%A=1');
+    for (const url of ['/x?%', '/x?%zz=1&%=2', '/x?a=%E0%A4%A', '/x?%ED%A0%80=1', '/x?&&=&', '/x??secret=1', '/x?%00=1'])
+      expect(() => redactUrl(url)).not.toThrow();
+    expect(redactUrl('/x?%73ecret=1&%E0%A4%A=2')).toBe('/x?%73ecret=[redacted]&%E0%A4%A=2');
+    expect(redactUrl('/x?api+key=1&api_key=2')).toBe('/x?api+key=1&api_key=[redacted]');
+  });
 });
 
 describe('contextFields', () => {

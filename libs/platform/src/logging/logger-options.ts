@@ -8,13 +8,29 @@ import type { LogLevel } from '../config/env';
 /** Query parameters that may carry credentials (the webhook trigger's `?secret=`). */
 const SECRET_QUERY_PARAMS = ['secret', 'api_key', 'token'];
 
-/** Replaces the values of credential-bearing query parameters, keeping the rest of the URL. */
+/**
+ * A percent-encoded component as text, never throwing: a malformed escape (`%E0%A4%A`, `%zz`)
+ * is kept as it was sent, as the WHATWG URL parser keeps it. For what a caller sent.
+ */
+export function safeDecodeURIComponent(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Replaces the values of credential-bearing query parameters, keeping the rest of the URL.
+ * Never throws, whatever the client sent: it runs in the access log, after the answer.
+ */
 export function redactUrl(url: string | undefined): string | undefined {
   if (!url || !url.includes('?')) return url;
   const [path, query] = url.split('?', 2) as [string, string];
   const params = query.split('&').map((pair) => {
-    const name = decodeURIComponent(pair.split('=', 1)[0] ?? '').toLowerCase();
-    return SECRET_QUERY_PARAMS.includes(name) ? `${pair.split('=', 1)[0]}=[redacted]` : pair;
+    const rawName = pair.split('=', 1)[0] ?? '';
+    const name = safeDecodeURIComponent(rawName.replace(/\+/g, ' ')).toLowerCase();
+    return SECRET_QUERY_PARAMS.includes(name) ? `${rawName}=[redacted]` : pair;
   });
   return `${path}?${params.join('&')}`;
 }

@@ -4,9 +4,17 @@ import { context as otelContext, SpanStatusCode, type Span } from '@opentelemetr
 import { RpcHeaders, type RpcKind } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { failSpan } from '@waggle/telemetry';
-import { headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type Subscription as NatsSubscription } from 'nats';
+import {
+  headers as natsHeaders,
+  type Msg,
+  type MsgHdrs,
+  type NatsConnection,
+  type NatsError,
+  type Subscription as NatsSubscription,
+} from 'nats';
 import { isObservable, type Observable } from 'rxjs';
 import { requestContext } from '../context/request-context';
+import { contained } from '../reliability/contained';
 import { ClaimCheck } from './claim-check';
 import { isNatsCredentialsRefusal, watchNatsCredentials, type NatsCredentialsRefused } from './nats-connection';
 import { recordRpcServer, rpcOutcomeOf, type RpcOutcome } from './rpc-metrics';
@@ -122,10 +130,10 @@ export class GracefulNatsServer extends ServerNats {
       this.servedSubscriptions.push(
         client.subscribe(pattern, {
           queue,
-          callback: (error, message) => {
+          callback: contained(`serving ${pattern}`, (error: NatsError | null, message: Msg) => {
             if (error) return this.transportLogger.error({ err: error, subject: pattern }, 'a NATS subscription failed');
-            void this.handleMessage(pattern, message);
-          },
+            return this.handleMessage(pattern, message);
+          }),
         }),
       );
     }

@@ -269,11 +269,21 @@ export class NatsRpcClient implements RpcTransport {
         end(exception);
         subscriber.error(exception);
       };
+      // Messages heard so far. When the silence limit passes, the verdict waits for the I/O this
+      // process has not read yet (setImmediate runs after the poll phase): after a pause of this
+      // process (a long GC, a busy core) the heartbeats that came meanwhile are read first, so a
+      // living stream is not ended for this side's own stall.
+      let heard = 0;
       const awaitLife = () => {
         clearTimeout(silence);
         if (ended) return;
         const limitMs = this.streamHeartbeat.intervalMs * this.streamHeartbeat.missedLimit;
-        silence = setTimeout(() => fail(new WaggleException('upstream_request_failed', { status: 504, details: { pattern } })), limitMs);
+        const heardBefore = ++heard;
+        silence = setTimeout(() => {
+          setImmediate(() => {
+            if (heard === heardBefore) fail(new WaggleException('upstream_request_failed', { status: 504, details: { pattern } }));
+          });
+        }, limitMs);
       };
       const receive = async (message: Msg) => {
         if (subscriber.closed) return;

@@ -21,4 +21,10 @@ describe('decodeHtmlEntities', () => {
   it('leaves unknown and invalid entities as written', () => {
     expect(decodeHtmlEntities('&bogus; &#0; &#xD800; &#1114112; &quot;ok&quot;')).toBe('&bogus; &#0; &#xD800; &#1114112; "ok"');
   });
+
+  it('leaves entities named like Object.prototype properties as written', () => {
+    expect(decodeHtmlEntities('&constructor; &toString; &__proto__; &hasOwnProperty; &amp;')).toBe(
+      '&constructor; &toString; &__proto__; &hasOwnProperty; &',
+    );
+  });
 });

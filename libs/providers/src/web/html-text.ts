@@ -5,25 +5,28 @@
  * (the scraper in @waggle/documents).
  */
 
-const NAMED_ENTITIES: Readonly<Record<string, string>> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  nbsp: ' ',
-  hellip: '…',
-  mdash: '—',
-  ndash: '–',
-  lsquo: '‘',
-  rsquo: '’',
-  ldquo: '“',
-  rdquo: '”',
-  middot: '·',
-  copy: '©',
-  reg: '®',
-  trade: '™',
-};
+/** A Map: an entity is named by the page (`&constructor;` must stay as written). */
+const NAMED_ENTITIES: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    amp: '&',
+    lt: '<',
+    gt: '>',
+    quot: '"',
+    apos: "'",
+    nbsp: ' ',
+    hellip: '…',
+    mdash: '—',
+    ndash: '–',
+    lsquo: '‘',
+    rsquo: '’',
+    ldquo: '“',
+    rdquo: '”',
+    middot: '·',
+    copy: '©',
+    reg: '®',
+    trade: '™',
+  }),
+);
 
 function codePointText(codePoint: number, original: string): string {
   if (!Number.isInteger(codePoint) || codePoint <= 0 || codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff))
@@ -38,7 +41,7 @@ export function decodeHtmlEntities(text: string): string {
       const hex = name[1] === 'x' || name[1] === 'X';
       return codePointText(Number.parseInt(name.slice(hex ? 2 : 1), hex ? 16 : 10), entity);
     }
-    return NAMED_ENTITIES[name.toLowerCase()] ?? entity;
+    return NAMED_ENTITIES.get(name.toLowerCase()) ?? entity;
   });
 }
 

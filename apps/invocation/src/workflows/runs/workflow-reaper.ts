@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { nestedMessage } from '@waggle/errors';
-import { APP_ENV, RunCancelMarks } from '@waggle/platform';
+import { APP_ENV, contained, RunCancelMarks } from '@waggle/platform';
 import type { InvocationEnv } from '../../config/invocation.env';
 import { CANCELLED_STATE, failureState, WorkflowRunsRepository } from './workflow-runs.repository';
 import { WorkflowRunsService } from './workflow-runs.service';
@@ -26,7 +26,10 @@ export class WorkflowReaper implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep(), this.env.WORKFLOW_REAPER_INTERVAL_MS);
+    this.timer = setInterval(
+      contained('the workflow reaper', () => this.sweep()),
+      this.env.WORKFLOW_REAPER_INTERVAL_MS,
+    );
     this.timer.unref();
   }
 

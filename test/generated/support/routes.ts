@@ -1,0 +1,447 @@
+import type { AgentRecord, AppliedDeployment, AppliedWorkflowDeployment } from '@waggle/contracts';
+
+/**
+ * Every route of the gateway, with what a valid request to it looks like: the route table the
+ * generated-input tier (public-routes.gen-spec.ts) and the raw-HTTP tier (raw-http.gen-spec.ts)
+ * both drive. Services add their routes to ROUTES.
+ */
+
+export const PROMPTS = (deployment: string) => `
+prompts:
+  - deployment: ${deployment}
+    variants:
+      - name: default
+        model: fake-generated-chat
+        messages:
+          - { role: user, content: "{{ question }}" }
+`;
+
+/** A workflow file's `workflows:` list (as JSON): one template step over one input. */
+export const WORKFLOWS = (deployment: string) => [
+  {
+    deployment,
+    variants: [
+      {
+        name: 'default',
+        inputs: { topic: { type: 'text', required: true } },
+        output: '{{ note.output }}',
+        steps: [{ id: 'note', type: 'template', text: 'About {{ topic }}' }],
+      },
+    ],
+  },
+];
+
+export interface Workspace {
+  id: string;
+  key: string;
+  deployment: AppliedDeployment;
+  workflow: AppliedWorkflowDeployment;
+  /** A finished workflow run (its request id). */
+  workflowRunId: string;
+  requestId: string;
+  /** A finished background prompt stream whose events are kept (the events route replays it). */
+  streamRequestId: string;
+  /** The callback delivery of a webhook-triggered run. */
+  deliveryId: string;
+  agent: AgentRecord;
+  agentSecret: string;
+  /** An agent the DELETE route may delete (the others stay for the routes that read them). */
+  disposableAgentId: string;
+  /** A knowledge base with one item, and one the DELETE route may delete. */
+  knowledgeBaseId: string;
+  knowledgeBaseItemId: string;
+  disposableKnowledgeBaseId: string;
+}
+
+/** How a case authenticates: a workspace key (A's, B's or a broken one), or a webhook secret. */
+export type Credentials = 'key' | 'webhook' | 'agent-webhook' | 'none';
+
+export interface RouteCase {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** With `{0}`, `{1}`… for the generated path parameters. */
+  path: string;
+  credentials: Credentials;
+  /** A valid body the generated ones start from; undefined for routes that take none. */
+  validBody?: (context: Context) => unknown;
+  /** Valid values for the path parameters, mixed in with arbitrary ones. */
+  validParams?: (context: Context) => string[][];
+  query?: boolean;
+  /**
+   * The string field (a dot path into the valid body) that grows to make bodies of 0.9 to
+   * 5.1 MiB; without one, an unexpected field carries the size (and is refused as such).
+   */
+  sized?: string;
+  /** A valid body of any size up to the limit succeeds, rather than being refused for a field's own bound. */
+  servesLarge?: boolean;
+  /** Headers of the run lifecycle it takes, sent valid, arbitrary or not at all: `Idempotency-Key` (a run-starting route) or `Last-Event-ID`. */
+  lifecycleHeader?: 'idempotency-key' | 'last-event-id';
+}
+
+export interface Context {
+  a: Workspace;
+  b: Workspace;
+  callbackUrl: string;
+}
+
+export const ROUTES: RouteCase[] = [
+  { method: 'GET', path: '/v1/public/models', credentials: 'key' },
+  { method: 'GET', path: '/v1/models', credentials: 'key' },
+  { method: 'GET', path: '/v1/error_codes', credentials: 'none', query: true },
+  { method: 'GET', path: '/v1/public/openapi.json', credentials: 'none' },
+  {
+    method: 'POST',
+    path: '/v1/prompt/invoke',
+    credentials: 'key',
+    validBody: invokeBody,
+    sized: 'inputs.question',
+    servesLarge: true,
+    lifecycleHeader: 'idempotency-key',
+  },
+  {
+    method: 'POST',
+    path: '/v1/invoke',
+    credentials: 'key',
+    validBody: invokeBody,
+    sized: 'inputs.question',
+    servesLarge: true,
+    lifecycleHeader: 'idempotency-key',
+  },
+  {
+    method: 'GET',
+    path: '/v1/public/requests/{0}',
+    credentials: 'key',
+    validParams: ({ a, b }) => [[a.requestId], [b.requestId]],
+  },
+  {
+    method: 'POST',
+    path: '/v1/public/requests/{0}/cancel',
+    credentials: 'key',
+    // Finished runs: a cancel of A's answers its status and changes nothing, B's is not found.
+    validParams: ({ a, b }) => [[a.requestId], [a.streamRequestId], [b.requestId], [b.streamRequestId]],
+  },
+  {
+    method: 'GET',
+    path: '/v1/public/requests/{0}/events',
+    credentials: 'key',
+    query: true,
+    lifecycleHeader: 'last-event-id',
+    validParams: ({ a, b }) => [[a.streamRequestId], [a.requestId], [b.streamRequestId], [b.requestId]],
+  },
+  {
+    method: 'POST',
+    path: '/v1/prompt/webhooks/{0}/variants/{1}',
+    credentials: 'webhook',
+    lifecycleHeader: 'idempotency-key',
+    validBody: ({ callbackUrl }) => ({
+      inputs: { question: 'generated' },
+      metadata: { case: 'generated' },
+      user: 'fuzz',
+      async: { callback_url: callbackUrl },
+    }),
+    sized: 'inputs.question',
+    servesLarge: true,
+    validParams: ({ a, b }) => [
+      [a.deployment.prompt_endpoint_id, a.deployment.variants[0].variant_id],
+      [b.deployment.prompt_endpoint_id, b.deployment.variants[0].variant_id],
+    ],
+  },
+  {
+    method: 'POST',
+    path: '/v1/agent/invoke',
+    credentials: 'key',
+    lifecycleHeader: 'idempotency-key',
+    validBody: ({ a }) => ({
+      agent: a.agent.id,
+      message: 'generated',
+      thread_id: 'generated-thread',
+      metadata: { case: 'generated' },
+      user: 'fuzz',
+      messages: [{ role: 'user', content: 'earlier' }],
+    }),
+    sized: 'message',
+    servesLarge: true,
+  },
+  {
+    method: 'POST',
+    path: '/v1/agent/webhooks/{0}',
+    credentials: 'agent-webhook',
+    lifecycleHeader: 'idempotency-key',
+    validBody: ({ callbackUrl }) => ({
+      message: 'generated',
+      thread_id: 'generated-hook',
+      metadata: { case: 'generated' },
+      async: { callback_url: callbackUrl },
+    }),
+    sized: 'message',
+    servesLarge: true,
+    validParams: ({ a, b }) => [[a.agent.id], [b.agent.id]],
+  },
+  { method: 'GET', path: '/v1/private/prompts', credentials: 'key' },
+  {
+    method: 'POST',
+    path: '/v1/private/prompts/apply',
+    credentials: 'key',
+    validBody: () => ({
+      prompts: [
+        {
+          deployment: 'generated-apply',
+          variants: [{ name: 'main', model: 'fake-generated-chat', messages: [{ role: 'user', content: 'Say {{ thing }}' }] }],
+        },
+      ],
+    }),
+    sized: 'prompts.0.variants.0.messages.0.content',
+  },
+  {
+    method: 'GET',
+    path: '/v1/private/prompts/{0}/variants/{1}/versions',
+    credentials: 'key',
+    validParams: ({ a, b }) => [
+      [a.deployment.deployment, 'default'],
+      [b.deployment.deployment, 'default'],
+    ],
+  },
+  {
+    method: 'GET',
+    path: '/v1/private/prompts/{0}/webhook_secret',
+    credentials: 'key',
+    validParams: ({ a, b }) => [[a.deployment.deployment], [b.deployment.deployment]],
+  },
+  {
+    method: 'POST',
+    path: '/v1/private/prompts/{0}/webhook_secret/rotate',
+    credentials: 'key',
+    validBody: () => ({ overlap_seconds: 60 }),
+    validParams: ({ a, b }) => [[a.deployment.deployment], [b.deployment.deployment]],
+  },
+  {
+    method: 'POST',
+    path: '/v1/workflow/invoke',
+    credentials: 'key',
+    lifecycleHeader: 'idempotency-key',
+    validBody: ({ a, callbackUrl }) => ({
+      deployment: a.workflow.deployment,
+      variant: 'default',
+      inputs: { topic: 'generated' },
+      metadata: { case: 'generated' },
+      user: 'fuzz',
+      async: { enabled: true, callback_url: callbackUrl },
+    }),
+    sized: 'inputs.topic',
+    servesLarge: true,
+  },
+  { method: 'GET', path: '/v1/workflow_runs/{0}', credentials: 'key', validParams: ({ a, b }) => [[a.workflowRunId], [b.workflowRunId]] },
+  {
+    method: 'GET',
+    path: '/v1/private/workflow_runs/{0}/steps',
+    credentials: 'key',
+    validParams: ({ a, b }) => [[a.workflowRunId], [b.workflowRunId]],
+  },
+  { method: 'GET', path: '/v1/private/workflows', credentials: 'key' },
+  {
+    method: 'POST',
+    path: '/v1/private/workflows/apply',
+    credentials: 'key',
+    validBody: () => ({ workflows: WORKFLOWS('generated-workflow-apply') }),
+    sized: 'workflows.0.variants.0.steps.0.text',
+  },
+  {
+    method: 'GET',
+    path: '/v1/private/workflows/{0}/variants/{1}/versions',
+    credentials: 'key',
+    validParams: ({ a, b }) => [
+      [a.workflow.deployment, 'default'],
+      [b.workflow.deployment, 'default'],
+    ],
+  },
+  {
+    method: 'GET',
+    path: '/v1/private/workflows/{0}/webhook_secret',
+    credentials: 'key',
+    validParams: ({ a, b }) => [[a.workflow.deployment], [b.workflow.deployment]],
+  },
+  {
+    method: 'POST',
+    path: '/v1/private/workflows/{0}/webhook_secret/rotate',
+    credentials: 'key',
+    validBody: () => ({ overlap_seconds: 60 }),
+    validParams: ({ a, b }) => [[a.workflow.deployment], [b.workflow.deployment]],
+  },
+  { method: 'GET', path: '/v1/private/requests', credentials: 'key', query: true },
+  { method: 'GET', path: '/v1/private/deliveries', credentials: 'key', query: true },
+  { method: 'GET', path: '/v1/private/deliveries/{0}', credentials: 'key', validParams: ({ a, b }) => [[a.deliveryId], [b.deliveryId]] },
+  {
+    method: 'POST',
+    path: '/v1/private/deliveries/{0}/redeliver',
+    credentials: 'key',
+    validParams: ({ a, b }) => [[a.deliveryId], [b.deliveryId]],
+  },
+  { method: 'GET', path: '/v1/public/workspaces/{0}/agents', credentials: 'key', validParams: ({ a, b }) => [[a.id], [b.id]] },
+  // The multipart upload (POST) has its own property below: its bodies are not JSON.
+  { method: 'GET', path: '/v1/public/workspaces/{0}/assets', credentials: 'key', validParams: ({ a, b }) => [[a.id], [b.id]] },
+  {
+    method: 'POST',
+    path: '/v1/public/workspaces/{0}/agents',
+    credentials: 'key',
+    validBody: agentBody,
+    sized: 'agent.instruction_prompt',
+    servesLarge: true,
+    validParams: ({ a, b }) => [[a.id], [b.id]],
+  },
+  { method: 'GET', path: '/v1/public/workspaces/{0}/agents/{1}', credentials: 'key', validParams: agentParams },
+  {
+    method: 'PATCH',
+    path: '/v1/public/workspaces/{0}/agents/{1}',
+    credentials: 'key',
+    validBody: () => ({ agent: { name: 'generated update', description: null, temperature: 0.5, tool_choice: 'auto', max_token: 128 } }),
+    sized: 'agent.instruction_prompt',
+    servesLarge: true,
+    validParams: agentParams,
+  },
+  {
+    method: 'GET',
+    path: '/v1/private/agents/{0}/webhook_secret',
+    credentials: 'key',
+    validParams: ({ a, b }) => [[a.agent.id], [b.agent.id]],
+  },
+  {
+    method: 'POST',
+    path: '/v1/private/agents/{0}/webhook_secret/rotate',
+    credentials: 'key',
+    validBody: () => ({ overlap_seconds: 60 }),
+    validParams: ({ a, b }) => [[a.agent.id], [b.agent.id]],
+  },
+  { method: 'GET', path: '/v1/public/workspaces/{0}/knowledge_bases', credentials: 'key', validParams: ({ a, b }) => [[a.id], [b.id]] },
+  {
+    method: 'POST',
+    path: '/v1/public/workspaces/{0}/knowledge_bases',
+    credentials: 'key',
+    validBody: () => ({
+      knowledge_base: { name: 'generated', description: 'd', search_type: 'vector', search_score_threshold: 0.5, search_chunk_limit: '7' },
+    }),
+    sized: 'knowledge_base.description',
+    validParams: ({ a, b }) => [[a.id], [b.id]],
+  },
+  { method: 'GET', path: '/v1/public/workspaces/{0}/knowledge_bases/{1}', credentials: 'key', validParams: knowledgeBaseParams },
+  {
+    method: 'PATCH',
+    path: '/v1/public/workspaces/{0}/knowledge_bases/{1}',
+    credentials: 'key',
+    validBody: () => ({ knowledge_base: { name: 'generated update', description: null, search_type: 'full_text', search_chunk_limit: 9 } }),
+    sized: 'knowledge_base.description',
+    validParams: knowledgeBaseParams,
+  },
+  { method: 'GET', path: '/v1/public/workspaces/{0}/knowledge_bases/{1}/items', credentials: 'key', validParams: knowledgeBaseParams },
+  {
+    method: 'POST',
+    path: '/v1/public/workspaces/{0}/knowledge_bases/{1}/search',
+    credentials: 'key',
+    validBody: () => ({ search_query: 'generated', search_type: 'hybrid', search_chunk_limit: 3, search_score_threshold: 0 }),
+    sized: 'search_query',
+    validParams: knowledgeBaseParams,
+  },
+  {
+    method: 'POST',
+    path: '/v1/private/knowledge_bases/{0}/items',
+    credentials: 'key',
+    validBody: () => ({ url: 'https://docs.example.invalid/generated.md', name: 'generated' }),
+    sized: 'name',
+    validParams: ({ a, b }) => [[a.knowledgeBaseId], [b.knowledgeBaseId]],
+  },
+  {
+    method: 'GET',
+    path: '/v1/private/knowledge_bases/{0}/items/{1}',
+    credentials: 'key',
+    validParams: ({ a, b }) => [
+      [a.knowledgeBaseId, a.knowledgeBaseItemId],
+      [b.knowledgeBaseId, b.knowledgeBaseItemId],
+    ],
+  },
+  { method: 'GET', path: '/v1/private/knowledge_bases/embedding_model', credentials: 'key' },
+  {
+    method: 'PUT',
+    path: '/v1/private/knowledge_bases/embedding_model',
+    credentials: 'key',
+    validBody: () => ({ embedding_model: 'text-embedding-3-small' }),
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/public/workspaces/{0}/knowledge_bases/{1}',
+    credentials: 'key',
+    validParams: ({ a, b }) => [
+      [a.id, a.disposableKnowledgeBaseId],
+      [b.id, b.disposableKnowledgeBaseId],
+    ],
+  },
+  {
+    method: 'GET',
+    path: '/v1/private/agents/{0}/knowledge_bases',
+    credentials: 'key',
+    validParams: ({ a, b }) => [[a.agent.id], [b.agent.id]],
+  },
+  {
+    method: 'PUT',
+    path: '/v1/private/agents/{0}/knowledge_bases',
+    credentials: 'key',
+    validBody: () => ({ knowledge_base_ids: [] }),
+    validParams: ({ a, b }) => [[a.agent.id], [b.agent.id]],
+  },
+  // Last: its first valid case deletes A's disposable agent, and later ones find it gone.
+  {
+    method: 'DELETE',
+    path: '/v1/public/workspaces/{0}/agents/{1}',
+    credentials: 'key',
+    validParams: ({ a, b }) => [
+      [a.id, a.disposableAgentId],
+      [b.id, b.disposableAgentId],
+    ],
+  },
+];
+
+function knowledgeBaseParams({ a, b }: Context): string[][] {
+  return [
+    [a.id, a.knowledgeBaseId],
+    [b.id, b.knowledgeBaseId],
+  ];
+}
+
+export function takesBody(route: RouteCase): boolean {
+  return route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH';
+}
+
+function agentBody(): Record<string, unknown> {
+  return {
+    agent: {
+      name: 'generated',
+      llm_model: 'fake-generated-chat',
+      model_type: 'llm',
+      max_token: '256',
+      reasoning_effort: 'low',
+      max_tool_calls: 2,
+    },
+  };
+}
+
+function agentParams({ a, b }: Context): string[][] {
+  return [
+    [a.id, a.agent.id],
+    [b.id, b.agent.id],
+  ];
+}
+
+export function invokeBody({ a }: Context): Record<string, unknown> {
+  return {
+    deployment: a.deployment.deployment,
+    variant: 'default',
+    inputs: { question: 'generated' },
+    metadata: { case: 'generated' },
+    user: 'fuzz',
+  };
+}
+
+/** The Idempotency-Key both workspaces' first runs were started with (each workspace's keys are its own). */
+export const SHARED_IDEMPOTENCY_KEY = 'generated-shared-key';
+export const firstRunBody = (deployment: string, name: string) => ({
+  deployment,
+  variant: 'default',
+  inputs: { question: `only ${name}` },
+});
