@@ -16,6 +16,7 @@ import {
   lintChart,
   objectId,
   renderChart,
+  renderNotes,
   validateObjects,
   type Json,
   type K8sObject,
@@ -689,6 +690,144 @@ describe('what the chart renders', () => {
     expect(render.status).not.toBe(0);
     expect(render.stderr).toContain('apps.agent.env.FEATURE_X is not a variable any app reads');
     expect(render.stderr).toContain('apps.catalog.env.AGENT_TRIGGER_CONCURRENCY is not read by catalog (read by agent)');
+  });
+
+  describe('asset storage: the files outlive the asset pod unless the values say, by name, that they need not', () => {
+    const DIR = '/var/lib/waggle/assets';
+    const ROLLING = { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: '25%' } };
+    const EPHEMERAL = ['config.assetStorage.persistence.enabled=false', 'config.assetStorage.ephemeral=true'];
+    /** The claims rendered, and the asset pod's volumes and mounts (but /tmp) and rollout strategy. */
+    const assetStorageOf = (objects: K8sObject[]) => {
+      const asset = deploymentOf(objects, 'asset');
+      return {
+        claims: byKind(objects, 'PersistentVolumeClaim').map((claim) => claim.metadata.name),
+        volumes: (asset.spec.template.spec.volumes as Json[]).filter((volume) => volume.name !== 'tmp'),
+        mounts: (container(asset).volumeMounts as Json[]).filter((mount) => mount.name !== 'tmp'),
+        strategy: asset.spec.strategy as Json,
+      };
+    };
+    const refusal = (set: string[]) => {
+      const render = renderChart({ files: [MINIMAL], set });
+      expect(render.status).not.toBe(0);
+      return render.stderr;
+    };
+    const notesOf = (set: string[]) => {
+      const { status, stderr, notes } = renderNotes({ files: [MINIMAL], set });
+      expect({ status, stderr }).toEqual({ status: 0, stderr: '' });
+      return (notes ?? '').replace(/\s+/g, ' ');
+    };
+
+    it('by default: a ReadWriteOnce claim the chart creates and keeps on uninstall, mounted at the asset dir, the Deployment Recreate', () => {
+      const objects = minimal();
+      expect(assetStorageOf(objects)).toEqual({
+        claims: ['waggle-assets'],
+        volumes: [{ name: 'asset-storage', persistentVolumeClaim: { claimName: 'waggle-assets' } }],
+        mounts: [{ name: 'asset-storage', mountPath: DIR }],
+        strategy: { type: 'Recreate' },
+      });
+      const [claim] = byKind(objects, 'PersistentVolumeClaim');
+      expect(claim.metadata.annotations).toEqual({ 'helm.sh/resource-policy': 'keep' });
+      expect(claim.spec).toEqual({ accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '10Gi' } } });
+      expect(environmentOf(container(deploymentOf(objects, 'asset')) as never, objects).variables).toContainEqual({
+        name: 'ASSET_STORAGE_DIR',
+        source: 'configMap',
+        from: 'ConfigMap/waggle-asset',
+        value: DIR,
+      });
+      for (const app of APPS.filter((name) => name !== 'asset')) {
+        const deployment = deploymentOf(objects, app);
+        expect({ app, volumes: deployment.spec.template.spec.volumes, strategy: deployment.spec.strategy }).toEqual({
+          app,
+          volumes: [{ name: 'tmp', emptyDir: {} }],
+          strategy: ROLLING,
+        });
+      }
+      expect(notesOf([])).toContain(
+        'Asset files: on the PersistentVolumeClaim "waggle-assets", mounted at /var/lib/waggle/assets (kept on uninstall).',
+      );
+      expect(notesOf([])).not.toMatch(/EPHEMERAL|LOST/);
+    });
+
+    it('persistence off without config.assetStorage.ephemeral refuses to render, naming the durable choices and the flag', () => {
+      expect(refusal(['config.assetStorage.persistence.enabled=false'])).toContain(
+        'config.assetStorage.persistence.enabled is false: uploaded files would live in an emptyDir, lost on every restart or rollout of the asset pod while PostgreSQL keeps their records; choose persistence.enabled true (a claim the chart creates, or persistence.existingClaim), or driver s3, or accept the loss with config.assetStorage.ephemeral true',
+      );
+    });
+
+    it.each([
+      [
+        'ephemeral beside a claim',
+        ['config.assetStorage.ephemeral=true'],
+        'config.assetStorage.ephemeral is true but so is persistence.enabled: set persistence.enabled false for an emptyDir, or drop ephemeral to keep the files on a claim',
+      ],
+      [
+        'an existing claim that persistence.enabled false would leave unmounted',
+        [...EPHEMERAL, 'config.assetStorage.persistence.existingClaim=waggle-assets-nfs'],
+        'config.assetStorage.persistence.existingClaim waggle-assets-nfs is set but persistence.enabled is false: the claim would not be mounted',
+      ],
+      [
+        'two asset pods on a ReadWriteOnce claim',
+        ['apps.asset.replicas=2'],
+        'apps.asset runs more than one pod (replicas > 1 or autoscaling) on filesystem asset storage without a shared volume',
+      ],
+      [
+        'two asset pods on ephemeral storage',
+        [...EPHEMERAL, 'apps.asset.autoscaling.enabled=true'],
+        'apps.asset runs more than one pod (replicas > 1 or autoscaling) on filesystem asset storage without a shared volume',
+      ],
+    ])('refuses %s', (_case, set, message) => {
+      expect(refusal(set)).toContain(message);
+    });
+
+    it('ephemeral, said by name: an emptyDir at the asset dir, no claim, and NOTES say the files are lost', () => {
+      expect(assetStorageOf(minimal({ set: EPHEMERAL }))).toEqual({
+        claims: [],
+        volumes: [{ name: 'asset-storage', emptyDir: {} }],
+        mounts: [{ name: 'asset-storage', mountPath: DIR }],
+        strategy: ROLLING,
+      });
+      expect(notesOf(EPHEMERAL)).toContain(
+        'Asset files: EPHEMERAL (config.assetStorage.ephemeral): an emptyDir at /var/lib/waggle/assets. Every uploaded file is LOST on every restart, rollout or rescheduling of the asset pod',
+      );
+    });
+
+    it('an existing claim: none rendered, that one mounted (ReadWriteOnce, so Recreate)', () => {
+      expect(assetStorageOf(minimal({ set: ['config.assetStorage.persistence.existingClaim=waggle-assets-nfs'] }))).toEqual({
+        claims: [],
+        volumes: [{ name: 'asset-storage', persistentVolumeClaim: { claimName: 'waggle-assets-nfs' } }],
+        mounts: [{ name: 'asset-storage', mountPath: DIR }],
+        strategy: { type: 'Recreate' },
+      });
+    });
+
+    it('s3: no claim, no asset volume', () => {
+      expect(assetStorageOf(minimal({ set: ['config.assetStorage.driver=s3', 'config.assetStorage.s3.bucket=waggle-assets'] }))).toEqual({
+        claims: [],
+        volumes: [],
+        mounts: [],
+        strategy: ROLLING,
+      });
+    });
+
+    it.each([
+      ['a ReadWriteOncePod claim: Recreate', ['config.assetStorage.persistence.accessModes={ReadWriteOncePod}'], { type: 'Recreate' }],
+      [
+        'a ReadWriteMany claim shared by two pods: rolled',
+        ['config.assetStorage.persistence.accessModes={ReadWriteMany}', 'apps.asset.replicas=2'],
+        ROLLING,
+      ],
+      [
+        "the operator's own apps.asset.strategy",
+        [
+          'apps.asset.strategy.type=RollingUpdate',
+          'apps.asset.strategy.rollingUpdate.maxSurge=0',
+          'apps.asset.strategy.rollingUpdate.maxUnavailable=1',
+        ],
+        { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } },
+      ],
+    ])('the asset rollout with %s', (_case, set, strategy) => {
+      expect(assetStorageOf(minimal({ set })).strategy).toEqual(strategy);
+    });
   });
 
   describe('values.schema.json refuses bad values, through helm', () => {

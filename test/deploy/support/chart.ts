@@ -114,6 +114,43 @@ export function renderChart(options: ValuesOptions = {}): Render {
   return { ...result, objects };
 }
 
+/**
+ * The chart's NOTES.txt as `helm install` would print it. `helm template` renders NOTES.txt
+ * but never prints it, and `helm install --dry-run` needs a cluster; so a copy of the chart
+ * gets one more template, a ConfigMap holding the notes (helm names each template file by its
+ * path, so `include` reaches NOTES.txt), and only that template is shown.
+ */
+export function renderNotes(options: ValuesOptions = {}): RunResult & { notes: string | null } {
+  const probeChart = path.join(helmHome, 'notes-chart', path.basename(chartDir));
+  if (!fs.existsSync(probeChart)) {
+    fs.cpSync(chartDir, probeChart, { recursive: true });
+    fs.writeFileSync(
+      path.join(probeChart, 'templates/notes-probe.yaml'),
+      [
+        'apiVersion: v1',
+        'kind: ConfigMap',
+        'metadata:',
+        '  name: notes-probe',
+        'data:',
+        `  NOTES: {{ include "${path.basename(chartDir)}/templates/NOTES.txt" . | toJson }}`,
+        '',
+      ].join('\n'),
+    );
+  }
+  const result = helm([
+    'template',
+    RELEASE,
+    probeChart,
+    '--namespace',
+    NAMESPACE,
+    '--show-only',
+    'templates/notes-probe.yaml',
+    ...valuesArgs(options),
+  ]);
+  const probe = result.status === 0 ? (parseDocument(result.stdout).toJS() as K8sObject) : null;
+  return { ...result, notes: probe ? (probe.data.NOTES as string) : null };
+}
+
 /** `helm lint --strict`: template errors, warnings, and values.schema.json. */
 export function lintChart(options: ValuesOptions = {}): RunResult {
   return helm(['lint', '--strict', chartDir, '--namespace', NAMESPACE, ...valuesArgs(options)]);
