@@ -9,7 +9,7 @@ delete swcrc.$schema;
 // ES-module code Jest compiles to CommonJS: file-type and what it imports (ES modules only), and
 // unpdf, whose CommonJS build import()s its PDF.js bundle. Before Node 24.9 Jest's CommonJS runtime
 // can neither require() nor import() an ES module (without --experimental-vm-modules), while
-// Node itself (20.19+) does both, so the built apps load them as they are.
+// Node itself (20.19+; the project pins 24) does both, so the built apps load them as they are.
 const esmOnlyPackages = ['file-type', 'strtok3', 'token-types', 'uint8array-extras', '@tokenizer/inflate', '@borewit/text-codec', 'unpdf'];
 const esmOnly = `/node_modules/(?:${esmOnlyPackages.join('|')})/`;
 const shared = {

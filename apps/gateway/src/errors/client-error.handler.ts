@@ -22,7 +22,11 @@ function endSocketWithError(socket: Duplex, exception: WaggleException): void {
  *   `Content-Length` with `Transfer-Encoding`): 400 `invalid_request`;
  * - `CONNECT` (which Node hands to a 'connect' listener, and without one drops the connection):
  *   404 `not_found`, as for any method no route serves;
- * - an `Expect` header other than `100-continue`: 417 `invalid_request`.
+ * - an `Expect` header other than `100-continue`: 417 `invalid_request`;
+ * - `Expect: 100-continue`: `100 Continue` only for a request whose answer owns the connection.
+ *   Node writes it for every such request, and for one pipelined behind another it can land
+ *   between that request's answer head and body, so the client cannot read the answer (RFC 9110
+ *   lets a server omit it when the content was sent, as a pipelining client has).
  */
 export function answerMalformedRequestsWithJson(server: Server): void {
   server.on(
@@ -44,6 +48,17 @@ export function answerMalformedRequestsWithJson(server: Server): void {
     contained('answering a CONNECT request', (_request: IncomingMessage, socket: Duplex) => {
       socket.on('error', () => socket.destroy());
       endSocketWithError(socket, new WaggleException('not_found', { detail: 'request_method_unsupported', params: { method: 'CONNECT' } }));
+    }),
+  );
+  server.on(
+    'checkContinue',
+    contained('answering Expect: 100-continue', (request: IncomingMessage, response: ServerResponse) => {
+      // An answer waiting behind another (pipelined) has no socket yet: its client sent the body
+      // without waiting, so no 100 is owed, and Node must not close the connection for the 100
+      // it did not send (what its `_expect_continue` mark makes it do).
+      if (response.socket) response.writeContinue();
+      else (response as ServerResponse & { _expect_continue?: boolean })._expect_continue = false;
+      server.emit('request', request, response);
     }),
   );
   server.on(
