@@ -1,4 +1,5 @@
 import { nestedMessage, type NestedMessage } from '@waggle/errors';
+import { safeDecodeURIComponent } from '@waggle/platform';
 /** At most this many attachments per agent message, `attachments` and `image_urls` together (spec: Attachment rules 2). */
 export const MAX_ATTACHMENTS_PER_MESSAGE = 5;
 
@@ -46,12 +47,7 @@ export function extensionOf(pathname: string): string | null {
 }
 
 function lastSegment(pathname: string): string {
-  const raw = pathname.slice(pathname.lastIndexOf('/') + 1);
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
+  return safeDecodeURIComponent(pathname.slice(pathname.lastIndexOf('/') + 1));
 }
 
 function dotted(extensions: readonly string[]): string {

@@ -331,6 +331,10 @@ export const ERROR_MESSAGES = {
     es: 'Variante definida dos veces en %{deployment}: %{names}',
   },
   invalid_prompt_template: { en: 'A prompt message is not a valid template', es: 'Un mensaje del prompt no es una plantilla válida' },
+  prompt_inputs_unrenderable: {
+    en: 'The prompt could not be rendered with these inputs',
+    es: 'No se pudo generar el prompt con estas entradas',
+  },
   invalid_workflow_definitions: {
     en: 'The workflow definitions are invalid: %{field}: %{reason}',
     es: 'Las definiciones del flujo de trabajo no son válidas: %{field}: %{reason}',

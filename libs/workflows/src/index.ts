@@ -42,5 +42,13 @@ export {
   type WorkflowCheckOptions,
   type WorkflowValidation,
 } from './workflow-validation';
-export { renderText, renderValue, templateParseCount, templateRoots, type StepRecordScope, type WorkflowScope } from './workflow-template';
+export {
+  liquidOutputText,
+  renderText,
+  renderValue,
+  templateParseCount,
+  templateRoots,
+  type StepRecordScope,
+  type WorkflowScope,
+} from './workflow-template';
 export { evaluateClause, evaluateCondition } from './workflow-condition';

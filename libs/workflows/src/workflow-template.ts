@@ -21,12 +21,16 @@ export interface StepRecordScope {
  * produce: a step of the branch not taken, a null output). Objects and arrays printed inside
  * text render as JSON, never as "[object Object]".
  */
-const liquid = new Liquid({
-  strictFilters: true,
-  strictVariables: false,
-  outputEscape: (value: unknown) =>
-    value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value),
-});
+const liquid = new Liquid({ strictFilters: true, strictVariables: false, outputEscape: liquidOutputText });
+
+/**
+ * What `{{ value }}` prints, for every Liquid template of Waggle (workflows' and prompts'):
+ * nothing for null, objects and arrays as JSON, anything else as text. Never `String()` of an
+ * object, which throws for a caller's `{"toString": null}` and prints "[object Object]" otherwise.
+ */
+export function liquidOutputText(value: unknown): string {
+  return value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
 
 /** `{{ a.b[0].c }}` alone: whitespace allowed, no filters. Such a field keeps the referenced value as it is. */
 const EXACT_REFERENCE = /^\s*\{\{-?\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\])*)\s*-?\}\}\s*$/;

@@ -15,6 +15,7 @@ export const nastyString = fc.oneof(
     '%',
     '%00',
     '%zz',
+    'https://docs.example.invalid/%E0%A4%A',
     '🙂',
     ' ',
     'x'.repeat(3000),
@@ -88,6 +89,13 @@ export function bodyArbitrary(valid: Record<string, unknown> | undefined): fc.Ar
               ? { ...(valid[field] as object), generated: value }
               : value,
         })),
+        // A nested field (an input a template prints, a metadata value) given an object that cannot be stringified.
+        fc.tuple(fc.constantFrom(...Object.keys(valid)), hostileObject).map(([field, value]) => {
+          const current = valid[field];
+          if (typeof current !== 'object' || current === null || Array.isArray(current)) return { ...valid, [field]: value };
+          const key = Object.keys(current)[0] ?? 'generated';
+          return { ...valid, [field]: { ...(current as object), [key]: value } };
+        }),
         fc.constant(valid),
       )
     : fc.constant({});

@@ -16,7 +16,7 @@ import {
   type UpdateKnowledgeBaseFields,
 } from '@waggle/contracts';
 import { errorMessage, WaggleException, type ErrorDetail } from '@waggle/errors';
-import { APP_ENV, enqueue, NatsRpcClient, type JobQueue } from '@waggle/platform';
+import { APP_ENV, enqueue, NatsRpcClient, safeDecodeURIComponent, type JobQueue } from '@waggle/platform';
 import type { KnowledgeBaseEnv } from '../config/knowledge-base.env';
 import type { KnowledgeBaseEntity } from './entities/knowledge-base.entity';
 import { itemNotFound, knowledgeBaseNotFound, toItemRecord, toKnowledgeBaseRecord } from './knowledge-base-record';
@@ -39,7 +39,8 @@ function parsedUrl(text: string): URL | null {
 /** The name an item from a URL gets when the caller names none: the URL's last path segment, else its host. */
 export function nameOfUrl(url: URL): string {
   const segment = url.pathname.split('/').filter(Boolean).pop();
-  return segment ? decodeURIComponent(segment).slice(0, 1024) : url.hostname;
+  // The caller's URL: a malformed escape (`/%E0%A4%A`) stays as it was written.
+  return segment ? safeDecodeURIComponent(segment).slice(0, 1024) : url.hostname;
 }
 
 /**
