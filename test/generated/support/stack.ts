@@ -40,9 +40,13 @@ export interface GeneratedStack {
  * Starts every app against the fake provider and a callback receiver, and gives two workspaces
  * (A and B) a prompt deployment, finished runs of each kind, a webhook-triggered delivery,
  * agents, knowledge bases and a workflow: what the generated tiers' valid requests name.
- * Registers its own beforeAll and afterAll; `tier` names the closing line.
+ * Registers its own beforeAll and afterAll; `tier` names the closing line. `gatewayLogLevel`
+ * `info` turns on the gateway's access log, whose line is written after every answer.
  */
-export function useGeneratedStack(tier: string): GeneratedStack {
+export function useGeneratedStack(
+  tier: string,
+  { gatewayLogLevel = 'error' }: { gatewayLogLevel?: 'error' | 'info' } = {},
+): GeneratedStack {
   const fake = new FakeProviderServer();
   const receiver = new CallbackReceiver();
   const apps: AppProcess[] = [];
@@ -168,7 +172,13 @@ export function useGeneratedStack(tier: string): GeneratedStack {
     const env = { LOG_LEVEL: 'error', FAKE_BASE_URL: `${fakeUrl}/v1`, FAKE_API_KEY: 'fake-key', CALLBACK_URL_ALLOWLIST: '127.0.0.1' };
     const assetDir = mkdtempSync(join(tmpdir(), 'waggle-generated-assets-'));
     for (const app of ['catalog', 'invocation', 'callback-dispatcher', 'agent', 'knowledge-base', 'asset', 'gateway'] as const)
-      apps.push(spawnApp(app, await freePort(), app === 'asset' ? { ...env, ASSET_STORAGE_DIR: assetDir } : env));
+      apps.push(
+        spawnApp(
+          app,
+          await freePort(),
+          app === 'asset' ? { ...env, ASSET_STORAGE_DIR: assetDir } : app === 'gateway' ? { ...env, LOG_LEVEL: gatewayLogLevel } : env,
+        ),
+      );
     await Promise.all(apps.map((app) => waitUntilLive(app)));
     for (const app of apps)
       startedAt.set(app.app, ((await (await fetch(`${app.baseUrl}/health/live`)).json()) as { started_at: string }).started_at);
