@@ -10,6 +10,7 @@ import {
   UncontractedRpcHandler,
 } from '@waggle/platform';
 import { expectEventually } from '@waggle/testing';
+import { firstValueFrom, NEVER, toArray, type Observable } from 'rxjs';
 
 /** Held shut by the test: the handler's work ends exactly when the test says so, never on a timer. */
 class Gate {
@@ -36,7 +37,16 @@ class GatedController {
   }
 }
 
-@Module({ controllers: [GatedController] })
+@Controller()
+class StreamingController {
+  /** A stream that never ends: it is only ever refused here. */
+  @UncontractedRpcHandler('test.overload.stream', { kind: 'stream' })
+  stream(): Observable<never> {
+    return NEVER;
+  }
+}
+
+@Module({ controllers: [GatedController, StreamingController] })
 class GatedModule {}
 
 describe('GracefulNatsServer shutdown', () => {
@@ -121,3 +131,53 @@ describe('GracefulNatsServer shutdown', () => {
     await expect(call).resolves.toMatchObject({ code: 'upstream_request_failed', status: 504 });
   });
 });
+
+describe('GracefulNatsServer under overload (MAX_RPC_IN_FLIGHT)', () => {
+  const env = loadConfig(BaseEnv);
+  let client: NatsRpcClient;
+  let service: INestMicroservice | undefined;
+
+  beforeEach(async () => {
+    gate = new Gate();
+    client = new NatsRpcClient(env, 'overload-test');
+    await client.connect();
+  });
+
+  afterEach(async () => {
+    gate.open();
+    await service?.close();
+    service = undefined;
+    await client.close();
+  });
+
+  it('answers a request past the bound at once with 503 upstream_request_failed, keeps the ones in flight, and takes requests again once one ends', async () => {
+    // The event-loop check is off, so only the count decides, however busy the machine.
+    const server = new GracefulNatsServer({ ...natsConnectionOptions(env), queue: 'test-overload' }, 30_000, undefined, {
+      maxInFlight: 2,
+      maxEventLoopDelayMs: 0,
+    });
+    service = await NestFactory.createMicroservice(GatedModule, { strategy: server, logger: false });
+    serveRpcHandlers(service, server);
+    await service.listen();
+
+    const held = [callGated(client), callGated(client)];
+    await expectEventually(() => expect(server.inflightCount).toBe(2), { timeoutMs: 10_000, intervalMs: 10 });
+
+    const refusal = { code: 'upstream_request_failed', status: 503, details: { pattern: 'test.graceful.gated', reason: 'in_flight' } };
+    await expect(callGated(client)).rejects.toMatchObject(refusal);
+    // A stream's caller reads the refusal as the stream's error, not as silence.
+    await expect(firstValueFrom(client.request('test.overload.stream', {}, {}).pipe(toArray()))).rejects.toMatchObject({
+      ...refusal,
+      details: { pattern: 'test.overload.stream', reason: 'in_flight' },
+    });
+    expect(server.inflightCount).toBe(2);
+
+    gate.open();
+    await expect(Promise.all(held)).resolves.toEqual([{ finished: true }, { finished: true }]);
+    await expect(callGated(client)).resolves.toEqual({ finished: true });
+  });
+});
+
+function callGated(client: NatsRpcClient, timeoutMs = 30_000): Promise<unknown> {
+  return client.reply('test.graceful.gated', {}, {}, timeoutMs);
+}

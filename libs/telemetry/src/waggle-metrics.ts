@@ -18,6 +18,8 @@ export interface WaggleInstruments {
   callbackDeliveries: Counter;
   callbackAttempts: Histogram;
   meterRefusals: Counter;
+  overloadShed: Counter;
+  inFlight: ObservableGauge;
   queueJobs: ObservableGauge;
   queueOldestWaitingAge: ObservableGauge;
   ledgerPending: ObservableGauge;
@@ -51,6 +53,8 @@ export function createInstruments(meter: Meter): WaggleInstruments {
     callbackDeliveries: counter(meter, 'callbackDeliveries'),
     callbackAttempts: histogram(meter, 'callbackAttempts', ATTEMPT_BUCKETS, '{attempt}'),
     meterRefusals: counter(meter, 'meterRefusals'),
+    overloadShed: counter(meter, 'overloadShed'),
+    inFlight: gauge(meter, 'inFlight', '{request}'),
     queueJobs: gauge(meter, 'queueJobs', '{job}'),
     queueOldestWaitingAge: gauge(meter, 'queueOldestWaitingAge', 's'),
     ledgerPending: gauge(meter, 'ledgerPending', '{record}'),
