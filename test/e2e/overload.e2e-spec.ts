@@ -1,4 +1,5 @@
 import {
+  applyDefinitions,
   cliJson,
   collectSse,
   expectEventually,
@@ -13,11 +14,8 @@ import {
   type AppProcess,
 } from '@waggle/testing';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 const MODEL = 'fake-overload-held';
 const PROMPTS = `
@@ -113,9 +111,7 @@ describe('overload is shed, not queued', () => {
       'enterprise',
     ]);
     key = created.api_key;
-    const file = join(mkdtempSync(join(tmpdir(), 'waggle-overload-')), 'prompts.yaml');
-    writeFileSync(file, PROMPTS);
-    await cliJson(['apply', '-f', file, '--workspace', created.workspace_id]);
+    await applyDefinitions(PROMPTS, created.workspace_id);
   });
 
   afterAll(async () => {

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import {
   BaseEnv,
   GracefulNatsServer,
+  type AdmissionLimits,
   loadConfig,
   natsConnectionOptions,
   NatsRpcClient,
@@ -49,7 +50,7 @@ class StreamingController {
 @Module({ controllers: [GatedController, StreamingController] })
 class GatedModule {}
 
-describe('GracefulNatsServer shutdown', () => {
+describe('GracefulNatsServer: shutdown and overload', () => {
   const env = loadConfig(BaseEnv);
   let client: NatsRpcClient;
   let service: INestMicroservice | undefined;
@@ -74,8 +75,8 @@ describe('GracefulNatsServer shutdown', () => {
     return running ? running.close() : Promise.resolve();
   }
 
-  async function startService(queue: string, graceMs: number): Promise<GracefulNatsServer> {
-    const server = new GracefulNatsServer({ ...natsConnectionOptions(env), queue }, graceMs);
+  async function startService(queue: string, graceMs: number, admission?: AdmissionLimits): Promise<GracefulNatsServer> {
+    const server = new GracefulNatsServer({ ...natsConnectionOptions(env), queue }, graceMs, undefined, admission);
     const microservice = await NestFactory.createMicroservice(GatedModule, { strategy: server, logger: false });
     serveRpcHandlers(microservice, server);
     await microservice.listen();
@@ -130,41 +131,15 @@ describe('GracefulNatsServer shutdown', () => {
     // Work still running past the grace period loses its reply: the caller times out (504).
     await expect(call).resolves.toMatchObject({ code: 'upstream_request_failed', status: 504 });
   });
-});
 
-describe('GracefulNatsServer under overload (MAX_RPC_IN_FLIGHT)', () => {
-  const env = loadConfig(BaseEnv);
-  let client: NatsRpcClient;
-  let service: INestMicroservice | undefined;
-
-  beforeEach(async () => {
-    gate = new Gate();
-    client = new NatsRpcClient(env, 'overload-test');
-    await client.connect();
-  });
-
-  afterEach(async () => {
-    gate.open();
-    await service?.close();
-    service = undefined;
-    await client.close();
-  });
-
-  it('answers a request past the bound at once with 503 upstream_request_failed, keeps the ones in flight, and takes requests again once one ends', async () => {
+  it('answers a request past MAX_RPC_IN_FLIGHT at once with 503 upstream_request_failed, keeps the ones in flight, and takes requests again once one ends', async () => {
     // The event-loop check is off, so only the count decides, however busy the machine.
-    const server = new GracefulNatsServer({ ...natsConnectionOptions(env), queue: 'test-overload' }, 30_000, undefined, {
-      maxInFlight: 2,
-      maxEventLoopDelayMs: 0,
-    });
-    service = await NestFactory.createMicroservice(GatedModule, { strategy: server, logger: false });
-    serveRpcHandlers(service, server);
-    await service.listen();
-
-    const held = [callGated(client), callGated(client)];
+    const server = await startService('test-overload', 30_000, { maxInFlight: 2, maxEventLoopDelayMs: 0 });
+    const held = [gatedCall(), gatedCall()];
     await expectEventually(() => expect(server.inflightCount).toBe(2), { timeoutMs: 10_000, intervalMs: 10 });
 
     const refusal = { code: 'upstream_request_failed', status: 503, details: { pattern: 'test.graceful.gated', reason: 'in_flight' } };
-    await expect(callGated(client)).rejects.toMatchObject(refusal);
+    await expect(gatedCall()).rejects.toMatchObject(refusal);
     // A stream's caller reads the refusal as the stream's error, not as silence.
     await expect(firstValueFrom(client.request('test.overload.stream', {}, {}).pipe(toArray()))).rejects.toMatchObject({
       ...refusal,
@@ -174,10 +149,6 @@ describe('GracefulNatsServer under overload (MAX_RPC_IN_FLIGHT)', () => {
 
     gate.open();
     await expect(Promise.all(held)).resolves.toEqual([{ finished: true }, { finished: true }]);
-    await expect(callGated(client)).resolves.toEqual({ finished: true });
+    await expect(gatedCall()).resolves.toEqual({ finished: true });
   });
 });
-
-function callGated(client: NatsRpcClient, timeoutMs = 30_000): Promise<unknown> {
-  return client.reply('test.graceful.gated', {}, {}, timeoutMs);
-}
