@@ -88,6 +88,12 @@ export const WAGGLE_METRICS = {
     labels: ['intake'],
     help: "Requests this process is serving, as its overload bound counts them: intake http (the gateway, streams until they end, /health/* never) or rpc (a service's NATS requests, streams until they end)",
   },
+  eventLoopDelay: {
+    name: 'waggle_event_loop_delay_seconds',
+    type: 'gauge',
+    labels: [],
+    help: 'The event-loop delay the overload check compares with MAX_EVENT_LOOP_DELAY_MS: the time-weighted mean gap between two turns of the loop over the last 250 ms, less the 10 ms sampling resolution (absent while the check is off)',
+  },
   ledgerPending: {
     name: 'waggle_ledger_pending_records',
     type: 'gauge',

@@ -20,6 +20,7 @@ export interface WaggleInstruments {
   meterRefusals: Counter;
   overloadShed: Counter;
   inFlight: ObservableGauge;
+  eventLoopDelay: ObservableGauge;
   queueJobs: ObservableGauge;
   queueOldestWaitingAge: ObservableGauge;
   ledgerPending: ObservableGauge;
@@ -55,6 +56,7 @@ export function createInstruments(meter: Meter): WaggleInstruments {
     meterRefusals: counter(meter, 'meterRefusals'),
     overloadShed: counter(meter, 'overloadShed'),
     inFlight: gauge(meter, 'inFlight', '{request}'),
+    eventLoopDelay: gauge(meter, 'eventLoopDelay', 's'),
     queueJobs: gauge(meter, 'queueJobs', '{job}'),
     queueOldestWaitingAge: gauge(meter, 'queueOldestWaitingAge', 's'),
     ledgerPending: gauge(meter, 'ledgerPending', '{record}'),

@@ -76,6 +76,7 @@ class EventLoopDelay {
       if (histogram.count > 0) this.delay = timeWeightedDelayMs(histogram.mean, histogram.stddev);
       histogram.reset();
     }, WINDOW_MS).unref();
+    waggleMetrics().eventLoopDelay.addCallback((result) => result.observe(this.delay / 1000));
   }
 }
 
