@@ -13,7 +13,7 @@ import { applyKeepAlive } from './keep-alive';
 import { createEdgeValidationPipe } from './edge-validation';
 import { GatewayModule } from './gateway.module';
 import { recordHttpMetrics } from './metrics/http-metrics';
-import { installAdmissionGate } from './overload/admission-gate';
+import { installAdmissionGate, listenWithBacklog } from './overload/admission-gate';
 import { buildPublicOpenApiDocument } from './openapi/openapi-document';
 import { OpenApiDocumentHolder } from './openapi/openapi.controller';
 
@@ -73,7 +73,7 @@ export async function bootstrap(): Promise<INestApplication> {
   const app = await createGatewayApp(env);
   applyKeepAlive(app.getHttpServer(), env.HTTP_KEEP_ALIVE_TIMEOUT_MS);
   installAdmissionGate(app.getHttpServer(), env);
-  await app.listen(env.PORT, env.HOST);
+  await listenWithBacklog(app, env.PORT, env.HOST);
   answerMalformedRequestsWithJson(app.getHttpServer());
   // Prometheus scrapes a port of its own, never the public one (stopTelemetry closes it).
   const metricsPort = await listenForMetrics(env.METRICS_PORT, env.HOST);

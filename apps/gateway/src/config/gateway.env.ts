@@ -42,7 +42,7 @@ export class GatewayEnv extends WithCallbackAllowlist(WithRedis(BaseEnv)) {
   @IsInt()
   @Min(1)
   @Max(1_000_000)
-  MAX_HTTP_IN_FLIGHT: number = 1_000;
+  MAX_HTTP_IN_FLIGHT: number = 128;
 
   @EnvVar(
     'Port of the Prometheus listener (GET /metrics), kept apart from PORT so that the public address never serves metrics; 0 picks a free port (tests)',

@@ -2,6 +2,7 @@ import { trace } from '@opentelemetry/api';
 import { toErrorBody, WaggleException } from '@waggle/errors';
 import { Admission, OVERLOAD_RETRY_AFTER_SECONDS, type ShedReason } from '@waggle/platform';
 import { runInTraceContext, secondsSince, traceresponseOf, waggleMetrics } from '@waggle/telemetry';
+import type { INestApplication } from '@nestjs/common';
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { GatewayEnv } from '../config/gateway.env';
 import { httpRequestLabels } from '../metrics/http-metrics';
@@ -86,4 +87,23 @@ export function installAdmissionGate(server: Server, env: Pick<GatewayEnv, 'MAX_
   });
   server.once('close', () => admission.close());
   return admission;
+}
+
+/**
+ * Connections the kernel holds for the gateway until it accepts them: Node's default is 511,
+ * and a burst of new connections past it (clients reconnecting, a load balancer opening its
+ * pool) has its SYNs dropped, which costs each one a 1 s retransmission, a kubelet's probe
+ * included. Accepting is cheap, and an accepted request past the bounds is refused at once,
+ * so a longer queue here means faster answers. The kernel caps it at net.core.somaxconn
+ * (4096 by default since Linux 5.4).
+ */
+export const LISTEN_BACKLOG = 4_096;
+
+/**
+ * `app.listen` with LISTEN_BACKLOG: Nest passes its arguments on to `server.listen(port, host,
+ * backlog, callback)`, though its declared overloads name no backlog.
+ */
+export function listenWithBacklog(app: INestApplication, port: number, host: string): Promise<unknown> {
+  const listen = app.listen.bind(app) as unknown as (port: number, host: string, backlog: number) => Promise<unknown>;
+  return listen(port, host, LISTEN_BACKLOG);
 }

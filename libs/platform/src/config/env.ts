@@ -259,7 +259,7 @@ export class ServiceEnv extends DatabaseEnv {
   @IsInt()
   @Min(1)
   @Max(1_000_000)
-  MAX_RPC_IN_FLIGHT: number = 1_000;
+  MAX_RPC_IN_FLIGHT: number = 256;
 }
 
 // A mixin's base must be constructible with any arguments (TypeScript's mixin rule).
