@@ -209,7 +209,7 @@ export class BaseEnv {
   SHUTDOWN_GRACE_MS: number = 10_000;
 
   @EnvVar(
-    "Event-loop delay past which new work is refused at once rather than queued (ms): the gateway's HTTP requests and the services' NATS requests are answered 503 upstream_request_failed with Retry-After while the loop lags more than this (time-weighted over the last 250 ms); /health/* is always served. 0 turns the check off",
+    "Event-loop delay past which new work is refused at once rather than queued (ms): the gateway's HTTP requests and the services' NATS requests are answered 503 upstream_request_failed with Retry-After while the loop lags more than this (time-weighted over the last second); /health/* is always served. 0 turns the check off",
   )
   @IsInt()
   @Min(0)

@@ -35,34 +35,54 @@ export function shedReason(inFlight: number, eventLoopDelayMs: number, limits: A
 
 /** How often perf_hooks' native timer samples the loop (ms): its default, and the floor of what can be seen. */
 const SAMPLE_RESOLUTION_MS = 10;
-/** What one reading covers (ms): long enough that one garbage collection does not decide alone, short enough to react within a quarter second. */
+/** How often the delay is read (ms). */
 const WINDOW_MS = 250;
+/**
+ * How many readings the delay is judged over: the last second. One long task (a large body
+ * parsed, a garbage collection) does not make a second of delay; a loop that is behind does.
+ */
+const WINDOWS_JUDGED = 4;
+
+/** One reading of perf_hooks' histogram of the gaps between two turns of its native timer (each gap includes the resolution). */
+export interface DelayWindow {
+  count: number;
+  meanNs: number;
+  stddevNs: number;
+}
 
 /**
- * The delay over one window from perf_hooks' histogram of the gaps between two turns of its
- * native timer (each gap includes the resolution): the gaps' time-weighted mean, Σd²/Σd =
- * (σ² + μ²)/μ, less the resolution. A request arriving at a random moment lands in a gap with
- * a chance proportional to its length, so this is the gap it finds itself in. The plain mean
- * would let a few long turns vanish among the many short ones an idle loop also records.
+ * The event-loop delay over some readings: the gaps' time-weighted mean, Σd²/Σd, less the
+ * resolution (each reading gives Σd = nμ and Σd² = n(σ² + μ²)). A request arriving at a random
+ * moment lands in a gap with a chance proportional to its length, so this is the gap it finds
+ * itself in. The plain mean would let a few long turns vanish among the many short ones a
+ * half-idle loop also records.
  */
-export function timeWeightedDelayMs(meanNs: number, stddevNs: number): number {
-  if (!(meanNs > 0)) return 0;
-  const weightedNs = (stddevNs * stddevNs + meanNs * meanNs) / meanNs;
-  return Math.max(0, weightedNs / 1e6 - SAMPLE_RESOLUTION_MS);
+export function timeWeightedDelayMs(windows: readonly DelayWindow[]): number {
+  let sum = 0;
+  let sumOfSquares = 0;
+  for (const { count, meanNs, stddevNs } of windows) {
+    if (!(count > 0 && meanNs > 0)) continue;
+    sum += count * meanNs;
+    sumOfSquares += count * (stddevNs * stddevNs + meanNs * meanNs);
+  }
+  return sum > 0 ? Math.max(0, sumOfSquares / sum / 1e6 - SAMPLE_RESOLUTION_MS) : 0;
 }
 
 /**
  * This process's event-loop delay, read every WINDOW_MS by an unref'd timer (it never keeps a
- * process alive) from perf_hooks' native histogram: one sampler per process, started by the
- * first intake that checks the delay. A loop that is blocked cannot read it either; the
- * reading taken when it turns again (timers run before the I/O the turn then serves) covers
- * the block, so the requests waiting behind it are judged by it.
+ * process alive) from perf_hooks' native histogram and judged over the last WINDOWS_JUDGED
+ * readings: one sampler per process, started by the first request an intake that checks the
+ * delay is asked to admit, so the long turns of a process starting up (modules loading, Nest
+ * assembling the app) never count. A loop that is blocked cannot read it either; the reading
+ * taken when it turns again (timers run before the I/O the turn then serves) covers the block,
+ * so the requests waiting behind it are judged by it.
  */
 class EventLoopDelay {
   private histogram?: ELDHistogram;
+  private readonly windows: DelayWindow[] = [];
   private delay = 0;
 
-  /** The last window's delay (ms). */
+  /** The delay over the last second (ms). */
   get delayMs(): number {
     return this.delay;
   }
@@ -73,8 +93,10 @@ class EventLoopDelay {
     histogram.enable();
     this.histogram = histogram;
     setInterval(() => {
-      if (histogram.count > 0) this.delay = timeWeightedDelayMs(histogram.mean, histogram.stddev);
+      this.windows.push({ count: histogram.count, meanNs: histogram.mean, stddevNs: histogram.stddev });
+      if (this.windows.length > WINDOWS_JUDGED) this.windows.shift();
       histogram.reset();
+      this.delay = timeWeightedDelayMs(this.windows);
     }, WINDOW_MS).unref();
     waggleMetrics().eventLoopDelay.addCallback((result) => result.observe(this.delay / 1000));
   }
@@ -95,7 +117,6 @@ export class Admission {
     private readonly intake: Intake,
     private readonly limits: AdmissionLimits,
   ) {
-    if (limits.maxEventLoopDelayMs > 0) eventLoopDelay.start();
     this.observeCount = (result) => result.observe(this.count, { intake });
     waggleMetrics().inFlight.addCallback(this.observeCount);
   }
@@ -111,6 +132,7 @@ export class Admission {
 
   /** Admits one request (counted until `leave`), or says why it is refused (not counted). */
   enter(): ShedReason | undefined {
+    if (this.limits.maxEventLoopDelayMs > 0) eventLoopDelay.start();
     const refused = shedReason(this.count, eventLoopDelay.delayMs, this.limits);
     if (refused) {
       waggleMetrics().overloadShed.add(1, { intake: this.intake, reason: refused });
