@@ -425,6 +425,14 @@ export function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
+/** The median of unsorted values, readings that are not numbers (a sample that failed) left out. */
+export function median(values) {
+  return percentile(
+    values.filter(Number.isFinite).sort((a, b) => a - b),
+    50,
+  );
+}
+
 /** p50, p99, mean and max of unsorted values (ms). */
 export function summarize(values) {
   const sorted = [...values].sort((a, b) => a - b);

@@ -37,6 +37,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { request as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
+import { parseArgs as parseCommandLine } from 'node:util';
 import { join } from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { Pool } from 'undici';
@@ -52,8 +53,8 @@ import {
   loadAverage,
   log,
   machine,
+  median,
   otherWaggleProcesses,
-  percentile,
   restoreShippedCatalog,
   runNode,
   settle,
@@ -80,60 +81,56 @@ const SHEDDING_OFF = { MAX_HTTP_IN_FLIGHT: '1000000', MAX_RPC_IN_FLIGHT: '100000
 const APPS = ['gateway', 'invocation', 'catalog', 'fake-provider'];
 const JUDGED_APPS = ['gateway', 'invocation', 'catalog'];
 
+const USAGE =
+  'usage: node scripts/bench/overload.mjs [--seconds N] [--factor X] [--capacity-seconds N] [--connections N] [--sockets N] [--shedding on|off] [--env NAME=VALUE]... [--database-url URL] [--json] [--json-file PATH]';
+
 function usage(message) {
-  if (message) process.stderr.write(`bench: ${message}\n`);
-  process.stderr.write(
-    'usage: node scripts/bench/overload.mjs [--seconds N] [--factor X] [--capacity-seconds N] [--connections N] [--sockets N] [--shedding on|off] [--env NAME=VALUE]... [--database-url URL] [--json] [--json-file PATH]\n',
-  );
+  process.stderr.write(`bench: ${message}\n${USAGE}\n`);
   process.exit(2);
 }
 
-function parseArgs(argv) {
-  const options = {
-    seconds: 60,
-    factor: 3,
-    capacitySeconds: 20,
-    connections: 64,
-    sockets: 4_096,
-    shedding: 'on',
-    json: false,
-    jsonFile: null,
-  };
-  const numbers = {
-    '--seconds': ['seconds', 1],
-    '--factor': ['factor', 0.1],
-    '--capacity-seconds': ['capacitySeconds', 1],
-    '--connections': ['connections', 1],
-    '--sockets': ['sockets', 1],
-  };
-  options.databaseUrl = 'postgres://postgres@127.0.0.1:5432/waggle_bench';
-  options.env = {};
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i];
-    const name = arg.includes('=') ? arg.slice(0, arg.indexOf('=')) : arg;
-    const value = () => {
-      const v = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i];
-      if (v === undefined) usage(`${name} needs a value`);
-      return v;
-    };
-    if (arg === '--json') options.json = true;
-    else if (arg === '--help' || arg === '-h') usage();
-    else if (Object.hasOwn(numbers, name)) {
-      const [key, min] = numbers[name];
-      options[key] = Number(value());
-      if (!Number.isFinite(options[key]) || options[key] < min) usage(`${name} must be a number, at least ${min}`);
-    } else if (name === '--shedding') {
-      options.shedding = value();
-      if (!['on', 'off'].includes(options.shedding)) usage('--shedding must be on or off');
-    } else if (name === '--json-file') options.jsonFile = value();
-    else if (name === '--database-url') options.databaseUrl = value();
-    else if (name === '--env') {
-      const [key, ...rest] = value().split('=');
-      if (!/^[A-Z][A-Z0-9_]*$/.test(key) || rest.length === 0) usage('--env takes NAME=VALUE');
-      options.env[key] = rest.join('=');
-    } else usage(`unknown argument ${arg}`);
+/** The command line (node:util's parser), numbers checked against their least value. */
+function readOptions() {
+  let values;
+  try {
+    ({ values } = parseCommandLine({
+      options: {
+        seconds: { type: 'string', default: '60' },
+        factor: { type: 'string', default: '3' },
+        'capacity-seconds': { type: 'string', default: '20' },
+        connections: { type: 'string', default: '64' },
+        sockets: { type: 'string', default: '4096' },
+        shedding: { type: 'string', default: 'on' },
+        env: { type: 'string', multiple: true, default: [] },
+        'database-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/waggle_bench' },
+        json: { type: 'boolean', default: false },
+        'json-file': { type: 'string' },
+      },
+    }));
+  } catch (error) {
+    usage(error.message);
   }
-  return options;
+  const least = { seconds: 1, factor: 0.1, 'capacity-seconds': 1, connections: 1, sockets: 1 };
+  for (const [name, min] of Object.entries(least)) if (!(Number(values[name]) >= min)) usage(`--${name} must be a number, at least ${min}`);
+  if (!['on', 'off'].includes(values.shedding)) usage('--shedding must be on or off');
+  const env = {};
+  for (const pair of values.env) {
+    const [name, ...rest] = pair.split('=');
+    if (!/^[A-Z][A-Z0-9_]*$/.test(name) || rest.length === 0) usage('--env takes NAME=VALUE');
+    env[name] = rest.join('=');
+  }
+  return {
+    seconds: Number(values.seconds),
+    factor: Number(values.factor),
+    capacitySeconds: Number(values['capacity-seconds']),
+    connections: Number(values.connections),
+    sockets: Number(values.sockets),
+    shedding: values.shedding,
+    env,
+    databaseUrl: values['database-url'],
+    json: values.json,
+    jsonFile: values['json-file'] ?? null,
+  };
 }
 
 // ---- The probe worker: its own event loop, so the load generator never delays a probe. ----
@@ -300,12 +297,6 @@ async function overloadGauges(port) {
     inFlight: Object.values(samplesOf(text, 'waggle_in_flight_requests'))[0] ?? NaN,
   };
 }
-
-const median = (values) =>
-  percentile(
-    [...values].filter(Number.isFinite).sort((a, b) => a - b),
-    50,
-  );
 
 /** Figures of one phase's records: answers by outcome, and latency of the accepted ones. */
 function phaseFigures(records, seconds) {
@@ -503,7 +494,7 @@ function aimRows(r) {
 // ---- The run. ----
 
 async function main() {
-  const options = parseArgs(process.argv.slice(2));
+  const options = readOptions();
   exitUnlessBuilt({ ...ENTRIES, ownInfrastructure: OWN_INFRASTRUCTURE });
   // They cannot answer this bench's requests (its own NATS, Redis and database), but they share the cores.
   const others = otherWaggleProcesses();
