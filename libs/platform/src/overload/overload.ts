@@ -3,7 +3,8 @@ import { waggleMetrics } from '@waggle/telemetry';
 import { monitorEventLoopDelay, type ELDHistogram } from 'node:perf_hooks';
 
 /** Why a request was refused: its intake's bound on requests in flight was reached, or the event loop lags past its limit. */
-export type ShedReason = 'in_flight' | 'event_loop_delay';
+export const SHED_REASONS = ['in_flight', 'event_loop_delay'] as const;
+export type ShedReason = (typeof SHED_REASONS)[number];
 
 /** Where a process takes requests: the gateway's HTTP server, or a service's NATS subscriptions. */
 export type Intake = 'http' | 'rpc';
@@ -119,6 +120,8 @@ export class Admission {
   ) {
     this.observeCount = (result) => result.observe(this.count, { intake });
     waggleMetrics().inFlight.addCallback(this.observeCount);
+    // Every series from the start, at 0: a rate or an alert on it reads 0, not "no data", before the first refusal.
+    for (const reason of SHED_REASONS) waggleMetrics().overloadShed.add(0, { intake, reason });
   }
 
   /** Stops reporting the count (the intake is closed). */
