@@ -69,15 +69,13 @@ export class GracefulNatsServer extends ServerNats {
   /** Streams whose caller asked for heartbeats (STREAM_HEARTBEAT): reply subject → timer. */
   private readonly heartbeats = new Map<string, NodeJS.Timeout>();
 
-  /**
-   * @param options  Nest's NATS options; servers, credentials and TLS from natsConnectionOptions
-   * @param onCredentialsRefused  what to do when the server refuses the credentials, at listen or
-   *   on a reconnect (apps: exitOnNatsCredentialsRefused)
-   */
   private readonly queue: string | undefined;
   private readonly admission?: Admission;
 
   /**
+   * @param options  Nest's NATS options; servers, credentials and TLS from natsConnectionOptions
+   * @param onCredentialsRefused  what to do when the server refuses the credentials, at listen or
+   *   on a reconnect (apps: exitOnNatsCredentialsRefused)
    * @param admission  the bounds past which requests are refused at once (none: every request is taken)
    */
   constructor(
