@@ -4,7 +4,7 @@
 // Same method as scripts/bench/gateway.mjs (docs/benchmarks.md), made reusable.
 import autocannon from 'autocannon';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { cpus } from 'node:os';
@@ -405,15 +405,16 @@ export function cpuMsPerRequest(cpu, names, requests) {
 /**
  * Waits until the processes have gone quiet (under `maxCores` together over `windowMs`),
  * so work left over from one run (answers still in flight, batched writes) is not charged
- * to the next; gives up after `timeoutMs`. Resolves with the last window's cores.
+ * to the next; gives up after `timeoutMs`. Resolves with the last window's cores. With
+ * `wholeMachine`, every process on the machine counts (another session's tests, say).
  */
-export async function settle(procs, { maxCores = 0.05, windowMs = 500, timeoutMs = 10_000 } = {}) {
+export async function settle(procs, { maxCores = 0.05, windowMs = 500, timeoutMs = 10_000, wholeMachine = false } = {}) {
   const started = performance.now();
   for (;;) {
     const before = cpuSnapshot(procs);
     await sleep(windowMs);
     const cpu = cpuBetween(before, cpuSnapshot(procs));
-    const cores = procs.reduce((sum, proc) => sum + cpu[proc.name], 0);
+    const cores = wholeMachine ? cpu.busy : procs.reduce((sum, proc) => sum + cpu[proc.name], 0);
     if (cores < maxCores || performance.now() - started > timeoutMs) return cores;
   }
 }
@@ -422,6 +423,14 @@ export async function settle(procs, { maxCores = 0.05, windowMs = 500, timeoutMs
 export function percentile(sorted, p) {
   if (!sorted.length) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/** The median of unsorted values, readings that are not numbers (a sample that failed) left out. */
+export function median(values) {
+  return percentile(
+    values.filter(Number.isFinite).sort((a, b) => a - b),
+    50,
+  );
 }
 
 /** p50, p99, mean and max of unsorted values (ms). */
@@ -510,6 +519,50 @@ export function benchPromptYaml(deployment, model) {
   return YAML.stringify({
     prompts: [{ deployment, variants: [{ name: 'default', model, messages: [{ role: 'user', content: '{{ question }}' }] }] }],
   });
+}
+
+/**
+ * The prompt-invoke stack a benchmark measures, against the running PostgreSQL, Redis and NATS:
+ * the fake provider (a process, with `fakeEnv`), `apps` built in dist/ on free loopback ports
+ * with `env` (invocation pointed at the fake, provider retries off), ready once the gateway sees
+ * the others up; then the shipped catalog plus `model` (version `catalogVersion`), a workspace
+ * `workspace` on the enterprise plan and the prompt deployment `deployment` asking `model`, made
+ * with the CLI (files in `tmp`). Every process started is pushed onto `procs` at once, so the
+ * caller stops them whatever fails, and `state.catalogLoaded` is set before the catalog is
+ * touched (the caller puts the shipped one back: restoreShippedCatalog).
+ */
+export async function startPromptStack({ apps, env, fakeEnv = {}, tmp, model, deployment, catalogVersion, workspace, procs, state }) {
+  const fakePort = await freePort();
+  const fake = startProcess('fake-provider', DIST_ENTRIES.fake, {
+    ...env,
+    FAKE_PROVIDER_PORT: String(fakePort),
+    FAKE_PROVIDER_HOST: '127.0.0.1',
+    ...fakeEnv,
+  });
+  procs.push(fake);
+  await waitFor(fake, 'listening', async () => (await httpRequest(fakePort, '/_fake/requests')).status === 200);
+  const appEnv = { ...env, FAKE_BASE_URL: `http://127.0.0.1:${fakePort}/v1`, FAKE_API_KEY: 'bench', PROVIDER_MAX_RETRIES: '0' };
+  const stack = [];
+  for (const name of apps) {
+    const port = await freePort();
+    const proc = Object.assign(startProcess(name, DIST_ENTRIES[name], { ...appEnv, PORT: String(port) }), { port });
+    stack.push(proc);
+    procs.push(proc);
+  }
+  for (const proc of stack) await waitFor(proc, 'live', async () => (await httpRequest(proc.port, '/health/live')).status === 200);
+  const gateway = stack.find((proc) => proc.name === 'gateway');
+  await waitForGatewayToSee(gateway, [...new Set(apps.filter((name) => name !== 'gateway'))]);
+  const catalogFile = join(tmp, 'models.yaml');
+  writeFileSync(catalogFile, benchCatalogYaml(catalogVersion, model));
+  state.catalogLoaded = true;
+  runNode(DIST_ENTRIES.cli, ['catalog', 'load', '--file', catalogFile, '--json'], env, 'catalog load');
+  const created = JSON.parse(
+    runNode(DIST_ENTRIES.cli, ['workspace', 'create', '--name', workspace, '--plan', 'enterprise', '--json'], env, 'workspace create'),
+  );
+  const promptFile = join(tmp, 'prompts.yaml');
+  writeFileSync(promptFile, benchPromptYaml(deployment, model));
+  runNode(DIST_ENTRIES.cli, ['apply', '-f', promptFile, '--workspace', created.workspace_id, '--json'], env, 'apply');
+  return { fake, fakePort, stack, gateway, auth: { authorization: `Bearer ${created.api_key}` } };
 }
 
 /** Stops the benchmark when an entry point it starts has not been built. */

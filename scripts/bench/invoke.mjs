@@ -55,8 +55,8 @@ import {
   loadAverage,
   log,
   machine,
+  median,
   otherWaggleProcesses,
-  percentile,
   restoreShippedCatalog,
   runNode,
   settle,
@@ -349,12 +349,6 @@ function cpuPerRequest(runs) {
     ]),
   );
 }
-
-const median = (values) =>
-  percentile(
-    [...values].sort((a, b) => a - b),
-    50,
-  );
 
 /** One leg's figures over all its rounds: every sample pooled, req/s the median round. */
 function aggregate(leg) {

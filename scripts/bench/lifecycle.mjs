@@ -18,16 +18,13 @@
 // Markdown on stdout (JSON with --json), progress on stderr. Exits 1 when a run was not
 // cancelled, an invoke failed, or a process did not start or exit cleanly.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  benchCatalogYaml,
-  benchPromptYaml,
   exitUnlessBuilt,
   fmt,
-  freePort,
   httpRequest,
   log,
   machine,
@@ -35,11 +32,9 @@ import {
   restoreShippedCatalog,
   runNode,
   sleep,
-  startProcess,
+  startPromptStack,
   stopAll,
   summarize,
-  waitFor,
-  waitForGatewayToSee,
   distEntries,
 } from './bench-lib.mjs';
 
@@ -169,39 +164,20 @@ async function main() {
   const tmp = mkdtempSync(join(tmpdir(), 'waggle-bench-lifecycle-'));
   const procs = [];
   const failures = [];
-  let catalogLoaded = false;
+  const state = { catalogLoaded: false };
   try {
     runNode(ENTRIES.migrate, [], env, 'migrate');
-    const fakePort = await freePort();
-    const fake = startProcess('fake-provider', ENTRIES.fake, {
-      ...env,
-      FAKE_PROVIDER_PORT: String(fakePort),
-      FAKE_PROVIDER_HOST: '127.0.0.1',
+    const { fakePort, gateway, auth } = await startPromptStack({
+      apps: ['catalog', 'invocation', 'invocation', 'gateway'],
+      env,
+      tmp,
+      model: MODEL,
+      deployment: DEPLOYMENT,
+      catalogVersion: '2099.9.5',
+      workspace: 'bench-lifecycle',
+      procs,
+      state,
     });
-    procs.push(fake);
-    await waitFor(fake, 'listening', async () => (await httpRequest(fakePort, '/_fake/requests')).status === 200);
-    const appEnv = { ...env, FAKE_BASE_URL: `http://127.0.0.1:${fakePort}/v1`, FAKE_API_KEY: 'bench', PROVIDER_MAX_RETRIES: '0' };
-    const stack = [];
-    for (const name of ['catalog', 'invocation', 'invocation', 'gateway']) {
-      const port = await freePort();
-      const proc = Object.assign(startProcess(name, ENTRIES[name], { ...appEnv, PORT: String(port) }), { port });
-      stack.push(proc);
-      procs.push(proc);
-    }
-    for (const proc of stack) await waitFor(proc, 'live', async () => (await httpRequest(proc.port, '/health/live')).status === 200);
-    const gateway = stack.at(-1);
-    await waitForGatewayToSee(gateway, ['catalog', 'invocation']);
-    const catalogFile = join(tmp, 'models.yaml');
-    writeFileSync(catalogFile, benchCatalogYaml('2099.9.5', MODEL));
-    catalogLoaded = true;
-    runNode(ENTRIES.cli, ['catalog', 'load', '--file', catalogFile, '--json'], env, 'catalog load');
-    const created = JSON.parse(
-      runNode(ENTRIES.cli, ['workspace', 'create', '--name', 'bench-lifecycle', '--plan', 'enterprise', '--json'], env, 'workspace create'),
-    );
-    const promptFile = join(tmp, 'prompts.yaml');
-    writeFileSync(promptFile, benchPromptYaml(DEPLOYMENT, MODEL));
-    runNode(ENTRIES.cli, ['apply', '-f', promptFile, '--workspace', created.workspace_id, '--json'], env, 'apply');
-    const auth = { authorization: `Bearer ${created.api_key}` };
     const script = (behaviour) =>
       httpRequest(fakePort, `/_fake/models/${MODEL}`, {
         method: 'PUT',
@@ -222,7 +198,7 @@ async function main() {
   } catch (error) {
     failures.push(error instanceof Error ? error.message : String(error));
   } finally {
-    if (catalogLoaded) restoreShippedCatalog(ENTRIES.cli, env, failures);
+    if (state.catalogLoaded) restoreShippedCatalog(ENTRIES.cli, env, failures);
     await stopAll(procs, failures);
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import {
   BaseEnv,
   GracefulNatsServer,
+  type AdmissionLimits,
   loadConfig,
   natsConnectionOptions,
   NatsRpcClient,
@@ -10,6 +11,7 @@ import {
   UncontractedRpcHandler,
 } from '@waggle/platform';
 import { expectEventually } from '@waggle/testing';
+import { firstValueFrom, NEVER, toArray, type Observable } from 'rxjs';
 
 /** Held shut by the test: the handler's work ends exactly when the test says so, never on a timer. */
 class Gate {
@@ -36,10 +38,19 @@ class GatedController {
   }
 }
 
-@Module({ controllers: [GatedController] })
+@Controller()
+class StreamingController {
+  /** A stream that never ends: it is only ever refused here. */
+  @UncontractedRpcHandler('test.overload.stream', { kind: 'stream' })
+  stream(): Observable<never> {
+    return NEVER;
+  }
+}
+
+@Module({ controllers: [GatedController, StreamingController] })
 class GatedModule {}
 
-describe('GracefulNatsServer shutdown', () => {
+describe('GracefulNatsServer: shutdown and overload', () => {
   const env = loadConfig(BaseEnv);
   let client: NatsRpcClient;
   let service: INestMicroservice | undefined;
@@ -64,8 +75,8 @@ describe('GracefulNatsServer shutdown', () => {
     return running ? running.close() : Promise.resolve();
   }
 
-  async function startService(queue: string, graceMs: number): Promise<GracefulNatsServer> {
-    const server = new GracefulNatsServer({ ...natsConnectionOptions(env), queue }, graceMs);
+  async function startService(queue: string, graceMs: number, admission?: AdmissionLimits): Promise<GracefulNatsServer> {
+    const server = new GracefulNatsServer({ ...natsConnectionOptions(env), queue }, graceMs, undefined, admission);
     const microservice = await NestFactory.createMicroservice(GatedModule, { strategy: server, logger: false });
     serveRpcHandlers(microservice, server);
     await microservice.listen();
@@ -119,5 +130,25 @@ describe('GracefulNatsServer shutdown', () => {
 
     // Work still running past the grace period loses its reply: the caller times out (504).
     await expect(call).resolves.toMatchObject({ code: 'upstream_request_failed', status: 504 });
+  });
+
+  it('answers a request past MAX_RPC_IN_FLIGHT at once with 503 upstream_request_failed, keeps the ones in flight, and takes requests again once one ends', async () => {
+    // The event-loop check is off, so only the count decides, however busy the machine.
+    const server = await startService('test-overload', 30_000, { maxInFlight: 2, maxEventLoopDelayMs: 0 });
+    const held = [gatedCall(), gatedCall()];
+    await expectEventually(() => expect(server.inflightCount).toBe(2), { timeoutMs: 10_000, intervalMs: 10 });
+
+    const refusal = { code: 'upstream_request_failed', status: 503, details: { pattern: 'test.graceful.gated', reason: 'in_flight' } };
+    await expect(gatedCall()).rejects.toMatchObject(refusal);
+    // A stream's caller reads the refusal as the stream's error, not as silence.
+    await expect(firstValueFrom(client.request('test.overload.stream', {}, {}).pipe(toArray()))).rejects.toMatchObject({
+      ...refusal,
+      details: { pattern: 'test.overload.stream', reason: 'in_flight' },
+    });
+    expect(server.inflightCount).toBe(2);
+
+    gate.open();
+    await expect(Promise.all(held)).resolves.toEqual([{ finished: true }, { finished: true }]);
+    await expect(gatedCall()).resolves.toEqual({ finished: true });
   });
 });

@@ -15,6 +15,7 @@ import { applyKeepAlive } from './keep-alive';
 import { createEdgeValidationPipe } from './edge-validation';
 import { GatewayModule } from './gateway.module';
 import { recordHttpMetrics } from './metrics/http-metrics';
+import { installAdmissionGate, listenWithBacklog } from './overload/admission-gate';
 import { buildPublicOpenApiDocument } from './openapi/openapi-document';
 import { OpenApiDocumentHolder } from './openapi/openapi.controller';
 
@@ -87,7 +88,8 @@ export async function bootstrap(): Promise<INestApplication> {
   applyKeepAlive(app.getHttpServer(), env.HTTP_KEEP_ALIVE_TIMEOUT_MS);
   // requireHost answers a missing Host in the catalog's shape instead of Node's empty 400.
   (app.getHttpServer() as Server & { requireHostHeader: boolean }).requireHostHeader = false;
-  await app.listen(env.PORT, env.HOST);
+  installAdmissionGate(app.getHttpServer(), env);
+  await listenWithBacklog(app, env.PORT, env.HOST);
   answerMalformedRequestsWithJson(app.getHttpServer());
   // Prometheus scrapes a port of its own, never the public one (stopTelemetry closes it).
   const metricsPort = await listenForMetrics(env.METRICS_PORT, env.HOST);

@@ -142,6 +142,10 @@ export const ERROR_MESSAGES = {
     en: 'The run could not be accepted. Retry shortly.',
     es: 'No se pudo aceptar la ejecución. Vuelva a intentarlo en breve.',
   },
+  overloaded: {
+    en: 'The service is overloaded and did not take the request. Retry shortly.',
+    es: 'El servicio está sobrecargado y no aceptó la solicitud. Vuelva a intentarlo en breve.',
+  },
   metering_unavailable: {
     en: 'Request metering is temporarily unavailable. Retry shortly.',
     es: 'La medición de solicitudes no está disponible temporalmente. Vuelva a intentarlo en breve.',

@@ -4,6 +4,7 @@ export {
   DatabaseEnv,
   EnvVar,
   LOG_LEVELS,
+  ServiceEnv,
   WithCallbackAllowlist,
   WithProviderCredentials,
   WithRedis,
@@ -87,6 +88,15 @@ export {
   type RpcHandlerResult,
 } from './nats/rpc-handler';
 export { GracefulNatsServer, type RpcMessageHandler } from './nats/graceful-nats.server';
+export {
+  Admission,
+  OVERLOAD_RETRY_AFTER_SECONDS,
+  shedReason,
+  timeWeightedDelayMs,
+  type AdmissionLimits,
+  type Intake,
+  type ShedReason,
+} from './overload/overload';
 export { natsHeaderGetter, natsHeaderSetter, startNatsClientSpan, startNatsServerSpan } from './nats/trace-propagation';
 export { HealthController } from './health/health.controller';
 export { createHealthPingController } from './health/health-ping.controller';

@@ -9,7 +9,7 @@ import {
 } from '@nestjs/common';
 import { HealthPatterns, send } from '@waggle/contracts';
 import { startServiceApp } from '../src/app/create-service-app';
-import { BaseEnv, loadConfig } from '../src/config/env';
+import { loadConfig, ServiceEnv } from '../src/config/env';
 import { NatsRpcClient } from '../src/nats/nats-rpc.client';
 
 const HOOKS = ['onModuleInit', 'onApplicationBootstrap', 'onModuleDestroy', 'beforeApplicationShutdown', 'onApplicationShutdown'] as const;
@@ -42,7 +42,7 @@ class CountingModule {}
 
 describe('a service app built by startServiceApp', () => {
   it('runs each lifecycle hook exactly once, and answers over NATS in between', async () => {
-    const env = loadConfig(BaseEnv, { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
+    const env = loadConfig(ServiceEnv, { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
     const app = await startServiceApp({ service: 'asset', env, dependencies: ['nats'], imports: [CountingModule] });
     const client = new NatsRpcClient(env, 'lifecycle-test');
     try {

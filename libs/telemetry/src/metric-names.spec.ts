@@ -42,6 +42,9 @@ describe('Waggle metric names as Prometheus reads them', () => {
     instruments.callbackDeliveries.add(1, { outcome: 'delivered' });
     instruments.callbackAttempts.record(2, { outcome: 'delivered' });
     instruments.meterRefusals.add(1, { reason: 'daily_limit' });
+    instruments.overloadShed.add(1, { intake: 'http', reason: 'in_flight' });
+    instruments.inFlight.addCallback((result) => result.observe(2, { intake: 'http' }));
+    instruments.eventLoopDelay.addCallback((result) => result.observe(0.012));
 
     const metrics = await scrape();
     for (const metric of Object.values(WAGGLE_METRICS)) {

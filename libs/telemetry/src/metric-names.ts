@@ -76,6 +76,24 @@ export const WAGGLE_METRICS = {
     labels: ['reason'],
     help: "Requests the gateway's API meter refused: daily_limit (the plan's rate_limit_per_day) or meter_unavailable (Redis away: 503)",
   },
+  overloadShed: {
+    name: 'waggle_overload_shed_total',
+    type: 'counter',
+    labels: ['intake', 'reason'],
+    help: "Requests refused at once as overload (503 upstream_request_failed with Retry-After) instead of queued: intake http (the gateway) or rpc (a service's NATS requests); reason in_flight (MAX_HTTP_IN_FLIGHT or MAX_RPC_IN_FLIGHT reached) or event_loop_delay (MAX_EVENT_LOOP_DELAY_MS passed)",
+  },
+  inFlight: {
+    name: 'waggle_in_flight_requests',
+    type: 'gauge',
+    labels: ['intake'],
+    help: "Requests this process is serving, as its overload bound counts them: intake http (the gateway, streams until they end, /health/* never) or rpc (a service's NATS requests, streams until they end)",
+  },
+  eventLoopDelay: {
+    name: 'waggle_event_loop_delay_seconds',
+    type: 'gauge',
+    labels: [],
+    help: 'The event-loop delay the overload check compares with MAX_EVENT_LOOP_DELAY_MS: the time-weighted mean gap between two turns of the loop over the last second (read every 250 ms), less the 10 ms sampling resolution (absent until the first request while the check is on, and while it is off)',
+  },
   ledgerPending: {
     name: 'waggle_ledger_pending_records',
     type: 'gauge',

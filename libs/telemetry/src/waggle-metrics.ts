@@ -18,6 +18,9 @@ export interface WaggleInstruments {
   callbackDeliveries: Counter;
   callbackAttempts: Histogram;
   meterRefusals: Counter;
+  overloadShed: Counter;
+  inFlight: ObservableGauge;
+  eventLoopDelay: ObservableGauge;
   queueJobs: ObservableGauge;
   queueOldestWaitingAge: ObservableGauge;
   ledgerPending: ObservableGauge;
@@ -51,6 +54,9 @@ export function createInstruments(meter: Meter): WaggleInstruments {
     callbackDeliveries: counter(meter, 'callbackDeliveries'),
     callbackAttempts: histogram(meter, 'callbackAttempts', ATTEMPT_BUCKETS, '{attempt}'),
     meterRefusals: counter(meter, 'meterRefusals'),
+    overloadShed: counter(meter, 'overloadShed'),
+    inFlight: gauge(meter, 'inFlight', '{request}'),
+    eventLoopDelay: gauge(meter, 'eventLoopDelay', 's'),
     queueJobs: gauge(meter, 'queueJobs', '{job}'),
     queueOldestWaitingAge: gauge(meter, 'queueOldestWaitingAge', 's'),
     ledgerPending: gauge(meter, 'ledgerPending', '{record}'),

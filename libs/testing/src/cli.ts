@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from './app-process';
@@ -22,4 +24,11 @@ export async function cliJson<T>(args: string[], env: Record<string, string> = {
 export async function cliJsonLines<T>(args: string[], env: Record<string, string> = {}): Promise<T[]> {
   const lines = (await cliOutput(args, env)).split('\n').filter((line) => line !== '');
   return lines.map((line) => JSON.parse(line) as T);
+}
+
+/** Applies a definition file (YAML: prompts, workflows, agents…) to a workspace with the CLI (`apply -f`), from a file of its own. */
+export async function applyDefinitions<T = unknown>(definitions: string, workspaceId: string): Promise<T> {
+  const file = join(mkdtempSync(join(tmpdir(), 'waggle-definitions-')), 'definitions.yaml');
+  writeFileSync(file, definitions);
+  return cliJson<T>(['apply', '-f', file, '--workspace', workspaceId]);
 }

@@ -2,7 +2,7 @@ export { expectEventually, type EventuallyOptions } from './expect-eventually';
 export { freePort } from './free-port';
 export { REPO_ROOT, spawnApp, waitUntilLive, type AppProcess } from './app-process';
 export { OtlpReceiver, type ReceivedSpan } from './otlp-receiver';
-export { cliJson, cliJsonLines } from './cli';
+export { applyDefinitions, cliJson, cliJsonLines } from './cli';
 export {
   FakeProviderServer,
   FakeSearchServer,

@@ -1,8 +1,8 @@
 import { DEFAULT_ATTACHMENT_MAX_BYTES, DEFAULT_ATTACHMENT_TIMEOUT_MS } from '@waggle/documents';
-import { DatabaseEnv, EnvVar, WithProviderCredentials, WithRedis, WithWebhookOwner, WithWebhookSecretKey } from '@waggle/platform';
+import { EnvVar, ServiceEnv, WithProviderCredentials, WithRedis, WithWebhookOwner, WithWebhookSecretKey } from '@waggle/platform';
 import { IsInt, IsString, Max, Min } from 'class-validator';
 
-export class AgentEnv extends WithWebhookOwner(WithWebhookSecretKey(WithProviderCredentials(WithRedis(DatabaseEnv)))) {
+export class AgentEnv extends WithWebhookOwner(WithWebhookSecretKey(WithProviderCredentials(WithRedis(ServiceEnv)))) {
   override PORT: number = 3102;
 
   @EnvVar('Tool calls one agent run may make when the agent sets no max_tool_calls; at the cap the model answers without tools')

@@ -1,10 +1,10 @@
-import { DatabaseEnv, EnvVar } from '@waggle/platform';
+import { EnvVar, ServiceEnv } from '@waggle/platform';
 import { IsBoolean, IsIn, IsString, Length, ValidateIf } from 'class-validator';
 
 export const ASSET_STORAGE_DRIVERS = ['filesystem', 's3'] as const;
 export type AssetStorageDriver = (typeof ASSET_STORAGE_DRIVERS)[number];
 
-export class AssetEnv extends DatabaseEnv {
+export class AssetEnv extends ServiceEnv {
   override PORT: number = 3104;
 
   @EnvVar(

@@ -1,8 +1,8 @@
-import { DatabaseEnv, EnvVar, WithCallbackAllowlist, WithRedis, WithWebhookSecretKey } from '@waggle/platform';
+import { EnvVar, ServiceEnv, WithCallbackAllowlist, WithRedis, WithWebhookSecretKey } from '@waggle/platform';
 import { IsInt, IsNumber, Matches, Max, Min } from 'class-validator';
 import { DURATION_FORMAT, DURATION_LIST_FORMAT } from '../deliveries/delivery-policy';
 
-export class CallbackDispatcherEnv extends WithCallbackAllowlist(WithWebhookSecretKey(WithRedis(DatabaseEnv))) {
+export class CallbackDispatcherEnv extends WithCallbackAllowlist(WithWebhookSecretKey(WithRedis(ServiceEnv))) {
   override PORT: number = 3106;
 
   @EnvVar('How long a receiver has to answer a callback, headers and body (ms); a 2xx within it is a success')

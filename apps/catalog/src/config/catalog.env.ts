@@ -1,5 +1,5 @@
-import { DatabaseEnv } from '@waggle/platform';
+import { ServiceEnv } from '@waggle/platform';
 
-export class CatalogEnv extends DatabaseEnv {
+export class CatalogEnv extends ServiceEnv {
   override PORT: number = 3105;
 }

@@ -37,6 +37,14 @@ export class GatewayEnv extends WithCallbackAllowlist(WithRedis(BaseEnv)) {
   HTTP_KEEP_ALIVE_TIMEOUT_MS: number = 65_000;
 
   @EnvVar(
+    'Requests the gateway serves at once, counted from arrival to the end of the answer (a stream until it ends); one more is answered at once with 503 upstream_request_failed and Retry-After, its body unread, instead of waiting behind them. /health/live and /health/ready are never counted or refused',
+  )
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  MAX_HTTP_IN_FLIGHT: number = 128;
+
+  @EnvVar(
     'Port of the Prometheus listener (GET /metrics), kept apart from PORT so that the public address never serves metrics; 0 picks a free port (tests)',
   )
   @IsInt()

@@ -1,6 +1,6 @@
 import { Catch, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { resolveLocale, toErrorBody, WaggleException, type SupportedLocale } from '@waggle/errors';
-import { newErrorId } from '@waggle/platform';
+import { newErrorId, OVERLOAD_RETRY_AFTER_SECONDS } from '@waggle/platform';
 import type { Request, Response } from 'express';
 import { ReplayedAnswer } from '../idempotency/idempotency.guard';
 import { toWaggleException } from './to-waggle-exception';
@@ -40,5 +40,7 @@ export function sendError(exception: unknown, request: LocalizedRequest, respons
     response.end();
     return;
   }
+  // A 503 is always "unavailable for now" (a service shedding overload, a dependency away): say when to come back.
+  if (shaped.status === 503) response.setHeader('retry-after', String(OVERLOAD_RETRY_AFTER_SECONDS));
   response.status(shaped.status).json(toErrorBody(shaped, resolveLocale(request.locale)));
 }

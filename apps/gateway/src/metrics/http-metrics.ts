@@ -1,6 +1,7 @@
 import { routeTemplateOf, secondsSince, waggleMetrics } from '@waggle/telemetry';
 import type { NextFunction, Request, Response } from 'express';
 import { contained } from '@waggle/platform';
+import type { IncomingMessage } from 'node:http';
 
 /** The label of every request no route answered (404s, probes for paths that do not exist): one series, not one per URL. */
 export const UNKNOWN_ROUTE = 'unknown';
@@ -11,10 +12,10 @@ const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 
 const STARTED_AT = Symbol('waggle.http.startedAt');
 type TimedResponse = Response & { [STARTED_AT]?: number };
 
-/** The labels of one finished request: route template, bounded method, status. */
-export function httpRequestLabels(request: Request, statusCode: number): Record<string, string | number> {
+/** The labels of one finished request: route template, bounded method, status (an unrouted one's route is `unknown`). */
+export function httpRequestLabels(request: IncomingMessage, statusCode: number): Record<string, string | number> {
   return {
-    http_request_method: KNOWN_METHODS.has(request.method) ? request.method : '_OTHER',
+    http_request_method: request.method && KNOWN_METHODS.has(request.method) ? request.method : '_OTHER',
     http_route: routeTemplateOf(request) ?? UNKNOWN_ROUTE,
     http_response_status_code: statusCode,
   };

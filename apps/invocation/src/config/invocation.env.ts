@@ -1,6 +1,6 @@
 import {
-  DatabaseEnv,
   EnvVar,
+  ServiceEnv,
   WithProviderCredentials,
   WithRedis,
   WithWebhookOwner,
@@ -10,7 +10,7 @@ import {
 import { DEFAULT_LEDGER_STREAM_SETTINGS } from '@waggle/platform';
 import { IsInt, IsString, Max, Min } from 'class-validator';
 
-export class InvocationEnv extends WithWebhookOwner(WithWebTools(WithWebhookSecretKey(WithProviderCredentials(WithRedis(DatabaseEnv))))) {
+export class InvocationEnv extends WithWebhookOwner(WithWebTools(WithWebhookSecretKey(WithProviderCredentials(WithRedis(ServiceEnv))))) {
   override PORT: number = 3101;
 
   @EnvVar('Prompt webhook triggers run at once by each invocation replica')

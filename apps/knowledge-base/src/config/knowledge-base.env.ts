@@ -1,8 +1,8 @@
 import { DEFAULT_ATTACHMENT_MAX_BYTES, DEFAULT_ATTACHMENT_TIMEOUT_MS } from '@waggle/documents';
-import { DatabaseEnv, EnvVar, WithProviderCredentials, WithRedis } from '@waggle/platform';
+import { EnvVar, ServiceEnv, WithProviderCredentials, WithRedis } from '@waggle/platform';
 import { IsInt, IsNumber, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 
-export class KnowledgeBaseEnv extends WithProviderCredentials(WithRedis(DatabaseEnv)) {
+export class KnowledgeBaseEnv extends WithProviderCredentials(WithRedis(ServiceEnv)) {
   override PORT: number = 3103;
 
   @EnvVar('The embedding model (a catalog model id) of new knowledge bases when their workspace sets none')

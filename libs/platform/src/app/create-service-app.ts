@@ -3,7 +3,7 @@ import { ModulesContainer, NestFactory } from '@nestjs/core';
 import type { NestMicroservice } from '@nestjs/microservices';
 import { DEAD_LETTER_OWNERS, queueGroupOf, type DeadLetterOwner, type DomainService } from '@waggle/contracts';
 import { Logger } from 'nestjs-pino';
-import type { BaseEnv } from '../config/env';
+import type { ServiceEnv } from '../config/env';
 import { queueRootModule, registerQueues } from '../queues/queue-producer';
 import { createDeadLettersController, deadLetterSourcesProvider, type DeadLetterOptions } from '../dead-letters/dead-letters.controller';
 import { createHealthPingController } from '../health/health-ping.controller';
@@ -17,7 +17,7 @@ import { PlatformModule } from './platform.module';
 
 export interface ServiceAppSpec {
   service: DomainService;
-  env: BaseEnv & { REDIS_URL?: string };
+  env: ServiceEnv & { REDIS_URL?: string };
   dependencies: readonly Dependency[];
   /**
    * Its schema's TypeORM module, when it has tables (`TypeOrmModule.forRoot` over
@@ -50,6 +50,7 @@ export async function startServiceApp(spec: ServiceAppSpec): Promise<INestApplic
     { ...natsConnectionOptions(spec.env), queue: queueGroupOf(spec.service), name: `waggle-${spec.service}`, maxReconnectAttempts: -1 },
     spec.env.SHUTDOWN_GRACE_MS,
     exitOnNatsCredentialsRefused(spec.service),
+    { maxInFlight: spec.env.MAX_RPC_IN_FLIGHT, maxEventLoopDelayMs: spec.env.MAX_EVENT_LOOP_DELAY_MS },
   );
 
   const deadLetters = spec.deadLetters;

@@ -209,6 +209,14 @@ export class BaseEnv {
   SHUTDOWN_GRACE_MS: number = 10_000;
 
   @EnvVar(
+    "Event-loop delay past which new work is refused at once rather than queued (ms): the gateway's HTTP requests and the services' NATS requests are answered 503 upstream_request_failed with Retry-After while the loop lags more than this (time-weighted over the last second); /health/* is always served. 0 turns the check off",
+  )
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  MAX_EVENT_LOOP_DELAY_MS: number = 200;
+
+  @EnvVar(
     'Run records a process keeps in memory while the ledger stream cannot take them (NATS away, the stream full); past it a new record is dead-lettered (logged, and sent to the ledger dead-letter table once NATS is back) rather than kept',
   )
   @IsInt()
@@ -241,6 +249,17 @@ export class DatabaseEnv extends BaseEnv {
   @EnvVar('PostgreSQL connection URL; each service uses its own schema in this database', { secret: true })
   @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_URL must be a postgres:// URL' })
   DATABASE_URL: string = 'postgres://postgres@127.0.0.1:5432/waggle';
+}
+
+/** Variables of the domain services (every app that answers NATS requests): their database, and how much they take at once. */
+export class ServiceEnv extends DatabaseEnv {
+  @EnvVar(
+    'NATS requests a service replica serves at once (a stream until it ends); one more is answered at once with 503 upstream_request_failed, which its caller relays with Retry-After, instead of waiting in memory. Health pings are never counted or refused',
+  )
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  MAX_RPC_IN_FLIGHT: number = 256;
 }
 
 // A mixin's base must be constructible with any arguments (TypeScript's mixin rule).

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { ServerNats, type NatsOptions } from '@nestjs/microservices';
 import { context as otelContext, SpanStatusCode, type Span } from '@opentelemetry/api';
-import { RpcHeaders, type RpcKind } from '@waggle/contracts';
+import { HealthPatterns, RpcHeaders, type RpcKind } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { failSpan } from '@waggle/telemetry';
 import {
@@ -14,6 +14,7 @@ import {
 } from 'nats';
 import { isObservable, type Observable } from 'rxjs';
 import { requestContext } from '../context/request-context';
+import { Admission, type AdmissionLimits, type ShedReason } from '../overload/overload';
 import { contained } from '../reliability/contained';
 import { ClaimCheck } from './claim-check';
 import { isNatsCredentialsRefusal, watchNatsCredentials, type NatsCredentialsRefused } from './nats-connection';
@@ -36,6 +37,8 @@ type NatsServerOptions = Required<NatsOptions>['options'];
 const DECODER = new TextDecoder();
 const ENCODER = new TextEncoder();
 const EMPTY = new Uint8Array(0);
+/** Answered whatever the load: a loaded replica must not look like a dead one to the gateway's readiness. */
+const NEVER_SHED: ReadonlySet<string> = new Set(Object.values(HealthPatterns));
 /** The heartbeat intervals a caller may ask for (a smaller or larger request is clamped). */
 const HEARTBEAT_BOUNDS_MS = { min: 100, max: 60_000 } as const;
 
@@ -56,6 +59,12 @@ const HEARTBEAT_BOUNDS_MS = { min: 100, max: 60_000 } as const;
  * server's max_payload travel as claim checks), and no message can take the process down:
  * whatever a handler or a reply fails with is answered as an error envelope, or logged
  * when even that cannot be sent.
+ *
+ * Overload is shed, not queued (`admission`): past MAX_RPC_IN_FLIGHT requests in flight, or
+ * while the event loop lags past MAX_EVENT_LOOP_DELAY_MS, a new request is answered at once
+ * with 503 `upstream_request_failed` (its payload unread, a claim released), so work waiting
+ * in this process's memory stays bounded and the caller learns at once to retry. Health pings
+ * are always served.
  */
 export class GracefulNatsServer extends ServerNats {
   private inflight = 0;
@@ -68,20 +77,24 @@ export class GracefulNatsServer extends ServerNats {
   /** Streams whose caller asked for heartbeats (STREAM_HEARTBEAT): reply subject → timer. */
   private readonly heartbeats = new Map<string, NodeJS.Timeout>();
 
+  private readonly queue: string | undefined;
+  private readonly admission?: Admission;
+
   /**
    * @param options  Nest's NATS options; servers, credentials and TLS from natsConnectionOptions
    * @param onCredentialsRefused  what to do when the server refuses the credentials, at listen or
    *   on a reconnect (apps: exitOnNatsCredentialsRefused)
+   * @param admission  the bounds past which requests are refused at once (none: every request is taken)
    */
-  private readonly queue: string | undefined;
-
   constructor(
     options: NatsServerOptions,
     private readonly graceMs: number,
     private readonly onCredentialsRefused?: NatsCredentialsRefused,
+    admission?: AdmissionLimits,
   ) {
     super(options);
     this.queue = options.queue;
+    if (admission) this.admission = new Admission('rpc', admission);
   }
 
   override async createNatsClient(): Promise<NatsConnection> {
@@ -156,6 +169,9 @@ export class GracefulNatsServer extends ServerNats {
   }
 
   override async handleMessage(channel: string, received: Msg): Promise<void> {
+    const admitted = this.admission && received.reply && !NEVER_SHED.has(channel) ? this.admission : undefined;
+    const refused = admitted?.enter();
+    if (refused) return this.shed(channel, received, refused);
     // Counted until the answer (a stream's last packet) is sent, so close() can wait for it.
     this.begin();
     try {
@@ -172,7 +188,32 @@ export class GracefulNatsServer extends ServerNats {
       this.stopHeartbeat(received.reply);
       if (received.reply) await this.sendReply(received, this.errorPacket(error, received.subject));
     } finally {
+      admitted?.leave();
       this.end();
+    }
+  }
+
+  /**
+   * The overload answer, sent before anything of the request is read: an error envelope with
+   * no packet id, which both kinds of caller take as the answer (a reply's is matched by its
+   * subject, a stream's accepts a packet without id). A claim-checked payload nobody will
+   * read is deleted rather than left to the bucket's TTL.
+   */
+  private shed(channel: string, received: Msg, reason: ShedReason): void {
+    const claim = ClaimCheck.claimOf(received);
+    if (claim !== undefined) void this.claims.release(claim).catch(() => undefined);
+    const overloaded = new WaggleException('upstream_request_failed', {
+      status: 503,
+      detail: 'overloaded',
+      details: { pattern: channel, reason },
+    });
+    try {
+      received.respond(this.errorPacket(overloaded, received.subject));
+    } catch (error) {
+      this.transportLogger.error(
+        { err: error, subject: received.subject },
+        'an overload refusal could not be sent; the caller will time out',
+      );
     }
   }
 
@@ -333,6 +374,7 @@ export class GracefulNatsServer extends ServerNats {
       await connection.flush().catch(() => undefined);
     }
     for (const reply of [...this.heartbeats.keys()]) this.stopHeartbeat(reply);
+    this.admission?.close();
     await super.close();
   }
 

@@ -1,0 +1,109 @@
+import { trace } from '@opentelemetry/api';
+import { toErrorBody, WaggleException } from '@waggle/errors';
+import { Admission, OVERLOAD_RETRY_AFTER_SECONDS, type ShedReason } from '@waggle/platform';
+import { runInTraceContext, secondsSince, traceresponseOf, waggleMetrics } from '@waggle/telemetry';
+import type { INestApplication } from '@nestjs/common';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import type { GatewayEnv } from '../config/gateway.env';
+import { httpRequestLabels } from '../metrics/http-metrics';
+
+/** Served whatever the load, never counted: a probe must tell a loaded gateway from a dead one. */
+const PROBE_PATHS: ReadonlySet<string> = new Set(['/health/live', '/health/ready']);
+
+/** Set on an admitted request's response until its `close`, so the slot is given back exactly once. */
+const ADMITTED = Symbol('waggle.admitted');
+type AdmittedResponse = ServerResponse & { [ADMITTED]?: Admission };
+
+/** Shared by every response (no closure per request); `close` also fires when the client left early, or a stream ended. */
+function giveBackSlot(this: AdmittedResponse): void {
+  const admission = this[ADMITTED];
+  if (!admission) return;
+  this[ADMITTED] = undefined;
+  admission.leave();
+}
+
+function pathOf(url: string | undefined): string {
+  if (!url) return '';
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+}
+
+/** The one overload answer, in English: it is given before authentication tells the workspace's language. */
+function overloadBody(reason: ShedReason): string {
+  return JSON.stringify(
+    toErrorBody(new WaggleException('upstream_request_failed', { status: 503, detail: 'overloaded', details: { reason } }), 'en'),
+  );
+}
+const OVERLOAD_BODIES: Readonly<Record<ShedReason, string>> = {
+  in_flight: overloadBody('in_flight'),
+  event_loop_delay: overloadBody('event_loop_delay'),
+};
+
+/**
+ * Answers a refused request at once: 503 `upstream_request_failed` with `Retry-After`, its
+ * `traceparent` as every answer has one, counted in the request metrics (route `unknown`: it
+ * was never routed). The body is not parsed but drained (`resume`), so a keep-alive
+ * connection stays usable for the client's next request; a body that never ends is cut by
+ * the server's request time-out, as for any request.
+ */
+function answerOverloaded(request: IncomingMessage, response: ServerResponse, reason: ShedReason, startedAt: number): void {
+  request.resume();
+  const body = OVERLOAD_BODIES[reason];
+  runInTraceContext(request, () => {
+    response.writeHead(503, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      'retry-after': String(OVERLOAD_RETRY_AFTER_SECONDS),
+      traceparent: traceresponseOf(trace.getActiveSpan()?.spanContext()),
+    });
+    response.end(body);
+  });
+  waggleMetrics().httpServerDuration.record(secondsSince(startedAt), httpRequestLabels(request, 503));
+}
+
+/**
+ * The gateway's admission gate, ahead of Express and Nest on the HTTP server: every request
+ * but the health probes counts as in flight from its arrival until its response's `close`
+ * (a stream until it ends, a client gone early included). Past MAX_HTTP_IN_FLIGHT, or while
+ * the event loop lags past MAX_EVENT_LOOP_DELAY_MS, a new request is answered at once
+ * (answerOverloaded) instead of joining the work the process is already behind on, so the
+ * latency of the requests it does take, and its memory, stay bounded. Probes pass straight to
+ * the app, uncounted and never refused. Installed once the Nest app has its HTTP server (the
+ * Express app is the server's request listener), before it listens.
+ */
+export function installAdmissionGate(server: Server, env: Pick<GatewayEnv, 'MAX_HTTP_IN_FLIGHT' | 'MAX_EVENT_LOOP_DELAY_MS'>): Admission {
+  const admission = new Admission('http', { maxInFlight: env.MAX_HTTP_IN_FLIGHT, maxEventLoopDelayMs: env.MAX_EVENT_LOOP_DELAY_MS });
+  const app = server.listeners('request') as RequestListener[];
+  server.removeAllListeners('request');
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    if (!PROBE_PATHS.has(pathOf(request.url))) {
+      const startedAt = performance.now();
+      const refused = admission.enter();
+      if (refused) return answerOverloaded(request, response, refused, startedAt);
+      (response as AdmittedResponse)[ADMITTED] = admission;
+      response.once('close', giveBackSlot);
+    }
+    for (const listener of app) listener.call(server, request, response);
+  });
+  server.once('close', () => admission.close());
+  return admission;
+}
+
+/**
+ * Connections the kernel holds for the gateway until it accepts them: Node's default is 511,
+ * and a burst of new connections past it (clients reconnecting, a load balancer opening its
+ * pool) has its SYNs dropped, which costs each one a 1 s retransmission, a kubelet's probe
+ * included. Accepting is cheap, and an accepted request past the bounds is refused at once,
+ * so a longer queue here means faster answers. The kernel caps it at net.core.somaxconn
+ * (4096 by default since Linux 5.4).
+ */
+export const LISTEN_BACKLOG = 4_096;
+
+/**
+ * `app.listen` with LISTEN_BACKLOG: Nest passes its arguments on to `server.listen(port, host,
+ * backlog, callback)`, though its declared overloads name no backlog.
+ */
+export function listenWithBacklog(app: INestApplication, port: number, host: string): Promise<unknown> {
+  const listen = app.listen.bind(app) as unknown as (port: number, host: string, backlog: number) => Promise<unknown>;
+  return listen(port, host, LISTEN_BACKLOG);
+}
