@@ -1,6 +1,6 @@
 import { trace } from '@opentelemetry/api';
 import { toErrorBody, WaggleException } from '@waggle/errors';
-import { Admission, OVERLOAD_RETRY_AFTER_SECONDS, type ShedReason } from '@waggle/platform';
+import { Admission, contained, OVERLOAD_RETRY_AFTER_SECONDS, type ShedReason } from '@waggle/platform';
 import { runInTraceContext, secondsSince, traceresponseOf, waggleMetrics } from '@waggle/telemetry';
 import type { INestApplication } from '@nestjs/common';
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
@@ -15,12 +15,12 @@ const ADMITTED = Symbol('waggle.admitted');
 type AdmittedResponse = ServerResponse & { [ADMITTED]?: Admission };
 
 /** Shared by every response (no closure per request); `close` also fires when the client left early, or a stream ended. */
-function giveBackSlot(this: AdmittedResponse): void {
+const giveBackSlot = contained('giving back an admission slot', function (this: AdmittedResponse): void {
   const admission = this[ADMITTED];
   if (!admission) return;
   this[ADMITTED] = undefined;
   admission.leave();
-}
+});
 
 function pathOf(url: string | undefined): string {
   if (!url) return '';
