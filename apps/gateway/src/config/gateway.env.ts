@@ -45,6 +45,14 @@ export class GatewayEnv extends WithCallbackAllowlist(WithRedis(BaseEnv)) {
   MAX_HTTP_IN_FLIGHT: number = 128;
 
   @EnvVar(
+    'Event-loop delay past which the gateway refuses new HTTP requests at once (ms, time-weighted over the last second): answered 503 upstream_request_failed with Retry-After while the loop lags more than this; /health/* is always served. 0 turns the check off',
+  )
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  MAX_EVENT_LOOP_DELAY_MS: number = 200;
+
+  @EnvVar(
     'Port of the Prometheus listener (GET /metrics), kept apart from PORT so that the public address never serves metrics; 0 picks a free port (tests)',
   )
   @IsInt()

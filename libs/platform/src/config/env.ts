@@ -209,14 +209,6 @@ export class BaseEnv {
   SHUTDOWN_GRACE_MS: number = 10_000;
 
   @EnvVar(
-    "Event-loop delay past which new work is refused at once rather than queued (ms): the gateway's HTTP requests and the services' NATS requests are answered 503 upstream_request_failed with Retry-After while the loop lags more than this (time-weighted over the last second); /health/* is always served. 0 turns the check off",
-  )
-  @IsInt()
-  @Min(0)
-  @Max(60_000)
-  MAX_EVENT_LOOP_DELAY_MS: number = 200;
-
-  @EnvVar(
     'Run records a process keeps in memory while the ledger stream cannot take them (NATS away, the stream full); past it a new record is dead-lettered (logged, and sent to the ledger dead-letter table once NATS is back) rather than kept',
   )
   @IsInt()
@@ -260,6 +252,14 @@ export class ServiceEnv extends DatabaseEnv {
   @Min(1)
   @Max(1_000_000)
   MAX_RPC_IN_FLIGHT: number = 256;
+
+  @EnvVar(
+    "Event-loop delay past which a service replica refuses new NATS requests at once (ms, time-weighted over the last second): answered 503 upstream_request_failed, relayed with Retry-After; health pings always answered. 0, the default, turns the check off: a service's loop also runs its queue workers (ingestion, workflow runs), whose bursts of CPU are background work that should not refuse a caller's request; MAX_RPC_IN_FLIGHT still bounds the intake",
+  )
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  MAX_EVENT_LOOP_DELAY_MS: number = 0;
 }
 
 // A mixin's base must be constructible with any arguments (TypeScript's mixin rule).
