@@ -92,7 +92,7 @@ export const WAGGLE_METRICS = {
     name: 'waggle_event_loop_delay_seconds',
     type: 'gauge',
     labels: [],
-    help: 'The event-loop delay the overload check compares with MAX_EVENT_LOOP_DELAY_MS: the time-weighted mean gap between two turns of the loop over the last second (read every 250 ms), less the 10 ms sampling resolution (absent until the first request while the check is on, and while it is off)',
+    help: 'The event-loop delay the overload check compares with MAX_EVENT_LOOP_DELAY_MS: the time-weighted mean gap between two turns of the loop over the last second (read every 250 ms), less the 10 ms sampling resolution (from the first request on, whether or not MAX_EVENT_LOOP_DELAY_MS sheds by it)',
   },
   ledgerPending: {
     name: 'waggle_ledger_pending_records',

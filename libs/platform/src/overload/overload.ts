@@ -72,8 +72,8 @@ export function timeWeightedDelayMs(windows: readonly DelayWindow[]): number {
 /**
  * This process's event-loop delay, read every WINDOW_MS by an unref'd timer (it never keeps a
  * process alive) from perf_hooks' native histogram and judged over the last WINDOWS_JUDGED
- * readings: one sampler per process, started by the first request an intake that checks the
- * delay is asked to admit, so the long turns of a process starting up (modules loading, Nest
+ * readings: one sampler per process, started by the first request an intake is asked to admit
+ * (whether or not it sheds by the delay), so the long turns of a process starting up (modules loading, Nest
  * assembling the app) never count. A loop that is blocked cannot read it either; the reading
  * taken when it turns again (timers run before the I/O the turn then serves) covers the block,
  * so the requests waiting behind it are judged by it.
@@ -135,7 +135,8 @@ export class Admission {
 
   /** Admits one request (counted until `leave`), or says why it is refused (not counted). */
   enter(): ShedReason | undefined {
-    if (this.limits.maxEventLoopDelayMs > 0) eventLoopDelay.start();
+    // Measured (and exported) whether or not this intake sheds by it: the services' check is off by default.
+    eventLoopDelay.start();
     const refused = shedReason(this.count, eventLoopDelay.delayMs, this.limits);
     if (refused) {
       waggleMetrics().overloadShed.add(1, { intake: this.intake, reason: refused });
