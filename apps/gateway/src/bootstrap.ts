@@ -1,7 +1,7 @@
 import { Logger as NestLogger, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { createAccessLog, loadConfig, newRequestId, requestContext, StorableInputPipe } from '@waggle/platform';
+import { createAccessLog, isWellFormedURIComponent, loadConfig, newRequestId, requestContext, StorableInputPipe } from '@waggle/platform';
 import { json, type NextFunction, type Request, type Response } from 'express';
 import { listenForMetrics, runInTraceContext, traceresponseOf } from '@waggle/telemetry';
 import { trace } from '@opentelemetry/api';
@@ -32,6 +32,17 @@ function requireHost(request: Request, response: Response, next: NextFunction): 
   sendError(new WaggleException('invalid_request', { detail: 'request_host_missing' }), request, response, hostErrors);
 }
 const hostErrors = new NestLogger('RequireHost');
+
+/**
+ * A query string whose percent-encoding does not decode (`?%E0%A4%A=1`, a lone `%`) is a
+ * malformed request: 400 `invalid_request` naming it, rather than a guess at what was meant.
+ */
+function requireWellFormedQuery(request: Request, response: Response, next: NextFunction): void {
+  const url = request.url;
+  const query = url.indexOf('?');
+  if (query < 0 || isWellFormedURIComponent(url.slice(query + 1))) return next();
+  sendError(new WaggleException('invalid_request', { detail: 'request_query_malformed' }), request, response, hostErrors);
+}
 
 function startRequest(request: Request, response: Response, next: NextFunction): void {
   requestContext.run({ requestId: newRequestId() }, runInTraceContext, request, () => answerWithTraceparent(response, next));
@@ -70,6 +81,7 @@ export function configureGatewayApp(app: NestExpressApplication, env: Pick<Gatew
   app.use(startRequest);
   app.use(createAccessLog('gateway', env.LOG_LEVEL));
   app.use(requireHost);
+  app.use(requireWellFormedQuery);
   app.use(json({ limit: env.MAX_JSON_BODY_BYTES }));
   // body-parser's failures happen before Nest's filters can see them.
   const bodyErrors = new NestLogger('BodyParser');

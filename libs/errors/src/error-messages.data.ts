@@ -56,6 +56,10 @@ export const ERROR_MESSAGES = {
     en: 'The charset %{charset} is not supported; send UTF-8',
     es: 'El juego de caracteres %{charset} no se admite; envíe UTF-8',
   },
+  request_query_malformed: {
+    en: 'The query string is not validly percent-encoded',
+    es: 'La cadena de consulta no está codificada correctamente con porcentajes',
+  },
   request_host_missing: { en: 'An HTTP/1.1 request needs a Host header', es: 'Una solicitud HTTP/1.1 necesita la cabecera Host' },
   request_expectation_unsupported: {
     en: 'The Expect header asks for what this server does not do; send it without, or with 100-continue',

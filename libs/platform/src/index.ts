@@ -31,6 +31,7 @@ export { createAccessLog } from './logging/access-log';
 export { contained, reportContained, type RequestIdOf } from './reliability/contained';
 export {
   contextFields,
+  isWellFormedURIComponent,
   loggerModuleParams,
   pinoOptions,
   redactCredentials,

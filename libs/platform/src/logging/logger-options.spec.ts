@@ -1,7 +1,7 @@
 import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { requestContext } from '../context/request-context';
-import { contextFields, pinoOptions, redactCredentials, redactUrl } from './logger-options';
+import { contextFields, isWellFormedURIComponent, pinoOptions, redactCredentials, redactUrl } from './logger-options';
 
 describe('redactUrl', () => {
   it('hides credential-bearing query parameters and keeps the rest', () => {
@@ -20,6 +20,13 @@ describe('redactUrl', () => {
       expect(() => redactUrl(url)).not.toThrow();
     expect(redactUrl('/x?%73ecret=1&%E0%A4%A=2')).toBe('/x?%73ecret=[redacted]&%E0%A4%A=2');
     expect(redactUrl('/x?api+key=1&api_key=2')).toBe('/x?api+key=1&api_key=[redacted]');
+  });
+});
+
+describe('isWellFormedURIComponent', () => {
+  it('tells a percent-encoding that decodes from one that does not, without throwing', () => {
+    for (const text of ['', 'locale=es', 'q=%C3%A9&x=%2F', 'a=%25']) expect(isWellFormedURIComponent(text)).toBe(true);
+    for (const text of ['%E0%A4%A=1', '%', 'q=100%', '%zz', '%ED%A0%80', '%C0%AF']) expect(isWellFormedURIComponent(text)).toBe(false);
   });
 });
 

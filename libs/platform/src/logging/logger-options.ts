@@ -20,6 +20,17 @@ export function safeDecodeURIComponent(text: string): string {
   }
 }
 
+/** Whether every `%` of a percent-encoded text starts an escape that decodes, as UTF-8, to text. Never throws. */
+export function isWellFormedURIComponent(text: string): boolean {
+  if (!text.includes('%')) return true;
+  try {
+    decodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Replaces the values of credential-bearing query parameters, keeping the rest of the URL.
  * Never throws, whatever the client sent: it runs in the access log, after the answer.
