@@ -49,11 +49,8 @@ function sourceKey(file: string): string {
 
 /** Strips the indentation a template literal inside code carries, so the snapshot reads as SQL. */
 function dedent(text: string): string {
-  const lines = text.replace(/^\n+|\s+$/g, '').split('\n');
-  const indents = lines
-    .slice(1)
-    .filter((line) => line.trim() !== '')
-    .map((line) => /^ */.exec(line)![0].length);
+  const [first = '', ...rest] = text.replace(/^\n+|\s+$/g, '').split('\n');
+  const indents = rest.filter((line) => line.trim() !== '').map((line) => line.length - line.trimStart().length);
   const common = indents.length === 0 ? 0 : Math.min(...indents);
-  return [lines[0]!.trim(), ...lines.slice(1).map((line) => line.slice(common))].join('\n');
+  return [first.trim(), ...rest.map((line) => line.slice(common))].join('\n');
 }

@@ -1,6 +1,9 @@
 import { DataSource } from 'typeorm';
-import { DataRepository, defineSql, sql } from '@waggle/database';
-import { TEST_DATABASE_URL } from '../../../test/setup/test-env';
+import { DataRepository } from '../src/data-repository';
+import { defineSql, sql } from '../src/sql';
+
+// The integration tier's setup points DATABASE_URL at the test database (test/setup/test-env.ts).
+const TEST_DATABASE_URL = String(process.env.DATABASE_URL);
 
 const SCHEMA = 'data_repository_spec';
 
@@ -17,7 +20,9 @@ class ThingsRepository extends DataRepository {
   }
 
   async insert(name: string): Promise<number> {
-    return (await this.row(SQL.insert, [name]))!.id;
+    const row = await this.row(SQL.insert, [name]);
+    if (!row) throw new Error('INSERT … RETURNING answered no row');
+    return row.id;
   }
 
   async names(): Promise<string[]> {
@@ -40,8 +45,8 @@ class AuditRepository extends DataRepository {
   }
 
   async count(): Promise<number> {
-    const [row] = (await this.db.query(`SELECT count(*)::int AS n FROM ${SCHEMA}.things`)) as { n: number }[];
-    return row!.n;
+    const rows = (await this.db.query(`SELECT count(*)::int AS n FROM ${SCHEMA}.things`)) as { n: number }[];
+    return rows[0]?.n ?? 0;
   }
 
   get open(): boolean {
@@ -102,8 +107,8 @@ describe('DataRepository', () => {
         await things.insert('inner');
       });
       // Another connection does not see either row until the outer transaction commits.
-      const [row] = (await dataSource.query(`SELECT count(*)::int AS n FROM ${SCHEMA}.things`)) as { n: number }[];
-      expect(row!.n).toBe(0);
+      const rows = (await dataSource.query(`SELECT count(*)::int AS n FROM ${SCHEMA}.things`)) as { n: number }[];
+      expect(rows).toEqual([{ n: 0 }]);
     });
     expect(await things.names()).toEqual(['outer', 'inner']);
   });

@@ -1,6 +1,8 @@
 import { DataSource } from 'typeorm';
-import { TEST_DATABASE_URL } from '../../../test/setup/test-env';
 import { loadDeclaredSql } from '../src/sql-snapshot';
+
+// The integration tier's setup points DATABASE_URL at the test database (test/setup/test-env.ts).
+const TEST_DATABASE_URL = String(process.env.DATABASE_URL);
 
 /**
  * Every statement a repository declares is prepared against the migrated schema: a typo, a

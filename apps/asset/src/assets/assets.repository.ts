@@ -38,7 +38,7 @@ export class AssetsRepository extends DataRepository {
   /** The bytes the workspace's assets take. */
   async usedBytes(workspaceId: string): Promise<number> {
     const row = await this.row(SQL.usedBytes, [workspaceId]);
-    return Number(row!.used);
+    return Number(row?.used ?? 0);
   }
 
   /**
@@ -50,7 +50,7 @@ export class AssetsRepository extends DataRepository {
     return this.transaction(async () => {
       await this.rows(SQL.lockWorkspaceStorage, [`asset-storage:${asset.workspaceId}`]);
       if (capBytes !== null && (await this.usedBytes(asset.workspaceId)) + asset.sizeBytes > capBytes) return null;
-      const row = await this.row(SQL.insert, [
+      const inserted = await this.row(SQL.insert, [
         asset.id,
         asset.workspaceId,
         asset.name,
@@ -59,7 +59,8 @@ export class AssetsRepository extends DataRepository {
         asset.sha256,
         asset.storageKey,
       ]);
-      return Object.assign(new AssetEntity(), { ...asset, sizeBytes: String(asset.sizeBytes), createdAt: row!.created_at });
+      if (!inserted) throw new Error('INSERT … RETURNING answered no row');
+      return Object.assign(new AssetEntity(), { ...asset, sizeBytes: String(asset.sizeBytes), createdAt: inserted.created_at });
     });
   }
 }
