@@ -1,12 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { AgentRecord, CreateAgentFields, ModelRoute, UpdateAgentFields } from '@waggle/contracts';
 import { NatsRpcClient } from '@waggle/platform';
-import { AGENT_CHANGED_SUBJECT, type AgentChangedMessage } from '../runs/runnable-agents';
 import { AgentModels } from './agent-models';
 import { settingsOfCreate, settingsOfUpdate, toAgentRecord } from './agent-record';
 import { AgentWebhookSecrets } from './agent-webhook-secrets.service';
 import { agentNotFound, AgentsRepository } from './agents.repository';
 import type { AgentEntity } from './entities/agent.entity';
+import { AGENT_CHANGED_SUBJECT, type AgentChangedMessage } from './runnable-agents';
 
 /**
  * Agents of a workspace: create, read, list, update and (soft) delete. Every read is scoped
@@ -76,8 +76,8 @@ export class AgentsService {
    */
   async update(workspaceId: string, agentId: string, fields: UpdateAgentFields): Promise<AgentRecord> {
     const changes = settingsOfUpdate(fields);
-    const updated = await this.agents.transaction(async (manager) => {
-      const agent = await this.agents.getActive(workspaceId, agentId, { manager, lock: true });
+    const updated = await this.agents.transaction(async () => {
+      const agent = await this.agents.getActive(workspaceId, agentId, { lock: true });
       const llmModel = changes.llmModel ?? agent.llmModel;
       let primary: ModelRoute | null | undefined;
       if (changes.llmModel !== undefined || changes.modelType !== undefined) {
@@ -88,7 +88,7 @@ export class AgentsService {
       const needsCheck = changes.llmModel !== undefined || changes.fallbacks !== undefined || changes.responseFormat !== undefined;
       if (needsCheck && fallbacks.length > 0)
         await this.models.checkFallbacks(primary ?? (await this.models.route(llmModel)), llmModel, fallbacks, responseFormat !== null);
-      return this.agents.save(manager, Object.assign(agent, changes));
+      return this.agents.save(Object.assign(agent, changes));
     });
     this.changed(updated.id);
     return toAgentRecord(updated);

@@ -35,13 +35,13 @@ import { failSpan, inSpan, markSpanFailed, startSpan } from '@waggle/telemetry';
 import type { Span } from '@opentelemetry/api';
 import { Observable } from 'rxjs';
 import type { AgentEnv } from '../config/agent.env';
-import type { StoredAttachment } from '../threads/entities';
+import { RunnableAgents, type RunnableAgent } from '../agents/runnable-agents';
+import type { StoredAttachment, ToolCallRecord } from '../threads/thread-turns';
+import { ThreadsRepository } from '../threads/threads.repository';
 import { runTools, type RunTools, type ToolOutcome } from './agent-tools';
 import { AgentKnowledgeSearch } from './knowledge-search';
 import { buildConversation, checkRunAttachments, readableDocuments, type CheckedRunInput } from './conversation';
 import { DOCUMENT_READER } from './document-reader.provider';
-import { RunnableAgents } from './runnable-agents';
-import { RunsRepository, type RunnableAgent, type ToolCallRecord } from './runs.repository';
 
 interface PreparedRun {
   request: AgentRunRequest;
@@ -156,7 +156,7 @@ export class AgentRunner {
     private readonly routes: ModelRoutes,
     private readonly ledger: LedgerPublisher,
     private readonly cancellation: RunCancellation,
-    private readonly runs: RunsRepository,
+    private readonly threads: ThreadsRepository,
     private readonly agents: RunnableAgents,
     @Inject(DOCUMENT_READER) private readonly reader: DocumentReader,
     private readonly knowledge: AgentKnowledgeSearch,
@@ -345,7 +345,7 @@ export class AgentRunner {
 
     // `thread_id: null` (as clients send an unset field) is no thread, like an absent one.
     const threadKey = request.thread_id ?? undefined;
-    const thread = threadKey === undefined ? undefined : await this.runs.openThread(request.workspace_id, agent.id, threadKey);
+    const thread = threadKey === undefined ? undefined : await this.threads.open(request.workspace_id, agent.id, threadKey);
     const stored = thread?.turns ?? [];
     const documents = readableDocuments(checked, stored);
     if (documents.length > 0 && !catalogRoute.is_tool_calling) {
@@ -508,7 +508,7 @@ export class AgentRunner {
         ({ url, kind, name }) => ({ url, kind, name }),
       );
       try {
-        await this.runs.appendTurn({
+        await this.threads.appendTurn({
           threadId: run.thread.id,
           requestId: run.request.request_id,
           message: run.request.message,

@@ -6,7 +6,7 @@ import { type JobQueue } from '@waggle/platform';
 import { acceptQueuedRun, LedgerPublisher } from '@waggle/runs';
 import { ModelRoutes, ProviderRegistry, resolveChatRoute } from '@waggle/providers';
 import { checkRunAttachments } from './conversation';
-import { RunnableAgents } from './runnable-agents';
+import { RunnableAgents } from '../agents/runnable-agents';
 
 /**
  * Background agent invokes without streaming (decisions D40): refused as an invoke is before
