@@ -41,6 +41,11 @@ export function checkRunAttachments(input: Pick<AgentRunInputs, 'attachments' | 
   return { current: { documents: current.documents, images: current.images }, history };
 }
 
+/** Whether the current message or any caller message carries an image (the model must then see images). */
+export function hasImages(checked: CheckedRunInput): boolean {
+  return checked.current.images.length + checked.history.reduce((sum, message) => sum + message.images.length, 0) > 0;
+}
+
 /**
  * Documents `read_file` may read in this run: the structured attachments of the current
  * message, of the caller's `messages` and of the thread's stored turns (spec: Attachment

@@ -10,16 +10,20 @@ import { BackgroundAgentRuns } from './background-agent-runs';
 import { AgentKnowledgeSearch } from './knowledge-search';
 import { documentReaderProvider } from './document-reader.provider';
 import { RunsController } from './runs.controller';
+import { RunAgentTurn } from './usecases/run-agent-turn/run-agent-turn';
 
 /**
  * Agent runs: invoked (whole or streamed, cancellable), with threads, caller history,
- * attachments and the read_file tool, knowledge_search over attached knowledge bases; and webhook-triggered or background (the agent-runs worker). The
- * provider registry and model routes come from the app's global ProvidersModule.
+ * attachments and the read_file tool, knowledge_search over attached knowledge bases; and
+ * webhook-triggered or background (the agent-runs worker). Each is one agent turn
+ * (RunAgentTurn, exported for any other caller that runs an agent). The provider registry and
+ * model routes come from the app's global ProvidersModule.
  */
 @Module({
   imports: [AgentsModule, ThreadsModule, registerQueues([QueueNames.agentRuns, QueueNames.callbacks])],
   controllers: [RunsController],
   providers: [
+    RunAgentTurn,
     AgentRunner,
     RunCancellation,
     RunCancelMarks,
@@ -28,5 +32,6 @@ import { RunsController } from './runs.controller';
     AgentKnowledgeSearch,
     BackgroundAgentRuns,
   ],
+  exports: [RunAgentTurn],
 })
 export class RunsModule {}

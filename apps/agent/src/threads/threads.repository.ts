@@ -52,8 +52,9 @@ export class ThreadsRepository extends DataRepository {
 
   /** The thread named by the caller's key, made on first use, with its newest stored turns (oldest first). */
   async open(workspaceId: string, agentId: string, threadKey: string): Promise<OpenedThread> {
-    const thread = await this.row(SQL.open, [workspaceId, agentId, threadKey]);
-    const threadId = thread!.id;
+    // The statement answers the one row it made or found.
+    const [thread] = await this.rows(SQL.open, [workspaceId, agentId, threadKey]);
+    const threadId = thread.id;
     const turns = await this.rows(SQL.newestTurns, [threadId, MAX_STORED_TURNS_READ]);
     return { threadId, turns };
   }
@@ -62,12 +63,12 @@ export class ThreadsRepository extends DataRepository {
   appendTurn(turn: FinishedTurn): Promise<void> {
     return this.transaction(async () => {
       await this.execute(SQL.insertMessage, [turn.threadId, turn.requestId, turn.message, JSON.stringify(turn.attachments)]);
-      const answer = await this.row(SQL.insertAnswer, [turn.threadId, turn.requestId, turn.response]);
+      const [answer] = await this.rows(SQL.insertAnswer, [turn.threadId, turn.requestId, turn.response]);
       const calls = turn.toolCalls;
       if (calls.length > 0) {
         await this.execute(SQL.insertToolCalls, [
           turn.threadId,
-          answer!.id,
+          answer.id,
           turn.requestId,
           calls.map((call) => call.toolCallId),
           calls.map((call) => call.toolName),
