@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { KnowledgeBasePatterns, send, type AgentKnowledgeBases } from '@waggle/contracts';
 import { NatsRpcClient } from '@waggle/platform';
 import { AgentsRepository } from './agents.repository';
-import { AGENT_CHANGED_SUBJECT, type AgentChangedMessage } from './runnable-agents';
+import { RunnableAgents } from './runnable-agents';
 
 /** How long the knowledge-base service may take to confirm one knowledge base. */
 const LOOKUP_TIMEOUT_MS = 5_000;
@@ -17,6 +17,7 @@ export class AgentKnowledgeBaseLinks {
   constructor(
     private readonly agents: AgentsRepository,
     private readonly rpc: NatsRpcClient,
+    private readonly runnable: RunnableAgents,
   ) {}
 
   async get(workspaceId: string, agentId: string): Promise<AgentKnowledgeBases> {
@@ -41,7 +42,7 @@ export class AgentKnowledgeBaseLinks {
       await this.agents.getActive(workspaceId, agentId, { lock: true });
       await this.agents.replaceKnowledgeBases(agentId, unique);
     });
-    this.rpc.publish(AGENT_CHANGED_SUBJECT, { agent_id: agentId } satisfies AgentChangedMessage);
+    this.runnable.changed(agentId);
     return { agent_id: agentId, knowledge_base_ids: unique };
   }
 }

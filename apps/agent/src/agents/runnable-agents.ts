@@ -8,9 +8,9 @@ import { agentNotFound, AgentsRepository } from './agents.repository';
  * held of it, so a run never uses settings older than the change (nor a deleted agent) once
  * the message has arrived, milliseconds after the change was committed.
  */
-export const AGENT_CHANGED_SUBJECT = 'agent.agents.changed';
+const AGENT_CHANGED_SUBJECT = 'agent.agents.changed';
 
-export interface AgentChangedMessage {
+interface AgentChangedMessage {
   agent_id: string;
 }
 
@@ -39,8 +39,9 @@ export interface RunnableAgent {
 
 /**
  * The agents runs use, kept in memory so an invoke does not wait for PostgreSQL: the
- * agent's row is read once and forgotten on every change (AGENT_CHANGED_SUBJECT) or after
- * a minute. Agents that are not found are not kept: a new agent runs at once.
+ * agent's row is read once and forgotten on every change (the agents feature calls `changed`
+ * after each write commits: AGENT_CHANGED_SUBJECT tells every replica) or after a minute.
+ * Agents that are not found are not kept: a new agent runs at once.
  */
 @Injectable()
 export class RunnableAgents extends BroadcastCache<RunnableAgent> {
