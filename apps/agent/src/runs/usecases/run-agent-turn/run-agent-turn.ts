@@ -60,10 +60,15 @@ interface TurnFacts {
   provider: string;
 }
 
-/** How a prepared turn ended (a refusal before that is thrown: nothing ran, nothing was recorded). */
+/** How a prepared turn ended. A refusal before that is thrown: no model was called and the ledger has no record of it. */
 export type AgentTurnOutcome = TurnFacts &
   (
-    | { status: 'completed'; result: LoopResult; /** When the model was first called (Date.now()). */ startedAt: number }
+    | {
+        status: 'completed';
+        result: LoopResult;
+        /** When the model was first called (Date.now()): a stream's usage event counts its duration from it. */
+        startedAt: number;
+      }
     | { status: 'cancelled' }
     | { status: 'disconnected' }
     | { status: 'failed'; failure: WaggleException }
