@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { TEST_DATABASE_URL } from '../../../test/setup/test-env';
 import { dataSourceOptions } from '../src/database/data-source';
 import type { FinishedTurn } from '../src/threads/thread-turns';
 import { ThreadsRepository } from '../src/threads/threads.repository';
@@ -13,7 +12,7 @@ describe('ThreadsRepository', () => {
   const agentId = randomUUID();
 
   beforeAll(async () => {
-    dataSource = await new DataSource(dataSourceOptions(TEST_DATABASE_URL)).initialize();
+    dataSource = await new DataSource(dataSourceOptions(process.env.DATABASE_URL as string)).initialize();
     threads = new ThreadsRepository(dataSource);
   });
 
