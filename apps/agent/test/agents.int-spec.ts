@@ -6,7 +6,7 @@ import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { bootstrap } from '../src/bootstrap';
-import { RunsRepository } from '../src/runs/runs.repository';
+import { AgentsRepository } from '../src/agents/agents.repository';
 
 const AGENT_NOT_FOUND = { code: 'resource_not_found', status: 422, message: 'Agent not found' };
 const RECORD_KEYS = [
@@ -393,7 +393,7 @@ describe('agent service over NATS: agents', () => {
       expect(structured).toMatchObject({ fallbacks: ['claude-haiku-5-5'], response_format: FORMAT });
       expect(await get(agent.id)).toEqual(structured);
       // What a run reads of the agent.
-      expect(await service.app.get(RunsRepository).agent(workspace, agent.id)).toMatchObject({
+      expect(await service.app.get(AgentsRepository).findRunnable(workspace, agent.id)).toMatchObject({
         llmModel: 'gpt-6-luna',
         fallbacks: ['claude-haiku-5-5'],
         responseFormat: FORMAT,
@@ -410,7 +410,10 @@ describe('agent service over NATS: agents', () => {
       const unset = await update(agent.id, { fallbacks: null, response_format: null });
       expect(unset).toMatchObject({ fallbacks: [], response_format: null });
       expect(await get(agent.id)).toEqual(unset);
-      expect(await service.app.get(RunsRepository).agent(workspace, agent.id)).toMatchObject({ fallbacks: [], responseFormat: null });
+      expect(await service.app.get(AgentsRepository).findRunnable(workspace, agent.id)).toMatchObject({
+        fallbacks: [],
+        responseFormat: null,
+      });
     });
   });
 

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { KnowledgeBasePatterns, send, type AgentKnowledgeBases } from '@waggle/contracts';
 import { NatsRpcClient } from '@waggle/platform';
-import { AGENT_CHANGED_SUBJECT, type AgentChangedMessage } from '../runs/runnable-agents';
 import { AgentsRepository } from './agents.repository';
+import { RunnableAgents } from './runnable-agents';
 
 /** How long the knowledge-base service may take to confirm one knowledge base. */
 const LOOKUP_TIMEOUT_MS = 5_000;
@@ -17,6 +17,7 @@ export class AgentKnowledgeBaseLinks {
   constructor(
     private readonly agents: AgentsRepository,
     private readonly rpc: NatsRpcClient,
+    private readonly runnable: RunnableAgents,
   ) {}
 
   async get(workspaceId: string, agentId: string): Promise<AgentKnowledgeBases> {
@@ -36,12 +37,12 @@ export class AgentKnowledgeBaseLinks {
         { timeoutMs: LOOKUP_TIMEOUT_MS },
       );
     }
-    await this.agents.transaction(async (manager) => {
+    await this.agents.transaction(async () => {
       // The agent row locked: a concurrent delete or a second set waits for this one.
-      await this.agents.getActive(workspaceId, agentId, { manager, lock: true });
-      await this.agents.replaceKnowledgeBases(manager, agentId, unique);
+      await this.agents.getActive(workspaceId, agentId, { lock: true });
+      await this.agents.replaceKnowledgeBases(agentId, unique);
     });
-    this.rpc.publish(AGENT_CHANGED_SUBJECT, { agent_id: agentId } satisfies AgentChangedMessage);
+    this.runnable.changed(agentId);
     return { agent_id: agentId, knowledge_base_ids: unique };
   }
 }

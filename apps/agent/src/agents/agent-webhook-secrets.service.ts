@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AgentWebhookSecretCheck, AgentWebhookSecretView } from '@waggle/contracts';
 import { APP_ENV } from '@waggle/platform';
 import { OwnerWebhookSecrets, SecretSealer, WebhookTargetKeeper } from '@waggle/webhooks';
-import type { EntityManager } from 'typeorm';
 import type { AgentEnv } from '../config/agent.env';
 import { agentNotFound, AgentsRepository } from './agents.repository';
 import type { AgentEntity } from './entities/agent.entity';
@@ -12,7 +11,7 @@ import type { AgentEntity } from './entities/agent.entity';
  * published as the agent's webhook target (kind `agent`); the agent's row is found by id.
  */
 @Injectable()
-export class AgentWebhookSecrets extends OwnerWebhookSecrets<AgentEntity, AgentWebhookSecretView, EntityManager> {
+export class AgentWebhookSecrets extends OwnerWebhookSecrets<AgentEntity, AgentWebhookSecretView> {
   constructor(
     private readonly agents: AgentsRepository,
     keeper: WebhookTargetKeeper,
@@ -25,10 +24,11 @@ export class AgentWebhookSecrets extends OwnerWebhookSecrets<AgentEntity, AgentW
       sealer,
       overlapSeconds: env.WEBHOOK_SECRET_OVERLAP_SECONDS,
       store: {
-        transaction: (work) => agents.transaction(work),
-        get: (workspaceId, agentId, options) => agents.getActive(workspaceId, agentId, options),
+        // The repository's calls inside join the transaction by themselves: no handle is passed.
+        transaction: (work) => agents.transaction(() => work(undefined)),
+        get: (workspaceId, agentId, options) => agents.getActive(workspaceId, agentId, { lock: options?.lock }),
         // The secret is not part of the agent record: saving it leaves `updated_at` alone.
-        saveSecrets: (manager, agent) => agents.saveWebhookSecrets(manager, agent),
+        saveSecrets: (_transaction, agent) => agents.saveWebhookSecrets(agent),
         findByIds: (ids) => agents.findActiveByIds(ids),
         idsPage: (skip, take) => agents.activeIdsPage(skip, take),
       },

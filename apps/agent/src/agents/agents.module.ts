@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { AgentKnowledgeBaseLinks } from './agent-knowledge-bases.service';
 import { AgentModels } from './agent-models';
@@ -7,17 +6,17 @@ import { AgentWebhookSecrets } from './agent-webhook-secrets.service';
 import { AgentsController } from './agents.controller';
 import { AgentsRepository } from './agents.repository';
 import { AgentsService } from './agents.service';
-import { AGENT_ENTITIES } from './entities';
+import { RunnableAgents } from './runnable-agents';
 
 /**
- * Agents: CRUD over NATS, the catalog check of their model, and their webhook secrets.
- * Exports what runs an agent (invoke, webhook triggers) needs: AgentsService.getActive and
- * the repository, and AgentWebhookSecrets.
+ * Agents: CRUD over NATS, the catalog check of their model, their attached knowledge bases
+ * and their webhook secrets. Exports what runs an agent needs: RunnableAgents, the agents
+ * as runs read them (kept in memory, forgotten on every change).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature(AGENT_ENTITIES), WebhooksModule],
+  imports: [WebhooksModule],
   controllers: [AgentsController],
-  providers: [AgentsRepository, AgentsService, AgentModels, AgentWebhookSecrets, AgentKnowledgeBaseLinks],
-  exports: [AgentsRepository, AgentsService, AgentWebhookSecrets],
+  providers: [AgentsRepository, AgentsService, AgentModels, AgentWebhookSecrets, AgentKnowledgeBaseLinks, RunnableAgents],
+  exports: [RunnableAgents],
 })
 export class AgentsModule {}

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { DataRepository, defineSql, sql, type RowOf } from '@waggle/database';
 import { WaggleException } from '@waggle/errors';
-import { In, type DataSource, type EntityManager } from 'typeorm';
+import { In, type DataSource } from 'typeorm';
 import { AgentKnowledgeBaseEntity } from './entities/agent-knowledge-base.entity';
 import { AgentEntity } from './entities/agent.entity';
+import type { RunnableAgent } from './runnable-agents';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -24,29 +26,70 @@ export function agentNotFound(): WaggleException {
 export type NewAgent = Omit<AgentEntity, 'id' | 'createdAt' | 'updatedAt' | 'deletedAt'>;
 
 export interface FindOptions {
-  /** Runs inside the caller's transaction (see `transaction`). */
-  manager?: EntityManager;
-  /** Holds the row against concurrent writers until the transaction ends. */
+  /** Holds the row against concurrent writers until the transaction ends (call inside `transaction`). */
   lock?: boolean;
 }
 
+/** An agent's row as a run reads it, with its attached knowledge bases. */
+type RunnableAgentRow = Pick<
+  RowOf<AgentEntity>,
+  | 'id'
+  | 'workspace_id'
+  | 'name'
+  | 'llm_model'
+  | 'instruction_prompt'
+  | 'temperature'
+  | 'max_token'
+  | 'max_thinking_token'
+  | 'provider_prompt_cache_ttl'
+  | 'reasoning_effort'
+  | 'tool_choice'
+  | 'max_tool_calls'
+  | 'fallbacks'
+  | 'response_format'
+> & { knowledge_base_ids: string[] };
+
+const SQL = defineSql(__filename, {
+  runnable: sql<RunnableAgentRow>(`
+    SELECT "id", "workspace_id", "name", "llm_model", "instruction_prompt", "temperature", "max_token", "max_thinking_token",
+      "provider_prompt_cache_ttl", "reasoning_effort", "tool_choice", "max_tool_calls", "fallbacks", "response_format",
+      ARRAY(
+        SELECT k."knowledge_base_id"::text FROM "agent"."agent_knowledge_bases" k
+        WHERE k."agent_id" = a."id" ORDER BY k."created_at", k."knowledge_base_id"
+      ) AS "knowledge_base_ids"
+    FROM "agent"."agents" a
+    WHERE "id" = $1 AND "workspace_id" = $2 AND "deleted_at" IS NULL`),
+  // Leaves `updated_at` alone: the secret is not part of the agent record.
+  saveWebhookSecrets: sql(`
+    UPDATE "agent"."agents"
+    SET "webhook_secret_sealed" = $2, "previous_webhook_secret_sealed" = $3, "previous_secret_expires_at" = $4
+    WHERE "id" = $1`),
+  // Only a row not deleted yet: deleting twice must not move deleted_at, nor answer as a delete.
+  softDelete: sql(`
+    UPDATE "agent"."agents" SET "deleted_at" = CURRENT_TIMESTAMP, "updated_at" = CURRENT_TIMESTAMP
+    WHERE "id" = $1 AND "workspace_id" = $2 AND "deleted_at" IS NULL`),
+  detachKnowledgeBases: sql(`DELETE FROM "agent"."agent_knowledge_bases" WHERE "agent_id" = $1`),
+  // Increasing times, so the order attached is the order listed.
+  attachKnowledgeBases: sql(`
+    INSERT INTO "agent"."agent_knowledge_bases" ("agent_id", "knowledge_base_id", "created_at")
+    SELECT $1::uuid, t."id", now() + (t."ordinality" * interval '1 microsecond')
+    FROM unnest($2::uuid[]) WITH ORDINALITY AS t("id", "ordinality")`),
+});
+
 /**
- * Every query of agents. Only active agents are ever found: a deleted agent's row has
- * `deleted_at` set, which every TypeORM find leaves out.
+ * Every query of agents and their attached knowledge bases. Only active agents are ever
+ * found: a deleted agent's row has `deleted_at` set, which every TypeORM find leaves out.
  */
 @Injectable()
-export class AgentsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+export class AgentsRepository extends DataRepository {
+  constructor(@InjectDataSource() dataSource: DataSource) {
+    super(dataSource);
   }
 
   /** The workspace's active agent with this id, or null (also for an id that is not a UUID, or another workspace's agent). */
   findActive(workspaceId: string, agentId: string, options: FindOptions = {}): Promise<AgentEntity | null> {
     if (!isAgentId(agentId)) return Promise.resolve(null);
-    const manager = options.manager ?? this.dataSource.manager;
-    return manager.findOne(AgentEntity, {
+    return this.table(AgentEntity).findOne({
       where: { id: agentId, workspaceId },
       ...(options.lock && { lock: { mode: 'pessimistic_write' as const } }),
     });
@@ -62,81 +105,98 @@ export class AgentsRepository {
   /** An active agent by id alone, whatever its workspace: for callers that know only the id (a webhook trigger). */
   findActiveById(agentId: string): Promise<AgentEntity | null> {
     if (!isAgentId(agentId)) return Promise.resolve(null);
-    return this.dataSource.getRepository(AgentEntity).findOneBy({ id: agentId });
+    return this.table(AgentEntity).findOneBy({ id: agentId });
   }
 
   findActiveByIds(agentIds: string[]): Promise<AgentEntity[]> {
     const ids = agentIds.filter(isAgentId);
     if (ids.length === 0) return Promise.resolve([]);
-    return this.dataSource.getRepository(AgentEntity).findBy({ id: In(ids) });
+    return this.table(AgentEntity).findBy({ id: In(ids) });
   }
 
   /** The workspace's active agents, oldest first. */
   listActive(workspaceId: string): Promise<AgentEntity[]> {
-    return this.dataSource.getRepository(AgentEntity).find({ where: { workspaceId }, order: { createdAt: 'ASC', id: 'ASC' } });
+    return this.table(AgentEntity).find({ where: { workspaceId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  /**
+   * The workspace's active agent as a run needs it, with its attached knowledge bases, or null
+   * (also for an id that is not a UUID): one statement, no entity hydration on the request path.
+   */
+  async findRunnable(workspaceId: string, agentId: string): Promise<RunnableAgent | null> {
+    if (!isAgentId(agentId)) return null;
+    const row = await this.row(SQL.runnable, [agentId, workspaceId]);
+    return row && toRunnableAgent(row);
   }
 
   async insert(agent: NewAgent): Promise<AgentEntity> {
-    const repository = this.dataSource.getRepository(AgentEntity);
-    return repository.save(repository.create(agent));
+    const table = this.table(AgentEntity);
+    return table.save(table.create(agent));
   }
 
-  save(manager: EntityManager, agent: AgentEntity): Promise<AgentEntity> {
-    return manager.save(AgentEntity, agent);
+  save(agent: AgentEntity): Promise<AgentEntity> {
+    return this.table(AgentEntity).save(agent);
   }
 
   /**
    * Writes an agent's webhook secrets without touching `updated_at`: the secret is not part
    * of the agent record, so rotating it is not an update of the agent.
    */
-  async saveWebhookSecrets(manager: EntityManager, agent: AgentEntity): Promise<void> {
-    await manager
-      .createQueryBuilder()
-      .update(AgentEntity)
-      .set({
-        webhookSecretSealed: agent.webhookSecretSealed,
-        previousWebhookSecretSealed: agent.previousWebhookSecretSealed,
-        previousSecretExpiresAt: agent.previousSecretExpiresAt,
-        updatedAt: () => '"updated_at"',
-      })
-      .where('id = :id', { id: agent.id })
-      .execute();
+  async saveWebhookSecrets(agent: AgentEntity): Promise<void> {
+    await this.execute(SQL.saveWebhookSecrets, [
+      agent.id,
+      agent.webhookSecretSealed,
+      agent.previousWebhookSecretSealed,
+      agent.previousSecretExpiresAt,
+    ]);
   }
 
   /** Marks the workspace's active agent deleted; false when there was none. */
   async softDelete(workspaceId: string, agentId: string): Promise<boolean> {
     if (!isAgentId(agentId)) return false;
-    // Only a row not deleted yet: deleting twice must not move deleted_at, nor answer as a delete.
-    const result = await this.dataSource
-      .createQueryBuilder()
-      .softDelete()
-      .from(AgentEntity)
-      .where('id = :agentId AND workspace_id = :workspaceId AND deleted_at IS NULL', { agentId, workspaceId })
-      .execute();
-    return (result.affected ?? 0) > 0;
+    return (await this.execute(SQL.softDelete, [agentId, workspaceId])) > 0;
   }
 
   /** One page of every active agent's id, in a stable order. */
   async activeIdsPage(skip: number, take: number): Promise<string[]> {
-    const page = await this.dataSource.getRepository(AgentEntity).find({ select: { id: true }, order: { id: 'ASC' }, skip, take });
+    const page = await this.table(AgentEntity).find({ select: { id: true }, order: { id: 'ASC' }, skip, take });
     return page.map((agent) => agent.id);
   }
 
   /** The knowledge bases attached to the agent, in the order they were attached. */
-  async knowledgeBaseIds(agentId: string, manager: EntityManager = this.dataSource.manager): Promise<string[]> {
-    const rows = await manager.find(AgentKnowledgeBaseEntity, { where: { agentId }, order: { createdAt: 'ASC', knowledgeBaseId: 'ASC' } });
+  async knowledgeBaseIds(agentId: string): Promise<string[]> {
+    const rows = await this.table(AgentKnowledgeBaseEntity).find({
+      where: { agentId },
+      order: { createdAt: 'ASC', knowledgeBaseId: 'ASC' },
+    });
     return rows.map((row) => row.knowledgeBaseId);
   }
 
-  /** Replaces the agent's attached knowledge bases, in the given order, inside the caller's transaction. */
-  async replaceKnowledgeBases(manager: EntityManager, agentId: string, knowledgeBaseIds: readonly string[]): Promise<void> {
-    await manager.delete(AgentKnowledgeBaseEntity, { agentId });
-    if (knowledgeBaseIds.length === 0) return;
-    // One statement, with increasing times so the order attached is the order listed.
-    await manager.query(
-      `INSERT INTO agent.agent_knowledge_bases (agent_id, knowledge_base_id, created_at)
-       SELECT $1, id, now() + (ordinality * interval '1 microsecond') FROM unnest($2::uuid[]) WITH ORDINALITY AS t(id, ordinality)`,
-      [agentId, knowledgeBaseIds],
-    );
+  /** Replaces the agent's attached knowledge bases, in the given order, all or nothing. */
+  replaceKnowledgeBases(agentId: string, knowledgeBaseIds: readonly string[]): Promise<void> {
+    return this.transaction(async () => {
+      await this.execute(SQL.detachKnowledgeBases, [agentId]);
+      if (knowledgeBaseIds.length > 0) await this.execute(SQL.attachKnowledgeBases, [agentId, knowledgeBaseIds]);
+    });
   }
+}
+
+function toRunnableAgent(row: RunnableAgentRow): RunnableAgent {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    name: row.name,
+    llmModel: row.llm_model,
+    instructionPrompt: row.instruction_prompt,
+    temperature: row.temperature,
+    maxToken: row.max_token,
+    maxThinkingToken: row.max_thinking_token,
+    providerPromptCacheTtl: row.provider_prompt_cache_ttl,
+    reasoningEffort: row.reasoning_effort,
+    toolChoice: row.tool_choice,
+    maxToolCalls: row.max_tool_calls,
+    fallbacks: row.fallbacks,
+    responseFormat: row.response_format,
+    knowledgeBaseIds: row.knowledge_base_ids,
+  };
 }

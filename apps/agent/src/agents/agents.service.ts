@@ -1,12 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { AgentRecord, CreateAgentFields, ModelRoute, UpdateAgentFields } from '@waggle/contracts';
-import { NatsRpcClient } from '@waggle/platform';
-import { AGENT_CHANGED_SUBJECT, type AgentChangedMessage } from '../runs/runnable-agents';
 import { AgentModels } from './agent-models';
 import { settingsOfCreate, settingsOfUpdate, toAgentRecord } from './agent-record';
 import { AgentWebhookSecrets } from './agent-webhook-secrets.service';
 import { agentNotFound, AgentsRepository } from './agents.repository';
 import type { AgentEntity } from './entities/agent.entity';
+import { RunnableAgents } from './runnable-agents';
 
 /**
  * Agents of a workspace: create, read, list, update and (soft) delete. Every read is scoped
@@ -21,13 +20,9 @@ export class AgentsService {
     private readonly agents: AgentsRepository,
     private readonly models: AgentModels,
     private readonly secrets: AgentWebhookSecrets,
-    private readonly rpc: NatsRpcClient,
+    /** Told of every change, so no replica runs the agent with what the change replaced. */
+    private readonly runnable: RunnableAgents,
   ) {}
-
-  /** Tells every agent replica to forget what it keeps of the agent for runs (RunnableAgents). */
-  private changed(agentId: string): void {
-    this.rpc.publish(AGENT_CHANGED_SUBJECT, { agent_id: agentId } satisfies AgentChangedMessage);
-  }
 
   async list(workspaceId: string): Promise<AgentRecord[]> {
     return (await this.agents.listActive(workspaceId)).map(toAgentRecord);
@@ -76,8 +71,8 @@ export class AgentsService {
    */
   async update(workspaceId: string, agentId: string, fields: UpdateAgentFields): Promise<AgentRecord> {
     const changes = settingsOfUpdate(fields);
-    const updated = await this.agents.transaction(async (manager) => {
-      const agent = await this.agents.getActive(workspaceId, agentId, { manager, lock: true });
+    const updated = await this.agents.transaction(async () => {
+      const agent = await this.agents.getActive(workspaceId, agentId, { lock: true });
       const llmModel = changes.llmModel ?? agent.llmModel;
       let primary: ModelRoute | null | undefined;
       if (changes.llmModel !== undefined || changes.modelType !== undefined) {
@@ -88,9 +83,9 @@ export class AgentsService {
       const needsCheck = changes.llmModel !== undefined || changes.fallbacks !== undefined || changes.responseFormat !== undefined;
       if (needsCheck && fallbacks.length > 0)
         await this.models.checkFallbacks(primary ?? (await this.models.route(llmModel)), llmModel, fallbacks, responseFormat !== null);
-      return this.agents.save(manager, Object.assign(agent, changes));
+      return this.agents.save(Object.assign(agent, changes));
     });
-    this.changed(updated.id);
+    this.runnable.changed(updated.id);
     return toAgentRecord(updated);
   }
 
@@ -103,7 +98,7 @@ export class AgentsService {
     const agent = await this.getActive(workspaceId, agentId);
     await this.secrets.unpublish(agent.id);
     if (!(await this.agents.softDelete(workspaceId, agent.id))) throw agentNotFound();
-    this.changed(agent.id);
+    this.runnable.changed(agent.id);
     this.logger.log({ msg: 'agent deleted', agent_id: agent.id });
     return { id: agent.id };
   }

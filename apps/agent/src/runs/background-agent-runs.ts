@@ -1,12 +1,11 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { QueueNames, type AcceptAgentRunRequest, type AcceptedRun, type AgentTriggerJob } from '@waggle/contracts';
-import { WaggleException } from '@waggle/errors';
 import { type JobQueue } from '@waggle/platform';
 import { acceptQueuedRun, LedgerPublisher } from '@waggle/runs';
 import { ModelRoutes, ProviderRegistry, resolveChatRoute } from '@waggle/providers';
-import { checkRunAttachments } from './conversation';
-import { RunnableAgents } from './runnable-agents';
+import { RunnableAgents } from '../agents/runnable-agents';
+import { checkRunAttachments, hasImages } from './conversation';
 
 /**
  * Background agent invokes without streaming (decisions D40): refused as an invoke is before
@@ -26,11 +25,8 @@ export class BackgroundAgentRuns {
   ) {}
 
   async accept(request: AcceptAgentRunRequest): Promise<AcceptedRun> {
-    const agent = await this.agents.get(request.workspace_id, request.agent);
-    if (!agent) throw new WaggleException('resource_not_found', { status: 422, detail: 'agent_not_found' });
-    const checked = checkRunAttachments(request);
-    const images = checked.current.images.length + checked.history.reduce((sum, message) => sum + message.images.length, 0);
-    await resolveChatRoute(this.routes, this.registry, agent.llmModel, { images: images > 0 });
+    const agent = await this.agents.getActive(request.workspace_id, request.agent);
+    await resolveChatRoute(this.routes, this.registry, agent.llmModel, { images: hasImages(checkRunAttachments(request)) });
     const job: AgentTriggerJob = {
       request_id: request.request_id,
       workspace_id: request.workspace_id,

@@ -1,4 +1,5 @@
-import { buildConversation, checkRunAttachments, readableDocuments, type StoredTurn } from './conversation';
+import type { StoredTurn } from '../threads/thread-turns';
+import { buildConversation, checkRunAttachments, readableDocuments } from './conversation';
 
 const base = {
   instructionPrompt: 'Be brief.',

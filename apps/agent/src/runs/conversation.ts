@@ -3,14 +3,7 @@ import { classifyMessageAttachments, READ_FILE_TOOL_NAME, type AcceptedAttachmen
 import { errorMessage, WaggleException, type NestedMessage } from '@waggle/errors';
 import type { PromptMessage } from '@waggle/providers';
 import type { UserContent } from 'ai';
-import type { StoredAttachment } from '../threads/entities';
-
-/** A turn of a stored thread, oldest first. */
-export interface StoredTurn {
-  role: 'user' | 'assistant';
-  content: string;
-  attachments: StoredAttachment[];
-}
+import type { StoredTurn } from '../threads/thread-turns';
 
 /** The current message's attachments, and every document a `read_file` call of this run may read. */
 export interface RunAttachments {
@@ -46,6 +39,11 @@ export function checkRunAttachments(input: Pick<AgentRunInputs, 'attachments' | 
     return { documents: checked.documents, images: checked.images };
   });
   return { current: { documents: current.documents, images: current.images }, history };
+}
+
+/** Whether the current message or any caller message carries an image (the model must then see images). */
+export function hasImages(checked: CheckedRunInput): boolean {
+  return checked.current.images.length + checked.history.reduce((sum, message) => sum + message.images.length, 0) > 0;
 }
 
 /**

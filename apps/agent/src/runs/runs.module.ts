@@ -2,27 +2,29 @@ import { Module } from '@nestjs/common';
 import { QueueNames } from '@waggle/contracts';
 import { registerQueues } from '@waggle/platform';
 import { RunCancellation, RunCancelMarks } from '@waggle/runs';
+import { AgentsModule } from '../agents/agents.module';
+import { ThreadsModule } from '../threads/threads.module';
 import { AgentRunner } from './agent-runner.service';
 import { AgentTriggerWorker } from './agent-trigger.worker';
 import { BackgroundAgentRuns } from './background-agent-runs';
 import { AgentKnowledgeSearch } from './knowledge-search';
 import { documentReaderProvider } from './document-reader.provider';
-import { RunnableAgents } from './runnable-agents';
 import { RunsController } from './runs.controller';
-import { RunsRepository } from './runs.repository';
+import { RunAgentTurn } from './usecases/run-agent-turn/run-agent-turn';
 
 /**
  * Agent runs: invoked (whole or streamed, cancellable), with threads, caller history,
- * attachments and the read_file tool, knowledge_search over attached knowledge bases; and webhook-triggered or background (the agent-runs worker). The
- * provider registry and model routes come from the app's global ProvidersModule.
+ * attachments and the read_file tool, knowledge_search over attached knowledge bases; and
+ * webhook-triggered or background (the agent-runs worker). Each is one agent turn
+ * (RunAgentTurn, exported for any other caller that runs an agent). The provider registry and
+ * model routes come from the app's global ProvidersModule.
  */
 @Module({
-  imports: [registerQueues([QueueNames.agentRuns, QueueNames.callbacks])],
+  imports: [AgentsModule, ThreadsModule, registerQueues([QueueNames.agentRuns, QueueNames.callbacks])],
   controllers: [RunsController],
   providers: [
+    RunAgentTurn,
     AgentRunner,
-    RunsRepository,
-    RunnableAgents,
     RunCancellation,
     RunCancelMarks,
     documentReaderProvider,
@@ -30,5 +32,6 @@ import { RunsRepository } from './runs.repository';
     AgentKnowledgeSearch,
     BackgroundAgentRuns,
   ],
+  exports: [RunAgentTurn],
 })
 export class RunsModule {}

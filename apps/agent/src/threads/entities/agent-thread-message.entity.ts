@@ -1,11 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-
-/** An attachment as a thread keeps it: what the run accepted, so later turns may read it again. */
-export interface StoredAttachment {
-  url: string;
-  kind: 'document' | 'image';
-  name: string;
-}
+import type { StoredAttachment } from '../thread-turns';
 
 /** One turn of a thread: the caller's message (with its attachments) or the agent's answer. */
 @Entity({ name: 'agent_thread_messages' })

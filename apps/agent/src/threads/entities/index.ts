@@ -3,6 +3,5 @@ import { AgentThreadEntity } from './agent-thread.entity';
 import { AgentToolCallEntity } from './agent-tool-call.entity';
 
 export { AgentThreadEntity, AgentThreadMessageEntity, AgentToolCallEntity };
-export type { StoredAttachment } from './agent-thread-message.entity';
 
 export const THREAD_ENTITIES = [AgentThreadEntity, AgentThreadMessageEntity, AgentToolCallEntity];
