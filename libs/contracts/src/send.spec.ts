@@ -4,7 +4,6 @@ import { HealthPatterns } from './health.patterns';
 import { InvocationPatterns, type PromptRunRequest } from './invocation.patterns';
 import { DEFAULT_RPC_TIMEOUT_MS, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
 import type { ReplyPattern } from './rpc-contracts';
-import { WorkflowRunPatterns } from './workflow-runs.patterns';
 import { send, type RpcTransport } from './send';
 
 const transportOf = (reply: ReturnType<RpcTransport['request']>): RpcTransport => ({ request: () => reply });
@@ -34,12 +33,12 @@ describe('send, a reply pattern', () => {
       variant: 'v',
       limits: { concurrency: 1, steps_per_run: 1, tool_calls_per_day: null },
     };
-    await send(transport, WorkflowRunPatterns.invokeWorkflow, run);
+    await send(transport, InvocationPatterns.invokeWorkflow, run);
     await send(transport, HealthPatterns.catalog, {});
     await send(transport, HealthPatterns.catalog, {}, { timeoutMs: 1_000 });
     // An app's own default (the gateway's NATS_REQUEST_TIMEOUT_MS) for patterns that declare none.
     await send({ ...transport, defaultTimeoutMs: 2_500 }, HealthPatterns.catalog, {});
-    await send({ ...transport, defaultTimeoutMs: 2_500 }, WorkflowRunPatterns.invokeWorkflow, run);
+    await send({ ...transport, defaultTimeoutMs: 2_500 }, InvocationPatterns.invokeWorkflow, run);
     expect(waits).toEqual([SYNC_RUN_TIMEOUT_MS, DEFAULT_RPC_TIMEOUT_MS, 1_000, 2_500, SYNC_RUN_TIMEOUT_MS]);
   });
 
