@@ -390,6 +390,9 @@ export class RepublishWebhookTargetRequest {
   id!: string;
 }
 
+/** A republish is asked while a webhook trigger waits at the gateway: its owner answers quickly or the trigger is 503. */
+export const WEBHOOK_TARGET_REPUBLISH_TIMEOUT_MS = 5_000;
+
 export interface RepublishedWebhookTarget {
   /** False when the owner has no such deployment: the trigger's 404 is real. */
   found: boolean;
@@ -624,10 +627,9 @@ export const InvocationContracts = {
   rotateWebhookSecret: rpc('invocation.prompts.webhook-secret.rotate', RotatePromptWebhookSecretRequest, {
     timeoutMs: PRIVATE_RPC_TIMEOUT_MS,
   }).returns<WebhookSecretView>(),
-  republishWebhookTarget: rpc(
-    'invocation.prompts.webhook-target.republish',
-    RepublishWebhookTargetRequest,
-  ).returns<RepublishedWebhookTarget>(),
+  republishWebhookTarget: rpc('invocation.prompts.webhook-target.republish', RepublishWebhookTargetRequest, {
+    timeoutMs: WEBHOOK_TARGET_REPUBLISH_TIMEOUT_MS,
+  }).returns<RepublishedWebhookTarget>(),
   getRequest: rpc('invocation.requests.get', RequestLookupRequest).returns<RequestLookup>(),
   /** Waits for the run's holder to settle it (a bounded wait, RUN_CANCEL_HOLDER_WAIT_MS). */
   cancelRequest: rpc('invocation.requests.cancel', RequestLookupRequest, { timeoutMs: CANCEL_RPC_TIMEOUT_MS }).returns<CancelledRun>(),

@@ -1,5 +1,6 @@
 import { WaggleException } from '@waggle/errors';
 import { firstValueFrom, NEVER, of, toArray, concat, timer, map } from 'rxjs';
+import { CatalogPatterns } from './catalog.patterns';
 import { HealthPatterns } from './health.patterns';
 import { InvocationPatterns, type PromptRunRequest } from './invocation.patterns';
 import { DEFAULT_RPC_TIMEOUT_MS, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
@@ -57,5 +58,67 @@ describe('send, a stream pattern', () => {
       send(transportOf(slowButSteady), InvocationPatterns.streamPrompt, run, { timeoutMs: 40 }).pipe(toArray()),
     );
     expect(values).toEqual([1, 2, 3]);
+  });
+});
+
+describe('send, made while handling a request that carries a deadline', () => {
+  const now = 1_700_000_000_000;
+  const run = {
+    workspace_id: 'w',
+    request_id: 'r',
+    deployment: 'd',
+    variant: 'v',
+    limits: { concurrency: 1, steps_per_run: 1, tool_calls_per_day: null },
+  };
+  beforeEach(() => jest.spyOn(Date, 'now').mockReturnValue(now));
+  afterEach(() => jest.restoreAllMocks());
+
+  /** A transport whose caller's request waits until `callerDeadline`, recording each reply call's wait. */
+  function handlingRequestUntil(callerDeadline: number) {
+    const waits: number[] = [];
+    const transport: RpcTransport = {
+      request: () => NEVER,
+      reply: (_pattern, _payload, _context, timeoutMs) => Promise.resolve(waits.push(timeoutMs)),
+      callerDeadline: () => callerDeadline,
+    };
+    return { waits, transport };
+  }
+
+  it("waits no longer than what is left of the caller's deadline, whatever the contract or the caller says", async () => {
+    const { waits, transport } = handlingRequestUntil(now + 1_500);
+    await send(transport, InvocationPatterns.invokeWorkflow, run);
+    await send(transport, CatalogPatterns.getModelRoute, { model_id: 'm' });
+    await send(transport, HealthPatterns.catalog, {}, { timeoutMs: 60_000 });
+    expect(waits).toEqual([1_500, 1_500, 1_500]);
+  });
+
+  it("keeps the contract's time-out when the caller waits longer than that", async () => {
+    const { waits, transport } = handlingRequestUntil(now + 3_600_000);
+    await send(transport, InvocationPatterns.invokeWorkflow, run);
+    await send(transport, CatalogPatterns.getModelRoute, { model_id: 'm' });
+    expect(waits).toEqual([SYNC_RUN_TIMEOUT_MS, 5_000]);
+  });
+
+  it("sends nothing once the caller's deadline has passed: 504 at once", async () => {
+    const { waits, transport } = handlingRequestUntil(now - 1);
+    await expect(send(transport, CatalogPatterns.getModelRoute, { model_id: 'm' })).rejects.toMatchObject({
+      code: 'upstream_request_failed',
+      status: 504,
+    });
+    expect(waits).toEqual([]);
+  });
+
+  it("ends a stream that outlasts the caller's deadline as a time-out, whatever its gaps", async () => {
+    const streamRun = { workspace_id: 'w', request_id: 'r', deployment: 'd', variant: 'v' } satisfies PromptRunRequest;
+    const values: unknown[] = [];
+    const transport: RpcTransport = { request: () => concat(of(1), NEVER), callerDeadline: () => now + 20 };
+    const error = await firstValueFrom(
+      send(transport, InvocationPatterns.streamPrompt, streamRun).pipe(
+        map((value) => values.push(value)),
+        toArray(),
+      ),
+    ).catch((caught: unknown) => caught);
+    expect(values).toEqual([1]);
+    expect(error).toMatchObject({ code: 'upstream_request_failed', status: 504 });
   });
 });

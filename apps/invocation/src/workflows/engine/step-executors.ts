@@ -234,19 +234,14 @@ export class StepExecutors {
   }
 
   private async knowledgeSearch(inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
-    const answer = await send(
-      this.rpc,
-      KnowledgeBasePatterns.search,
-      {
-        workspace_id: execution.run.workspace_id,
-        knowledge_base_id: inputs.knowledge_base as string,
-        search_query: inputs.query as string,
-        ...(inputs.search_type !== undefined && { search_type: inputs.search_type as 'hybrid' }),
-        ...(inputs.limit !== undefined && { search_chunk_limit: inputs.limit as number }),
-        ...(inputs.threshold !== undefined && { search_score_threshold: inputs.threshold as number }),
-      },
-      { timeoutMs: Math.min(60_000, this.remainingMs(execution)) },
-    );
+    const answer = await send(this.rpc, KnowledgeBasePatterns.search, {
+      workspace_id: execution.run.workspace_id,
+      knowledge_base_id: inputs.knowledge_base as string,
+      search_query: inputs.query as string,
+      ...(inputs.search_type !== undefined && { search_type: inputs.search_type as 'hybrid' }),
+      ...(inputs.limit !== undefined && { search_chunk_limit: inputs.limit as number }),
+      ...(inputs.threshold !== undefined && { search_score_threshold: inputs.threshold as number }),
+    });
     return { output: answer, tokens: 0, modelCalls: 0 };
   }
 
