@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { StreamErrorEvent } from '@waggle/errors';
+import { errorMessage, type StreamErrorEvent } from '@waggle/errors';
 import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -277,6 +277,7 @@ export function IsAttachmentList(options?: ValidationOptions): PropertyDecorator
   return ValidateBy(
     {
       name: 'isAttachmentList',
+      constraints: [ATTACHMENT_ITEMS_MAX],
       validator: {
         validate: (value: unknown) =>
           Array.isArray(value) &&
@@ -291,8 +292,11 @@ export function IsAttachmentList(options?: ValidationOptions): PropertyDecorator
                 typeof (item as { file_url?: unknown }).file_url === 'string' &&
                 (item as { file_url: string }).file_url.length <= 4096),
           ),
-        defaultMessage: () =>
-          `attachments must be an array of at most ${ATTACHMENT_ITEMS_MAX} URL strings or objects with a file_url string`,
+        defaultMessage: (args) =>
+          errorMessage(
+            { detail: 'validation_attachment_list', params: { property: args?.property ?? '', max: ATTACHMENT_ITEMS_MAX } },
+            'en',
+          ),
       },
     },
     options,

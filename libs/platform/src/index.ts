@@ -71,7 +71,13 @@ export {
   type RunLogEntry,
   type RunLogHead,
 } from './streams/run-event-log';
-export { createPayloadPipe, createValidationPipe, validationExceptionFactory, type FieldProblem } from './nats/validation';
+export {
+  createPayloadPipe,
+  createValidationPipe,
+  VALIDATION_PIPE_OPTIONS,
+  validationExceptionFactory,
+  type FieldProblem,
+} from './nats/validation';
 export { CompiledValidationPipe, compileBodyValidator, type CompiledBodyValidator } from './validation/compiled-validation';
 export {
   MAX_INPUT_DEPTH,

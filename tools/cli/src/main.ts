@@ -1,6 +1,6 @@
 import { send } from '@waggle/contracts';
 import { lastValueFrom, tap, toArray } from 'rxjs';
-import { toErrorBody, WaggleException } from '@waggle/errors';
+import { localizeDetails, toErrorBody, WaggleException } from '@waggle/errors';
 import { BaseEnv, ConfigError, isNatsCredentialsRefusal, loadConfig, natsCredentialsRefusedLine, NatsRpcClient } from '@waggle/platform';
 import { loadLocalEnvFile } from '@waggle/telemetry';
 import { CommanderError } from 'commander';
@@ -83,7 +83,7 @@ function report(error: unknown, json: boolean): void {
     if (json) process.stderr.write(`${JSON.stringify(body)}\n`);
     else
       process.stderr.write(
-        `error: ${error.message} (${error.code})${error.details ? `\n${JSON.stringify(error.details, null, 2)}` : ''}\n`,
+        `error: ${error.message} (${error.code})${error.details ? `\n${JSON.stringify(localizeDetails(error.details, 'en'), null, 2)}` : ''}\n`,
       );
     return;
   }

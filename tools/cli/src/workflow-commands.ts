@@ -1,5 +1,5 @@
 import { InvocationPatterns, type AppliedWorkflowDeployment } from '@waggle/contracts';
-import { WaggleException } from '@waggle/errors';
+import { localizeDetails, WaggleException } from '@waggle/errors';
 import { CommanderError, InvalidArgumentError, Option, type Command } from 'commander';
 import type { Caller } from './cli';
 import { confirmDestructive, yesOption } from './confirm';
@@ -42,7 +42,7 @@ export async function applyWorkflows(
   } catch (error) {
     const problems =
       error instanceof WaggleException && Array.isArray(error.details)
-        ? (error.details as Array<{ field?: unknown; messages?: unknown }>)
+        ? (localizeDetails(error.details, 'en') as Array<{ field?: unknown; messages?: unknown }>)
         : null;
     if (json || !problems) throw error;
     const lines = problems.flatMap((problem) =>
