@@ -109,6 +109,19 @@ const queryBuilderBan = [
 ];
 
 /**
+ * A NATS call's time-out is its contract's (`rpc(pattern, Request, { timeoutMs })`), cut to the
+ * caller's deadline by `send`: services and libraries pass none of their own. The gateway passes
+ * an operator's settings (SYNC_INVOKE_TIMEOUT_MS, ASSET_STORE_TIMEOUT_MS) and its readiness budget.
+ */
+const sendTimeoutBan = [
+  {
+    selector: 'CallExpression[callee.name="send"] > ObjectExpression:nth-child(4) > Property[key.name="timeoutMs"]',
+    message:
+      "A call's time-out is declared once, with its pattern in libs/contracts (rpc(…, { timeoutMs })); send() cuts it to the caller's deadline.",
+  },
+];
+
+/**
  * Where a kind of file lives, by its name (docs/contributing/service-template.md, Layout). The
  * import rules between these files are dependency-cruiser's (.dependency-cruiser.cjs).
  */
@@ -177,9 +190,14 @@ export default [
     rules: { 'no-restricted-syntax': ['error', ...queryBuilderBan] },
   },
   {
+    files: ['libs/*/src/**/*.ts'],
+    ignores: ['libs/testing/**', ...TESTS],
+    rules: { 'no-restricted-syntax': ['error', ...queryBuilderBan, ...sendTimeoutBan] },
+  },
+  {
     files: ['apps/*/src/**/*.ts'],
     ignores: ['apps/gateway/**', ...TESTS],
-    rules: { 'no-restricted-syntax': ['error', ...serviceEnhancerBan, ...queryBuilderBan] },
+    rules: { 'no-restricted-syntax': ['error', ...serviceEnhancerBan, ...queryBuilderBan, ...sendTimeoutBan] },
   },
   {
     files: ['apps/*/src/**/*.spec.ts'],

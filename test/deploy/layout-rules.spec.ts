@@ -230,6 +230,32 @@ describe('the layout rules of npm run lint', () => {
     });
   });
 
+  describe("ESLint: a call's time-out is its contract's", () => {
+    const withOwnTimeout =
+      "import { CatalogPatterns, send } from '@waggle/contracts';\nexport const probe = (rpc: never) => send(rpc, CatalogPatterns.getModelRoute, { model_id: 'm' }, { timeoutMs: 5_000 });\n";
+    const withContractTimeout =
+      "import { CatalogPatterns, send } from '@waggle/contracts';\nexport const probe = (rpc: never) => send(rpc, CatalogPatterns.getModelRoute, { model_id: 'm' });\n";
+    const timeouts = (cases: Array<{ path: string; code: string }>) => lint(cases, ['no-restricted-syntax']);
+
+    it('refuses a time-out of its own passed to send() by a service or a library', async () => {
+      const problems = await timeouts([
+        { path: 'apps/agent/src/agents/agent-models.ts', code: withOwnTimeout },
+        { path: 'libs/providers/src/model-routes.ts', code: withOwnTimeout },
+      ]);
+      expect(problems).toEqual(problems.map(() => [expect.stringContaining('declared once, with its pattern')]));
+    });
+
+    it("accepts the contract's, and the gateway's operator settings", async () => {
+      expect(
+        await timeouts([
+          { path: 'apps/agent/src/agents/agent-models.ts', code: withContractTimeout },
+          { path: 'apps/gateway/src/assets/assets.controller.ts', code: withOwnTimeout },
+          { path: 'libs/testing/src/service-under-test.ts', code: withOwnTimeout },
+        ]),
+      ).toEqual([[], [], []]);
+    });
+  });
+
   describe("ESLint: TypeORM's data-access surface stays in repositories", () => {
     const dataAccess = (cases: Array<{ path: string; code: string }>) => lint(cases, ['no-restricted-imports', 'no-restricted-syntax']);
     const entityManager = "import type { EntityManager } from 'typeorm';\nexport type Probe = EntityManager;\n";

@@ -225,6 +225,9 @@ export class StepExecutors {
           message: inputs.message as string,
           ...(inputs.thread_id !== undefined && { thread_id: inputs.thread_id as string }),
         },
+        // An operator's setting, not a time-out of its own: an agent step may take what is left of the run
+        // (WORKFLOW_RUN_TIMEOUT_MS), longer than a sync agent run's contract allows.
+        // eslint-disable-next-line no-restricted-syntax
         { timeoutMs: this.remainingMs(execution) },
       );
       return { output: answer.response, tokens: answer.usage.total_tokens, modelCalls: 1 };
