@@ -33,7 +33,7 @@ function moduleBoundaries({ tests = false } = {}) {
       { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:platform', 'type:database', 'type:contracts', 'type:util'] },
       {
         sourceTag: 'type:test',
-        onlyDependOnLibsWithTags: ['type:testing', 'type:platform', 'type:database', 'type:contracts', 'type:util'],
+        onlyDependOnLibsWithTags: ['type:testing', 'type:feature', 'type:platform', 'type:database', 'type:contracts', 'type:util'],
       },
       { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:platform', 'type:contracts', 'type:util'] },
       { sourceTag: 'type:platform', onlyDependOnLibsWithTags: withTesting(['type:contracts', 'type:util']) },

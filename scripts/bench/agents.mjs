@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Agent invoke: what the agent path adds to the model call, and what one read_file round
-// costs (docs/benchmarks.md, "Agent invoke").
+// costs (docs/benchmarks/agents.md).
 //
 //   npm run build && npm run bench:agents [-- --duration N] [--requests N] [--json]
 //

@@ -1,7 +1,7 @@
 // Helpers for the benchmark scripts that start their own Waggle processes and measure them:
 // free ports, child processes with graceful SIGTERM, CPU accounting from /proc,
 // nearest-rank percentiles and autocannon runs that keep exact response times.
-// Same method as scripts/bench/gateway.mjs (docs/benchmarks.md), made reusable.
+// Same method as scripts/bench/gateway.mjs (docs/benchmarks/gateway.md), made reusable.
 import autocannon from 'autocannon';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';

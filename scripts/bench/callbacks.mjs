@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Callbacks: how many callbacks per second one callback-dispatcher delivers to a loopback
 // receiver, and how long a callback takes to arrive after its run ended
-// (docs/benchmarks.md, "Callbacks: dispatcher throughput and run end to arrival").
+// (docs/benchmarks/callbacks.md).
 //
 //   npm run build && npm run bench:callbacks [-- --mode all|dispatcher|stack] [--jobs N] [--rates 250,500]
 //        [--steady-seconds N] [--stack-rates 20,50,100] [--stack-seconds N] [--concurrency N]

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Fallbacks and structured output: what a fallback adds when the first model fails fast, and
-// what a repair costs (docs/benchmarks.md, "Fallbacks and structured output").
+// what a repair costs (docs/benchmarks/fallbacks.md).
 //
 //   npm run build && npm run bench:fallbacks [-- --calls N] [--json]
 //

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The gateway's authenticated hot path: what API-key authentication, the daily meter and
-// the NATS hop to a service add to a request (docs/benchmarks.md).
+// the NATS hop to a service add to a request (docs/benchmarks/gateway.md).
 //
 //   npm run build && node scripts/bench/gateway.mjs [--duration N] [--json]
 //

@@ -2,7 +2,7 @@
 // Prompt invoke, with the peer in it: the direct call to the model provider, Portkey's
 // gateway and Waggle's full path (gateway → NATS → invocation → provider layer → model
 // provider, and back), measured in interleaved rounds against the same fake provider
-// (docs/benchmarks.md, "Prompt invoke: Waggle, Portkey and the direct call").
+// (docs/benchmarks/invoke.md).
 //
 //   npm run build && npm run bench [-- --rounds N] [--duration N] [--streams N] [--lean on|off] [--exporter on|off] [--json] [--json-file PATH]
 //

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Run lifecycle: how fast a cancel stops a running run, and what an Idempotency-Key adds to an
-// invoke (docs/benchmarks.md, "Run lifecycle: cancel and Idempotency-Key").
+// invoke (docs/benchmarks/lifecycle.md).
 //
 //   npm run build && npm run bench:lifecycle [-- --cancels N] [--invokes N] [--json] [--allow-others]
 //

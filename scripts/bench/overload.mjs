@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Overload is shed, not queued (docs/reliability.md, "Overload is shed, not queued"): the
+// Overload is shed, not queued (docs/benchmarks/overload.md; docs/reliability.md, "Overload is shed, not queued"): the
 // gateway driven well past its capacity, and what happens to the requests it takes, to memory
 // and to the health probes.
 //

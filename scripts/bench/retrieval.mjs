@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-// Retrieval quality and speed of the knowledge bases on BEIR SciFact (docs/benchmarks.md,
-// "Retrieval").
+// Retrieval quality and speed of the knowledge bases on BEIR SciFact (docs/benchmarks/retrieval.md).
 //
-//   npm run build && npm run bench:retrieval [-- --docs N] [--queries N] [--in-flight N] [--ingest api|index] [--item-size N] [--sweep] [--json]
+//   npm run build && npm run bench:retrieval -- --data DIR [--docs N] [--queries N] [--in-flight N] [--ingest api|index] [--item-size N] [--sweep] [--json]
+//   npm run bench:retrieval -- --data DIR --check-data      # only find and check the data set
 //
-// Loads ../shared/data/scifact (corpus.jsonl.gz, queries.jsonl, qrels-test.tsv: 300 test
-// queries) relative to the repository. Makes a scratch database on DATABASE_URL's server
+// Loads BEIR SciFact from the folder given by --data (or SCIFACT_DIR): BEIR's scifact.zip
+// unzipped (corpus.jsonl, queries.jsonl, qrels/test.tsv: 300 test queries), which is not in
+// the repository. It refuses to start when a file is missing or its SHA-256 is not the one the
+// published figures were measured on, and says where to download it (scripts/bench/scifact.mjs).
+// Makes a scratch database on DATABASE_URL's server
 // (`<database>_bench_retrieval`, dropped afterwards) and migrates it. Then:
 //
 // --ingest api (the default, the real path): starts catalog, asset (files in a temporary
@@ -34,7 +37,7 @@
 //
 // Needs PostgreSQL (with or without pgvector), Redis and NATS. Markdown on stdout (JSON with
 // --json), progress on stderr.
-import { createReadStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createReadStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createRequire } from 'node:module';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -42,6 +45,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
+import { scifactDir, scifactHelp, verifyScifact } from './scifact.mjs';
 import {
   exitUnlessBuilt,
   fmt,
@@ -69,7 +73,6 @@ const ENTRIES = {
   providers: 'dist/libs/providers/src/index.js',
   ...distEntries('migrate', 'cli', 'catalog', 'asset', 'knowledge-base', 'gateway'),
 };
-const DATA = join(ROOT, '../shared/data/scifact');
 const TYPES = ['full_text', 'vector', 'hybrid'];
 const ROUTE_LIMIT = 20; // the spec's maximum search_chunk_limit
 const INGEST_TIMEOUT_MS = 60 * 60_000;
@@ -88,7 +91,7 @@ async function readJsonLines(file) {
 
 function readQrels(file) {
   const qrels = new Map();
-  for (const line of readFileSync(file, 'utf8').split('\n').slice(1)) {
+  for (const line of readFileSync(file, 'utf8').replaceAll('\r', '').split('\n').slice(1)) {
     const [query, doc, score] = line.split('\t');
     if (!query || !doc) continue;
     if (!qrels.has(query)) qrels.set(query, new Map());
@@ -316,13 +319,15 @@ async function ingestThroughApi({ port, auth, workspaceId, knowledgeBaseId, docs
 }
 
 async function main() {
-  exitUnlessBuilt(ENTRIES);
-  for (const file of ['corpus.jsonl.gz', 'queries.jsonl', 'qrels-test.tsv']) {
-    if (!existsSync(join(DATA, file))) {
-      log(`${join(DATA, file)} missing: the SciFact files are expected in ../shared/data/scifact`);
-      process.exit(1);
-    }
+  const data = verifyScifact(scifactDir());
+  if (!data.ok) {
+    for (const problem of data.problems) log(problem);
+    process.stderr.write(`${scifactHelp()}\n`);
+    process.exit(1);
   }
+  log(`SciFact in ${data.dir}: ${Object.values(data.files).join(', ')} (SHA-256 checked)`);
+  if (process.argv.includes('--check-data')) process.exit(0);
+  exitUnlessBuilt(ENTRIES);
   const docsLimit = Number(option('docs', Infinity));
   const queriesLimit = Number(option('queries', Infinity));
   const itemSize = Number(option('item-size', 32));
@@ -339,10 +344,10 @@ async function main() {
   const { DataSource } = require('typeorm');
   const { Client } = require('pg');
 
-  const corpus = (await readJsonLines(join(DATA, 'corpus.jsonl.gz'))).slice(0, docsLimit);
-  const qrels = readQrels(join(DATA, 'qrels-test.tsv'));
+  const corpus = (await readJsonLines(data.files.corpus)).slice(0, docsLimit);
+  const qrels = readQrels(data.files.qrels);
   const inCorpus = new Set(corpus.map((doc) => doc._id));
-  const queries = (await readJsonLines(join(DATA, 'queries.jsonl')))
+  const queries = (await readJsonLines(data.files.queries))
     .filter((query) => qrels.has(query._id) && [...qrels.get(query._id).keys()].some((doc) => inCorpus.has(doc)))
     .slice(0, queriesLimit);
   log(`${corpus.length} documents, ${queries.length} test queries, ingest path ${ingestPath}`);
@@ -487,6 +492,7 @@ async function main() {
 
     const report = {
       machine: machine(),
+      dataSet: data.files,
       ingest,
       vectors: vectorPath.kind,
       fusion,

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Soak: mixed traffic at about half of measured capacity for a long time (docs/reliability.md,
-// "The soak benchmark").
+// Soak: mixed traffic at about half of measured capacity for a long time (docs/benchmarks/soak.md;
+// the method in docs/reliability.md, "The soak benchmark").
 //
 //   npm run build && npm run bench:soak [-- --minutes 30] [--window-minutes 5] [--replicas 1]
 //        [--capacity-seconds 60] [--rate N] [--database-url URL] [--json]

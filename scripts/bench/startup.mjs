@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Start-up time to ready and idle memory of each built app (docs/benchmarks.md).
+// Start-up time to ready and idle memory of each built app (docs/benchmarks/startup.md).
 //
 //   npm run build && node scripts/bench/startup.mjs [--runs N] [--json] [--apps gateway,agent]
 //

@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 // Workflows: async accepts per second, run end → callback, and the engine's overhead per step
-// against the bare model call (docs/benchmarks.md, "Workflows: async accepts, run end to
-// callback, engine overhead per step").
+// against the bare model call (docs/benchmarks/workflows.md).
 //
 //   npm run build && npm run bench:workflows [-- --connections N] [--duration N] [--rate N] [--rate-seconds N]
 //        [--requests N] [--steps 1,10] [--workflow-concurrency N] [--redis-url URL] [--database-url URL]

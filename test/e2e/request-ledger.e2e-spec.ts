@@ -1,5 +1,6 @@
 import { CLAIM_BUCKETS, QueueNames, type AppliedDeployment, type LedgerRecord, type RequestListItem } from '@waggle/contracts';
-import { BaseEnv, LedgerPublisher, loadConfig, newRequestId, NatsRpcClient } from '@waggle/platform';
+import { BaseEnv, loadConfig, newRequestId, NatsRpcClient } from '@waggle/platform';
+import { LedgerPublisher } from '@waggle/runs';
 import {
   cliJson,
   expectEventually,

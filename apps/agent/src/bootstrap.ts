@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { loadConfig, NatsRpcClient, startServiceApp } from '@waggle/platform';
 import { ProvidersModule } from '@waggle/providers';
+import { RunLifecycleModule } from '@waggle/runs';
 import { AgentsModule } from './agents/agents.module';
 import { AgentEnv } from './config/agent.env';
 import { dataSourceOptions } from './database/data-source';
@@ -16,7 +17,13 @@ export function bootstrap(): Promise<INestApplication> {
     env,
     dependencies: ['postgres', 'nats', 'redis'],
     database,
-    imports: [ProvidersModule.forRoot({ env, catalogTransport: NatsRpcClient }), AgentsModule, RunsModule, WebhooksModule],
+    imports: [
+      RunLifecycleModule,
+      ProvidersModule.forRoot({ env, catalogTransport: NatsRpcClient }),
+      AgentsModule,
+      RunsModule,
+      WebhooksModule,
+    ],
     deadLetters: { queues: ['agent-runs'] },
   });
 }

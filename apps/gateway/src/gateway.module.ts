@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { PlatformModule, queueRootModule } from '@waggle/platform';
+import { RunLifecycleModule } from '@waggle/runs';
 import type { GatewayEnv } from './config/gateway.env';
 import { AgentsModule } from './agents/agents.module';
 import { KnowledgeBasesModule } from './knowledge-bases/knowledge-bases.module';
@@ -30,6 +31,7 @@ export class GatewayModule {
           // Written by configureGatewayApp's createAccessLog.
           accessLog: 'own',
         }),
+        RunLifecycleModule,
         queueRootModule(),
         ErrorCodesModule,
         OpenApiModule,

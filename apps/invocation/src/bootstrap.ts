@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { loadConfig, NatsRpcClient, startServiceApp } from '@waggle/platform';
 import { ProvidersModule } from '@waggle/providers';
+import { RunLifecycleModule } from '@waggle/runs';
 import { InvocationEnv } from './config/invocation.env';
 import { dataSourceOptions } from './database/data-source';
 import { LedgerDeadLetters } from './ledger/ledger-dead-letters';
@@ -22,6 +23,7 @@ export function bootstrap(): Promise<INestApplication> {
     dependencies: ['postgres', 'nats', 'redis'],
     database,
     imports: [
+      RunLifecycleModule,
       ProvidersModule.forRoot({ env, catalogTransport: NatsRpcClient }),
       PromptsModule,
       PromptRunsModule,

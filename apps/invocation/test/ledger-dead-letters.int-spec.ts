@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { DeadLetterPatterns, LedgerStream, type DeadLetterReplay, type DeadLetterSummary, type LedgerRecord } from '@waggle/contracts';
-import { LEDGER_PUBLISH_ATTEMPTS, LedgerPublisher, newRequestId } from '@waggle/platform';
+import { newRequestId } from '@waggle/platform';
+import { LEDGER_PUBLISH_ATTEMPTS, LedgerPublisher } from '@waggle/runs';
 // Test code is not part of the app: the type:app boundary (no type:testing) is meant for src/.
 import { cliJson, expectEventually, startServiceUnderTest, type ServiceUnderTest } from '@waggle/testing';
 import type { JetStreamManager } from 'nats';

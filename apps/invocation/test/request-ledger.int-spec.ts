@@ -1,7 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { InvocationPatterns, LedgerStream, send, type LedgerRecord } from '@waggle/contracts';
-import { LedgerPublisher, loadConfig, NatsRpcClient, newRequestId, startServiceApp } from '@waggle/platform';
+import { loadConfig, NatsRpcClient, newRequestId, startServiceApp } from '@waggle/platform';
+import { LedgerPublisher } from '@waggle/runs';
 import { randomUUID } from 'node:crypto';
 import { InvocationEnv } from '../src/config/invocation.env';
 import { dataSourceOptions } from '../src/database/data-source';

@@ -12,3 +12,5 @@ export {
 } from './migrate';
 export { snakeCase, type RowOf, type SnakeCase } from './row-of';
 export { TimestampColumns, WebhookOwnerColumns, WorkspaceResourceColumns } from './entity-columns';
+export { DataRepository } from './data-repository';
+export { declaredSql, defineSql, sql, sqlSnapshot, type SqlStatement } from './sql';

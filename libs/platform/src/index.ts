@@ -53,25 +53,6 @@ export {
 } from './nats/nats-connection';
 export { BroadcastCache, type BroadcastCacheOptions } from './nats/broadcast-cache';
 export {
-  isCancelledByRequest,
-  REMEMBERED_CANCELS,
-  RunCancellation,
-  RunCancelled,
-  RunCancelMarks,
-  runCancelMarkKey,
-  runCancelledError,
-  type TrackedRun,
-} from './nats/run-cancellation';
-export {
-  RUN_EVENTS_KEPT_AFTER_END_MS,
-  RUN_EVENTS_KEY_PREFIX,
-  RUN_EVENTS_RUNNING_TTL_MS,
-  RUN_LOG_IDLE,
-  RunEventLog,
-  type RunLogEntry,
-  type RunLogHead,
-} from './streams/run-event-log';
-export {
   createPayloadPipe,
   createValidationPipe,
   VALIDATION_PIPE_OPTIONS,
@@ -116,16 +97,8 @@ export {
   type ReadinessReporter,
 } from './health/readiness.service';
 export { ShutdownState } from './health/shutdown-state';
-export {
-  LEDGER_FLUSH_INTERVAL_MS,
-  LEDGER_PUBLISH_ATTEMPTS,
-  LedgerPublisher,
-  type LedgerPublisherSettings,
-} from './ledger/ledger-publisher';
-export { LedgerRun, type StartedRun } from './ledger/ledger-run';
-export { DEFAULT_LEDGER_STREAM_SETTINGS, ensureLedgerStream, type LedgerStreamSettings } from './ledger/ledger-stream';
 export { GroupCommit, type GroupCommitOptions } from './database/group-commit';
-export { APP_ENV, APP_NAME, PlatformModule, type PlatformOptions } from './app/platform.module';
+export { APP_ENV, APP_NAME, PlatformModule, ShutdownFlushes, type PlatformOptions } from './app/platform.module';
 export { serveRpcHandlers, startServiceApp, type ServiceAppSpec } from './app/create-service-app';
 export { exitOnStartupFailure, installGracefulShutdown, installProcessSafetyNet } from './app/run-app';
 export { runMain } from './app/run-main';
@@ -139,18 +112,6 @@ export {
   type JobRetryOverrides,
   type QueueRootOptions,
 } from './queues/queue-producer';
-export {
-  acceptQueuedRun,
-  CANCELLED_RUN_DATA,
-  isFinishedRun,
-  triggerCallbackBody,
-  TriggerWorker,
-  type FinishedRun,
-  type RunRecord,
-  type TriggeredKind,
-  type TriggeredRun,
-  type TriggerQueue,
-} from './queues/trigger-worker';
 export { countDeadLettersWith, observeQueue, QUEUE_STATES, readQueue, type QueueReading, type QueueState } from './queues/queue-metrics';
 export { FILE_STAGING_TTL_MS, FileStaging } from './files/file-staging';
 export { describeFailure, isTransientFailure } from './reliability/failure-kind';

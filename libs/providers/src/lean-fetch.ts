@@ -6,7 +6,7 @@ import { request, type Dispatcher } from 'undici';
  * The `fetch` the AI SDK's providers are given: the same HTTP client (undici) as Node's
  * global `fetch`, through its `request` API, without the WHATWG fetch algorithm and web
  * streams around every call, which cost about a tenth of the invocation service's CPU per
- * model call (docs/benchmarks.md). It covers what the SDK does with a response: status,
+ * model call (docs/benchmarks/invoke.md). It covers what the SDK does with a response: status,
  * headers, and reading the body through `body.getReader()` (JSON answers and event
  * streams alike), `text()`, `json()` or `arrayBuffer()`. Anything it does not cover (a
  * `Request` object, a body that is not a string, e.g. a multipart form) goes to the global

@@ -58,8 +58,8 @@ describe('docs/architecture.md', () => {
     const creators = code.filter(({ text }) => /\.views\.(os|kv)\(|\.streams\.add\(/.test(text)).map(({ path }) => path);
     expect(creators.sort()).toEqual([
       'libs/platform/src/files/file-staging.ts',
-      'libs/platform/src/ledger/ledger-stream.ts',
       'libs/platform/src/nats/claim-check.ts',
+      'libs/runs/src/ledger/ledger-stream.ts',
     ]);
   });
 });

@@ -9,15 +9,8 @@ import type {
 } from '@waggle/contracts';
 import type { DocumentReader } from '@waggle/documents';
 import { streamErrorEvent, WaggleException } from '@waggle/errors';
-import {
-  APP_ENV,
-  CANCELLED_RUN_DATA,
-  LedgerPublisher,
-  LedgerRun,
-  RunCancellation,
-  runCancelledError,
-  type TrackedRun,
-} from '@waggle/platform';
+import { APP_ENV } from '@waggle/platform';
+import { CANCELLED_RUN_DATA, LedgerPublisher, LedgerRun, RunCancellation, runCancelledError, type TrackedRun } from '@waggle/runs';
 import {
   addUsage,
   ModelRoutes,

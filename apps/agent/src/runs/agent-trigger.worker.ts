@@ -2,16 +2,8 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
 import { InvocationPatterns, QueueNames, send, type AgentTriggerJob, type RequestLookup } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import {
-  APP_ENV,
-  LedgerPublisher,
-  NatsRpcClient,
-  QueueProcessor,
-  RunCancelMarks,
-  TriggerWorker,
-  type JobQueue,
-  type TriggeredRun,
-} from '@waggle/platform';
+import { APP_ENV, NatsRpcClient, QueueProcessor, type JobQueue } from '@waggle/platform';
+import { LedgerPublisher, RunCancelMarks, TriggerWorker, type TriggeredRun } from '@waggle/runs';
 import { deliveryIdFor } from '@waggle/webhooks';
 import type { AgentEnv } from '../config/agent.env';
 import { AgentRunner } from './agent-runner.service';

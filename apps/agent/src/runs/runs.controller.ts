@@ -9,7 +9,8 @@ import {
   type AgentStreamEvent,
   type QueuedRunCancellation,
 } from '@waggle/contracts';
-import { RpcHandler, RunEventLog } from '@waggle/platform';
+import { RpcHandler } from '@waggle/platform';
+import { RunEventLog } from '@waggle/runs';
 import type { Observable } from 'rxjs';
 import { AgentRunner } from './agent-runner.service';
 import { AgentTriggerWorker } from './agent-trigger.worker';

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { QueueNames } from '@waggle/contracts';
-import { registerQueues, RunCancellation, RunCancelMarks } from '@waggle/platform';
+import { registerQueues } from '@waggle/platform';
+import { RunCancellation, RunCancelMarks } from '@waggle/runs';
 import { AgentRunner } from './agent-runner.service';
 import { AgentTriggerWorker } from './agent-trigger.worker';
 import { BackgroundAgentRuns } from './background-agent-runs';

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { ErrorCode } from '@waggle/errors';
 import { WaggleException } from '@waggle/errors';
-import { APP_ENV, assertStorableInput, canonicalJson, NatsRpcClient, REDIS_CLIENT, requestContext, RunEventLog } from '@waggle/platform';
+import { APP_ENV, assertStorableInput, canonicalJson, NatsRpcClient, REDIS_CLIENT, requestContext } from '@waggle/platform';
+import { RunEventLog } from '@waggle/runs';
 import type { Response } from 'express';
 import type Redis from 'ioredis';
 import { createHash } from 'node:crypto';

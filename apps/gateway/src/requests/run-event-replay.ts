@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InvocationPatterns, send } from '@waggle/contracts';
 import { errorMessage, localizeStreamEvent, WaggleException } from '@waggle/errors';
-import { contained, NatsRpcClient, RUN_LOG_IDLE, RunEventLog } from '@waggle/platform';
+import { contained, NatsRpcClient } from '@waggle/platform';
+import { RUN_LOG_IDLE, RunEventLog } from '@waggle/runs';
 import type { Request, Response } from 'express';
 import { once } from 'node:events';
 import { localeOf, openSse, SSE_DONE, SSE_KEEPALIVE_MS, SSE_MAX_DURATION_MS, SSE_PING, writeSseEvent } from '../streaming/sse-relay';

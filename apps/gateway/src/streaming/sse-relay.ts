@@ -1,6 +1,7 @@
 import { RUN_CANCEL_SUBJECT, type CancelRunMessage } from '@waggle/contracts';
 import { ERROR_CATALOG, localizeStreamEvent, resolveLocale, WaggleException } from '@waggle/errors';
-import { contained, RUN_EVENTS_KEPT_AFTER_END_MS, type NatsRpcClient } from '@waggle/platform';
+import { contained, type NatsRpcClient } from '@waggle/platform';
+import { RUN_EVENTS_KEPT_AFTER_END_MS } from '@waggle/runs';
 import type { Request, Response } from 'express';
 import type { Observable } from 'rxjs';
 import type { LocalizedRequest } from '../errors/http-exception.filter';

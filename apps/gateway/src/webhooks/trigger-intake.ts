@@ -1,6 +1,7 @@
 import type { AcceptedTriggerJob, QueueJobs, TriggeredRun } from '@waggle/contracts';
 import { errorMessage, WaggleException } from '@waggle/errors';
-import { acceptQueuedRun, type JobQueue, type LedgerPublisher, type TriggerQueue } from '@waggle/platform';
+import { type JobQueue } from '@waggle/platform';
+import { acceptQueuedRun, type LedgerPublisher, type TriggerQueue } from '@waggle/runs';
 import { CallbackUrlPolicy } from '@waggle/webhooks';
 import type { GatewayEnv } from '../config/gateway.env';
 

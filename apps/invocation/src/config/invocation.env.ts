@@ -7,7 +7,7 @@ import {
   WithWebhookSecretKey,
   WithWebTools,
 } from '@waggle/platform';
-import { DEFAULT_LEDGER_STREAM_SETTINGS } from '@waggle/platform';
+import { DEFAULT_LEDGER_STREAM_SETTINGS } from '@waggle/runs';
 import { IsInt, IsString, Max, Min } from 'class-validator';
 
 export class InvocationEnv extends WithWebhookOwner(WithWebTools(WithWebhookSecretKey(WithProviderCredentials(WithRedis(ServiceEnv))))) {

@@ -8,7 +8,8 @@ import {
   type RequestLookup,
   type RunEventView,
 } from '@waggle/contracts';
-import { RpcHandler, RUN_LOG_IDLE, RunEventLog } from '@waggle/platform';
+import { RpcHandler } from '@waggle/platform';
+import { RUN_LOG_IDLE, RunEventLog } from '@waggle/runs';
 import { Observable } from 'rxjs';
 import { RequestsService } from './requests.service';
 

@@ -7,7 +7,7 @@ import {
   type RequestLookup,
 } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { LedgerPublisher } from '@waggle/platform';
+import { LedgerPublisher } from '@waggle/runs';
 import { LedgerConsumer } from './ledger-consumer';
 import { toRequestListItem, toRequestLookup } from './ledger-records';
 import { RequestsRepository } from './requests.repository';

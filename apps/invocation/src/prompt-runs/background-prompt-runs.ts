@@ -1,7 +1,8 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { QueueNames, type AcceptedRun, type PromptRunRequest, type PromptTriggerJob } from '@waggle/contracts';
-import { acceptQueuedRun, LedgerPublisher, type JobQueue } from '@waggle/platform';
+import { type JobQueue } from '@waggle/platform';
+import { acceptQueuedRun, LedgerPublisher } from '@waggle/runs';
 import { PromptExecution } from './prompt-execution';
 
 /**

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { PromptInvokeResponse, PromptRunRequest, PromptStreamEvent, PromptTriggerJob, RunStatus } from '@waggle/contracts';
 import { streamErrorEvent } from '@waggle/errors';
 import { providerFailure, routeProviderWarnings, type PromptMessage } from '@waggle/providers';
-import { CANCELLED_RUN_DATA, isCancelledByRequest, LedgerPublisher, LedgerRun, RunCancellation, runCancelledError } from '@waggle/platform';
+import { CANCELLED_RUN_DATA, isCancelledByRequest, LedgerPublisher, LedgerRun, RunCancellation, runCancelledError } from '@waggle/runs';
 import { Observable } from 'rxjs';
 import { PromptResolutionCache } from '../prompts/prompt-resolution.cache';
 import type { ResolvedPrompt } from '../prompts/prompts.repository';

@@ -6,7 +6,8 @@ import {
   type PromptInvokeResponse,
   type PromptStreamEvent,
 } from '@waggle/contracts';
-import { RpcHandler, RunEventLog } from '@waggle/platform';
+import { RpcHandler } from '@waggle/platform';
+import { RunEventLog } from '@waggle/runs';
 import type { Observable } from 'rxjs';
 import { BackgroundPromptRuns } from './background-prompt-runs';
 import { PromptRunner } from './prompt-runner.service';

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { QueueNames } from '@waggle/contracts';
-import { registerQueues, RunCancellation, RunCancelMarks } from '@waggle/platform';
+import { registerQueues } from '@waggle/platform';
+import { RunCancellation, RunCancelMarks } from '@waggle/runs';
 import { LedgerModule } from '../ledger/ledger.module';
 import { PromptsModule } from '../prompts/prompts.module';
 import { BackgroundPromptRuns } from './background-prompt-runs';

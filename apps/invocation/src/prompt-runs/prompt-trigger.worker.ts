@@ -1,15 +1,8 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
 import { QueueNames, type LedgerRecord, type PromptTriggerJob } from '@waggle/contracts';
-import {
-  APP_ENV,
-  LedgerPublisher,
-  QueueProcessor,
-  RunCancelMarks,
-  TriggerWorker,
-  type JobQueue,
-  type TriggeredRun,
-} from '@waggle/platform';
+import { APP_ENV, QueueProcessor, type JobQueue } from '@waggle/platform';
+import { LedgerPublisher, RunCancelMarks, TriggerWorker, type TriggeredRun } from '@waggle/runs';
 import { deliveryIdFor } from '@waggle/webhooks';
 import type { InvocationEnv } from '../config/invocation.env';
 import { RequestsService } from '../ledger/requests.service';

@@ -11,7 +11,8 @@ import {
   type RunCancelReply,
 } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { LEDGER_FLUSH_INTERVAL_MS, NatsRpcClient, requestIdTime, RunCancelMarks } from '@waggle/platform';
+import { NatsRpcClient, requestIdTime } from '@waggle/platform';
+import { LEDGER_FLUSH_INTERVAL_MS, RunCancelMarks } from '@waggle/runs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { RequestsService } from '../ledger/requests.service';
 import { PromptTriggerWorker } from '../prompt-runs/prompt-trigger.worker';

@@ -15,13 +15,28 @@ import {
 } from '../health/readiness.service';
 import { ShutdownState } from '../health/shutdown-state';
 import { loggerModuleParams } from '../logging/logger-options';
-import { LedgerPublisher } from '../ledger/ledger-publisher';
 import { exitOnNatsCredentialsRefused } from '../nats/nats-connection';
 import { NatsRpcClient } from '../nats/nats-rpc.client';
-import { RunEventLog } from '../streams/run-event-log';
 
 export const APP_ENV = Symbol('APP_ENV');
 export const APP_NAME = Symbol('APP_NAME');
+
+/**
+ * What must be written out before the app's connections close (a buffer of records bound for
+ * NATS): a module registers its flush here, and the app runs every flush, then closes NATS and Redis.
+ */
+@Injectable()
+export class ShutdownFlushes {
+  private readonly flushes: Array<() => Promise<void>> = [];
+
+  register(flush: () => Promise<void>): void {
+    this.flushes.push(flush);
+  }
+
+  async run(): Promise<void> {
+    await Promise.all(this.flushes.map((flush) => flush()));
+  }
+}
 
 export interface PlatformOptions {
   app: AppName;
@@ -40,21 +55,21 @@ export interface PlatformOptions {
 class PlatformConnections implements OnApplicationShutdown {
   constructor(
     private readonly rpc: NatsRpcClient,
-    private readonly ledger: LedgerPublisher,
+    private readonly flushes: ShutdownFlushes,
     @Inject(REDIS_CLIENT) private readonly redis: Redis | null,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
-    // Runs recorded while the app drained go out before the connection closes.
-    await this.ledger.close();
+    // What the app recorded while it drained (runs bound for the ledger) goes out before the connection closes.
+    await this.flushes.run();
     await this.rpc.close().catch(() => undefined);
     await this.redis?.quit().catch(() => this.redis?.disconnect());
   }
 }
 
 /**
- * What every app shares: validated config, JSON logging, the NATS RPC client, the request
- * ledger's publisher, Redis where the app uses it (and the run event log on it), and `/health/live` + `/health/ready`.
+ * What every app shares: validated config, JSON logging, the NATS RPC client, Redis where the
+ * app uses it, the flushes run before they close, and `/health/live` + `/health/ready`.
  */
 @Module({})
 export class PlatformModule {
@@ -91,20 +106,9 @@ export class PlatformModule {
           });
         },
       },
-      {
-        // Kept events of runs that outlive their client (background streams): apps with Redis only.
-        provide: RunEventLog,
-        useFactory: (redis: Redis | null) => (redis ? new RunEventLog(redis) : null),
-        inject: [REDIS_CLIENT],
-      },
       ...reporters,
       { provide: READINESS_REPORTERS, useFactory: (...instances: ReadinessReporter[]) => instances, inject: reporters },
-      {
-        provide: LedgerPublisher,
-        useFactory: (rpc: NatsRpcClient) =>
-          new LedgerPublisher(rpc, { maxPendingRecords: options.env.LEDGER_MAX_PENDING_RECORDS, publisher: options.app }),
-        inject: [NatsRpcClient],
-      },
+      ShutdownFlushes,
       PlatformConnections,
       ShutdownState,
       DependencyIndicators,
@@ -123,9 +127,8 @@ export class PlatformModule {
         APP_ENV,
         APP_NAME,
         NatsRpcClient,
-        LedgerPublisher,
         REDIS_CLIENT,
-        RunEventLog,
+        ShutdownFlushes,
         ShutdownState,
         ReadinessService,
         DependencyIndicators,

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AgentPatterns, KnowledgeBasePatterns, send } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { APP_ENV, NatsRpcClient, RunCancellation } from '@waggle/platform';
+import { APP_ENV, NatsRpcClient } from '@waggle/platform';
+import { RunCancellation } from '@waggle/runs';
 import { WebScraper } from '@waggle/documents';
 import {
   createWebSearchProvider,

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { nestedMessage } from '@waggle/errors';
-import { APP_ENV, contained, RunCancelMarks } from '@waggle/platform';
+import { APP_ENV, contained } from '@waggle/platform';
+import { RunCancelMarks } from '@waggle/runs';
 import type { InvocationEnv } from '../../config/invocation.env';
 import { CANCELLED_STATE, failureState, WorkflowRunsRepository } from './workflow-runs.repository';
 import { WorkflowRunsService } from './workflow-runs.service';

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { QueueNames, type WorkflowRunJob } from '@waggle/contracts';
-import { APP_ENV, QueueProcessor, QueueWorker, RunCancellation, RunCancelMarks, type RequestContextStore } from '@waggle/platform';
+import { APP_ENV, QueueProcessor, QueueWorker, type RequestContextStore } from '@waggle/platform';
+import { RunCancellation, RunCancelMarks } from '@waggle/runs';
 import { DelayedError, type Job } from 'bullmq';
 import type { InvocationEnv } from '../../config/invocation.env';
 import { WorkflowRunExecutor } from './workflow-run.executor';

@@ -20,19 +20,8 @@ import {
   type WorkflowStepRecordView,
 } from '@waggle/contracts';
 import { isErrorCode, isErrorMessageId, WaggleException, type ErrorDetail, type NestedMessage } from '@waggle/errors';
-import {
-  APP_ENV,
-  CANCELLED_RUN_DATA,
-  enqueue,
-  isTransientFailure,
-  LedgerPublisher,
-  msUntilDeadline,
-  NatsRpcClient,
-  requestContext,
-  RunCancellation,
-  runCancelledError,
-  type JobQueue,
-} from '@waggle/platform';
+import { APP_ENV, enqueue, isTransientFailure, msUntilDeadline, NatsRpcClient, requestContext, type JobQueue } from '@waggle/platform';
+import { CANCELLED_RUN_DATA, LedgerPublisher, RunCancellation, runCancelledError } from '@waggle/runs';
 import { deliveryIdFor } from '@waggle/webhooks';
 import type { WorkflowInput, WorkflowVariant } from '@waggle/workflows';
 import type { Subscription } from 'nats';

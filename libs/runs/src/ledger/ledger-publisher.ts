@@ -3,12 +3,17 @@ import { LedgerStream, type LedgerDeadLetter, type LedgerRecord } from '@waggle/
 import type { ObservableCallback } from '@opentelemetry/api';
 import { activeTraceId, waggleMetrics } from '@waggle/telemetry';
 import { ErrorCode, headers as natsHeaders, NatsError, type MsgHdrs, type NatsConnection } from 'nats';
-import { ClaimCheck } from '../nats/claim-check';
-import { NatsRpcClient } from '../nats/nats-rpc.client';
-import { contained } from '../reliability/contained';
-import { describeFailure, isTransientFailure } from '../reliability/failure-kind';
-import { jsonText } from '../reliability/json-text';
-import { cappedBackoffMs, OutageLog, type BackoffSettings } from '../reliability/outage-log';
+import {
+  cappedBackoffMs,
+  ClaimCheck,
+  contained,
+  describeFailure,
+  isTransientFailure,
+  jsonText,
+  NatsRpcClient,
+  OutageLog,
+  type BackoffSettings,
+} from '@waggle/platform';
 import { DEFAULT_LEDGER_STREAM_SETTINGS, ensureLedgerStream } from './ledger-stream';
 
 export const LEDGER_FLUSH_INTERVAL_MS = 50;

@@ -4,8 +4,7 @@ import { WaggleException } from '@waggle/errors';
 import type Redis from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Subscription } from 'nats';
-import { REDIS_CLIENT } from '../health/indicators';
-import { NatsRpcClient } from './nats-rpc.client';
+import { NatsRpcClient, REDIS_CLIENT } from '@waggle/platform';
 
 /** What a run's abort signal carries: why it was stopped. */
 export class RunCancelled extends Error {

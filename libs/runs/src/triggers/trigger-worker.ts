@@ -11,12 +11,16 @@ import {
 import { Logger } from '@nestjs/common';
 import { WaggleException } from '@waggle/errors';
 import type { Job } from 'bullmq';
-import type { RequestContextStore } from '../context/request-context';
+import {
+  enqueue,
+  isTransientFailure,
+  QueueWorker,
+  type JobQueue,
+  type QueueWorkerSettings,
+  type RequestContextStore,
+} from '@waggle/platform';
+import type { RunCancelMarks } from '../cancellation/run-cancellation';
 import { LEDGER_PUBLISH_ATTEMPTS, type LedgerPublisher } from '../ledger/ledger-publisher';
-import type { RunCancelMarks } from '../nats/run-cancellation';
-import { isTransientFailure } from '../reliability/failure-kind';
-import { enqueue, type JobQueue } from './queue-producer';
-import { QueueWorker, type QueueWorkerSettings } from './queue-worker';
 
 /** The queues of accepted webhook triggers: a run, then its callback. */
 export type TriggerQueue = 'prompt-runs' | 'agent-runs';

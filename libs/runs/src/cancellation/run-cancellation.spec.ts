@@ -1,6 +1,6 @@
 import { RUN_CANCEL_SUBJECT, type CancelRunMessage, type RunCancelReply } from '@waggle/contracts';
 import type { Subscription } from 'nats';
-import type { NatsRpcClient } from './nats-rpc.client';
+import type { NatsRpcClient } from '@waggle/platform';
 import { isCancelledByRequest, REMEMBERED_CANCELS, RunCancellation, RunCancelled } from './run-cancellation';
 
 /** What RunCancellation uses of NATS: one subscription it hears messages on, and publish. */

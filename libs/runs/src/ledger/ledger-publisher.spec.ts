@@ -1,7 +1,7 @@
 import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import type { LedgerRecord } from '@waggle/contracts';
-import type { NatsRpcClient } from '../nats/nats-rpc.client';
+import type { NatsRpcClient } from '@waggle/platform';
 import { LedgerPublisher } from './ledger-publisher';
 
 /** A publisher whose stream is out of reach (no connection): records wait, as in an outage. */
