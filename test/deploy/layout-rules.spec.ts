@@ -52,7 +52,7 @@ async function cruise(files: Record<string, string>): Promise<Violation[]> {
       await mkdir(join(tree, dirname(path)), { recursive: true });
       await writeFile(join(tree, path), code);
     }
-    const roots = [...new Set(Object.keys(files).map((path) => path.split('/')[0]!))];
+    const roots = [...new Set(Object.keys(files).map((path) => path.split('/')[0] ?? path))];
     const bin = join(root, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs');
     const output = await run([bin, '--config', join(root, '.dependency-cruiser.cjs'), '--output-type', 'json', ...roots], { cwd: tree });
     const { summary } = JSON.parse(output) as { summary: { violations: Array<{ rule: { name: string }; from: string; to: string }> } };
