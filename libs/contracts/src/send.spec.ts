@@ -7,6 +7,15 @@ import { DEFAULT_RPC_TIMEOUT_MS, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
 import type { ReplyPattern } from './rpc-contracts';
 import { send, type RpcTransport } from './send';
 
+/** A workflow invoke's payload: a pattern whose contract declares a long time-out (SYNC_RUN_TIMEOUT_MS). */
+const workflowRun = {
+  workspace_id: 'w',
+  request_id: 'r',
+  deployment: 'd',
+  variant: 'v',
+  limits: { concurrency: 1, steps_per_run: 1, tool_calls_per_day: null },
+};
+
 const transportOf = (reply: ReturnType<RpcTransport['request']>): RpcTransport => ({ request: () => reply });
 
 describe('send, a reply pattern', () => {
@@ -27,19 +36,12 @@ describe('send, a reply pattern', () => {
       request: () => NEVER,
       reply: (_pattern, _payload, _context, timeoutMs) => Promise.resolve(waits.push(timeoutMs)),
     };
-    const run = {
-      workspace_id: 'w',
-      request_id: 'r',
-      deployment: 'd',
-      variant: 'v',
-      limits: { concurrency: 1, steps_per_run: 1, tool_calls_per_day: null },
-    };
-    await send(transport, InvocationPatterns.invokeWorkflow, run);
+    await send(transport, InvocationPatterns.invokeWorkflow, workflowRun);
     await send(transport, HealthPatterns.catalog, {});
     await send(transport, HealthPatterns.catalog, {}, { timeoutMs: 1_000 });
     // An app's own default (the gateway's NATS_REQUEST_TIMEOUT_MS) for patterns that declare none.
     await send({ ...transport, defaultTimeoutMs: 2_500 }, HealthPatterns.catalog, {});
-    await send({ ...transport, defaultTimeoutMs: 2_500 }, InvocationPatterns.invokeWorkflow, run);
+    await send({ ...transport, defaultTimeoutMs: 2_500 }, InvocationPatterns.invokeWorkflow, workflowRun);
     expect(waits).toEqual([SYNC_RUN_TIMEOUT_MS, DEFAULT_RPC_TIMEOUT_MS, 1_000, 2_500, SYNC_RUN_TIMEOUT_MS]);
   });
 
@@ -63,13 +65,6 @@ describe('send, a stream pattern', () => {
 
 describe('send, made while handling a request that carries a deadline', () => {
   const now = 1_700_000_000_000;
-  const run = {
-    workspace_id: 'w',
-    request_id: 'r',
-    deployment: 'd',
-    variant: 'v',
-    limits: { concurrency: 1, steps_per_run: 1, tool_calls_per_day: null },
-  };
   beforeEach(() => jest.spyOn(Date, 'now').mockReturnValue(now));
   afterEach(() => jest.restoreAllMocks());
 
@@ -86,7 +81,7 @@ describe('send, made while handling a request that carries a deadline', () => {
 
   it("waits no longer than what is left of the caller's deadline, whatever the contract or the caller says", async () => {
     const { waits, transport } = handlingRequestUntil(now + 1_500);
-    await send(transport, InvocationPatterns.invokeWorkflow, run);
+    await send(transport, InvocationPatterns.invokeWorkflow, workflowRun);
     await send(transport, CatalogPatterns.getModelRoute, { model_id: 'm' });
     await send(transport, HealthPatterns.catalog, {}, { timeoutMs: 60_000 });
     expect(waits).toEqual([1_500, 1_500, 1_500]);
@@ -94,7 +89,7 @@ describe('send, made while handling a request that carries a deadline', () => {
 
   it("keeps the contract's time-out when the caller waits longer than that", async () => {
     const { waits, transport } = handlingRequestUntil(now + 3_600_000);
-    await send(transport, InvocationPatterns.invokeWorkflow, run);
+    await send(transport, InvocationPatterns.invokeWorkflow, workflowRun);
     await send(transport, CatalogPatterns.getModelRoute, { model_id: 'm' });
     expect(waits).toEqual([SYNC_RUN_TIMEOUT_MS, 5_000]);
   });
