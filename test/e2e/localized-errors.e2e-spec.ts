@@ -180,6 +180,26 @@ describe("errors in the workspace's language, from every service", () => {
     });
   });
 
+  it("gives a body's validation failures field by field in the workspace's language (class-validator rules, details[].messages)", async () => {
+    const body = { deployment: '', variant: 'default', extra: 1 };
+    const messagesOf = (answer: Answer) =>
+      Object.fromEntries(
+        (answer.body.details as Array<{ field: string; messages: string[] }>).map(({ field, messages }) => [field, messages]),
+      );
+    const inEnglish = await call(english, 'POST', '/v1/workflow/invoke', body);
+    expect(inEnglish).toMatchObject({ status: 422, body: { error_code: 'validation_error' } });
+    expect(messagesOf(inEnglish)).toEqual({
+      extra: ['property extra should not exist'],
+      deployment: ['deployment must be longer than or equal to 1 characters'],
+    });
+    const inSpanish = await call(spanish, 'POST', '/v1/workflow/invoke', body);
+    expect(inSpanish).toMatchObject({ status: 422, body: { error_code: 'validation_error' } });
+    expect(messagesOf(inSpanish)).toEqual({
+      extra: ['la propiedad extra no está permitida'],
+      deployment: ['deployment debe tener al menos 1 caracteres'],
+    });
+  });
+
   it("gives an invalid workflow definition's problem in the workspace's language, details in English as before", async () => {
     const steps = [
       { id: 'a', type: 'template', text: '{{ b.output }}' },

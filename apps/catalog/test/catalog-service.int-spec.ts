@@ -102,9 +102,20 @@ describe('catalog service over NATS', () => {
 
   it('refuses malformed resolve payloads with the validation envelope, naming the fields', async () => {
     const short = await failure(service.send(CatalogPatterns.resolveApiKey, { prefix: 'wgl_short', key_hash: sha256('x') }));
-    expect(short).toMatchObject({ code: 'validation_error', status: 422, details: [{ field: 'prefix', messages: [expect.any(String)] }] });
+    expect(short).toMatchObject({
+      code: 'validation_error',
+      status: 422,
+      details: [
+        { field: 'prefix', messages: [{ detail: 'validation_min_length', params: { property: 'prefix', min: expect.any(String) } }] },
+      ],
+    });
     const missing = await failure(service.send(CatalogPatterns.resolveApiKey, { prefix: created.api_key.prefix } as never));
-    expect(missing).toMatchObject({ code: 'missing_required_field', details: [{ field: 'key_hash', messages: [expect.any(String)] }] });
+    expect(missing).toMatchObject({
+      code: 'missing_required_field',
+      details: [
+        { field: 'key_hash', messages: [{ detail: 'validation_matches', params: { property: 'key_hash', pattern: '/^[0-9a-f]{64}$/' } }] },
+      ],
+    });
     const extra = await failure(
       service.send(CatalogPatterns.resolveApiKey, {
         ...resolveRequest(created.api_key.api_key),
@@ -113,7 +124,7 @@ describe('catalog service over NATS', () => {
     );
     expect(extra).toMatchObject({
       code: 'validation_error',
-      details: [{ field: 'api_key', messages: ['property api_key should not exist'] }],
+      details: [{ field: 'api_key', messages: [{ detail: 'validation_unknown_property', params: { property: 'api_key' } }] }],
     });
   });
 
@@ -145,7 +156,7 @@ describe('catalog service over NATS', () => {
     });
     await expect(service.send(CatalogPatterns.getWorkspace, { workspace_id: 'not-a-uuid' })).rejects.toMatchObject({
       code: 'validation_error',
-      details: [{ field: 'workspace_id', messages: [expect.any(String)] }],
+      details: [{ field: 'workspace_id', messages: [{ detail: 'validation_is_uuid', params: { property: 'workspace_id' } }] }],
     });
   });
 });

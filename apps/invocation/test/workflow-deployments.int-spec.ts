@@ -1,4 +1,4 @@
-import { WorkflowDeploymentPatterns, type AppliedWorkflowDeployment } from '@waggle/contracts';
+import { InvocationPatterns, type AppliedWorkflowDeployment } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 // Test code is not part of the app: the type:app boundary (no type:testing) is meant for src/.
 import { BaseEnv, loadConfig, NatsRpcClient } from '@waggle/platform';
@@ -81,7 +81,7 @@ describe('invocation service over NATS: workflow deployments', () => {
   let first: AppliedWorkflowDeployment;
 
   const apply = (list: unknown[], workspace = workspaceId) =>
-    service.send(WorkflowDeploymentPatterns.applyWorkflows, { workspace_id: workspace, workflows: list });
+    service.send(InvocationPatterns.applyWorkflows, { workspace_id: workspace, workflows: list });
   const deploymentRows = async (workspace = workspaceId) =>
     (
       await database.query<{ name: string }>('SELECT name FROM invocation.workflow_deployments WHERE workspace_id = $1 ORDER BY name', [
@@ -190,7 +190,7 @@ describe('invocation service over NATS: workflow deployments', () => {
     expect(v2.versionId).not.toBe(v1.versionId);
     expect(v2.definition.steps[0]).toEqual({ id: 'note', type: 'template', text: 'Fresh notes on {{ topic }}', on_error: 'fail' });
 
-    const versions = await service.send(WorkflowDeploymentPatterns.listWorkflowVersions, {
+    const versions = await service.send(InvocationPatterns.listWorkflowVersions, {
       workspace_id: workspaceId,
       deployment: 'daily-digest',
       variant: 'default',
@@ -208,7 +208,7 @@ describe('invocation service over NATS: workflow deployments', () => {
   });
 
   it("lists the workspace's deployments with each variant's current version and inputs", async () => {
-    const listed = await service.send(WorkflowDeploymentPatterns.listWorkflows, { workspace_id: workspaceId });
+    const listed = await service.send(InvocationPatterns.listWorkflows, { workspace_id: workspaceId });
     expect(listed.map((deployment) => deployment.deployment)).toEqual(['company-brief', 'daily-digest', 'order-status']);
     expect(listed[1]).toEqual({
       deployment: 'daily-digest',
@@ -384,7 +384,7 @@ describe('invocation service over NATS: workflow deployments', () => {
       details: [{ field: 'workflows[1].deployment', messages: ['deployment daily-digest is already defined at workflows[0]'] }],
     });
     const notList = await failure(
-      service.send(WorkflowDeploymentPatterns.applyWorkflows, { workspace_id: workspaceId, workflows: 'nope' } as never),
+      service.send(InvocationPatterns.applyWorkflows, { workspace_id: workspaceId, workflows: 'nope' } as never),
     );
     expect(notList).toMatchObject({ code: 'validation_error', status: 422, details: [{ field: 'workflows' }] });
   });
@@ -397,9 +397,9 @@ describe('invocation service over NATS: workflow deployments', () => {
       message: 'Deployment not found: daily-digest',
     });
     await expect(workflows.pinned(other, current.versionId)).rejects.toMatchObject({ code: 'resource_not_found' });
-    await expect(service.send(WorkflowDeploymentPatterns.listWorkflows, { workspace_id: other })).resolves.toEqual([]);
+    await expect(service.send(InvocationPatterns.listWorkflows, { workspace_id: other })).resolves.toEqual([]);
     await expect(
-      service.send(WorkflowDeploymentPatterns.getWorkflowWebhookSecret, { workspace_id: other, deployment: 'daily-digest' }),
+      service.send(InvocationPatterns.getWorkflowWebhookSecret, { workspace_id: other, deployment: 'daily-digest' }),
     ).rejects.toMatchObject({ code: 'resource_not_found' });
     // The same name in another workspace is another deployment with its own secret.
     const [theirs] = await apply([digest()], other);
@@ -419,7 +419,7 @@ describe('invocation service over NATS: workflow deployments', () => {
     await expect(workflows.pinned(workspaceId, randomUUID())).rejects.toMatchObject({ code: 'resource_not_found' });
     await expect(workflows.pinned(workspaceId, 'not-a-uuid')).rejects.toMatchObject({ code: 'resource_not_found' });
     await expect(
-      service.send(WorkflowDeploymentPatterns.listWorkflowVersions, {
+      service.send(InvocationPatterns.listWorkflowVersions, {
         workspace_id: workspaceId,
         deployment: 'daily-digest',
         variant: 'nope',
@@ -431,7 +431,7 @@ describe('invocation service over NATS: workflow deployments', () => {
   });
 
   it('shows and rotates the webhook secret: the old one stays listed during the overlap, runs get the new one', async () => {
-    const shown = await service.send(WorkflowDeploymentPatterns.getWorkflowWebhookSecret, {
+    const shown = await service.send(InvocationPatterns.getWorkflowWebhookSecret, {
       workspace_id: workspaceId,
       deployment: 'daily-digest',
     });
@@ -444,7 +444,7 @@ describe('invocation service over NATS: workflow deployments', () => {
     expect((await workflows.resolve(workspaceId, 'daily-digest', 'default')).webhookSecret()).toBe(first.webhook_secret);
 
     const askedAt = Date.now();
-    const rotated = await service.send(WorkflowDeploymentPatterns.rotateWorkflowWebhookSecret, {
+    const rotated = await service.send(InvocationPatterns.rotateWorkflowWebhookSecret, {
       workspace_id: workspaceId,
       deployment: 'daily-digest',
       overlap_seconds: 3600,
@@ -459,7 +459,7 @@ describe('invocation service over NATS: workflow deployments', () => {
     // This replica rotated it: the next async run answers the new secret at once.
     expect((await workflows.resolve(workspaceId, 'daily-digest', 'default')).webhookSecret()).toBe(rotated.webhook_secret);
 
-    const final = await service.send(WorkflowDeploymentPatterns.rotateWorkflowWebhookSecret, {
+    const final = await service.send(InvocationPatterns.rotateWorkflowWebhookSecret, {
       workspace_id: workspaceId,
       deployment: 'daily-digest',
       overlap_seconds: 0,
@@ -492,7 +492,7 @@ describe('invocation service over NATS: workflow deployments', () => {
       expect((await current()).definition.steps[0]).toMatchObject({ text: 'Third notes on {{ topic }}' });
 
       const secret = (await current()).webhookSecret();
-      const rotated = await service.send(WorkflowDeploymentPatterns.rotateWorkflowWebhookSecret, {
+      const rotated = await service.send(InvocationPatterns.rotateWorkflowWebhookSecret, {
         workspace_id: workspaceId,
         deployment: 'daily-digest',
         overlap_seconds: 0,

@@ -1,4 +1,4 @@
-import { send, WorkflowDeploymentPatterns, WorkflowRunPatterns, type WorkflowRunRequest } from '@waggle/contracts';
+import { InvocationPatterns, send, type WorkflowRunRequest } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { newRequestId } from '@waggle/platform';
 // Test code is not part of the app: the type:app boundary (no type:testing) is meant for src/.
@@ -39,7 +39,7 @@ describe('invocation service over NATS: a sync workflow answers within its calle
       WORKFLOW_SYNC_TIMEOUT_MS: String(3_600_000),
       WORKFLOW_HTTP_URL_ALLOWLIST: '127.0.0.1',
     });
-    await service.send(WorkflowDeploymentPatterns.applyWorkflows, {
+    await service.send(InvocationPatterns.applyWorkflows, {
       workspace_id: workspaceId,
       workflows: [
         {
@@ -73,7 +73,7 @@ describe('invocation service over NATS: a sync workflow answers within its calle
       variant: 'default',
       limits: { concurrency: 5, steps_per_run: 10, tool_calls_per_day: null },
     };
-    const failure = await send(service.rpc, WorkflowRunPatterns.invokeWorkflow, run, { timeoutMs: CALLER_WAIT_MS }).then(
+    const failure = await send(service.rpc, InvocationPatterns.invokeWorkflow, run, { timeoutMs: CALLER_WAIT_MS }).then(
       () => {
         throw new Error('expected the sync invoke to answer with a time-out');
       },
@@ -85,11 +85,11 @@ describe('invocation service over NATS: a sync workflow answers within its calle
     expect(failure.details).toBeUndefined();
     // The run itself goes on: its step is still waiting on the held API.
     await expectEventually(() => expect(arrivals).toBe(1));
-    const view = await service.send(WorkflowRunPatterns.getWorkflowRun, { workspace_id: workspaceId, request_id: requestId });
+    const view = await service.send(InvocationPatterns.getWorkflowRun, { workspace_id: workspaceId, request_id: requestId });
     expect(view).toMatchObject({ run_status: 'running' });
     for (const answer of release.splice(0)) answer();
     await expectEventually(async () =>
-      expect(await service.send(WorkflowRunPatterns.getWorkflowRun, { workspace_id: workspaceId, request_id: requestId })).toMatchObject({
+      expect(await service.send(InvocationPatterns.getWorkflowRun, { workspace_id: workspaceId, request_id: requestId })).toMatchObject({
         run_status: 'completed',
       }),
     );

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { StreamErrorEvent } from '@waggle/errors';
+import { errorMessage, type StreamErrorEvent } from '@waggle/errors';
 import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -29,6 +29,7 @@ import {
   REQUEST_ID_FORMAT,
   RepublishWebhookTargetRequest,
   RequestLookupRequest,
+  WEBHOOK_TARGET_REPUBLISH_TIMEOUT_MS,
   type RepublishedWebhookTarget,
   type UsageObject,
 } from './invocation.patterns';
@@ -276,6 +277,7 @@ export function IsAttachmentList(options?: ValidationOptions): PropertyDecorator
   return ValidateBy(
     {
       name: 'isAttachmentList',
+      constraints: [ATTACHMENT_ITEMS_MAX],
       validator: {
         validate: (value: unknown) =>
           Array.isArray(value) &&
@@ -290,8 +292,11 @@ export function IsAttachmentList(options?: ValidationOptions): PropertyDecorator
                 typeof (item as { file_url?: unknown }).file_url === 'string' &&
                 (item as { file_url: string }).file_url.length <= 4096),
           ),
-        defaultMessage: () =>
-          `attachments must be an array of at most ${ATTACHMENT_ITEMS_MAX} URL strings or objects with a file_url string`,
+        defaultMessage: (args) =>
+          errorMessage(
+            { detail: 'validation_attachment_list', params: { property: args?.property ?? '', max: ATTACHMENT_ITEMS_MAX } },
+            'en',
+          ),
       },
     },
     options,
@@ -447,7 +452,9 @@ export const AgentContracts = {
   /** For a trigger path that asks the owner rather than the registry; unknown agents are 422 "Agent not found". */
   verifyWebhookSecret: rpc('agent.agents.webhook-secret.verify', VerifyAgentWebhookSecretRequest).returns<AgentWebhookSecretCheck>(),
   /** The gateway found no registry entry for an agent trigger: write it again if the agent is active. */
-  republishWebhookTarget: rpc('agent.agents.webhook-target.republish', RepublishWebhookTargetRequest).returns<RepublishedWebhookTarget>(),
+  republishWebhookTarget: rpc('agent.agents.webhook-target.republish', RepublishWebhookTargetRequest, {
+    timeoutMs: WEBHOOK_TARGET_REPUBLISH_TIMEOUT_MS,
+  }).returns<RepublishedWebhookTarget>(),
   /** One run, answered whole. Everything that can be refused (agent, attachments, vision) is refused before the model is called. */
   invokeAgent: rpc('agent.runs.invoke', AgentRunRequest, { timeoutMs: SYNC_RUN_TIMEOUT_MS }).returns<AgentInvokeResponse>(),
   /** One run as events; refusals end the stream before its first event (the gateway answers them as JSON). */
@@ -458,7 +465,7 @@ export const AgentContracts = {
    * A cancel (invocation's RunCanceller, the ledger's owner) finishes an agent trigger still waiting
    * in `agent-runs` where it waits: `cancelled` true when it did (the run is recorded and announced cancelled).
    */
-  cancelQueuedRun: rpc('agent.runs.cancel-queued', RequestLookupRequest).returns<QueuedRunCancellation>(),
+  cancelQueuedRun: rpc('agent.runs.cancel-queued', RequestLookupRequest, { timeoutMs: 5_000 }).returns<QueuedRunCancellation>(),
 };
 
 export const AgentPatterns = patternNames(AgentContracts);

@@ -83,7 +83,7 @@ export const AssetContracts = {
   /** 422 resource_not_found "Asset not found" for an unknown or another workspace's asset. */
   getAsset: rpc('asset.assets.get', AssetIdRequest).returns<AssetRecord>(),
   /** Copies an asset's bytes into FILE_STAGING_BUCKET (for knowledge-base ingestion). */
-  stageAsset: rpc('asset.assets.stage', AssetIdRequest).returns<StagedAsset>(),
+  stageAsset: rpc('asset.assets.stage', AssetIdRequest, { timeoutMs: 60_000 }).returns<StagedAsset>(),
 } as const;
 
 export const AssetPatterns = patternNames(AssetContracts);

@@ -241,7 +241,8 @@ export const CatalogContracts = {
   setPlanLimits: rpc('catalog.plans.set', SetPlanLimitsRequest).returns<PlanSummary>(),
   listModels: rpc('catalog.models.list', ListModelsRequest).returns<PublicModel[]>(),
   loadModels: rpc('catalog.models.load', LoadModelsRequest).returns<LoadModelsResponse>(),
-  getModelRoute: rpc('catalog.models.route', ModelIdRequest).returns<ModelRoute>(),
+  /** A cached lookup on a run's path (ModelRoutes): a catalog that does not answer in 5 s fails the run rather than holding it. */
+  getModelRoute: rpc('catalog.models.route', ModelIdRequest, { timeoutMs: 5_000 }).returns<ModelRoute>(),
 };
 
 export const CatalogPatterns = patternNames(CatalogContracts);

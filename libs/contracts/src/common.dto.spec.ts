@@ -1,9 +1,8 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { ListLimit, numberFromText } from './common.dto';
-import { PromptVersionsRequest } from './invocation.patterns';
+import { PromptVersionsRequest, WorkflowVersionsRequest } from './invocation.patterns';
 import { WebhookSecretRotation } from './webhook-owners';
-import { WorkflowVersionsRequest } from './workflow-deployments.patterns';
 
 const WORKSPACE = '0b6d3c0e-6a53-4d0c-9d6e-1f1f4f1c2b3a';
 

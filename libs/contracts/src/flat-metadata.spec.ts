@@ -1,3 +1,4 @@
+import { errorMessage } from '@waggle/errors';
 import { flatMetadataProblem } from './flat-metadata';
 
 describe('flat metadata', () => {
@@ -17,6 +18,7 @@ describe('flat metadata', () => {
     [{ long: 'x'.repeat(2_049) }, 'at most 2048'],
     [Object.fromEntries(Array.from({ length: 65 }, (_, index) => [`k${index}`, index])), 'at most 64 keys'],
   ])('refuses %j', (value, reason) => {
-    expect(flatMetadataProblem(value)).toContain(reason);
+    const problem = flatMetadataProblem(value);
+    expect(problem && errorMessage(problem, 'en')).toContain(reason);
   });
 });

@@ -1,3 +1,4 @@
+import { errorMessage, type ErrorDetail } from '@waggle/errors';
 import { registerDecorator, type ValidationOptions } from 'class-validator';
 
 export type MetadataValue = string | number | boolean | null;
@@ -6,21 +7,19 @@ export type FlatMetadata = Record<string, MetadataValue>;
 /** Generous bounds that keep one request's metadata from becoming a storage problem. */
 export const METADATA_LIMITS = { keys: 64, keyLength: 128, stringValueLength: 2_048 } as const;
 
-/** Why a metadata value is not acceptable, or undefined when it is. */
-export function flatMetadataProblem(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'metadata must be an object';
+/** Why a metadata value is not acceptable (a message id, rendered in the reader's language), or undefined when it is. */
+export function flatMetadataProblem(value: unknown): ErrorDetail | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { detail: 'metadata_not_object' };
   const entries = Object.entries(value);
-  if (entries.length > METADATA_LIMITS.keys) return `metadata may have at most ${METADATA_LIMITS.keys} keys`;
+  if (entries.length > METADATA_LIMITS.keys) return { detail: 'metadata_too_many_keys', params: { max: METADATA_LIMITS.keys } };
   for (const [key, item] of entries) {
-    if (key.length === 0) return 'metadata keys must be non-empty strings';
-    if (key.length > METADATA_LIMITS.keyLength) return `metadata keys may have at most ${METADATA_LIMITS.keyLength} characters`;
-    if (item !== null && typeof item === 'object')
-      return `metadata.${key} must be a string, number, boolean or null (nested objects and arrays are not accepted)`;
-    if (typeof item === 'number' && !Number.isFinite(item)) return `metadata.${key} must be a finite number`;
-    if (!['string', 'number', 'boolean'].includes(typeof item) && item !== null)
-      return `metadata.${key} must be a string, number, boolean or null`;
+    if (key.length === 0) return { detail: 'metadata_key_empty' };
+    if (key.length > METADATA_LIMITS.keyLength) return { detail: 'metadata_key_too_long', params: { max: METADATA_LIMITS.keyLength } };
+    if (item !== null && typeof item === 'object') return { detail: 'metadata_value_nested', params: { key } };
+    if (typeof item === 'number' && !Number.isFinite(item)) return { detail: 'metadata_value_not_finite', params: { key } };
+    if (!['string', 'number', 'boolean'].includes(typeof item) && item !== null) return { detail: 'metadata_value_type', params: { key } };
     if (typeof item === 'string' && item.length > METADATA_LIMITS.stringValueLength)
-      return `metadata.${key} may have at most ${METADATA_LIMITS.stringValueLength} characters`;
+      return { detail: 'metadata_value_too_long', params: { key, max: METADATA_LIMITS.stringValueLength } };
   }
   return undefined;
 }
@@ -35,7 +34,7 @@ export function IsFlatMetadata(options?: ValidationOptions): PropertyDecorator {
       options,
       validator: {
         validate: (value: unknown) => flatMetadataProblem(value) === undefined,
-        defaultMessage: (args) => flatMetadataProblem(args?.value) ?? 'metadata is invalid',
+        defaultMessage: (args) => errorMessage(flatMetadataProblem(args?.value) ?? { detail: 'metadata_not_object' }, 'en'),
       },
     });
 }

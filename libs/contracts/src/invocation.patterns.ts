@@ -13,6 +13,8 @@ import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
+  IsBoolean,
+  IsDefined,
   IsIn,
   IsInt,
   IsNumber,
@@ -24,6 +26,7 @@ import {
   Matches,
   Max,
   Min,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 
@@ -387,12 +390,221 @@ export class RepublishWebhookTargetRequest {
   id!: string;
 }
 
+/** A republish is asked while a webhook trigger waits at the gateway: its owner answers quickly or the trigger is 503. */
+export const WEBHOOK_TARGET_REPUBLISH_TIMEOUT_MS = 5_000;
+
 export interface RepublishedWebhookTarget {
   /** False when the owner has no such deployment: the trigger's 404 is real. */
   found: boolean;
 }
 
-/** The invocation service: prompt deployments, their variants and versions, runs and the request ledger. */
+// Workflow deployments.
+
+/**
+ * A workflow definition file's `workflows:` list for one workspace. The shape inside is
+ * the workflow definition format's, checked by @waggle/workflows (paths such as
+ * `workflows[0].variants[0].steps[2].url`), not here: class-validator only bounds the list.
+ */
+export class ApplyWorkflowsRequest {
+  @IsUUID()
+  workspace_id!: string;
+
+  @IsArray()
+  @ArrayMaxSize(500)
+  workflows!: unknown[];
+}
+
+export interface AppliedWorkflowVariant {
+  name: string;
+  variant_id: string;
+  /** The version the variant points at after this apply. */
+  version: number;
+  /** True when this apply made a new version (or the variant itself). */
+  changed: boolean;
+}
+
+export interface AppliedWorkflowDeployment {
+  deployment: string;
+  workflow_deployment_id: string;
+  /** Signs the deployment's `workflow.*` callbacks. */
+  webhook_secret: string;
+  created: boolean;
+  variants: AppliedWorkflowVariant[];
+}
+
+/** A workflow input as the definition declares it. */
+export interface WorkflowInputSummary {
+  type: string;
+  required: boolean;
+  default?: unknown;
+}
+
+export interface WorkflowDeploymentSummary {
+  deployment: string;
+  workflow_deployment_id: string;
+  created_at: string;
+  variants: Array<{ name: string; variant_id: string; version: number | null; inputs: Record<string, WorkflowInputSummary> }>;
+}
+
+export interface WorkflowVersionSummary {
+  version_id: string;
+  version: number;
+  /** The parsed variant with its defaults applied, as runs of this version execute it. */
+  definition: Record<string, unknown>;
+  created_at: string;
+  current: boolean;
+}
+
+export interface WorkflowWebhookSecretView extends ShownWebhookSecret {
+  deployment: string;
+  workflow_deployment_id: string;
+}
+
+export class WorkflowVersionsRequest extends DeploymentVariantRequest {}
+
+export class WorkflowWebhookSecretRequest extends DeploymentWebhookSecretRequest {}
+
+export class RotateWorkflowWebhookSecretRequest extends WithRotationOverlap(WorkflowWebhookSecretRequest) {}
+
+// Workflow runs.
+
+/** `async` of a workflow invoke: `enabled`, and where the result goes when it is. */
+export class WorkflowAsyncOptions {
+  @IsDefined()
+  @IsBoolean()
+  enabled!: boolean;
+
+  /** Required when enabled (checked by the gateway, which names it as missing). */
+  @IsOptional()
+  @IsString()
+  @Length(1, 2048)
+  callback_url?: string;
+}
+
+/** The public body of `POST /v1/workflow/invoke`. */
+export class WorkflowInvokeInputs extends RunLabels {
+  @IsString()
+  @Length(1, 200)
+  deployment!: string;
+
+  @IsString()
+  @Length(1, 200)
+  variant!: string;
+
+  /** Values of the variant's declared inputs. */
+  @IsOptional()
+  @IsObject()
+  inputs?: Record<string, unknown>;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => WorkflowAsyncOptions)
+  async?: WorkflowAsyncOptions;
+}
+
+/** The workspace's plan values a run is accepted under (null = unlimited), from the gateway's key check. */
+export class WorkflowRunLimits {
+  @ValidateIf((_, value) => value !== null)
+  @IsInt()
+  @Min(0)
+  concurrency!: number | null;
+
+  @ValidateIf((_, value) => value !== null)
+  @IsInt()
+  @Min(0)
+  steps_per_run!: number | null;
+
+  @ValidateIf((_, value) => value !== null)
+  @IsInt()
+  @Min(0)
+  tool_calls_per_day!: number | null;
+}
+
+/** A workflow invoke as the gateway hands it to the invocation service. */
+export class WorkflowRunRequest extends WorkflowInvokeInputs {
+  @IsUUID()
+  workspace_id!: string;
+
+  @Matches(REQUEST_ID_FORMAT)
+  request_id!: string;
+
+  @ValidateNested()
+  @Type(() => WorkflowRunLimits)
+  limits!: WorkflowRunLimits;
+}
+
+/** The spec's three answers of a workflow invoke. */
+export type WorkflowInvokeResponse =
+  | { request_id: string; run_status: 'completed'; output: string }
+  | { request_id: string; run_status: 'running' | 'queued'; webhook_secret: string };
+
+export class WorkflowRunLookupRequest {
+  @IsUUID()
+  workspace_id!: string;
+
+  @IsString()
+  @Length(1, 100)
+  request_id!: string;
+}
+
+/** decisions "workflow run lookup": `GET /v1/workflow_runs/{id}` answers `{workflow_run: this}`. */
+export interface WorkflowRunView {
+  id: string;
+  /** The run's public token: its request id. */
+  token: string;
+  run_status: RunStatus;
+  run_async: boolean;
+  start_inputs: Record<string, unknown>;
+  output_content: string | null;
+  error_message: string | null;
+  started_at: string | null;
+  ended_at: string | null;
+  /** Seconds, once ended. */
+  duration: number | null;
+  total_tokens: number;
+  async_webhook_url: string | null;
+}
+
+/** One step record of a run, as the private route lists it, in execution order. */
+export interface WorkflowStepRecordView {
+  step_key: string;
+  step_id: string;
+  step_type: string;
+  iteration: number | null;
+  status: 'running' | 'completed' | 'failed';
+  inputs: unknown;
+  output: unknown;
+  error: string | null;
+  error_code: string | null;
+  tokens: number;
+  model_calls: number;
+  /** A model step's calls when a fallback could answer or it took more than one: model, error code, duration (D41). */
+  model_attempts?: unknown[];
+  /** How often the step was run (a re-run after a lost lease counts one more). */
+  attempts: number;
+  started_at: string;
+  ended_at: string | null;
+  duration_ms: number | null;
+}
+
+/** A workflow run to execute (queue `workflow-runs`, job id = request_id). Everything else is in its row. */
+export interface WorkflowRunJob {
+  request_id: string;
+  workspace_id: string;
+}
+
+/** Published when a run reaches a terminal state, so a replica holding its sync invoke answers at once. */
+export const WORKFLOW_RUN_FINISHED_SUBJECT = 'invocation.workflow-runs.finished';
+
+export interface WorkflowRunFinishedMessage {
+  request_id: string;
+}
+
+/**
+ * The invocation service: prompt deployments, their variants and versions, runs and the request
+ * ledger; workflow deployments (apply, list, versions, webhook secrets) and workflow runs (invoke,
+ * lookup, step records).
+ */
 export const InvocationContracts = {
   applyPrompts: rpc('invocation.prompts.apply', ApplyPromptsRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<AppliedDeployment[]>(),
   listPrompts: rpc('invocation.prompts.list', WorkspaceIdRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<
@@ -415,16 +627,35 @@ export const InvocationContracts = {
   rotateWebhookSecret: rpc('invocation.prompts.webhook-secret.rotate', RotatePromptWebhookSecretRequest, {
     timeoutMs: PRIVATE_RPC_TIMEOUT_MS,
   }).returns<WebhookSecretView>(),
-  republishWebhookTarget: rpc(
-    'invocation.prompts.webhook-target.republish',
-    RepublishWebhookTargetRequest,
-  ).returns<RepublishedWebhookTarget>(),
+  republishWebhookTarget: rpc('invocation.prompts.webhook-target.republish', RepublishWebhookTargetRequest, {
+    timeoutMs: WEBHOOK_TARGET_REPUBLISH_TIMEOUT_MS,
+  }).returns<RepublishedWebhookTarget>(),
   getRequest: rpc('invocation.requests.get', RequestLookupRequest).returns<RequestLookup>(),
   /** Waits for the run's holder to settle it (a bounded wait, RUN_CANCEL_HOLDER_WAIT_MS). */
   cancelRequest: rpc('invocation.requests.cancel', RequestLookupRequest, { timeoutMs: CANCEL_RPC_TIMEOUT_MS }).returns<CancelledRun>(),
   /** A background or idempotent stream's kept events after `after`, then the run live to its end. */
   requestEvents: rpc('invocation.requests.events', RequestEventsRequest, { timeoutMs: SYNC_RUN_TIMEOUT_MS }).streams<RunEventView>(),
   listRequests: rpc('invocation.requests.list', ListRequestsRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<RequestListItem[]>(),
+  applyWorkflows: rpc('invocation.workflows.apply', ApplyWorkflowsRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<
+    AppliedWorkflowDeployment[]
+  >(),
+  listWorkflows: rpc('invocation.workflows.list', WorkspaceIdRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<
+    WorkflowDeploymentSummary[]
+  >(),
+  listWorkflowVersions: rpc('invocation.workflows.versions', WorkflowVersionsRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<
+    WorkflowVersionSummary[]
+  >(),
+  getWorkflowWebhookSecret: rpc('invocation.workflows.webhook-secret.get', WorkflowWebhookSecretRequest, {
+    timeoutMs: PRIVATE_RPC_TIMEOUT_MS,
+  }).returns<WorkflowWebhookSecretView>(),
+  rotateWorkflowWebhookSecret: rpc('invocation.workflows.webhook-secret.rotate', RotateWorkflowWebhookSecretRequest, {
+    timeoutMs: PRIVATE_RPC_TIMEOUT_MS,
+  }).returns<WorkflowWebhookSecretView>(),
+  invokeWorkflow: rpc('invocation.workflow-runs.invoke', WorkflowRunRequest, {
+    timeoutMs: SYNC_RUN_TIMEOUT_MS,
+  }).returns<WorkflowInvokeResponse>(),
+  getWorkflowRun: rpc('invocation.workflow-runs.get', WorkflowRunLookupRequest).returns<WorkflowRunView>(),
+  listWorkflowRunSteps: rpc('invocation.workflow-runs.steps', WorkflowRunLookupRequest).returns<WorkflowStepRecordView[]>(),
 };
 
 export const InvocationPatterns = patternNames(InvocationContracts);

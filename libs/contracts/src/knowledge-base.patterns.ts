@@ -274,7 +274,8 @@ export const KnowledgeBaseContracts = {
   /** Records the item as queued and queues its ingestion. */
   addItem: rpc('knowledge-base.items.add', AddKnowledgeBaseItemRequest).returns<KnowledgeBaseItemRecord>(),
   getItem: rpc('knowledge-base.items.get', KnowledgeBaseItemIdRequest).returns<KnowledgeBaseItemRecord>(),
-  search: rpc('knowledge-base.search', SearchKnowledgeBaseRequest).returns<KnowledgeBaseSearchResponse>(),
+  /** Embeds the query with the knowledge base's model (a provider call) before it searches: longer than a lookup. */
+  search: rpc('knowledge-base.search', SearchKnowledgeBaseRequest, { timeoutMs: 30_000 }).returns<KnowledgeBaseSearchResponse>(),
   /** The embedding model new knowledge bases of the workspace get: the workspace's setting, else the operator's default. */
   getEmbeddingModel: rpc('knowledge-base.embedding-model.get', WorkspaceIdRequest).returns<EmbeddingModelSetting>(),
   /** 422 validation_error unless the model is an active embedding model of the catalog. */

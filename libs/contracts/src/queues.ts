@@ -1,8 +1,7 @@
 import type { AgentTriggerJob } from './agent.patterns';
 import type { CallbackDeliveryJob } from './callback-dispatcher.patterns';
-import type { PromptTriggerJob } from './invocation.patterns';
+import type { PromptTriggerJob, WorkflowRunJob } from './invocation.patterns';
 import type { KnowledgeBaseCleanupJob, KnowledgeBaseIngestJob } from './knowledge-base.patterns';
-import type { WorkflowRunJob } from './workflow-runs.patterns';
 
 /**
  * BullMQ queue names. They are wire format: renaming one strands the jobs already in

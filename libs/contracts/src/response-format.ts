@@ -14,6 +14,7 @@ import {
   ValidateNested,
   type ValidationOptions,
 } from 'class-validator';
+import { errorMessage, type ErrorDetail } from '@waggle/errors';
 import { createHash } from 'node:crypto';
 import { RE2 } from 're2-wasm';
 
@@ -89,17 +90,17 @@ export function responseSchemaValidator(schema: Record<string, unknown>): Valida
   return validate;
 }
 
-/** Why a value cannot be a response format's schema, or undefined when it can. */
-export function responseSchemaProblem(schema: unknown): string | undefined {
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return 'schema must be a JSON Schema object';
+/** Why a value cannot be a response format's schema (a message id; Ajv's reason in English), or undefined when it can. */
+export function responseSchemaProblem(schema: unknown): ErrorDetail | undefined {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return { detail: 'response_schema_not_object' };
   if (Buffer.byteLength(schemaJson(schema)) > RESPONSE_SCHEMA_MAX_BYTES)
-    return `schema may be at most ${RESPONSE_SCHEMA_MAX_BYTES / 1024} KiB of JSON`;
+    return { detail: 'response_schema_too_large', params: { kib: RESPONSE_SCHEMA_MAX_BYTES / 1024 } };
   try {
     responseSchemaValidator(schema as Record<string, unknown>);
     return undefined;
   } catch (error) {
     const reason = error instanceof Error ? error.message.replace(/\s+/g, ' ').slice(0, 300) : 'it does not compile';
-    return `schema is not a valid JSON Schema (draft 2020-12): ${reason}`;
+    return { detail: 'response_schema_invalid', params: { reason } };
   }
 }
 
@@ -138,7 +139,7 @@ export function IsResponseSchema(options?: ValidationOptions): PropertyDecorator
       options,
       validator: {
         validate: (value: unknown) => responseSchemaProblem(value) === undefined,
-        defaultMessage: (args) => responseSchemaProblem(args?.value) ?? 'schema is invalid',
+        defaultMessage: (args) => errorMessage(responseSchemaProblem(args?.value) ?? { detail: 'response_schema_not_object' }, 'en'),
       },
     });
 }

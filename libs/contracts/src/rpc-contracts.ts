@@ -7,8 +7,6 @@ import { HealthContracts } from './health.patterns';
 import { InvocationContracts } from './invocation.patterns';
 import { KnowledgeBaseContracts } from './knowledge-base.patterns';
 import type { ContractsByPattern, RpcContract } from './rpc-contract';
-import { WorkflowDeploymentContracts } from './workflow-deployments.patterns';
-import { WorkflowRunContracts } from './workflow-runs.patterns';
 
 /**
  * Every NATS request pattern, by name: each service's own contract map, combined. A pattern
@@ -21,8 +19,6 @@ export type RpcContracts = ContractsByPattern<typeof HealthContracts> &
   ContractsByPattern<typeof AgentContracts> &
   ContractsByPattern<typeof AssetContracts> &
   ContractsByPattern<typeof KnowledgeBaseContracts> &
-  ContractsByPattern<typeof WorkflowDeploymentContracts> &
-  ContractsByPattern<typeof WorkflowRunContracts> &
   ContractsByPattern<typeof DeadLetterListContracts> &
   ContractsByPattern<typeof DeadLetterReplayContracts>;
 
@@ -43,8 +39,6 @@ export const RPC_CONTRACTS: { readonly [P in RpcPattern]: RpcContracts[P] } = Ob
     AgentContracts,
     AssetContracts,
     KnowledgeBaseContracts,
-    WorkflowDeploymentContracts,
-    WorkflowRunContracts,
     DeadLetterListContracts,
     DeadLetterReplayContracts,
   ].flatMap((contracts) => Object.values(contracts).map((contract: RpcContract) => [contract.pattern, contract])),

@@ -1,12 +1,15 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { AgentRunRequest, RotateAgentWebhookSecretRequest } from './agent.patterns';
-import { PromptRunRequest, RotatePromptWebhookSecretRequest } from './invocation.patterns';
+import {
+  PromptRunRequest,
+  RotatePromptWebhookSecretRequest,
+  RotateWorkflowWebhookSecretRequest,
+  WorkflowInvokeInputs,
+} from './invocation.patterns';
 import type { RequestClass } from './rpc-contract';
 import { RunLabels } from './run-labels';
 import { WebhookSecretRotation } from './webhook-owners';
-import { RotateWorkflowWebhookSecretRequest } from './workflow-deployments.patterns';
-import { WorkflowInvokeInputs } from './workflow-runs.patterns';
 
 const WORKSPACE = '00000000-0000-4000-8000-000000000001';
 const REQUEST_ID = `req_${'0'.repeat(32)}`;

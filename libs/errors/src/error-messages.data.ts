@@ -39,6 +39,107 @@ export const ERROR_MESSAGES = {
     es: 'No hay ninguna carta muerta %{id} en %{source} (nunca llegó a serlo, o ya se reprocesó)',
   },
 
+  // A request field that failed its class-validator rule (libs/platform/src/validation/constraint-messages.ts):
+  // a `details[].messages` entry. The English is class-validator's own text, word for word.
+  validation_each_value_in: { en: 'each value in %{property}', es: 'cada valor de %{property}' },
+  validation_is_string: { en: '%{property} must be a string', es: '%{property} debe ser una cadena de texto' },
+  validation_is_int: { en: '%{property} must be an integer number', es: '%{property} debe ser un número entero' },
+  validation_is_number: {
+    en: '%{property} must be a number conforming to the specified constraints',
+    es: '%{property} debe ser un número conforme a las restricciones indicadas',
+  },
+  validation_is_boolean: { en: '%{property} must be a boolean value', es: '%{property} debe ser un valor booleano' },
+  validation_is_object: { en: '%{property} must be an object', es: '%{property} debe ser un objeto' },
+  validation_is_array: { en: '%{property} must be an array', es: '%{property} debe ser una lista' },
+  validation_is_uuid: { en: '%{property} must be a UUID', es: '%{property} debe ser un UUID' },
+  validation_is_iso8601: {
+    en: '%{property} must be a valid ISO 8601 date string',
+    es: '%{property} debe ser una fecha ISO 8601 válida',
+  },
+  validation_is_defined: { en: '%{property} should not be null or undefined', es: '%{property} es obligatorio y no puede ser nulo' },
+  validation_is_not_empty: { en: '%{property} should not be empty', es: '%{property} no puede estar vacío' },
+  validation_min: { en: '%{property} must not be less than %{min}', es: '%{property} no puede ser menor que %{min}' },
+  validation_max: { en: '%{property} must not be greater than %{max}', es: '%{property} no puede ser mayor que %{max}' },
+  validation_min_length: {
+    en: '%{property} must be longer than or equal to %{min} characters',
+    es: '%{property} debe tener al menos %{min} caracteres',
+  },
+  validation_max_length: {
+    en: '%{property} must be shorter than or equal to %{max} characters',
+    es: '%{property} debe tener como máximo %{max} caracteres',
+  },
+  validation_length_between: {
+    en: '%{property} must be longer than or equal to %{min} and shorter than or equal to %{max} characters',
+    es: '%{property} debe tener entre %{min} y %{max} caracteres',
+  },
+  validation_is_in: {
+    en: '%{property} must be one of the following values: %{values}',
+    es: '%{property} debe ser uno de estos valores: %{values}',
+  },
+  validation_matches: {
+    en: '%{property} must match %{pattern} regular expression',
+    es: '%{property} debe coincidir con la expresión regular %{pattern}',
+  },
+  validation_array_min_size: {
+    en: '%{property} must contain at least %{min} elements',
+    es: '%{property} debe contener al menos %{min} elementos',
+  },
+  validation_array_max_size: {
+    en: '%{property} must contain no more than %{max} elements',
+    es: '%{property} debe contener como máximo %{max} elementos',
+  },
+  validation_nested: {
+    en: 'nested property %{property} must be either object or array',
+    es: 'la propiedad anidada %{property} debe ser un objeto o una lista',
+  },
+  validation_nested_each: {
+    en: 'each value in nested property %{property} must be either object or array',
+    es: 'cada valor de la propiedad anidada %{property} debe ser un objeto o una lista',
+  },
+  validation_unknown_property: { en: 'property %{property} should not exist', es: 'la propiedad %{property} no está permitida' },
+  validation_unknown_value: {
+    en: 'an unknown value was passed to the validate function',
+    es: 'se recibió un valor que no se puede validar',
+  },
+  validation_empty_payload: { en: 'the payload must be an empty object', es: 'el contenido debe ser un objeto vacío' },
+  validation_attachment_list: {
+    en: '%{property} must be an array of at most %{max} URL strings or objects with a file_url string',
+    es: '%{property} debe ser una lista de como máximo %{max} URL (cadenas) u objetos con una cadena file_url',
+  },
+  /** A rule without a message of its own here (a new decorator): still a sentence in each language. */
+  validation_invalid: { en: '%{property} is not valid', es: '%{property} no es válido' },
+  // Why a run's `metadata` was refused (libs/contracts/src/flat-metadata.ts).
+  metadata_not_object: { en: 'metadata must be an object', es: 'metadata debe ser un objeto' },
+  metadata_too_many_keys: { en: 'metadata may have at most %{max} keys', es: 'metadata admite como máximo %{max} claves' },
+  metadata_key_empty: { en: 'metadata keys must be non-empty strings', es: 'las claves de metadata deben ser cadenas no vacías' },
+  metadata_key_too_long: {
+    en: 'metadata keys may have at most %{max} characters',
+    es: 'las claves de metadata admiten como máximo %{max} caracteres',
+  },
+  metadata_value_nested: {
+    en: 'metadata.%{key} must be a string, number, boolean or null (nested objects and arrays are not accepted)',
+    es: 'metadata.%{key} debe ser una cadena, un número, un booleano o nulo (no se aceptan objetos ni listas anidados)',
+  },
+  metadata_value_not_finite: { en: 'metadata.%{key} must be a finite number', es: 'metadata.%{key} debe ser un número finito' },
+  metadata_value_type: {
+    en: 'metadata.%{key} must be a string, number, boolean or null',
+    es: 'metadata.%{key} debe ser una cadena, un número, un booleano o nulo',
+  },
+  metadata_value_too_long: {
+    en: 'metadata.%{key} may have at most %{max} characters',
+    es: 'metadata.%{key} admite como máximo %{max} caracteres',
+  },
+  // Why a response format's schema was refused (libs/contracts/src/response-format.ts); `%{reason}` is Ajv's, in English.
+  response_schema_not_object: { en: 'schema must be a JSON Schema object', es: 'schema debe ser un objeto JSON Schema' },
+  response_schema_too_large: {
+    en: 'schema may be at most %{kib} KiB of JSON',
+    es: 'schema admite como máximo %{kib} KiB de JSON',
+  },
+  response_schema_invalid: {
+    en: 'schema is not a valid JSON Schema (draft 2020-12): %{reason}',
+    es: 'schema no es un JSON Schema válido (borrador 2020-12): %{reason}',
+  },
+
   // Requests the gateway cannot read.
   request_headers_too_large: { en: 'Request headers are too large', es: 'Las cabeceras de la solicitud son demasiado grandes' },
   request_unparsable: { en: 'The request could not be parsed', es: 'No se pudo interpretar la solicitud' },

@@ -55,6 +55,36 @@ describe('errors in a Spanish workspace', () => {
     expect(englishWordsIn(spanish)).toEqual([]);
   });
 
+  it("renders a validation failure's details in Spanish, every field message of every rule (details[].messages)", () => {
+    const rules = errorMessageIds().filter(
+      (id) => id.startsWith('validation_') || id.startsWith('metadata_') || id.startsWith('response_schema_'),
+    );
+    expect(rules.length).toBeGreaterThan(30);
+    const details = rules.map((id) => ({ field: id, messages: [{ detail: id, params: sampleParams(ERROR_MESSAGES[id].en) }] }));
+    const exception = new WaggleException('validation_error', { details });
+    const bodyIn = (locale: 'en' | 'es') =>
+      toErrorBody(exception, locale) as ErrorBody & { details: Array<{ field: string; messages: string[] }> };
+    const english = bodyIn('en').details;
+    bodyIn('es').details.forEach(({ field, messages: [spanish] }, index) => {
+      expect({ field, spanish: typeof spanish }).toEqual({ field, spanish: 'string' });
+      expect(spanish).not.toEqual(english[index]?.messages[0]);
+      expect({ field, english: englishWordsIn(spanish ?? '') }).toEqual({ field, english: [] });
+    });
+    // Free text stays as it is; the wire form (ids and parameters) is what crosses processes.
+    const relayed = WaggleException.fromWire(
+      JSON.parse(
+        JSON.stringify(
+          new WaggleException('validation_error', {
+            details: [{ field: 'a', messages: ['as sent', { detail: 'validation_is_string', params: { property: 'a' } }] }],
+          }).toWire(),
+        ),
+      ),
+    );
+    expect(relayed && toErrorBody(relayed, 'es')).toMatchObject({
+      details: [{ field: 'a', messages: ['as sent', 'a debe ser una cadena de texto'] }],
+    });
+  });
+
   it.each(errorMessageIds())('the detail message %s has the same placeholders in both locales', (id) => {
     expect(placeholdersOf(ERROR_MESSAGES[id].es)).toEqual(placeholdersOf(ERROR_MESSAGES[id].en));
   });

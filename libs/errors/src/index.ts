@@ -13,7 +13,7 @@ export {
   type ErrorCodeEntry,
 } from './error-catalog';
 export { localizeStreamEvent, streamErrorEvent, type StreamErrorEvent } from './stream-error-event';
-export { toErrorBody, type ErrorBody, type ErrorOnlyBody } from './error-body';
+export { localizeDetails, toErrorBody, type ErrorBody, type ErrorOnlyBody, type FieldDetail } from './error-body';
 export {
   WaggleException,
   interpolate,

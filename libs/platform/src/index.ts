@@ -52,7 +52,13 @@ export {
   type NatsRefusalPhase,
 } from './nats/nats-connection';
 export { BroadcastCache, type BroadcastCacheOptions } from './nats/broadcast-cache';
-export { createPayloadPipe, createValidationPipe, validationExceptionFactory, type FieldProblem } from './nats/validation';
+export {
+  createPayloadPipe,
+  createValidationPipe,
+  VALIDATION_PIPE_OPTIONS,
+  validationExceptionFactory,
+  type FieldProblem,
+} from './nats/validation';
 export { CompiledValidationPipe, compileBodyValidator, type CompiledBodyValidator } from './validation/compiled-validation';
 export {
   MAX_INPUT_DEPTH,

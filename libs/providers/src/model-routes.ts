@@ -2,7 +2,6 @@ import { CatalogPatterns, send, type ModelRoute as CatalogModelRoute, type RpcTr
 
 /** Catalog answers change only when an operator loads a new catalog file. */
 export const ROUTE_CACHE_MS = 10_000;
-const CATALOG_TIMEOUT_MS = 5_000;
 
 /**
  * Looks up how to call a model, from the catalog service, with a short cache: every prompt
@@ -22,7 +21,7 @@ export class ModelRoutes {
     const now = this.now();
     const cached = this.cache.get(modelId);
     if (cached && cached.expiresAt > now) return cached.route;
-    const route = send(this.catalog, CatalogPatterns.getModelRoute, { model_id: modelId }, { timeoutMs: CATALOG_TIMEOUT_MS });
+    const route = send(this.catalog, CatalogPatterns.getModelRoute, { model_id: modelId });
     this.cache.set(modelId, { route, expiresAt: now + ROUTE_CACHE_MS });
     route.catch(() => this.cache.delete(modelId));
     return route;

@@ -50,7 +50,8 @@ export function describeServiceBasics(
       expect(refused).toMatchObject({
         code: 'validation_error',
         status: 422,
-        details: [{ field: 'extra', messages: ['property extra should not exist'] }],
+        // The message travels as its id and parameters, rendered in the workspace's language where the body is built.
+        details: [{ field: 'extra', messages: [{ detail: 'validation_unknown_property', params: { property: 'extra' } }] }],
       });
     });
 

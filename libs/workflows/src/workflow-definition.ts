@@ -237,7 +237,7 @@ const responseFormat = z.strictObject({
   name: z.string().regex(RESPONSE_FORMAT_NAME, 'must be 1 to 64 letters, digits, "_" or "-"').optional(),
   schema: z.record(z.string(), z.unknown()).superRefine((schema, context) => {
     const problem = responseSchemaProblem(schema);
-    if (problem) context.addIssue({ code: 'custom', message: problem });
+    if (problem) context.addIssue({ code: 'custom', message: errorMessage(problem, 'en') });
   }),
   strict: z.boolean().optional(),
 });

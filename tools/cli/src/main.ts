@@ -1,6 +1,6 @@
 import { send } from '@waggle/contracts';
 import { lastValueFrom, tap, toArray } from 'rxjs';
-import { toErrorBody, WaggleException } from '@waggle/errors';
+import { localizeDetails, toErrorBody, WaggleException } from '@waggle/errors';
 import { BaseEnv, ConfigError, isNatsCredentialsRefusal, loadConfig, natsCredentialsRefusedLine, NatsRpcClient } from '@waggle/platform';
 import { loadLocalEnvFile } from '@waggle/telemetry';
 import { CommanderError } from 'commander';
@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { buildCli, type Caller, type Collector } from './cli';
 import { CliFailure, configErrorLine, EXIT, exitCodeOf, isUnavailable } from './exit-codes';
 
+/** How long the CLI waits for a pattern whose contract declares no time-out of its own (as an app's NATS_REQUEST_TIMEOUT_MS). */
 const CALL_TIMEOUT_MS = 15_000;
 // The catalog file shipped with this build (dist/apps/catalog/src/models/data).
 const SHIPPED_MODEL_CATALOG = join(__dirname, '../../../apps/catalog/src/models/data/models.yaml');
@@ -42,7 +43,7 @@ async function main(argv: string[]): Promise<number> {
     (connecting ??= (async () => {
       const env = loadConfig(BaseEnv);
       // Servers, credentials and TLS as every app connects (NATS_URL, NATS_USER…, NATS_TLS_…).
-      rpc = new NatsRpcClient(env, 'waggle-cli');
+      rpc = new NatsRpcClient(env, 'waggle-cli', { defaultTimeoutMs: CALL_TIMEOUT_MS });
       try {
         await rpc.connect();
       } catch (error) {
@@ -53,10 +54,10 @@ async function main(argv: string[]): Promise<number> {
       return rpc;
     })());
   try {
-    const call: Caller = async (pattern, payload) => send(await connected(), pattern, payload, { timeoutMs: CALL_TIMEOUT_MS });
+    const call: Caller = async (pattern, payload) => send(await connected(), pattern, payload);
     const collect: Collector = async (pattern, payload, onValue) =>
       lastValueFrom(
-        send(await connected(), pattern, payload, { timeoutMs: CALL_TIMEOUT_MS }).pipe(
+        send(await connected(), pattern, payload).pipe(
           tap((value) => onValue?.(value)),
           toArray(),
         ),
@@ -82,7 +83,7 @@ function report(error: unknown, json: boolean): void {
     if (json) process.stderr.write(`${JSON.stringify(body)}\n`);
     else
       process.stderr.write(
-        `error: ${error.message} (${error.code})${error.details ? `\n${JSON.stringify(error.details, null, 2)}` : ''}\n`,
+        `error: ${error.message} (${error.code})${error.details ? `\n${JSON.stringify(localizeDetails(error.details, 'en'), null, 2)}` : ''}\n`,
       );
     return;
   }

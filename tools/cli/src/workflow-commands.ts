@@ -1,5 +1,5 @@
-import { WorkflowDeploymentPatterns, type AppliedWorkflowDeployment } from '@waggle/contracts';
-import { WaggleException } from '@waggle/errors';
+import { InvocationPatterns, type AppliedWorkflowDeployment } from '@waggle/contracts';
+import { localizeDetails, WaggleException } from '@waggle/errors';
 import { CommanderError, InvalidArgumentError, Option, type Command } from 'commander';
 import type { Caller } from './cli';
 import { confirmDestructive, yesOption } from './confirm';
@@ -38,11 +38,11 @@ export async function applyWorkflows(
   json: boolean,
 ): Promise<AppliedWorkflowDeployment[]> {
   try {
-    return await call(WorkflowDeploymentPatterns.applyWorkflows, { workspace_id: workspaceId, workflows });
+    return await call(InvocationPatterns.applyWorkflows, { workspace_id: workspaceId, workflows });
   } catch (error) {
     const problems =
       error instanceof WaggleException && Array.isArray(error.details)
-        ? (error.details as Array<{ field?: unknown; messages?: unknown }>)
+        ? (localizeDetails(error.details, 'en') as Array<{ field?: unknown; messages?: unknown }>)
         : null;
     if (json || !problems) throw error;
     const lines = problems.flatMap((problem) =>
@@ -68,7 +68,7 @@ export function addWorkflowCommands(program: Command, call: Caller): void {
     .description("a workspace's workflow deployments, one row per variant")
     .addOption(json())
     .action(async (workspaceId: string, options: { json?: boolean }) => {
-      const deployments = await call(WorkflowDeploymentPatterns.listWorkflows, { workspace_id: workspaceId });
+      const deployments = await call(InvocationPatterns.listWorkflows, { workspace_id: workspaceId });
       print(
         deployments,
         Boolean(options.json),
@@ -88,7 +88,7 @@ export function addWorkflowCommands(program: Command, call: Caller): void {
     .description('every version of a variant, newest first (--json prints each definition)')
     .addOption(json())
     .action(async (workspaceId: string, deployment: string, variant: string, options: { json?: boolean }) => {
-      const versions = await call(WorkflowDeploymentPatterns.listWorkflowVersions, { workspace_id: workspaceId, deployment, variant });
+      const versions = await call(InvocationPatterns.listWorkflowVersions, { workspace_id: workspaceId, deployment, variant });
       print(
         versions,
         Boolean(options.json),
@@ -108,7 +108,7 @@ export function addWorkflowCommands(program: Command, call: Caller): void {
     .description("a workflow deployment's current webhook secret (and the previous one during an overlap)")
     .addOption(json())
     .action(async (workspaceId: string, deployment: string, options: { json?: boolean }) => {
-      const view = await call(WorkflowDeploymentPatterns.getWorkflowWebhookSecret, { workspace_id: workspaceId, deployment });
+      const view = await call(InvocationPatterns.getWorkflowWebhookSecret, { workspace_id: workspaceId, deployment });
       print(view, Boolean(options.json), [{ ...view }]);
     });
   webhookSecret
@@ -123,7 +123,7 @@ export function addWorkflowCommands(program: Command, call: Caller): void {
           `rotate the webhook secret of workflow ${deployment} with no overlap (the current secret stops working now)`,
           options.yes,
         );
-      const view = await call(WorkflowDeploymentPatterns.rotateWorkflowWebhookSecret, {
+      const view = await call(InvocationPatterns.rotateWorkflowWebhookSecret, {
         workspace_id: workspaceId,
         deployment,
         overlap_seconds: options.overlap,

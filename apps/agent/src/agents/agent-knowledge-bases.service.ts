@@ -4,9 +4,6 @@ import { NatsRpcClient } from '@waggle/platform';
 import { AgentsRepository } from './agents.repository';
 import { RunnableAgents } from './runnable-agents';
 
-/** How long the knowledge-base service may take to confirm one knowledge base. */
-const LOOKUP_TIMEOUT_MS = 5_000;
-
 /**
  * The knowledge bases an operator attaches to an agent (private route and CLI): its runs get
  * a `knowledge_search` tool over them. Each must be an active knowledge base of the agent's
@@ -30,12 +27,7 @@ export class AgentKnowledgeBaseLinks {
     await this.agents.getActive(workspaceId, agentId);
     const unique = [...new Set(knowledgeBaseIds.map((id) => id.toLowerCase()))];
     for (const knowledgeBaseId of unique) {
-      await send(
-        this.rpc,
-        KnowledgeBasePatterns.getKnowledgeBase,
-        { workspace_id: workspaceId, knowledge_base_id: knowledgeBaseId },
-        { timeoutMs: LOOKUP_TIMEOUT_MS },
-      );
+      await send(this.rpc, KnowledgeBasePatterns.getKnowledgeBase, { workspace_id: workspaceId, knowledge_base_id: knowledgeBaseId });
     }
     await this.agents.transaction(async () => {
       // The agent row locked: a concurrent delete or a second set waits for this one.

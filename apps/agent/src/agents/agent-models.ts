@@ -3,8 +3,6 @@ import { catalogRoutes, CatalogPatterns, checkFallbacks, knownRoute, send, type 
 import { errorMessage, WaggleException, type ErrorDetail } from '@waggle/errors';
 import { NatsRpcClient } from '@waggle/platform';
 
-const CATALOG_TIMEOUT_MS = 5_000;
-
 function invalidModel(field: 'llm_model' | 'model_type', text: ErrorDetail): WaggleException {
   const message = errorMessage(text, 'en');
   return new WaggleException('validation_error', { ...text, details: [{ field: `agent.${field}`, messages: [message] }] });
@@ -65,6 +63,6 @@ export class AgentModels {
   }
 
   private lookup(modelId: string): Promise<ModelRoute> {
-    return send(this.rpc, CatalogPatterns.getModelRoute, { model_id: modelId }, { timeoutMs: CATALOG_TIMEOUT_MS });
+    return send(this.rpc, CatalogPatterns.getModelRoute, { model_id: modelId });
   }
 }

@@ -8,8 +8,6 @@ import { deliveryIdFor } from '@waggle/webhooks';
 import type { AgentEnv } from '../config/agent.env';
 import { AgentRunner } from './agent-runner.service';
 
-const LOOKUP_TIMEOUT_MS = 10_000;
-
 /** Runs accepted agent webhook triggers (queue `agent-runs`), as TriggerWorker runs every trigger. */
 @Injectable()
 @QueueProcessor(QueueNames.agentRuns)
@@ -45,12 +43,7 @@ export class AgentTriggerWorker extends TriggerWorker<'agent-runs'> {
   /** Invocation owns the ledger: asked over NATS. */
   protected async storedRecord(trigger: AgentTriggerJob): Promise<RequestLookup | null> {
     try {
-      return await send(
-        this.rpc,
-        InvocationPatterns.getRequest,
-        { workspace_id: trigger.workspace_id, request_id: trigger.request_id },
-        { timeoutMs: LOOKUP_TIMEOUT_MS },
-      );
+      return await send(this.rpc, InvocationPatterns.getRequest, { workspace_id: trigger.workspace_id, request_id: trigger.request_id });
     } catch (error) {
       if (error instanceof WaggleException && error.code === 'not_found') return null;
       throw error;

@@ -4,9 +4,6 @@ import { WaggleException } from '@waggle/errors';
 import { NatsRpcClient } from '@waggle/platform';
 import type { KnowledgeSearcher, ToolOutcome } from './agent-tools';
 
-/** How long one knowledge base's search may take before it counts as failed. */
-const SEARCH_TIMEOUT_MS = 10_000;
-
 /** One passage of a `knowledge_search` observation. */
 type KnowledgePassage = {
   knowledge_base_id: string;
@@ -26,19 +23,18 @@ export class AgentKnowledgeSearch {
   constructor(private readonly rpc: NatsRpcClient) {}
 
   searcher(workspaceId: string, knowledgeBaseIds: readonly string[]): KnowledgeSearcher {
-    // A search is short (a few ms): it is not aborted with the run, only bounded by its time-out.
+    // A search is short: it is not aborted with the run, only bounded by its contract's time-out.
     return { search: (query) => this.search(workspaceId, knowledgeBaseIds, query) };
   }
 
   private async search(workspaceId: string, knowledgeBaseIds: readonly string[], query: string): Promise<ToolOutcome> {
     const settled = await Promise.allSettled(
       knowledgeBaseIds.map((knowledgeBaseId) =>
-        send(
-          this.rpc,
-          KnowledgeBasePatterns.search,
-          { workspace_id: workspaceId, knowledge_base_id: knowledgeBaseId, search_query: query },
-          { timeoutMs: SEARCH_TIMEOUT_MS },
-        ),
+        send(this.rpc, KnowledgeBasePatterns.search, {
+          workspace_id: workspaceId,
+          knowledge_base_id: knowledgeBaseId,
+          search_query: query,
+        }),
       ),
     );
     const passages: KnowledgePassage[] = [];

@@ -9,8 +9,6 @@ import { ContentInspector } from './content-inspector';
 import { AssetsRepository } from './assets.repository';
 import type { AssetEntity } from './entities/asset.entity';
 
-const CATALOG_TIMEOUT_MS = 10_000;
-
 /** decisions: an unknown, another workspace's or non-UUID asset id answers 422 resource_not_found "Asset not found". */
 export function assetNotFound(): WaggleException {
   return new WaggleException('resource_not_found', { status: 422, detail: 'asset_not_found' });
@@ -125,7 +123,7 @@ export class AssetsService {
 
   /** The plan's asset_storage_bytes for the workspace (overrides applied); null = unlimited. */
   private async storageCap(workspaceId: string): Promise<number | null> {
-    const workspace = await send(this.rpc, CatalogPatterns.getWorkspace, { workspace_id: workspaceId }, { timeoutMs: CATALOG_TIMEOUT_MS });
+    const workspace = await send(this.rpc, CatalogPatterns.getWorkspace, { workspace_id: workspaceId });
     return workspace.limits.asset_storage_bytes;
   }
 }

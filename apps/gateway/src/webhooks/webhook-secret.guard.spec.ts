@@ -6,7 +6,6 @@ import type { NatsRpcClient } from '@waggle/platform';
 import { digestWebhookSecret, generateWebhookSecret, WebhookRegistry, type WebhookTarget } from '@waggle/webhooks';
 import type Redis from 'ioredis';
 import { Observable, of } from 'rxjs';
-import type { GatewayEnv } from '../config/gateway.env';
 import type { ActiveWorkspaces } from './active-workspaces';
 import { WebhookSecretGuard, WebhookTriggerRoute, type WebhookTriggerRequest } from './webhook-secret.guard';
 
@@ -49,7 +48,7 @@ describe('WebhookSecretGuard for agent triggers', () => {
     const workspaces = {
       get: async (id: string) => (id === WORKSPACE ? ({ id, language: 'es' } as WorkspaceSummary) : null),
     } as unknown as ActiveWorkspaces;
-    return new WebhookSecretGuard(new Reflector(), workspaces, rpc, { NATS_REQUEST_TIMEOUT_MS: 1_000 } as GatewayEnv, redis);
+    return new WebhookSecretGuard(new Reflector(), workspaces, rpc, redis);
   }
 
   function trigger(agentId: string, presented?: string): { context: ExecutionContext; request: WebhookTriggerRequest } {

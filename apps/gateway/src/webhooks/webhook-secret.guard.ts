@@ -11,8 +11,7 @@ import {
 import { Reflector } from '@nestjs/core';
 import { AgentPatterns, InvocationPatterns, send, type RpcPattern, type WebhookOwnerKind } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { APP_ENV, NatsRpcClient, REDIS_CLIENT, requestContext } from '@waggle/platform';
-import type { GatewayEnv } from '../config/gateway.env';
+import { NatsRpcClient, REDIS_CLIENT, requestContext } from '@waggle/platform';
 import { acceptsSecret, WebhookRegistry, type WebhookTarget } from '@waggle/webhooks';
 import type { LocalizedRequest } from '../errors/http-exception.filter';
 import { IdempotencyGuard } from '../idempotency/idempotency.guard';
@@ -77,7 +76,6 @@ export class WebhookSecretGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly workspaces: ActiveWorkspaces,
     private readonly rpc: NatsRpcClient,
-    @Inject(APP_ENV) private readonly env: GatewayEnv,
     @Inject(REDIS_CLIENT) redis: Redis,
   ) {
     this.registry = new WebhookRegistry(redis);
@@ -120,7 +118,7 @@ export class WebhookSecretGuard implements CanActivate {
     if (!republish || this.knownMissing.has(id)) return null;
     let exists: boolean;
     try {
-      exists = (await send(this.rpc, republish, { id }, { timeoutMs: Math.min(this.env.NATS_REQUEST_TIMEOUT_MS, 5_000) })).found;
+      exists = (await send(this.rpc, republish, { id })).found;
     } catch (error) {
       this.logger.warn({ err: error, owner_id: id }, 'a webhook target is missing and its owner could not be asked');
       throw new WaggleException('upstream_request_failed', {

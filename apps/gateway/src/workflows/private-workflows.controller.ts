@@ -1,5 +1,5 @@
 import { OmitType } from '@nestjs/swagger';
-import { ApplyWorkflowsRequest, WorkflowDeploymentPatterns } from '@waggle/contracts';
+import { ApplyWorkflowsRequest, InvocationPatterns } from '@waggle/contracts';
 import { privateDeploymentsController } from '../deployments/private-deployments.controller';
 
 /** The definition file's `workflows:` list, as JSON: the contract's apply request for the key's workspace. */
@@ -11,10 +11,10 @@ export const PrivateWorkflowsController = privateDeploymentsController({
   key: 'workflows',
   applyBody: ApplyWorkflowsBody,
   patterns: {
-    list: WorkflowDeploymentPatterns.listWorkflows,
-    apply: WorkflowDeploymentPatterns.applyWorkflows,
-    versions: WorkflowDeploymentPatterns.listWorkflowVersions,
-    webhookSecret: WorkflowDeploymentPatterns.getWorkflowWebhookSecret,
-    rotateWebhookSecret: WorkflowDeploymentPatterns.rotateWorkflowWebhookSecret,
+    list: InvocationPatterns.listWorkflows,
+    apply: InvocationPatterns.applyWorkflows,
+    versions: InvocationPatterns.listWorkflowVersions,
+    webhookSecret: InvocationPatterns.getWorkflowWebhookSecret,
+    rotateWebhookSecret: InvocationPatterns.rotateWorkflowWebhookSecret,
   },
 });

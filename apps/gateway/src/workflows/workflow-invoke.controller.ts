@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import {
   send,
   WorkflowInvokeInputs,
-  WorkflowRunPatterns,
+  InvocationPatterns,
   type WorkflowInvokeResponse,
   type WorkflowRunView,
   type WorkflowStepRecordView,
@@ -46,7 +46,7 @@ export class WorkflowInvokeController {
     const { limits } = request.auth;
     return send(
       this.rpc,
-      WorkflowRunPatterns.invokeWorkflow,
+      InvocationPatterns.invokeWorkflow,
       {
         workspace_id: request.auth.workspace_id,
         request_id: requestContext.get()?.requestId ?? '',
@@ -70,7 +70,7 @@ export class WorkflowInvokeController {
   @Get('v1/workflow_runs/:id')
   @MeteredApiRoute()
   async run(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ workflow_run: WorkflowRunView }> {
-    const run = await send(this.rpc, WorkflowRunPatterns.getWorkflowRun, { workspace_id: request.auth.workspace_id, request_id: id });
+    const run = await send(this.rpc, InvocationPatterns.getWorkflowRun, { workspace_id: request.auth.workspace_id, request_id: id });
     return { workflow_run: run };
   }
 }
@@ -85,7 +85,7 @@ export class PrivateWorkflowRunsController {
   @Get(':id/steps')
   async steps(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<{ steps: WorkflowStepRecordView[] }> {
     return {
-      steps: await send(this.rpc, WorkflowRunPatterns.listWorkflowRunSteps, { workspace_id: request.auth.workspace_id, request_id: id }),
+      steps: await send(this.rpc, InvocationPatterns.listWorkflowRunSteps, { workspace_id: request.auth.workspace_id, request_id: id }),
     };
   }
 }

@@ -18,8 +18,6 @@ import { RequestsService } from '../ledger/requests.service';
 import { PromptTriggerWorker } from '../prompt-runs/prompt-trigger.worker';
 import { WorkflowRunsService } from '../workflows/runs/workflow-runs.service';
 
-const AGENT_CANCEL_TIMEOUT_MS = 5_000;
-
 /** A run started an instant ago may still wait in its publisher's batch: a few flushes later its record is in the ledger stream. */
 const UNPUBLISHED_RECORD_WAIT_MS = 3 * LEDGER_FLUSH_INTERVAL_MS;
 /** How old an id may be and still have a record on its way (its run was accepted, its record not yet published). */
@@ -97,12 +95,10 @@ export class RunCanceller {
   /** The agent service finishes its own waiting trigger jobs; while it is away, the mark stops the job when it is taken. */
   private async agentTriggerCancelled(record: LedgerRecord): Promise<boolean> {
     try {
-      const answer = await send(
-        this.rpc,
-        AgentPatterns.cancelQueuedRun,
-        { workspace_id: record.workspace_id, request_id: record.request_id },
-        { timeoutMs: AGENT_CANCEL_TIMEOUT_MS },
-      );
+      const answer = await send(this.rpc, AgentPatterns.cancelQueuedRun, {
+        workspace_id: record.workspace_id,
+        request_id: record.request_id,
+      });
       return answer.cancelled;
     } catch (error) {
       this.logger.warn({ err: error, cancelled_run: record.request_id }, 'the agent service could not look for a waiting trigger job');

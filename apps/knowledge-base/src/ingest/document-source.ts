@@ -8,8 +8,6 @@ import { APP_ENV, FileStaging, NatsRpcClient } from '@waggle/platform';
 import type { KnowledgeBaseEnv } from '../config/knowledge-base.env';
 import type { KnowledgeBaseItemEntity } from '../knowledge-bases/entities/knowledge-base-item.entity';
 
-const STAGE_TIMEOUT_MS = 60_000;
-
 /** A document that will never be read however often it is tried (corrupt, empty, unsupported, refused): the item fails at once. */
 export class UnreadableDocument extends Error {
   constructor(message: string) {
@@ -81,12 +79,10 @@ export class DocumentSource {
   }
 
   private async fromAsset(item: KnowledgeBaseItemEntity) {
-    const staged = await send(
-      this.rpc,
-      AssetPatterns.stageAsset,
-      { workspace_id: item.workspaceId, asset_id: item.sourceAssetId ?? '' },
-      { timeoutMs: STAGE_TIMEOUT_MS },
-    ).catch((error: unknown) => {
+    const staged = await send(this.rpc, AssetPatterns.stageAsset, {
+      workspace_id: item.workspaceId,
+      asset_id: item.sourceAssetId ?? '',
+    }).catch((error: unknown) => {
       if (error instanceof WaggleException && error.code === 'resource_not_found')
         throw new UnreadableDocument('The asset no longer exists');
       throw error;

@@ -22,8 +22,6 @@ import type { KnowledgeBaseEntity } from './entities/knowledge-base.entity';
 import { itemNotFound, knowledgeBaseNotFound, toItemRecord, toKnowledgeBaseRecord } from './knowledge-base-record';
 import { KnowledgeBasesRepository } from './knowledge-bases.repository';
 
-const RPC_TIMEOUT_MS = 5_000;
-
 function invalid(field: string, text: ErrorDetail): WaggleException {
   return new WaggleException('validation_error', { ...text, details: [{ field, messages: [errorMessage(text, 'en')] }] });
 }
@@ -152,12 +150,7 @@ export class KnowledgeBasesService implements OnApplicationBootstrap {
     let source: { itemType: 'asset' | 'url'; sourceAssetId: string | null; sourceUrl: string | null; name: string };
     if (request.asset_id !== undefined && request.url !== undefined) throw invalid('url', { detail: 'asset_or_url' });
     if (request.asset_id !== undefined) {
-      const asset = await send(
-        this.rpc,
-        AssetPatterns.getAsset,
-        { workspace_id: request.workspace_id, asset_id: request.asset_id },
-        { timeoutMs: RPC_TIMEOUT_MS },
-      );
+      const asset = await send(this.rpc, AssetPatterns.getAsset, { workspace_id: request.workspace_id, asset_id: request.asset_id });
       source = { itemType: 'asset', sourceAssetId: asset.id, sourceUrl: null, name: request.name ?? asset.name };
     } else {
       const url = parsedUrl(request.url ?? '');
@@ -180,12 +173,10 @@ export class KnowledgeBasesService implements OnApplicationBootstrap {
 
   /** Sets it, once the catalog confirms an active embedding model; existing knowledge bases keep theirs. */
   async setEmbeddingModel(workspaceId: string, model: string): Promise<EmbeddingModelSetting> {
-    const route = await send(this.rpc, CatalogPatterns.getModelRoute, { model_id: model }, { timeoutMs: RPC_TIMEOUT_MS }).catch(
-      (error: unknown) => {
-        if (error instanceof WaggleException && error.code === 'resource_not_found') return null;
-        throw error;
-      },
-    );
+    const route = await send(this.rpc, CatalogPatterns.getModelRoute, { model_id: model }).catch((error: unknown) => {
+      if (error instanceof WaggleException && error.code === 'resource_not_found') return null;
+      throw error;
+    });
     if (!route) throw invalid('embedding_model', { detail: 'embedding_model_not_in_catalog', params: { model } });
     if (route.model_type !== 'embedding')
       throw invalid('embedding_model', { detail: 'embedding_model_wrong_type', params: { model, model_type: route.model_type } });

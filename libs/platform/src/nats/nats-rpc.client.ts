@@ -165,10 +165,16 @@ export class NatsRpcClient implements RpcTransport {
     await this.client.close();
   }
 
+  /** The deadline of the request this process is handling, when it carried one (`send` waits no longer). */
+  callerDeadline(): number | undefined {
+    return requestContext.get()?.deadlineAt;
+  }
+
   /**
    * One request, one reply, on the connection's shared reply subscription (no per-call
    * inbox subscription, no observable): Nest's wire format, so any handler answers it. The
-   * request carries its deadline (RpcHeaders.deadline), so the handler answers within the wait.
+   * request carries its deadline (RpcHeaders.deadline), so the handler answers within the wait:
+   * now + `timeoutMs`, or the caller's own deadline when that comes first.
    */
   async reply(pattern: string, payload: unknown, callContext: RpcCallContext, timeoutMs: number): Promise<unknown> {
     const startedAt = performance.now();
@@ -177,14 +183,17 @@ export class NatsRpcClient implements RpcTransport {
       recordRpcClient(pattern, startedAt, 'error');
       throw new WaggleException('upstream_request_failed', { details: { pattern } });
     }
+    const now = Date.now();
+    const deadlineAt = Math.min(now + timeoutMs, this.callerDeadline() ?? Infinity);
+    const waitMs = Math.max(1, deadlineAt - now);
     const headers = this.headersFor(callContext);
-    headers.set(RpcHeaders.deadline, String(Date.now() + timeoutMs));
+    headers.set(RpcHeaders.deadline, String(deadlineAt));
     const span = startNatsClientSpan(pattern, headers);
     let packet: ReplyPacket;
     try {
       let data: Uint8Array = ENCODER.encode(JSON.stringify({ pattern, data: payload, id: randomUUID() }));
       if (this.claims.exceeds(data)) data = (await this.claims.outgoing(data, headers)).data;
-      const reply = await connection.request(pattern, data, { timeout: timeoutMs, headers }).catch((error: unknown) => {
+      const reply = await connection.request(pattern, data, { timeout: waitMs, headers }).catch((error: unknown) => {
         this.releaseUnread(headers);
         throw error;
       });

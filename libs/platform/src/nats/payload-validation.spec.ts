@@ -2,7 +2,7 @@ import { ValidationPipe, type ArgumentMetadata, type PipeTransform } from '@nest
 import { CreateAgentFields, PromptRunRequest, WorkflowRunRequest } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { compileBodyValidator } from '../validation/compiled-validation';
-import { createPayloadPipe, validationExceptionFactory } from './validation';
+import { createPayloadPipe, VALIDATION_PIPE_OPTIONS } from './validation';
 
 type Outcome = { accepted: { type: string; json: string } } | { refused: unknown };
 
@@ -19,14 +19,7 @@ async function outcomeOf(pipe: PipeTransform, payload: unknown): Promise<Outcome
 }
 
 /** What the payload pipe did before it had compiled validators: class-validator on every payload. */
-const reference = (requestClass: new () => object) =>
-  new ValidationPipe({
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    transform: true,
-    expectedType: requestClass,
-    exceptionFactory: validationExceptionFactory,
-  });
+const reference = (requestClass: new () => object) => new ValidationPipe({ ...VALIDATION_PIPE_OPTIONS, expectedType: requestClass });
 
 const WORKSPACE = '7d5c2b8e-3f4a-4c1d-9e2b-6a8f0c1d2e3f';
 const REQUEST = `req_${'a'.repeat(32)}`;

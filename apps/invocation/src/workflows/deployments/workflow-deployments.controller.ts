@@ -2,7 +2,7 @@ import { Controller } from '@nestjs/common';
 import {
   ApplyWorkflowsRequest,
   RotateWorkflowWebhookSecretRequest,
-  WorkflowDeploymentPatterns,
+  InvocationPatterns,
   WorkflowVersionsRequest,
   WorkflowWebhookSecretRequest,
   WorkspaceIdRequest,
@@ -19,27 +19,27 @@ import { WorkflowDeploymentsService } from './workflow-deployments.service';
 export class WorkflowDeploymentsController {
   constructor(private readonly workflows: WorkflowDeploymentsService) {}
 
-  @RpcHandler(WorkflowDeploymentPatterns.applyWorkflows)
+  @RpcHandler(InvocationPatterns.applyWorkflows)
   apply(request: ApplyWorkflowsRequest): Promise<AppliedWorkflowDeployment[]> {
     return this.workflows.apply(request.workspace_id, request.workflows);
   }
 
-  @RpcHandler(WorkflowDeploymentPatterns.listWorkflows)
+  @RpcHandler(InvocationPatterns.listWorkflows)
   list(request: WorkspaceIdRequest): Promise<WorkflowDeploymentSummary[]> {
     return this.workflows.list(request.workspace_id);
   }
 
-  @RpcHandler(WorkflowDeploymentPatterns.listWorkflowVersions)
+  @RpcHandler(InvocationPatterns.listWorkflowVersions)
   versions(request: WorkflowVersionsRequest): Promise<WorkflowVersionSummary[]> {
     return this.workflows.versionsOf(request.workspace_id, request.deployment, request.variant);
   }
 
-  @RpcHandler(WorkflowDeploymentPatterns.getWorkflowWebhookSecret)
+  @RpcHandler(InvocationPatterns.getWorkflowWebhookSecret)
   webhookSecret(request: WorkflowWebhookSecretRequest): Promise<WorkflowWebhookSecretView> {
     return this.workflows.webhookSecret(request.workspace_id, request.deployment);
   }
 
-  @RpcHandler(WorkflowDeploymentPatterns.rotateWorkflowWebhookSecret)
+  @RpcHandler(InvocationPatterns.rotateWorkflowWebhookSecret)
   rotateWebhookSecret(request: RotateWorkflowWebhookSecretRequest): Promise<WorkflowWebhookSecretView> {
     return this.workflows.rotateWebhookSecret(request.workspace_id, request.deployment, request.overlap_seconds);
   }

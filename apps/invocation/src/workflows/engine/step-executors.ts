@@ -226,6 +226,9 @@ export class StepExecutors {
           message: inputs.message as string,
           ...(inputs.thread_id !== undefined && { thread_id: inputs.thread_id as string }),
         },
+        // An operator's setting, not a time-out of its own: an agent step may take what is left of the run
+        // (WORKFLOW_RUN_TIMEOUT_MS), longer than a sync agent run's contract allows.
+        // eslint-disable-next-line no-restricted-syntax
         { timeoutMs: this.remainingMs(execution) },
       );
       return { output: answer.response, tokens: answer.usage.total_tokens, modelCalls: 1 };
@@ -235,19 +238,14 @@ export class StepExecutors {
   }
 
   private async knowledgeSearch(inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
-    const answer = await send(
-      this.rpc,
-      KnowledgeBasePatterns.search,
-      {
-        workspace_id: execution.run.workspace_id,
-        knowledge_base_id: inputs.knowledge_base as string,
-        search_query: inputs.query as string,
-        ...(inputs.search_type !== undefined && { search_type: inputs.search_type as 'hybrid' }),
-        ...(inputs.limit !== undefined && { search_chunk_limit: inputs.limit as number }),
-        ...(inputs.threshold !== undefined && { search_score_threshold: inputs.threshold as number }),
-      },
-      { timeoutMs: Math.min(60_000, this.remainingMs(execution)) },
-    );
+    const answer = await send(this.rpc, KnowledgeBasePatterns.search, {
+      workspace_id: execution.run.workspace_id,
+      knowledge_base_id: inputs.knowledge_base as string,
+      search_query: inputs.query as string,
+      ...(inputs.search_type !== undefined && { search_type: inputs.search_type as 'hybrid' }),
+      ...(inputs.limit !== undefined && { search_chunk_limit: inputs.limit as number }),
+      ...(inputs.threshold !== undefined && { search_score_threshold: inputs.threshold as number }),
+    });
     return { output: answer, tokens: 0, modelCalls: 0 };
   }
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { nestedMessage, WaggleException } from '@waggle/errors';
-import { APP_ENV, isTransientFailure } from '@waggle/platform';
+import { APP_ENV, isTransientFailure, requestContext } from '@waggle/platform';
 import { inSpan, markSpanFailed } from '@waggle/telemetry';
 import { randomUUID } from 'node:crypto';
 import type { InvocationEnv } from '../../config/invocation.env';
@@ -46,15 +46,21 @@ export class WorkflowRunExecutor {
    * The execution is one span (`workflow {deployment}`), the steps' spans its children, with the
    * state it answers as `waggle.workflow.run.status` (a failed run's span has ERROR status and
    * the failure's code; `lease_lost` when the run was left to whoever took it over).
+   *
+   * The run's deadline is the deadline of its steps' calls (an agent run, a search…): `send` cuts
+   * each call's wait to what is left of it.
    */
   async execute(run: WorkflowRunRow, cancel?: AbortSignal): Promise<TerminalState | null> {
     const attributes = { 'waggle.workflow.run.id': run.id, 'waggle.workflow.id': run.deployment_id };
-    return inSpan(`workflow ${run.deployment_name}`, attributes, async (span) => {
-      const state = await this.executeRun(run, cancel);
-      span.setAttribute('waggle.workflow.run.status', state?.status ?? 'lease_lost');
-      if (state?.status === 'failed') markSpanFailed(span, state, state.errorCode ?? undefined);
-      return state;
-    });
+    const store = { ...requestContext.get(), deadlineAt: run.deadline_at?.getTime() };
+    return requestContext.run(store, () =>
+      inSpan(`workflow ${run.deployment_name}`, attributes, async (span) => {
+        const state = await this.executeRun(run, cancel);
+        span.setAttribute('waggle.workflow.run.status', state?.status ?? 'lease_lost');
+        if (state?.status === 'failed') markSpanFailed(span, state, state.errorCode ?? undefined);
+        return state;
+      }),
+    );
   }
 
   private async executeRun(run: WorkflowRunRow, cancel?: AbortSignal): Promise<TerminalState | null> {

@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import {
   WorkflowRunLookupRequest,
-  WorkflowRunPatterns,
+  InvocationPatterns,
   WorkflowRunRequest,
   type WorkflowInvokeResponse,
   type WorkflowRunView,
@@ -14,17 +14,17 @@ import { WorkflowRunsService } from './workflow-runs.service';
 export class WorkflowRunsController {
   constructor(private readonly runs: WorkflowRunsService) {}
 
-  @RpcHandler(WorkflowRunPatterns.invokeWorkflow)
+  @RpcHandler(InvocationPatterns.invokeWorkflow)
   invoke(request: WorkflowRunRequest): Promise<WorkflowInvokeResponse> {
     return this.runs.invoke(request);
   }
 
-  @RpcHandler(WorkflowRunPatterns.getWorkflowRun)
+  @RpcHandler(InvocationPatterns.getWorkflowRun)
   get(request: WorkflowRunLookupRequest): Promise<WorkflowRunView> {
     return this.runs.lookup(request.workspace_id, request.request_id);
   }
 
-  @RpcHandler(WorkflowRunPatterns.listWorkflowRunSteps)
+  @RpcHandler(InvocationPatterns.listWorkflowRunSteps)
   steps(request: WorkflowRunLookupRequest): Promise<WorkflowStepRecordView[]> {
     return this.runs.steps(request.workspace_id, request.request_id);
   }
