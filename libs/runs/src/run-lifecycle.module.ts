@@ -1,4 +1,4 @@
-import { Global, Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
+import { Global, Injectable, Module, type OnModuleInit } from '@nestjs/common';
 import { APP_ENV, APP_NAME, NatsRpcClient, REDIS_CLIENT, ShutdownFlushes, type BaseEnv } from '@waggle/platform';
 import type { AppName } from '@waggle/contracts';
 import type Redis from 'ioredis';
