@@ -29,15 +29,6 @@ export {
 } from './ledger/ledger-publisher';
 export { LedgerRun, type StartedRun } from './ledger/ledger-run';
 export { DEFAULT_LEDGER_STREAM_SETTINGS, ensureLedgerStream, type LedgerStreamSettings } from './ledger/ledger-stream';
-export {
-  acceptQueuedRun,
-  CANCELLED_RUN_DATA,
-  isFinishedRun,
-  triggerCallbackBody,
-  TriggerWorker,
-  type FinishedRun,
-  type RunRecord,
-  type TriggeredKind,
-  type TriggeredRun,
-  type TriggerQueue,
-} from './triggers/trigger-worker';
+export { announceRunEnd, type RunCallback, type RunEnd, type RunEndChannels, type RunResult } from './announce/announce-run-end';
+export { CANCELLED_RUN_DATA, isFinishedRun, runCallbackBody, type FinishedRun, type RunRecord } from './announce/run-callback-body';
+export { acceptQueuedRun, TriggerWorker, type TriggeredKind, type TriggeredRun, type TriggerQueue } from './triggers/trigger-worker';

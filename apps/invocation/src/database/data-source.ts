@@ -1,8 +1,8 @@
 import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/database';
-import { LEDGER_ENTITIES } from '../ledger/request-record.entity';
+import { LEDGER_ENTITIES } from '../ledger/entities';
 import { PROMPT_ENTITIES } from '../prompts/entities';
 import { WORKFLOW_DEPLOYMENT_ENTITIES } from '../workflows/deployments/entities';
-import { WORKFLOW_RUN_ENTITIES } from '../workflows/runs/workflow-step-run.entity';
+import { WORKFLOW_RUN_ENTITIES } from '../workflows/runs/entities';
 import { MIGRATIONS } from './migrations';
 
 export const SCHEMA = 'invocation';

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
-import { LedgerDeadLetterEntity } from './ledger-dead-letter.entity';
+import { DataRepository, defineSql, sql } from '@waggle/database';
+import { IsNull, type DataSource } from 'typeorm';
+import { SCHEMA } from '../database/data-source';
+import { LedgerDeadLetterEntity } from './entities/ledger-dead-letter.entity';
 
 /** What the consumer (or a publisher) decided is a dead letter, before it is stored. */
 export interface LedgerDeadLetterDraft {
@@ -25,13 +27,23 @@ function storableText(text: string): string {
   return text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
 }
 
+const TABLE = `"${SCHEMA}"."ledger_dead_letters"`;
+
+const SQL = defineSql(__filename, {
+  markReplayed: sql(`UPDATE ${TABLE} SET "replayed_at" = now(), "attempts" = "attempts" + 1 WHERE "id" = $1`),
+  replayFailed: sql(`UPDATE ${TABLE} SET "error" = $2, "attempts" = "attempts" + 1 WHERE "id" = $1`),
+});
+
+/** Every query of the request ledger's dead letters (`ledger_dead_letters`). */
 @Injectable()
-export class LedgerDeadLettersRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+export class LedgerDeadLettersRepository extends DataRepository {
+  constructor(@InjectDataSource() dataSource: DataSource) {
+    super(dataSource);
+  }
 
   async insert(drafts: LedgerDeadLetterDraft[]): Promise<void> {
     if (drafts.length === 0) return;
-    await this.dataSource.getRepository(LedgerDeadLetterEntity).insert(
+    await this.table(LedgerDeadLetterEntity).insert(
       drafts.map((draft) => ({
         requestId: draft.requestId === null ? null : storableText(draft.requestId),
         workspaceId: draft.workspaceId === null ? null : storableText(draft.workspaceId),
@@ -47,35 +59,21 @@ export class LedgerDeadLettersRepository {
 
   /** The ones not replayed yet, newest first. */
   waiting(limit: number): Promise<LedgerDeadLetterEntity[]> {
-    return this.dataSource
-      .getRepository(LedgerDeadLetterEntity)
-      .createQueryBuilder('letter')
-      .where('letter.replayed_at IS NULL')
-      .orderBy('letter.created_at', 'DESC')
-      .limit(limit)
-      .getMany();
+    return this.table(LedgerDeadLetterEntity).find({ where: { replayedAt: IsNull() }, order: { createdAt: 'DESC' }, take: limit });
   }
 
   /** A dead letter not replayed yet (an id that is not a UUID is none). */
   async findWaiting(id: string): Promise<LedgerDeadLetterEntity | null> {
     if (!UUID.test(id)) return null;
-    return this.dataSource
-      .getRepository(LedgerDeadLetterEntity)
-      .createQueryBuilder('letter')
-      .where('letter.id = :id AND letter.replayed_at IS NULL', { id })
-      .getOne();
+    return this.table(LedgerDeadLetterEntity).findOneBy({ id, replayedAt: IsNull() });
   }
 
   async markReplayed(id: string): Promise<void> {
-    await this.dataSource
-      .getRepository(LedgerDeadLetterEntity)
-      .update({ id }, { replayedAt: () => 'now()', attempts: () => 'attempts + 1' });
+    await this.execute(SQL.markReplayed, [id]);
   }
 
   /** A replay that failed again: the dead letter stays, with the new error. */
   async replayFailed(id: string, error: string): Promise<void> {
-    await this.dataSource
-      .getRepository(LedgerDeadLetterEntity)
-      .update({ id }, { error: storableText(error), attempts: () => 'attempts + 1' });
+    await this.execute(SQL.replayFailed, [id, storableText(error)]);
   }
 }

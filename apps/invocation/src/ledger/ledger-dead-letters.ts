@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DEAD_LETTER_PREVIEW_CHARS, type DeadLetterReplay, type DeadLetterSummary, type LedgerRecord } from '@waggle/contracts';
 import { cutText, deadLetterNotFound, describeFailure, isTransientFailure, type DeadLetterSource } from '@waggle/platform';
-import type { LedgerDeadLetterEntity } from './ledger-dead-letter.entity';
+import type { LedgerDeadLetterEntity } from './entities/ledger-dead-letter.entity';
 import { LedgerDeadLettersRepository } from './ledger-dead-letters.repository';
 import { RequestsRepository } from './requests.repository';
 

@@ -1,31 +1,32 @@
 import type { LedgerRecord, RequestListItem, RequestLookup } from '@waggle/contracts';
-import type { RequestRecordEntity } from './request-record.entity';
+import type { RowOf } from '@waggle/database';
+import type { RequestRecordEntity } from './entities/request-record.entity';
 
 /** A stored row in the published record's shape. */
-export function recordOfRow(row: RequestRecordEntity): LedgerRecord {
+export function recordOfRow(row: RowOf<RequestRecordEntity>): LedgerRecord {
   return {
     request_id: row.id,
-    workspace_id: row.workspaceId,
-    request_type: row.requestType,
-    requestable_type: row.requestableType,
-    requestable_id: row.requestableId,
+    workspace_id: row.workspace_id,
+    request_type: row.request_type,
+    requestable_type: row.requestable_type,
+    requestable_id: row.requestable_id,
     deployment: row.deployment,
     variant: row.variant,
-    variant_id: row.variantId,
-    version_id: row.versionId,
+    variant_id: row.variant_id,
+    version_id: row.version_id,
     version: row.version,
     model: row.model,
     status: row.status,
     message: row.message,
     metadata: row.metadata,
-    user: row.userLabel,
-    generated_at: row.generatedAt.toISOString(),
-    started_at: row.startedAt?.toISOString() ?? null,
-    ended_at: row.endedAt?.toISOString() ?? null,
-    duration_ms: row.durationMs,
+    user: row.user_label,
+    generated_at: row.generated_at.toISOString(),
+    started_at: row.started_at?.toISOString() ?? null,
+    ended_at: row.ended_at?.toISOString() ?? null,
+    duration_ms: row.duration_ms,
     usage: row.usage,
     data: row.data,
-    trace_id: row.traceId,
+    trace_id: row.trace_id,
   };
 }
 

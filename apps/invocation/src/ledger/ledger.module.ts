@@ -1,9 +1,8 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { RunLifecycleModule } from '@waggle/runs';
 import { LedgerConsumer } from './ledger-consumer';
 import { LedgerDeadLetters } from './ledger-dead-letters';
 import { LedgerDeadLettersRepository } from './ledger-dead-letters.repository';
-import { LEDGER_ENTITIES } from './request-record.entity';
 import { RequestsController } from './requests.controller';
 import { RequestsRepository } from './requests.repository';
 import { RequestsService } from './requests.service';
@@ -14,7 +13,8 @@ import { RequestsService } from './requests.service';
  * keeps the records that could not be written as dead letters.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature(LEDGER_ENTITIES)],
+  // The publisher (lookups answer this replica's own records first) and the run event log.
+  imports: [RunLifecycleModule],
   controllers: [RequestsController],
   providers: [RequestsRepository, LedgerDeadLettersRepository, LedgerConsumer, RequestsService, LedgerDeadLetters],
   exports: [RequestsService, LedgerDeadLetters],

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { TERMINAL_RUN_STATUSES, type LedgerRecord, type ListRequestsRequest } from '@waggle/contracts';
+import { DataRepository, defineSql, sql, type RowOf } from '@waggle/database';
 import type { DataSource } from 'typeorm';
 import { SCHEMA } from '../database/data-source';
 import { recordOfRow } from './ledger-records';
-import { RequestRecordEntity } from './request-record.entity';
+import { RequestRecordEntity } from './entities/request-record.entity';
 
 /** The columns a record writes, and their types for `jsonb_to_recordset`. */
 const COLUMNS: ReadonlyArray<readonly [column: string, type: string, value: (record: LedgerRecord) => unknown]> = [
@@ -38,22 +39,44 @@ const FIRST_KEPT: ReadonlySet<string> = new Set(['trace_id']);
 const TABLE = `"${SCHEMA}"."requests"`;
 const TERMINAL = TERMINAL_RUN_STATUSES.map((status) => `'${status}'`).join(', ');
 
-/**
- * One statement for a whole batch: the records travel as one JSON parameter and become rows
- * in the database, so a batch of any size is one round trip. A record already in a terminal
- * state is never overwritten (decisions: nothing leaves a terminal state), which also makes
- * batches that arrive out of order across replicas harmless.
- */
-const UPSERT = `
-INSERT INTO ${TABLE} (${COLUMNS.map(([column]) => `"${column}"`).join(', ')})
-SELECT ${COLUMNS.map(([column]) => `"${column}"`).join(', ')}
-FROM jsonb_to_recordset($1::jsonb) AS record(${COLUMNS.map(([column, type]) => `"${column}" ${type}`).join(', ')})
-ON CONFLICT ("id") DO UPDATE SET ${COLUMNS.slice(1)
-  .map(([column]) =>
-    FIRST_KEPT.has(column) ? `"${column}" = COALESCE(${TABLE}."${column}", EXCLUDED."${column}")` : `"${column}" = EXCLUDED."${column}"`,
-  )
-  .join(', ')}
-WHERE ${TABLE}."status" NOT IN (${TERMINAL})`;
+const SQL = defineSql(__filename, {
+  /**
+   * One statement for a whole batch: the records travel as one JSON parameter and become rows
+   * in the database, so a batch of any size is one round trip. A record already in a terminal
+   * state is never overwritten (decisions: nothing leaves a terminal state), which also makes
+   * batches that arrive out of order across replicas harmless.
+   */
+  upsert: sql(`
+    INSERT INTO ${TABLE} (${COLUMNS.map(([column]) => `"${column}"`).join(', ')})
+    SELECT ${COLUMNS.map(([column]) => `"${column}"`).join(', ')}
+    FROM jsonb_to_recordset($1::jsonb) AS record(${COLUMNS.map(([column, type]) => `"${column}" ${type}`).join(', ')})
+    ON CONFLICT ("id") DO UPDATE SET ${COLUMNS.slice(1)
+      .map(([column]) =>
+        FIRST_KEPT.has(column)
+          ? `"${column}" = COALESCE(${TABLE}."${column}", EXCLUDED."${column}")`
+          : `"${column}" = EXCLUDED."${column}"`,
+      )
+      .join(', ')}
+    WHERE ${TABLE}."status" NOT IN (${TERMINAL})`),
+  byId: sql<RowOf<RequestRecordEntity>>(`SELECT * FROM ${TABLE} WHERE "id" = $1`),
+  /**
+   * A workspace's requests, newest first. Every filter is a parameter that is null when the
+   * query does not set it (PostgreSQL plans each call with its values, so an unset filter costs
+   * nothing): the user label, the time range, a metadata key, and a metadata pair as the JSON
+   * objects that may stand for it (metadataCandidates), any of which the metadata contains (the
+   * GIN index of `metadata` answers `@>`).
+   */
+  list: sql<RowOf<RequestRecordEntity>>(`
+    SELECT * FROM ${TABLE}
+    WHERE "workspace_id" = $1
+      AND ($2::text IS NULL OR "user_label" = $2::text)
+      AND ($3::timestamptz IS NULL OR "generated_at" >= $3::timestamptz)
+      AND ($4::timestamptz IS NULL OR "generated_at" < $4::timestamptz)
+      AND ($5::text IS NULL OR "metadata" ? $5::text)
+      AND ($6::jsonb[] IS NULL OR "metadata" @> ANY ($6::jsonb[]))
+    ORDER BY "generated_at" DESC
+    LIMIT $7`),
+});
 
 /**
  * PostgreSQL text and jsonb cannot hold U+0000; a model's answer may contain it. It is
@@ -71,9 +94,12 @@ export function metadataCandidates(raw: string): Array<string | number | boolean
   return candidates;
 }
 
+/** Every query of the request ledger (`requests`). */
 @Injectable()
-export class RequestsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+export class RequestsRepository extends DataRepository {
+  constructor(@InjectDataSource() dataSource: DataSource) {
+    super(dataSource);
+  }
 
   /** Writes the latest state of each record, in publishing order; the first terminal state of a run is its last. */
   async upsert(records: LedgerRecord[]): Promise<void> {
@@ -86,36 +112,27 @@ export class RequestsRepository {
     }
     if (latest.size === 0) return;
     const rows = [...latest.values()].map((record) => Object.fromEntries(COLUMNS.map(([column, , value]) => [column, value(record)])));
-    await this.dataSource.query(UPSERT, [JSON.stringify(rows, storable)]);
+    await this.execute(SQL.upsert, [JSON.stringify(rows, storable)]);
   }
 
   async findById(requestId: string): Promise<LedgerRecord | null> {
-    const row = await this.dataSource.getRepository(RequestRecordEntity).findOneBy({ id: requestId });
+    const row = await this.row(SQL.byId, [requestId]);
     return row && recordOfRow(row);
   }
 
   /** A workspace's requests, newest first, by one metadata pair, user label and time range. */
   async list(query: ListRequestsRequest): Promise<LedgerRecord[]> {
-    const builder = this.dataSource
-      .getRepository(RequestRecordEntity)
-      .createQueryBuilder('request')
-      .where('request.workspace_id = :workspace', { workspace: query.workspace_id })
-      .orderBy('request.generated_at', 'DESC')
-      .limit(query.limit ?? 100);
-    if (query.user !== undefined) builder.andWhere('request.user_label = :user', { user: query.user });
-    if (query.from) builder.andWhere('request.generated_at >= :from', { from: query.from });
-    if (query.to) builder.andWhere('request.generated_at < :to', { to: query.to });
-    if (query.metadata_key !== undefined) {
-      const key = query.metadata_key;
-      if (query.metadata_value === undefined) builder.andWhere('request.metadata ? :key', { key });
-      else {
-        const matches = metadataCandidates(query.metadata_value).map((value) => JSON.stringify({ [key]: value }));
-        builder.andWhere(
-          `(${matches.map((_, index) => `request.metadata @> :match${index}::jsonb`).join(' OR ')})`,
-          Object.fromEntries(matches.map((match, index) => [`match${index}`, match])),
-        );
-      }
-    }
-    return (await builder.getMany()).map(recordOfRow);
+    const key = query.metadata_key;
+    const value = key === undefined ? undefined : query.metadata_value;
+    const rows = await this.rows(SQL.list, [
+      query.workspace_id,
+      query.user ?? null,
+      query.from || null,
+      query.to || null,
+      key !== undefined && value === undefined ? key : null,
+      key !== undefined && value !== undefined ? metadataCandidates(value).map((candidate) => JSON.stringify({ [key]: candidate })) : null,
+      query.limit ?? 100,
+    ]);
+    return rows.map(recordOfRow);
   }
 }

@@ -1,5 +1,5 @@
 import { WaggleException } from '@waggle/errors';
-import type { StoredPromptMessage } from '../prompts/entities/prompt-version.entity';
+import type { StoredPromptMessage } from '../prompts/prompt-definition';
 import { renderTemplate } from '../prompts/prompt-template';
 
 export interface TextPart {

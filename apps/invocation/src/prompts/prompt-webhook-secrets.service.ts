@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { WebhookSecretView } from '@waggle/contracts';
 import { APP_ENV } from '@waggle/platform';
 import { OwnerWebhookSecrets, SecretSealer, WebhookTargetKeeper, type RegisteredPromptVariant, type WebhookTarget } from '@waggle/webhooks';
-import type { EntityManager } from 'typeorm';
 import type { InvocationEnv } from '../config/invocation.env';
 import type { PromptDeploymentEntity } from './entities/prompt-deployment.entity';
 import { PromptsRepository } from './prompts.repository';
@@ -13,7 +12,7 @@ import { PromptsRepository } from './prompts.repository';
  * variables it must be given) as the deployment's webhook target (kind `prompt_deployment`).
  */
 @Injectable()
-export class PromptWebhookSecrets extends OwnerWebhookSecrets<PromptDeploymentEntity, WebhookSecretView, EntityManager> {
+export class PromptWebhookSecrets extends OwnerWebhookSecrets<PromptDeploymentEntity, WebhookSecretView, void> {
   constructor(
     private readonly prompts: PromptsRepository,
     keeper: WebhookTargetKeeper,
@@ -26,9 +25,10 @@ export class PromptWebhookSecrets extends OwnerWebhookSecrets<PromptDeploymentEn
       sealer,
       overlapSeconds: env.WEBHOOK_SECRET_OVERLAP_SECONDS,
       store: {
-        transaction: (work) => prompts.transaction(work),
-        get: (workspaceId, name, options) => prompts.getDeployment(workspaceId, name, options),
-        saveSecrets: (manager, deployment) => prompts.saveDeployment(manager, deployment),
+        // The transaction travels with the async context (DataRepository): there is no handle to pass.
+        transaction: (work) => prompts.transaction(() => work()),
+        get: (workspaceId, name, options) => prompts.getDeployment(workspaceId, name, { lock: options?.lock }),
+        saveSecrets: (_inTransaction, deployment) => prompts.saveSecrets(deployment),
         findByIds: (ids) => prompts.findDeploymentsByIds(ids),
         idsPage: (skip, take) => prompts.deploymentIdsPage(skip, take),
       },

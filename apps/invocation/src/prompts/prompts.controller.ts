@@ -44,6 +44,6 @@ export class PromptsController {
 
   @RpcHandler(InvocationPatterns.rotateWebhookSecret)
   rotateWebhookSecret(request: RotatePromptWebhookSecretRequest): Promise<WebhookSecretView> {
-    return this.secrets.rotate(request.workspace_id, request.deployment, request.overlap_seconds);
+    return this.prompts.rotateWebhookSecret(request.workspace_id, request.deployment, request.overlap_seconds);
   }
 }

@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { WebhooksModule } from '../webhooks/webhooks.module';
-import { PROMPT_ENTITIES } from './entities';
+import { PromptDeploymentApplier } from './prompt-deployment-applier';
 import { PromptResolutionCache } from './prompt-resolution.cache';
 import { PromptWebhookSecrets } from './prompt-webhook-secrets.service';
 import { PromptsController } from './prompts.controller';
@@ -10,9 +9,9 @@ import { PromptsService } from './prompts.service';
 
 /** Prompt deployments, variants and immutable versions: apply, list, resolve for runs, and their webhook secrets. */
 @Module({
-  imports: [TypeOrmModule.forFeature(PROMPT_ENTITIES), WebhooksModule],
+  imports: [WebhooksModule],
   controllers: [PromptsController],
-  providers: [PromptsRepository, PromptsService, PromptResolutionCache, PromptWebhookSecrets],
+  providers: [PromptsRepository, PromptsService, PromptDeploymentApplier, PromptResolutionCache, PromptWebhookSecrets],
   exports: [PromptResolutionCache],
 })
 export class PromptsModule {}

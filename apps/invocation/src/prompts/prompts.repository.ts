@@ -1,11 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { WaggleException } from '@waggle/errors';
+import { defineSql } from '@waggle/database';
 import type { DataSource } from 'typeorm';
-import { DeploymentRepository, variantNotFound } from '../database/deployment-repository';
+import { SCHEMA } from '../database/data-source';
+import { DeploymentRepository, deploymentStatements, variantNotFound } from '../deployments/deployment-repository';
 import { PromptDeploymentEntity } from './entities/prompt-deployment.entity';
 import { PromptVariantEntity } from './entities/prompt-variant.entity';
 import { PromptVersionEntity } from './entities/prompt-version.entity';
+
+
+const SQL = defineSql(__filename, {
+  ...deploymentStatements({ variants: `"${SCHEMA}"."prompt_variants"`, versions: `"${SCHEMA}"."prompt_versions"` }),
+});
 
 /** A deployment, one of its variants, and the version a run of it uses. */
 export interface ResolvedPrompt {
@@ -26,7 +33,7 @@ export interface PinnedPromptIds {
 @Injectable()
 export class PromptsRepository extends DeploymentRepository<PromptDeploymentEntity, PromptVariantEntity, PromptVersionEntity> {
   constructor(@InjectDataSource() dataSource: DataSource) {
-    super(dataSource, { deployment: PromptDeploymentEntity, variant: PromptVariantEntity, version: PromptVersionEntity });
+    super(dataSource, { deployment: PromptDeploymentEntity, variant: PromptVariantEntity, version: PromptVersionEntity }, SQL);
   }
 
   /** What a run of (deployment, variant) by name uses now: the variant's current version. */
@@ -40,14 +47,9 @@ export class PromptsRepository extends DeploymentRepository<PromptDeploymentEnti
 
   /** Exactly the deployment, variant and version a trigger pinned, in its workspace. */
   async pinned(ids: PinnedPromptIds): Promise<ResolvedPrompt> {
-    const deployment = await this.dataSource
-      .getRepository(PromptDeploymentEntity)
-      .findOneBy({ id: ids.deploymentId, workspaceId: ids.workspaceId });
-    const variant =
-      deployment &&
-      (await this.dataSource.getRepository(PromptVariantEntity).findOneBy({ id: ids.variantId, deploymentId: deployment.id }));
-    const version =
-      variant && (await this.dataSource.getRepository(PromptVersionEntity).findOneBy({ id: ids.versionId, variantId: variant.id }));
+    const deployment = await this.table(PromptDeploymentEntity).findOneBy({ id: ids.deploymentId, workspaceId: ids.workspaceId });
+    const variant = deployment && (await this.table(PromptVariantEntity).findOneBy({ id: ids.variantId, deploymentId: deployment.id }));
+    const version = variant && (await this.table(PromptVersionEntity).findOneBy({ id: ids.versionId, variantId: variant.id }));
     if (!deployment || !variant || !version)
       throw new WaggleException('resource_not_found', { detail: 'prompt_deployment_or_variant_gone' });
     return { deployment, variant, version };

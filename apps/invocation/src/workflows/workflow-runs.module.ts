@@ -6,7 +6,13 @@ import { WorkflowDeploymentsModule } from './deployments/workflow-deployments.mo
 import { ProviderToolMeter } from './engine/provider-tool-meter';
 import { StepExecutors } from './engine/step-executors';
 import { WorkflowEngine } from './engine/workflow-engine';
+import { LocalRunSlots } from './runs/local-run-slots';
+import { LocalWorkflowRuns } from './runs/local-workflow-runs';
+import { SyncRunWaiters } from './runs/sync-run-waiters';
+import { StartWorkflowRun } from './runs/usecases/start-workflow-run/start-workflow-run';
 import { WorkflowReaper } from './runs/workflow-reaper';
+import { WorkflowRunAdmission } from './runs/workflow-run-admission';
+import { WorkflowRunSettlement } from './runs/workflow-run-settlement';
 import { WorkflowRunExecutor } from './runs/workflow-run.executor';
 import { WorkflowRunWorker } from './runs/workflow-run.worker';
 import { WorkflowRunsController } from './runs/workflow-runs.controller';
@@ -24,6 +30,12 @@ import { WorkflowRunsService } from './runs/workflow-runs.service';
   providers: [
     WorkflowRunsRepository,
     WorkflowRunsService,
+    StartWorkflowRun,
+    WorkflowRunAdmission,
+    LocalRunSlots,
+    LocalWorkflowRuns,
+    SyncRunWaiters,
+    WorkflowRunSettlement,
     WorkflowEngine,
     StepExecutors,
     ProviderToolMeter,

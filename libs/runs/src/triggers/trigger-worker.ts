@@ -1,12 +1,12 @@
 import {
   acceptedTriggerRecord,
   type AcceptedRun,
-  type CallbackBody,
+  type AcceptedTriggerJob,
   type CallbackDeliveryJob,
   type LedgerRecord,
   type QueueJobs,
+  type QueueName,
   type TriggeredRun as AcceptedRunSubject,
-  type UsageObject,
 } from '@waggle/contracts';
 import { Logger } from '@nestjs/common';
 import { WaggleException } from '@waggle/errors';
@@ -19,51 +19,25 @@ import {
   type QueueWorkerSettings,
   type RequestContextStore,
 } from '@waggle/platform';
+import { announceRunEnd } from '../announce/announce-run-end';
+import { CANCELLED_RUN_DATA, isFinishedRun, type FinishedRun, type RunRecord } from '../announce/run-callback-body';
 import type { RunCancelMarks } from '../cancellation/run-cancellation';
 import { LEDGER_PUBLISH_ATTEMPTS, type LedgerPublisher } from '../ledger/ledger-publisher';
 
-/** The queues of accepted webhook triggers: a run, then its callback. */
-export type TriggerQueue = 'prompt-runs' | 'agent-runs';
+/** A job of a trigger queue: a run accepted for later, and where its result goes (null: read from the ledger). */
+type TriggerJob = AcceptedTriggerJob & { callback_url: string | null };
 
-/** A run's record as this replica holds it or the ledger answers it (an RPC lookup has no usage or model of its own). */
-export type RunRecord = Pick<LedgerRecord, 'status' | 'data' | 'ended_at'> & Partial<Pick<LedgerRecord, 'usage' | 'model'>>;
-
-/** What a finished run's callback is built from. */
-export type FinishedRun = RunRecord & { status: 'completed' | 'failed' | 'cancelled' };
-
-export const isFinishedRun = (record: RunRecord | null | undefined): record is FinishedRun =>
-  record?.status === 'completed' || record?.status === 'failed' || record?.status === 'cancelled';
+/**
+ * The queues of accepted runs (webhook triggers, background invokes): those whose jobs are
+ * TriggerJobs. Which queue a worker consumes is its app's (the subclass names it).
+ */
+export type TriggerQueue = { [Q in QueueName]: QueueJobs[Q] extends TriggerJob ? Q : never }[QueueName];
 
 /** BullMQ states of a job no worker has taken: it can be finished where it waits. */
 const WAITING_STATES: ReadonlySet<string> = new Set(['waiting', 'paused', 'delayed', 'prioritized', 'waiting-children']);
 
-/** decisions.md, run cancellation: the `data` of a cancelled run's record and callback. */
-export const CANCELLED_RUN_DATA = { reason: 'cancelled' } as const;
-
 /** What is run: a prompt deployment or an agent (the callback's event types and the ledger record's kind). */
 export type TriggeredKind = 'prompt' | 'agent';
-
-/** The callback body of a finished run, from its record (an agent's keeps its model and usage in `data`). */
-export function triggerCallbackBody(kind: TriggeredKind, requestId: string, run: FinishedRun): CallbackBody {
-  const data = run.data ?? {};
-  if (run.status === 'cancelled') return { event_type: `${kind}.cancelled`, request_id: requestId, data: { ...CANCELLED_RUN_DATA } };
-  if (run.status === 'completed') {
-    return {
-      event_type: `${kind}.completed`,
-      request_id: requestId,
-      data: {
-        response: String(data.response ?? ''),
-        usage: ((data.usage ?? run.usage ?? null) as UsageObject | null) ?? null,
-        model: String(data.model ?? run.model ?? ''),
-      },
-    };
-  }
-  return {
-    event_type: `${kind}.failed`,
-    request_id: requestId,
-    data: { error: String(data.error ?? 'The run failed'), error_code: String(data.error_code ?? 'internal_server_error') },
-  };
-}
 
 /** What differs between the triggers of one kind and another: the callback's owner and id, and the run's record. */
 export interface TriggeredRun {
@@ -100,17 +74,18 @@ export async function acceptQueuedRun<Q extends TriggerQueue>(
 }
 
 /**
- * Runs accepted webhook triggers and background invokes (a prompt's, an agent's) at least once, and announces each
- * run's result exactly once. The result is stored in the ledger stream before its callback is
- * queued, and the callback's job id is the delivery id, so a job run again never announces
- * twice. A job that finds its run already finished (this replica's record still waiting to be
- * published, else the ledger's) only queues the callback, so the model is not called again. A
- * run that fails for a reason is recorded failed and announced; an outage is waited out
- * (QueueWorker); an unexpected fault is tried again until the job's last attempt. A job
- * dead-lettered anyway leaves its run failed in the ledger, and its replay announces it. A run
- * cancelled (decisions.md, run cancellation) never starts from its job once marked (one Redis read
- * per job), and one still waiting is finished where it waits (cancelWaiting): recorded `cancelled`
- * and announced `*.cancelled`, exactly once like the others.
+ * Runs accepted webhook triggers and background invokes (a prompt's, an agent's) at least
+ * once, and announces each run's result exactly once (announceRunEnd, as every kind of run is
+ * announced): the result is stored in the ledger stream before its callback is queued, and the
+ * callback's job id is the delivery id, so a job run again never announces twice. A job that
+ * finds its run already finished (this replica's record still waiting to be published, else the
+ * ledger's) only queues the callback, so the model is not called again. A run that fails for a
+ * reason is recorded failed and announced; an outage is waited out (QueueWorker); an unexpected
+ * fault is tried again until the job's last attempt. A job dead-lettered anyway leaves its run
+ * failed in the ledger, and its replay announces it. A run cancelled (decisions.md, run
+ * cancellation) never starts from its job once marked (one Redis read per job), and one still
+ * waiting is finished where it waits (cancelWaiting): recorded `cancelled` and announced
+ * `*.cancelled`, exactly once like the others.
  */
 export abstract class TriggerWorker<Q extends TriggerQueue> extends QueueWorker<Q> {
   protected constructor(
@@ -164,23 +139,27 @@ export abstract class TriggerWorker<Q extends TriggerQueue> extends QueueWorker<
     return true;
   }
 
-  /** Queues the callback of the run's result once the ledger stream holds it. */
+  /**
+   * Announces the run's end (announceRunEnd): once the ledger stream holds its result, its
+   * callback is queued by delivery id (none for a background invoke, which is read from the ledger).
+   */
   private async announce(trigger: QueueJobs[Q]): Promise<void> {
-    const run = await this.confirmedRun(trigger);
-    // A background invoke without a callback URL is read from the ledger: nothing to announce.
-    if (trigger.callback_url === null) return;
+    const requestId = trigger.request_id;
+    // Taken before the ledger is flushed: once no longer pending, the state held in memory is the state stored.
+    const own = this.ledger.pendingRecord(requestId);
     const { kind, deliveryId, owner } = this.describe(trigger);
-    const body = triggerCallbackBody(kind, trigger.request_id, run);
-    await enqueue(this.callbacks, deliveryId, {
-      delivery_id: deliveryId,
-      workspace_id: trigger.workspace_id,
-      request_id: trigger.request_id,
-      event_type: body.event_type,
-      url: trigger.callback_url,
-      body,
-      owner,
-      run_ended_at: run.ended_at ?? new Date().toISOString(),
-    });
+    await announceRunEnd(
+      { ledger: this.ledger, callbacks: this.callbacks },
+      {
+        kind,
+        requestId,
+        workspaceId: trigger.workspace_id,
+        result: { saved: () => this.confirmedRun(trigger, own) },
+        callback: trigger.callback_url === null ? null : { url: trigger.callback_url, deliveryId, owner },
+        // Waited out like any outage (the job goes back to the delayed set) rather than announcing a result the ledger does not hold.
+        ledgerAttempts: LEDGER_PUBLISH_ATTEMPTS,
+      },
+    );
   }
 
   /** A dead-lettered job's run is not left `running`: it is failed in the ledger (a replay then announces it). */
@@ -249,20 +228,10 @@ export abstract class TriggerWorker<Q extends TriggerQueue> extends QueueWorker<
     return isFinishedRun(stored) ? stored : null;
   }
 
-  /** The run's finished record once the ledger stream holds it: a callback never announces a result that could be lost. */
-  private async confirmedRun(trigger: QueueJobs[Q]): Promise<FinishedRun> {
-    const requestId = trigger.request_id;
-    const own = this.ledger.pendingRecord(requestId);
-    // Waited out like any outage (the job goes back to the delayed set) rather than announcing a result the ledger does not hold.
-    if (!(await this.ledger.stored(requestId, LEDGER_PUBLISH_ATTEMPTS)))
-      throw new WaggleException('upstream_request_failed', {
-        status: 503,
-        detail: 'ledger_not_published',
-        params: { request_id: requestId },
-      });
-    // Once no longer pending, the state held in memory is the state stored.
+  /** The run's finished record, read once the ledger stream holds it: what this replica held before, else the ledger's. */
+  private async confirmedRun(trigger: QueueJobs[Q], own: RunRecord | undefined): Promise<FinishedRun> {
     const run = isFinishedRun(own) ? own : await this.finishedRun(trigger);
     if (run) return run;
-    throw new Error(`The ledger record of ${requestId} is not finished`);
+    throw new Error(`The ledger record of ${trigger.request_id} is not finished`);
   }
 }

@@ -1,21 +1,7 @@
 import type { ResponseFormat } from '@waggle/contracts';
 import { Column, Entity, Index } from 'typeorm';
-import { VersionColumns } from '../../database/version-columns';
-
-export interface StoredPromptMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
-
-/** Model parameters as the definition file names them (snake_case). */
-export interface StoredPromptParams {
-  temperature?: number;
-  top_p?: number;
-  max_tokens?: number;
-  stop?: string[];
-  reasoning_effort?: 'minimal' | 'low' | 'medium' | 'high';
-  thinking_budget?: number;
-}
+import { VersionColumns } from '../../deployments/version-columns';
+import type { StoredPromptMessage, StoredPromptParams } from '../prompt-definition';
 
 /** An immutable prompt: a variant points at one; changing a variant makes a new one. */
 @Entity({ name: 'prompt_versions' })

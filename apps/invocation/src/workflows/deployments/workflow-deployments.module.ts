@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { WebhooksModule } from '../../webhooks/webhooks.module';
-import { WORKFLOW_DEPLOYMENT_ENTITIES } from './entities';
+import { WorkflowDeploymentApplier } from './workflow-deployment-applier';
 import { WorkflowDeploymentsController } from './workflow-deployments.controller';
 import { WorkflowDeploymentsRepository } from './workflow-deployments.repository';
 import { WorkflowDeploymentsService } from './workflow-deployments.service';
@@ -14,9 +13,15 @@ import { WorkflowWebhookSecrets } from './workflow-webhook-secrets.service';
  * WorkflowDeploymentsService).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature(WORKFLOW_DEPLOYMENT_ENTITIES), WebhooksModule],
+  imports: [WebhooksModule],
   controllers: [WorkflowDeploymentsController],
-  providers: [WorkflowDeploymentsRepository, WorkflowDeploymentsService, WorkflowResolutionCache, WorkflowWebhookSecrets],
+  providers: [
+    WorkflowDeploymentsRepository,
+    WorkflowDeploymentsService,
+    WorkflowDeploymentApplier,
+    WorkflowResolutionCache,
+    WorkflowWebhookSecrets,
+  ],
   exports: [WorkflowDeploymentsService],
 })
 export class WorkflowDeploymentsModule {}

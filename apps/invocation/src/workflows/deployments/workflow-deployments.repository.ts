@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { RowOf } from '@waggle/database';
+import { defineSql, sql, type RowOf } from '@waggle/database';
 import type { DataSource } from 'typeorm';
-import { DeploymentRepository } from '../../database/deployment-repository';
+import { DeploymentRepository, deploymentStatements } from '../../deployments/deployment-repository';
 import { WorkflowDeploymentEntity } from './entities/workflow-deployment.entity';
 import { WorkflowVariantEntity } from './entities/workflow-variant.entity';
 import { WorkflowVersionEntity } from './entities/workflow-version.entity';
@@ -26,7 +26,26 @@ export type WorkflowVersionRow = Pick<RowOf<WorkflowDeploymentEntity>, 'workspac
     version_id: WorkflowVersionEntity['id'];
   };
 
-export { deploymentNotFound, variantNotFound } from '../../database/deployment-repository';
+export { deploymentNotFound, variantNotFound } from '../../deployments/deployment-repository';
+
+const SQL = defineSql(__filename, {
+  ...deploymentStatements({ variants: TABLES.variants, versions: TABLES.versions }),
+  /** The deployment by name, its variant by name and the variant's current version; null columns say which part is missing. */
+  current: sql<WorkflowVersionRow | { deployment_id: string; version_id: null }>(`
+    SELECT d.id AS deployment_id, d.name AS deployment_name, d.workspace_id, d.webhook_secret_sealed,
+           v.id AS variant_id, v.name AS variant_name, ver.id AS version_id, ver.version, ver.definition
+      FROM ${TABLES.deployments} d
+      LEFT JOIN ${TABLES.variants} v ON v.deployment_id = d.id AND v.name = $3
+      LEFT JOIN ${TABLES.versions} ver ON ver.id = v.current_version_id
+     WHERE d.workspace_id = $1 AND d.name = $2`),
+  versionById: sql<WorkflowVersionRow>(`
+    SELECT d.id AS deployment_id, d.name AS deployment_name, d.workspace_id, d.webhook_secret_sealed,
+           v.id AS variant_id, v.name AS variant_name, ver.id AS version_id, ver.version, ver.definition
+      FROM ${TABLES.versions} ver
+      JOIN ${TABLES.variants} v ON v.id = ver.variant_id
+      JOIN ${TABLES.deployments} d ON d.id = v.deployment_id
+     WHERE ver.id = $1`),
+});
 
 /** Every query of workflow deployments, variants and versions (the shared ones are DeploymentRepository's). */
 @Injectable()
@@ -36,7 +55,7 @@ export class WorkflowDeploymentsRepository extends DeploymentRepository<
   WorkflowVersionEntity
 > {
   constructor(@InjectDataSource() dataSource: DataSource) {
-    super(dataSource, { deployment: WorkflowDeploymentEntity, variant: WorkflowVariantEntity, version: WorkflowVersionEntity });
+    super(dataSource, { deployment: WorkflowDeploymentEntity, variant: WorkflowVariantEntity, version: WorkflowVersionEntity }, SQL);
   }
 
   /**
@@ -48,29 +67,11 @@ export class WorkflowDeploymentsRepository extends DeploymentRepository<
     deploymentName: string,
     variantName: string,
   ): Promise<WorkflowVersionRow | { deployment_id: null } | { deployment_id: string; version_id: null }> {
-    const rows = (await this.dataSource.query(
-      `SELECT d.id AS deployment_id, d.name AS deployment_name, d.workspace_id, d.webhook_secret_sealed,
-              v.id AS variant_id, v.name AS variant_name, ver.id AS version_id, ver.version, ver.definition
-         FROM ${TABLES.deployments} d
-         LEFT JOIN ${TABLES.variants} v ON v.deployment_id = d.id AND v.name = $3
-         LEFT JOIN ${TABLES.versions} ver ON ver.id = v.current_version_id
-        WHERE d.workspace_id = $1 AND d.name = $2`,
-      [workspaceId, deploymentName, variantName],
-    )) as Array<WorkflowVersionRow | { deployment_id: string; version_id: null }>;
-    return rows[0] ?? { deployment_id: null };
+    return (await this.row(SQL.current, [workspaceId, deploymentName, variantName])) ?? { deployment_id: null };
   }
 
   /** A version by id with its variant and deployment, in one query; null when it does not exist. */
-  async versionById(versionId: string): Promise<WorkflowVersionRow | null> {
-    const rows = (await this.dataSource.query(
-      `SELECT d.id AS deployment_id, d.name AS deployment_name, d.workspace_id, d.webhook_secret_sealed,
-              v.id AS variant_id, v.name AS variant_name, ver.id AS version_id, ver.version, ver.definition
-         FROM ${TABLES.versions} ver
-         JOIN ${TABLES.variants} v ON v.id = ver.variant_id
-         JOIN ${TABLES.deployments} d ON d.id = v.deployment_id
-        WHERE ver.id = $1`,
-      [versionId],
-    )) as WorkflowVersionRow[];
-    return rows[0] ?? null;
+  versionById(versionId: string): Promise<WorkflowVersionRow | null> {
+    return this.row(SQL.versionById, [versionId]);
   }
 }

@@ -4,24 +4,14 @@ import {
   checkFallbacks,
   knownRoute,
   type AppliedWorkflowDeployment,
-  type AppliedWorkflowVariant,
   type WorkflowDeploymentSummary,
   type WorkflowVersionSummary,
   type WorkflowWebhookSecretView,
 } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { ModelRoutes } from '@waggle/providers';
-import { SecretSealer } from '@waggle/webhooks';
-import {
-  fieldPath,
-  validateWorkflowDefinitions,
-  walkSteps,
-  type WorkflowDeploymentDefinition,
-  type WorkflowVariant,
-} from '@waggle/workflows';
-import type { EntityManager } from 'typeorm';
-import { contentHashOf } from '@waggle/platform';
-import type { WorkflowDeploymentEntity } from './entities/workflow-deployment.entity';
+import { fieldPath, validateWorkflowDefinitions, walkSteps, type WorkflowDeploymentDefinition } from '@waggle/workflows';
+import { WorkflowDeploymentApplier } from './workflow-deployment-applier';
 import { variantNotFound, WorkflowDeploymentsRepository } from './workflow-deployments.repository';
 import { WorkflowResolutionCache, type PinnedWorkflow, type ResolvedWorkflow } from './workflow-resolution.cache';
 import { WorkflowWebhookSecrets } from './workflow-webhook-secrets.service';
@@ -35,18 +25,18 @@ import { WorkflowWebhookSecrets } from './workflow-webhook-secrets.service';
 export class WorkflowDeploymentsService {
   constructor(
     private readonly deployments: WorkflowDeploymentsRepository,
+    private readonly applier: WorkflowDeploymentApplier,
     private readonly resolutions: WorkflowResolutionCache,
     private readonly webhookSecrets: WorkflowWebhookSecrets,
     private readonly routes: ModelRoutes,
-    private readonly sealer: SecretSealer,
   ) {}
 
   /**
-   * Declarative apply: deployments and variants are created when new (a new deployment with
-   * its own webhook secret); a variant whose definition changed gets a new immutable version
-   * and is repointed; an unchanged one is left alone, so applying the same file twice
-   * changes nothing. Every definition is checked before anything is written, and everything
-   * is written in one transaction: a refused file writes nothing.
+   * Declarative apply (DeploymentApplier): deployments and variants are created when new (a new
+   * deployment with its own webhook secret); a variant whose definition changed gets a new
+   * immutable version and is repointed; an unchanged one is left alone, so applying the same
+   * file twice changes nothing. Every definition is checked before anything is written, and
+   * everything is written in one transaction: a refused file writes nothing.
    */
   async apply(workspaceId: string, workflows: unknown[]): Promise<AppliedWorkflowDeployment[]> {
     const checked = await validateWorkflowDefinitions({ workflows }, { isKnownModel: (model) => this.isKnownModel(model) });
@@ -60,16 +50,14 @@ export class WorkflowDeploymentsService {
       });
     }
     await this.checkFallbacks(checked.workflows);
-    const applied = await this.deployments.transaction(async (manager) => {
-      const results: AppliedWorkflowDeployment[] = [];
-      for (const workflow of checked.workflows) results.push(await this.applyDeployment(manager, workspaceId, workflow));
-      return results;
-    });
-    if (applied.some((deployment) => deployment.created || deployment.variants.some((variant) => variant.changed)))
-      this.resolutions.changed(workspaceId);
-    // The dispatcher signs callbacks from the registry, so it is current before apply answers.
-    await this.webhookSecrets.publish(applied.map((deployment) => deployment.workflow_deployment_id));
-    return applied;
+    const applied = await this.applier.apply(workspaceId, checked.workflows);
+    return applied.map(({ deployment, webhookSecret, created, variants }) => ({
+      deployment: deployment.name,
+      workflow_deployment_id: deployment.id,
+      webhook_secret: webhookSecret,
+      created,
+      variants,
+    }));
   }
 
   async list(workspaceId: string): Promise<WorkflowDeploymentSummary[]> {
@@ -116,10 +104,8 @@ export class WorkflowDeploymentsService {
   }
 
   /** A new current secret, the old one signing too for the overlap; new runs on every replica answer the new one. */
-  async rotateWebhookSecret(workspaceId: string, deployment: string, overlapSeconds?: number): Promise<WorkflowWebhookSecretView> {
-    const rotated = await this.webhookSecrets.rotate(workspaceId, deployment, overlapSeconds);
-    this.resolutions.changed(workspaceId);
-    return rotated;
+  rotateWebhookSecret(workspaceId: string, deployment: string, overlapSeconds?: number): Promise<WorkflowWebhookSecretView> {
+    return this.applier.rotateWebhookSecret(workspaceId, deployment, overlapSeconds);
   }
 
   /**
@@ -159,48 +145,5 @@ export class WorkflowDeploymentsService {
       (modelId) => this.routes.get(modelId),
     );
     for (const { field, model, fallbacks, jsonSchema } of steps) checkFallbacks(field, model, fallbacks, routes, { jsonSchema });
-  }
-
-  private async applyDeployment(
-    manager: EntityManager,
-    workspaceId: string,
-    workflow: WorkflowDeploymentDefinition,
-  ): Promise<AppliedWorkflowDeployment> {
-    let deployment = await this.deployments.findDeployment(workspaceId, workflow.deployment, { manager, lock: true });
-    const created = deployment === null;
-    if (!deployment) {
-      const secrets = this.webhookSecrets.newSecrets();
-      deployment = await this.deployments.createDeployment(manager, {
-        workspaceId,
-        name: workflow.deployment,
-        webhookSecretSealed: secrets.current,
-        previousWebhookSecretSealed: secrets.previous,
-        previousSecretExpiresAt: secrets.previousExpiresAt,
-      });
-    }
-    const variants: AppliedWorkflowVariant[] = [];
-    for (const definition of workflow.variants) variants.push(await this.applyVariant(manager, deployment, definition));
-    return {
-      deployment: deployment.name,
-      workflow_deployment_id: deployment.id,
-      webhook_secret: this.sealer.open(deployment.webhookSecretSealed),
-      created,
-      variants,
-    };
-  }
-
-  private async applyVariant(
-    manager: EntityManager,
-    deployment: WorkflowDeploymentEntity,
-    definition: WorkflowVariant,
-  ): Promise<AppliedWorkflowVariant> {
-    const contentHash = contentHashOf(definition, 'code-unit');
-    let variant = await this.deployments.findVariant(deployment.id, definition.name, manager);
-    if (variant?.currentVersion?.contentHash === contentHash) {
-      return { name: variant.name, variant_id: variant.id, version: variant.currentVersion.version, changed: false };
-    }
-    variant ??= await this.deployments.createVariant(manager, deployment.id, definition.name);
-    const version = await this.deployments.addVersion(manager, variant.id, { definition, contentHash });
-    return { name: variant.name, variant_id: variant.id, version: version.version, changed: true };
   }
 }

@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { WorkflowWebhookSecretView } from '@waggle/contracts';
 import { APP_ENV } from '@waggle/platform';
 import { OwnerWebhookSecrets, SecretSealer, WebhookTargetKeeper } from '@waggle/webhooks';
-import type { EntityManager } from 'typeorm';
 import type { InvocationEnv } from '../../config/invocation.env';
 import type { WorkflowDeploymentEntity } from './entities/workflow-deployment.entity';
 import { WorkflowDeploymentsRepository } from './workflow-deployments.repository';
@@ -15,7 +14,7 @@ import { WorkflowDeploymentsRepository } from './workflow-deployments.repository
  * the secrets: the target has no `variants`.
  */
 @Injectable()
-export class WorkflowWebhookSecrets extends OwnerWebhookSecrets<WorkflowDeploymentEntity, WorkflowWebhookSecretView, EntityManager> {
+export class WorkflowWebhookSecrets extends OwnerWebhookSecrets<WorkflowDeploymentEntity, WorkflowWebhookSecretView, void> {
   constructor(
     private readonly deployments: WorkflowDeploymentsRepository,
     keeper: WebhookTargetKeeper,
@@ -28,9 +27,10 @@ export class WorkflowWebhookSecrets extends OwnerWebhookSecrets<WorkflowDeployme
       sealer,
       overlapSeconds: env.WEBHOOK_SECRET_OVERLAP_SECONDS,
       store: {
-        transaction: (work) => deployments.transaction(work),
-        get: (workspaceId, name, options) => deployments.getDeployment(workspaceId, name, options),
-        saveSecrets: (manager, deployment) => deployments.saveDeployment(manager, deployment),
+        // The transaction travels with the async context (DataRepository): there is no handle to pass.
+        transaction: (work) => deployments.transaction(() => work()),
+        get: (workspaceId, name, options) => deployments.getDeployment(workspaceId, name, { lock: options?.lock }),
+        saveSecrets: (_inTransaction, deployment) => deployments.saveSecrets(deployment),
         findByIds: (ids) => deployments.findDeploymentsByIds(ids),
         idsPage: (skip, take) => deployments.deploymentIdsPage(skip, take),
       },

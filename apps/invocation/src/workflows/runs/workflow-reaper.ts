@@ -4,7 +4,7 @@ import { APP_ENV, contained } from '@waggle/platform';
 import { RunCancelMarks } from '@waggle/runs';
 import type { InvocationEnv } from '../../config/invocation.env';
 import { CANCELLED_STATE, failureState, WorkflowRunsRepository } from './workflow-runs.repository';
-import { WorkflowRunsService } from './workflow-runs.service';
+import { WorkflowRunSettlement } from './workflow-run-settlement';
 
 /**
  * Fails runs that no worker finishes: a run whose worker died (its lease lapsed and no other
@@ -21,7 +21,7 @@ export class WorkflowReaper implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     private readonly runs: WorkflowRunsRepository,
-    private readonly service: WorkflowRunsService,
+    private readonly settlement: WorkflowRunSettlement,
     private readonly marks: RunCancelMarks,
     @Inject(APP_ENV) private readonly env: InvocationEnv,
   ) {}
@@ -49,19 +49,19 @@ export class WorkflowReaper implements OnApplicationBootstrap, OnModuleDestroy {
         this.env.WORKFLOW_RUN_TIMEOUT_MS,
       )) {
         if (await this.marks.isMarked(id)) {
-          await this.service.settle(id, CANCELLED_STATE);
+          await this.settlement.settle(id, CANCELLED_STATE);
           continue;
         }
         if (reason === 'unclaimed') {
           // Queued again by its request id: a job still waiting is left as it is.
-          await this.service.requeue(id, workspaceId);
+          await this.settlement.requeue(id, workspaceId);
           continue;
         }
         const why =
           reason === 'deadline'
             ? nestedMessage({ detail: 'workflow_run_deadline', params: { seconds: Math.round(this.env.WORKFLOW_RUN_TIMEOUT_MS / 1000) } })
             : nestedMessage({ detail: 'workflow_worker_stopped' });
-        const row = await this.service.settle(id, {
+        const row = await this.settlement.settle(id, {
           status: 'failed',
           output: null,
           ...failureState(why),
@@ -70,7 +70,7 @@ export class WorkflowReaper implements OnApplicationBootstrap, OnModuleDestroy {
         if (row?.run_status === 'failed') failed += 1;
         this.logger.warn({ request_id: id, reason }, 'workflow run failed by the reaper');
       }
-      for (const workspaceId of await this.runs.workspacesWithStartableRuns()) await this.service.startQueued(workspaceId);
+      for (const workspaceId of await this.runs.workspacesWithStartableRuns()) await this.settlement.startQueued(workspaceId);
     } catch (error) {
       this.logger.warn({ err: error }, 'workflow reaper sweep failed');
     } finally {

@@ -14,7 +14,7 @@ export type ExecutionFault = { retry: true; error: unknown } | { retry: false; s
 
 /**
  * Executes one run whose lease this replica holds, wherever it was taken: where it was admitted
- * (WorkflowRunsService) or from the `workflow-runs` queue (WorkflowRunWorker). It renews the
+ * (LocalWorkflowRuns) or from the `workflow-runs` queue (WorkflowRunWorker). It renews the
  * lease while it works, aborts at the run's deadline or when the lease is lost, and answers the
  * terminal state to settle; it settles nothing itself.
  */

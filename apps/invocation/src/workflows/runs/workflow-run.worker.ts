@@ -6,7 +6,7 @@ import { DelayedError, type Job } from 'bullmq';
 import type { InvocationEnv } from '../../config/invocation.env';
 import { WorkflowRunExecutor } from './workflow-run.executor';
 import { CANCELLED_STATE, WorkflowRunsRepository, type WorkflowRunRow } from './workflow-runs.repository';
-import { WorkflowRunsService } from './workflow-runs.service';
+import { WorkflowRunSettlement } from './workflow-run-settlement';
 
 /**
  * Executes workflow runs from the queue `workflow-runs` (job id = request id), at least once: a
@@ -26,7 +26,7 @@ import { WorkflowRunsService } from './workflow-runs.service';
 export class WorkflowRunWorker extends QueueWorker<'workflow-runs'> {
   constructor(
     private readonly runs: WorkflowRunsRepository,
-    private readonly service: WorkflowRunsService,
+    private readonly settlement: WorkflowRunSettlement,
     private readonly executor: WorkflowRunExecutor,
     private readonly marks: RunCancelMarks,
     private readonly cancellation: RunCancellation,
@@ -49,7 +49,7 @@ export class WorkflowRunWorker extends QueueWorker<'workflow-runs'> {
     const id = job.data.request_id;
     if (await this.marks.isMarked(id)) {
       // Cancelled while it waited (or while another replica, now silent, held it): it never runs again.
-      await this.service.settle(id, CANCELLED_STATE);
+      await this.settlement.settle(id, CANCELLED_STATE);
       return;
     }
     const claim = await this.runs.claim(id, this.executor.owner, this.env.WORKFLOW_LEASE_MS, this.env.WORKFLOW_RUN_TIMEOUT_MS);
@@ -61,18 +61,18 @@ export class WorkflowRunWorker extends QueueWorker<'workflow-runs'> {
     if (claim.state === 'gone') {
       // Finished (or failed by the reaper) before this attempt: make sure it was announced.
       const row = await this.runs.find(id);
-      if (row) await this.service.announce(row);
+      if (row) await this.settlement.announce(row);
       return;
     }
     const tracked = this.cancellation.track(id);
     let settled: WorkflowRunRow | null = null;
     try {
       const state = await this.executor.execute(claim.run, tracked.signal);
-      if (state) settled = await this.service.settle(id, state);
+      if (state) settled = await this.settlement.settle(id, state);
     } catch (error) {
       const fault = this.executor.fault(error, job.attemptsMade + 1 < (job.opts.attempts ?? 1), id);
       if (fault.retry) throw fault.error;
-      settled = await this.service.settle(id, fault.state);
+      settled = await this.settlement.settle(id, fault.state);
     } finally {
       tracked.done(settled?.run_status);
     }

@@ -1,15 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { FlatMetadata, WorkflowStepRecordView } from '@waggle/contracts';
-import type { RowOf } from '@waggle/database';
+import { DataRepository, defineSql, sql, type RowOf } from '@waggle/database';
 import { errorMessage, type NestedMessage } from '@waggle/errors';
 import type { DataSource } from 'typeorm';
 import type { WorkflowVersionIdentity } from '../deployments/workflow-resolution.cache';
-import type { WorkflowRunEntity } from './workflow-run.entity';
-import type { WorkflowStepRunEntity } from './workflow-step-run.entity';
+import type { WorkflowRunEntity } from './entities/workflow-run.entity';
+import type { WorkflowStepRunEntity } from './entities/workflow-step-run.entity';
 
 const T_RUNS = '"invocation"."workflow_runs"';
 const T_STEPS = '"invocation"."workflow_step_runs"';
+const T_SLOTS = '"invocation"."workflow_slots"';
 
 /**
  * A run row as the engine reads it (plain SQL: the run path uses no ORM), derived from the
@@ -108,8 +109,6 @@ export interface Finished {
   promoted: WorkflowRunRow[];
 }
 
-const T_SLOTS = '"invocation"."workflow_slots"';
-
 /**
  * A step record as one write: a step that started (`ended` false: status `running`), or one
  * that ended, with its whole record (its start folded in, see isSideEffectFree). Times are
@@ -154,6 +153,87 @@ const RECORD_STEPS_CTE = (param: string) => `recorded AS (
     started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, duration_ms = EXCLUDED.duration_ms, attempts = ${T_STEPS}.attempts + 1
 )`;
 
+const SQL = defineSql(__filename, {
+  /**
+   * Admission in one statement: `running` when the workspace has a free slot, else `queued`
+   * (async, behind the runs queued before it) or nothing (sync: refused, nothing written).
+   */
+  admit: sql<WorkflowRunRow>(`
+    WITH slot AS (
+      INSERT INTO ${T_SLOTS} AS s (workspace_id) VALUES ($2::uuid) ON CONFLICT (workspace_id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id
+      RETURNING s.running, s.queued
+    ), decided AS (
+      SELECT CASE WHEN ($14::int IS NULL OR running < $14::int) AND (queued = 0 OR NOT $9::boolean) THEN 'running'
+                  WHEN $9::boolean THEN 'queued' END AS status, statement_timestamp() AS at FROM slot
+    )
+    INSERT INTO ${T_RUNS} (id, workspace_id, deployment_id, deployment_name, variant_id, variant_name, version_id, version, run_status, run_async,
+      start_inputs, callback_url, metadata, user_label, concurrency_limit, step_limit, tool_call_limit, started_at,
+      lease_owner, lease_expires_at, attempts, deadline_at)
+    SELECT $1::text, $2::uuid, $3::uuid, $4::text, $5::uuid, $6::text, $7::uuid, $8::int, d.status, $9::boolean, $10::jsonb, $11::text,
+      $12::jsonb, $13::text, $14::int, $15::int, $16::int, CASE WHEN d.status = 'running' THEN d.at END,
+      CASE WHEN d.status = 'running' THEN $17::text END,
+      CASE WHEN d.status = 'running' AND $17::text IS NOT NULL THEN d.at + make_interval(secs => $18::float8 / 1000) END,
+      CASE WHEN d.status = 'running' AND $17::text IS NOT NULL THEN 1 ELSE 0 END,
+      CASE WHEN d.status = 'running' AND $17::text IS NOT NULL THEN d.at + make_interval(secs => $19::float8 / 1000) END
+    FROM decided d WHERE d.status IS NOT NULL
+    RETURNING *`),
+  find: sql<WorkflowRunRow>(`SELECT * FROM ${T_RUNS} WHERE id = $1`),
+  findInWorkspace: sql<WorkflowRunRow>(`SELECT * FROM ${T_RUNS} WHERE id = $1 AND workspace_id = $2`),
+  claim: sql<WorkflowRunRow>(`
+    UPDATE ${T_RUNS} SET lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3::float8 / 1000), attempts = attempts + 1,
+      started_at = coalesce(started_at, now()), deadline_at = coalesce(deadline_at, coalesce(started_at, now()) + make_interval(secs => $4::float8 / 1000))
+    WHERE id = $1 AND run_status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at <= now()) RETURNING *`),
+  leaseHeld: sql<{ wait_ms: number }>(`
+    SELECT greatest(0, extract(epoch FROM lease_expires_at - now()) * 1000)::float8 AS wait_ms FROM ${T_RUNS}
+    WHERE id = $1 AND run_status = 'running' AND lease_expires_at > now()`),
+  release: sql(
+    `UPDATE ${T_RUNS} SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2 AND run_status = 'running'`,
+  ),
+  heartbeat: sql(`
+    UPDATE ${T_RUNS} SET lease_expires_at = now() + make_interval(secs => $3::float8 / 1000)
+    WHERE id = $1 AND lease_owner = $2 AND run_status = 'running'`),
+  /** The terminal move, under the workspace's slot lock, with the step records still held; `waiting_behind`: runs queued then. */
+  finish: sql<WorkflowRunRow & { waiting_behind: number | null }>(`
+    WITH slot AS (
+      SELECT s.queued FROM ${T_SLOTS} s JOIN ${T_RUNS} r ON r.workspace_id = s.workspace_id WHERE r.id = $1 FOR UPDATE OF s
+    ), ended AS (
+      UPDATE ${T_RUNS} SET run_status = $2, output_content = $3, error_message = $4, error_code = $5, ended_at = now(),
+        steps_executed = coalesce($6, steps_executed), total_tokens = coalesce($7, total_tokens), error_detail = $8, lease_owner = NULL, lease_expires_at = NULL
+      WHERE id = $1 AND run_status IN ('queued', $10) RETURNING *
+    ), ${RECORD_STEPS_CTE('$9')}
+    SELECT ended.*, slot.queued AS waiting_behind FROM ended LEFT JOIN slot ON true`),
+  /** The workspace's slots under their lock, the cap of its oldest queued run, and whether any waits. */
+  lockSlots: sql<{ running: number; cap: number | null; waiting: boolean }>(`
+    SELECT s.running, (SELECT concurrency_limit FROM ${T_RUNS} WHERE workspace_id = $1 AND run_status = 'queued' ORDER BY queue_seq LIMIT 1) AS cap,
+      EXISTS (SELECT 1 FROM ${T_RUNS} WHERE workspace_id = $1 AND run_status = 'queued') AS waiting
+    FROM ${T_SLOTS} s WHERE s.workspace_id = $1 FOR UPDATE OF s`),
+  startOldestQueued: sql<WorkflowRunRow>(`
+    UPDATE ${T_RUNS} SET run_status = 'running', started_at = statement_timestamp()
+    WHERE id IN (SELECT id FROM ${T_RUNS} WHERE workspace_id = $1 AND run_status = 'queued' ORDER BY queue_seq LIMIT $2)
+    RETURNING *`),
+  abandoned: sql<{ id: string; workspace_id: string; reason: 'lease' | 'deadline' | 'unclaimed' }>(`
+    SELECT id, workspace_id,
+      CASE WHEN coalesce(deadline_at, started_at + make_interval(secs => $2::float8 / 1000)) < now() THEN 'deadline'
+           WHEN lease_expires_at IS NULL THEN 'unclaimed' ELSE 'lease' END AS reason
+    FROM ${T_RUNS}
+    WHERE run_status = 'running' AND (coalesce(deadline_at, started_at + make_interval(secs => $2::float8 / 1000)) < now()
+      OR coalesce(lease_expires_at, started_at) < now() - make_interval(secs => $1::float8 / 1000))
+    ORDER BY started_at LIMIT $3`),
+  workspacesWithStartableRuns: sql<{ workspace_id: string }>(`
+    SELECT s.workspace_id FROM ${T_SLOTS} s WHERE s.queued > 0
+      AND (SELECT q.concurrency_limit IS NULL OR q.concurrency_limit > s.running FROM ${T_RUNS} q
+           WHERE q.workspace_id = s.workspace_id AND q.run_status = 'queued' ORDER BY q.queue_seq LIMIT 1)`),
+  steps: sql<StepRecordRow>(`
+    SELECT step_key, step_id, step_type, iteration, status, inputs, output, error, error_code, tokens, model_calls, model_attempts, attempts, started_at,
+      ended_at, duration_ms
+    FROM ${T_STEPS} WHERE run_id = $1 ORDER BY started_at, step_key`),
+  recordSteps: sql(`WITH ${RECORD_STEPS_CTE('$1')} SELECT 1`),
+  endStep: sql(`
+    UPDATE ${T_STEPS} SET status = $3, output = $4, error = $5, error_code = $6, tokens = $7, model_calls = $8, model_attempts = $9, ended_at = now(),
+      duration_ms = round(extract(epoch FROM now() - started_at) * 1000)::int
+    WHERE run_id = $1 AND step_key = $2`),
+});
+
 /**
  * Every query of workflow runs and their step records, in plain SQL. A workspace's concurrency
  * slots are its `workflow_slots` row, which a trigger on `workflow_runs` keeps counting: admission,
@@ -161,8 +241,10 @@ const RECORD_STEPS_CTE = (param: string) => `recorded AS (
  * nothing counts rows under a workspace-wide lock.
  */
 @Injectable()
-export class WorkflowRunsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+export class WorkflowRunsRepository extends DataRepository {
+  constructor(@InjectDataSource() dataSource: DataSource) {
+    super(dataSource);
+  }
 
   /**
    * Admits a run in one statement: `running` when the workspace has a free slot, else `queued`
@@ -171,63 +253,37 @@ export class WorkflowRunsRepository {
    * admitting replica (its lease, first attempt and deadline), so no worker takes it meanwhile.
    */
   async admit(run: NewWorkflowRun, lease: RunLease | null): Promise<Admission> {
-    const rows = (await this.dataSource.query(
-      `WITH slot AS (
-         INSERT INTO ${T_SLOTS} AS s (workspace_id) VALUES ($2::uuid) ON CONFLICT (workspace_id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id
-         RETURNING s.running, s.queued
-       ), decided AS (
-         SELECT CASE WHEN ($14::int IS NULL OR running < $14::int) AND (queued = 0 OR NOT $9::boolean) THEN 'running'
-                     WHEN $9::boolean THEN 'queued' END AS status, statement_timestamp() AS at FROM slot
-       )
-       INSERT INTO ${T_RUNS} (id, workspace_id, deployment_id, deployment_name, variant_id, variant_name, version_id, version, run_status, run_async,
-         start_inputs, callback_url, metadata, user_label, concurrency_limit, step_limit, tool_call_limit, started_at,
-         lease_owner, lease_expires_at, attempts, deadline_at)
-       SELECT $1::text, $2::uuid, $3::uuid, $4::text, $5::uuid, $6::text, $7::uuid, $8::int, d.status, $9::boolean, $10::jsonb, $11::text,
-         $12::jsonb, $13::text, $14::int, $15::int, $16::int, CASE WHEN d.status = 'running' THEN d.at END,
-         CASE WHEN d.status = 'running' THEN $17::text END,
-         CASE WHEN d.status = 'running' AND $17::text IS NOT NULL THEN d.at + make_interval(secs => $18::float8 / 1000) END,
-         CASE WHEN d.status = 'running' AND $17::text IS NOT NULL THEN 1 ELSE 0 END,
-         CASE WHEN d.status = 'running' AND $17::text IS NOT NULL THEN d.at + make_interval(secs => $19::float8 / 1000) END
-       FROM decided d WHERE d.status IS NOT NULL
-       RETURNING *`,
-      [
-        run.id,
-        run.workspaceId,
-        run.deploymentId,
-        run.deploymentName,
-        run.variantId,
-        run.variantName,
-        run.versionId,
-        run.version,
-        run.runAsync,
-        JSON.stringify(run.inputs),
-        run.callbackUrl,
-        JSON.stringify(run.metadata),
-        run.user,
-        run.concurrencyLimit,
-        run.stepLimit,
-        run.toolCallLimit,
-        lease?.owner ?? null,
-        lease?.leaseMs ?? null,
-        lease?.timeoutMs ?? null,
-      ],
-    )) as WorkflowRunRow[];
-    const row = rows[0];
+    const row = await this.row(SQL.admit, [
+      run.id,
+      run.workspaceId,
+      run.deploymentId,
+      run.deploymentName,
+      run.variantId,
+      run.variantName,
+      run.versionId,
+      run.version,
+      run.runAsync,
+      JSON.stringify(run.inputs),
+      run.callbackUrl,
+      JSON.stringify(run.metadata),
+      run.user,
+      run.concurrencyLimit,
+      run.stepLimit,
+      run.toolCallLimit,
+      lease?.owner ?? null,
+      lease?.leaseMs ?? null,
+      lease?.timeoutMs ?? null,
+    ]);
     if (!row) return { status: 'refused' };
     return { status: row.run_status === 'running' ? 'running' : 'queued', run: row };
   }
 
-  async find(id: string): Promise<WorkflowRunRow | null> {
-    const rows = (await this.dataSource.query(`SELECT * FROM ${T_RUNS} WHERE id = $1`, [id])) as WorkflowRunRow[];
-    return rows[0] ?? null;
+  find(id: string): Promise<WorkflowRunRow | null> {
+    return this.row(SQL.find, [id]);
   }
 
-  async findInWorkspace(workspaceId: string, id: string): Promise<WorkflowRunRow | null> {
-    const rows = (await this.dataSource.query(`SELECT * FROM ${T_RUNS} WHERE id = $1 AND workspace_id = $2`, [
-      id,
-      workspaceId,
-    ])) as WorkflowRunRow[];
-    return rows[0] ?? null;
+  findInWorkspace(workspaceId: string, id: string): Promise<WorkflowRunRow | null> {
+    return this.row(SQL.findInWorkspace, [id, workspaceId]);
   }
 
   /**
@@ -236,36 +292,20 @@ export class WorkflowRunsRepository {
    * `gone`: the run is not `running` (finished, or failed by the reaper).
    */
   async claim(id: string, owner: string, leaseMs: number, timeoutMs: number): Promise<Claim> {
-    const [rows] = (await this.dataSource.query(
-      `UPDATE ${T_RUNS} SET lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3::float8 / 1000), attempts = attempts + 1,
-         started_at = coalesce(started_at, now()), deadline_at = coalesce(deadline_at, coalesce(started_at, now()) + make_interval(secs => $4::float8 / 1000))
-       WHERE id = $1 AND run_status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at <= now()) RETURNING *`,
-      [id, owner, leaseMs, timeoutMs],
-    )) as [WorkflowRunRow[], number];
-    if (rows[0]) return { state: 'taken', run: rows[0] };
-    const [held] = (await this.dataSource.query(
-      `SELECT greatest(0, extract(epoch FROM lease_expires_at - now()) * 1000)::float8 AS wait_ms FROM ${T_RUNS}
-       WHERE id = $1 AND run_status = 'running' AND lease_expires_at > now()`,
-      [id],
-    )) as Array<{ wait_ms: number }>;
+    const taken = await this.row(SQL.claim, [id, owner, leaseMs, timeoutMs]);
+    if (taken) return { state: 'taken', run: taken };
+    const held = await this.row(SQL.leaseHeld, [id]);
     return held ? { state: 'leased', waitMs: Math.ceil(held.wait_ms) } : { state: 'gone' };
   }
 
   /** Gives a lease back (the holder stopped without settling the run), so the next attempt need not wait for it to lapse. */
   async release(id: string, owner: string): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE ${T_RUNS} SET lease_owner = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2 AND run_status = 'running'`,
-      [id, owner],
-    );
+    await this.execute(SQL.release, [id, owner]);
   }
 
   /** Renews the lease; false when the run is no longer this worker's (reaped, or taken over). */
   async heartbeat(id: string, owner: string, leaseMs: number): Promise<boolean> {
-    const [, count] = (await this.dataSource.query(
-      `UPDATE ${T_RUNS} SET lease_expires_at = now() + make_interval(secs => $3::float8 / 1000) WHERE id = $1 AND lease_owner = $2 AND run_status = 'running'`,
-      [id, owner, leaseMs],
-    )) as [unknown, number];
-    return count > 0;
+    return (await this.execute(SQL.heartbeat, [id, owner, leaseMs])) > 0;
   }
 
   /**
@@ -275,29 +315,18 @@ export class WorkflowRunsRepository {
    * `from` `queued` moves only a run still waiting for its slot.
    */
   async finish(id: string, state: TerminalState, from: ActiveStatuses = 'active'): Promise<Finished> {
-    const rows = (await this.dataSource.query(
-      `WITH slot AS (
-         SELECT s.queued FROM ${T_SLOTS} s JOIN ${T_RUNS} r ON r.workspace_id = s.workspace_id WHERE r.id = $1 FOR UPDATE OF s
-       ), ended AS (
-         UPDATE ${T_RUNS} SET run_status = $2, output_content = $3, error_message = $4, error_code = $5, ended_at = now(),
-           steps_executed = coalesce($6, steps_executed), total_tokens = coalesce($7, total_tokens), error_detail = $8, lease_owner = NULL, lease_expires_at = NULL
-         WHERE id = $1 AND run_status IN ('queued', $10) RETURNING *
-       ), ${RECORD_STEPS_CTE('$9')}
-       SELECT ended.*, slot.queued AS waiting_behind FROM ended LEFT JOIN slot ON true`,
-      [
-        id,
-        state.status,
-        state.output,
-        state.errorMessage,
-        state.errorCode,
-        state.stepsExecuted ?? null,
-        state.totalTokens ?? null,
-        state.errorDetail ? JSON.stringify(state.errorDetail) : null,
-        JSON.stringify(state.records ?? []),
-        from === 'queued' ? 'queued' : 'running',
-      ],
-    )) as Array<WorkflowRunRow & { waiting_behind: number | null }>;
-    const ended = rows[0];
+    const ended = await this.row(SQL.finish, [
+      id,
+      state.status,
+      state.output,
+      state.errorMessage,
+      state.errorCode,
+      state.stepsExecuted ?? null,
+      state.totalTokens ?? null,
+      state.errorDetail ? JSON.stringify(state.errorDetail) : null,
+      JSON.stringify(state.records ?? []),
+      from === 'queued' ? 'queued' : 'running',
+    ]);
     if (!ended) return { run: null, promoted: [] };
     const { waiting_behind: waiting, ...run } = ended;
     const promoted = waiting ? await this.promoteQueued(run.workspace_id) : [];
@@ -310,23 +339,12 @@ export class WorkflowRunsRepository {
    * (statement_timestamp), so they follow the start order.
    */
   promoteQueued(workspaceId: string): Promise<WorkflowRunRow[]> {
-    return this.dataSource.transaction(async (manager) => {
-      const [slot] = (await manager.query(
-        `SELECT s.running, (SELECT concurrency_limit FROM ${T_RUNS} WHERE workspace_id = $1 AND run_status = 'queued' ORDER BY queue_seq LIMIT 1) AS cap,
-           EXISTS (SELECT 1 FROM ${T_RUNS} WHERE workspace_id = $1 AND run_status = 'queued') AS waiting
-         FROM ${T_SLOTS} s WHERE s.workspace_id = $1 FOR UPDATE OF s`,
-        [workspaceId],
-      )) as Array<{ running: number; cap: number | null; waiting: boolean }>;
+    return this.transaction(async () => {
+      const slot = await this.row(SQL.lockSlots, [workspaceId]);
       if (!slot?.waiting) return [];
       const free = slot.cap === null ? 1_000_000 : slot.cap - slot.running;
       if (free <= 0) return [];
-      const [rows] = (await manager.query(
-        `UPDATE ${T_RUNS} SET run_status = 'running', started_at = statement_timestamp()
-         WHERE id IN (SELECT id FROM ${T_RUNS} WHERE workspace_id = $1 AND run_status = 'queued' ORDER BY queue_seq LIMIT $2)
-         RETURNING *`,
-        [workspaceId, free],
-      )) as [WorkflowRunRow[], number];
-      return rows;
+      return this.rows(SQL.startOldestQueued, [workspaceId, free]);
     });
   }
 
@@ -337,65 +355,41 @@ export class WorkflowRunsRepository {
    * `graceMs` ago but never taken (its job may be lost: it is queued again, not failed, since a
    * busy cluster may simply not have reached it yet).
    */
-  async abandoned(
+  abandoned(
     graceMs: number,
     timeoutMs: number,
     limit = 100,
   ): Promise<Array<{ id: string; workspace_id: string; reason: 'lease' | 'deadline' | 'unclaimed' }>> {
-    return (await this.dataSource.query(
-      `SELECT id, workspace_id,
-         CASE WHEN coalesce(deadline_at, started_at + make_interval(secs => $2::float8 / 1000)) < now() THEN 'deadline'
-              WHEN lease_expires_at IS NULL THEN 'unclaimed' ELSE 'lease' END AS reason
-       FROM ${T_RUNS}
-       WHERE run_status = 'running' AND (coalesce(deadline_at, started_at + make_interval(secs => $2::float8 / 1000)) < now()
-         OR coalesce(lease_expires_at, started_at) < now() - make_interval(secs => $1::float8 / 1000))
-       ORDER BY started_at LIMIT $3`,
-      [graceMs, timeoutMs, limit],
-    )) as Array<{ id: string; workspace_id: string; reason: 'lease' | 'deadline' | 'unclaimed' }>;
+    return this.rows(SQL.abandoned, [graceMs, timeoutMs, limit]);
   }
 
   /** Workspaces with queued runs and a free slot (a safety net for promotions whose jobs were lost). */
   async workspacesWithStartableRuns(): Promise<string[]> {
-    const rows = (await this.dataSource.query(
-      `SELECT s.workspace_id FROM ${T_SLOTS} s WHERE s.queued > 0
-         AND (SELECT q.concurrency_limit IS NULL OR q.concurrency_limit > s.running FROM ${T_RUNS} q
-              WHERE q.workspace_id = s.workspace_id AND q.run_status = 'queued' ORDER BY q.queue_seq LIMIT 1)`,
-    )) as Array<{ workspace_id: string }>;
-    return rows.map((row) => row.workspace_id);
+    return (await this.rows(SQL.workspacesWithStartableRuns)).map((row) => row.workspace_id);
   }
 
-  async steps(runId: string): Promise<StepRecordRow[]> {
-    return (await this.dataSource.query(
-      `SELECT step_key, step_id, step_type, iteration, status, inputs, output, error, error_code, tokens, model_calls, model_attempts, attempts, started_at,
-         ended_at, duration_ms
-       FROM ${T_STEPS} WHERE run_id = $1 ORDER BY started_at, step_key`,
-      [runId],
-    )) as StepRecordRow[];
+  steps(runId: string): Promise<StepRecordRow[]> {
+    return this.rows(SQL.steps, [runId]);
   }
 
   /** Writes step records (see StepRecordWrite) in one statement. */
   async recordSteps(records: StepRecordWrite[]): Promise<void> {
     if (records.length === 0) return;
-    await this.dataSource.query(`WITH ${RECORD_STEPS_CTE('$1')} SELECT 1`, [JSON.stringify(records)]);
+    await this.execute(SQL.recordSteps, [JSON.stringify(records)]);
   }
 
   async endStep(step: StepEnd): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE ${T_STEPS} SET status = $3, output = $4, error = $5, error_code = $6, tokens = $7, model_calls = $8, model_attempts = $9, ended_at = now(),
-         duration_ms = round(extract(epoch FROM now() - started_at) * 1000)::int
-       WHERE run_id = $1 AND step_key = $2`,
-      [
-        step.runId,
-        step.key,
-        step.status,
-        JSON.stringify(step.output ?? null),
-        step.error,
-        step.errorCode,
-        step.tokens,
-        step.modelCalls,
-        step.modelAttempts ? JSON.stringify(step.modelAttempts) : null,
-      ],
-    );
+    await this.execute(SQL.endStep, [
+      step.runId,
+      step.key,
+      step.status,
+      JSON.stringify(step.output ?? null),
+      step.error,
+      step.errorCode,
+      step.tokens,
+      step.modelCalls,
+      step.modelAttempts ? JSON.stringify(step.modelAttempts) : null,
+    ]);
   }
 }
 

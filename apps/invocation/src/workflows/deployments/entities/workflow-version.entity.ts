@@ -1,6 +1,6 @@
 import type { WorkflowVariant } from '@waggle/workflows';
 import { Column, Entity, Index } from 'typeorm';
-import { VersionColumns } from '../../../database/version-columns';
+import { VersionColumns } from '../../../deployments/version-columns';
 
 /**
  * An immutable workflow definition: a variant points at one, a change makes a new one, and

@@ -1,7 +1,9 @@
 import { WaggleException } from '@waggle/errors';
 import type { WorkflowVariant } from '@waggle/workflows';
+import { isFinishedRun, runCallbackBody } from '@waggle/runs';
 import { initialScope } from '../engine/workflow-engine';
-import { callbackBodyOf, checkInputs, ledgerRecordOf, runFailure, toRunView } from './workflow-runs.service';
+import { checkInputs } from './usecases/start-workflow-run/check-inputs';
+import { ledgerRecordOf, runFailure, toRunView } from './workflow-run-mappers';
 import { failureState, type WorkflowRunRow } from './workflow-runs.repository';
 
 const variant: WorkflowVariant = {
@@ -50,6 +52,13 @@ const row = (overrides: Partial<WorkflowRunRow> = {}): WorkflowRunRow => ({
   ...overrides,
 });
 
+/** A finished run's callback body, as WorkflowRunSettlement announces it: built from its ledger record. */
+function callbackBodyOf(run: WorkflowRunRow) {
+  const record = ledgerRecordOf(run);
+  if (!isFinishedRun(record)) throw new Error(`${run.run_status} is not an end`);
+  return runCallbackBody('workflow', run.id, record);
+}
+
 describe('workflow run values', () => {
   it('names every missing required input, and every input of the wrong type', () => {
     expect(() => checkInputs(variant, {})).toThrow(
@@ -92,6 +101,16 @@ describe('workflow run values', () => {
       request_id: row().id,
       data: { error: 'boom', error_code: 'provider_error' },
     });
+    // Byte for byte as the receiver gets them, defaults included.
+    expect(JSON.stringify(callbackBodyOf(row({ output_content: null })))).toBe(
+      `{"event_type":"workflow.completed","request_id":"${row().id}","data":{"output":""}}`,
+    );
+    expect(JSON.stringify(callbackBodyOf(row({ run_status: 'failed', output_content: null })))).toBe(
+      `{"event_type":"workflow.failed","request_id":"${row().id}","data":{"error":"The workflow run failed","error_code":"internal_server_error"}}`,
+    );
+    expect(JSON.stringify(callbackBodyOf(row({ run_status: 'cancelled', output_content: null })))).toBe(
+      `{"event_type":"workflow.cancelled","request_id":"${row().id}","data":{"reason":"cancelled"}}`,
+    );
   });
 
   it('records the run in the ledger as a workflow run with its metadata and user label', () => {

@@ -1,6 +1,5 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { WorkflowRunEntity } from './workflow-run.entity';
-import { WorkflowSlotsEntity } from './workflow-slots.entity';
 
 export const STEP_RUN_STATUSES = ['running', 'completed', 'failed'] as const;
 export type StepRunStatus = (typeof STEP_RUN_STATUSES)[number];
@@ -75,5 +74,3 @@ export class WorkflowStepRunEntity {
   @Column({ name: 'duration_ms', type: 'integer', nullable: true })
   durationMs!: number | null;
 }
-
-export const WORKFLOW_RUN_ENTITIES = [WorkflowRunEntity, WorkflowStepRunEntity, WorkflowSlotsEntity];

@@ -1,6 +1,5 @@
 import type { RunKind, RunStatus } from '@waggle/contracts';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { LedgerDeadLetterEntity } from './ledger-dead-letter.entity';
 
 /** One run in the request ledger: what was asked, of what, by whom, and how it ended. */
 @Entity({ name: 'requests' })
@@ -79,5 +78,3 @@ export class RequestRecordEntity {
   @Column({ name: 'trace_id', type: 'text', nullable: true })
   traceId!: string | null;
 }
-
-export const LEDGER_ENTITIES = [RequestRecordEntity, LedgerDeadLetterEntity];

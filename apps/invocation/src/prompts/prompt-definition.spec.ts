@@ -1,6 +1,6 @@
 import type { PromptVariantSpec } from '@waggle/contracts';
 import { contentHashOf } from '@waggle/platform';
-import { definitionOf } from './prompts.service';
+import { definitionOf } from './prompt-definition';
 
 const VARIANT = {
   name: 'default',

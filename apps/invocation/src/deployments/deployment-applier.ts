@@ -1,0 +1,140 @@
+import type { OwnerWebhookSecrets } from '@waggle/webhooks';
+import type { WebhookOwnerColumns } from '@waggle/database';
+import type { DeploymentRepository, VariantShape } from './deployment-repository';
+import type { VersionColumns } from './version-columns';
+
+/** A deployment as an apply file declares it: its name and its variants by name. */
+export interface DeploymentSpec<VariantSpec extends { name: string }> {
+  deployment: string;
+  variants: VariantSpec[];
+}
+
+/** What an apply did to one variant. */
+export interface AppliedVariantOutcome {
+  name: string;
+  variant_id: string;
+  /** The version the variant points at after this apply. */
+  version: number;
+  /** True when this apply made a new version (or the variant itself). */
+  changed: boolean;
+}
+
+/** What an apply did to one deployment; each kind's answer names its id its own way. */
+export interface AppliedDeploymentOutcome<Deployment> {
+  deployment: Deployment;
+  /** The deployment's current webhook secret, opened: apply shows it. */
+  webhookSecret: string;
+  created: boolean;
+  variants: AppliedVariantOutcome[];
+}
+
+/** The cache of a kind's resolutions (which version a run of a variant uses): forgotten on every replica. */
+export interface ResolutionCache {
+  changed(workspaceId: string): void;
+}
+
+/** What a kind of deployment gives the applier: its rows, its webhook secrets and the cache of its resolutions. */
+export interface DeploymentKind<
+  Deployment extends WebhookOwnerColumns,
+  Variant extends VariantShape<Version>,
+  Version extends VersionColumns,
+  View,
+> {
+  repository: DeploymentRepository<Deployment, Variant, Version>;
+  secrets: OwnerWebhookSecrets<Deployment, View, void>;
+  resolutions: ResolutionCache;
+}
+
+/** A variant's version as the applier stores it: its kind's columns, with the hash of the definition it was made from. */
+export type VersionDraft<Version extends VersionColumns> = Omit<Version, keyof VersionColumns> & { contentHash: string };
+
+/**
+ * Every write to a kind of deployment (prompt deployments, workflow deployments), done one way
+ * for both: the declarative apply and the webhook secret's rotation. A kind extends it with
+ * its repository, its webhook secrets and its resolution cache, and says what version a
+ * variant's definition makes (versionOf); its service checks an apply file before handing it here.
+ *
+ * **Apply.** Deployments and variants are created when new; a variant whose definition changed
+ * (by content hash) gets a new immutable version and is repointed; an unchanged one is left
+ * alone, so applying the same file twice changes nothing. Everything is written in one
+ * transaction (each deployment locked from read to write): a failed apply writes nothing.
+ *
+ * **The secret rule.** A new deployment gets its own webhook secret with all three columns
+ * written (the current secret; no previous one, no expiry), and an apply never touches an
+ * existing deployment's secrets: a rotation's previous secret keeps authenticating and signing
+ * until its expiry (decisions: webhook secrets, the rotation window), whatever is applied
+ * meanwhile. Apply answers the current secret, and publishes each deployment's webhook target
+ * (every secret in force) before it answers, as triggers and callbacks read the registry.
+ *
+ * **The cache rule.** A cached resolution serves a deployment's row (its ids, its name, its
+ * webhook secret) and the current version of one of its variants; a failed or empty load is
+ * never kept (BroadcastCache), so nothing is cached for a deployment or a variant that does not
+ * exist yet. The workspace's resolutions are therefore forgotten, on every replica, exactly when
+ * a write changed one of those: an apply that made a version (a changed or new variant), and a
+ * rotation. An apply that changed nothing forgets nothing.
+ */
+export abstract class DeploymentApplier<
+  Spec extends DeploymentSpec<VariantSpec>,
+  VariantSpec extends { name: string },
+  Deployment extends WebhookOwnerColumns,
+  Variant extends VariantShape<Version>,
+  Version extends VersionColumns & { contentHash: string },
+  View,
+> {
+  protected constructor(private readonly kind: DeploymentKind<Deployment, Variant, Version, View>) {}
+
+  /** The version a variant's definition makes. */
+  protected abstract versionOf(variant: VariantSpec): VersionDraft<Version>;
+
+  /** Applies the deployments of one file, checked by the kind's service beforehand. */
+  async apply(workspaceId: string, specs: readonly Spec[]): Promise<Array<AppliedDeploymentOutcome<Deployment>>> {
+    const { repository, secrets, resolutions } = this.kind;
+    const applied = await repository.transaction(async () => {
+      const outcomes: Array<AppliedDeploymentOutcome<Deployment>> = [];
+      for (const spec of specs) outcomes.push(await this.applyDeployment(workspaceId, spec));
+      return outcomes;
+    });
+    if (applied.some((outcome) => outcome.variants.some((variant) => variant.changed))) resolutions.changed(workspaceId);
+    // Triggers and callbacks read the registry, so it is current before apply answers.
+    await secrets.publish(applied.map((outcome) => outcome.deployment.id));
+    return applied;
+  }
+
+  /** A new current secret, the old one authenticating and signing too for the overlap; resolutions are forgotten everywhere. */
+  async rotateWebhookSecret(workspaceId: string, deployment: string, overlapSeconds?: number): Promise<View> {
+    const rotated = await this.kind.secrets.rotate(workspaceId, deployment, overlapSeconds);
+    this.kind.resolutions.changed(workspaceId);
+    return rotated;
+  }
+
+  private async applyDeployment(workspaceId: string, spec: Spec): Promise<AppliedDeploymentOutcome<Deployment>> {
+    const { repository, secrets } = this.kind;
+    let deployment = await repository.findDeployment(workspaceId, spec.deployment, { lock: true });
+    const created = deployment === null;
+    if (!deployment) {
+      const sealed = secrets.newSecrets();
+      deployment = await repository.createDeployment({
+        workspaceId,
+        name: spec.deployment,
+        webhookSecretSealed: sealed.current,
+        previousWebhookSecretSealed: sealed.previous,
+        previousSecretExpiresAt: sealed.previousExpiresAt,
+      });
+    }
+    const variants: AppliedVariantOutcome[] = [];
+    for (const variant of spec.variants) variants.push(await this.applyVariant(deployment, variant));
+    return { deployment, webhookSecret: secrets.open(deployment.webhookSecretSealed), created, variants };
+  }
+
+  private async applyVariant(deployment: Deployment, spec: VariantSpec): Promise<AppliedVariantOutcome> {
+    const { repository } = this.kind;
+    const draft = this.versionOf(spec);
+    let variant = await repository.findVariant(deployment.id, spec.name);
+    if (variant?.currentVersion?.contentHash === draft.contentHash) {
+      return { name: variant.name, variant_id: variant.id, version: variant.currentVersion.version, changed: false };
+    }
+    variant ??= await repository.createVariant(deployment.id, spec.name);
+    const version = await repository.addVersion(variant.id, draft);
+    return { name: variant.name, variant_id: variant.id, version: version.version, changed: true };
+  }
+}

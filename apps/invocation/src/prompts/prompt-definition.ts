@@ -1,0 +1,31 @@
+import type { PromptVariantSpec } from '@waggle/contracts';
+
+/** One message of a stored version: its role and its template. */
+export interface StoredPromptMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** Model parameters as the definition file names them (snake_case). */
+export interface StoredPromptParams {
+  temperature?: number;
+  top_p?: number;
+  max_tokens?: number;
+  stop?: string[];
+  reasoning_effort?: 'minimal' | 'low' | 'medium' | 'high';
+  thinking_budget?: number;
+}
+
+/** What a variant's version is made of, and what its content hash is taken of. */
+export function definitionOf(variant: PromptVariantSpec) {
+  return {
+    model: variant.model,
+    messages: variant.messages.map(({ role, content }) => ({ role, content })),
+    params: { ...(variant.params ?? {}) } as StoredPromptParams,
+    imageInputs: [...(variant.image_inputs ?? [])],
+    // Left out when not set (undefined is not hashed), so a variant that sets neither hashes as
+    // it did before they existed and re-applying an unchanged file changes nothing.
+    fallbacks: variant.fallbacks?.length ? [...variant.fallbacks] : undefined,
+    responseFormat: variant.response_format ?? undefined,
+  };
+}
