@@ -1,4 +1,4 @@
-import { InvocationPatterns, WorkflowDeploymentPatterns, type ShownWebhookSecret, type WebhookOwnerKind } from '@waggle/contracts';
+import { InvocationPatterns, type ShownWebhookSecret, type WebhookOwnerKind } from '@waggle/contracts';
 import { startServiceUnderTest, type ServiceUnderTest } from '@waggle/testing';
 import { acceptsSecret, SecretSealer, WebhookRegistry, type WebhookTarget } from '@waggle/webhooks';
 import Redis from 'ioredis';
@@ -85,7 +85,7 @@ describe('DeploymentApplier: one secret rule and one cache rule for prompt and w
       table: 'invocation.workflow_deployments',
       registryKind: 'workflow_deployment',
       async apply(workspaceId, deployment, text) {
-        const [applied] = await service.send(WorkflowDeploymentPatterns.applyWorkflows, {
+        const [applied] = await service.send(InvocationPatterns.applyWorkflows, {
           workspace_id: workspaceId,
           workflows: [
             {
@@ -102,7 +102,7 @@ describe('DeploymentApplier: one secret rule and one cache rule for prompt and w
         };
       },
       rotate: (workspaceId, deployment, overlapSeconds) =>
-        service.send(WorkflowDeploymentPatterns.rotateWorkflowWebhookSecret, {
+        service.send(InvocationPatterns.rotateWorkflowWebhookSecret, {
           workspace_id: workspaceId,
           deployment,
           overlap_seconds: overlapSeconds,

@@ -1,6 +1,6 @@
 import type { OwnerWebhookSecrets } from '@waggle/webhooks';
 import type { WebhookOwnerColumns } from '@waggle/database';
-import type { DeploymentRepository, VariantShape } from './deployment-repository';
+import type { DeploymentRepository, VariantShape } from './deployment.repository';
 import type { VersionColumns } from './version-columns';
 
 /** A deployment as an apply file declares it: its name and its variants by name. */

@@ -4,7 +4,7 @@ import { WaggleException } from '@waggle/errors';
 import { defineSql } from '@waggle/database';
 import type { DataSource } from 'typeorm';
 import { SCHEMA } from '../database/data-source';
-import { DeploymentRepository, deploymentStatements, variantNotFound } from '../deployments/deployment-repository';
+import { DeploymentRepository, deploymentStatements, variantNotFound } from '../deployments/deployment.repository';
 import { PromptDeploymentEntity } from './entities/prompt-deployment.entity';
 import { PromptVariantEntity } from './entities/prompt-variant.entity';
 import { PromptVersionEntity } from './entities/prompt-version.entity';

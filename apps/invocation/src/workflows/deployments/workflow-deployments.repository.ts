@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { defineSql, sql, type RowOf } from '@waggle/database';
 import type { DataSource } from 'typeorm';
-import { DeploymentRepository, deploymentStatements } from '../../deployments/deployment-repository';
+import { DeploymentRepository, deploymentStatements } from '../../deployments/deployment.repository';
 import { WorkflowDeploymentEntity } from './entities/workflow-deployment.entity';
 import { WorkflowVariantEntity } from './entities/workflow-variant.entity';
 import { WorkflowVersionEntity } from './entities/workflow-version.entity';
@@ -26,7 +26,7 @@ export type WorkflowVersionRow = Pick<RowOf<WorkflowDeploymentEntity>, 'workspac
     version_id: WorkflowVersionEntity['id'];
   };
 
-export { deploymentNotFound, variantNotFound } from '../../deployments/deployment-repository';
+export { deploymentNotFound, variantNotFound } from '../../deployments/deployment.repository';
 
 const SQL = defineSql(__filename, {
   ...deploymentStatements({ variants: TABLES.variants, versions: TABLES.versions }),
