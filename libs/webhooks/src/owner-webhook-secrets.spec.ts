@@ -18,11 +18,8 @@ function ownerSecrets() {
     if (!owner) throw new Error(`no owner ${name}`);
     return owner;
   };
-  const secrets = new OwnerWebhookSecrets<
-    Owner,
-    { name: string; webhook_secret: string; previous_secret_expires_at: string | null },
-    string
-  >({
+  let inTransaction = false;
+  const secrets = new OwnerWebhookSecrets<Owner, { name: string; webhook_secret: string; previous_secret_expires_at: string | null }>({
     kind: 'workflow_deployment',
     sealer,
     overlapSeconds: 3600,
@@ -32,13 +29,20 @@ function ownerSecrets() {
       remove: async (kind, id) => void calls.push(['remove', kind, id]),
     },
     store: {
-      transaction: (work) => work('manager'),
+      transaction: async (work) => {
+        inTransaction = true;
+        try {
+          return await work();
+        } finally {
+          inTransaction = false;
+        }
+      },
       get: async (workspaceId, name, options) => {
-        if (options) calls.push(['get', options]);
+        if (options) calls.push(['get', options, inTransaction ? 'in transaction' : 'outside']);
         return { ...find(workspaceId, name) };
       },
-      saveSecrets: async (manager, owner) => {
-        calls.push(['save', manager]);
+      saveSecrets: async (owner) => {
+        calls.push(['save', inTransaction ? 'in transaction' : 'outside']);
         owners.set(owner.id, owner);
       },
       findByIds: async (ids) => ids.flatMap((id) => owners.get(id) ?? []),
@@ -98,8 +102,8 @@ describe('OwnerWebhookSecrets', () => {
     expect(await secrets.view('w', 'digest')).toEqual(rotated);
     const owner = stored(id);
     expect(calls).toEqual([
-      ['get', { manager: 'manager', lock: true }],
-      ['save', 'manager'],
+      ['get', { lock: true }, 'in transaction'],
+      ['save', 'in transaction'],
       ['publish', 'workflow_deployment', [owner.id]],
     ]);
     expect(logged).toEqual([{ msg: 'webhook secret rotated', owner_id: owner.id, overlap_seconds: 3600 }]);
@@ -133,7 +137,7 @@ describe('OwnerWebhookSecrets', () => {
   it('publishes nothing when the store refuses the rotation (an unknown owner)', async () => {
     const { secrets, calls } = ownerSecrets();
     await expect(secrets.rotate('w', 'nope')).rejects.toThrow('no owner nope');
-    expect(calls).toEqual([['get', { manager: 'manager', lock: true }]]);
+    expect(calls).toEqual([['get', { lock: true }, 'in transaction']]);
   });
 
   it('pages ids and leaves unknown ids out of the targets; unpublish removes the entry', async () => {

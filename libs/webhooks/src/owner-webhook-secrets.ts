@@ -20,25 +20,28 @@ export interface WebhookSecretColumns {
   previousSecretExpiresAt: Date | null;
 }
 
-/** One kind of owner's rows, as its repository reads and writes them; `TManager` is its transaction handle. */
-export interface WebhookSecretOwnerStore<TOwner extends WebhookSecretColumns, TManager = unknown> {
-  transaction<T>(work: (manager: TManager) => Promise<T>): Promise<T>;
+/**
+ * One kind of owner's rows, as its repository reads and writes them. Calls made inside
+ * `transaction` run in it (the repository's transaction travels with the async context).
+ */
+export interface WebhookSecretOwnerStore<TOwner extends WebhookSecretColumns> {
+  transaction<T>(work: () => Promise<T>): Promise<T>;
   /**
    * The workspace's owner by the reference its API names it by (an id, a deployment name); throws
    * its not-found error. With `lock`, held against concurrent writers until the transaction ends.
    */
-  get(workspaceId: string, ref: string, options?: { manager?: TManager; lock?: boolean }): Promise<TOwner>;
+  get(workspaceId: string, ref: string, options?: { lock?: boolean }): Promise<TOwner>;
   /** Writes the owner's secret columns inside the transaction. */
-  saveSecrets(manager: TManager, owner: TOwner): Promise<unknown>;
+  saveSecrets(owner: TOwner): Promise<unknown>;
   /** The live owners among these ids; unknown (and deleted) ones are left out. */
   findByIds(ids: string[]): Promise<TOwner[]>;
   /** One page of every live owner's id, in a stable order. */
   idsPage(skip: number, take: number): Promise<string[]>;
 }
 
-export interface OwnerWebhookSecretsOptions<TOwner extends WebhookSecretColumns, TView, TManager = unknown> {
+export interface OwnerWebhookSecretsOptions<TOwner extends WebhookSecretColumns, TView> {
   kind: WebhookOwnerKind;
-  store: WebhookSecretOwnerStore<TOwner, TManager>;
+  store: WebhookSecretOwnerStore<TOwner>;
   keeper: Pick<WebhookTargetKeeper, 'register' | 'publish' | 'remove'>;
   sealer: SecretSealer;
   /** The overlap of a rotation that names none (WEBHOOK_SECRET_OVERLAP_SECONDS). */
@@ -57,10 +60,10 @@ export interface OwnerWebhookSecretsOptions<TOwner extends WebhookSecretColumns,
  * authenticates triggers and the callback-dispatcher signs callbacks without asking the
  * owning service. Each service's owner feature extends it with its repository as the store.
  */
-export class OwnerWebhookSecrets<TOwner extends WebhookSecretColumns, TView, TManager = unknown> implements WebhookTargetSource {
+export class OwnerWebhookSecrets<TOwner extends WebhookSecretColumns, TView> implements WebhookTargetSource {
   readonly kind: WebhookOwnerKind;
 
-  constructor(protected readonly options: OwnerWebhookSecretsOptions<TOwner, TView, TManager>) {
+  constructor(protected readonly options: OwnerWebhookSecretsOptions<TOwner, TView>) {
     this.kind = options.kind;
   }
 
@@ -100,13 +103,13 @@ export class OwnerWebhookSecrets<TOwner extends WebhookSecretColumns, TView, TMa
   async rotate(workspaceId: string, ref: string, overlapSeconds = this.options.overlapSeconds): Promise<TView> {
     const { sealer, store, logger, logIdField } = this.options;
     // Locked from read to write: two rotations at once keep each other's secret as the previous one.
-    const owner = await store.transaction(async (manager) => {
-      const found = await store.get(workspaceId, ref, { manager, lock: true });
+    const owner = await store.transaction(async () => {
+      const found = await store.get(workspaceId, ref, { lock: true });
       const rotated = rotateOwnerSecrets(sealer, sealedSecretsOf(found), overlapSeconds);
       found.webhookSecretSealed = rotated.current;
       found.previousWebhookSecretSealed = rotated.previous;
       found.previousSecretExpiresAt = rotated.previousExpiresAt;
-      await store.saveSecrets(manager, found);
+      await store.saveSecrets(found);
       return found;
     });
     await this.publish([owner.id]);

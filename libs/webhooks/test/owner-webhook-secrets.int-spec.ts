@@ -1,5 +1,6 @@
 import type { ShownWebhookSecret } from '@waggle/contracts';
 import Redis from 'ioredis';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Pool, type PoolClient } from 'pg';
 import {
@@ -35,17 +36,24 @@ const hookOf = (row: HookRow): Hook => ({
 });
 
 /** Webhook owners in a table of the real test database, locked and saved as the services' repositories do. */
-class HooksStore implements WebhookSecretOwnerStore<Hook, PoolClient> {
+class HooksStore implements WebhookSecretOwnerStore<Hook> {
+  /** The open transaction's client: calls inside `transaction` use it, as a DataRepository's do. */
+  private readonly open = new AsyncLocalStorage<PoolClient>();
+
   constructor(
     private readonly pool: Pool,
     private readonly table: string,
   ) {}
 
-  async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+  private get db(): Pool | PoolClient {
+    return this.open.getStore() ?? this.pool;
+  }
+
+  async transaction<T>(work: () => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
-      const result = await work(client);
+      const result = await this.open.run(client, work);
       await client.query('COMMIT');
       return result;
     } catch (error) {
@@ -56,8 +64,8 @@ class HooksStore implements WebhookSecretOwnerStore<Hook, PoolClient> {
     }
   }
 
-  async get(workspaceId: string, name: string, options: { manager?: PoolClient; lock?: boolean } = {}): Promise<Hook> {
-    const { rows } = await (options.manager ?? this.pool).query<HookRow>(
+  async get(workspaceId: string, name: string, options: { lock?: boolean } = {}): Promise<Hook> {
+    const { rows } = await this.db.query<HookRow>(
       `SELECT * FROM ${this.table} WHERE workspace_id = $1 AND name = $2${options.lock ? ' FOR UPDATE' : ''}`,
       [workspaceId, name],
     );
@@ -65,8 +73,8 @@ class HooksStore implements WebhookSecretOwnerStore<Hook, PoolClient> {
     return hookOf(rows[0]);
   }
 
-  async saveSecrets(client: PoolClient, hook: Hook): Promise<void> {
-    await client.query(
+  async saveSecrets(hook: Hook): Promise<void> {
+    await this.db.query(
       `UPDATE ${this.table} SET webhook_secret_sealed = $2, previous_webhook_secret_sealed = $3, previous_secret_expires_at = $4 WHERE id = $1`,
       [hook.id, hook.webhookSecretSealed, hook.previousWebhookSecretSealed, hook.previousSecretExpiresAt],
     );
@@ -92,7 +100,7 @@ describe('OwnerWebhookSecrets over PostgreSQL rows and the Redis registry', () =
   const registry = new WebhookRegistry(redis);
   const sealer = new SecretSealer(randomBytes(32));
   const keeper = new WebhookTargetKeeper(redis, { resyncSeconds: 0, logger: console });
-  const secrets = new OwnerWebhookSecrets<Hook, ShownWebhookSecret & { hook_id: string }, PoolClient>({
+  const secrets = new OwnerWebhookSecrets<Hook, ShownWebhookSecret & { hook_id: string }>({
     kind: 'workflow_deployment',
     store: new HooksStore(pool, table),
     keeper,

@@ -24,11 +24,10 @@ export class AgentWebhookSecrets extends OwnerWebhookSecrets<AgentEntity, AgentW
       sealer,
       overlapSeconds: env.WEBHOOK_SECRET_OVERLAP_SECONDS,
       store: {
-        // The repository's calls inside join the transaction by themselves: no handle is passed.
-        transaction: (work) => agents.transaction(() => work(undefined)),
+        transaction: (work) => agents.transaction(work),
         get: (workspaceId, agentId, options) => agents.getActive(workspaceId, agentId, { lock: options?.lock }),
         // The secret is not part of the agent record: saving it leaves `updated_at` alone.
-        saveSecrets: (_transaction, agent) => agents.saveWebhookSecrets(agent),
+        saveSecrets: (agent) => agents.saveWebhookSecrets(agent),
         findByIds: (ids) => agents.findActiveByIds(ids),
         idsPage: (skip, take) => agents.activeIdsPage(skip, take),
       },

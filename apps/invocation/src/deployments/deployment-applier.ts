@@ -41,7 +41,7 @@ export interface DeploymentKind<
   View,
 > {
   repository: DeploymentRepository<Deployment, Variant, Version>;
-  secrets: OwnerWebhookSecrets<Deployment, View, void>;
+  secrets: OwnerWebhookSecrets<Deployment, View>;
   resolutions: ResolutionCache;
 }
 

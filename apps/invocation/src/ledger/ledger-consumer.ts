@@ -1,6 +1,18 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { LedgerStream, type LedgerDeadLetter, type LedgerRecord } from '@waggle/contracts';
-import { APP_ENV, cappedBackoffMs, ClaimCheck, ClaimGoneError, describeFailure, GroupCommit, isTransientFailure, jsonText, NatsRpcClient, OutageLog, type BackoffSettings } from '@waggle/platform';
+import {
+  APP_ENV,
+  cappedBackoffMs,
+  ClaimCheck,
+  ClaimGoneError,
+  describeFailure,
+  GroupCommit,
+  isTransientFailure,
+  jsonText,
+  NatsRpcClient,
+  OutageLog,
+  type BackoffSettings,
+} from '@waggle/platform';
 import { ensureLedgerStream } from '@waggle/runs';
 import { AckPolicy, DeliverPolicy, nanos, type ConsumerMessages, type JetStreamManager, type JsMsg } from 'nats';
 import type { InvocationEnv } from '../config/invocation.env';

@@ -12,7 +12,7 @@ import { PromptsRepository } from './prompts.repository';
  * variables it must be given) as the deployment's webhook target (kind `prompt_deployment`).
  */
 @Injectable()
-export class PromptWebhookSecrets extends OwnerWebhookSecrets<PromptDeploymentEntity, WebhookSecretView, void> {
+export class PromptWebhookSecrets extends OwnerWebhookSecrets<PromptDeploymentEntity, WebhookSecretView> {
   constructor(
     private readonly prompts: PromptsRepository,
     keeper: WebhookTargetKeeper,
@@ -25,10 +25,9 @@ export class PromptWebhookSecrets extends OwnerWebhookSecrets<PromptDeploymentEn
       sealer,
       overlapSeconds: env.WEBHOOK_SECRET_OVERLAP_SECONDS,
       store: {
-        // The transaction travels with the async context (DataRepository): there is no handle to pass.
-        transaction: (work) => prompts.transaction(() => work()),
+        transaction: (work) => prompts.transaction(work),
         get: (workspaceId, name, options) => prompts.getDeployment(workspaceId, name, { lock: options?.lock }),
-        saveSecrets: (_inTransaction, deployment) => prompts.saveSecrets(deployment),
+        saveSecrets: (deployment) => prompts.saveSecrets(deployment),
         findByIds: (ids) => prompts.findDeploymentsByIds(ids),
         idsPage: (skip, take) => prompts.deploymentIdsPage(skip, take),
       },

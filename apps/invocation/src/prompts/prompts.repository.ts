@@ -9,7 +9,6 @@ import { PromptDeploymentEntity } from './entities/prompt-deployment.entity';
 import { PromptVariantEntity } from './entities/prompt-variant.entity';
 import { PromptVersionEntity } from './entities/prompt-version.entity';
 
-
 const SQL = defineSql(__filename, {
   ...deploymentStatements({ variants: `"${SCHEMA}"."prompt_variants"`, versions: `"${SCHEMA}"."prompt_versions"` }),
 });

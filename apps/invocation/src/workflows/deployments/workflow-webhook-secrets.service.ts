@@ -14,7 +14,7 @@ import { WorkflowDeploymentsRepository } from './workflow-deployments.repository
  * the secrets: the target has no `variants`.
  */
 @Injectable()
-export class WorkflowWebhookSecrets extends OwnerWebhookSecrets<WorkflowDeploymentEntity, WorkflowWebhookSecretView, void> {
+export class WorkflowWebhookSecrets extends OwnerWebhookSecrets<WorkflowDeploymentEntity, WorkflowWebhookSecretView> {
   constructor(
     private readonly deployments: WorkflowDeploymentsRepository,
     keeper: WebhookTargetKeeper,
@@ -27,10 +27,9 @@ export class WorkflowWebhookSecrets extends OwnerWebhookSecrets<WorkflowDeployme
       sealer,
       overlapSeconds: env.WEBHOOK_SECRET_OVERLAP_SECONDS,
       store: {
-        // The transaction travels with the async context (DataRepository): there is no handle to pass.
-        transaction: (work) => deployments.transaction(() => work()),
+        transaction: (work) => deployments.transaction(work),
         get: (workspaceId, name, options) => deployments.getDeployment(workspaceId, name, { lock: options?.lock }),
-        saveSecrets: (_inTransaction, deployment) => deployments.saveSecrets(deployment),
+        saveSecrets: (deployment) => deployments.saveSecrets(deployment),
         findByIds: (ids) => deployments.findDeploymentsByIds(ids),
         idsPage: (skip, take) => deployments.deploymentIdsPage(skip, take),
       },
