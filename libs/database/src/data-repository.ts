@@ -16,7 +16,8 @@ const ambient = new AsyncLocalStorage<AmbientTransaction>();
  * The data-access rule (docs/contributing/service-template.md, "Data"):
  * - One repository per table or aggregate; services receive repositories, never a
  *   `DataSource`, an `EntityManager` or a TypeORM `Repository`.
- * - Single-row CRUD by key goes through the entity's TypeORM repository (`this.table(E)`).
+ * - CRUD on one table by equality (find by key, insert, save, delete, a filtered and ordered
+ *   list) goes through the entity's TypeORM repository (`this.table(E)`).
  *   Everything else is raw SQL declared once with `defineSql` beside the repository and run
  *   with `this.rows`/`this.execute`; no query builder. `npm run sql:snapshot` writes every
  *   statement to the `.sql` file beside its repository and a unit spec fails when they drift.
@@ -46,7 +47,7 @@ export abstract class DataRepository {
     return open?.dataSource === this.dataSource ? open.manager : this.dataSource.manager;
   }
 
-  /** The entity's TypeORM repository, inside the open transaction if there is one: for single-row CRUD. */
+  /** The entity's TypeORM repository, inside the open transaction if there is one: for CRUD on one table by equality. */
   protected table<Entity extends ObjectLiteral>(entity: EntityTarget<Entity>): Repository<Entity> {
     return this.db.getRepository(entity);
   }
