@@ -6,7 +6,7 @@ import { AttachmentFetcher, AttachmentFetchError, detectDocumentType, extractDoc
 import { WaggleException } from '@waggle/errors';
 import { APP_ENV, FileStaging, NatsRpcClient } from '@waggle/platform';
 import type { KnowledgeBaseEnv } from '../config/knowledge-base.env';
-import type { KnowledgeBaseItemEntity } from '../knowledge-bases/entities/knowledge-base-item.entity';
+import type { KnowledgeBaseItem } from '../knowledge-bases/knowledge-base';
 
 const STAGE_TIMEOUT_MS = 60_000;
 
@@ -51,7 +51,7 @@ export class DocumentSource {
   }
 
   /** The item's text, and the document's type as detected (pdf, markdown, docx…). */
-  async text(item: KnowledgeBaseItemEntity, signal?: AbortSignal): Promise<{ text: string; type: string }> {
+  async text(item: KnowledgeBaseItem, signal?: AbortSignal): Promise<{ text: string; type: string }> {
     const document = item.itemType === 'asset' ? await this.fromAsset(item) : await this.fromUrl(item, signal);
     const detected = await detectDocumentType(document.bytes, document.hints);
     let text: string;
@@ -65,7 +65,7 @@ export class DocumentSource {
     return { text, type: detected.type };
   }
 
-  private async fromUrl(item: KnowledgeBaseItemEntity, signal?: AbortSignal) {
+  private async fromUrl(item: KnowledgeBaseItem, signal?: AbortSignal) {
     const url = item.sourceUrl ?? '';
     try {
       const fetched = await this.fetcher.fetch(url, { signal });
@@ -80,7 +80,7 @@ export class DocumentSource {
     }
   }
 
-  private async fromAsset(item: KnowledgeBaseItemEntity) {
+  private async fromAsset(item: KnowledgeBaseItem) {
     const staged = await send(
       this.rpc,
       AssetPatterns.stageAsset,
