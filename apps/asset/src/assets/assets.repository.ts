@@ -37,8 +37,9 @@ export class AssetsRepository extends DataRepository {
 
   /** The bytes the workspace's assets take. */
   async usedBytes(workspaceId: string): Promise<number> {
-    const row = await this.row(SQL.usedBytes, [workspaceId]);
-    return Number(row!.used);
+    // An aggregate: always one row.
+    const [row] = await this.rows(SQL.usedBytes, [workspaceId]);
+    return Number(row.used);
   }
 
   /**
@@ -50,7 +51,7 @@ export class AssetsRepository extends DataRepository {
     return this.transaction(async () => {
       await this.rows(SQL.lockWorkspaceStorage, [`asset-storage:${asset.workspaceId}`]);
       if (capBytes !== null && (await this.usedBytes(asset.workspaceId)) + asset.sizeBytes > capBytes) return null;
-      const row = await this.row(SQL.insert, [
+      const [row] = await this.rows(SQL.insert, [
         asset.id,
         asset.workspaceId,
         asset.name,
@@ -59,7 +60,7 @@ export class AssetsRepository extends DataRepository {
         asset.sha256,
         asset.storageKey,
       ]);
-      return Object.assign(new AssetEntity(), { ...asset, sizeBytes: String(asset.sizeBytes), createdAt: row!.created_at });
+      return Object.assign(new AssetEntity(), { ...asset, sizeBytes: String(asset.sizeBytes), createdAt: row.created_at });
     });
   }
 }

@@ -1,4 +1,3 @@
-import { AsyncResource } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { CallbackDeliveryJob, DeliveryStatus } from '@waggle/contracts';
@@ -122,17 +121,15 @@ function toState(row: StateRow): DeliveryState {
  */
 @Injectable()
 export class DeliveriesRepository extends DataRepository {
-  // A batch serves many callers, so it runs in the context the repository was made in: it never
-  // joins the transaction of whichever caller happened to start it.
   private readonly opens = new GroupCommit<OpenRequest, DeliveryState>({
-    run: AsyncResource.bind((requests: OpenRequest[]) => this.openBatch(requests)),
+    run: (requests) => this.openBatch(requests),
     keyOf: (request) => request.job.delivery_id,
     maxBatch: MAX_BATCH,
     maxInFlight: MAX_IN_FLIGHT,
   });
 
   private readonly attempts = new GroupCommit<AttemptRecord, number>({
-    run: AsyncResource.bind((records: AttemptRecord[]) => this.recordBatch(records)),
+    run: (records) => this.recordBatch(records),
     keyOf: (record) => record.deliveryId,
     maxBatch: MAX_BATCH,
     maxInFlight: MAX_IN_FLIGHT,
@@ -144,6 +141,7 @@ export class DeliveriesRepository extends DataRepository {
 
   /** Creates the delivery the first time its job runs; answers its current state either way. */
   open(job: CallbackDeliveryJob, jobId: string, body: string): Promise<DeliveryState> {
+    this.refuseTransaction();
     return this.opens.submit({ job, jobId, body });
   }
 
@@ -155,6 +153,7 @@ export class DeliveriesRepository extends DataRepository {
    * decides nothing.
    */
   recordAttempt(record: AttemptRecord): Promise<number> {
+    this.refuseTransaction();
     return this.attempts.submit(record);
   }
 
@@ -214,6 +213,14 @@ export class DeliveriesRepository extends DataRepository {
       delivery.nextAttemptAt,
       delivery.completedAt,
     ]);
+  }
+
+  /**
+   * A batch runs in the async context of the caller that started it and serves every caller in
+   * it: started inside a transaction, it would write the others' rows in that transaction.
+   */
+  private refuseTransaction(): void {
+    if (this.inTransaction) throw new Error('the delivery log batches its writes: they are never made inside a transaction');
   }
 
   private async openBatch(requests: OpenRequest[]): Promise<Array<DeliveryState | Error>> {

@@ -299,7 +299,7 @@ export class ChunksRepository extends DataRepository {
    * statement; answers how many it removed (0: nothing is left).
    */
   async removeChunks(knowledgeBaseId: string, limit: number): Promise<number> {
-    const row = await this.row(SQL.removeChunks, [knowledgeBaseId, limit]);
-    return row!.count;
+    const [removed] = await this.rows(SQL.removeChunks, [knowledgeBaseId, limit]);
+    return removed.count;
   }
 }
