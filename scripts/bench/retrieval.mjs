@@ -26,13 +26,13 @@
 // sequential searches at limit 10 on one keep-alive connection. Chunks map to documents by
 // their item_name, a document ranked at its best chunk.
 // recall@100 cannot come through the route (nor the NATS pattern: both cap the limit at 20),
-// so the bench also opens the built SqlChunkIndex on the same database, with the service's
+// so the bench also opens the built ChunkIndexService on the same database, with the service's
 // defaults, and searches the same knowledge base at limit 100 in its own process (label
 // "index"): nDCG@10 and recall@100, and the index call's own latency at limit 10 (the
 // service-side time without NATS and HTTP).
 //
 // --ingest index (the earlier path): no apps; items of --item-size documents (32, one chunk
-// per document) straight into SqlChunkIndex.indexItem, four at a time, and all figures
+// per document) straight into ChunkIndexService.indexItem, four at a time, and all figures
 // from the index at limit 100.
 //
 // Needs PostgreSQL (with or without pgvector), Redis and NATS. Markdown on stdout (JSON with
@@ -65,9 +65,9 @@ import {
 } from './bench-lib.mjs';
 
 const ENTRIES = {
-  index: 'dist/apps/knowledge-base/src/index/sql-chunk-index.js',
+  index: 'dist/apps/knowledge-base/src/index/chunk-index.service.js',
+  chunks: 'dist/apps/knowledge-base/src/index/chunks.repository.js',
   embedder: 'dist/apps/knowledge-base/src/index/chunk-embedder.js',
-  vectorPath: 'dist/apps/knowledge-base/src/index/vector-path.js',
   dataSource: 'dist/apps/knowledge-base/src/database/data-source.js',
   env: 'dist/apps/knowledge-base/src/config/knowledge-base.env.js',
   providers: 'dist/libs/providers/src/index.js',
@@ -146,8 +146,8 @@ async function latency(queries, call) {
 }
 
 /** The index as the knowledge-base service builds it (its env defaults), in this process. */
-function openIndex(require, dataSource, vectorPath) {
-  const { SqlChunkIndex } = require(join(ROOT, ENTRIES.index));
+function openIndex(require, chunkRows, vectorPath) {
+  const { ChunkIndexService } = require(join(ROOT, ENTRIES.index));
   const { ProviderChunkEmbedder } = require(join(ROOT, ENTRIES.embedder));
   const { KnowledgeBaseEnv } = require(join(ROOT, ENTRIES.env));
   const { ProviderRegistry, providerSettingsFromEnv } = require(join(ROOT, ENTRIES.providers));
@@ -169,7 +169,7 @@ function openIndex(require, dataSource, vectorPath) {
     rankConstant: env.KB_HYBRID_RANK_CONSTANT,
   };
   const options = { fusion, localVectorWeight: fusion.vector, hybridCandidates: env.KB_HYBRID_CANDIDATES };
-  const make = (overrides = {}) => new SqlChunkIndex(dataSource, embedder, vectorPath, { ...options, ...overrides });
+  const make = (overrides = {}) => new ChunkIndexService(chunkRows, embedder, vectorPath, { ...options, ...overrides });
   return { index: make(), make, registry, fusion, hybridCandidates: env.KB_HYBRID_CANDIDATES, threads };
 }
 
@@ -334,12 +334,12 @@ async function main() {
   const inFlight = Number(option('in-flight', 16));
   const ingestPath = option('ingest', 'api');
   if (!['api', 'index'].includes(ingestPath)) {
-    log('--ingest is api (the default: gateway upload and add-item) or index (straight into SqlChunkIndex)');
+    log('--ingest is api (the default: gateway upload and add-item) or index (straight into ChunkIndexService)');
     process.exit(2);
   }
   const json = process.argv.includes('--json');
   const require = createRequire(import.meta.url);
-  const { detectVectorPath } = require(join(ROOT, ENTRIES.vectorPath));
+  const { ChunksRepository } = require(join(ROOT, ENTRIES.chunks));
   const { dataSourceOptions } = require(join(ROOT, ENTRIES.dataSource));
   const { DataSource } = require('typeorm');
   const { Client } = require('pg');
@@ -372,8 +372,9 @@ async function main() {
     runNode(ENTRIES.migrate, [], { ...process.env, DATABASE_URL: databaseUrl }, 'migrations');
     dataSource = new DataSource(dataSourceOptions(databaseUrl));
     await dataSource.initialize();
-    const vectorPath = await detectVectorPath(dataSource);
-    opened = openIndex(require, dataSource, vectorPath);
+    const chunkRows = new ChunksRepository(dataSource);
+    const vectorPath = await chunkRows.detectVectorPath();
+    opened = openIndex(require, chunkRows, vectorPath);
     const { index, fusion, threads } = opened;
 
     const results = { route: {}, index: {} };
@@ -521,7 +522,7 @@ function markdown(r, documents) {
   const how =
     ingest.path === 'api'
       ? `api: gateway upload + add-item, ${ingest.inFlight} in flight, the service's queue and worker pool; ${ingest.chunks} chunks`
-      : `index: items of ${ingest.itemSize} documents straight into SqlChunkIndex, ${ingest.threads} threads`;
+      : `index: items of ${ingest.itemSize} documents straight into ChunkIndexService, ${ingest.threads} threads`;
   const lines = [
     `Retrieval on SciFact: ${documents} documents, ${r.queries} test queries; ${r.machine.cpu}, ${r.machine.cores} cores, Node ${r.machine.node}, ${r.machine.date}`,
     `Ingest (${how}): ${fmt(ingest.seconds, 1)} s, ${fmt(ingest.docsPerSecond, 1)} docs/s; vectors: ${r.vectors}`,
@@ -545,7 +546,7 @@ function markdown(r, documents) {
     );
   }
   lines.push(
-    'Index (SqlChunkIndex.search in the bench process on the same rows; quality at limit 100, latency of the call at 10):',
+    'Index (ChunkIndexService.search in the bench process on the same rows; quality at limit 100, latency of the call at 10):',
     '',
     '| search_type | nDCG@10 | recall@100 | p50 ms | p99 ms |',
     '|---|---|---|---|---|',

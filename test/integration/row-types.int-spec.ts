@@ -51,7 +51,7 @@ describe.each(DOMAIN_SERVICES)('%s row types', (service) => {
 /** The chunk table has no entity (the chunk index writes it in plain SQL): its read-back row is held to the table here. */
 describe('knowledge-base chunk rows', () => {
   it('reads only columns the migrated chunks table has', async () => {
-    const { CHUNK_ROW_COLUMNS } = require(join(__dirname, '../../apps/knowledge-base/src/index/sql-chunk-index')) as {
+    const { CHUNK_ROW_COLUMNS } = require(join(__dirname, '../../apps/knowledge-base/src/index/chunks.repository')) as {
       CHUNK_ROW_COLUMNS: string[];
     };
     const dataSource = await new DataSource({ type: 'postgres', url: TEST_DATABASE_URL }).initialize();

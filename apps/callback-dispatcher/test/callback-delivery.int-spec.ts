@@ -21,6 +21,7 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import { createDispatcherApp } from '../src/bootstrap';
+import { DeliveriesRepository } from '../src/deliveries/deliveries.repository';
 import { CallbackDispatcherEnv } from '../src/config/callback-dispatcher.env';
 // The switch startTelemetry flips is internal to the library on purpose; a test that records spans in process flips it itself.
 // eslint-disable-next-line @nx/enforce-module-boundaries
@@ -233,6 +234,30 @@ describe('callback-dispatcher delivery', () => {
         { attempt: 1, status_code: 200 },
       ]);
     }
+  });
+
+  it("refuses to batch a delivery log write inside a transaction, where it would carry other callers' rows", async () => {
+    const deliveries = app.get(DeliveriesRepository);
+    const hex = randomBytes(16).toString('hex');
+    const job: CallbackDeliveryJob = {
+      delivery_id: `msg_${hex}`,
+      workspace_id: randomUUID(),
+      request_id: `req_${hex}`,
+      event_type: 'prompt.completed',
+      url: 'https://example.com/hook',
+      body: { event_type: 'prompt.completed', request_id: `req_${hex}`, data: { response: 'x', usage: null, model: 'gpt-4o-mini' } },
+      owner: { kind: 'prompt_deployment', id: randomUUID() },
+      run_ended_at: new Date().toISOString(),
+    };
+    await expect(deliveries.transaction(() => deliveries.open(job, job.delivery_id, JSON.stringify(job.body)))).rejects.toThrow(
+      'never made inside a transaction',
+    );
+    // Outside one, the same call opens the delivery.
+    await expect(deliveries.open(job, job.delivery_id, JSON.stringify(job.body))).resolves.toMatchObject({
+      status: 'pending',
+      attemptCount: 0,
+    });
+    expect(await deliveryRow(job.delivery_id)).toMatchObject({ status: 'pending', attempt_count: 0 });
   });
 
   it('does not send a finished delivery again when its job runs again', async () => {

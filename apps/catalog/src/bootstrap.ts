@@ -6,7 +6,7 @@ import { CatalogEnv } from './config/catalog.env';
 import { dataSourceOptions } from './database/data-source';
 import { ModelsModule } from './models/models.module';
 import { PlansModule } from './plans/plans.module';
-import { CreateWorkspaceModule } from './usecases/create-workspace/create-workspace.module';
+import { CreateWorkspaceModule } from './workspaces/usecases/create-workspace/create-workspace.module';
 import { WorkspacesModule } from './workspaces/workspaces.module';
 
 export function bootstrap(): Promise<INestApplication> {

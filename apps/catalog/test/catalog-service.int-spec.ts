@@ -3,6 +3,7 @@ import { WaggleException } from '@waggle/errors';
 // Test code is not part of the app: the type:app boundary (no type:testing) is meant for src/.
 import { expectEventually, startServiceUnderTest, type ServiceUnderTest, failure } from '@waggle/testing';
 import { createHash, randomUUID } from 'node:crypto';
+import { ApiKeysRepository } from '../src/api-keys/api-keys.repository';
 import { bootstrap } from '../src/bootstrap';
 
 const sha256 = (key: string) => createHash('sha256').update(key).digest('hex');
@@ -69,6 +70,25 @@ describe('catalog service over NATS', () => {
     const listed = await service.send(CatalogPatterns.listApiKeys, { workspace_id: created.workspace.id });
     expect(listed.map((summary) => summary.id).sort()).toEqual([created.api_key.id, key.id].sort());
     expect(JSON.stringify(listed)).not.toContain(key.api_key);
+  });
+
+  it("writes a key's last use once per resolution window", async () => {
+    const key = await service.send(CatalogPatterns.createApiKey, { workspace_id: created.workspace.id });
+    const keys = service.app.get(ApiKeysRepository);
+    const lastUsed = async () =>
+      (await service.send(CatalogPatterns.listApiKeys, { workspace_id: created.workspace.id })).find((summary) => summary.id === key.id)
+        ?.last_used_at;
+    expect(await lastUsed()).toBeNull();
+    const first = new Date('2026-01-01T00:00:00.000Z');
+    await keys.touchLastUsed(key.id, first, 60_000);
+    expect(await lastUsed()).toBe(first.toISOString());
+    // Within the window: left as it was.
+    await keys.touchLastUsed(key.id, new Date(first.getTime() + 59_000), 60_000);
+    expect(await lastUsed()).toBe(first.toISOString());
+    // Past it: written again.
+    const later = new Date(first.getTime() + 61_000);
+    await keys.touchLastUsed(key.id, later, 60_000);
+    expect(await lastUsed()).toBe(later.toISOString());
   });
 
   it('refuses a wrong hash and an unknown prefix alike, as invalid_api_key', async () => {

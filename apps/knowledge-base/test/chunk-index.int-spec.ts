@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { fakeEmbedding, FakeProviderServer } from '@waggle/fake-provider';
+import { DataRepository } from '@waggle/database';
 import { ProviderRegistry, providerSettingsFromEnv, type ModelRoute } from '@waggle/providers';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../src/database/data-source';
 import { ProviderChunkEmbedder } from '../src/index/chunk-embedder';
 import type { ChunkSearch, IndexedItem, IndexedKnowledgeBase, ItemChunk } from '../src/index/chunk-index';
+import { ChunkIndexService, type ChunkIndexOptions } from '../src/index/chunk-index.service';
+import { ChunksRepository } from '../src/index/chunks.repository';
 import { BM25_B, BM25_K1 } from '../src/index/scoring';
-import { SqlChunkIndex, type SqlChunkIndexOptions } from '../src/index/sql-chunk-index';
-import { detectVectorPath } from '../src/index/vector-path';
 
 // The index against the real PostgreSQL (the migrated test database) with embeddings from the
 // fake provider over HTTP through the provider layer, as the service embeds.
@@ -21,7 +22,7 @@ const ROUTE: ModelRoute = {
   providerModelId: EMBEDDER_MODEL,
 };
 const DIMENSIONS = 64;
-const OPTIONS: SqlChunkIndexOptions = {
+const OPTIONS: ChunkIndexOptions = {
   fusion: { fullText: 1, vector: 0.5, rankConstant: 60 },
   localVectorWeight: 0.02,
   hybridCandidates: 50,
@@ -29,26 +30,43 @@ const OPTIONS: SqlChunkIndexOptions = {
 
 const chunk = (position: number, content: string): ItemChunk => ({ position, content, tokens: content.split(/\s+/).length });
 
-describe('SqlChunkIndex', () => {
+/** Counts a knowledge base's chunks as any repository of the service reads: inside the transaction the call runs in, if any. */
+class ChunkCounter extends DataRepository {
+  constructor(dataSource: DataSource) {
+    super(dataSource);
+  }
+
+  async count(knowledgeBaseId: string): Promise<number> {
+    const [row] = (await this.db.query(`SELECT count(*)::int AS count FROM knowledge_base.chunks WHERE knowledge_base_id = $1`, [
+      knowledgeBaseId,
+    ])) as Array<{ count: number }>;
+    return row.count;
+  }
+}
+
+describe('ChunkIndexService', () => {
   const server = new FakeProviderServer();
   let dataSource: DataSource;
-  let pgvector: SqlChunkIndex;
-  let exact: SqlChunkIndex;
+  let chunks: ChunksRepository;
+  let embedder: ProviderChunkEmbedder;
+  let pgvector: ChunkIndexService;
+  let exact: ChunkIndexService;
 
   beforeAll(async () => {
     const url = await server.start();
     const registry = new ProviderRegistry(
       providerSettingsFromEnv({ FAKE_API_KEY: 'fake-key', FAKE_BASE_URL: `${url}/v1`, PROVIDER_MAX_RETRIES: 0 }),
     );
-    const embedder = new ProviderChunkEmbedder(registry, async () => ROUTE, 3);
+    embedder = new ProviderChunkEmbedder(registry, async () => ROUTE, 3);
     // The integration tier's setup points DATABASE_URL at the test database.
     dataSource = new DataSource(dataSourceOptions(process.env.DATABASE_URL as string));
     await dataSource.initialize();
-    const detected = await detectVectorPath(dataSource);
+    chunks = new ChunksRepository(dataSource);
+    const detected = await chunks.detectVectorPath();
     // This machine's PostgreSQL has pgvector: the detected path must be it, so both paths run.
     expect(detected.kind).toBe('pgvector');
-    pgvector = new SqlChunkIndex(dataSource, embedder, detected, OPTIONS);
-    exact = new SqlChunkIndex(dataSource, embedder, { kind: 'exact' }, OPTIONS);
+    pgvector = new ChunkIndexService(chunks, embedder, detected, OPTIONS);
+    exact = new ChunkIndexService(chunks, embedder, { kind: 'exact' }, OPTIONS);
   });
   beforeEach(() => server.setModel(EMBEDDER_MODEL, { embeddingDimensions: DIMENSIONS }));
   afterEach(() => server.reset());
@@ -66,7 +84,11 @@ describe('SqlChunkIndex', () => {
   const newItem = (name = 'doc.txt'): IndexedItem => ({ id: randomUUID(), name });
 
   /** Indexes the items' chunks; the knowledge base records the dimension as the service would. */
-  async function indexAll(index: SqlChunkIndex, knowledgeBase: IndexedKnowledgeBase, items: Array<[IndexedItem, string[]]>): Promise<void> {
+  async function indexAll(
+    index: ChunkIndexService,
+    knowledgeBase: IndexedKnowledgeBase,
+    items: Array<[IndexedItem, string[]]>,
+  ): Promise<void> {
     for (const [item, texts] of items) {
       const result = await index.indexItem(
         knowledgeBase,
@@ -299,19 +321,12 @@ describe('SqlChunkIndex', () => {
       const knowledgeBase = newKnowledgeBase();
       const item = newItem();
       const seen: unknown[] = [];
-      const result = await index().indexItem(
-        knowledgeBase,
-        item,
-        [chunk(0, 'one two'), chunk(1, 'three four')],
-        async (manager, indexed) => {
-          seen.push(indexed);
-          // Inside the transaction the chunks are already visible.
-          const [row] = (await manager.query(`SELECT count(*)::int AS count FROM knowledge_base.chunks WHERE knowledge_base_id = $1`, [
-            knowledgeBase.id,
-          ])) as Array<{ count: number }>;
-          seen.push(row.count);
-        },
-      );
+      const counter = new ChunkCounter(dataSource);
+      const result = await index().indexItem(knowledgeBase, item, [chunk(0, 'one two'), chunk(1, 'three four')], async (indexed) => {
+        seen.push(indexed);
+        // A repository called from complete joins the indexing transaction: the chunks are already visible to it.
+        seen.push(await counter.count(knowledgeBase.id));
+      });
       expect(result).toEqual({ chunks: 2, dimensions: DIMENSIONS });
       expect(seen).toEqual([{ chunks: 2, dimensions: DIMENSIONS }, 2]);
 
@@ -376,7 +391,7 @@ describe('SqlChunkIndex', () => {
   });
 
   it('hybrid fuses with the local weight for a knowledge base of the local model', async () => {
-    const weights = new SqlChunkIndex(dataSource, pgvector['embedder'], pgvector.vectorPath, {
+    const weights = new ChunkIndexService(chunks, embedder, pgvector.vectorPath, {
       ...OPTIONS,
       fusion: { ...OPTIONS.fusion, vector: 5 },
       localVectorWeight: 0,

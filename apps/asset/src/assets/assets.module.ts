@@ -1,15 +1,13 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { FileStaging } from '@waggle/platform';
 import { AssetStorageModule } from '../storage/storage.module';
 import { AssetsController } from './assets.controller';
 import { AssetsRepository } from './assets.repository';
 import { AssetsService } from './assets.service';
-import { ASSET_ENTITIES } from './entities';
 
 /** Assets over NATS: store a staged upload, list, get, stage for another service. */
 @Module({
-  imports: [TypeOrmModule.forFeature(ASSET_ENTITIES), AssetStorageModule],
+  imports: [AssetStorageModule],
   controllers: [AssetsController],
   providers: [AssetsRepository, AssetsService, FileStaging],
 })

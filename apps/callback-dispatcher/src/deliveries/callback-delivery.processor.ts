@@ -4,7 +4,7 @@ import { SpanKind, SpanStatusCode, type Attributes } from '@opentelemetry/api';
 import { inSpan, spansRecorded, waggleMetrics } from '@waggle/telemetry';
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { CallbackSender, type SentAttempt } from './callback-sender';
-import { DeliveryLogRepository, type DeliveryState } from './delivery-log.repository';
+import { DeliveriesRepository, type DeliveryState } from './deliveries.repository';
 import { decideAfterAttempt, deliveryOutcomeOf, loggableUrl, type AttemptDecision } from './delivery-policy';
 import { DISPATCHER_SETTINGS, type DispatcherSettings } from './dispatcher-settings';
 import { SigningKeys } from './signing-keys';
@@ -81,7 +81,7 @@ export class CallbackDeliveryProcessor {
 
   constructor(
     @Inject(DISPATCHER_SETTINGS) private readonly settings: DispatcherSettings,
-    private readonly deliveries: DeliveryLogRepository,
+    private readonly deliveries: DeliveriesRepository,
     private readonly keys: SigningKeys,
     private readonly sender: CallbackSender,
   ) {}

@@ -1,5 +1,4 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { QueueNames } from '@waggle/contracts';
 import { APP_ENV, REDIS_CLIENT, registerQueues } from '@waggle/platform';
 import { CallbackUrlPolicy, createGuardedDispatcher, SecretSealer, WebhookRegistry } from '@waggle/webhooks';
@@ -11,10 +10,8 @@ import { CallbackSender } from './callback-sender';
 import { DeliveriesController } from './deliveries.controller';
 import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveriesService } from './deliveries.service';
-import { DeliveryLogRepository } from './delivery-log.repository';
 import { DeliveryWorker } from './delivery-worker.service';
 import { DISPATCHER_SETTINGS, dispatcherSettings, type DispatcherSettings } from './dispatcher-settings';
-import { DELIVERY_ENTITIES } from './entities';
 import { RedeliveryQueue } from './redelivery.queue';
 import { SigningKeys } from './signing-keys';
 import { OutboundDispatcher } from './outbound-dispatcher';
@@ -25,7 +22,7 @@ export class DeliveriesModule {
   static forRoot(): DynamicModule {
     return {
       module: DeliveriesModule,
-      imports: [TypeOrmModule.forFeature(DELIVERY_ENTITIES), registerQueues([QueueNames.callbacks])],
+      imports: [registerQueues([QueueNames.callbacks])],
       controllers: [DeliveriesController],
       providers: [
         {
@@ -55,7 +52,6 @@ export class DeliveriesModule {
           useFactory: (redis: Redis, env: CallbackDispatcherEnv) => new SigningKeys(new WebhookRegistry(redis), SecretSealer.fromEnv(env)),
           inject: [REDIS_CLIENT, APP_ENV],
         },
-        DeliveryLogRepository,
         CallbackDeliveryProcessor,
         DeliveryWorker,
         RedeliveryQueue,

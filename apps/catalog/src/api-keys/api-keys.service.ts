@@ -2,11 +2,10 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { ApiKeySummary, CreatedApiKey, ResolvedApiKey } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { isUUID } from 'class-validator';
-import type { EntityManager } from 'typeorm';
-import { effectiveLimits } from '../workspaces/workspace-limits';
+import { effectiveLimits } from '../workspaces/workspace';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { apiKeyPrefix, generateApiKey, hashApiKey, sameHash } from './api-key-secret';
-import type { ApiKeyEntity } from './api-key.entity';
+import type { ApiKeyEntity } from './entities/api-key.entity';
 import { ApiKeysRepository } from './api-keys.repository';
 
 /** last_used_at is written at most this often per key: it is for operators, not billing. */
@@ -32,10 +31,11 @@ export class ApiKeysService {
     private readonly workspaces: WorkspacesService,
   ) {}
 
-  async create(workspaceId: string, manager?: EntityManager): Promise<CreatedApiKey> {
-    await this.workspaces.get(workspaceId, manager);
+  /** A new key of a workspace that is not deleted (inside the caller's transaction, if one is open). */
+  async create(workspaceId: string): Promise<CreatedApiKey> {
+    await this.workspaces.get(workspaceId);
     const apiKey = generateApiKey();
-    const saved = await this.keys.insert({ workspaceId, prefix: apiKeyPrefix(apiKey), keyHash: hashApiKey(apiKey) }, manager);
+    const saved = await this.keys.insert({ workspaceId, prefix: apiKeyPrefix(apiKey), keyHash: hashApiKey(apiKey) });
     return { ...toApiKeySummary(saved), api_key: apiKey };
   }
 
@@ -57,7 +57,7 @@ export class ApiKeysService {
    * keys are indistinguishable to the caller.
    */
   async resolve(prefix: string, keyHash: string): Promise<ResolvedApiKey> {
-    const key = await this.keys.findWithWorkspace(prefix);
+    const key = await this.keys.findResolvable(prefix);
     const valid = key !== null && sameHash(key.keyHash, keyHash) && key.revokedAt === null && key.workspace.deletedAt === null;
     if (!valid) throw new WaggleException('invalid_api_key');
     this.touch(key.id);

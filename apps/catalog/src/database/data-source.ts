@@ -1,9 +1,9 @@
 import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/database';
-import { ApiKeyEntity } from '../api-keys/api-key.entity';
-import { CatalogVersionEntity } from '../models/catalog-version.entity';
-import { ModelEntity } from '../models/model.entity';
-import { PlanEntity } from '../plans/plan.entity';
-import { WorkspaceEntity } from '../workspaces/workspace.entity';
+import { ApiKeyEntity } from '../api-keys/entities/api-key.entity';
+import { CatalogVersionEntity } from '../models/entities/catalog-version.entity';
+import { ModelEntity } from '../models/entities/model.entity';
+import { PlanEntity } from '../plans/entities/plan.entity';
+import { WorkspaceEntity } from '../workspaces/entities/workspace.entity';
 import { MIGRATIONS } from './migrations';
 
 export const SCHEMA = 'catalog';

@@ -1,14 +1,10 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { CatalogVersionEntity } from './catalog-version.entity';
-import { ModelEntity } from './model.entity';
 import { ModelsController } from './models.controller';
 import { ModelsRepository } from './models.repository';
 import { ModelsService } from './models.service';
 
 /** The model catalog: loaded from the shipped or an operator's file, listed publicly, and routed for the services that call models. */
 @Module({
-  imports: [TypeOrmModule.forFeature([ModelEntity, CatalogVersionEntity])],
   controllers: [ModelsController],
   providers: [ModelsRepository, ModelsService],
 })

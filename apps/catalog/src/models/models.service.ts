@@ -3,7 +3,7 @@ import type { LoadModelsResponse, ModelRoute, PublicModel } from '@waggle/contra
 import { WaggleException } from '@waggle/errors';
 import { readFile } from 'node:fs/promises';
 import { defaultModelCatalogPath, ModelCatalogFileError, parseModelCatalog, type ModelCatalogFile } from './model-catalog-file';
-import type { ModelEntity } from './model.entity';
+import type { ModelEntity } from './entities/model.entity';
 import { ModelsRepository } from './models.repository';
 
 /** How long one replica serves the listing from memory before asking the database again. */

@@ -1,24 +1,35 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository } from 'typeorm';
-import { PlanEntity } from './plan.entity';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { PLAN_LIMIT_NAMES } from '@waggle/contracts';
+import { DataRepository } from '@waggle/database';
+import type { DataSource } from 'typeorm';
+import { PlanEntity } from './entities/plan.entity';
+
+/**
+ * A plan's values as one JSON object (a PlanLimits, in PLAN_LIMIT_NAMES order), for the
+ * statements that read a workspace with its plan joined as `p`: each limit is the plan column
+ * of the same name.
+ */
+export const PLAN_LIMITS_JSON = `json_build_object(${PLAN_LIMIT_NAMES.map((name) => `'${name}', p."${name}"`).join(', ')})`;
 
 /** Every query of plans. */
 @Injectable()
-export class PlansRepository {
-  constructor(@InjectRepository(PlanEntity) private readonly plans: Repository<PlanEntity>) {}
+export class PlansRepository extends DataRepository {
+  constructor(@InjectDataSource() dataSource: DataSource) {
+    super(dataSource);
+  }
 
   /** Every plan, oldest first. */
   list(): Promise<PlanEntity[]> {
-    return this.plans.find({ order: { createdAt: 'ASC', key: 'ASC' } });
+    return this.table(PlanEntity).find({ order: { createdAt: 'ASC', key: 'ASC' } });
   }
 
   /** The plan with this key (keys are lower case), or null. */
   findByKey(key: string): Promise<PlanEntity | null> {
-    return this.plans.findOneBy({ key: key.toLowerCase() });
+    return this.table(PlanEntity).findOneBy({ key: key.toLowerCase() });
   }
 
   save(plan: PlanEntity): Promise<PlanEntity> {
-    return this.plans.save(plan);
+    return this.table(PlanEntity).save(plan);
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PLAN_LIMIT_NAMES, type LimitsPatch, type PlanLimits, type PlanSummary } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import type { PlanEntity } from './plan.entity';
+import type { PlanEntity } from './entities/plan.entity';
 import { PlansRepository } from './plans.repository';
 
 const COLUMN_OF_LIMIT = {
@@ -12,7 +12,7 @@ const COLUMN_OF_LIMIT = {
   asset_storage_bytes: 'assetStorageBytes',
 } as const satisfies Record<keyof PlanLimits, keyof PlanEntity>;
 
-export function planLimits(plan: PlanEntity): PlanLimits {
+function planLimits(plan: PlanEntity): PlanLimits {
   return Object.fromEntries(PLAN_LIMIT_NAMES.map((name) => [name, plan[COLUMN_OF_LIMIT[name]]])) as PlanLimits;
 }
 
@@ -34,17 +34,22 @@ export class PlansService {
     return plans.map(toPlanSummary);
   }
 
-  async get(key: string): Promise<PlanEntity> {
-    const plan = await this.plans.findByKey(key);
-    if (!plan) throw new WaggleException('resource_not_found', { detail: 'plan_not_found', params: { key } });
-    return plan;
+  /** The plan with its values; an unknown key is `resource_not_found`. */
+  async get(key: string): Promise<PlanSummary> {
+    return toPlanSummary(await this.find(key));
   }
 
   async setLimits(key: string, patch: LimitsPatch): Promise<PlanSummary> {
-    const plan = await this.get(key);
+    const plan = await this.find(key);
     for (const [name, value] of Object.entries(presentLimits(patch)) as Array<[keyof PlanLimits, number | null]>) {
       (plan as unknown as Record<string, number | null>)[COLUMN_OF_LIMIT[name]] = value;
     }
     return toPlanSummary(await this.plans.save(plan));
+  }
+
+  private async find(key: string): Promise<PlanEntity> {
+    const plan = await this.plans.findByKey(key);
+    if (!plan) throw new WaggleException('resource_not_found', { detail: 'plan_not_found', params: { key } });
+    return plan;
   }
 }

@@ -1,43 +1,73 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import type { AccountLanguage } from '@waggle/contracts';
-import { IsNull, type EntityManager, type Repository } from 'typeorm';
-import type { PlanEntity } from '../plans/plan.entity';
-import { WorkspaceEntity } from './workspace.entity';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { AccountLanguage, PlanLimits } from '@waggle/contracts';
+import { DataRepository, defineSql, sql, type RowOf } from '@waggle/database';
+import type { DataSource } from 'typeorm';
+import { PLAN_LIMITS_JSON } from '../plans/plans.repository';
+import { WorkspaceEntity } from './entities/workspace.entity';
+import type { Workspace, WorkspaceOnPlan } from './workspace';
+
+type WorkspaceOnPlanRow = RowOf<WorkspaceEntity> & { plan_limits: PlanLimits };
+
+/** Workspaces not deleted, each with its plan's values. */
+const ACTIVE_ON_PLAN = `
+  SELECT w.*, ${PLAN_LIMITS_JSON} AS "plan_limits"
+  FROM "catalog"."workspaces" w JOIN "catalog"."plans" p ON p."key" = w."plan_key"
+  WHERE w."deleted_at" IS NULL`;
+
+const SQL = defineSql(__filename, {
+  listActive: sql<WorkspaceOnPlanRow>(`${ACTIVE_ON_PLAN}
+  ORDER BY w."created_at"`),
+  findActive: sql<WorkspaceOnPlanRow>(`${ACTIVE_ON_PLAN} AND w."id" = $1`),
+});
+
+function toWorkspaceOnPlan(row: WorkspaceOnPlanRow): WorkspaceOnPlan {
+  return {
+    id: row.id,
+    name: row.name,
+    planKey: row.plan_key,
+    language: row.language,
+    limitOverrides: row.limit_overrides,
+    createdAt: row.created_at,
+    deletedAt: row.deleted_at,
+    planLimits: row.plan_limits,
+  };
+}
 
 /** Every query of workspaces. Only workspaces that are not deleted are ever found. */
 @Injectable()
-export class WorkspacesRepository {
-  constructor(@InjectRepository(WorkspaceEntity) private readonly workspaces: Repository<WorkspaceEntity>) {}
-
-  /** One transaction for writes that must land together (a workspace and its first key). */
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.workspaces.manager.transaction(work);
+export class WorkspacesRepository extends DataRepository {
+  constructor(@InjectDataSource() dataSource: DataSource) {
+    super(dataSource);
   }
 
-  /** A new workspace on a plan (inside the caller's transaction when given), its plan loaded. */
-  async insert(
-    values: { name: string; plan: PlanEntity; language: AccountLanguage },
-    manager: EntityManager = this.workspaces.manager,
-  ): Promise<WorkspaceEntity> {
-    const workspace = await manager.save(
-      manager.create(WorkspaceEntity, { name: values.name, planKey: values.plan.key, language: values.language, limitOverrides: {} }),
-    );
-    workspace.plan = values.plan;
-    return workspace;
+  /** A new workspace on a plan. */
+  insert(values: { name: string; planKey: string; language: AccountLanguage }): Promise<Workspace> {
+    const workspaces = this.table(WorkspaceEntity);
+    return workspaces.save(workspaces.create({ ...values, limitOverrides: {}, deletedAt: null }));
   }
 
-  /** Every workspace that is not deleted, with its plan, oldest first. */
-  listActive(): Promise<WorkspaceEntity[]> {
-    return this.workspaces.find({ where: { deletedAt: IsNull() }, relations: { plan: true }, order: { createdAt: 'ASC' } });
+  /** Every workspace that is not deleted, with its plan's values, oldest first. */
+  async listActive(): Promise<WorkspaceOnPlan[]> {
+    return (await this.rows(SQL.listActive)).map(toWorkspaceOnPlan);
   }
 
-  /** The workspace with its plan unless it is deleted (inside the caller's transaction when given), or null. */
-  findActive(id: string, manager: EntityManager = this.workspaces.manager): Promise<WorkspaceEntity | null> {
-    return manager.findOne(WorkspaceEntity, { where: { id, deletedAt: IsNull() }, relations: { plan: true } });
+  /** The workspace with its plan's values unless it is deleted, or null. */
+  async findActive(id: string): Promise<WorkspaceOnPlan | null> {
+    const row = await this.row(SQL.findActive, [id]);
+    return row && toWorkspaceOnPlan(row);
   }
 
-  save(workspace: WorkspaceEntity): Promise<WorkspaceEntity> {
-    return this.workspaces.save(workspace);
+  async setPlan(id: string, planKey: string): Promise<void> {
+    await this.table(WorkspaceEntity).update({ id }, { planKey });
+  }
+
+  async setLimitOverrides(id: string, limitOverrides: Partial<PlanLimits>): Promise<void> {
+    await this.table(WorkspaceEntity).update({ id }, { limitOverrides });
+  }
+
+  /** Soft delete: the row stays for audit. */
+  async markDeleted(id: string): Promise<void> {
+    await this.table(WorkspaceEntity).update({ id }, { deletedAt: new Date() });
   }
 }

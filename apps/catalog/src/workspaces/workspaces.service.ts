@@ -1,14 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { AccountLanguage, LimitsPatch, WorkspaceSummary } from '@waggle/contracts';
+import type { AccountLanguage, LimitsPatch, PlanSummary, WorkspaceSummary } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import type { EntityManager } from 'typeorm';
-import type { PlanEntity } from '../plans/plan.entity';
 import { PlansService, presentLimits } from '../plans/plans.service';
-import { effectiveLimits } from './workspace-limits';
-import type { WorkspaceEntity } from './workspace.entity';
+import { effectiveLimits, type WorkspaceOnPlan } from './workspace';
 import { WorkspacesRepository } from './workspaces.repository';
 
-export function toWorkspaceSummary(workspace: WorkspaceEntity): WorkspaceSummary {
+export function toWorkspaceSummary(workspace: WorkspaceOnPlan): WorkspaceSummary {
   return {
     id: workspace.id,
     name: workspace.name,
@@ -27,9 +24,10 @@ export class WorkspacesService {
     private readonly plans: PlansService,
   ) {}
 
-  /** A new workspace on a plan, inside the caller's transaction. */
-  insert(manager: EntityManager, values: { name: string; plan: PlanEntity; language: AccountLanguage }): Promise<WorkspaceEntity> {
-    return this.workspaces.insert(values, manager);
+  /** A new workspace on a plan (inside the caller's transaction, if one is open). */
+  async insert(values: { name: string; plan: PlanSummary; language: AccountLanguage }): Promise<WorkspaceOnPlan> {
+    const workspace = await this.workspaces.insert({ name: values.name, planKey: values.plan.key, language: values.language });
+    return { ...workspace, planLimits: values.plan.limits };
   }
 
   async list(): Promise<WorkspaceSummary[]> {
@@ -37,30 +35,30 @@ export class WorkspacesService {
     return workspaces.map(toWorkspaceSummary);
   }
 
-  /** A workspace that exists and is not deleted (inside the caller's transaction when given); otherwise `not_found`. */
-  async get(id: string, manager?: EntityManager): Promise<WorkspaceEntity> {
-    const workspace = await this.workspaces.findActive(id, manager);
+  /** A workspace that exists and is not deleted; otherwise `not_found`. */
+  async get(id: string): Promise<WorkspaceOnPlan> {
+    const workspace = await this.workspaces.findActive(id);
     if (!workspace) throw new WaggleException('not_found', { detail: 'workspace_not_found' });
     return workspace;
   }
 
   async setPlan(id: string, planKey: string): Promise<WorkspaceSummary> {
     const [workspace, plan] = await Promise.all([this.get(id), this.plans.get(planKey)]);
-    workspace.planKey = plan.key;
-    workspace.plan = plan;
-    return toWorkspaceSummary(await this.workspaces.save(workspace));
+    await this.workspaces.setPlan(id, plan.key);
+    return toWorkspaceSummary({ ...workspace, planKey: plan.key, planLimits: plan.limits });
   }
 
   /** Soft delete: the workspace and its keys stop working; its rows stay for audit. */
   async delete(id: string): Promise<WorkspaceSummary> {
     const workspace = await this.get(id);
-    workspace.deletedAt = new Date();
-    return toWorkspaceSummary(await this.workspaces.save(workspace));
+    await this.workspaces.markDeleted(id);
+    return toWorkspaceSummary(workspace);
   }
 
   async setLimits(id: string, patch: LimitsPatch): Promise<WorkspaceSummary> {
     const workspace = await this.get(id);
-    workspace.limitOverrides = { ...workspace.limitOverrides, ...presentLimits(patch) };
-    return toWorkspaceSummary(await this.workspaces.save(workspace));
+    const limitOverrides = { ...workspace.limitOverrides, ...presentLimits(patch) };
+    await this.workspaces.setLimitOverrides(id, limitOverrides);
+    return toWorkspaceSummary({ ...workspace, limitOverrides });
   }
 }

@@ -1,5 +1,4 @@
 import type { KnowledgeBaseSearchChunk, KnowledgeBaseSearchType } from '@waggle/contracts';
-import type { EntityManager } from 'typeorm';
 import type { SearchLegs } from './search-legs';
 
 /** What the index needs to know of a knowledge base. */
@@ -53,15 +52,15 @@ export abstract class ChunkIndex {
    * Embeds `chunks` with the knowledge base's model (in batches, off the event loop), then
    * in one transaction removes whatever an earlier attempt left for this item, writes its
    * chunks, postings and vectors, and runs `complete` in that same transaction (where the
-   * caller marks the item completed and records the dimensions). So an item is either fully
-   * indexed and completed, or has nothing in the index. Rejects, writing nothing, when the
-   * embedding fails or `signal` aborts.
+   * caller marks the item completed and records the dimensions: any repository call it makes
+   * joins the transaction). So an item is either fully indexed and completed, or has nothing
+   * in the index. Rejects, writing nothing, when the embedding fails or `signal` aborts.
    */
   abstract indexItem(
     knowledgeBase: IndexedKnowledgeBase,
     item: IndexedItem,
     chunks: readonly ItemChunk[],
-    complete: (manager: EntityManager, result: IndexedItemResult) => Promise<void>,
+    complete: (result: IndexedItemResult) => Promise<void>,
     signal?: AbortSignal,
   ): Promise<IndexedItemResult>;
 

@@ -1,14 +1,13 @@
 import { Logger, Module } from '@nestjs/common';
-import { getDataSourceToken } from '@nestjs/typeorm';
 import { WaggleException } from '@waggle/errors';
 import { APP_ENV } from '@waggle/platform';
 import { ModelRoutes, ProviderRegistry, toModelRoute } from '@waggle/providers';
-import type { DataSource } from 'typeorm';
 import type { KnowledgeBaseEnv } from '../config/knowledge-base.env';
 import { ChunkEmbedder, ProviderChunkEmbedder } from './chunk-embedder';
 import { ChunkIndex } from './chunk-index';
-import { SqlChunkIndex } from './sql-chunk-index';
-import { detectVectorPath, type VectorPath } from './vector-path';
+import { ChunkIndexService } from './chunk-index.service';
+import { ChunksRepository } from './chunks.repository';
+import type { VectorPath } from './vector-path';
 
 /** How vectors are stored and searched, detected once at start. */
 export const VECTOR_PATH = Symbol('knowledge-base:vector-path');
@@ -19,10 +18,11 @@ export const VECTOR_PATH = Symbol('knowledge-base:vector-path');
  */
 @Module({
   providers: [
+    ChunksRepository,
     {
       provide: VECTOR_PATH,
-      useFactory: async (dataSource: DataSource): Promise<VectorPath> => {
-        const path = await detectVectorPath(dataSource);
+      useFactory: async (chunks: ChunksRepository): Promise<VectorPath> => {
+        const path = await chunks.detectVectorPath();
         new Logger('ChunkIndex').log(
           path.kind === 'pgvector'
             ? `vectors: pgvector (HNSW cosine index per dimension, extension in schema ${path.schema})`
@@ -30,7 +30,7 @@ export const VECTOR_PATH = Symbol('knowledge-base:vector-path');
         );
         return path;
       },
-      inject: [getDataSourceToken()],
+      inject: [ChunksRepository],
     },
     {
       provide: ChunkEmbedder,
@@ -54,8 +54,8 @@ export const VECTOR_PATH = Symbol('knowledge-base:vector-path');
     },
     {
       provide: ChunkIndex,
-      useFactory: (dataSource: DataSource, embedder: ChunkEmbedder, path: VectorPath, env: KnowledgeBaseEnv) =>
-        new SqlChunkIndex(dataSource, embedder, path, {
+      useFactory: (chunks: ChunksRepository, embedder: ChunkEmbedder, path: VectorPath, env: KnowledgeBaseEnv) =>
+        new ChunkIndexService(chunks, embedder, path, {
           fusion: {
             fullText: env.KB_HYBRID_FULL_TEXT_WEIGHT,
             vector: env.KB_HYBRID_VECTOR_WEIGHT,
@@ -64,7 +64,7 @@ export const VECTOR_PATH = Symbol('knowledge-base:vector-path');
           localVectorWeight: env.KB_HYBRID_LOCAL_VECTOR_WEIGHT,
           hybridCandidates: env.KB_HYBRID_CANDIDATES,
         }),
-      inject: [getDataSourceToken(), ChunkEmbedder, VECTOR_PATH, APP_ENV],
+      inject: [ChunksRepository, ChunkEmbedder, VECTOR_PATH, APP_ENV],
     },
   ],
   exports: [ChunkIndex, VECTOR_PATH],

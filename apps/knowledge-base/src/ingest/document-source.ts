@@ -6,7 +6,7 @@ import { AttachmentFetcher, AttachmentFetchError, detectDocumentType, extractDoc
 import { WaggleException } from '@waggle/errors';
 import { APP_ENV, FileStaging, NatsRpcClient } from '@waggle/platform';
 import type { KnowledgeBaseEnv } from '../config/knowledge-base.env';
-import type { KnowledgeBaseItemEntity } from '../knowledge-bases/entities/knowledge-base-item.entity';
+import type { KnowledgeBaseItem } from '../knowledge-bases/knowledge-base';
 
 /** A document that will never be read however often it is tried (corrupt, empty, unsupported, refused): the item fails at once. */
 export class UnreadableDocument extends Error {
@@ -49,7 +49,7 @@ export class DocumentSource {
   }
 
   /** The item's text, and the document's type as detected (pdf, markdown, docx…). */
-  async text(item: KnowledgeBaseItemEntity, signal?: AbortSignal): Promise<{ text: string; type: string }> {
+  async text(item: KnowledgeBaseItem, signal?: AbortSignal): Promise<{ text: string; type: string }> {
     const document = item.itemType === 'asset' ? await this.fromAsset(item) : await this.fromUrl(item, signal);
     const detected = await detectDocumentType(document.bytes, document.hints);
     let text: string;
@@ -63,7 +63,7 @@ export class DocumentSource {
     return { text, type: detected.type };
   }
 
-  private async fromUrl(item: KnowledgeBaseItemEntity, signal?: AbortSignal) {
+  private async fromUrl(item: KnowledgeBaseItem, signal?: AbortSignal) {
     const url = item.sourceUrl ?? '';
     try {
       const fetched = await this.fetcher.fetch(url, { signal });
@@ -78,7 +78,7 @@ export class DocumentSource {
     }
   }
 
-  private async fromAsset(item: KnowledgeBaseItemEntity) {
+  private async fromAsset(item: KnowledgeBaseItem) {
     const staged = await send(this.rpc, AssetPatterns.stageAsset, {
       workspace_id: item.workspaceId,
       asset_id: item.sourceAssetId ?? '',

@@ -7,8 +7,7 @@ import type { Span } from '@opentelemetry/api';
 import type { Job } from 'bullmq';
 import { ChunkIndex } from '../index/chunk-index';
 import type { KnowledgeBaseEnv } from '../config/knowledge-base.env';
-import type { KnowledgeBaseItemEntity } from '../knowledge-bases/entities/knowledge-base-item.entity';
-import type { KnowledgeBaseEntity } from '../knowledge-bases/entities/knowledge-base.entity';
+import type { KnowledgeBase, KnowledgeBaseItem } from '../knowledge-bases/knowledge-base';
 import { KnowledgeBasesRepository } from '../knowledge-bases/knowledge-bases.repository';
 import { chunkText } from './chunker';
 import { DocumentSource, UnreadableDocument } from './document-source';
@@ -93,12 +92,7 @@ export class IngestWorker extends QueueWorker<'knowledge-base-ingest'> {
   }
 
   /** One attempt at the item, in its span: the item failed or completed, or thrown for the queue to try again. */
-  private async ingest(
-    job: Job<KnowledgeBaseIngestJob>,
-    knowledgeBase: KnowledgeBaseEntity,
-    item: KnowledgeBaseItemEntity,
-    span: Span,
-  ): Promise<void> {
+  private async ingest(job: Job<KnowledgeBaseIngestJob>, knowledgeBase: KnowledgeBase, item: KnowledgeBaseItem, span: Span): Promise<void> {
     const knowledgeBaseId = knowledgeBase.id;
     await this.repository.markItem(item.id, { runStatus: 'running', attempt: true });
     const started = performance.now();
@@ -122,8 +116,8 @@ export class IngestWorker extends QueueWorker<'knowledge-base-ingest'> {
         },
         { id: item.id, name: item.name },
         chunks,
-        async (manager, indexed) => {
-          if (!(await this.repository.completeItem(manager, knowledgeBase.id, item.id, indexed))) throw new KnowledgeBaseGone();
+        async (indexed) => {
+          if (!(await this.repository.completeItem(knowledgeBase.id, item.id, indexed))) throw new KnowledgeBaseGone();
         },
       );
       this.logger.log({

@@ -19,8 +19,10 @@ import { errorMessage, WaggleException, type ErrorDetail } from '@waggle/errors'
 import { APP_ENV, enqueue, NatsRpcClient, safeDecodeURIComponent, type JobQueue } from '@waggle/platform';
 import type { KnowledgeBaseEnv } from '../config/knowledge-base.env';
 import type { KnowledgeBaseEntity } from './entities/knowledge-base.entity';
+import type { KnowledgeBase } from './knowledge-base';
 import { itemNotFound, knowledgeBaseNotFound, toItemRecord, toKnowledgeBaseRecord } from './knowledge-base-record';
 import { KnowledgeBasesRepository } from './knowledge-bases.repository';
+import { WorkspaceSettingsRepository } from './workspace-settings.repository';
 
 function invalid(field: string, text: ErrorDetail): WaggleException {
   return new WaggleException('validation_error', { ...text, details: [{ field, messages: [errorMessage(text, 'en')] }] });
@@ -53,6 +55,7 @@ export class KnowledgeBasesService implements OnApplicationBootstrap {
 
   constructor(
     private readonly repository: KnowledgeBasesRepository,
+    private readonly settings: WorkspaceSettingsRepository,
     private readonly rpc: NatsRpcClient,
     @Inject(APP_ENV) private readonly env: KnowledgeBaseEnv,
     @InjectQueue(QueueNames.knowledgeBaseIngest) private readonly ingest: JobQueue<'knowledge-base-ingest'>,
@@ -80,7 +83,7 @@ export class KnowledgeBasesService implements OnApplicationBootstrap {
   }
 
   /** The workspace's active knowledge base (for search); otherwise 422 "Knowledge base not found". */
-  getActive(workspaceId: string, knowledgeBaseId: string): Promise<KnowledgeBaseEntity> {
+  getActive(workspaceId: string, knowledgeBaseId: string): Promise<KnowledgeBase> {
     return this.repository.getActive(workspaceId, knowledgeBaseId);
   }
 
@@ -101,14 +104,14 @@ export class KnowledgeBasesService implements OnApplicationBootstrap {
 
   /** Changes the fields the update names; an absent field keeps its value (null clears only the description). */
   async update(workspaceId: string, knowledgeBaseId: string, fields: UpdateKnowledgeBaseFields): Promise<KnowledgeBaseRecord> {
-    const updated = await this.repository.transaction(async (manager) => {
-      const knowledgeBase = await this.repository.getActive(workspaceId, knowledgeBaseId, manager, true);
+    const updated = await this.repository.transaction(async () => {
+      const knowledgeBase = await this.repository.getActive(workspaceId, knowledgeBaseId, { lock: true });
       if (fields.name !== undefined) knowledgeBase.name = fields.name;
       if (fields.description !== undefined) knowledgeBase.description = fields.description;
       if (fields.search_type !== undefined) knowledgeBase.searchType = fields.search_type;
       if (fields.search_score_threshold !== undefined) knowledgeBase.searchScoreThreshold = fields.search_score_threshold;
       if (fields.search_chunk_limit !== undefined) knowledgeBase.searchChunkLimit = fields.search_chunk_limit;
-      return this.repository.save(manager, knowledgeBase);
+      return this.repository.save(knowledgeBase);
     });
     return this.record(updated);
   }
@@ -165,7 +168,7 @@ export class KnowledgeBasesService implements OnApplicationBootstrap {
 
   /** The embedding model new knowledge bases of the workspace get. */
   async embeddingModel(workspaceId: string): Promise<EmbeddingModelSetting> {
-    const setting = await this.repository.workspaceEmbeddingModel(workspaceId);
+    const setting = await this.settings.find(workspaceId);
     return setting
       ? { embedding_model: setting.embeddingModel, source: 'workspace' }
       : { embedding_model: this.env.KB_EMBEDDING_MODEL, source: 'default' };
@@ -181,7 +184,7 @@ export class KnowledgeBasesService implements OnApplicationBootstrap {
     if (route.model_type !== 'embedding')
       throw invalid('embedding_model', { detail: 'embedding_model_wrong_type', params: { model, model_type: route.model_type } });
     if (route.status !== 'active') throw invalid('embedding_model', { detail: 'embedding_model_unavailable', params: { model } });
-    await this.repository.setWorkspaceEmbeddingModel(workspaceId, model);
+    await this.settings.setEmbeddingModel(workspaceId, model);
     return { embedding_model: model, source: 'workspace' };
   }
 }

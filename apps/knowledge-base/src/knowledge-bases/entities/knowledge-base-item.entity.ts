@@ -1,11 +1,12 @@
 import type { KnowledgeBaseItemRunStatus, KnowledgeBaseItemStatus, KnowledgeBaseItemType } from '@waggle/contracts';
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { TimestampColumns } from '@waggle/database';
+import type { KnowledgeBaseItem } from '../knowledge-base';
 
 /** A document of a knowledge base, from an asset or an `https://` URL, and its ingestion's progress. */
 @Entity({ name: 'knowledge_base_items' })
 @Index('IDX_knowledge_base_items_kb_created', ['knowledgeBaseId', 'createdAt'])
-export class KnowledgeBaseItemEntity extends TimestampColumns {
+export class KnowledgeBaseItemEntity extends TimestampColumns implements KnowledgeBaseItem {
   @PrimaryGeneratedColumn('uuid')
   id!: string;
 

@@ -1,6 +1,7 @@
 import type { KnowledgeBaseSearchType } from '@waggle/contracts';
 import { Column, Entity, Index } from 'typeorm';
 import { WorkspaceResourceColumns } from '@waggle/database';
+import type { KnowledgeBase } from '../knowledge-base';
 
 /**
  * A knowledge base of a workspace: its search settings and the embedding model its chunks
@@ -9,7 +10,7 @@ import { WorkspaceResourceColumns } from '@waggle/database';
  */
 @Entity({ name: 'knowledge_bases' })
 @Index('IDX_knowledge_bases_workspace_created', ['workspaceId', 'createdAt'])
-export class KnowledgeBaseEntity extends WorkspaceResourceColumns {
+export class KnowledgeBaseEntity extends WorkspaceResourceColumns implements KnowledgeBase {
   @Column({ type: 'text', nullable: true })
   description!: string | null;
 

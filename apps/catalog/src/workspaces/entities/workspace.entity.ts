@@ -1,23 +1,21 @@
 import type { AccountLanguage, PlanLimits } from '@waggle/contracts';
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { TimestampColumns } from '@waggle/database';
-import { PlanEntity } from '../plans/plan.entity';
+import type { Workspace } from '../workspace';
 
 @Entity({ name: 'workspaces' })
-export class WorkspaceEntity extends TimestampColumns {
+export class WorkspaceEntity extends TimestampColumns implements Workspace {
   @PrimaryGeneratedColumn('uuid')
   id!: string;
 
   @Column({ type: 'text' })
   name!: string;
 
+  /** The plan (by the table's name: the plans are their own feature's). */
   @Index('IDX_workspaces_plan_key')
+  @ForeignKey('plans', 'key', { name: 'FK_workspaces_plan_key', onDelete: 'RESTRICT' })
   @Column({ name: 'plan_key', type: 'text' })
   planKey!: string;
-
-  @ManyToOne(() => PlanEntity, { onDelete: 'RESTRICT' })
-  @JoinColumn({ name: 'plan_key', referencedColumnName: 'key', foreignKeyConstraintName: 'FK_workspaces_plan_key' })
-  plan!: PlanEntity;
 
   /** Account language: error messages are localized into it. */
   @Column({ type: 'text', default: 'en' })

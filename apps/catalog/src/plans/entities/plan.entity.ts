@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { TimestampColumns } from '@waggle/database';
-import { bigintAsNumber } from '../database/bigint-number.transformer';
+import { bigintAsNumber } from '../../database/bigint-number.transformer';
 
 /** A plan's caps; every null column means unlimited. */
 @Entity({ name: 'plans' })

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { ApiKeysModule } from '../../api-keys/api-keys.module';
-import { PlansModule } from '../../plans/plans.module';
-import { WorkspacesModule } from '../../workspaces/workspaces.module';
+import { ApiKeysModule } from '../../../api-keys/api-keys.module';
+import { PlansModule } from '../../../plans/plans.module';
+import { WorkspacesModule } from '../../workspaces.module';
 import { CreateWorkspaceController } from './create-workspace.controller';
 import { CreateWorkspaceService } from './create-workspace.service';
 

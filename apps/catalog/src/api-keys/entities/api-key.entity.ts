@@ -1,5 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
-import { WorkspaceEntity } from '../workspaces/workspace.entity';
+import { Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
 
 /** A workspace API key: only its SHA-256 hash and a short visible prefix are stored. */
 @Entity({ name: 'api_keys' })
@@ -7,13 +6,11 @@ export class ApiKeyEntity {
   @PrimaryGeneratedColumn('uuid')
   id!: string;
 
+  /** The workspace (by the table's name: workspaces are their own feature's). */
   @Index('IDX_api_keys_workspace_id')
+  @ForeignKey('workspaces', 'id', { name: 'FK_api_keys_workspace_id', onDelete: 'CASCADE' })
   @Column({ name: 'workspace_id', type: 'uuid' })
   workspaceId!: string;
-
-  @ManyToOne(() => WorkspaceEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'FK_api_keys_workspace_id' })
-  workspace!: WorkspaceEntity;
 
   @Index('UQ_api_keys_prefix', { unique: true })
   @Column({ type: 'text' })
