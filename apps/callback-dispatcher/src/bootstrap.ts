@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { loadConfig, startServiceApp } from '@waggle/platform';
+import { RunLifecycleModule } from '@waggle/runs';
 import { CallbackDispatcherEnv } from './config/callback-dispatcher.env';
 import { dataSourceOptions } from './database/data-source';
 import { CallbackDeadLetters } from './deliveries/callback-dead-letters';
@@ -19,7 +20,7 @@ export function createDispatcherApp(env: CallbackDispatcherEnv, options: Dispatc
     env,
     dependencies: ['postgres', 'nats', 'redis'],
     database,
-    imports: [DeliveriesModule.forRoot()],
+    imports: [RunLifecycleModule, DeliveriesModule.forRoot()],
     queuePrefix: options.queuePrefix,
     deadLetters: { sources: [CallbackDeadLetters] },
   });

@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { loadConfig, startServiceApp } from '@waggle/platform';
+import { RunLifecycleModule } from '@waggle/runs';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { CatalogEnv } from './config/catalog.env';
 import { dataSourceOptions } from './database/data-source';
@@ -17,6 +18,6 @@ export function bootstrap(): Promise<INestApplication> {
     env,
     dependencies: ['postgres', 'nats'],
     database,
-    imports: [PlansModule, WorkspacesModule, ApiKeysModule, CreateWorkspaceModule, ModelsModule],
+    imports: [RunLifecycleModule, PlansModule, WorkspacesModule, ApiKeysModule, CreateWorkspaceModule, ModelsModule],
   });
 }

@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { loadConfig, NatsRpcClient, startServiceApp } from '@waggle/platform';
+import { RunLifecycleModule } from '@waggle/runs';
 import { ProvidersModule } from '@waggle/providers';
 import { CleanupModule } from './cleanup/cleanup.module';
 import { KnowledgeBaseEnv } from './config/knowledge-base.env';
@@ -19,6 +20,7 @@ export function bootstrap(): Promise<INestApplication> {
     dependencies: ['postgres', 'nats', 'redis'],
     database,
     imports: [
+      RunLifecycleModule,
       ProvidersModule.forRoot({ env, catalogTransport: NatsRpcClient }),
       KnowledgeBasesModule,
       IngestModule,

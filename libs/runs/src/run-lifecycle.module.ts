@@ -19,8 +19,10 @@ class LedgerFlush implements OnModuleInit {
 }
 
 /**
- * The run lifecycle every app that starts or records runs shares (the gateway, invocation and
- * agent): the request ledger's publisher and, on the app's Redis, the run event log.
+ * The run lifecycle's shared pieces: the request ledger's publisher and, on the app's Redis, the
+ * run event log. The gateway, invocation and agent record runs with them; every app imports the
+ * module all the same, so every app reports the publisher's gauges (`waggle_ledger_pending_records`,
+ * `waggle_ledger_lag_seconds`) and one dashboard query covers them all.
  */
 @Global()
 @Module({
