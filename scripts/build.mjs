@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const sources = ['apps', 'libs', 'tools'];
 const assetPattern = /\.(json|ya?ml|sql|txt|md)$/;
+/** The SQL snapshots beside repositories are for review (npm run sql:snapshot), not for the apps. */
+const reviewOnly = /\.repository\.sql$/;
 
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 const started = Date.now();
@@ -33,7 +35,7 @@ function copyAssets(dir) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) copyAssets(path);
-    else if (assetPattern.test(name) && path.includes('/src/')) {
+    else if (assetPattern.test(name) && !reviewOnly.test(name) && path.includes('/src/')) {
       cpSync(path, join(root, 'dist', relative(root, path)));
       assets += 1;
     }
