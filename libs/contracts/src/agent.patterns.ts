@@ -21,6 +21,7 @@ import {
   ValidateNested,
   type ValidationOptions,
 } from 'class-validator';
+import { IsRunSurface, type RunSurface } from './conversation';
 import type { FlatMetadata } from './flat-metadata';
 import type { AcceptedRun } from './ledger';
 import { integerFromDigits, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
@@ -368,6 +369,10 @@ export class AgentRunRequest extends AgentRunInputs {
   @Min(1_000)
   @Max(KEEP_EVENTS_MAX_MS)
   keep_events_ms?: number;
+
+  /** Set by the OpenAI-compatible surface, where `agent` may also be the agent's name when it is unique in the workspace. */
+  @IsRunSurface()
+  surface?: RunSurface;
 }
 
 /** A background agent invoke without streaming, and where its result goes when the caller gave `async.callback_url`. */

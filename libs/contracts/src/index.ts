@@ -279,3 +279,15 @@ export {
   type SchemaViolation,
 } from './response-format';
 export { catalogRoutes, checkFallbacks, knownRoute, type RunNeeds } from './model-fallbacks';
+export {
+  IsRunSurface,
+  PromptConversation,
+  RUN_SURFACES,
+  type ConversationMessage,
+  type ConversationParams,
+  type ConversationPart,
+  type ConversationTool,
+  type ConversationToolCall,
+  type ConversationToolChoice,
+  type RunSurface,
+} from './conversation';

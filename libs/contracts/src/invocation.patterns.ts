@@ -6,6 +6,7 @@ import { DeploymentVariantRequest, ListLimit, MAX_CONTENT_LENGTH, WorkspaceIdReq
 import { patternNames, rpc, PRIVATE_RPC_TIMEOUT_MS, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
 import { FallbacksField, ResponseFormatDto, ResponseFormatField, type ResponseFormat } from './response-format';
 import { RunLabels } from './run-labels';
+import { IsRunSurface, PromptConversation, type ConversationToolCall, type RunSurface } from './conversation';
 import { DeploymentWebhookSecretRequest, WithRotationOverlap, type ShownWebhookSecret } from './webhook-owners';
 import { Type } from 'class-transformer';
 import {
@@ -216,9 +217,22 @@ export class PromptRunRequest extends PromptRunInputs {
   @Min(1_000)
   @Max(KEEP_EVENTS_MAX_MS)
   keep_events_ms?: number;
+
+  /** Set by the OpenAI-compatible surface; absent on the native routes. */
+  @IsRunSurface()
+  surface?: RunSurface;
+
+  /**
+   * The OpenAI-compatible surface's messages, tools, parameters and response format (decisions:
+   * "chat completions, prompts"). With it, a template variable missing from `inputs` is refused.
+   */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => PromptConversation)
+  conversation?: PromptConversation;
 }
 
-/** The non-streaming answer: exactly the spec's seven fields. */
+/** The non-streaming answer: exactly the spec's seven fields, and the model's tool calls when a conversation offered tools. */
 export interface PromptInvokeResponse {
   request_id: string;
   model: string;
@@ -227,10 +241,13 @@ export interface PromptInvokeResponse {
   response: string;
   usage: UsageObject;
   stop_reason: string;
+  tool_calls?: ConversationToolCall[];
 }
 
 export type PromptStreamEvent =
   | { request_id: string; type: 'reasoning' | 'response'; model: string; response: string }
+  /** Only when a conversation offered tools: one whole call, in the order the model made them. */
+  | { request_id: string; type: 'tool_call'; model: string; tool_call: ConversationToolCall }
   | { request_id: string; type: 'usage'; usage: UsageObject & { duration: number }; stop_reason: string }
   | StreamErrorEvent;
 
@@ -291,6 +308,8 @@ export interface RequestLookup {
   data: Record<string, unknown> | null;
   /** The trace of the client request that started the run (32 hex digits), null for records older than the field. */
   trace_id: string | null;
+  /** `openai` when the OpenAI-compatible API started the run; null for the native routes. */
+  surface: RunSurface | null;
 }
 
 /** The ledger filters: one metadata pair and a time range, newest first. */

@@ -1,3 +1,4 @@
+import type { RunSurface } from './conversation';
 import type { FlatMetadata } from './flat-metadata';
 
 /**
@@ -82,6 +83,8 @@ export interface LedgerRecord {
    * trace when a publisher leaves it out; absent (or null, as stored) for a run recorded outside any trace.
    */
   trace_id?: string | null;
+  /** The surface that started the run: `openai` for the OpenAI-compatible API; absent (null as stored) for the native routes. */
+  surface?: RunSurface | null;
 }
 
 /** What every accepted webhook trigger job carries (the queue's `PromptTriggerJob`, `AgentTriggerJob`). */

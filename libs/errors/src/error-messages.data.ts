@@ -39,6 +39,46 @@ export const ERROR_MESSAGES = {
     es: 'No hay ninguna carta muerta %{id} en %{source} (nunca llegó a serlo, o ya se reprocesó)',
   },
 
+  // The OpenAI-compatible surface (decisions: "Beyond the contract: OpenAI-compatible API").
+  openai_model_not_found: {
+    en: 'The model %{model} does not exist or you do not have access to it',
+    es: 'El modelo %{model} no existe o no tiene acceso a él',
+  },
+  openai_agent_name_ambiguous: {
+    en: 'More than one agent is named %{name}: use agent/<agent id>',
+    es: 'Hay más de un agente llamado %{name}: use agent/<id del agente>',
+  },
+  openai_endpoint_unsupported: {
+    en: '%{method} %{path} is not supported by this API',
+    es: '%{method} %{path} no está disponible en esta API',
+  },
+  openai_parameter_unsupported: { en: '%{param} is not supported', es: '%{param} no está disponible' },
+  openai_input_missing: {
+    en: 'The template variable %{name} has no value: give it in inputs (or metadata)',
+    es: 'La variable de plantilla %{name} no tiene valor: indíquela en inputs (o metadata)',
+  },
+  openai_response_format_conflict: {
+    en: 'This deployment variant has its own response_format; a different one cannot be given',
+    es: 'Esta variante del despliegue tiene su propio response_format; no se puede indicar otro',
+  },
+  openai_agent_tools: {
+    en: 'An agent runs its own tools: tools cannot be given',
+    es: 'Un agente ejecuta sus propias herramientas: no se pueden indicar tools',
+  },
+  openai_tool_call_unknown: {
+    en: 'tool_call_id %{id} answers no tool call of an earlier assistant message',
+    es: 'tool_call_id %{id} no responde a ninguna llamada de herramienta de un mensaje anterior del asistente',
+  },
+  openai_message_invalid: { en: '%{reason}', es: 'Entrada no válida: %{reason}' },
+  openai_previous_response: {
+    en: 'previous_response_id is not supported: responses are not stored (store: false)',
+    es: 'previous_response_id no está disponible: las respuestas no se guardan (store: false)',
+  },
+  openai_user_message_missing: {
+    en: 'An agent needs a last message from the user',
+    es: 'Un agente necesita un último mensaje del usuario',
+  },
+
   // A request field that failed its class-validator rule (libs/platform/src/validation/constraint-messages.ts):
   // a `details[].messages` entry. The English is class-validator's own text, word for word.
   validation_each_value_in: { en: 'each value in %{property}', es: 'cada valor de %{property}' },

@@ -10,6 +10,7 @@ export interface CallSettings {
   topP?: number;
   maxOutputTokens?: number;
   stopSequences?: string[];
+  seed?: number;
   providerOptions?: ProviderOptions;
 }
 
@@ -55,6 +56,7 @@ export function toCallSettings(route: ModelRoute, params: PromptParams = {}): Ca
     ...(params.topP !== undefined && { topP: params.topP }),
     ...(params.maxOutputTokens !== undefined && { maxOutputTokens: params.maxOutputTokens }),
     ...(params.stop !== undefined && params.stop.length > 0 && { stopSequences: params.stop }),
+    ...(params.seed !== undefined && { seed: params.seed }),
     ...(providerOptions && { providerOptions }),
   };
 }

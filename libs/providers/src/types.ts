@@ -63,6 +63,8 @@ export interface PromptParams {
   topP?: number;
   maxOutputTokens?: number;
   stop?: string[];
+  /** Deterministic sampling where the provider offers it (an OpenAI client's `seed`). */
+  seed?: number;
   /** OpenAI and OpenAI-compatible `reasoning_effort`; Google `thinkingLevel`. */
   reasoningEffort?: ReasoningEffort;
   /** Anthropic extended thinking budget; Google `thinkingBudget`. */

@@ -114,6 +114,12 @@ export class AgentsRepository extends DataRepository {
     return this.table(AgentEntity).findBy({ id: In(ids) });
   }
 
+  /** The ids of the workspace's active agents with this name (at most two: enough to tell a unique name). */
+  async activeIdsNamed(workspaceId: string, name: string): Promise<string[]> {
+    const agents = await this.table(AgentEntity).find({ select: { id: true }, where: { workspaceId, name }, take: 2 });
+    return agents.map((agent) => agent.id);
+  }
+
   /** The workspace's active agents, oldest first. */
   listActive(workspaceId: string): Promise<AgentEntity[]> {
     return this.table(AgentEntity).find({ where: { workspaceId }, order: { createdAt: 'ASC', id: 'ASC' } });

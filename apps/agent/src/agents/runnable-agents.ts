@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { AgentPromptCacheTtl, AgentReasoningEffort, AgentToolChoice, ResponseFormat } from '@waggle/contracts';
 import { BroadcastCache, NatsRpcClient } from '@waggle/platform';
-import { agentNotFound, AgentsRepository } from './agents.repository';
+import { WaggleException } from '@waggle/errors';
+import { agentNotFound, AgentsRepository, isAgentId } from './agents.repository';
 
 /**
  * Published to every agent replica when an agent changes or is deleted: each forgets what it
@@ -67,5 +68,19 @@ export class RunnableAgents extends BroadcastCache<RunnableAgent> {
     const agent = await this.get(workspaceId, agentId);
     if (!agent) throw agentNotFound();
     return agent;
+  }
+
+  /**
+   * As getActive, for the OpenAI-compatible surface: `agent` is the agent's id, or its name when
+   * no other active agent of the workspace has it (decisions: model ids). A name two agents
+   * share answers as not found, saying so.
+   */
+  async getActiveByIdOrName(workspaceId: string, agent: string): Promise<RunnableAgent> {
+    if (isAgentId(agent)) return this.getActive(workspaceId, agent);
+    const ids = await this.agents.activeIdsNamed(workspaceId, agent);
+    if (ids.length > 1)
+      throw new WaggleException('resource_not_found', { status: 422, detail: 'openai_agent_name_ambiguous', params: { name: agent } });
+    if (ids.length === 0) throw agentNotFound();
+    return this.getActive(workspaceId, ids[0]);
   }
 }

@@ -9,7 +9,7 @@ import { CallbackSettings } from '../webhooks/prompt-webhook.dto';
  * (workspace, request id, whether events are kept), plus `streaming`, `background` and, for a
  * background run without streaming, `async.callback_url`. Unknown fields are refused.
  */
-export class AgentInvokeBody extends OmitType(AgentRunRequest, ['workspace_id', 'request_id', 'keep_events_ms'] as const) {
+export class AgentInvokeBody extends OmitType(AgentRunRequest, ['workspace_id', 'request_id', 'keep_events_ms', 'surface'] as const) {
   /** true: a stream of server-sent events; false or absent: one JSON response. */
   @IsOptional()
   @IsBoolean()

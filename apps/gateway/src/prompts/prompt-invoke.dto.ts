@@ -7,7 +7,13 @@ import { IsBoolean, IsOptional } from 'class-validator';
  * the gateway adds (workspace, request id, whether events are kept), plus `streaming` and
  * `background`. Unknown fields (image_urls, attachments…) are refused.
  */
-export class PromptInvokeBody extends OmitType(PromptRunRequest, ['workspace_id', 'request_id', 'keep_events_ms'] as const) {
+export class PromptInvokeBody extends OmitType(PromptRunRequest, [
+  'workspace_id',
+  'request_id',
+  'keep_events_ms',
+  'surface',
+  'conversation',
+] as const) {
   /** true: a stream of server-sent events; false or absent: one JSON response. */
   @IsOptional()
   @IsBoolean()

@@ -11,7 +11,7 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { InvocationPatterns, send, type CancelledRun, type RequestLookup } from '@waggle/contracts';
+import { InvocationPatterns, RUN_SURFACES, send, type CancelledRun, type RequestLookup, type RunSurface } from '@waggle/contracts';
 import { NatsRpcClient } from '@waggle/platform';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { MeteredApiRoute } from '../auth/authenticated.decorator';
@@ -62,6 +62,14 @@ class RequestLookupDto implements RequestLookup {
       'The W3C trace id of the request that started the run (the trace id of its `traceparent` response header); null for runs recorded before it was kept',
   })
   trace_id!: string | null;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    enum: RUN_SURFACES,
+    description: '`openai` when the run was started through the OpenAI-compatible API (`/openai/v1/*`); null for the native routes',
+  })
+  surface!: RunSurface | null;
 }
 
 class CancelledRunDto implements CancelledRun {

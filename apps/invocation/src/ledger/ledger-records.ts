@@ -27,6 +27,7 @@ export function recordOfRow(row: RowOf<RequestRecordEntity>): LedgerRecord {
     usage: row.usage,
     data: row.data,
     trace_id: row.trace_id,
+    surface: row.surface,
   };
 }
 
@@ -45,6 +46,7 @@ export function toRequestLookup(record: LedgerRecord): RequestLookup {
     ended_at: record.ended_at,
     data: record.data,
     trace_id: record.trace_id ?? null,
+    surface: record.surface ?? null,
   };
 }
 

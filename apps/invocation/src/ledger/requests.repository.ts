@@ -31,10 +31,11 @@ const COLUMNS: ReadonlyArray<readonly [column: string, type: string, value: (rec
   ['usage', 'jsonb', (record) => record.usage],
   ['data', 'jsonb', (record) => record.data],
   ['trace_id', 'text', (record) => record.trace_id ?? null],
+  ['surface', 'text', (record) => record.surface ?? null],
 ];
 
-/** Columns a later state never replaces once set: the run's trace is the request that started it, not a later cancel's. */
-const FIRST_KEPT: ReadonlySet<string> = new Set(['trace_id']);
+/** Columns a later state never replaces once set: the run's trace and surface are the request's that started it, not a later cancel's. */
+const FIRST_KEPT: ReadonlySet<string> = new Set(['trace_id', 'surface']);
 
 const TABLE = `"${SCHEMA}"."requests"`;
 const TERMINAL = TERMINAL_RUN_STATUSES.map((status) => `'${status}'`).join(', ');

@@ -1,12 +1,19 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { PromptInvokeResponse, PromptRunRequest, PromptStreamEvent, PromptTriggerJob, RunStatus } from '@waggle/contracts';
+import type {
+  ConversationToolCall,
+  PromptInvokeResponse,
+  PromptRunRequest,
+  PromptStreamEvent,
+  PromptTriggerJob,
+  RunStatus,
+} from '@waggle/contracts';
 import { streamErrorEvent } from '@waggle/errors';
-import { providerFailure, routeProviderWarnings, type PromptMessage } from '@waggle/providers';
+import { providerFailure, routeProviderWarnings, type ToolCall } from '@waggle/providers';
 import { CANCELLED_RUN_DATA, isCancelledByRequest, LedgerPublisher, LedgerRun, RunCancellation, runCancelledError } from '@waggle/runs';
 import { Observable } from 'rxjs';
 import { PromptResolutionCache } from '../prompts/prompt-resolution.cache';
 import type { ResolvedPrompt } from '../prompts/prompts.repository';
-import { PromptExecution, type PreparedPrompt } from './prompt-execution';
+import { callOf, PromptExecution, type PreparedPrompt } from './prompt-execution';
 import { lastUserText } from './prompt-messages';
 
 interface PreparedRun {
@@ -62,6 +69,7 @@ export class PromptRunner {
         response: result.response,
         usage: result.usage,
         stop_reason: result.stopReason,
+        ...(run.prompt.tools && { tool_calls: result.toolCalls.map(toConversationCall) }),
       };
     } catch (error) {
       if (isCancelledByRequest(signal)) {
@@ -96,11 +104,7 @@ export class PromptRunner {
         const models = this.execution.modelRun(prompt);
         const text = { reasoning: '', response: '' };
         try {
-          for await (const part of models.stream({
-            messages: prompt.messages as PromptMessage[],
-            params: prompt.params,
-            abortSignal: tracked.signal,
-          })) {
+          for await (const part of models.stream({ ...callOf(prompt), abortSignal: tracked.signal })) {
             if (part.type === 'finish') {
               const durationMs = Date.now() - started;
               subscriber.next({
@@ -112,8 +116,11 @@ export class PromptRunner {
               const data = { ...text, stop_reason: part.stopReason, ...models.record() };
               ledger.finish('completed', durationMs, part.usage, data, models.route.modelId);
               status = 'completed';
-            } else if (part.type !== 'tool-call') {
-              // A prompt run offers no tools, so no tool-call parts arrive.
+            } else if (part.type === 'tool-call') {
+              // Only a conversation offers tools: its caller runs them.
+              const toolCall = toConversationCall(part.toolCall);
+              subscriber.next({ request_id: request.request_id, type: 'tool_call', model: models.route.modelId, tool_call: toolCall });
+            } else {
               text[part.type] += part.text;
               subscriber.next({ request_id: request.request_id, type: part.type, model: models.route.modelId, response: part.text });
             }
@@ -180,7 +187,13 @@ export class PromptRunner {
 
   private async prepare(request: PromptRunRequest, resolved?: ResolvedPrompt): Promise<PreparedRun> {
     const prompt = await this.execution.prepare(
-      { workspaceId: request.workspace_id, deployment: request.deployment, variant: request.variant, inputs: request.inputs ?? {} },
+      {
+        workspaceId: request.workspace_id,
+        deployment: request.deployment,
+        variant: request.variant,
+        inputs: request.inputs ?? {},
+        conversation: request.conversation,
+      },
       resolved,
     );
     const { deployment, variant, version } = prompt;
@@ -199,7 +212,13 @@ export class PromptRunner {
       message: lastUserText(prompt.messages),
       metadata: request.metadata ?? {},
       user: request.user ?? null,
+      ...(request.surface && { surface: request.surface }),
     });
     return { prompt, ledger };
   }
+}
+
+/** A model's tool call as a conversation carries it: the arguments as JSON text. */
+function toConversationCall(call: ToolCall): ConversationToolCall {
+  return { id: call.toolCallId, name: call.toolName, arguments: typeof call.input === 'string' ? call.input : JSON.stringify(call.input) };
 }

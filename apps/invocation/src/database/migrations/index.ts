@@ -11,6 +11,7 @@ import { AddWorkflowSlots1795544341008 } from './1795544341008-add-workflow-slot
 import { AddStepModelAttempts1795600000000 } from './1795600000000-add-step-model-attempts';
 import { AddPromptFallbacksResponseFormat1795600100000 } from './1795600100000-add-prompt-fallbacks-response-format';
 import { AddRequestTraceId1795600100001 } from './1795600100001-add-request-trace-id';
+import { AddRequestSurface1795878561943 } from './1795878561943-add-request-surface';
 
 /** Every migration of this service, oldest first. `npm run migration:generate` appends here. */
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
@@ -26,4 +27,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   AddStepModelAttempts1795600000000,
   AddPromptFallbacksResponseFormat1795600100000,
   AddRequestTraceId1795600100001,
+  AddRequestSurface1795878561943,
 ];

@@ -1,4 +1,4 @@
-import type { RunKind, RunStatus } from '@waggle/contracts';
+import type { RunKind, RunStatus, RunSurface } from '@waggle/contracts';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /** One run in the request ledger: what was asked, of what, by whom, and how it ended. */
@@ -77,4 +77,8 @@ export class RequestRecordEntity {
   /** The W3C trace id of the client request that started the run; null for runs recorded before it was kept. */
   @Column({ name: 'trace_id', type: 'text', nullable: true })
   traceId!: string | null;
+
+  /** `openai` for a run the OpenAI-compatible API started; null for the native routes. */
+  @Column({ type: 'text', nullable: true })
+  surface!: RunSurface | null;
 }

@@ -28,6 +28,7 @@ export class AgentTurnLedger {
       message: input.message,
       metadata: input.metadata ?? {},
       user: input.user ?? null,
+      ...(input.surface && { surface: input.surface }),
     });
   }
 

@@ -33,7 +33,17 @@ import { ToolLoop, type LoopResult, type ToolLoopInput, type TurnListener } from
  */
 export type AgentTurnInput = Pick<
   AgentRunRequest,
-  'workspace_id' | 'request_id' | 'agent' | 'message' | 'thread_id' | 'messages' | 'attachments' | 'image_urls' | 'metadata' | 'user'
+  | 'workspace_id'
+  | 'request_id'
+  | 'agent'
+  | 'message'
+  | 'thread_id'
+  | 'messages'
+  | 'attachments'
+  | 'image_urls'
+  | 'metadata'
+  | 'user'
+  | 'surface'
 >;
 
 export interface AgentTurnOptions {
@@ -183,7 +193,10 @@ export class RunAgentTurn {
   }
 
   private async prepare(input: AgentTurnInput): Promise<PreparedTurn> {
-    const agent = await this.agents.getActive(input.workspace_id, input.agent);
+    const agent =
+      input.surface === 'openai'
+        ? await this.agents.getActiveByIdOrName(input.workspace_id, input.agent)
+        : await this.agents.getActive(input.workspace_id, input.agent);
     const checked = checkRunAttachments(input);
     const chain = await resolveModelChain(this.routes, this.registry, agent.llmModel, agent.fallbacks, { images: hasImages(checked) });
     const catalogRoute = chain.catalog;
