@@ -18,6 +18,7 @@ import { recordHttpMetrics } from './metrics/http-metrics';
 import { installAdmissionGate, listenWithBacklog } from './overload/admission-gate';
 import { buildPublicOpenApiDocument } from './openapi/openapi-document';
 import { OpenApiDocumentHolder } from './openapi/openapi.controller';
+import { openAiEdge } from './openai/openai-edge';
 
 /** The W3C trace context header every answer carries (see answerWithTraceparent). */
 const TRACEPARENT_HEADER = 'traceparent';
@@ -72,7 +73,10 @@ export async function createGatewayApp(env: GatewayEnv): Promise<NestExpressAppl
  * request metrics, request ids and trace context, the access log, JSON body parsing with a size limit, the one exception filter, a depth and
  * NUL check on every input, validation.
  */
-export function configureGatewayApp(app: NestExpressApplication, env: Pick<GatewayEnv, 'MAX_JSON_BODY_BYTES' | 'LOG_LEVEL'>): void {
+export function configureGatewayApp(
+  app: NestExpressApplication,
+  env: Pick<GatewayEnv, 'MAX_JSON_BODY_BYTES' | 'LOG_LEVEL' | 'OPENAI_CORS_ORIGINS'>,
+): void {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.use(recordHttpMetrics);
@@ -80,6 +84,7 @@ export function configureGatewayApp(app: NestExpressApplication, env: Pick<Gatew
   // so every log line and NATS hop has them.
   app.use(startRequest);
   app.use(createAccessLog('gateway', env.LOG_LEVEL));
+  app.use(openAiEdge(env));
   app.use(requireHost);
   app.use(requireWellFormedQuery);
   app.use(json({ limit: env.MAX_JSON_BODY_BYTES }));

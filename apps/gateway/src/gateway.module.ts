@@ -9,6 +9,7 @@ import { AssetsModule } from './assets/assets.module';
 import { ErrorCodesModule } from './error-codes/error-codes.module';
 import { ServicesReadinessReporter } from './health/services-readiness.reporter';
 import { ModelsModule } from './models/models.module';
+import { OpenAiModule } from './openai/openai.module';
 import { OpenApiModule } from './openapi/openapi.module';
 import { PromptsModule } from './prompts/prompts.module';
 import { RequestsModule } from './requests/requests.module';
@@ -44,6 +45,7 @@ export class GatewayModule {
         AssetsModule,
         WorkflowsModule,
         WorkflowRunsModule,
+        OpenAiModule,
       ],
     };
   }

@@ -1,5 +1,5 @@
 import { BaseEnv, EnvVar, WithCallbackAllowlist, WithRedis } from '@waggle/platform';
-import { IsInt, Max, Min } from 'class-validator';
+import { IsInt, IsString, Max, Min } from 'class-validator';
 
 export class GatewayEnv extends WithCallbackAllowlist(WithRedis(BaseEnv)) {
   @EnvVar('How long the gateway waits for a service to answer a request over NATS (ms)')
@@ -59,4 +59,10 @@ export class GatewayEnv extends WithCallbackAllowlist(WithRedis(BaseEnv)) {
   @Min(0)
   @Max(65_535)
   METRICS_PORT: number = 9464;
+
+  @EnvVar(
+    'Browser origins allowed to call the OpenAI-compatible API (/openai/v1/*): comma-separated origins (https://chat.example.com), or * for any. Empty (the default) allows none; a preflight from an allowed origin echoes the headers it asks for (the OpenAI SDKs send x-stainless-*)',
+  )
+  @IsString()
+  OPENAI_CORS_ORIGINS: string = '';
 }

@@ -3,6 +3,7 @@ import { resolveLocale, toErrorBody, WaggleException, type SupportedLocale } fro
 import { newErrorId, OVERLOAD_RETRY_AFTER_SECONDS } from '@waggle/platform';
 import type { Request, Response } from 'express';
 import { ReplayedAnswer } from '../idempotency/idempotency.guard';
+import { isOpenAiRequest, toOpenAiError } from '../openai/openai-errors';
 import { toWaggleException } from './to-waggle-exception';
 
 /** Set on the request by authentication: the workspace's account language. */
@@ -42,5 +43,13 @@ export function sendError(exception: unknown, request: LocalizedRequest, respons
   }
   // A 503 is always "unavailable for now" (a service shedding overload, a dependency away): say when to come back.
   if (shaped.status === 503) response.setHeader('retry-after', String(OVERLOAD_RETRY_AFTER_SECONDS));
+  if (isOpenAiRequest(request)) {
+    // The OpenAI-compatible surface has its own error object (decisions); the native routes never change.
+    const answer = toOpenAiError(shaped, resolveLocale(request.locale), request);
+    // OpenAI's clients wait as long as `retry-after` says before their retry of a 429 (the daily cap's says until midnight).
+    if (answer.status === 429 && !response.hasHeader('retry-after')) response.setHeader('retry-after', '1');
+    response.status(answer.status).set(answer.headers).json(answer.body);
+    return;
+  }
   response.status(shaped.status).json(toErrorBody(shaped, resolveLocale(request.locale)));
 }

@@ -54,6 +54,32 @@ export function errorEvent(request: Request, requestId: string, error: unknown) 
   };
 }
 
+/**
+ * How a run's events are written on one stream: the native routes' `id:`/`data:` events, or a
+ * surface's own framing (the OpenAI-compatible chunks). Made per stream: an encoding may keep
+ * state (a sequence, the chunks' shared id).
+ */
+export interface SseEncoding {
+  /** The frames of one event of the run ('' to send nothing for it). */
+  event(event: unknown): string;
+  /** The frame of a failure after the first byte (the run's own error events are events). */
+  failure(error: unknown): string;
+  /** What ends a finished stream (`data: [DONE]`); '' for nothing. */
+  readonly done: string;
+}
+
+/** The native routes' events: each with its `id: <seq>`, rendered in the workspace's language; `[DONE]` at the end. */
+export function nativeSse(request: Request, requestId: string): SseEncoding {
+  let seq = 0;
+  const frame = (event: unknown) => `id: ${++seq}\ndata: ${JSON.stringify(event)}\n\n`;
+  return {
+    // A service's error event carries its failure's id and parameters: rendered here in the workspace's language.
+    event: (event) => frame(localizeStreamEvent(event, localeOf(request))),
+    failure: (error) => frame(errorEvent(request, requestId, error)),
+    done: SSE_DONE,
+  };
+}
+
 /** A streaming client left: the replica holding its run stops it silently (no error event, no callback). */
 export function cancelOnDisconnect(rpc: NatsRpcClient, requestId: string): void {
   rpc.publish(RUN_CANCEL_SUBJECT, { request_id: requestId, reason: 'disconnected' } satisfies CancelRunMessage);
@@ -77,24 +103,24 @@ export function relayAsSse(
   requestId: string,
   events: Observable<unknown>,
   onClientGone?: () => void,
+  encoding: SseEncoding = nativeSse(request, requestId),
 ): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let opened = false;
     let finished = false;
-    let seq = 0;
     const open = () => {
       if (opened) return;
       opened = true;
       openSse(response);
     };
-    const write = (event: unknown) => writeSseEvent(response, ++seq, event);
+    const write = (frames: string) => frames && response.write(frames);
     const end = (done = true) => {
       finished = true;
       clearInterval(keepAlive);
       clearTimeout(deadline);
       const close = () => {
         if (!response.writableEnded) {
-          if (done) response.write(SSE_DONE);
+          if (done && encoding.done) response.write(encoding.done);
           response.end();
         }
         resolve();
@@ -118,7 +144,7 @@ export function relayAsSse(
         open();
         if (!onClientGone) return end(false);
         onClientGone();
-        write(errorEvent(request, requestId, new WaggleException('upstream_request_failed', { status: 504, detail: 'stream_too_long' })));
+        write(encoding.failure(new WaggleException('upstream_request_failed', { status: 504, detail: 'stream_too_long' })));
         end();
       }),
       SSE_MAX_DURATION_MS,
@@ -126,8 +152,7 @@ export function relayAsSse(
     const subscription = events.subscribe({
       next: guard('event', (event: unknown) => {
         open();
-        // A service's error event carries its failure's id and parameters: rendered here in the workspace's language.
-        write(localizeStreamEvent(event, localeOf(request)));
+        write(encoding.event(event));
       }),
       error: guard('failure', (error: unknown) => {
         if (!opened) {
@@ -137,7 +162,7 @@ export function relayAsSse(
           reject(error);
           return;
         }
-        write(errorEvent(request, requestId, error));
+        write(encoding.failure(error));
         end();
       }),
       complete: guard('end', () => {
@@ -175,8 +200,9 @@ export function relayRunStream(
   requestId: string,
   background: boolean,
   start: (keepEventsMs: number | undefined) => Observable<unknown>,
+  encoding?: SseEncoding,
 ): Promise<void> {
   const keepEventsMs = idempotencyClaimOf(request) ? IDEMPOTENCY_RECORD_TTL_MS : background ? RUN_EVENTS_KEPT_AFTER_END_MS : undefined;
   const cancel = background ? undefined : () => cancelOnDisconnect(rpc, requestId);
-  return relayAsSse(request, response, requestId, start(keepEventsMs), cancel);
+  return relayAsSse(request, response, requestId, start(keepEventsMs), cancel, encoding);
 }

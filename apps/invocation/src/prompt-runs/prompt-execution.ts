@@ -126,7 +126,7 @@ function requireInputs(variables: readonly string[], inputs: Record<string, unkn
   const missing = variables.find((name) => inputs[name] === undefined);
   if (missing === undefined) return;
   const problem = { detail: 'openai_input_missing', params: { name: missing } } as const;
-  throw new WaggleException('validation_error', { ...problem, details: [{ field: `inputs.${missing}`, messages: [problem] }] });
+  throw new WaggleException('validation_error', { status: 400, ...problem, details: [{ field: `inputs.${missing}`, messages: [problem] }] });
 }
 
 /** The variant's response format holds; a caller may repeat it, not replace it. */
@@ -135,7 +135,7 @@ function conversationFormat(own: ResponseFormat | null, asked: ResponseFormat | 
   if (!own) return asked;
   if (canonicalJson(own.schema, 'code-unit') === canonicalJson(asked.schema, 'code-unit')) return own;
   const problem = { detail: 'openai_response_format_conflict' } as const;
-  throw new WaggleException('validation_error', { ...problem, details: [{ field: 'response_format', messages: [problem] }] });
+  throw new WaggleException('validation_error', { status: 400, ...problem, details: [{ field: 'response_format', messages: [problem] }] });
 }
 
 function toToolChoice(choice: ConversationToolChoice | undefined): ToolChoice | undefined {

@@ -74,7 +74,7 @@ function imageLabel(image: unknown): string {
 }
 
 function invalid(field: string, problem: ErrorDetail): WaggleException {
-  return new WaggleException('validation_error', { ...problem, details: [{ field, messages: [problem] }] });
+  return new WaggleException('validation_error', { status: 400, ...problem, details: [{ field, messages: [problem] }] });
 }
 
 /** Arguments as the model wrote them; the provider call takes the parsed value, or the raw text when it is not JSON. */
