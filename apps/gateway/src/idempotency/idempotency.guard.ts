@@ -8,7 +8,7 @@ import type Redis from 'ioredis';
 import { createHash } from 'node:crypto';
 import type { GatewayEnv } from '../config/gateway.env';
 import type { LocalizedRequest } from '../errors/http-exception.filter';
-import { SSE_MAX_DURATION_MS } from '../streaming/sse-relay';
+import { routeEncodingOf, SSE_MAX_DURATION_MS } from '../streaming/sse-relay';
 import { RunEventReplay } from '../requests/run-event-replay';
 import { attachIdempotencyClaim, IdempotencyKeyRecord, type KeptAnswer } from './idempotency-records';
 
@@ -111,7 +111,9 @@ export class IdempotencyGuard implements CanActivate {
     }
     if (state.fingerprint !== fingerprint) throw new WaggleException('idempotency_key_reused');
     if (state.state === 'running') throw new WaggleException('idempotency_key_in_use', { extra: { request_id: state.requestId } });
-    throw new ReplayedAnswer(state.answer, (response) => this.events.replay(state.requestId, workspaceId, 0, request, response));
+    throw new ReplayedAnswer(state.answer, (response) =>
+      this.events.replay(state.requestId, workspaceId, 0, request, response, routeEncodingOf(request, state.requestId)),
+    );
   }
 
   private async claim(record: IdempotencyKeyRecord) {

@@ -3,8 +3,17 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { RunStartingApiRoute } from '../auth/authenticated.decorator';
-import { chatAsk, chatChunks, chatCompletionOf, checkChatCompletionBody } from './chat-completions';
+import { registerRouteEncoding } from '../streaming/sse-relay';
+import { chatAsk, chatChunks, chatCompletionOf, checkChatCompletionBody, type ChatCompletionBody } from './chat-completions';
 import { OpenAiRuns, THREAD_HEADER } from './openai-runs';
+
+const ROUTE = 'openai/v1/chat/completions';
+
+/** An idempotent repeat of a streamed request replays the run's events as chunks again (its body is the first one's). */
+registerRouteEncoding(`/${ROUTE}`, (request, requestId) => {
+  const body = request.body as ChatCompletionBody;
+  return chatChunks(request, requestId, body.model, body.stream_options?.include_usage === true);
+});
 
 /**
  * `POST /openai/v1/chat/completions` (decisions, "Beyond the contract: OpenAI-compatible API"):
@@ -18,7 +27,7 @@ import { OpenAiRuns, THREAD_HEADER } from './openai-runs';
 export class ChatCompletionsController {
   constructor(private readonly runs: OpenAiRuns) {}
 
-  @Post('openai/v1/chat/completions')
+  @Post(ROUTE)
   @HttpCode(200)
   async create(@Body() raw: unknown, @Req() request: AuthenticatedRequest, @Res() response: Response): Promise<void> {
     const body = checkChatCompletionBody(raw);

@@ -1,5 +1,12 @@
-import type { ConversationMessage, ConversationPart, ConversationToolChoice, UsageObject } from '@waggle/contracts';
-import { WaggleException } from '@waggle/errors';
+import type {
+  AgentStreamEvent,
+  ConversationMessage,
+  ConversationPart,
+  ConversationToolChoice,
+  PromptStreamEvent,
+  UsageObject,
+} from '@waggle/contracts';
+import { WaggleException, type StreamErrorEvent } from '@waggle/errors';
 import type { Request } from 'express';
 import { localeOf, SSE_DONE, type SseEncoding } from '../streaming/sse-relay';
 import { toOpenAiError } from './openai-errors';
@@ -62,7 +69,10 @@ function contentOf(content: ChatContent | undefined, field: string): string | Co
   if (content === undefined || content === null) return '';
   if (typeof content === 'string') return content;
   return content.map((part, index): ConversationPart => {
-    if (part.type === 'image_url') return { type: 'image', url: part.image_url!.url };
+    if (part.type === 'image_url') {
+      if (!part.image_url) throw invalidParameter(`${field}[${index}].image_url`, `${field}[${index}].image_url is required`);
+      return { type: 'image', url: part.image_url.url };
+    }
     const text = part.type === 'refusal' ? part.refusal : part.text;
     if (typeof text !== 'string') throw invalidParameter(`${field}[${index}].${part.type}`, `${field}[${index}].${part.type} is required`);
     return { type: 'text', text };
@@ -185,16 +195,7 @@ export function chatCompletionOf(answer: OpenAiAnswer, model: string, created: n
 }
 
 /** A run's stream event, as the services send them (prompt and agent alike). */
-interface RunEvent {
-  type: string;
-  response?: string;
-  tool_call?: { id: string; name: string; arguments: string };
-  usage?: UsageObject;
-  stop_reason?: string;
-  error_code?: string;
-  status_code?: number;
-  failure?: unknown;
-}
+export type RunEvent = PromptStreamEvent | AgentStreamEvent;
 
 /** A failure as the frame OpenAI's streams end with: `data: {"error": {...}}` (the SDK raises it). */
 export function errorFrameOf(request: Request, error: unknown): string {
@@ -203,7 +204,7 @@ export function errorFrameOf(request: Request, error: unknown): string {
 }
 
 /** A service's error event (a provider failure mid-stream) as the exception it carries across processes. */
-export function exceptionOfEvent(event: { failure?: unknown; error_code?: string; status_code?: number }): WaggleException {
+export function exceptionOfEvent(event: StreamErrorEvent): WaggleException {
   return (
     WaggleException.fromWire(event.failure) ??
     WaggleException.fromWire({ error_code: event.error_code, status: event.status_code }) ??
@@ -244,7 +245,7 @@ export function chatChunks(request: Request, requestId: string, model: string, i
         case 'response':
           return event.response ? chunk({ content: event.response }) : '';
         case 'tool_call': {
-          const call = event.tool_call!;
+          const call = event.tool_call;
           return chunk({
             tool_calls: [{ index: toolIndex++, id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }],
           });
@@ -259,7 +260,7 @@ export function chatChunks(request: Request, requestId: string, model: string, i
             model,
             system_fingerprint: null,
             choices: [],
-            usage: chatUsageOf(event.usage!),
+            usage: chatUsageOf(event.usage),
           };
           return `${last}data: ${JSON.stringify(totals)}\n\n`;
         }

@@ -249,7 +249,8 @@ export function invalidParameter(param: string, reason: string): WaggleException
   return badParameter(param, { detail: 'openai_message_invalid', params: { reason } });
 }
 
-function refusalOf(error: ErrorObject): WaggleException {
+function refusalOf(error: ErrorObject | undefined): WaggleException {
+  if (!error) return invalidParameter('body', 'the body is invalid');
   const missing = error.keyword === 'required' ? (error.params as { missingProperty?: string }).missingProperty : undefined;
   const param = paramOfPointer(error.instancePath, missing) || 'body';
   return invalidParameter(param, missing !== undefined ? `${param} is required` : `${param} ${error.message ?? 'is invalid'}`);
@@ -260,7 +261,7 @@ export function bodyCheck<T>(schema: object): (body: unknown) => T {
   const validate = ajv.compile(schema as JSONSchemaType<T>) as ValidateFunction<T>;
   return (body) => {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidParameter('body', 'the body must be a JSON object');
-    if (!validate(body)) throw refusalOf(validate.errors![0]);
+    if (!validate(body)) throw refusalOf(validate.errors?.[0]);
     return body;
   };
 }

@@ -4,7 +4,13 @@ import type { Response } from 'express';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { RunStartingApiRoute } from '../auth/authenticated.decorator';
 import { OpenAiRuns, THREAD_HEADER } from './openai-runs';
-import { checkResponsesBody, responseEvents, responseOf, responsesAsk } from './responses';
+import { registerRouteEncoding } from '../streaming/sse-relay';
+import { checkResponsesBody, responseEvents, responseOf, responsesAsk, type ResponsesBody } from './responses';
+
+const ROUTE = 'openai/v1/responses';
+
+/** An idempotent repeat of a streamed request replays the run's events as the Responses stream again. */
+registerRouteEncoding(`/${ROUTE}`, (request, requestId) => responseEvents(request, requestId, request.body as ResponsesBody));
 
 /**
  * `POST /openai/v1/responses` (decisions, "responses"): the subset of OpenAI's Responses API a
@@ -16,7 +22,7 @@ import { checkResponsesBody, responseEvents, responseOf, responsesAsk } from './
 export class ResponsesController {
   constructor(private readonly runs: OpenAiRuns) {}
 
-  @Post('openai/v1/responses')
+  @Post(ROUTE)
   @HttpCode(200)
   async create(@Body() raw: unknown, @Req() request: AuthenticatedRequest, @Res() response: Response): Promise<void> {
     const body = checkResponsesBody(raw);

@@ -2,7 +2,7 @@ import type { ConversationMessage, ConversationPart, ConversationToolChoice, Usa
 import { WaggleException } from '@waggle/errors';
 import type { Request } from 'express';
 import { localeOf, type SseEncoding } from '../streaming/sse-relay';
-import { exceptionOfEvent } from './chat-completions';
+import { exceptionOfEvent, type RunEvent } from './chat-completions';
 import { labelsOf, responseFormatOf, targetOf, type OpenAiAnswer, type OpenAiAsk } from './openai-runs';
 import { badParameter, bodyCheck, invalidParameter, RESPONSES_REQUEST_SCHEMA } from './openai-schemas';
 
@@ -197,17 +197,6 @@ export function responseOf(answer: OpenAiAnswer, body: ResponsesBody, createdAt:
   });
 }
 
-interface RunEvent {
-  type: string;
-  response?: string;
-  tool_call?: { id: string; name: string; arguments: string };
-  usage?: UsageObject;
-  stop_reason?: string;
-  failure?: unknown;
-  error_code?: string;
-  status_code?: number;
-}
-
 /**
  * A run's events as the Responses stream (decisions): `event:` lines with `type` and
  * `sequence_number`, `response.created` and `response.in_progress` first, a message's
@@ -287,7 +276,7 @@ export function responseEvents(request: Request, requestId: string, body: Respon
         case 'tool_call': {
           const frames = start() + closeMessage();
           const outputIndex = output.length;
-          const item = callItem(event.tool_call!, outputIndex);
+          const item = callItem(event.tool_call, outputIndex);
           output.push(item);
           return (
             frames +
@@ -295,12 +284,12 @@ export function responseEvents(request: Request, requestId: string, body: Respon
             frame('response.function_call_arguments.delta', {
               item_id: item.id,
               output_index: outputIndex,
-              delta: event.tool_call!.arguments,
+              delta: event.tool_call.arguments,
             }) +
             frame('response.function_call_arguments.done', {
               item_id: item.id,
               output_index: outputIndex,
-              arguments: event.tool_call!.arguments,
+              arguments: event.tool_call.arguments,
             }) +
             frame('response.output_item.done', { output_index: outputIndex, item })
           );

@@ -5,7 +5,16 @@ import { contained, NatsRpcClient } from '@waggle/platform';
 import { RUN_LOG_IDLE, RunEventLog } from '@waggle/runs';
 import type { Request, Response } from 'express';
 import { once } from 'node:events';
-import { localeOf, openSse, SSE_DONE, SSE_KEEPALIVE_MS, SSE_MAX_DURATION_MS, SSE_PING, writeSseEvent } from '../streaming/sse-relay';
+import {
+  localeOf,
+  openSse,
+  SSE_DONE,
+  SSE_KEEPALIVE_MS,
+  SSE_MAX_DURATION_MS,
+  SSE_PING,
+  writeSseEvent,
+  type SseEncoding,
+} from '../streaming/sse-relay';
 
 /** The largest sequence number a client may name (any run's events are far fewer). */
 const MAX_EVENT_ID = 2 ** 31 - 1;
@@ -38,7 +47,15 @@ export class RunEventReplay {
     private readonly log: RunEventLog,
   ) {}
 
-  async replay(requestId: string, workspaceId: string, afterSeq: number, request: Request, response: Response): Promise<void> {
+  /** `encoding`: a route's own framing (an idempotent repeat on the OpenAI-compatible surface); unset, the native events numbered as live. */
+  async replay(
+    requestId: string,
+    workspaceId: string,
+    afterSeq: number,
+    request: Request,
+    response: Response,
+    encoding?: SseEncoding,
+  ): Promise<void> {
     await this.log.keptFor(requestId, workspaceId, () =>
       send(this.rpc, InvocationPatterns.getRequest, { workspace_id: workspaceId, request_id: requestId }),
     );
@@ -65,9 +82,11 @@ export class RunEventReplay {
           done = true;
           break;
         }
+        const written = encoding
+          ? response.write(encoding.event(entry.event))
+          : writeSseEvent(response, entry.seq, localizeStreamEvent(entry.event, locale));
         // A long replay waits for the client to read rather than buffering the whole run.
-        if (!writeSseEvent(response, entry.seq, localizeStreamEvent(entry.event, locale)) && !stop.signal.aborted)
-          await once(response, 'drain', { signal: stop.signal }).catch(() => undefined);
+        if (!written && !stop.signal.aborted) await once(response, 'drain', { signal: stop.signal }).catch(() => undefined);
       }
     } catch {
       // Redis went away mid-replay: the connection ends without [DONE], and the client may resume.
@@ -75,6 +94,6 @@ export class RunEventReplay {
       clearTimeout(deadline);
     }
     // Without [DONE] (the run's events expired, or the connection reached its maximum duration) the client may resume.
-    if (!response.writableEnded) response.end(done ? SSE_DONE : undefined);
+    if (!response.writableEnded) response.end(done ? (encoding?.done ?? SSE_DONE) : undefined);
   }
 }

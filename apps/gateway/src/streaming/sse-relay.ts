@@ -80,6 +80,19 @@ export function nativeSse(request: Request, requestId: string): SseEncoding {
   };
 }
 
+/** A route's own stream encoding, by path, for what answers a stream outside its controller (an idempotent repeat's replay). */
+const ROUTE_ENCODINGS = new Map<string, (request: Request, requestId: string) => SseEncoding>();
+
+/** Declares the encoding of a route whose streams are not the native events (the OpenAI-compatible surface's). */
+export function registerRouteEncoding(path: string, encoding: (request: Request, requestId: string) => SseEncoding): void {
+  ROUTE_ENCODINGS.set(path, encoding);
+}
+
+/** The encoding a route's streams use; undefined for the native events. */
+export function routeEncodingOf(request: Request, requestId: string): SseEncoding | undefined {
+  return ROUTE_ENCODINGS.get(request.path)?.(request, requestId);
+}
+
 /** A streaming client left: the replica holding its run stops it silently (no error event, no callback). */
 export function cancelOnDisconnect(rpc: NatsRpcClient, requestId: string): void {
   rpc.publish(RUN_CANCEL_SUBJECT, { request_id: requestId, reason: 'disconnected' } satisfies CancelRunMessage);
