@@ -366,6 +366,7 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
       'requestable_type',
       'started_at',
       'status',
+      'surface',
       'trace_id',
     ]);
     expect(body).toMatchObject({

@@ -156,6 +156,8 @@ describe('the request ledger', () => {
       data: { response: 'Nothing today.' },
       // Published outside any trace.
       trace_id: null,
+      // Not started by the OpenAI-compatible surface.
+      surface: null,
     });
 
     // The trigger accepted meanwhile is in the ledger too, and runs to completion now.

@@ -131,6 +131,17 @@ describe('the request ledger consumer', () => {
     await expect(lookup(untraced.request_id)).resolves.toMatchObject({ trace_id: null });
   });
 
+  it('answers the surface that started the run (openai), kept over a later state published without it, null for the native routes', async () => {
+    const run = record({ surface: 'openai' });
+    await publish(run);
+    // A cancel published by whatever holds the run does not know the surface: the stored one stays.
+    await publish({ ...run, status: 'cancelled', ended_at: new Date().toISOString(), surface: null });
+    await expect(lookup(run.request_id)).resolves.toMatchObject({ status: 'cancelled', surface: 'openai' });
+    const native = record({ status: 'completed' });
+    await publish(native);
+    await expect(lookup(native.request_id)).resolves.toMatchObject({ status: 'completed', surface: null });
+  });
+
   it("lists a workspace's runs by user label, with the label", async () => {
     const labelled = record({ status: 'completed', user: 'ops@example.com' });
     await publish(labelled, record({ status: 'completed', user: 'someone-else' }));
