@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { GatewayEnv } from '../config/gateway.env';
 import type { LocalizedRequest } from '../errors/http-exception.filter';
 import { routeEncodingOf, SSE_MAX_DURATION_MS } from '../streaming/sse-relay';
+import { REQUEST_ID_HEADER } from '../openai/openai-edge';
 import { RunEventReplay } from '../requests/run-event-replay';
 import { attachIdempotencyClaim, IdempotencyKeyRecord, type KeptAnswer } from './idempotency-records';
 
@@ -32,10 +33,14 @@ export class ReplayedAnswer {
     private readonly kept: KeptAnswer,
     /** A stream's events, replayed from the run's event log. */
     private readonly replayStream: (response: Response) => Promise<void>,
+    /** The first request's, whose run this answer is. */
+    private readonly requestId: string,
   ) {}
 
   async answer(response: Response): Promise<void> {
     response.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
+    // Where answers name their run in a header (the OpenAI-compatible surface's x-request-id), it is the first request's run.
+    if (response.hasHeader(REQUEST_ID_HEADER)) response.setHeader(REQUEST_ID_HEADER, this.requestId);
     if (this.kept.kind === 'json') {
       response.status(this.kept.status).type('application/json').send(this.kept.body);
       return;
@@ -111,8 +116,10 @@ export class IdempotencyGuard implements CanActivate {
     }
     if (state.fingerprint !== fingerprint) throw new WaggleException('idempotency_key_reused');
     if (state.state === 'running') throw new WaggleException('idempotency_key_in_use', { extra: { request_id: state.requestId } });
-    throw new ReplayedAnswer(state.answer, (response) =>
-      this.events.replay(state.requestId, workspaceId, 0, request, response, routeEncodingOf(request, state.requestId)),
+    throw new ReplayedAnswer(
+      state.answer,
+      (response) => this.events.replay(state.requestId, workspaceId, 0, request, response, routeEncodingOf(request, state.requestId)),
+      state.requestId,
     );
   }
 

@@ -4,9 +4,12 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { GatewayEnv } from '../config/gateway.env';
 import { isOpenAiRequest } from './openai-errors';
 
+/** The run's request id on every answer of the surface (OpenAI's header name; its SDKs expose it as `requestID`). */
+export const REQUEST_ID_HEADER = 'x-request-id';
+
 /** What a browser client of the surface may read from an answer besides the safelisted headers. */
 const EXPOSED_HEADERS = [
-  'x-request-id',
+  REQUEST_ID_HEADER,
   'x-waggle-thread-id',
   'retry-after',
   'x-should-retry',
@@ -41,7 +44,7 @@ export function openAiEdge(env: Pick<GatewayEnv, 'OPENAI_CORS_ORIGINS'>): Reques
   return (request: Request, response: Response, next: NextFunction) => {
     if (!isOpenAiRequest(request)) return next();
     const requestId = requestContext.get()?.requestId;
-    if (requestId) response.setHeader('x-request-id', requestId);
+    if (requestId) response.setHeader(REQUEST_ID_HEADER, requestId);
     if (!policy) return next();
     policy(request, response, next);
   };
