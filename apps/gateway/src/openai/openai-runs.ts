@@ -20,6 +20,7 @@ import {
 import { WaggleException } from '@waggle/errors';
 import { APP_ENV, NatsRpcClient, requestContext } from '@waggle/platform';
 import type { Response } from 'express';
+import type { Observable } from 'rxjs';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import type { GatewayEnv } from '../config/gateway.env';
 import { relayRunStream, type SseEncoding } from '../streaming/sse-relay';
@@ -164,29 +165,16 @@ export class OpenAiRuns {
   stream(ask: OpenAiAsk, request: AuthenticatedRequest, response: Response, encoding: SseEncoding): Promise<void> {
     const requestId = this.requestId();
     const timeout = { timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS };
+    let start: (keepEventsMs: number | undefined) => Observable<unknown>;
     if (ask.target.kind === 'prompt') {
       const run = this.promptRun(ask, request, requestId);
-      return relayRunStream(
-        this.rpc,
-        request,
-        response,
-        requestId,
-        false,
-        (keepEventsMs) => send(this.rpc, InvocationPatterns.streamPrompt, { ...run, keep_events_ms: keepEventsMs }, timeout),
-        encoding,
-      );
+      start = (keepEventsMs) => send(this.rpc, InvocationPatterns.streamPrompt, { ...run, keep_events_ms: keepEventsMs }, timeout);
+    } else {
+      const run = this.agentRun(ask, request, requestId);
+      if (run.thread_id !== undefined) response.setHeader(THREAD_HEADER, run.thread_id);
+      start = (keepEventsMs) => send(this.rpc, AgentPatterns.streamAgent, { ...run, keep_events_ms: keepEventsMs }, timeout);
     }
-    const run = this.agentRun(ask, request, requestId);
-    if (run.thread_id !== undefined) response.setHeader(THREAD_HEADER, run.thread_id);
-    return relayRunStream(
-      this.rpc,
-      request,
-      response,
-      requestId,
-      false,
-      (keepEventsMs) => send(this.rpc, AgentPatterns.streamAgent, { ...run, keep_events_ms: keepEventsMs }, timeout),
-      encoding,
-    );
+    return relayRunStream(this.rpc, request, response, requestId, false, start, encoding);
   }
 
   private promptRun(ask: OpenAiAsk, request: AuthenticatedRequest, requestId: string): PromptRunRequest {
