@@ -3,7 +3,7 @@ import type { ResponseFormat } from './response-format';
 
 /**
  * Where a run was asked for: absent on the native routes; `openai` on the OpenAI-compatible
- * surface (decisions, "Beyond the contract: OpenAI-compatible API"). Recorded in the ledger.
+ * surface (the spec's decisions, OpenAI-compatible API). Recorded in the ledger.
  */
 export const RUN_SURFACES = ['openai'] as const;
 export type RunSurface = (typeof RUN_SURFACES)[number];

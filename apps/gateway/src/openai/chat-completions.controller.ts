@@ -16,7 +16,7 @@ registerRouteEncoding(`/${ROUTE}`, (request, requestId) => {
 });
 
 /**
- * `POST /openai/v1/chat/completions` (decisions, "Beyond the contract: OpenAI-compatible API"):
+ * `POST /openai/v1/chat/completions` (the spec's decisions, OpenAI-compatible API):
  * a prompt deployment's variant or an agent, answered whole or streamed as chunks. A run-starting
  * route like the native invokes: API key, Idempotency-Key, the daily meter. Documented in the
  * OpenAPI document by its JSON Schema (openai-schemas.ts), hence excluded from Swagger's scan.

@@ -54,7 +54,7 @@ export interface ChatCompletionBody {
 
 export const checkChatCompletionBody = bodyCheck<ChatCompletionBody>(CHAT_COMPLETION_REQUEST_SCHEMA);
 
-/** decisions, "refused": what Waggle cannot give is a 400 naming the parameter, never silently dropped. */
+/** What Waggle cannot give is a 400 naming the parameter, never dropped (the spec's decisions, OpenAI-compatible API › refused). */
 function refuseUnsupported(body: ChatCompletionBody): void {
   const refused = (param: string) => badParameter(param, { detail: 'openai_parameter_unsupported', params: { param } });
   if (body.n !== undefined && body.n !== null && body.n > 1) throw refused('n');
@@ -109,7 +109,7 @@ function toolChoiceOf(choice: ChatCompletionBody['tool_choice']): ConversationTo
   return { name: choice.function.name };
 }
 
-/** A Chat Completions request as a run asks it (decisions, "chat completions"). */
+/** A Chat Completions request as a run asks it (the spec's decisions, OpenAI-compatible API › chat completions). */
 export function chatAsk(body: ChatCompletionBody): OpenAiAsk {
   refuseUnsupported(body);
   const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined;
@@ -213,7 +213,7 @@ export function exceptionOfEvent(event: StreamErrorEvent): WaggleException {
 }
 
 /**
- * A run's events as `chat.completion.chunk`s (decisions, "streaming"): one id and `created`; the
+ * A run's events as `chat.completion.chunk`s (the spec's decisions, OpenAI-compatible API › streaming): one id and `created`; the
  * first delta carries the role; tool calls each with their `index`; the chunk with
  * `finish_reason` ends the choice; with `include_usage`, every chunk has `usage: null` and one
  * last chunk has `choices: []` and the totals; then `[DONE]`. An agent's own tool calls are

@@ -198,7 +198,7 @@ export class OpenAiRuns {
   }
 
   /**
-   * An agent's turn (decisions, "chat completions, agents"): it runs its own tools, so caller
+   * An agent's turn (the spec's decisions, OpenAI-compatible API › chat completions, agents): it runs its own tools, so caller
    * tools are refused. With a thread only the last user message is sent (the thread holds the
    * rest); without one the earlier messages are the history.
    */

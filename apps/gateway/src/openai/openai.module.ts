@@ -5,7 +5,10 @@ import { OpenAiModelsController } from './models.controller';
 import { OpenAiRuns } from './openai-runs';
 import { ResponsesController } from './responses.controller';
 
-/** The OpenAI-compatible surface under /openai/v1 (decisions): its routes; its edge and error shape are in bootstrap and the exception filter. */
+/**
+ * The OpenAI-compatible surface under /openai/v1: its routes. Its edge (openai-edge.ts) is installed by
+ * bootstrap, and the exception filter answers its refusals in OpenAI's shape (openai-errors.ts).
+ */
 @Module({
   imports: [AuthModule],
   controllers: [ChatCompletionsController, ResponsesController, OpenAiModelsController],

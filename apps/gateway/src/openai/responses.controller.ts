@@ -13,7 +13,7 @@ const ROUTE = 'openai/v1/responses';
 registerRouteEncoding(`/${ROUTE}`, (request, requestId) => responseEvents(request, requestId, request.body as ResponsesBody));
 
 /**
- * `POST /openai/v1/responses` (decisions, "responses"): the subset of OpenAI's Responses API a
+ * `POST /openai/v1/responses` (the spec's decisions, OpenAI-compatible API › responses): the subset of OpenAI's Responses API a
  * deployment or an agent can answer, whole or as its event stream; nothing is stored.
  */
 @ApiExcludeController()

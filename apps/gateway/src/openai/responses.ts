@@ -19,7 +19,7 @@ interface InputItem {
   output?: string;
 }
 
-/** The fields of a Responses request Waggle reads (decisions, "responses"); others are ignored. */
+/** The fields of a Responses request Waggle reads (the spec's decisions, OpenAI-compatible API › responses); others are ignored. */
 export interface ResponsesBody {
   model: string;
   input: string | InputItem[];

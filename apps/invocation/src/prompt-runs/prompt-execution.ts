@@ -126,7 +126,11 @@ function requireInputs(variables: readonly string[], inputs: Record<string, unkn
   const missing = variables.find((name) => inputs[name] === undefined);
   if (missing === undefined) return;
   const problem = { detail: 'openai_input_missing', params: { name: missing } } as const;
-  throw new WaggleException('validation_error', { status: 400, ...problem, details: [{ field: `inputs.${missing}`, messages: [problem] }] });
+  throw new WaggleException('validation_error', {
+    status: 400,
+    ...problem,
+    details: [{ field: `inputs.${missing}`, messages: [problem] }],
+  });
 }
 
 /** The variant's response format holds; a caller may repeat it, not replace it. */
