@@ -687,8 +687,12 @@ describe('the OpenAI-compatible API, driven by OpenAI clients', () => {
       const watching: typeof fetch = async (input, init) => {
         const response = await fetch(input, init);
         statuses.push(response.status);
-        // The first still runs while the repeat is refused: let it finish, so a retry finds its answer.
-        if (response.status === 409) release();
+        // The first still runs while the repeat is refused: let it finish, and hand the SDK its 409 only once the first
+        // has answered (its answer is kept before it is sent), so the retry finds it whatever the SDK's back-off.
+        if (response.status === 409) {
+          release();
+          await first;
+        }
         return response;
       };
       const retrying = new OpenAI({ baseURL, apiKey: key, maxRetries: 5, fetch: watching });
