@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Prompt invoke, with the peer in it: the direct call to the model provider, Portkey's
 // gateway and Waggle's full path (gateway → NATS → invocation → provider layer → model
-// provider, and back), measured in interleaved rounds against the same fake provider
+// provider, and back), the last by its native route (`POST /v1/prompt/invoke`) and by its
+// OpenAI-compatible one (`POST /openai/v1/chat/completions` with the model id
+// `prompt/bench/default`), measured in interleaved rounds against the same fake provider
 // (docs/benchmarks/invoke.md).
 //
 //   npm run build && npm run bench [-- --rounds N] [--duration N] [--streams N] [--lean on|off] [--exporter on|off] [--json] [--json-file PATH]
@@ -12,8 +14,9 @@
 // `info`; tracing on, spans created and not exported), on free loopback ports after
 // running the migrations. Loads a copy of the shipped model catalog with one extra model
 // served by the fake provider, creates a workspace on the enterprise plan and applies one
-// prompt deployment with the operator CLI. Then, in each round, for each of the three (in
-// an order that rotates from round to round), once the processes have gone quiet:
+// prompt deployment with the operator CLI. Then, in each round, for each of the four (in
+// an order that rotates from round to round; within a phase the two Waggle legs are never
+// one right after the other), once the processes have gone quiet:
 //   - latency: D s of sequential requests on one keep-alive connection, each timed with
 //     performance.now() (autocannon's histogram keeps whole milliseconds);
 //   - throughput: D s at 64 connections with autocannon, with the CPU time each process
@@ -91,6 +94,8 @@ const EXPECTED_RESPONSE = `Echo: ${QUESTION}`;
 const AIMS = { rpsTimesPortkey: 2, addedP50TimesPortkey: 1, addedP99TimesPortkey: 1.5, addedFirstEventP99Ms: 5, cpuMsPerRequest: 2.5 };
 // Issue 22's aims for this path (ratios from the same run): throughput, added p50, added first text event p99.
 const AIMS_22 = { rpsTimesPortkey: 2, addedP50TimesPortkey: 1, addedFirstTextP99Ms: 5 };
+// The OpenAI-compatible route against the native one, to the same deployment in the same rounds: within 10 %.
+const AIMS_OPENAI = { rpsTimesNative: 0.9, addedP50TimesNative: 1.1 };
 // Processes whose CPU is accounted, in table order; each leg's total counts its own path.
 const PROC_COLUMNS = ['gateway', 'invocation', 'catalog', 'NATS', 'Redis', 'PostgreSQL', 'portkey', 'fake-provider'];
 const WAGGLE_PATH = ['gateway', 'invocation', 'catalog', 'NATS', 'Redis', 'PostgreSQL'];
@@ -578,6 +583,53 @@ function aim22Rows(report) {
   ];
 }
 
+/**
+ * The OpenAI-compatible route beside the native route (same deployment, same rounds): each figure
+ * of both, OpenAI / native, and for throughput and added p50 the aim (within 10 %), met or missed
+ * and by how much. `openai.rows` in the JSON report.
+ */
+function openAiRows(report) {
+  const { waggle, openai } = report.legs;
+  const native = waggle.figures;
+  const compat = openai.figures;
+  const { added } = report;
+  const by = (met, text) => `${met ? 'met' : 'missed'} by ${text}`;
+  const rpsAim = AIMS_OPENAI.rpsTimesNative * native.requestsPerSecond;
+  const p50Aim = AIMS_OPENAI.addedP50TimesNative * added.waggle.p50Ms;
+  const cpu = (name) => [native.cpuMsPerRequest[name], compat.cpuMsPerRequest[name]];
+  const timeRow = (figure, [a, b], aim) => ({
+    figure,
+    native: `${ms(a, 3)} ms`,
+    openai: `${ms(b, 3)} ms`,
+    ratio: ratio(b, a),
+    difference: `${b >= a ? '+' : '−'}${ms(Math.abs(b - a), 3)} ms`,
+    ...aim,
+  });
+  return [
+    {
+      figure: `req/s at ${THROUGHPUT_CONNECTIONS} conn`,
+      native: fmt(native.requestsPerSecond, 0),
+      openai: fmt(compat.requestsPerSecond, 0),
+      ratio: ratio(compat.requestsPerSecond, native.requestsPerSecond),
+      difference: `${compat.requestsPerSecond >= native.requestsPerSecond ? '+' : '−'}${fmt(Math.abs(compat.requestsPerSecond - native.requestsPerSecond), 0)}`,
+      aim: `≥ ${AIMS_OPENAI.rpsTimesNative}× native = ${fmt(rpsAim, 0)}`,
+      met: compat.requestsPerSecond >= rpsAim,
+      margin: by(compat.requestsPerSecond >= rpsAim, `${fmt(Math.abs(compat.requestsPerSecond - rpsAim), 0)} req/s`),
+    },
+    timeRow('added p50, 1 conn', [added.waggle.p50Ms, added.openai.p50Ms], {
+      aim: `≤ ${AIMS_OPENAI.addedP50TimesNative}× native = ${ms(p50Aim, 3)} ms`,
+      met: added.openai.p50Ms <= p50Aim,
+      margin: by(added.openai.p50Ms <= p50Aim, `${ms(Math.abs(added.openai.p50Ms - p50Aim), 3)} ms`),
+    }),
+    timeRow('added p99, 1 conn', [added.waggle.p99Ms, added.openai.p99Ms]),
+    timeRow('added first text event p50, streamed', [added.waggle.firstTextP50Ms, added.openai.firstTextP50Ms]),
+    timeRow('added first text event p99, streamed', [added.waggle.firstTextP99Ms, added.openai.firstTextP99Ms]),
+    timeRow(`CPU per request, gateway, ${THROUGHPUT_CONNECTIONS} conn`, cpu('gateway')),
+    timeRow(`CPU per request, invocation, ${THROUGHPUT_CONNECTIONS} conn`, cpu('invocation')),
+    timeRow(`CPU per request on the path, ${THROUGHPUT_CONNECTIONS} conn`, [native.cpuMsPerRequestPath, compat.cpuMsPerRequestPath]),
+  ];
+}
+
 function markdown(report) {
   const legs = Object.values(report.legs);
   const lines = [
@@ -637,6 +689,15 @@ function markdown(report) {
     '| aim (issue 22) | Waggle | aim | | by how much |',
     '| --- | ---: | ---: | --- | --- |',
     ...report.aims22.map((a) => `| ${a.figure} | ${a.value} | ${a.aim} | ${a.met ? 'met' : '**missed**'} | ${a.margin} |`),
+    '',
+    'The OpenAI-compatible route (`POST /openai/v1/chat/completions`, model `prompt/bench/default`) beside the native route (`POST /v1/prompt/invoke`), same deployment, same rounds:',
+    '',
+    '| figure | native | OpenAI-compatible | OpenAI / native | difference | aim | |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | --- |',
+    ...report.openai.rows.map(
+      (a) =>
+        `| ${a.figure} | ${a.native} | ${a.openai} | ${fmt(a.ratio, 3)} | ${a.difference} | ${a.aim ?? ''} | ${a.aim ? `${a.met ? '' : '**'}${a.margin}${a.met ? '' : '**'}` : ''} |`,
+    ),
     '',
     'Per round (order rotates each round): p50 at 1 conn (ms) and req/s at 64 conn:',
     '',
@@ -822,25 +883,34 @@ async function main() {
     runNode(ENTRIES.cli, ['apply', '-f', promptFile, '--workspace', created.workspace_id, '--json'], cliEnv, 'apply');
 
     const messages = [{ role: 'user', content: QUESTION }];
-    const chat = {
-      path: '/v1/chat/completions',
-      body: JSON.stringify({ model: MODEL, messages }),
-      // What the provider layer (AI SDK, openai-compatible, includeUsage) asks for.
-      streamBody: JSON.stringify({ model: MODEL, messages, stream: true, stream_options: { include_usage: true } }),
+    /** A Chat Completions request (the provider's and Waggle's OpenAI-compatible route): whole, or streamed as the provider layer (AI SDK, openai-compatible, includeUsage) asks for it. */
+    const chatCompletion = (path, request) => ({
+      path,
+      body: JSON.stringify(request),
+      streamBody: JSON.stringify({ ...request, stream: true, stream_options: { include_usage: true } }),
       responseText: (answer) => answer?.choices?.[0]?.message?.content,
       textOf: (event) => event?.choices?.[0]?.delta?.content,
+    });
+    const chat = chatCompletion('/v1/chat/completions', { model: MODEL, messages });
+    const inputs = { question: QUESTION };
+    const invokeBody = { deployment: 'bench', variant: 'default', inputs };
+    /** Waggle's two public routes to the bench deployment's variant: the native invoke, and the OpenAI-compatible chat completion (its model id, the variables in `inputs`, one user message). */
+    const routes = {
+      native: {
+        path: '/v1/prompt/invoke',
+        body: JSON.stringify(invokeBody),
+        streamBody: JSON.stringify({ ...invokeBody, streaming: true }),
+        responseText: (answer) => answer?.response,
+        textOf: (event) => (event?.type === 'response' ? event.response : undefined),
+      },
+      openai: chatCompletion('/openai/v1/chat/completions', { model: 'prompt/bench/default', inputs, messages }),
     };
-    const invokeBody = { deployment: 'bench', variant: 'default', inputs: { question: QUESTION } };
-    const waggleLeg = (key, label, gateway) => ({
+    const waggleLeg = (key, label, gateway, route = routes.native) => ({
       key,
       label,
       port: gateway.port,
-      path: '/v1/prompt/invoke',
       headers: { authorization: `Bearer ${created.api_key}` },
-      body: JSON.stringify(invokeBody),
-      streamBody: JSON.stringify({ ...invokeBody, streaming: true }),
-      responseText: (answer) => answer?.response,
-      textOf: (event) => (event?.type === 'response' ? event.response : undefined),
+      ...route,
       pathProcs: WAGGLE_PATH,
     });
     const legs = {
@@ -865,6 +935,7 @@ async function main() {
         pathProcs: ['portkey'],
       },
       waggle: waggleLeg('waggle', 'Waggle (npm run up defaults)', stack.gateway),
+      openai: waggleLeg('openai', 'Waggle, OpenAI-compatible route', stack.gateway, routes.openai),
     };
     const prepare = (leg) =>
       Object.assign(leg, { payload: Buffer.from(leg.body), streamPayload: Buffer.from(leg.streamBody), rounds: [], failed: 0 });
@@ -957,7 +1028,11 @@ async function main() {
     const rotate = (list, by) => list.map((_, i) => list[(i + by) % list.length]);
 
     for (const leg of Object.values(legs)) await warmUp(leg);
-    const compared = Object.values(legs);
+    // The rounds' order, rotated from round to round, keeps the two Waggle legs apart within a
+    // phase: a Waggle leg measured right after the other finds the stack warm, and came out
+    // 10–25 % faster in trial runs whichever route it was (docs/benchmarks/invoke.md, "The
+    // OpenAI-compatible route").
+    const compared = [legs.direct, legs.waggle, legs.portkey, legs.openai];
     for (let r = 0; r < options.rounds; r += 1) await round(rotate(compared, r), r + 1);
 
     log('counting NATS messages and Redis commands per Waggle request');
@@ -1082,6 +1157,7 @@ async function main() {
     };
     report.aims = aimRows(report);
     report.aims22 = aim22Rows(report);
+    report.openai = { aims: AIMS_OPENAI, rows: openAiRows(report) };
   } catch (error) {
     failures.push(error instanceof Error ? error.message : String(error));
   } finally {
