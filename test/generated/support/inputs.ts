@@ -214,3 +214,59 @@ export function expectCatalogShape(status: number, text: string, what: string): 
   });
   if (!KNOWN_CODES.has(body.error_code as string)) throw new Error(`${what}: error_code ${String(body.error_code)} is not in the catalog`);
 }
+
+/** The OpenAI-compatible surface's base path (decisions, "Beyond the contract"): its answers have their own error object. */
+export const OPENAI_PATH_PREFIX = '/openai/';
+/** decisions, "errors": every answer of the OpenAI-compatible surface carries its run's `request_id` as `x-request-id`. */
+export const OPENAI_REQUEST_ID = /^req_[0-9a-f]{32}$/;
+
+const nullableString = (value: unknown) => typeof value === 'string' || value === null;
+
+/** OpenAI's error object, as its SDKs read it: `{error: {message, type, param, code}}` and nothing else. */
+export function expectOpenAiShape(status: number, text: string, what: string): void {
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new Error(`${what}: ${status} with a body that is not JSON: ${text.slice(0, 200)}`);
+  }
+  const error = body.error as Record<string, unknown> | undefined;
+  const shaped =
+    Object.keys(body).length === 1 &&
+    typeof error === 'object' &&
+    error !== null &&
+    Object.keys(error).sort().join() === 'code,message,param,type' &&
+    typeof error.message === 'string' &&
+    typeof error.type === 'string' &&
+    nullableString(error.param) &&
+    nullableString(error.code);
+  if (!shaped) throw new Error(`${what}: ${status} is not in OpenAI's error shape: ${text.slice(0, 300)}`);
+}
+
+/**
+ * What every answer to `path` must look like, by the surface the path belongs to: under /openai/
+ * an `x-request-id` on every answer and errors in OpenAI's shape; elsewhere errors in the catalog's.
+ * `header` reads an answer header by its lower-case name.
+ */
+export function expectAnswerShape(
+  path: string,
+  status: number,
+  text: string,
+  header: (name: string) => string | null | undefined,
+  what: string,
+): void {
+  if (!path.startsWith(OPENAI_PATH_PREFIX)) {
+    if (status >= 400) expectCatalogShape(status, text, what);
+    return;
+  }
+  const requestId = header('x-request-id');
+  if (!OPENAI_REQUEST_ID.test(requestId ?? ''))
+    throw new Error(`${what}: ${status} without an x-request-id of the form req_<32 hex> (${String(requestId)})`);
+  if (status >= 400) expectOpenAiShape(status, text, what);
+}
+
+/** The error code of an error answer to `path`: `error.code` on the OpenAI-compatible surface, `error_code` elsewhere. */
+export function errorCodeOf(path: string, text: string): unknown {
+  const body = JSON.parse(text) as { error_code?: unknown; error?: { code?: unknown } };
+  return path.startsWith(OPENAI_PATH_PREFIX) ? body.error?.code : body.error_code;
+}
