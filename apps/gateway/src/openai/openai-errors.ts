@@ -1,11 +1,13 @@
 import { localizeDetails, WaggleException, type SupportedLocale } from '@waggle/errors';
+import { newRequestId } from '@waggle/platform';
 import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 
 /** The OpenAI-compatible surface's base path (decisions): its answers use OpenAI's error object. */
 export const OPENAI_BASE_PATH = '/openai/v1';
 
 /** A request of the OpenAI-compatible surface, by its path (before routing: every refusal, routed or not, answers in its shape). */
-export function isOpenAiRequest(request: Pick<Request, 'url'> & { originalUrl?: string }): boolean {
+export function isOpenAiRequest(request: { url?: string; originalUrl?: string }): boolean {
   const url = request.originalUrl ?? request.url ?? '';
   return url === '/openai' || url.startsWith('/openai/') || url.startsWith('/openai?');
 }
@@ -94,4 +96,14 @@ export function toOpenAiError(
     headers,
     body: { error: { message, type: typeOf(status), param: paramOf(details), code } },
   };
+}
+
+/** A refusal answered before any route runs, as OpenAI's error object in JSON text; English, since no workspace tells the language yet. */
+export function openAiErrorText(exception: WaggleException, request: Pick<IncomingMessage, 'method' | 'url'>): string {
+  return JSON.stringify(toOpenAiError(exception, 'en', { method: request.method ?? '', path: (request.url ?? '').split('?')[0] }).body);
+}
+
+/** The headers of such a refusal: an `x-request-id` of its own (every answer of the surface has one; no run began) and `x-should-retry`. */
+export function earlyOpenAiHeaders(exception: WaggleException): Record<string, string> {
+  return { 'x-request-id': newRequestId(), 'x-should-retry': String(shouldRetry(exception)) };
 }
