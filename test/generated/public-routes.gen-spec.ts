@@ -5,12 +5,12 @@ import {
   bodyArbitrary,
   DeepJson,
   encodeComponent,
-  errorCodeOf,
+  errorOf,
   expectAnswerShape,
   expectCatalogShape,
   multipartArbitrary,
   nastyString,
-  OPENAI_PATH_PREFIX,
+  onOpenAiSurface,
   queryArbitrary,
   toJsonText,
 } from './support/inputs';
@@ -364,7 +364,7 @@ describe('generated input across the public and private routes', () => {
   });
 
   it("keeps each workspace's models on the OpenAI-compatible surface: another workspace's is 404 model_not_found", async () => {
-    const openAiRoutes = ROUTES.filter((route) => route.path.startsWith(OPENAI_PATH_PREFIX));
+    const openAiRoutes = ROUTES.filter((route) => onOpenAiSurface(route.path));
     expect(openAiRoutes.map((route) => `${route.method} ${route.path}`)).toEqual([
       'POST /openai/v1/chat/completions',
       'POST /openai/v1/responses',
@@ -412,7 +412,7 @@ describe('generated input across the public and private routes', () => {
         expect({ what: served.what, status: served.status }).toEqual({ what: served.what, status: 200 });
         for (const model of modelsOf(other)) {
           const refused = await send(route, model);
-          expect({ what: refused.what, status: refused.status, code: errorCodeOf(route.path, refused.text) }).toEqual({
+          expect({ what: refused.what, status: refused.status, code: errorOf(route.path, refused.text).code }).toEqual({
             what: refused.what,
             status: 404,
             code: 'model_not_found',
@@ -462,7 +462,7 @@ describe('generated input across the public and private routes', () => {
     if (response.status >= 500) throw new Error(`${what} answered ${response.status}: ${text.slice(0, 300)}`);
     expectAnswerShape(path, response.status, text, (name) => response.headers.get(name), what);
     if (bytes > BODY_LIMIT_BYTES) {
-      expect({ what, status: response.status, code: errorCodeOf(path, text) }).toEqual({ what, status: 413, code: 'validation_error' });
+      expect({ what, status: response.status, code: errorOf(path, text).code }).toEqual({ what, status: 413, code: 'validation_error' });
       return;
     }
     if (route.servesLarge && response.status >= 300)

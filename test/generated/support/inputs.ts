@@ -215,8 +215,10 @@ export function expectCatalogShape(status: number, text: string, what: string): 
   if (!KNOWN_CODES.has(body.error_code as string)) throw new Error(`${what}: error_code ${String(body.error_code)} is not in the catalog`);
 }
 
-/** The OpenAI-compatible surface's base path (decisions, "Beyond the contract"): its answers have their own error object. */
-export const OPENAI_PATH_PREFIX = '/openai/';
+/** Whether `path` (without its query) is of the OpenAI-compatible surface (decisions, "Beyond the contract"), whose answers have their own error object. */
+export function onOpenAiSurface(path: string): boolean {
+  return path === '/openai' || path.startsWith('/openai/');
+}
 /** decisions, "errors": every answer of the OpenAI-compatible surface carries its run's `request_id` as `x-request-id`. */
 export const OPENAI_REQUEST_ID = /^req_[0-9a-f]{32}$/;
 
@@ -255,7 +257,7 @@ export function expectAnswerShape(
   header: (name: string) => string | null | undefined,
   what: string,
 ): void {
-  if (!path.startsWith(OPENAI_PATH_PREFIX)) {
+  if (!onOpenAiSurface(path)) {
     if (status >= 400) expectCatalogShape(status, text, what);
     return;
   }
@@ -265,8 +267,10 @@ export function expectAnswerShape(
   if (status >= 400) expectOpenAiShape(status, text, what);
 }
 
-/** The error code of an error answer to `path`: `error.code` on the OpenAI-compatible surface, `error_code` elsewhere. */
-export function errorCodeOf(path: string, text: string): unknown {
-  const body = JSON.parse(text) as { error_code?: unknown; error?: { code?: unknown } };
-  return path.startsWith(OPENAI_PATH_PREFIX) ? body.error?.code : body.error_code;
+/** The code and message of an error answer to `path`: `error.code` and `error.message` on the OpenAI-compatible surface, `error_code` and `message` elsewhere. */
+export function errorOf(path: string, text: string): { code: unknown; message: unknown } {
+  const body = JSON.parse(text) as { error_code?: unknown; message?: unknown; error?: { code?: unknown; message?: unknown } };
+  return onOpenAiSurface(path)
+    ? { code: body.error?.code, message: body.error?.message }
+    : { code: body.error_code, message: body.message };
 }
