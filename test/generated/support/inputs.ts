@@ -194,14 +194,18 @@ export function queryArbitrary(): fc.Arbitrary<string> {
 
 export const KNOWN_CODES = new Set(Object.keys(ERROR_CATALOG));
 
-/** The catalog's error shape: `error`, `message`, `error_code` from the catalog and `code` equal to it; the concurrency cap's 429 is `{error}` alone. */
-export function expectCatalogShape(status: number, text: string, what: string): void {
-  let body: Record<string, unknown>;
+/** An error answer's body, which must be JSON. */
+function errorBodyOf(status: number, text: string, what: string): Record<string, unknown> {
   try {
-    body = JSON.parse(text) as Record<string, unknown>;
+    return JSON.parse(text) as Record<string, unknown>;
   } catch {
     throw new Error(`${what}: ${status} with a body that is not JSON: ${text.slice(0, 200)}`);
   }
+}
+
+/** The catalog's error shape: `error`, `message`, `error_code` from the catalog and `code` equal to it; the concurrency cap's 429 is `{error}` alone. */
+export function expectCatalogShape(status: number, text: string, what: string): void {
+  const body = errorBodyOf(status, text, what);
   if (status === 429 && Object.keys(body).length === 1) {
     expect(body).toEqual({ error: expect.any(String) });
     return;
@@ -219,6 +223,7 @@ export function expectCatalogShape(status: number, text: string, what: string): 
 export function onOpenAiSurface(path: string): boolean {
   return path === '/openai' || path.startsWith('/openai/');
 }
+
 /** decisions, "errors": every answer of the OpenAI-compatible surface carries its run's `request_id` as `x-request-id`. */
 export const OPENAI_REQUEST_ID = /^req_[0-9a-f]{32}$/;
 
@@ -226,12 +231,7 @@ const nullableString = (value: unknown) => typeof value === 'string' || value ==
 
 /** OpenAI's error object, as its SDKs read it: `{error: {message, type, param, code}}` and nothing else. */
 export function expectOpenAiShape(status: number, text: string, what: string): void {
-  let body: Record<string, unknown>;
-  try {
-    body = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    throw new Error(`${what}: ${status} with a body that is not JSON: ${text.slice(0, 200)}`);
-  }
+  const body = errorBodyOf(status, text, what);
   const error = body.error as Record<string, unknown> | undefined;
   const shaped =
     Object.keys(body).length === 1 &&
