@@ -6,10 +6,14 @@ import type { IncomingMessage } from 'node:http';
 /** The OpenAI-compatible surface's base path (decisions): its answers use OpenAI's error object. */
 export const OPENAI_BASE_PATH = '/openai/v1';
 
-/** A request of the OpenAI-compatible surface, by its path (before routing: every refusal, routed or not, answers in its shape). */
+/**
+ * A request of the OpenAI-compatible surface, by its path (before routing: every refusal, routed
+ * or not, answers in its shape). Without regard to case, as Express routes: `/OpenAI/v1/models`
+ * reaches the surface's controllers too.
+ */
 export function isOpenAiRequest(request: { url?: string; originalUrl?: string }): boolean {
-  const url = request.originalUrl ?? request.url ?? '';
-  return url === '/openai' || url.startsWith('/openai/') || url.startsWith('/openai?');
+  const head = (request.originalUrl ?? request.url ?? '').slice(0, 8).toLowerCase();
+  return head === '/openai' || head === '/openai/' || head === '/openai?';
 }
 
 /** OpenAI's error object, as its SDKs read it into their exception classes. */
