@@ -743,6 +743,13 @@ describe('raw HTTP against every route', () => {
         [post('/openai/v1/embeddings', '{"model":"x","input":"x"}'), 404, 'unsupported_endpoint'],
         [get('/openai/v1/files'), 404, 'unsupported_endpoint'],
         [get('/openai'), 404, 'unsupported_endpoint'],
+        // Express routes without regard to case: so does the surface's error shape.
+        [get('/OPENAI/v1/embeddings'), 404, 'unsupported_endpoint'],
+        [
+          `GET /OpenAI/v1/models HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wg_live_not_a_key\r\nConnection: close\r\n\r\n`,
+          401,
+          'invalid_api_key',
+        ],
         [`PUT ${chat} HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`, 404, 'unsupported_endpoint'],
       ];
       for (const [request, status, code] of cases) {

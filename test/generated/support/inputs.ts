@@ -221,7 +221,9 @@ export function expectCatalogShape(status: number, text: string, what: string): 
 
 /** Whether `path` (without its query) is of the OpenAI-compatible surface (decisions, "Beyond the contract"), whose answers have their own error object. */
 export function onOpenAiSurface(path: string): boolean {
-  return path === '/openai' || path.startsWith('/openai/');
+  // Without regard to case, as Express routes.
+  const lower = path.toLowerCase();
+  return lower === '/openai' || lower.startsWith('/openai/');
 }
 
 /** decisions, "errors": every answer of the OpenAI-compatible surface carries its run's `request_id` as `x-request-id`. */
