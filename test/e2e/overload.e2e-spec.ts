@@ -148,7 +148,7 @@ describe('overload is shed, not queued', () => {
     );
     await expectEventually(async () => expect(sampleSum(await gatewayMetrics(), 'waggle_in_flight_requests', { intake: 'http' })).toBe(3));
 
-    // The gateway is at its bound (3): a request with a body is refused unread, and its keep-alive connection stays usable.
+    // The gateway is at its bound (3): a request with a body is refused unread (on either surface), and its keep-alive connection stays usable.
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const refusedByGateway = await send(
       `${gateway}/v1/prompt/invoke`,
@@ -162,13 +162,28 @@ describe('overload is shed, not queued', () => {
     expect(refusedByGateway.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(refusedByGateway.headers.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/);
     expect(JSON.parse(refusedByGateway.body)).toEqual(overloaded({ reason: 'in_flight' }));
+    // On the OpenAI-compatible surface the same refusal is OpenAI's error object, with the headers its clients read.
+    const refusedOpenAi = await send(
+      `${gateway}/openai/v1/chat/completions`,
+      agent,
+      'POST',
+      { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      JSON.stringify({ model: 'prompt/held/default', messages: [{ role: 'user', content: randomUUID() }] }),
+    );
+    expect(refusedOpenAi.status).toBe(503);
+    expect(refusedOpenAi.headers['retry-after']).toBe('1');
+    expect(refusedOpenAi.headers['x-should-retry']).toBe('true');
+    expect(refusedOpenAi.headers['x-request-id']).toMatch(/^req_[0-9a-f]{32}$/);
+    expect(JSON.parse(refusedOpenAi.body)).toEqual({
+      error: { message: overloaded({}).message, type: 'server_error', param: null, code: 'upstream_request_failed' },
+    });
     // The probes are served ahead of the gate: on the refused request's own connection, and on new ones.
     const live = await send(`${gateway}/health/live`, agent, 'GET');
     expect({ status: live.status, reusedSocket: live.reusedSocket }).toEqual({ status: 200, reusedSocket: true });
     expect((await fetch(`${gateway}/health/ready`)).status).toBe(200);
     agent.destroy();
     const shed = await gatewayMetrics();
-    expect(sampleSum(shed, 'waggle_overload_shed_total', { intake: 'http', reason: 'in_flight' })).toBe(1);
+    expect(sampleSum(shed, 'waggle_overload_shed_total', { intake: 'http', reason: 'in_flight' })).toBe(2);
     expect(sampleSum(shed, 'waggle_in_flight_requests', { intake: 'http' })).toBe(3);
 
     // Everything held ends: the runs answer, the half-sent request goes away.

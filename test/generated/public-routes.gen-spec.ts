@@ -5,13 +5,25 @@ import {
   bodyArbitrary,
   DeepJson,
   encodeComponent,
+  errorOf,
+  expectAnswerShape,
   expectCatalogShape,
   multipartArbitrary,
   nastyString,
+  onOpenAiSurface,
   queryArbitrary,
   toJsonText,
 } from './support/inputs';
-import { firstRunBody, ROUTES, SHARED_IDEMPOTENCY_KEY, takesBody, type RouteCase } from './support/routes';
+import {
+  firstRunBody,
+  promptModel,
+  ROUTES,
+  SHARED_IDEMPOTENCY_KEY,
+  takesBody,
+  type Context,
+  type RouteCase,
+  type Workspace,
+} from './support/routes';
 import { generatedRunSettings } from './support/seeds';
 import { useGeneratedStack } from './support/stack';
 
@@ -20,7 +32,8 @@ import { useGeneratedStack } from './support/stack';
  * would send: arbitrary path parameters, bodies (valid ones with a field swapped for any
  * JSON, NUL characters, nesting thousands of levels deep, not JSON at all), query strings
  * and headers. Whatever comes in, the answer is never a 5xx, every error is in the catalog's
- * shape, and workspace A's key never reads anything of workspace B's.
+ * shape (on the OpenAI-compatible surface, /openai/v1/*, in OpenAI's, and every answer there has
+ * an `x-request-id`), and workspace A's key never reads anything of workspace B's.
  *
  * GENERATED_INPUT_RUNS sets the cases per route (default 300); fast-check prints the seed
  * and the smallest failing case when a property fails; the seed is fixed for CI (support/seeds.ts),
@@ -85,7 +98,7 @@ describe('generated input across the public and private routes', () => {
   });
 
   it.each(ROUTES.map((route) => [`${route.method} ${route.path}`, route] as const))(
-    '%s: no 5xx, errors in the catalog shape, nothing of another workspace',
+    "%s: no 5xx, errors in their surface's shape, nothing of another workspace",
     async (_name, route) => {
       const valid = route.validBody?.(context) as Record<string, unknown> | undefined;
       let successes = 0;
@@ -131,7 +144,7 @@ describe('generated input across the public and private routes', () => {
             if (response.status < 300) successes += 1;
             const what = `${route.method} ${path}`;
             if (response.status >= 500) throw new Error(`${what} answered ${response.status}: ${text.slice(0, 300)}`);
-            if (response.status >= 400) expectCatalogShape(response.status, text, what);
+            expectAnswerShape(path, response.status, text, (name) => response.headers.get(name), what);
             if (who === 'a' && response.status < 300) {
               const leaked = secretsOfB.find((secret) => text.includes(secret));
               if (leaked)
@@ -350,6 +363,70 @@ describe('generated input across the public and private routes', () => {
     expect(await cancel.json()).toMatchObject(notFound);
   });
 
+  it("keeps each workspace's models on the OpenAI-compatible surface: another workspace's is 404 model_not_found", async () => {
+    const openAiRoutes = ROUTES.filter((route) => onOpenAiSurface(route.path));
+    expect(openAiRoutes.map((route) => `${route.method} ${route.path}`)).toEqual([
+      'POST /openai/v1/chat/completions',
+      'POST /openai/v1/responses',
+      'GET /openai/v1/models',
+      'GET /openai/v1/models/{0}',
+    ]);
+    const [list, retrieve] = openAiRoutes.filter((route) => route.method === 'GET');
+    const runs = openAiRoutes.filter(takesBody);
+    // The generated cases above rename A's agent: its name as it is now.
+    const nameOf = async ({ id, key, agent }: Workspace) => {
+      const response = await fetch(`${gateway}/v1/public/workspaces/${id}/agents/${agent.id}`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      return ((await response.json()) as { agent: { name: string } }).agent.name;
+    };
+    const names = { a: await nameOf(context.a), b: await nameOf(context.b) };
+    const modelsOf = (workspace: Workspace) => [
+      promptModel(workspace),
+      `agent/${workspace.agent.id}`,
+      `agent/${workspace === context.a ? names.a : names.b}`,
+    ];
+    for (const [who, own, other] of [
+      ['a', context.a, context.b],
+      ['b', context.b, context.a],
+    ] as const) {
+      // The route table's valid requests, as this workspace sends them.
+      const asOwn: Context = { ...context, a: own, b: other };
+      const send = async (route: RouteCase, model: string) => {
+        const path = route.path.replace('{0}', encodeURIComponent(model));
+        const body = route.validBody && JSON.stringify({ ...(route.validBody(asOwn) as object), model });
+        stack.count();
+        const response = await fetch(`${gateway}${path}`, {
+          method: route.method,
+          headers: { ...credentialHeaders(route, who), 'content-type': 'application/json' },
+          body,
+        });
+        const text = await response.text();
+        const what = `${route.method} ${path} with ${who.toUpperCase()}'s key`;
+        expectAnswerShape(path, response.status, text, (name) => response.headers.get(name), what);
+        return { what, status: response.status, text };
+      };
+      for (const route of [retrieve, ...runs]) {
+        // Its own model is served, which makes the other's 404 a refusal and not a broken request.
+        const served = await send(route, promptModel(own));
+        expect({ what: served.what, status: served.status }).toEqual({ what: served.what, status: 200 });
+        for (const model of modelsOf(other)) {
+          const refused = await send(route, model);
+          expect({ what: refused.what, status: refused.status, code: errorOf(route.path, refused.text).code }).toEqual({
+            what: refused.what,
+            status: 404,
+            code: 'model_not_found',
+          });
+          expect(refused.text).not.toContain(other.id);
+        }
+      }
+      const listed = await send(list, '');
+      const ids = (JSON.parse(listed.text) as { data: Array<{ id: string }> }).data.map(({ id }) => id);
+      expect(ids).toEqual(expect.arrayContaining(modelsOf(own).slice(0, 2)));
+      for (const model of modelsOf(other)) expect(ids).not.toContain(model);
+    }
+  });
+
   async function readSecret<T>(path: string): Promise<T> {
     const response = await fetch(`${gateway}${path}`, { headers: { authorization: `Bearer ${context.a.key}` } });
     if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}`);
@@ -382,15 +459,14 @@ describe('generated input across the public and private routes', () => {
     });
     const text = await response.text();
     const what = `${route.method} ${path} with ${bytes} bytes`;
+    if (response.status >= 500) throw new Error(`${what} answered ${response.status}: ${text.slice(0, 300)}`);
+    expectAnswerShape(path, response.status, text, (name) => response.headers.get(name), what);
     if (bytes > BODY_LIMIT_BYTES) {
-      expect({ what, status: response.status }).toEqual({ what, status: 413 });
-      expect(JSON.parse(text)).toMatchObject({ error_code: 'validation_error', code: 'validation_error' });
+      expect({ what, status: response.status, code: errorOf(path, text).code }).toEqual({ what, status: 413, code: 'validation_error' });
       return;
     }
-    if (response.status >= 500) throw new Error(`${what} answered ${response.status}: ${text.slice(0, 300)}`);
     if (route.servesLarge && response.status >= 300)
       throw new Error(`${what} should be served, but answered ${response.status}: ${text.slice(0, 300)}`);
-    if (response.status >= 400) expectCatalogShape(response.status, text, what);
   });
 
   it('kept every app in the process it started with, through the whole tier', () => stack.expectNoRestart());

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { gzipSync, brotliCompressSync, deflateSync } from 'node:zlib';
-import { expectCatalogShape, toJsonText } from './support/inputs';
+import { DeepJson, errorOf, expectAnswerShape, expectCatalogShape, onOpenAiSurface, toJsonText } from './support/inputs';
 import { rawExchange, type RawAnswer, type RawExchange } from './support/raw-http';
 import { ROUTES, takesBody, type RouteCase } from './support/routes';
 import { generatedRunSettings } from './support/seeds';
@@ -15,7 +15,9 @@ import { useGeneratedStack } from './support/stack';
  * bodies, odd and lowercase methods, HTTP/1.0, pipelined requests, and clients that stop mid-body.
  *
  * Whatever comes in: no 5xx; every error in the catalog's shape (or Node's HTTP parser's own
- * 4xx, which the gateway also answers in that shape); no reset and no close without an answer
+ * 4xx, which the gateway also answers in that shape), and under /openai/ (the OpenAI-compatible
+ * surface) every answer with an `x-request-id` and every error in OpenAI's shape, but for the
+ * parser's 400 to bytes it could not read as a request; no reset and no close without an answer
  * unless the protocol leaves no other (a declared body never sent); no app restarted; and
  * `/health/live` answering throughout, probed as a kubelet does (1 s time-out; never three
  * failures in a row).
@@ -226,6 +228,22 @@ const HOSTILE_VALUES: unknown[] = [
   { toString: 'x', valueOf: 1 },
   JSON.parse('{"constructor":null,"__proto__":{"toString":null}}'),
 ];
+
+/**
+ * An answer as the gateway must give it to a request for `path` (see expectAnswerShape: under
+ * /openai/ OpenAI's error object and an `x-request-id`), but for Node's parser's 400 to bytes it
+ * could not read as a request: no path was read, so it is in the catalog's shape whatever the
+ * target, and carries no request id.
+ */
+function expectRawAnswer(path: string, answer: RawAnswer, what: string): void {
+  const text = answer.body.toString();
+  if (answer.status === 400 && answer.headers['x-request-id'] === undefined && onOpenAiSurface(path)) {
+    expectCatalogShape(answer.status, text, what);
+    expect({ what, code: errorOf('', text).code }).toEqual({ what, code: 'invalid_request' });
+    return;
+  }
+  expectAnswerShape(path, answer.status, text, (name) => answer.headers[name], what);
+}
 
 interface RawCase {
   route: RouteCase;
@@ -448,8 +466,8 @@ describe('raw HTTP against every route', () => {
     return { request: { method, target, version, headers, body }, head: method === 'HEAD' };
   }
 
-  /** What must hold of every exchange: answers, none 5xx, errors in the catalog's shape, no reset. */
-  function check(what: string, exchange: RawExchange, expected: number, head: boolean[]): void {
+  /** What must hold of every exchange: answers, none 5xx, errors in their surface's shape, no reset. */
+  function check(what: string, exchange: RawExchange, expected: number, head: boolean[], path: string): void {
     const shown = () =>
       `${what}\n  -> ${exchange.answers.map((answer) => `${answer.status} ${answer.body.toString().slice(0, 200)}`).join('\n  -> ')}`;
     // The gateway answers every request it read, and a connection whose client said close is closed.
@@ -463,7 +481,7 @@ describe('raw HTTP against every route', () => {
       throw new Error(`the connection was reset after ${exchange.answers.length} answers: ${shown()}`);
     exchange.answers.forEach((answer: RawAnswer, at) => {
       if (answer.status >= 500) throw new Error(`answered ${answer.status}: ${shown()}`);
-      if (answer.status >= 400 && !head[at]) expectCatalogShape(answer.status, answer.body.toString(), shown());
+      if (!head[at]) expectRawAnswer(path, answer, shown());
     });
   }
 
@@ -484,12 +502,12 @@ describe('raw HTTP against every route', () => {
     const exchange = await rawExchange(port, wire, head, { answers: count, boundMs: EXCHANGE_BOUND_MS });
     const first = built[0].request;
     const what = `${first.method} ${bytes(first.target).toString().slice(0, 200)} ${first.version} ×${count} (${JSON.stringify({ ...item, route: `${item.route.method} ${item.route.path}`, query: bytes(item.query).toString().slice(0, 80), extra: item.extra.map(([name, value]) => [bytes(name).toString(), bytes(value).toString().slice(0, 80)]) }).slice(0, 1200)})`;
-    check(what, exchange, count, head);
+    check(what, exchange, count, head, item.route.path);
     return performance.now() - started;
   }
 
   it(
-    'answers every mutated request with a 4xx in the catalog shape or a success, never a 5xx, a reset or a restart',
+    "answers every mutated request with a 4xx in its surface's shape or a success, never a 5xx, a reset or a restart",
     async () => {
       let sent = 0;
       const slowest: Array<{ ms: number; item: string }> = [];
@@ -532,7 +550,7 @@ describe('raw HTTP against every route', () => {
       const exchange = await rawExchange(port, request, [false], { answers: 1, boundMs: STALL_MS, thenDestroy: true });
       for (const answer of exchange.answers) {
         expect(answer.status).toBeLessThan(500);
-        if (answer.status >= 400) expectCatalogShape(answer.status, answer.body.toString(), `${route.method} ${path} cut short`);
+        expectRawAnswer(path, answer, `${route.method} ${path} cut short`);
       }
     }
     await stack.expectNoRestart();
@@ -546,13 +564,25 @@ describe('raw HTTP against every route', () => {
       return exchange.answers;
     };
     const json = (answer: RawAnswer) => JSON.parse(answer.body.toString()) as Record<string, unknown>;
+    /** An answer to `path` in its surface's shape (expectRawAnswer), as its status, code and message whichever the shape. */
+    const answerOf = (path: string, answer: RawAnswer, what = path) => {
+      expectRawAnswer(path, answer, what);
+      return { what, status: answer.status, ...(answer.status >= 400 && errorOf(path, answer.body.toString())) };
+    };
+    /** The request line's target, without its query. */
+    const pathOf = (request: string) => request.split(' ')[1].split('?')[0];
 
     it('a malformed escape in a query name: 400 invalid_request, and the gateway is the same process afterwards', async () => {
-      for (const query of ['%E0%A4%A=1', '%=1', 'a=1&%E0%A4%A', '%ED%A0%80=1']) {
-        const [answer] = await send(`GET /v1/error_codes?${query} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
-        expect({ query, status: answer.status }).toEqual({ query, status: 400 });
-        expect(json(answer)).toMatchObject({ error_code: 'invalid_request', message: 'The query string is not validly percent-encoded' });
-      }
+      for (const path of ['/v1/error_codes', '/openai/v1/models'])
+        for (const query of ['%E0%A4%A=1', '%=1', 'a=1&%E0%A4%A', '%ED%A0%80=1']) {
+          const [answer] = await send(`GET ${path}?${query} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+          expect(answerOf(path, answer, `${path}?${query}`)).toEqual({
+            what: `${path}?${query}`,
+            status: 400,
+            code: 'invalid_request',
+            message: 'The query string is not validly percent-encoded',
+          });
+        }
       // The access log writes its line after the answer: a throw there ended the process a moment later.
       const [after] = await send(`GET /v1/error_codes?locale=es HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
       expect(after.status).toBe(200);
@@ -570,9 +600,11 @@ describe('raw HTTP against every route', () => {
             '/v1/prompt/webhooks/{0}/variants/{1}',
             '/v1/agent/webhooks/{0}',
             '/v1/private/prompts/apply',
+            '/openai/v1/chat/completions',
+            '/openai/v1/responses',
           ].includes(route.path),
       ).concat(RAW_ROUTES.filter((route) => route.path.endsWith('/webhook_secret/rotate')));
-      expect(routes.length).toBeGreaterThanOrEqual(7);
+      expect(routes.length).toBeGreaterThanOrEqual(9);
       for (const route of routes)
         for (const encoding of ['gzip', 'deflate', 'br']) {
           const params = route.validParams?.(stack.context)[0] ?? [];
@@ -584,25 +616,29 @@ describe('raw HTTP against every route', () => {
           const [answer] = await send(
             `POST ${path} HTTP/1.1\r\nHost: x\r\n${credentials}Content-Type: application/json\r\nContent-Encoding: ${encoding}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
           );
-          expect({ path, encoding, status: answer.status }).toEqual({ path, encoding, status: 400 });
-          expect(json(answer)).toMatchObject({ error_code: 'invalid_request', code: 'invalid_request' });
+          expect(answerOf(path, answer, `${path} ${encoding}`)).toMatchObject({ status: 400, code: 'invalid_request' });
         }
       expect(a.id).toBeTruthy();
     });
 
     it('an encoding or charset no route reads: 415 invalid_request; on the upload route any encoding', async () => {
       const { a } = stack.context;
-      const body = JSON.stringify({ deployment: a.deployment.deployment, variant: 'default', inputs: { question: 'x' } });
-      const invoke = (headers: string) =>
-        send(
-          `POST /v1/prompt/invoke HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.key}\r\n${headers}Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
-        );
-      const [compress] = await invoke('Content-Type: application/json\r\nContent-Encoding: compress\r\n');
-      expect(compress.status).toBe(415);
-      expect(json(compress)).toMatchObject({ error_code: 'invalid_request', message: expect.stringContaining('compress') });
-      const [latin1] = await invoke('Content-Type: application/json; charset=latin1\r\n');
-      expect(latin1.status).toBe(415);
-      expect(json(latin1)).toMatchObject({ error_code: 'invalid_request' });
+      for (const path of ['/v1/prompt/invoke', '/openai/v1/chat/completions']) {
+        const body = toJsonText(RAW_ROUTES.find((route) => route.path === path)?.validBody?.(stack.context));
+        const invoke = (headers: string) =>
+          send(
+            `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.key}\r\n${headers}Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+          );
+        const [compress] = await invoke('Content-Type: application/json\r\nContent-Encoding: compress\r\n');
+        expect(answerOf(path, compress)).toEqual({
+          what: path,
+          status: 415,
+          code: 'invalid_request',
+          message: expect.stringContaining('compress'),
+        });
+        const [latin1] = await invoke('Content-Type: application/json; charset=latin1\r\n');
+        expect(answerOf(path, latin1)).toMatchObject({ status: 415, code: 'invalid_request' });
+      }
       const form = '--b\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nhello\r\n--b--\r\n';
       const [upload] = await send(
         `POST /v1/public/workspaces/${a.id}/assets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.key}\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Encoding: gzip\r\nContent-Length: ${form.length}\r\nConnection: close\r\n\r\n${form}`,
@@ -640,20 +676,22 @@ describe('raw HTTP against every route', () => {
         }
     });
 
-    it('methods the gateway does not route, CONNECT included: a 4xx in the catalog shape, not a reset', async () => {
-      for (const request of [
-        'TRACE /v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
-        'PROPFIND /v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
-        'CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n',
-        'CONNECT /v1/models HTTP/1.1\r\nHost: x\r\n\r\n',
-        'get /v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
-      ]) {
-        const [answer] = await send(request);
-        expect({ request, status: answer.status }).toEqual({ request, status: expect.any(Number) });
-        expect(answer.status).toBeGreaterThanOrEqual(400);
-        expect(answer.status).toBeLessThan(500);
-        expectCatalogShape(answer.status, answer.body.toString(), request);
-      }
+    it("methods the gateway does not route, CONNECT included: a 4xx in its surface's shape, not a reset", async () => {
+      for (const path of ['/v1/models', '/openai/v1/models'])
+        for (const request of [
+          `TRACE ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+          `PROPFIND ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+          `DELETE ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+          'CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n',
+          `CONNECT ${path} HTTP/1.1\r\nHost: x\r\n\r\n`,
+          `get ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+        ]) {
+          const [answer] = await send(request);
+          expect({ request, status: answer.status }).toEqual({ request, status: expect.any(Number) });
+          expect(answer.status).toBeGreaterThanOrEqual(400);
+          expect(answer.status).toBeLessThan(500);
+          expectRawAnswer(pathOf(request), answer, request);
+        }
     });
 
     it('pipelined requests with Expect: 100-continue: every answer whole and in order (a 100 landed inside one)', async () => {
@@ -665,18 +703,69 @@ describe('raw HTTP against every route', () => {
       for (const answer of answers) expect(Array.isArray(JSON.parse(answer.body.toString()))).toBe(true);
     });
 
-    it('an HTTP/1.1 request without Host: 400 in the catalog shape, where Node answered with no body', async () => {
-      const [answer] = await send('GET /v1/error_codes HTTP/1.1\r\nConnection: close\r\n\r\n');
-      expect(answer.status).toBe(400);
-      expect(json(answer)).toMatchObject({ error_code: 'invalid_request', message: 'An HTTP/1.1 request needs a Host header' });
+    it("an HTTP/1.1 request without Host: 400 in its surface's shape, where Node answered with no body", async () => {
+      for (const path of ['/v1/error_codes', '/openai/v1/models']) {
+        const [answer] = await send(`GET ${path} HTTP/1.1\r\nConnection: close\r\n\r\n`);
+        expect(answerOf(path, answer)).toEqual({
+          what: path,
+          status: 400,
+          code: 'invalid_request',
+          message: 'An HTTP/1.1 request needs a Host header',
+        });
+      }
     });
 
-    it('Expect values the gateway cannot meet: 417 in the catalog shape', async () => {
-      const [answer] = await send(
-        'POST /v1/prompt/invoke HTTP/1.1\r\nHost: x\r\nExpect: the-impossible\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
-      );
-      expect(answer.status).toBe(417);
-      expectCatalogShape(answer.status, answer.body.toString(), 'Expect: the-impossible');
+    it("Expect values the gateway cannot meet: 417 in its surface's shape", async () => {
+      for (const path of ['/v1/prompt/invoke', '/openai/v1/chat/completions']) {
+        const [answer] = await send(
+          `POST ${path} HTTP/1.1\r\nHost: x\r\nExpect: the-impossible\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+        );
+        expect(answerOf(path, answer)).toMatchObject({ status: 417, code: 'invalid_request' });
+      }
+    });
+
+    it("the OpenAI-compatible surface: bodies that are not a JSON object, endpoints and methods it does not serve: a 4xx in OpenAI's shape", async () => {
+      const { a } = stack.context;
+      const post = (path: string, body: string) =>
+        `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+      const get = (path: string, headers = '') =>
+        `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.key}\r\n${headers}Connection: close\r\n\r\n`;
+      const chat = '/openai/v1/chat/completions';
+      const cases: Array<[request: string, status: number, code: string]> = [
+        [post(chat, '{"model":'), 400, 'invalid_request'],
+        [post(chat, 'null'), 400, 'invalid_request'],
+        [post('/openai/v1/responses', '"input"'), 400, 'invalid_request'],
+        [post(chat, DeepJson.text(5_000, true)), 400, 'invalid_request'],
+        [post(chat, ''), 400, 'validation_error'],
+        [post(chat, '[1,2]'), 400, 'validation_error'],
+        [post(chat, '{"model":"prompt/a\\u0000b/default","messages":[{"role":"user","content":"x"}]}'), 422, 'validation_error'],
+        [post('/openai/v1/completions', '{"model":"x","prompt":"x"}'), 404, 'unsupported_endpoint'],
+        [post('/openai/v1/embeddings', '{"model":"x","input":"x"}'), 404, 'unsupported_endpoint'],
+        [get('/openai/v1/files'), 404, 'unsupported_endpoint'],
+        [get('/openai'), 404, 'unsupported_endpoint'],
+        // Express routes without regard to case: so does the surface's error shape.
+        [get('/OPENAI/v1/embeddings'), 404, 'unsupported_endpoint'],
+        [
+          `GET /OpenAI/v1/models HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wg_live_not_a_key\r\nConnection: close\r\n\r\n`,
+          401,
+          'invalid_api_key',
+        ],
+        [`PUT ${chat} HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`, 404, 'unsupported_endpoint'],
+      ];
+      for (const [request, status, code] of cases) {
+        const [answer] = await send(request);
+        const what = request.slice(0, 120);
+        expect(answerOf(pathOf(request), answer, what)).toMatchObject({ what, status, code });
+      }
+      // A header block over Node's limit is refused by its parser before any path is read: the
+      // catalog's 400, without a request id, whatever the target (the one exception under /openai/).
+      const [tooLarge] = await send(get('/openai/v1/models', `X-Long: ${'x'.repeat(20_000)}\r\n`));
+      expect(tooLarge.headers['x-request-id']).toBeUndefined();
+      expect({ status: tooLarge.status, ...json(tooLarge) }).toMatchObject({
+        status: 400,
+        error_code: 'invalid_request',
+        message: 'Request headers are too large',
+      });
     });
   });
 

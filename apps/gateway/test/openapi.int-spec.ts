@@ -5,10 +5,14 @@ import { ModulesContainer } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { WorkflowInvokeInputs } from '@waggle/contracts';
 import { loadConfig } from '@waggle/platform';
+import Ajv2020 from 'ajv/dist/2020';
 import { getMetadataStorage } from 'class-validator';
 import { AgentInvokeBody } from '../src/agents/agent-invoke.dto';
 import { createGatewayApp } from '../src/bootstrap';
 import { GatewayEnv } from '../src/config/gateway.env';
+import { checkChatCompletionBody } from '../src/openai/chat-completions';
+import { checkResponsesBody } from '../src/openai/responses';
+import { CHAT_COMPLETION_REQUEST_SCHEMA, RESPONSES_REQUEST_SCHEMA } from '../src/openai/openai-schemas';
 import { PromptInvokeBody } from '../src/prompts/prompt-invoke.dto';
 import { AgentWebhookBody } from '../src/webhooks/agent-webhook.dto';
 import { PromptWebhookBody } from '../src/webhooks/prompt-webhook.dto';
@@ -27,7 +31,7 @@ function declaredRoutes(app: NestExpressApplication): string[] {
         // A handler may answer several paths (`@Post(['v1/prompt/invoke', 'v1/invoke'])`).
         for (const handlerPath of [Reflect.getMetadata(PATH_METADATA, handler) as string | string[]].flat()) {
           const path = `/${[base, handlerPath].join('/')}`.replace(/\/+/g, '/').replace(/\/$/, '');
-          routes.push(`${method} ${path.replace(/:(\w+)/g, '{$1}')}`);
+          routes.push(`${method} ${path.replace(/[:*](\w+)/g, '{$1}')}`);
         }
       }
     }
@@ -56,8 +60,20 @@ const RUN_STARTING_ROUTES: Array<[route: string, body: new () => object]> = [
   ['post /v1/agent/webhooks/{agent_id}', AgentWebhookBody],
 ];
 
+/**
+ * The OpenAI-compatible surface (decisions, "Beyond the contract"): its controllers are kept out of
+ * Swagger's scan, its operations documented from the JSON Schemas its bodies are validated with.
+ */
+const OPENAI_ROUTES = [
+  'post /openai/v1/chat/completions',
+  'post /openai/v1/responses',
+  'get /openai/v1/models',
+  'get /openai/v1/models/{id}',
+];
+
 interface Schema {
   $ref?: string;
+  type?: string | string[];
   properties?: Record<string, Schema>;
   required?: string[];
   additionalProperties?: unknown;
@@ -69,6 +85,7 @@ interface Parameter {
   schema?: Schema & { pattern?: string; maxLength?: number };
 }
 interface Operation {
+  security?: Array<Record<string, string[]>>;
   parameters?: Parameter[];
   requestBody?: { content: Record<string, { schema: Schema }> };
   responses: Record<string, { headers?: Record<string, { $ref: string }>; content?: Record<string, { schema: Schema }> }>;
@@ -115,17 +132,17 @@ describe('GET /v1/public/openapi.json', () => {
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
   });
 
-  it('describes every implemented /v1/public/* route and every route that starts a run, and nothing else', () => {
+  it('describes every implemented /v1/public/* route, every route that starts a run and the OpenAI-compatible routes, and nothing else', () => {
     const declared = declaredRoutes(app);
     const publicRoutes = declared.filter((route) => route.split(' ')[1].startsWith('/v1/public/'));
     expect(publicRoutes).toContain('get /v1/public/models');
     expect(publicRoutes).toContain('get /v1/public/requests/{id}/events');
     const runStarting = RUN_STARTING_ROUTES.map(([route]) => route);
-    for (const route of runStarting) expect(declared).toContain(route);
+    for (const route of [...runStarting, ...OPENAI_ROUTES]) expect(declared).toContain(route);
     const documented = Object.entries(document.paths).flatMap(([path, operations]) =>
       Object.keys(operations).map((method) => `${method} ${path}`),
     );
-    expect(documented.sort()).toEqual([...publicRoutes, ...runStarting].sort());
+    expect(documented.sort()).toEqual([...publicRoutes, ...runStarting, ...OPENAI_ROUTES].sort());
   });
 
   it('gives every run-starting route the shared Idempotency-Key parameter, the Idempotent-Replayed header on success and the 409/422 answers', () => {
@@ -267,5 +284,134 @@ describe('GET /v1/public/openapi.json', () => {
     expect(Object.keys(responseFormat.properties).sort()).toEqual(['name', 'schema', 'strict', 'type']);
     expect(responseFormat.properties.type.enum).toEqual(['json_schema']);
     expect(new RegExp(responseFormat.properties.name.pattern ?? '').test('has space')).toBe(false);
+  });
+
+  it("documents the OpenAI-compatible routes: the API key, OpenAI's error object with x-request-id and x-should-retry on every refusal", () => {
+    const { schemas } = document.components;
+    for (const route of OPENAI_ROUTES) {
+      const operation = operationOf(route);
+      expect({ route, security: operation.security }).toEqual({ route, security: [{ bearer: [] }] });
+      expect(operation.responses['200'].headers?.['x-request-id']).toEqual({ $ref: '#/components/headers/XRequestId' });
+      const refusals = Object.keys(operation.responses).filter((status) => /^[45]/.test(status));
+      expect(refusals).toEqual(expect.arrayContaining(['401', '429']));
+      if (route !== 'get /openai/v1/models') expect(refusals).toContain('404');
+      for (const status of refusals) {
+        expect({ route, status, content: operation.responses[status].content }).toEqual({
+          route,
+          status,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/OpenAiError' } } },
+        });
+        expect(operation.responses[status].headers).toEqual({
+          'x-request-id': { $ref: '#/components/headers/XRequestId' },
+          'x-should-retry': { $ref: '#/components/headers/XShouldRetry' },
+        });
+      }
+    }
+    const error = schemas.OpenAiError.properties?.error;
+    expect(error?.required).toEqual(['message', 'type', 'param', 'code']);
+    expect(Object.keys(error?.properties ?? {})).toEqual(['message', 'type', 'param', 'code']);
+    const requestId = document.components.headers.XRequestId as unknown as { schema: { pattern: string } };
+    expect(new RegExp(requestId.schema.pattern).test('req_0190f5a1b2c37d4e8f90a1b2c3d4e5f6')).toBe(true);
+  });
+
+  it('answers chat completions and responses as JSON or an event stream, with the Idempotency-Key of every run route; models as a list or one', () => {
+    for (const [route, answer] of [
+      ['post /openai/v1/chat/completions', 'OpenAiChatCompletion'],
+      ['post /openai/v1/responses', 'OpenAiResponse'],
+    ]) {
+      const operation = operationOf(route);
+      expect(operation.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
+      expect(operation.parameters).toContainEqual(expect.objectContaining({ name: 'x-waggle-thread-id', in: 'header' }));
+      const content = operation.responses['200'].content ?? {};
+      expect(Object.keys(content).sort()).toEqual(['application/json', 'text/event-stream']);
+      expect(content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${answer}` });
+      expect(operation.responses['200'].headers?.['Idempotent-Replayed']).toEqual({ $ref: '#/components/headers/IdempotentReplayed' });
+    }
+    for (const [route, answer] of [
+      ['get /openai/v1/models', 'OpenAiModelList'],
+      ['get /openai/v1/models/{id}', 'OpenAiModel'],
+    ])
+      expect(operationOf(route).responses['200'].content).toEqual({
+        'application/json': { schema: { $ref: `#/components/schemas/${answer}` } },
+      });
+    expect(operationOf('get /openai/v1/models/{id}').parameters).toEqual([
+      expect.objectContaining({ name: 'id', in: 'path', required: true }),
+    ]);
+    const { schemas } = document.components;
+    expect(schemas.OpenAiChatCompletion.properties?.object).toEqual({ type: 'string', enum: ['chat.completion'] });
+    expect(schemas.OpenAiChatCompletionChunk.properties?.object).toEqual({ type: 'string', enum: ['chat.completion.chunk'] });
+    expect(schemas.OpenAiResponse.properties?.object).toEqual({ type: 'string', enum: ['response'] });
+    expect(schemas.OpenAiModelList.properties?.data).toEqual({ type: 'array', items: { $ref: '#/components/schemas/OpenAiModel' } });
+  });
+
+  it('documents the chat completion and responses bodies by the JSON Schemas the gateway validates them with, nullable as OpenAPI 3.1 says it', () => {
+    const ajv = new Ajv2020({ strict: false });
+    const bodies: Array<
+      [route: string, schema: { required: readonly string[]; properties: object }, check: (body: unknown) => unknown, samples: unknown[]]
+    > = [
+      [
+        'post /openai/v1/chat/completions',
+        CHAT_COMPLETION_REQUEST_SCHEMA,
+        checkChatCompletionBody,
+        [
+          { model: 'prompt/a/default', messages: [{ role: 'user', content: 'hi' }] },
+          {
+            model: 'prompt/a/default',
+            messages: [{ role: 'user', content: null }],
+            stream: null,
+            metadata: null,
+            stop: null,
+            max_tokens: null,
+          },
+          { model: 'prompt/a/default', messages: [{ role: 'user', content: 'hi' }], stream: 'yes' },
+          { model: 'prompt/a/default', messages: [] },
+          { model: 'prompt/a/default', messages: [{ role: 'user', content: 'hi' }], temperature: 3 },
+          { model: 'prompt/a/default', messages: [{ role: 'user', content: 'hi' }], metadata: { a: { nested: true } } },
+          { model: 'prompt/a/default', messages: [{ role: 'robot', content: 'hi' }] },
+          { messages: [{ role: 'user', content: 'hi' }] },
+        ],
+      ],
+      [
+        'post /openai/v1/responses',
+        RESPONSES_REQUEST_SCHEMA,
+        checkResponsesBody,
+        [
+          { model: 'prompt/a/default', input: 'hi' },
+          {
+            model: 'prompt/a/default',
+            input: 'hi',
+            instructions: null,
+            text: null,
+            tools: [{ type: 'function', name: 'f', parameters: null }],
+          },
+          { model: 'prompt/a/default', input: [] },
+          { model: 'prompt/a/default', input: 'hi', max_output_tokens: 0 },
+          { model: 'prompt/a/default', input: 'hi', tools: [{ type: 'function', name: 'has space' }] },
+          { input: 'hi' },
+        ],
+      ],
+    ];
+    for (const [route, source, check, samples] of bodies) {
+      const schema = resolve(operationOf(route).requestBody?.content['application/json'].schema.$ref ?? '', document.components.schemas);
+      expect(Object.keys(schema.properties ?? {}).sort()).toEqual(Object.keys(source.properties).sort());
+      expect(schema.required).toEqual(source.required);
+      // OpenAPI 3.1 has no `nullable` (Ajv's, and OpenAPI 3.0's): `null` is among the types.
+      expect(JSON.stringify(schema)).not.toContain('"nullable"');
+      expect(schema.properties?.stream).toEqual({ type: ['boolean', 'null'] });
+      // The document's schema, read as JSON Schema 2020-12, accepts and refuses what the gateway does.
+      const documented = ajv.compile(schema);
+      const accepts = (sample: unknown) => {
+        try {
+          check(sample);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      const verdicts = samples.map((sample) => ({ sample, documented: documented(sample), gateway: accepts(sample) }));
+      expect(verdicts).toEqual(samples.map((sample) => ({ sample, documented: accepts(sample), gateway: accepts(sample) })));
+      expect(verdicts.some(({ gateway }) => gateway)).toBe(true);
+      expect(verdicts.some(({ gateway }) => !gateway)).toBe(true);
+    }
   });
 });

@@ -194,14 +194,18 @@ export function queryArbitrary(): fc.Arbitrary<string> {
 
 export const KNOWN_CODES = new Set(Object.keys(ERROR_CATALOG));
 
-/** The catalog's error shape: `error`, `message`, `error_code` from the catalog and `code` equal to it; the concurrency cap's 429 is `{error}` alone. */
-export function expectCatalogShape(status: number, text: string, what: string): void {
-  let body: Record<string, unknown>;
+/** An error answer's body, which must be JSON. */
+function errorBodyOf(status: number, text: string, what: string): Record<string, unknown> {
   try {
-    body = JSON.parse(text) as Record<string, unknown>;
+    return JSON.parse(text) as Record<string, unknown>;
   } catch {
     throw new Error(`${what}: ${status} with a body that is not JSON: ${text.slice(0, 200)}`);
   }
+}
+
+/** The catalog's error shape: `error`, `message`, `error_code` from the catalog and `code` equal to it; the concurrency cap's 429 is `{error}` alone. */
+export function expectCatalogShape(status: number, text: string, what: string): void {
+  const body = errorBodyOf(status, text, what);
   if (status === 429 && Object.keys(body).length === 1) {
     expect(body).toEqual({ error: expect.any(String) });
     return;
@@ -213,4 +217,62 @@ export function expectCatalogShape(status: number, text: string, what: string): 
     code: body.error_code,
   });
   if (!KNOWN_CODES.has(body.error_code as string)) throw new Error(`${what}: error_code ${String(body.error_code)} is not in the catalog`);
+}
+
+/** Whether `path` (without its query) is of the OpenAI-compatible surface (decisions, "Beyond the contract"), whose answers have their own error object. */
+export function onOpenAiSurface(path: string): boolean {
+  // Without regard to case, as Express routes.
+  const lower = path.toLowerCase();
+  return lower === '/openai' || lower.startsWith('/openai/');
+}
+
+/** decisions, "errors": every answer of the OpenAI-compatible surface carries its run's `request_id` as `x-request-id`. */
+export const OPENAI_REQUEST_ID = /^req_[0-9a-f]{32}$/;
+
+const nullableString = (value: unknown) => typeof value === 'string' || value === null;
+
+/** OpenAI's error object, as its SDKs read it: `{error: {message, type, param, code}}` and nothing else. */
+export function expectOpenAiShape(status: number, text: string, what: string): void {
+  const body = errorBodyOf(status, text, what);
+  const error = body.error as Record<string, unknown> | undefined;
+  const shaped =
+    Object.keys(body).length === 1 &&
+    typeof error === 'object' &&
+    error !== null &&
+    Object.keys(error).sort().join() === 'code,message,param,type' &&
+    typeof error.message === 'string' &&
+    typeof error.type === 'string' &&
+    nullableString(error.param) &&
+    nullableString(error.code);
+  if (!shaped) throw new Error(`${what}: ${status} is not in OpenAI's error shape: ${text.slice(0, 300)}`);
+}
+
+/**
+ * What every answer to `path` must look like, by the surface the path belongs to: under /openai/
+ * an `x-request-id` on every answer and errors in OpenAI's shape; elsewhere errors in the catalog's.
+ * `header` reads an answer header by its lower-case name.
+ */
+export function expectAnswerShape(
+  path: string,
+  status: number,
+  text: string,
+  header: (name: string) => string | null | undefined,
+  what: string,
+): void {
+  if (!onOpenAiSurface(path)) {
+    if (status >= 400) expectCatalogShape(status, text, what);
+    return;
+  }
+  const requestId = header('x-request-id');
+  if (!OPENAI_REQUEST_ID.test(requestId ?? ''))
+    throw new Error(`${what}: ${status} without an x-request-id of the form req_<32 hex> (${String(requestId)})`);
+  if (status >= 400) expectOpenAiShape(status, text, what);
+}
+
+/** The code and message of an error answer to `path`: `error.code` and `error.message` on the OpenAI-compatible surface, `error_code` and `message` elsewhere. */
+export function errorOf(path: string, text: string): { code: unknown; message: unknown } {
+  const body = JSON.parse(text) as { error_code?: unknown; message?: unknown; error?: { code?: unknown; message?: unknown } };
+  return onOpenAiSurface(path)
+    ? { code: body.error?.code, message: body.error?.message }
+    : { code: body.error_code, message: body.message };
 }

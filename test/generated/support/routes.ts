@@ -385,6 +385,51 @@ export const ROUTES: RouteCase[] = [
     validBody: () => ({ knowledge_base_ids: [] }),
     validParams: ({ a, b }) => [[a.agent.id], [b.agent.id]],
   },
+  // The OpenAI-compatible surface (decisions, "Beyond the contract"): A's prompt deployment as a model id.
+  {
+    method: 'POST',
+    path: '/openai/v1/chat/completions',
+    credentials: 'key',
+    lifecycleHeader: 'idempotency-key',
+    validBody: ({ a }) => ({
+      model: promptModel(a),
+      messages: [{ role: 'user', content: 'generated' }],
+      inputs: { question: 'generated' },
+      metadata: { case: 'generated' },
+      user: 'fuzz',
+      temperature: 0.5,
+      max_tokens: 64,
+      stream: false,
+    }),
+    sized: 'inputs.question',
+    servesLarge: true,
+  },
+  {
+    method: 'POST',
+    path: '/openai/v1/responses',
+    credentials: 'key',
+    lifecycleHeader: 'idempotency-key',
+    validBody: ({ a }) => ({
+      model: promptModel(a),
+      input: 'generated',
+      instructions: 'Answer in one word',
+      inputs: { question: 'generated' },
+      metadata: { case: 'generated' },
+      user: 'fuzz',
+      max_output_tokens: 64,
+      stream: false,
+    }),
+    sized: 'inputs.question',
+    servesLarge: true,
+  },
+  { method: 'GET', path: '/openai/v1/models', credentials: 'key' },
+  {
+    method: 'GET',
+    path: '/openai/v1/models/{0}',
+    credentials: 'key',
+    // Model ids hold `/`: sent percent-encoded as one path parameter.
+    validParams: ({ a, b }) => [[promptModel(a)], [`agent/${a.agent.id}`], [promptModel(b)], [`agent/${b.agent.id}`]],
+  },
   // Last: its first valid case deletes A's disposable agent, and later ones find it gone.
   {
     method: 'DELETE',
@@ -402,6 +447,11 @@ function knowledgeBaseParams({ a, b }: Context): string[][] {
     [a.id, a.knowledgeBaseId],
     [b.id, b.knowledgeBaseId],
   ];
+}
+
+/** A workspace's prompt deployment as an OpenAI model id (its `default` variant). */
+export function promptModel(workspace: Workspace): string {
+  return `prompt/${workspace.deployment.deployment}/default`;
 }
 
 export function takesBody(route: RouteCase): boolean {

@@ -1,25 +1,35 @@
-import { toErrorBody, WaggleException } from '@waggle/errors';
+import { WaggleException } from '@waggle/errors';
 import { contained } from '@waggle/platform';
 import { traceresponseOf } from '@waggle/telemetry';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { earlyRefusal } from '../openai/openai-errors';
 
 const STATUS_TEXT: Readonly<Record<number, string>> = { 400: 'Bad Request', 404: 'Not Found' };
 
-/** A whole answer written on a socket no route will see, in the catalog's shape, then the connection closed. */
-function endSocketWithError(socket: Duplex, exception: WaggleException): void {
-  const body = JSON.stringify(toErrorBody(exception, 'en'));
+/**
+ * A whole answer written on a socket no route will see, then the connection closed: in the
+ * shape of the surface `request`'s path names when there is one (OpenAI's under /openai/), else
+ * in the catalog's.
+ */
+function endSocketWithError(socket: Duplex, exception: WaggleException, request?: IncomingMessage): void {
+  const { body, headers } = earlyRefusal(exception, request);
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
-    `HTTP/1.1 ${exception.status} ${STATUS_TEXT[exception.status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\ntraceparent: ${traceresponseOf(undefined)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${exception.status} ${STATUS_TEXT[exception.status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\ntraceparent: ${traceresponseOf(undefined)}\r\n${extra}Connection: close\r\n\r\n${body}`,
   );
 }
 
 /**
- * Requests that Node answers or drops before any route runs get the catalog's JSON error shape,
- * instead of Node's bare status line or a closed socket, and a `traceparent` like every other
+ * Requests that Node answers or drops before any route runs get the catalog's JSON error shape
+ * (OpenAI's, with an `x-request-id`, where the path is known and names the OpenAI-compatible
+ * surface), instead of Node's bare status line or a closed socket, and a `traceparent` like every other
  * answer (a fresh one: no trace began for a request never read):
  * - unparsable HTTP (a header block over the limit, a bad method, version or framing,
- *   `Content-Length` with `Transfer-Encoding`): 400 `invalid_request`;
+ *   `Content-Length` with `Transfer-Encoding`): 400 `invalid_request`, in the catalog's shape
+ *   whatever the path (the parser failed before a path could be read);
  * - `CONNECT` (which Node hands to a 'connect' listener, and without one drops the connection):
  *   404 `not_found`, as for any method no route serves;
  * - an `Expect` header other than `100-continue`: 417 `invalid_request`;
@@ -45,9 +55,13 @@ export function answerMalformedRequestsWithJson(server: Server): void {
   );
   server.on(
     'connect',
-    contained('answering a CONNECT request', (_request: IncomingMessage, socket: Duplex) => {
+    contained('answering a CONNECT request', (request: IncomingMessage, socket: Duplex) => {
       socket.on('error', () => socket.destroy());
-      endSocketWithError(socket, new WaggleException('not_found', { detail: 'request_method_unsupported', params: { method: 'CONNECT' } }));
+      endSocketWithError(
+        socket,
+        new WaggleException('not_found', { detail: 'request_method_unsupported', params: { method: 'CONNECT' } }),
+        request,
+      );
     }),
   );
   server.on(
@@ -64,14 +78,16 @@ export function answerMalformedRequestsWithJson(server: Server): void {
   server.on(
     'checkExpectation',
     contained('answering an Expect header', (request: IncomingMessage, response: ServerResponse) => {
-      const body = JSON.stringify(
-        toErrorBody(new WaggleException('invalid_request', { status: 417, detail: 'request_expectation_unsupported' }), 'en'),
+      const { body, headers } = earlyRefusal(
+        new WaggleException('invalid_request', { status: 417, detail: 'request_expectation_unsupported' }),
+        request,
       );
       response.writeHead(417, {
         'content-type': 'application/json; charset=utf-8',
         'content-length': Buffer.byteLength(body),
         traceparent: traceresponseOf(undefined),
         connection: 'close',
+        ...headers,
       });
       response.end(body);
       request.resume();

@@ -1,13 +1,19 @@
-import { localizeDetails, WaggleException, type SupportedLocale } from '@waggle/errors';
+import { localizeDetails, toErrorBody, WaggleException, type SupportedLocale } from '@waggle/errors';
+import { newRequestId } from '@waggle/platform';
 import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 
 /** The OpenAI-compatible surface's base path (decisions): its answers use OpenAI's error object. */
 export const OPENAI_BASE_PATH = '/openai/v1';
 
-/** A request of the OpenAI-compatible surface, by its path (before routing: every refusal, routed or not, answers in its shape). */
-export function isOpenAiRequest(request: Pick<Request, 'url'> & { originalUrl?: string }): boolean {
-  const url = request.originalUrl ?? request.url ?? '';
-  return url === '/openai' || url.startsWith('/openai/') || url.startsWith('/openai?');
+/**
+ * A request of the OpenAI-compatible surface, by its path (before routing: every refusal, routed
+ * or not, answers in its shape). Without regard to case, as Express routes: `/OpenAI/v1/models`
+ * reaches the surface's controllers too.
+ */
+export function isOpenAiRequest(request: { url?: string; originalUrl?: string }): boolean {
+  const head = (request.originalUrl ?? request.url ?? '').slice(0, 8).toLowerCase();
+  return head === '/openai' || head === '/openai/' || head === '/openai?';
 }
 
 /** OpenAI's error object, as its SDKs read it into their exception classes. */
@@ -94,4 +100,27 @@ export function toOpenAiError(
     headers,
     body: { error: { message, type: typeOf(status), param: paramOf(details), code } },
   };
+}
+
+/** A refusal answered before any route runs, as OpenAI's error object in JSON text; English, since no workspace tells the language yet. */
+export function openAiErrorText(exception: WaggleException, request: Pick<IncomingMessage, 'method' | 'url'>): string {
+  return JSON.stringify(toOpenAiError(exception, 'en', { method: request.method ?? '', path: (request.url ?? '').split('?')[0] }).body);
+}
+
+/** The headers of such a refusal: an `x-request-id` of its own (every answer of the surface has one; no run began) and `x-should-retry`. */
+export function earlyOpenAiHeaders(exception: WaggleException): Record<string, string> {
+  return { 'x-request-id': newRequestId(), 'x-should-retry': String(shouldRetry(exception)) };
+}
+
+/**
+ * A refusal answered before any route runs, for a request whose target is known (an unmet
+ * `Expect`, `CONNECT`): its JSON text and extra headers in the shape of the surface the path
+ * names, OpenAI's under /openai/, the catalog's elsewhere or when there is no request to tell.
+ */
+export function earlyRefusal(
+  exception: WaggleException,
+  request?: Pick<IncomingMessage, 'method' | 'url'>,
+): { body: string; headers: Record<string, string> } {
+  if (request && isOpenAiRequest(request)) return { body: openAiErrorText(exception, request), headers: earlyOpenAiHeaders(exception) };
+  return { body: JSON.stringify(toErrorBody(exception, 'en')), headers: {} };
 }

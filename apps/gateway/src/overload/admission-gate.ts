@@ -6,6 +6,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { GatewayEnv } from '../config/gateway.env';
 import { httpRequestLabels } from '../metrics/http-metrics';
+import { earlyOpenAiHeaders, isOpenAiRequest, OPENAI_BASE_PATH, openAiErrorText } from '../openai/openai-errors';
 
 /** Served whatever the load, never counted: a probe must tell a loaded gateway from a dead one. */
 const PROBE_PATHS: ReadonlySet<string> = new Set(['/health/live', '/health/ready']);
@@ -28,19 +29,32 @@ function pathOf(url: string | undefined): string {
   return query < 0 ? url : url.slice(0, query);
 }
 
-/** The one overload answer, in English: it is given before authentication tells the workspace's language. */
-function overloadBody(reason: ShedReason): string {
-  return JSON.stringify(
-    toErrorBody(new WaggleException('upstream_request_failed', { status: 503, detail: 'overloaded', details: { reason } }), 'en'),
-  );
-}
-const OVERLOAD_BODIES: Readonly<Record<ShedReason, string>> = {
-  in_flight: overloadBody('in_flight'),
-  event_loop_delay: overloadBody('event_loop_delay'),
+const overloaded = (reason: ShedReason) =>
+  new WaggleException('upstream_request_failed', { status: 503, detail: 'overloaded', details: { reason } });
+/** The one overload refusal per reason, made once. */
+const OVERLOADED: Readonly<Record<ShedReason, WaggleException>> = {
+  in_flight: overloaded('in_flight'),
+  event_loop_delay: overloaded('event_loop_delay'),
 };
 
 /**
- * Answers a refused request at once: 503 `upstream_request_failed` with `Retry-After`, its
+ * The overload answers, made once per reason and surface, in English: they are given before
+ * authentication tells the workspace's language. The OpenAI-compatible surface's is OpenAI's
+ * error object (decisions), the native routes' the catalog's.
+ */
+const OVERLOAD_BODIES = Object.fromEntries(
+  Object.entries(OVERLOADED).map(([reason, refusal]) => [
+    reason,
+    {
+      native: JSON.stringify(toErrorBody(refusal, 'en')),
+      openAi: openAiErrorText(refusal, { method: 'POST', url: OPENAI_BASE_PATH }),
+    },
+  ]),
+) as Readonly<Record<ShedReason, { native: string; openAi: string }>>;
+
+/**
+ * Answers a refused request at once: 503 `upstream_request_failed` with `Retry-After` (in
+ * OpenAI's error shape, with `x-request-id` and `x-should-retry`, under /openai/), its
  * `traceparent` as every answer has one, counted in the request metrics (route `unknown`: it
  * was never routed). The body is not parsed but drained (`resume`), so a keep-alive
  * connection stays usable for the client's next request; a body that never ends is cut by
@@ -48,13 +62,16 @@ const OVERLOAD_BODIES: Readonly<Record<ShedReason, string>> = {
  */
 function answerOverloaded(request: IncomingMessage, response: ServerResponse, reason: ShedReason, startedAt: number): void {
   request.resume();
-  const body = OVERLOAD_BODIES[reason];
+  const openAi = isOpenAiRequest(request);
+  const body = OVERLOAD_BODIES[reason][openAi ? 'openAi' : 'native'];
   runInTraceContext(request, () => {
     response.writeHead(503, {
       'content-type': 'application/json; charset=utf-8',
       'content-length': Buffer.byteLength(body),
       'retry-after': String(OVERLOAD_RETRY_AFTER_SECONDS),
       traceparent: traceresponseOf(trace.getActiveSpan()?.spanContext()),
+      // What OpenAI's clients read besides the body: retryable, and a request id of its own (no run began).
+      ...(openAi && earlyOpenAiHeaders(OVERLOADED[reason])),
     });
     response.end(body);
   });
