@@ -70,8 +70,7 @@ const toolNamesOf = (record: FakeRequestRecord) =>
   ((record.body as { tools?: Array<{ function: { name: string } }> }).tools ?? []).map((offered) => offered.function.name);
 
 /**
- * The OpenAI-compatible surface (`/openai/v1`, decisions "Beyond the contract: OpenAI-compatible
- * API") driven by real, unchanged clients: the official `openai` SDK and the Vercel AI SDK's
+ * The OpenAI-compatible surface (`/openai/v1`, docs/decisions.md D51–D59) driven by real, unchanged clients: the official `openai` SDK and the Vercel AI SDK's
  * OpenAI-compatible and OpenAI (Responses) providers, against the whole stack over HTTP (gateway,
  * invocation, agent, knowledge base, catalog) with the fake provider behind it.
  */
