@@ -150,7 +150,6 @@ describe('Chat Completions answers', () => {
       {
         requestId: REQUEST_ID,
         text: '',
-        reasoning: '',
         toolCalls: [{ id: 'c1', name: 'f', arguments: '{"a":1}' }],
         usage: USAGE,
         stopReason: 'tool_calls',

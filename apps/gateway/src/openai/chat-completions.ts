@@ -138,7 +138,6 @@ export function chatAsk(body: ChatCompletionBody): OpenAiAsk {
       'response_format.json_schema',
     ),
     ...labelsOf(body),
-    toolsParam: 'tools',
   };
 }
 

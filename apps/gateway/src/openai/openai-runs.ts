@@ -61,15 +61,12 @@ export interface OpenAiAsk {
   metadata?: FlatMetadata;
   user?: string;
   threadId?: string;
-  /** The parameter tools came in, for an agent's refusal (`tools`). */
-  toolsParam: string;
 }
 
 /** The answer of a run, whatever ran it, as both endpoints shape it. */
 export interface OpenAiAnswer {
   requestId: string;
   text: string;
-  reasoning: string;
   toolCalls: ConversationToolCall[];
   usage: UsageObject;
   /** The run's stop reason (`completed`, `max_tokens`, `tool_calls`, …). */
@@ -143,7 +140,6 @@ export class OpenAiRuns {
       return {
         requestId,
         text: answer.response,
-        reasoning: answer.reasoning,
         toolCalls: answer.tool_calls ?? [],
         usage: answer.usage,
         stopReason: answer.stop_reason,
@@ -153,7 +149,6 @@ export class OpenAiRuns {
     return {
       requestId,
       text: answer.response,
-      reasoning: '',
       toolCalls: [],
       usage: answer.usage,
       stopReason: 'completed',
@@ -203,7 +198,7 @@ export class OpenAiRuns {
    * rest); without one the earlier messages are the history.
    */
   private agentRun(ask: OpenAiAsk, request: AuthenticatedRequest, requestId: string): AgentRunRequest {
-    if (ask.tools && ask.tools.length > 0) throw badParameter(ask.toolsParam, { detail: 'openai_agent_tools' });
+    if (ask.tools && ask.tools.length > 0) throw badParameter('tools', { detail: 'openai_agent_tools' });
     const threadHeader = request.headers[THREAD_HEADER];
     const threadId = (typeof threadHeader === 'string' && threadHeader.length > 0 ? threadHeader : undefined) ?? ask.threadId;
     if (threadId !== undefined && threadId.length > 256)

@@ -79,11 +79,7 @@ describe('Responses requests', () => {
 describe('Responses answers', () => {
   it('answers a message item, or function calls, with usage', () => {
     const body = checkResponsesBody({ model: 'prompt/a/b', input: 'Hi' });
-    const text = responseOf(
-      { requestId: REQUEST_ID, text: 'Hello', reasoning: '', toolCalls: [], usage: USAGE, stopReason: 'completed' },
-      body,
-      1,
-    );
+    const text = responseOf({ requestId: REQUEST_ID, text: 'Hello', toolCalls: [], usage: USAGE, stopReason: 'completed' }, body, 1);
     expect(text).toMatchObject({
       id: 'resp_0190f5a1b2c37d4e8f90a1b2c3d4e5f6',
       object: 'response',
@@ -96,7 +92,6 @@ describe('Responses answers', () => {
       {
         requestId: REQUEST_ID,
         text: '',
-        reasoning: '',
         toolCalls: [{ id: 'c1', name: 'f', arguments: '{}' }],
         usage: USAGE,
         stopReason: 'tool_calls',
@@ -105,11 +100,7 @@ describe('Responses answers', () => {
       1,
     );
     expect(calls.output).toEqual([expect.objectContaining({ type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' })]);
-    const cut = responseOf(
-      { requestId: REQUEST_ID, text: 'Hel', reasoning: '', toolCalls: [], usage: USAGE, stopReason: 'max_tokens' },
-      body,
-      1,
-    );
+    const cut = responseOf({ requestId: REQUEST_ID, text: 'Hel', toolCalls: [], usage: USAGE, stopReason: 'max_tokens' }, body, 1);
     expect(cut).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } });
   });
 

@@ -110,7 +110,6 @@ export function responsesAsk(body: ResponsesBody): OpenAiAsk {
     },
     responseFormat: responseFormatOf(body.text?.format, 'text.format'),
     ...labelsOf(body),
-    toolsParam: 'tools',
   };
 }
 
