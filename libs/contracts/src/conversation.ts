@@ -31,6 +31,11 @@ export interface ConversationMessage {
   tool_call_id?: string;
 }
 
+/** A message's text: its text parts joined (images carry none). */
+export function conversationText(content: ConversationMessage['content']): string {
+  return typeof content === 'string' ? content : content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+}
+
 /** A function the caller offers the model; the caller runs it and sends the result back. */
 export interface ConversationTool {
   name: string;

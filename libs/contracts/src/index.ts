@@ -280,6 +280,7 @@ export {
 } from './response-format';
 export { catalogRoutes, checkFallbacks, knownRoute, type RunNeeds } from './model-fallbacks';
 export {
+  conversationText,
   IsRunSurface,
   PromptConversation,
   RUN_SURFACES,

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   AgentPatterns,
+  conversationText,
   flatMetadataProblem,
   InvocationPatterns,
   responseSchemaProblem,
@@ -110,10 +111,6 @@ export function responseFormatOf(
   return { type: 'json_schema', ...(format.name && { name: format.name }), schema, strict: format.strict ?? false };
 }
 
-function textOf(content: ConversationMessage['content']): string {
-  return typeof content === 'string' ? content : content.map((part) => (part.type === 'text' ? part.text : '')).join('');
-}
-
 /**
  * Runs an OpenAI request through the same invocation patterns as the native routes (decisions:
  * one run path): a prompt deployment's variant with the caller's conversation, or an agent's
@@ -212,16 +209,16 @@ export class OpenAiRuns {
         : ask.messages
             .slice(0, -1)
             .flatMap((message) =>
-              message.role === 'tool' || (message.role === 'assistant' && textOf(message.content) === '')
+              message.role === 'tool' || (message.role === 'assistant' && conversationText(message.content) === '')
                 ? []
-                : [{ role: message.role, content: textOf(message.content) }],
+                : [{ role: message.role, content: conversationText(message.content) }],
             );
     return {
       workspace_id: request.auth.workspace_id,
       request_id: requestId,
       surface: 'openai',
       agent: (ask.target as Extract<OpenAiTarget, { kind: 'agent' }>).agent,
-      message: textOf(last.content),
+      message: conversationText(last.content),
       ...(threadId !== undefined && { thread_id: threadId }),
       ...(history.length > 0 && { messages: history }),
       ...(images.length > 0 && { image_urls: images }),

@@ -1,4 +1,4 @@
-import type { ConversationMessage } from '@waggle/contracts';
+import { conversationText, type ConversationMessage } from '@waggle/contracts';
 import { WaggleException, type ErrorDetail } from '@waggle/errors';
 import type { PromptMessage as ModelMessage } from '@waggle/providers';
 import type { StoredPromptMessage } from '../prompts/prompt-definition';
@@ -86,10 +86,6 @@ function parsedArguments(text: string): unknown {
   }
 }
 
-function textOf(content: ConversationMessage['content']): string {
-  return typeof content === 'string' ? content : content.map((part) => (part.type === 'text' ? part.text : '')).join('');
-}
-
 /** An image part's URL: http(s), or a `data:image/…` URL (what OpenAI clients send for local images). */
 function imageUrl(url: string, field: string): URL {
   const parsed = URL.canParse(url) ? new URL(url) : undefined;
@@ -112,7 +108,7 @@ export function conversationMessages(messages: readonly ConversationMessage[]): 
     const field = `messages[${index}]`;
     switch (message.role) {
       case 'system':
-        return { role: 'system', content: textOf(message.content) };
+        return { role: 'system', content: conversationText(message.content) };
       case 'user':
         return {
           role: 'user',
@@ -126,7 +122,7 @@ export function conversationMessages(messages: readonly ConversationMessage[]): 
                 ),
         };
       case 'assistant': {
-        const text = textOf(message.content);
+        const text = conversationText(message.content);
         const calls = message.tool_calls ?? [];
         for (const call of calls) callNames.set(call.id, call.name);
         if (calls.length === 0) return { role: 'assistant', content: text };
@@ -149,7 +145,7 @@ export function conversationMessages(messages: readonly ConversationMessage[]): 
         if (toolName === undefined) throw invalid(`${field}.tool_call_id`, { detail: 'openai_tool_call_unknown', params: { id } });
         return {
           role: 'tool',
-          content: [{ type: 'tool-result', toolCallId: id, toolName, output: { type: 'text', value: textOf(message.content) } }],
+          content: [{ type: 'tool-result', toolCallId: id, toolName, output: { type: 'text', value: conversationText(message.content) } }],
         };
       }
     }
