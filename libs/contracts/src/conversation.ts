@@ -3,9 +3,10 @@ import type { ResponseFormat } from './response-format';
 
 /**
  * Where a run was asked for: absent on the native routes; `openai` on the OpenAI-compatible
- * surface (the spec's decisions, OpenAI-compatible API). Recorded in the ledger.
+ * surface (the spec's decisions, OpenAI-compatible API); `mcp` for a tool call to Waggle's
+ * MCP server (decisions, MCP). Recorded in the ledger.
  */
-export const RUN_SURFACES = ['openai'] as const;
+export const RUN_SURFACES = ['openai', 'mcp'] as const;
 export type RunSurface = (typeof RUN_SURFACES)[number];
 
 /** A tool call of a conversation, as a model made it: its arguments are the JSON text the model wrote. */
