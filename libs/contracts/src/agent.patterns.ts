@@ -34,6 +34,16 @@ import {
   type RepublishedWebhookTarget,
   type UsageObject,
 } from './invocation.patterns';
+import {
+  ApplyMcpServersRequest,
+  CreateMcpServerRequest,
+  McpServerIdRequest,
+  UpdateMcpServerRequest,
+  type AppliedMcpServer,
+  type DeletedMcpServer,
+  type McpServerTestResult,
+  type McpServerView,
+} from './mcp-servers';
 import { FallbacksField, ResponseFormatDto, ResponseFormatField, type ResponseFormat } from './response-format';
 import { patternNames, rpc, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
 import { WithRunLabels } from './run-labels';
@@ -440,7 +450,15 @@ export interface AgentTriggerJob {
   image_urls?: string[];
 }
 
-/** The agent service: agents (CRUD and their webhook secrets) and their runs. */
+/**
+ * What a pattern that tests an MCP server connection waits: the test's 10 s budget (the spec's
+ * decisions, MCP, "connection test"), and the reads and writes around it.
+ */
+export const MCP_CONNECTION_RPC_TIMEOUT_MS = 20_000;
+/** An apply of MCP servers: a connection test per changed server, one after another. */
+export const MCP_SERVERS_APPLY_RPC_TIMEOUT_MS = 240_000;
+
+/** The agent service: agents (CRUD and their webhook secrets), their runs, and the workspace's MCP servers. */
 export const AgentContracts = {
   listAgents: rpc('agent.agents.list', WorkspaceIdRequest).returns<AgentRecord[]>(),
   createAgent: rpc('agent.agents.create', CreateAgentRequest).returns<AgentRecord>(),
@@ -471,6 +489,35 @@ export const AgentContracts = {
    * in `agent-runs` where it waits: `cancelled` true when it did (the run is recorded and announced cancelled).
    */
   cancelQueuedRun: rpc('agent.runs.cancel-queued', RequestLookupRequest, { timeoutMs: 5_000 }).returns<QueuedRunCancellation>(),
+  /** The workspace's MCP servers, by id. */
+  listMcpServers: rpc('agent.mcp-servers.list', WorkspaceIdRequest).returns<McpServerView[]>(),
+  /** One server of the workspace; otherwise 404 `resource_not_found` "MCP server not found". */
+  getMcpServer: rpc('agent.mcp-servers.get', McpServerIdRequest).returns<McpServerView>(),
+  /** Validated, then (when enabled) tested: its tools become the approved snapshot. A failed test saves nothing (422 mcp_connection_failed). */
+  createMcpServer: rpc('agent.mcp-servers.create', CreateMcpServerRequest, {
+    timeoutMs: MCP_CONNECTION_RPC_TIMEOUT_MS,
+  }).returns<McpServerView>(),
+  /** As create; absent fields (headers included) keep their values. */
+  updateMcpServer: rpc('agent.mcp-servers.update', UpdateMcpServerRequest, {
+    timeoutMs: MCP_CONNECTION_RPC_TIMEOUT_MS,
+  }).returns<McpServerView>(),
+  deleteMcpServer: rpc('agent.mcp-servers.delete', McpServerIdRequest).returns<DeletedMcpServer>(),
+  /** The connection test of a saved server: its tools now, and how they differ from the approved snapshot. */
+  testMcpServer: rpc('agent.mcp-servers.test', McpServerIdRequest, {
+    timeoutMs: MCP_CONNECTION_RPC_TIMEOUT_MS,
+  }).returns<McpServerTestResult>(),
+  /** The connection test of a definition not saved (a create's body); nothing is stored. */
+  testMcpDefinition: rpc('agent.mcp-servers.test-definition', CreateMcpServerRequest, {
+    timeoutMs: MCP_CONNECTION_RPC_TIMEOUT_MS,
+  }).returns<McpServerTestResult>(),
+  /** Lists the server's tools now and stores them as the approved snapshot. */
+  approveMcpServer: rpc('agent.mcp-servers.approve', McpServerIdRequest, {
+    timeoutMs: MCP_CONNECTION_RPC_TIMEOUT_MS,
+  }).returns<McpServerView>(),
+  /** An apply file's `mcp_servers:`: each created, updated, or left alone when nothing changed (then not connected to). */
+  applyMcpServers: rpc('agent.mcp-servers.apply', ApplyMcpServersRequest, {
+    timeoutMs: MCP_SERVERS_APPLY_RPC_TIMEOUT_MS,
+  }).returns<AppliedMcpServer[]>(),
 };
 
 export const AgentPatterns = patternNames(AgentContracts);
