@@ -5,6 +5,7 @@ import {
   type Server as HttpServer,
   type ServerResponse,
 } from 'node:http';
+import { once } from 'node:events';
 import { createServer as createHttpsServer } from 'node:https';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import {
@@ -88,6 +89,8 @@ export interface FakeMcpOverride {
   contentType?: string;
   body?: string;
   headers?: Record<string, string>;
+  /** Sent in pieces without a Content-Length (as a stream is). */
+  chunked?: boolean;
 }
 
 /** The bytes of text the `huge` tool answers with (about 300 KiB, multi-byte characters included). */
@@ -351,7 +354,13 @@ export class FakeMcpServer {
       if (this.answerOverride) {
         const answer = this.answerOverride;
         record.refusedWith = answer.status;
-        response.writeHead(answer.status, { 'content-type': answer.contentType ?? 'text/plain', ...answer.headers }).end(answer.body ?? '');
+        response.writeHead(answer.status, { 'content-type': answer.contentType ?? 'text/plain', ...answer.headers });
+        if (!answer.chunked) return void response.end(answer.body ?? '');
+        const body = Buffer.from(answer.body ?? '');
+        for (let at = 0; at < body.length && !response.destroyed; at += 64 * 1024) {
+          if (!response.write(body.subarray(at, at + 64 * 1024))) await once(response, 'drain').catch(() => undefined);
+        }
+        response.end();
         return;
       }
       const missing = Object.entries(this.options.requiredHeaders ?? {}).some(

@@ -25,6 +25,14 @@ export class McpConnectionError extends Error {
   }
 }
 
+/** An answer of the server past the byte cap: the connector stops reading it. */
+export class McpResponseTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`the answer is larger than ${maxBytes} bytes`);
+    this.name = 'McpResponseTooLargeError';
+  }
+}
+
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL', 'EAI_NODATA', 'ENODATA']);
 const REFUSED_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'EHOSTDOWN']);
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
@@ -58,6 +66,11 @@ function causeChain(error: unknown): unknown[] {
   return chain;
 }
 
+/** The byte cap's refusal behind `error`, if that is what it was. */
+export function responseTooLargeIn(error: unknown): McpResponseTooLargeError | undefined {
+  return causeChain(error).find((entry): entry is McpResponseTooLargeError => entry instanceof McpResponseTooLargeError);
+}
+
 /** The system or undici error codes in the chain (SDK codes left out). */
 function networkCodes(chain: unknown[]): string[] {
   return chain.flatMap((error) => {
@@ -87,6 +100,10 @@ export function connectionErrorOf(error: unknown, where: string, secrets: readon
       ? new McpConnectionError('dns', `${where}: the host name did not resolve to any address`)
       : new McpConnectionError('address_refused', `${where}: ${refusal.reason}`);
   }
+
+  const tooLarge = responseTooLargeIn(error);
+  if (tooLarge)
+    return new McpConnectionError('protocol', `${where}: the server's answer is larger than ${tooLarge.maxBytes / (1024 * 1024)} MiB`);
 
   const codes = networkCodes(chain);
   if (codes.some((code) => DNS_CODES.has(code))) return new McpConnectionError('dns', `${where}: the host name could not be resolved`);

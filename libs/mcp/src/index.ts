@@ -1,4 +1,11 @@
-export { McpConnector, MAX_MCP_CALL_MS, MCP_TEST_TIMEOUT_MS, type McpConnectorOptions, type McpServerConnection } from './mcp-connector';
+export {
+  McpConnector,
+  MAX_MCP_CALL_MS,
+  MAX_MCP_RESPONSE_BYTES,
+  MCP_TEST_TIMEOUT_MS,
+  type McpConnectorOptions,
+  type McpServerConnection,
+} from './mcp-connector';
 export { connectionErrorOf, MCP_FAILURE_STAGES, McpConnectionError, type McpFailureStage } from './connection-error';
 export { MAX_MCP_TOOL_RESULT_BYTES, toolResultOf, truncateToolText, type McpToolResult } from './tool-result';
 export {

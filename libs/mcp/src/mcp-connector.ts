@@ -5,7 +5,7 @@ import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcon
 import type { NestedMessage } from '@waggle/errors';
 import { checkResolvedAddresses, CallbackUrlPolicy, createGuardedDispatcher } from '@waggle/webhooks';
 import { fetch as undiciFetch, type Dispatcher } from 'undici';
-import { connectionErrorOf, McpConnectionError } from './connection-error';
+import { connectionErrorOf, McpConnectionError, McpResponseTooLargeError } from './connection-error';
 import { toolResultOf, type McpToolResult } from './tool-result';
 import { MAX_MCP_TOOLS_PER_SERVER, toolSnapshotOf, type McpToolSnapshot } from './tool-snapshot';
 
@@ -21,6 +21,10 @@ export interface McpServerConnection {
 export const MAX_MCP_CALL_MS = 600_000;
 /** A connection test's budget, every stage together (the spec's decisions, MCP). */
 export const MCP_TEST_TIMEOUT_MS = 10_000;
+/** The most bytes one HTTP answer of an MCP server may carry (a stream's, all its events together): a server cannot fill our memory. */
+export const MAX_MCP_RESPONSE_BYTES = 16 * 1024 * 1024;
+/** Statuses whose answer has no body (a Response made with one would throw). */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 export interface McpConnectorOptions {
   /**
@@ -53,6 +57,12 @@ function originOf(url: string): string {
   } catch {
     return 'the MCP server';
   }
+}
+
+/** The operation's open client, once there is one, and how to end the operation with a failure. */
+interface SessionHolder {
+  current?: Session;
+  fail(error: unknown): void;
 }
 
 /** One open client, and what closing it takes. */
@@ -183,7 +193,7 @@ export class McpConnector {
     server: McpServerConnection,
     budgetMs: number,
     callerSignal: AbortSignal | undefined,
-    work: (budget: AbortSignal, session: { current?: Session }) => Promise<T>,
+    work: (budget: AbortSignal, session: SessionHolder) => Promise<T>,
   ): Promise<T> {
     const where = originOf(server.url);
     const urlFailure = this.checkUrl(server.url);
@@ -200,7 +210,8 @@ export class McpConnector {
     });
     stopped.catch(() => undefined);
 
-    const session: { current?: Session } = {};
+    // A failure the SDK only reports (a stream cut at the byte cap) ends the operation at once.
+    const session: SessionHolder = { fail: (error) => controller.abort(error) };
     try {
       return await Promise.race([work(controller.signal, session), stopped]);
     } catch (error) {
@@ -237,14 +248,9 @@ export class McpConnector {
   }
 
   /** A connected client (2026-07-28 when the server offers it, else the 2025 handshake). */
-  private async connect(
-    server: McpServerConnection,
-    holder: { current?: Session },
-    signal: AbortSignal,
-    timeoutMs: number,
-  ): Promise<Client> {
+  private async connect(server: McpServerConnection, holder: SessionHolder, signal: AbortSignal, timeoutMs: number): Promise<Client> {
     const transport = new StreamableHTTPClientTransport(new URL(server.url), {
-      fetch: this.guardedFetch(),
+      fetch: this.guardedFetch((error) => holder.fail(error)),
       // Only the configured headers; 'manual' so no redirect is followed, not even within the origin.
       requestInit: { headers: { ...server.headers }, redirect: 'manual' },
       reconnectionOptions: { maxReconnectionDelay: 1_000, initialReconnectionDelay: 1_000, reconnectionDelayGrowFactor: 1, maxRetries: 0 },
@@ -261,7 +267,7 @@ export class McpConnector {
       return sent;
     };
     const client = new Client(CLIENT_INFO, { versionNegotiation: { mode: 'auto' }, listMaxPages: MAX_LIST_PAGES });
-    // Errors also reach the awaited call; the default handler would only log them.
+    // Errors of the awaited requests reach them; the default handler would only log.
     client.onerror = () => undefined;
     holder.current = { client, draining };
     await client.connect(transport, { signal, timeout: timeoutMs });
@@ -292,10 +298,38 @@ export class McpConnector {
     await session.client.close().catch(() => undefined);
   }
 
-  /** fetch through undici with the guarded dispatcher, never following a redirect. */
-  private guardedFetch(): FetchLike {
+  /**
+   * fetch through undici with the guarded dispatcher, never following a redirect, and refusing an
+   * answer past MAX_MCP_RESPONSE_BYTES (declared, or counted as it streams).
+   */
+  private guardedFetch(onTooLarge: (error: McpResponseTooLargeError) => void): FetchLike {
     const dispatcher = this.dispatcher;
-    return (url, init) =>
-      undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher, redirect: 'manual' }) as unknown as Promise<Response>;
+    return async (url, init) => {
+      const response = (await undiciFetch(url, {
+        ...(init as Parameters<typeof undiciFetch>[1]),
+        dispatcher,
+        redirect: 'manual',
+      })) as unknown as Response;
+      if (response.body === null || NULL_BODY_STATUSES.has(response.status)) return response;
+      const declared = Number(response.headers.get('content-length'));
+      if (Number.isFinite(declared) && declared > MAX_MCP_RESPONSE_BYTES) {
+        await response.body.cancel().catch(() => undefined);
+        throw new McpResponseTooLargeError(MAX_MCP_RESPONSE_BYTES);
+      }
+      let received = 0;
+      const counted = response.body.pipeThrough(
+        new TransformStream<Uint8Array, Uint8Array>({
+          transform(chunk, controller) {
+            received += chunk.byteLength;
+            if (received <= MAX_MCP_RESPONSE_BYTES) return controller.enqueue(chunk);
+            const tooLarge = new McpResponseTooLargeError(MAX_MCP_RESPONSE_BYTES);
+            controller.error(tooLarge);
+            // The SDK reports a stream's failure without failing the request it carried: end the operation here.
+            onTooLarge(tooLarge);
+          },
+        }),
+      );
+      return new Response(counted, { status: response.status, statusText: response.statusText, headers: response.headers });
+    };
   }
 }

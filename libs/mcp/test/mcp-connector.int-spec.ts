@@ -5,6 +5,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import { FAKE_MCP_HUGE_BYTES, FakeMcpServer, FakeSearchServer } from '@waggle/fake-provider';
 import { createTestCertificates, freePort, type TestCertificates } from '@waggle/testing';
 import {
+  MAX_MCP_RESPONSE_BYTES,
   MAX_MCP_TOOL_RESULT_BYTES,
   McpConnectionError,
   McpConnector,
@@ -282,6 +283,16 @@ describe('McpConnector against the fake MCP server', () => {
       extraServers.push(search);
       const error = await failureOf(connector().test(serverAt(search.pageUrl('mcp', 1))));
       expect(error).toMatchObject({ stage: 'http_status', status: 404 });
+    });
+
+    it('protocol: an answer past 16 MiB is not read to its end, declared or streamed', async () => {
+      const huge = JSON.stringify({ jsonrpc: '2.0', id: 0, result: { padding: 'x'.repeat(MAX_MCP_RESPONSE_BYTES) } });
+      fake.override({ status: 200, contentType: 'application/json', body: huge });
+      const declared = await failureOf(connector().test(serverAt(fake.url)));
+      expect(declared).toMatchObject({ stage: 'protocol', message: expect.stringContaining('larger than 16 MiB') });
+      fake.override({ status: 200, contentType: 'text/event-stream', body: `event: message\ndata: ${huge}\n\n`, chunked: true });
+      const streamed = await failureOf(connector().test(serverAt(fake.url)));
+      expect(streamed).toMatchObject({ stage: 'protocol', message: expect.stringContaining('larger than 16 MiB') });
     });
 
     it('protocol: a JSON body that is not JSON-RPC', async () => {
