@@ -11,7 +11,11 @@ export function integerFromEnv(tool: string, variable: string, fallback: number,
   const raw = process.env[variable];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0 || value > max) refuse(tool, `${variable} must be an integer from 0 to ${max}`);
+  if (!Number.isInteger(value) || value < 0 || value > max)
+    refuse(
+      tool,
+      max === Number.MAX_SAFE_INTEGER ? `${variable} must be a non-negative integer` : `${variable} must be an integer from 0 to ${max}`,
+    );
   return value;
 }
 

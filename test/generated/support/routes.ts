@@ -444,7 +444,7 @@ export const ROUTES: RouteCase[] = [
     method: 'PATCH',
     path: '/v1/private/mcp_servers/{0}',
     credentials: 'key',
-    validBody: () => ({ name: 'generated update', timeout_ms: 10_000, headers: { 'X-Generated': '********' } }),
+    validBody: () => ({ name: 'generated update', timeout_ms: 10_000, headers: { 'X-Only': '********' } }),
     sized: 'name',
     validParams: mcpServerParams,
   },
