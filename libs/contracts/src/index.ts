@@ -222,6 +222,8 @@ export {
   type AgentWebhookSecretView,
   type DeletedAgent,
 } from './agent.patterns';
+export { CallMcpToolRequest, MCP_TOOL_CALL_TIMEOUT_MS, type McpToolCallAnswer } from './agent.patterns';
+export { MCP_SELECTION_LIMITS, MCP_SERVER_ID_PATTERN, mcpSelectionProblem, McpSelectionField, type McpSelection } from './mcp-selection';
 export {
   ASSET_MAX_UPLOAD_BYTES,
   AssetContracts,

@@ -1,4 +1,4 @@
-import { flatMetadataProblem, responseSchemaProblem } from '@waggle/contracts';
+import { flatMetadataProblem, mcpSelectionProblem, responseSchemaProblem } from '@waggle/contracts';
 import { nestedMessage, type ErrorDetail, type NestedMessage } from '@waggle/errors';
 import { getMetadataStorage, type ValidationError } from 'class-validator';
 
@@ -81,6 +81,7 @@ const CONSTRAINT_MESSAGES: Readonly<Record<string, (rule: FailedRule) => ErrorDe
       : undefined,
   isFlatMetadata: ({ value }) => flatMetadataProblem(value),
   isResponseSchema: ({ value }) => responseSchemaProblem(value),
+  isMcpSelection: ({ name, value }) => mcpSelectionProblem(value, name),
 };
 
 /** A rule of a class as its metadata declares it: its arguments, and whether it applies to each item. */
