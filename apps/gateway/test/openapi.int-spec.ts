@@ -253,6 +253,7 @@ describe('GET /v1/public/openapi.json', () => {
       'max_tool_calls',
       'fallbacks',
       'response_format',
+      'mcp',
       'status',
       'created_at',
       'updated_at',
