@@ -29,3 +29,16 @@ export {
   type FakeRequestRecord,
 } from './fake-provider.server';
 export { FakeSearchServer, searchSlug, type FakeSearchRequestRecord, type FakeSearchServerOptions } from './fake-search.server';
+export {
+  defaultFakeMcpTools,
+  FAKE_MCP_HUGE_BYTES,
+  FakeMcpServer,
+  type FakeMcpCallRecord,
+  type FakeMcpEra,
+  type FakeMcpGate,
+  type FakeMcpOverride,
+  type FakeMcpRequestRecord,
+  type FakeMcpServerOptions,
+  type FakeMcpTool,
+} from './fake-mcp.server';
+export { integerFromEnv, runFakeServer, tlsFromEnv } from './fake-process';
