@@ -6,6 +6,7 @@ import { RunLifecycleModule } from '@waggle/runs';
 import { AgentsModule } from './agents/agents.module';
 import { AgentEnv } from './config/agent.env';
 import { dataSourceOptions } from './database/data-source';
+import { McpServersModule } from './mcp-servers/mcp-servers.module';
 import { RunsModule } from './runs/runs.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
@@ -21,6 +22,7 @@ export function bootstrap(): Promise<INestApplication> {
       RunLifecycleModule,
       ProvidersModule.forRoot({ env, catalogTransport: NatsRpcClient }),
       AgentsModule,
+      McpServersModule,
       RunsModule,
       WebhooksModule,
     ],

@@ -71,6 +71,18 @@ const OPENAI_ROUTES = [
   'get /openai/v1/models/{id}',
 ];
 
+/** The workspace's MCP servers (the spec's decisions, MCP): private, and documented all the same. */
+const MCP_SERVER_ROUTES = [
+  'get /v1/private/mcp_servers',
+  'post /v1/private/mcp_servers',
+  'post /v1/private/mcp_servers/test',
+  'get /v1/private/mcp_servers/{id}',
+  'patch /v1/private/mcp_servers/{id}',
+  'delete /v1/private/mcp_servers/{id}',
+  'post /v1/private/mcp_servers/{id}/test',
+  'post /v1/private/mcp_servers/{id}/approve',
+];
+
 interface Schema {
   $ref?: string;
   type?: string | string[];
@@ -132,17 +144,17 @@ describe('GET /v1/public/openapi.json', () => {
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
   });
 
-  it('describes every implemented /v1/public/* route, every route that starts a run and the OpenAI-compatible routes, and nothing else', () => {
+  it('describes every implemented /v1/public/* route, every route that starts a run, the OpenAI-compatible routes and the MCP server routes, and nothing else', () => {
     const declared = declaredRoutes(app);
     const publicRoutes = declared.filter((route) => route.split(' ')[1].startsWith('/v1/public/'));
     expect(publicRoutes).toContain('get /v1/public/models');
     expect(publicRoutes).toContain('get /v1/public/requests/{id}/events');
     const runStarting = RUN_STARTING_ROUTES.map(([route]) => route);
-    for (const route of [...runStarting, ...OPENAI_ROUTES]) expect(declared).toContain(route);
+    for (const route of [...runStarting, ...OPENAI_ROUTES, ...MCP_SERVER_ROUTES]) expect(declared).toContain(route);
     const documented = Object.entries(document.paths).flatMap(([path, operations]) =>
       Object.keys(operations).map((method) => `${method} ${path}`),
     );
-    expect(documented.sort()).toEqual([...publicRoutes, ...runStarting, ...OPENAI_ROUTES].sort());
+    expect(documented.sort()).toEqual([...publicRoutes, ...runStarting, ...OPENAI_ROUTES, ...MCP_SERVER_ROUTES].sort());
   });
 
   it('gives every run-starting route the shared Idempotency-Key parameter, the Idempotent-Replayed header on success and the 409/422 answers', () => {
@@ -265,6 +277,48 @@ describe('GET /v1/public/openapi.json', () => {
       record.filter((field) => !['id', 'status', 'created_at', 'updated_at'].includes(field)).sort(),
     );
     expect(schemas.UpdateAgentFieldsDoc.required ?? []).toEqual([]);
+  });
+
+  it('describes the MCP server routes: the API key, the server view with masked headers, the test answer and mcp_connection_failed', () => {
+    const { schemas } = document.components;
+    for (const route of MCP_SERVER_ROUTES) {
+      const operation = operationOf(route);
+      expect({ route, security: operation.security }).toEqual({ route, security: [{ bearer: [] }] });
+      expect(operation.responses['401'].content?.['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBodyDto' });
+    }
+    expect(Object.keys(schemas.McpServerDto.properties ?? {})).toEqual([
+      'id',
+      'name',
+      'url',
+      'headers',
+      'timeout_ms',
+      'enabled',
+      'tools',
+      'tools_hash',
+      'tools_approved_at',
+      'created_at',
+      'updated_at',
+    ]);
+    expect(schemas.McpServerDefinitionDoc.required).toEqual(['id', 'name', 'url']);
+    expect(schemas.McpServerChangesDoc.required ?? []).toEqual([]);
+    const schemaOf = (route: string, status: string) => operationOf(route).responses[status].content?.['application/json'].schema;
+    expect(schemaOf('get /v1/private/mcp_servers', '200')).toEqual({ $ref: '#/components/schemas/McpServerListDto' });
+    expect(schemaOf('post /v1/private/mcp_servers/{id}/test', '200')).toEqual({ $ref: '#/components/schemas/McpServerTestResultDto' });
+    expect(schemaOf('post /v1/private/mcp_servers/test', '422')).toEqual({ $ref: '#/components/schemas/McpConnectionFailedBodyDto' });
+    expect(schemaOf('delete /v1/private/mcp_servers/{id}', '404')).toEqual({ $ref: '#/components/schemas/ErrorBodyDto' });
+    const details = resolve(schemas.McpConnectionFailedBodyDto.properties?.details.$ref ?? '', schemas) as Schema & {
+      properties: Record<string, Schema & { enum?: string[] }>;
+    };
+    expect(details.properties.stage.enum).toEqual([
+      'url_invalid',
+      'address_refused',
+      'dns',
+      'tls',
+      'http_status',
+      'unauthorized',
+      'protocol',
+      'timeout',
+    ]);
   });
 
   it('documents fallbacks and response_format (decisions D41, D42) on the agent bodies and record, as the contract validates them', () => {

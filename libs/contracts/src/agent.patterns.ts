@@ -34,8 +34,19 @@ import {
   type RepublishedWebhookTarget,
   type UsageObject,
 } from './invocation.patterns';
+import {
+  ApplyMcpServersRequest,
+  CreateMcpServerRequest,
+  MCP_SERVER_ID_FORMAT,
+  McpServerIdRequest,
+  UpdateMcpServerRequest,
+  type AppliedMcpServer,
+  type DeletedMcpServer,
+  type McpServerTestResult,
+  type McpServerView,
+} from './mcp-servers';
 import { FallbacksField, ResponseFormatDto, ResponseFormatField, type ResponseFormat } from './response-format';
-import { MCP_SELECTION_LIMITS, MCP_SERVER_ID_PATTERN, McpSelectionField, type McpSelection } from './mcp-selection';
+import { MCP_SELECTION_LIMITS, McpSelectionField, type McpSelection } from './mcp-selection';
 import { patternNames, rpc, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
 import { WithRunLabels } from './run-labels';
 import { WithRotationOverlap, type ShownWebhookSecret } from './webhook-owners';
@@ -462,7 +473,7 @@ export class CallMcpToolRequest {
   @Matches(REQUEST_ID_FORMAT)
   request_id!: string;
 
-  @Matches(MCP_SERVER_ID_PATTERN)
+  @Matches(MCP_SERVER_ID_FORMAT)
   server!: string;
 
   @IsString()
@@ -481,7 +492,15 @@ export interface McpToolCallAnswer {
   truncated: boolean;
 }
 
-/** The agent service: agents (CRUD and their webhook secrets) and their runs. */
+/**
+ * What a pattern that tests an MCP server connection waits: the test's 10 s budget (the spec's
+ * decisions, MCP, "connection test"), and the reads and writes around it.
+ */
+export const MCP_CONNECTION_RPC_TIMEOUT_MS = 20_000;
+/** An apply of MCP servers: a connection test per changed server, one after another. */
+export const MCP_SERVERS_APPLY_RPC_TIMEOUT_MS = 240_000;
+
+/** The agent service: agents (CRUD and their webhook secrets), their runs, and the workspace's MCP servers. */
 export const AgentContracts = {
   listAgents: rpc('agent.agents.list', WorkspaceIdRequest).returns<AgentRecord[]>(),
   createAgent: rpc('agent.agents.create', CreateAgentRequest).returns<AgentRecord>(),
@@ -519,6 +538,35 @@ export const AgentContracts = {
    * cuts every call of its steps), at most as long as a tool call may take.
    */
   callMcpTool: rpc('agent.mcp-tools.call', CallMcpToolRequest, { timeoutMs: MCP_TOOL_CALL_TIMEOUT_MS }).returns<McpToolCallAnswer>(),
+  /** The workspace's MCP servers, by id. */
+  listMcpServers: rpc('agent.mcp-servers.list', WorkspaceIdRequest).returns<McpServerView[]>(),
+  /** One server of the workspace; otherwise 404 `resource_not_found` "MCP server not found". */
+  getMcpServer: rpc('agent.mcp-servers.get', McpServerIdRequest).returns<McpServerView>(),
+  /** Validated, then (when enabled) tested: its tools become the approved snapshot. A failed test saves nothing (422 mcp_connection_failed). */
+  createMcpServer: rpc('agent.mcp-servers.create', CreateMcpServerRequest, {
+    timeoutMs: MCP_CONNECTION_RPC_TIMEOUT_MS,
+  }).returns<McpServerView>(),
+  /** As create; absent fields (headers included) keep their values. */
+  updateMcpServer: rpc('agent.mcp-servers.update', UpdateMcpServerRequest, {
+    timeoutMs: MCP_CONNECTION_RPC_TIMEOUT_MS,
+  }).returns<McpServerView>(),
+  deleteMcpServer: rpc('agent.mcp-servers.delete', McpServerIdRequest).returns<DeletedMcpServer>(),
+  /** The connection test of a saved server: its tools now, and how they differ from the approved snapshot. */
+  testMcpServer: rpc('agent.mcp-servers.test', McpServerIdRequest, {
+    timeoutMs: MCP_CONNECTION_RPC_TIMEOUT_MS,
+  }).returns<McpServerTestResult>(),
+  /** The connection test of a definition not saved (a create's body); nothing is stored. */
+  testMcpDefinition: rpc('agent.mcp-servers.test-definition', CreateMcpServerRequest, {
+    timeoutMs: MCP_CONNECTION_RPC_TIMEOUT_MS,
+  }).returns<McpServerTestResult>(),
+  /** Lists the server's tools now and stores them as the approved snapshot. */
+  approveMcpServer: rpc('agent.mcp-servers.approve', McpServerIdRequest, {
+    timeoutMs: MCP_CONNECTION_RPC_TIMEOUT_MS,
+  }).returns<McpServerView>(),
+  /** An apply file's `mcp_servers:`: each created, updated, or left alone when nothing changed (then not connected to). */
+  applyMcpServers: rpc('agent.mcp-servers.apply', ApplyMcpServersRequest, {
+    timeoutMs: MCP_SERVERS_APPLY_RPC_TIMEOUT_MS,
+  }).returns<AppliedMcpServer[]>(),
 };
 
 export const AgentPatterns = patternNames(AgentContracts);

@@ -221,9 +221,36 @@ export {
   type AgentWebhookSecretCheck,
   type AgentWebhookSecretView,
   type DeletedAgent,
+  MCP_CONNECTION_RPC_TIMEOUT_MS,
+  MCP_SERVERS_APPLY_RPC_TIMEOUT_MS,
 } from './agent.patterns';
 export { CallMcpToolRequest, MCP_TOOL_CALL_TIMEOUT_MS, type McpToolCallAnswer } from './agent.patterns';
-export { MCP_SELECTION_LIMITS, MCP_SERVER_ID_PATTERN, mcpSelectionProblem, McpSelectionField, type McpSelection } from './mcp-selection';
+export { MCP_SELECTION_LIMITS, mcpSelectionProblem, McpSelectionField, type McpSelection } from './mcp-selection';
+export {
+  ApplyMcpServersRequest,
+  CreateMcpServerRequest,
+  IsMcpHeaders,
+  MAX_MCP_HEADER_VALUE_BYTES,
+  MAX_MCP_HEADERS,
+  MAX_MCP_SERVERS_PER_WORKSPACE,
+  MCP_MASKED_HEADER_VALUE,
+  MCP_SERVER_APPLY_ACTIONS,
+  MCP_SERVER_ID_FORMAT,
+  MCP_SERVER_TIMEOUT_MS,
+  McpServerChanges,
+  McpServerDefinition,
+  McpServerIdRequest,
+  mcpHeaderRefusal,
+  mcpHeadersProblem,
+  mcpHeaderValueRefusal,
+  UpdateMcpServerRequest,
+  type AppliedMcpServer,
+  type DeletedMcpServer,
+  type McpServerApplyAction,
+  type McpServerTestResult,
+  type McpServerView,
+  type McpToolView,
+} from './mcp-servers';
 export {
   ASSET_MAX_UPLOAD_BYTES,
   AssetContracts,

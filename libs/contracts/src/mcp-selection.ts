@@ -1,11 +1,9 @@
 import { errorMessage, type ErrorDetail } from '@waggle/errors';
 import { registerDecorator } from 'class-validator';
-
-/** The spec's decisions, MCP: a workspace MCP server's id, which agents and workflow steps name it by. */
-export const MCP_SERVER_ID_PATTERN = /^[a-z0-9_-]{1,24}$/;
+import { MAX_MCP_SERVERS_PER_WORKSPACE, MCP_SERVER_ID_FORMAT } from './mcp-servers';
 
 /** Bounds of an agent's `mcp` (the spec's decisions, MCP: at most 20 servers per workspace, 100 tools per server). */
-export const MCP_SELECTION_LIMITS = { servers: 20, tools: 100, toolNameLength: 128 } as const;
+export const MCP_SELECTION_LIMITS = { servers: MAX_MCP_SERVERS_PER_WORKSPACE, tools: 100, toolNameLength: 128 } as const;
 
 /** The MCP tools an agent offers its model: every tool of a server (`"*"`) or the ones named. */
 export interface McpSelection {
@@ -37,7 +35,7 @@ export function mcpSelectionProblem(value: unknown, property = 'mcp'): ErrorDeta
     )
       return { detail: 'validation_mcp_entry', params: { property, index } };
     const { server, tools } = entry as { server?: unknown; tools?: unknown };
-    if (typeof server !== 'string' || !MCP_SERVER_ID_PATTERN.test(server))
+    if (typeof server !== 'string' || !MCP_SERVER_ID_FORMAT.test(server))
       return { detail: 'validation_mcp_server', params: { property, index } };
     if (seen.has(server)) return { detail: 'validation_mcp_server_repeated', params: { property, index, server } };
     seen.add(server);

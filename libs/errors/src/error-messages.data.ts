@@ -427,6 +427,41 @@ export const ERROR_MESSAGES = {
     es: 'La subida temporal no tiene el tamaño declarado',
   },
 
+  // Workspace MCP servers (the spec's decisions, MCP).
+  mcp_server_not_found: { en: 'MCP server not found', es: 'Servidor MCP no encontrado' },
+  mcp_server_limit: {
+    en: 'A workspace can have at most %{max} MCP servers',
+    es: 'Un espacio de trabajo puede tener como máximo %{max} servidores MCP',
+  },
+  mcp_server_exists: { en: 'An MCP server with id %{id} already exists', es: 'Ya existe un servidor MCP con el id %{id}' },
+  mcp_server_id_fixed: { en: "An MCP server's id cannot be changed", es: 'El id de un servidor MCP no se puede cambiar' },
+  mcp_server_masked_header: {
+    en: 'header %{name} is masked but has no stored value to keep',
+    es: 'la cabecera %{name} está enmascarada pero no tiene un valor guardado que conservar',
+  },
+  mcp_connection_stage: {
+    en: 'The connection test to the MCP server failed (%{stage}): %{reason}',
+    es: 'La prueba de conexión con el servidor MCP ha fallado (%{stage}): %{reason}',
+  },
+  mcp_headers_not_object: {
+    en: 'headers must be an object of header names to string values',
+    es: 'headers debe ser un objeto de nombres de cabecera con valores de texto',
+  },
+  mcp_headers_too_many: { en: 'headers may hold at most %{max} headers', es: 'headers admite como máximo %{max} cabeceras' },
+  mcp_header_name_refused: { en: 'header %{name} %{reason}', es: 'la cabecera %{name} %{reason}' },
+  mcp_header_name_repeated: { en: 'header %{name} is given twice', es: 'la cabecera %{name} aparece dos veces' },
+  mcp_header_value_not_string: { en: 'the value of header %{name} must be a string', es: 'el valor de la cabecera %{name} debe ser texto' },
+  mcp_header_value_refused: { en: 'the value of header %{name} %{reason}', es: 'el valor de la cabecera %{name} %{reason}' },
+  // Why a header is refused, nested as the `%{reason}` above.
+  mcp_header_reason_not_a_name: { en: 'is not a valid header name', es: 'no es un nombre de cabecera válido' },
+  mcp_header_reason_host: { en: 'is set from the URL', es: 'se toma de la URL' },
+  mcp_header_reason_mcp: { en: 'is reserved for the MCP transport', es: 'está reservada al transporte MCP' },
+  mcp_header_reason_hop_by_hop: { en: 'is a hop-by-hop header', es: 'es una cabecera de salto a salto' },
+  mcp_header_reason_content_length: { en: 'is set by the connection', es: 'la fija la conexión' },
+  mcp_header_reason_value_too_long: { en: 'is longer than %{max} bytes', es: 'supera los %{max} bytes' },
+  mcp_header_reason_control_character: { en: 'contains a control character', es: 'contiene un carácter de control' },
+  mcp_header_reason_not_latin1: { en: 'contains a character outside Latin-1', es: 'contiene un carácter fuera de Latin-1' },
+
   // Agents.
   invalid_attachment: { en: 'Invalid attachment: %{reason}', es: 'Adjunto no válido: %{reason}' },
   invalid_attachment_field: { en: 'Invalid attachment (%{field}): %{reason}', es: 'Adjunto no válido (%{field}): %{reason}' },
@@ -708,10 +743,6 @@ export const ERROR_MESSAGES = {
   validation_mcp_server_unknown: {
     en: '%{field} names %{server}, which is not an MCP server of this workspace',
     es: '%{field} nombra %{server}, que no es un servidor MCP de este espacio de trabajo',
-  },
-  mcp_server_unknown: {
-    en: 'There is no MCP server %{server} in this workspace',
-    es: 'No hay ningún servidor MCP %{server} en este espacio de trabajo',
   },
   mcp_server_disabled: { en: 'The MCP server %{server} is disabled', es: 'El servidor MCP %{server} está desactivado' },
   mcp_tool_changed: {

@@ -41,6 +41,6 @@ describe('mcpHeaderValueRefusal', () => {
     expect(mcpHeaderValueRefusal('a\r\nHost: evil')).toBe('contains a control character');
     expect(mcpHeaderValueRefusal('a\u0000b')).toBe('contains a control character');
     expect(mcpHeaderValueRefusal('token ✓')).toBe('contains a character outside Latin-1');
-    expect(mcpHeaderValueRefusal('x'.repeat(8 * 1024 + 1))).toBe('is longer than 8 KiB');
+    expect(mcpHeaderValueRefusal('x'.repeat(8 * 1024 + 1))).toBe('is longer than 8192 bytes');
   });
 });

@@ -2,6 +2,7 @@ import * as dns from 'node:dns';
 import { isIP } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import { Client, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
+import type { NestedMessage } from '@waggle/errors';
 import { checkResolvedAddresses, CallbackUrlPolicy, createGuardedDispatcher } from '@waggle/webhooks';
 import { fetch as undiciFetch, type Dispatcher } from 'undici';
 import { connectionErrorOf, McpConnectionError } from './connection-error';
@@ -99,6 +100,11 @@ export class McpConnector {
     if (refusal === null) return null;
     const reason = this.policy.check(url) ?? 'the url is not acceptable';
     return new McpConnectionError(refusal.detail === 'url_non_public' ? 'address_refused' : 'url_invalid', reason);
+  }
+
+  /** The URL policy's reason (a message id, for callers that answer in the reader's language) for refusing `url` without DNS, or null. */
+  urlRefusal(url: string): NestedMessage | null {
+    return this.policy.refusal(url);
   }
 
   /**

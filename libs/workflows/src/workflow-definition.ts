@@ -3,7 +3,7 @@ import {
   MAX_CONTENT_LENGTH,
   MAX_FALLBACKS,
   MCP_SELECTION_LIMITS,
-  MCP_SERVER_ID_PATTERN,
+  MCP_SERVER_ID_FORMAT,
   PROMPT_NAME_PATTERN,
   PROMPT_ROLES,
   REASONING_EFFORTS,
@@ -341,7 +341,7 @@ const httpStep = z.strictObject({
 const mcpToolStep = z.strictObject({
   ...stepBase,
   type: z.literal('mcp_tool'),
-  server: z.string().regex(MCP_SERVER_ID_PATTERN, 'must be 1 to 24 lower-case letters, digits, "_" or "-"'),
+  server: z.string().regex(MCP_SERVER_ID_FORMAT, 'must be 1 to 24 lower-case letters, digits, "_" or "-"'),
   tool: z.string().min(1).max(MCP_SELECTION_LIMITS.toolNameLength),
   arguments: z.record(z.string(), z.unknown()).default({}),
 });

@@ -52,6 +52,12 @@ export class AgentEnv extends WithWebhookOwner(WithWebhookSecretKey(WithProvider
   ATTACHMENT_TIMEOUT_MS: number = DEFAULT_ATTACHMENT_TIMEOUT_MS;
 
   @EnvVar(
+    'Hosts, IP addresses and CIDR ranges workspace MCP servers may be reached at although they are not public (comma-separated, as CALLBACK_URL_ALLOWLIST; e.g. 127.0.0.1 in development and tests). A host listed here may also use http; any other needs https',
+  )
+  @IsString()
+  MCP_URL_ALLOWLIST: string = '';
+
+  @EnvVar(
     'A PEM file of extra certificate authorities trusted for attachment fetches (besides the public ones and NODE_EXTRA_CA_CERTS); verification stays on',
   )
   @IsString()

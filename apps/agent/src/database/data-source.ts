@@ -1,5 +1,6 @@
 import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/database';
 import { AGENT_ENTITIES } from '../agents/entities';
+import { MCP_SERVER_ENTITIES } from '../mcp-servers/entities';
 import { THREAD_ENTITIES } from '../threads/entities';
 import { MIGRATIONS } from './migrations';
 
@@ -10,7 +11,7 @@ export function dataSourceOptions(databaseUrl: string): PostgresDataSourceOption
   return serviceDataSourceOptions({
     schema: SCHEMA,
     databaseUrl,
-    entities: [...AGENT_ENTITIES, ...THREAD_ENTITIES],
+    entities: [...AGENT_ENTITIES, ...THREAD_ENTITIES, ...MCP_SERVER_ENTITIES],
     migrations: MIGRATIONS,
     applicationName: 'waggle-agent',
   });

@@ -1,4 +1,4 @@
-import type { McpSelection } from '@waggle/contracts';
+import { MCP_MASKED_HEADER_VALUE, type McpSelection } from '@waggle/contracts';
 import { toolDefinitionHash, type McpToolNames, type McpToolResult, type McpToolSnapshot } from '@waggle/mcp';
 import type { ToolDefinition } from '@waggle/providers';
 
@@ -106,7 +106,7 @@ export function maskedToolResult(result: McpToolResult, secrets: readonly string
     .filter((secret) => secret.length >= 8)
     .sort((a, b) => b.length - a.length);
   if (shown.length === 0) return result;
-  const mask = (text: string) => shown.reduce((masked, secret) => masked.split(secret).join('********'), text);
+  const mask = (text: string) => shown.reduce((masked, secret) => masked.split(secret).join(MCP_MASKED_HEADER_VALUE), text);
   const deep = (value: unknown): unknown => {
     if (typeof value === 'string') return mask(value);
     if (Array.isArray(value)) return value.map(deep);

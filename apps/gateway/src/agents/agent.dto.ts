@@ -15,7 +15,7 @@ import {
   MAX_CONTENT_LENGTH,
   MAX_FALLBACKS,
   MCP_SELECTION_LIMITS,
-  MCP_SERVER_ID_PATTERN,
+  MCP_SERVER_ID_FORMAT,
   RESPONSE_FORMAT_NAME,
   RESPONSE_SCHEMA_MAX_BYTES,
   CreateAgentRequest,
@@ -72,7 +72,7 @@ const FALLBACKS = {
 
 /** One entry of an agent's `mcp` (the spec's decisions, MCP). */
 export class McpSelectionDoc implements McpSelection {
-  @ApiProperty({ pattern: MCP_SERVER_ID_PATTERN.source, description: 'The id of an MCP server of the workspace (/v1/private/mcp_servers)' })
+  @ApiProperty({ pattern: MCP_SERVER_ID_FORMAT.source, description: 'The id of an MCP server of the workspace (/v1/private/mcp_servers)' })
   server!: string;
 
   @ApiProperty({

@@ -4,6 +4,8 @@ import { addOpenAiRoutes } from './openai-routes';
 import { addRunRoutes, RUN_ROUTE_MODELS } from './run-routes';
 
 export const PUBLIC_PATH_PREFIX = '/v1/public/';
+/** Private routes documented all the same: the workspace's MCP servers (the spec's decisions, MCP). */
+export const DOCUMENTED_PRIVATE_PREFIXES = ['/v1/private/mcp_servers'];
 
 /**
  * The OpenAPI 3.1 description of the `/v1/public/*` endpoints, generated from the gateway's
@@ -16,13 +18,17 @@ export function buildPublicOpenApiDocument(app: INestApplication): OpenAPIObject
     .setOpenAPIVersion('3.1.0')
     .setTitle('Waggle public API')
     .setDescription(
-      'Prompt deployments, workflows, agents, knowledge bases, assets and the model catalog of a workspace; and an OpenAI-compatible surface under /openai/v1.',
+      "Prompt deployments, workflows, agents, knowledge bases, assets and the model catalog of a workspace; an OpenAI-compatible surface under /openai/v1; and the workspace's MCP servers (/v1/private/mcp_servers).",
     )
     .setVersion('v1')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'wgl_ API key', description: 'A workspace API key' })
     .build();
   const document = SwaggerModule.createDocument(app, config, { extraModels: RUN_ROUTE_MODELS });
-  document.paths = Object.fromEntries(Object.entries(document.paths).filter(([path]) => path.startsWith(PUBLIC_PATH_PREFIX)));
+  document.paths = Object.fromEntries(
+    Object.entries(document.paths).filter(
+      ([path]) => path.startsWith(PUBLIC_PATH_PREFIX) || DOCUMENTED_PRIVATE_PREFIXES.some((prefix) => path.startsWith(prefix)),
+    ),
+  );
   addRunRoutes(document);
   addOpenAiRoutes(document);
   return document;

@@ -1,4 +1,4 @@
-import { flatMetadataProblem, mcpSelectionProblem, responseSchemaProblem } from '@waggle/contracts';
+import { flatMetadataProblem, mcpHeadersProblem, mcpSelectionProblem, responseSchemaProblem } from '@waggle/contracts';
 import { nestedMessage, type ErrorDetail, type NestedMessage } from '@waggle/errors';
 import { getMetadataStorage, type ValidationError } from 'class-validator';
 
@@ -82,6 +82,7 @@ const CONSTRAINT_MESSAGES: Readonly<Record<string, (rule: FailedRule) => ErrorDe
   isFlatMetadata: ({ value }) => flatMetadataProblem(value),
   isResponseSchema: ({ value }) => responseSchemaProblem(value),
   isMcpSelection: ({ name, value }) => mcpSelectionProblem(value, name),
+  isMcpHeaders: ({ value }) => mcpHeadersProblem(value),
 };
 
 /** A rule of a class as its metadata declares it: its arguments, and whether it applies to each item. */
