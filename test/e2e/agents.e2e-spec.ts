@@ -165,6 +165,8 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
         max_tool_calls: 7,
         fallbacks: ['claude-haiku-5-5'],
         response_format: { type: 'json_schema', name: 'invoice', schema: { type: 'object', required: ['total'] }, strict: true },
+        // Naming servers needs one registered: test/e2e/mcp-tools.e2e-spec.ts.
+        mcp: null,
       };
       const agent = await created(a, fields);
       expect(agent).toEqual({
