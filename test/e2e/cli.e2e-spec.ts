@@ -1,7 +1,8 @@
+import { FakeMcpServer } from '@waggle/fake-provider';
 import { freePort, REPO_ROOT, spawnApp, startOwnNats, waitUntilLive, type AppProcess, type OwnServer } from '@waggle/testing';
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -172,6 +173,149 @@ describe('the operator CLI as a process', () => {
       const listed = await cli(['plan', 'list', '--json']);
       expect(listed).toMatchObject({ code: 0, stderr: '' });
       expect((JSON.parse(listed.stdout) as Array<{ key: string }>).map((plan) => plan.key)).toContain('developer');
+    });
+  });
+
+  /**
+   * `mcp-server …` and an apply file's `mcp_servers:` against the agent service and a fake MCP
+   * server that requires a bearer token: servers are applied before the file's prompts, and an
+   * unchanged file applied again changes nothing and connects to nothing.
+   */
+  describe('mcp-server commands and apply mcp_servers, against the agent and invocation services', () => {
+    const token = `cli-token-${randomBytes(12).toString('hex')}`;
+    const fake = new FakeMcpServer({ requiredHeaders: { authorization: `Bearer ${token}` } });
+    const apps: AppProcess[] = [];
+    const dir = mkdtempSync(join(tmpdir(), 'waggle-cli-mcp-'));
+    const write = (name: string, text: string) => {
+      const file = join(dir, name);
+      writeFileSync(file, text);
+      return file;
+    };
+    let workspace: string;
+
+    beforeAll(async () => {
+      await fake.start();
+      apps.push(
+        spawnApp('catalog', await freePort(), { LOG_LEVEL: 'warn' }),
+        spawnApp('invocation', await freePort(), { LOG_LEVEL: 'warn' }),
+        spawnApp('agent', await freePort(), { LOG_LEVEL: 'warn', MCP_URL_ALLOWLIST: '127.0.0.1' }),
+      );
+      await Promise.all(apps.map((app) => waitUntilLive(app)));
+      const created = await cli(['workspace', 'create', '--name', 'cli mcp', '--plan', 'enterprise', '--json']);
+      workspace = (JSON.parse(created.stdout) as { workspace_id: string }).workspace_id;
+    });
+    afterAll(async () => {
+      await Promise.all(apps.map((app) => app.stop()));
+      await fake.stop();
+    });
+
+    it('creates, shows, lists, tests, updates, approves and deletes a server; headers go in as --header and never come out', async () => {
+      const created = await cli([
+        'mcp-server',
+        'create',
+        workspace,
+        '--id',
+        'tools',
+        '--name',
+        'Tools',
+        '--url',
+        fake.url,
+        '--header',
+        `Authorization: Bearer ${token}`,
+        '--json',
+      ]);
+      expect(created).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(created.stdout)).toMatchObject({ id: 'tools', headers: { Authorization: '********' }, tools: expect.any(Array) });
+      expect(created.stdout).not.toContain(token);
+
+      const table = await cli(['mcp-server', 'list', workspace]);
+      expect(table).toMatchObject({ code: 0, stderr: '' });
+      expect(table.stdout.split('\n')[0]).toMatch(/^id\s+name\s+url\s+enabled\s+timeout_ms\s+headers\s+tools\s+tools_approved_at$/);
+      expect(table.stdout).toMatch(/\ntools\s+Tools\s+\S+\s+yes\s+60000\s+Authorization\s+5\s/);
+
+      fake.setTool({ name: 'echo', description: 'Changed.', inputSchema: { type: 'object' } });
+      const tested = await cli(['mcp-server', 'test', workspace, 'tools']);
+      expect(tested).toMatchObject({ code: 0, stderr: '' });
+      expect(tested.stdout).toMatch(/\necho\s+changed\s+2026-07-28\n/);
+      expect(tested.stdout).toMatch(/\nadd\s+approved\s+2026-07-28\n/);
+      const approved = await cli(['mcp-server', 'approve', workspace, 'tools', '--json']);
+      expect(JSON.parse(approved.stdout).tools[0]).toMatchObject({ name: 'echo', description: 'Changed.' });
+      fake.resetTools();
+
+      const definition = write('draft.yaml', `id: draft\nname: Draft\nurl: ${fake.url}\n`);
+      const unsaved = await cli([
+        'mcp-server',
+        'test',
+        workspace,
+        '--file',
+        definition,
+        '--header',
+        'Authorization: Bearer wrong',
+        '--json',
+      ]);
+      expect(unsaved).toMatchObject({ code: 1, stdout: '' });
+      expect(JSON.parse(unsaved.stderr)).toMatchObject({
+        error_code: 'mcp_connection_failed',
+        details: { stage: 'unauthorized', status: 401 },
+      });
+
+      const updated = await cli(['mcp-server', 'update', workspace, 'tools', '--name', 'Renamed', '--timeout-ms', '5000', '--json']);
+      expect(JSON.parse(updated.stdout)).toMatchObject({ name: 'Renamed', timeout_ms: 5000, headers: { Authorization: '********' } });
+      const shown = await cli(['mcp-server', 'show', workspace, 'tools', '--json']);
+      expect(JSON.parse(shown.stdout)).toMatchObject({ name: 'Renamed' });
+
+      expect(await cli(['mcp-server', 'delete', workspace, 'tools'])).toMatchObject({ code: 64 });
+      expect(await cli(['mcp-server', 'delete', workspace, 'tools', '--yes', '--json'])).toMatchObject({
+        code: 0,
+        stdout: '{"id":"tools"}\n',
+      });
+      const gone = await cli(['mcp-server', 'show', workspace, 'tools', '--json']);
+      expect(gone.code).toBe(1);
+      expect(JSON.parse(gone.stderr)).toMatchObject({ error_code: 'resource_not_found' });
+      expect((await cli(['mcp-server', 'create', workspace, '--header', 'no colon'])).code).toBe(64);
+    });
+
+    it('applies mcp_servers before prompts; applying the same file again changes nothing and connects to nothing', async () => {
+      const file = write(
+        'definitions.yaml',
+        [
+          'mcp_servers:',
+          '  - id: search',
+          '    name: Search',
+          `    url: ${fake.url}`,
+          `    headers: { Authorization: "Bearer ${token}" }`,
+          '  - id: later',
+          '    name: Later',
+          '    url: https://mcp.example.com/mcp',
+          '    enabled: false',
+          'prompts:',
+          '  - deployment: mcp-cli-reply',
+          '    variants:',
+          '      - { name: default, model: gpt-6-luna, messages: [{ role: user, content: "{{ question }}" }] }',
+          '',
+        ].join('\n'),
+      );
+      const first = await cli(['apply', '-f', file, '--workspace', workspace, '--json']);
+      expect(first).toMatchObject({ code: 0, stderr: '' });
+      const applied = JSON.parse(first.stdout) as { mcp_servers: unknown; prompts: Array<{ deployment: string }> };
+      expect(applied.mcp_servers).toEqual([
+        { id: 'search', action: 'created' },
+        { id: 'later', action: 'created' },
+      ]);
+      expect(applied.prompts.map((prompt) => prompt.deployment)).toEqual(['mcp-cli-reply']);
+
+      fake.clearRequests();
+      const again = await cli(['apply', '-f', file, '--workspace', workspace]);
+      expect(again).toMatchObject({ code: 0, stderr: '' });
+      expect(again.stdout).toMatch(/^mcp_server\s+action\nsearch\s+unchanged\nlater\s+unchanged\n/);
+      expect(fake.requests).toEqual([]);
+
+      // A changed header value is a change: the server is tested again with it.
+      const changed = write('changed.yaml', readFileSync(file, 'utf8').replace(`Bearer ${token}`, 'Bearer rotated'));
+      const refused = await cli(['apply', '-f', changed, '--workspace', workspace, '--json']);
+      expect(refused.code).toBe(1);
+      expect(JSON.parse(refused.stderr)).toMatchObject({ error_code: 'mcp_connection_failed', details: { stage: 'unauthorized' } });
+      expect(fake.requests.some((request) => request.headers.authorization === 'Bearer rotated')).toBe(true);
     });
   });
 });

@@ -31,13 +31,20 @@ describe('migrate reseal-webhook-secrets (WEBHOOK_SECRET_KEY rotation)', () => {
   const oldKey = randomBytes(32);
   const newKey = randomBytes(32);
   const ring = (...keys: Buffer[]) => keys.map((key) => key.toString('base64')).join(',');
-  const plain = { agent: 'whsec_agent', agentPrevious: 'whsec_agent_previous', prompt: 'whsec_prompt', workflow: 'whsec_workflow' };
+  const plain = {
+    agent: 'whsec_agent',
+    agentPrevious: 'whsec_agent_previous',
+    prompt: 'whsec_prompt',
+    workflow: 'whsec_workflow',
+    mcpHeaders: '{"Authorization":"Bearer mcp"}',
+  };
   let client: Client;
 
   const sealedValues = async (): Promise<string[]> => {
     const { rows } = await client.query<{ sealed: string }>(
       `SELECT webhook_secret_sealed AS sealed FROM agent.agents UNION ALL SELECT previous_webhook_secret_sealed FROM agent.agents
-       UNION ALL SELECT webhook_secret_sealed FROM invocation.prompt_deployments UNION ALL SELECT webhook_secret_sealed FROM invocation.workflow_deployments`,
+       UNION ALL SELECT webhook_secret_sealed FROM invocation.prompt_deployments UNION ALL SELECT webhook_secret_sealed FROM invocation.workflow_deployments
+       UNION ALL SELECT headers_sealed FROM agent.mcp_servers`,
     );
     return rows.map((row) => row.sealed).sort();
   };
@@ -56,6 +63,11 @@ describe('migrate reseal-webhook-secrets (WEBHOOK_SECRET_KEY rotation)', () => {
       workspace,
       old.seal(plain.prompt),
     ]);
+    // An MCP server's headers (keyed by workspace and id): sealed under the same ring.
+    await client.query(
+      `INSERT INTO agent.mcp_servers (workspace_id, id, name, url, headers_sealed) VALUES ($1, 'tools', 't', 'https://x', $2)`,
+      [workspace, old.seal(plain.mcpHeaders)],
+    );
     // Sealed after the rotation already (by a service with the new ring): left as it is.
     await client.query(`INSERT INTO invocation.workflow_deployments (workspace_id, name, webhook_secret_sealed) VALUES ($1, 'w', $2)`, [
       workspace,
@@ -80,7 +92,8 @@ describe('migrate reseal-webhook-secrets (WEBHOOK_SECRET_KEY rotation)', () => {
     });
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toContain('reseal: agent.agents: 1 row(s), 2 sealed value(s) would be sealed again');
-    expect(run.stdout).toContain('reseal: dry run, nothing written (3 to reseal)');
+    expect(run.stdout).toContain('reseal: agent.mcp_servers: 1 row(s), 1 sealed value(s) would be sealed again');
+    expect(run.stdout).toContain('reseal: dry run, nothing written (4 to reseal)');
     expect(await sealedValues()).toEqual(before);
   });
 
@@ -90,7 +103,7 @@ describe('migrate reseal-webhook-secrets (WEBHOOK_SECRET_KEY rotation)', () => {
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toContain('reseal: invocation.prompt_deployments: 1 row(s), 1 sealed value(s) sealed again');
     expect(run.stdout).toContain('reseal: invocation.workflow_deployments: 1 row(s), 0 sealed value(s) sealed again');
-    expect(run.stdout).toContain('reseal: done, 3 resealed');
+    expect(run.stdout).toContain('reseal: done, 4 resealed');
 
     const onlyNew = new SecretSealer(newKey);
     const resealed = await sealedValues();

@@ -22,6 +22,24 @@ import { WorkspaceIdRequest } from './common.dto';
 // Workspace MCP servers (the spec's decisions, MCP: "workspace MCP servers", "connection test",
 // "URL policy"): the wire shapes of the agent service's registry.
 
+/**
+ * Where reaching an MCP server failed (the spec's decisions, MCP, "connection test"), in the
+ * order a connection gets there: the URL policy, DNS, the connection (the address's policy and
+ * whether anything listens there, then TLS), the HTTP answer, the MCP protocol; `timeout` when
+ * the time allowed ran out first. `details.stage` of a 422 mcp_connection_failed.
+ */
+export const MCP_FAILURE_STAGES = [
+  'url_invalid',
+  'address_refused',
+  'dns',
+  'tls',
+  'http_status',
+  'unauthorized',
+  'protocol',
+  'timeout',
+] as const;
+export type McpFailureStage = (typeof MCP_FAILURE_STAGES)[number];
+
 /** A server's id: fixed once created, unique in its workspace. */
 export const MCP_SERVER_ID_FORMAT = /^[a-z0-9_-]{1,24}$/;
 /** Servers one workspace may register. */

@@ -1,24 +1,9 @@
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+import type { McpFailureStage } from '@waggle/contracts';
 import { refusalOf } from '@waggle/webhooks';
 
-/**
- * Where reaching an MCP server failed (the spec's decisions, MCP, "connection test"), in the
- * order a connection gets there: the URL policy, DNS, the connection (the address's policy and
- * whether anything listens there, then TLS), the HTTP answer, the MCP protocol; `timeout` when
- * the time allowed ran out first.
- */
-export type McpFailureStage = 'url_invalid' | 'address_refused' | 'dns' | 'tls' | 'http_status' | 'unauthorized' | 'protocol' | 'timeout';
-
-export const MCP_FAILURE_STAGES: readonly McpFailureStage[] = [
-  'url_invalid',
-  'address_refused',
-  'dns',
-  'tls',
-  'http_status',
-  'unauthorized',
-  'protocol',
-  'timeout',
-];
+// The stages are the wire contract's (details.stage of mcp_connection_failed).
+export { MCP_FAILURE_STAGES, type McpFailureStage } from '@waggle/contracts';
 
 /**
  * An MCP server could not be reached or did not speak MCP. `message` is safe to show to the

@@ -1,3 +1,7 @@
+import { createServer, type Server } from 'node:http';
+import { Server as ServerV1 } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport as ServerTransportV1 } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { FAKE_MCP_HUGE_BYTES, FakeMcpServer, FakeSearchServer } from '@waggle/fake-provider';
 import { createTestCertificates, freePort, type TestCertificates } from '@waggle/testing';
 import {
@@ -86,6 +90,38 @@ describe('McpConnector against the fake MCP server', () => {
       const call = await connector().callTool(serverAt(legacy.url), 'echo', { text: 'old times' });
       expect(call).toEqual({ isError: false, text: 'old times', structuredContent: { text: 'old times' }, truncated: false });
       expect(legacy.calls).toEqual([expect.objectContaining({ tool: 'echo', era: 'legacy' })]);
+    });
+
+    it("falls back against the v1 SDK's own stateless server (the 2025 era as deployed servers speak it)", async () => {
+      const http: Server = createServer((request, response) => {
+        const server = new ServerV1({ name: 'v1-server', version: '1.0.0' }, { capabilities: { tools: {} } });
+        server.setRequestHandler(ListToolsRequestSchema, async () => ({
+          tools: [{ name: 'shout', description: 'Shouts.', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }],
+        }));
+        server.setRequestHandler(CallToolRequestSchema, async (call) => ({
+          content: [{ type: 'text', text: String(call.params.arguments?.text ?? '').toUpperCase() }],
+        }));
+        const transport = new ServerTransportV1({ sessionIdGenerator: undefined });
+        response.on('close', () => void server.close());
+        void server.connect(transport).then(() => transport.handleRequest(request, response));
+      });
+      await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+      extraServers.push({
+        stop: () => new Promise<void>((resolve) => (http.closeAllConnections(), http.close(() => resolve()))),
+      });
+      const address = http.address();
+      const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/mcp`;
+
+      const result = await connector().test(serverAt(url));
+      expect(result.protocolVersion).toMatch(/^2025-/);
+      expect(result.tools).toEqual([
+        { name: 'shout', description: 'Shouts.', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
+      ]);
+      expect(await connector().callTool(serverAt(url), 'shout', { text: 'quiet' })).toEqual({
+        isError: false,
+        text: 'QUIET',
+        truncated: false,
+      });
     });
 
     it('sends the configured headers and nothing of its own', async () => {

@@ -51,6 +51,9 @@ export interface Workspace {
   knowledgeBaseId: string;
   knowledgeBaseItemId: string;
   disposableKnowledgeBaseId: string;
+  /** An MCP server (on the stack's fake MCP server), and one the DELETE route may delete. */
+  mcpServerId: string;
+  disposableMcpServerId: string;
 }
 
 /** How a case authenticates: a workspace key (A's, B's or a broken one), or a webhook secret. */
@@ -81,6 +84,8 @@ export interface Context {
   a: Workspace;
   b: Workspace;
   callbackUrl: string;
+  /** The stack's fake MCP server (on 127.0.0.1, which the agent service is allowed to reach). */
+  mcpUrl: string;
 }
 
 export const ROUTES: RouteCase[] = [
@@ -430,6 +435,27 @@ export const ROUTES: RouteCase[] = [
     // Model ids hold `/`: sent percent-encoded as one path parameter.
     validParams: ({ a, b }) => [[promptModel(a)], [`agent/${a.agent.id}`], [promptModel(b)], [`agent/${b.agent.id}`]],
   },
+  // The workspace's MCP servers (the spec's decisions, MCP), tested against the stack's fake MCP server.
+  { method: 'GET', path: '/v1/private/mcp_servers', credentials: 'key' },
+  { method: 'POST', path: '/v1/private/mcp_servers', credentials: 'key', validBody: mcpServerBody('generated'), sized: 'name' },
+  { method: 'POST', path: '/v1/private/mcp_servers/test', credentials: 'key', validBody: mcpServerBody('generated-draft'), sized: 'name' },
+  { method: 'GET', path: '/v1/private/mcp_servers/{0}', credentials: 'key', validParams: mcpServerParams },
+  {
+    method: 'PATCH',
+    path: '/v1/private/mcp_servers/{0}',
+    credentials: 'key',
+    validBody: () => ({ name: 'generated update', timeout_ms: 10_000, headers: { 'X-Generated': '********' } }),
+    sized: 'name',
+    validParams: mcpServerParams,
+  },
+  { method: 'POST', path: '/v1/private/mcp_servers/{0}/test', credentials: 'key', validParams: mcpServerParams },
+  { method: 'POST', path: '/v1/private/mcp_servers/{0}/approve', credentials: 'key', validParams: mcpServerParams },
+  {
+    method: 'DELETE',
+    path: '/v1/private/mcp_servers/{0}',
+    credentials: 'key',
+    validParams: ({ a, b }) => [[a.disposableMcpServerId], [b.disposableMcpServerId]],
+  },
   // Last: its first valid case deletes A's disposable agent, and later ones find it gone.
   {
     method: 'DELETE',
@@ -441,6 +467,15 @@ export const ROUTES: RouteCase[] = [
     ],
   },
 ];
+
+/** A create's (or an unsaved test's) body: an enabled server on the stack's fake, so a valid one is tested and saved. */
+function mcpServerBody(id: string): (context: Context) => Record<string, unknown> {
+  return ({ mcpUrl }) => ({ id, name: 'generated', url: mcpUrl, headers: { 'X-Generated': 'yes' }, timeout_ms: 5_000, enabled: true });
+}
+
+function mcpServerParams({ a, b }: Context): string[][] {
+  return [[a.mcpServerId], [b.mcpServerId]];
+}
 
 function knowledgeBaseParams({ a, b }: Context): string[][] {
   return [

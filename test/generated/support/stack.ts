@@ -11,6 +11,7 @@ import {
   type AppProcess,
 } from '@waggle/testing';
 import type { AgentRecord, AgentWebhookSecretView, AppliedDeployment, AppliedWorkflowDeployment } from '@waggle/contracts';
+import { FakeMcpServer } from '@waggle/fake-provider';
 import { deliveryIdFor } from '@waggle/webhooks';
 import fc from 'fast-check';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -49,6 +50,7 @@ export function useGeneratedStack(
 ): GeneratedStack {
   const fake = new FakeProviderServer();
   const receiver = new CallbackReceiver();
+  const mcp = new FakeMcpServer();
   const apps: AppProcess[] = [];
   let gateway: string;
   let context: Context;
@@ -144,6 +146,18 @@ export function useGeneratedStack(
     });
     expect(workflowRun.status).toBe(200);
     const { request_id: workflowRunId } = (await workflowRun.json()) as { request_id: string };
+    const slug = name.replace(/ /g, '-').toLowerCase();
+    const makeMcpServer = async (id: string) => {
+      const response = await fetch(`${gateway}/v1/private/mcp_servers`, {
+        method: 'POST',
+        headers: authorized,
+        body: JSON.stringify({ id, name: `MCP server of ${name}`, url: mcp.url, headers: { 'X-Only': `only ${name} header` } }),
+      });
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { id: string }).id;
+    };
+    const mcpServerId = await makeMcpServer(`only-${slug}`);
+    const disposableMcpServerId = await makeMcpServer(`disposable-${slug}`);
     const secret = await fetch(`${gateway}/v1/private/agents/${agent.id}/webhook_secret`, {
       headers: { authorization: `Bearer ${created.api_key}` },
     });
@@ -163,12 +177,15 @@ export function useGeneratedStack(
       knowledgeBaseId,
       knowledgeBaseItemId,
       disposableKnowledgeBaseId,
+      mcpServerId,
+      disposableMcpServerId,
     };
   }
 
   beforeAll(async () => {
     const fakeUrl = await fake.start();
     callbackBase = await receiver.start();
+    await mcp.start();
     const env = { LOG_LEVEL: 'error', FAKE_BASE_URL: `${fakeUrl}/v1`, FAKE_API_KEY: 'fake-key', CALLBACK_URL_ALLOWLIST: '127.0.0.1' };
     const assetDir = mkdtempSync(join(tmpdir(), 'waggle-generated-assets-'));
     for (const app of ['catalog', 'invocation', 'callback-dispatcher', 'agent', 'knowledge-base', 'asset', 'gateway'] as const)
@@ -176,7 +193,13 @@ export function useGeneratedStack(
         spawnApp(
           app,
           await freePort(),
-          app === 'asset' ? { ...env, ASSET_STORAGE_DIR: assetDir } : app === 'gateway' ? { ...env, LOG_LEVEL: gatewayLogLevel } : env,
+          app === 'asset'
+            ? { ...env, ASSET_STORAGE_DIR: assetDir }
+            : app === 'gateway'
+              ? { ...env, LOG_LEVEL: gatewayLogLevel }
+              : app === 'agent'
+                ? { ...env, MCP_URL_ALLOWLIST: '127.0.0.1' }
+                : env,
         ),
       );
     await Promise.all(apps.map((app) => waitUntilLive(app)));
@@ -189,7 +212,7 @@ export function useGeneratedStack(
       fakeModel('fake-generated-json', { reasoning: false, json_schema: true, tool_calling: true, vision: true }),
     ]);
     const [a, b] = [await createWorkspace('generated A', 'generated-a'), await createWorkspace('generated B', 'generated-b-private')];
-    context = { a, b, callbackUrl: `${callbackBase}/generated` };
+    context = { a, b, callbackUrl: `${callbackBase}/generated`, mcpUrl: mcp.url };
     const assetOfB = new FormData();
     assetOfB.append('file', new Blob(['only generated B']), 'only-generated-b.txt');
     const uploaded = await fetch(`${gateway}/v1/public/workspaces/${b.id}/assets`, {
@@ -218,6 +241,9 @@ export function useGeneratedStack(
       b.knowledgeBaseId,
       b.knowledgeBaseItemId,
       b.disposableKnowledgeBaseId,
+      b.mcpServerId,
+      b.disposableMcpServerId,
+      'only generated B header',
       bAsset.id,
       bAsset.sha256,
       'only-generated-b',
@@ -230,6 +256,7 @@ export function useGeneratedStack(
     await Promise.all(apps.map((app) => app.stop()));
     await receiver.stop();
     await fake.stop();
+    await mcp.stop();
   });
 
   function paramArbitrary(route: RouteCase): fc.Arbitrary<string[]> {

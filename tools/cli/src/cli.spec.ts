@@ -29,6 +29,7 @@ describe('the operator CLI', () => {
     expect(withYes).toEqual([
       'waggle agent webhook-secret rotate',
       'waggle key revoke',
+      'waggle mcp-server delete',
       'waggle webhook-secret rotate',
       'waggle workflow webhook-secret rotate',
       'waggle workspace delete',

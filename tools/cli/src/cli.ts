@@ -19,6 +19,7 @@ import { addAgentCommands } from './agent-commands';
 import { addDeadLetterCommands } from './dead-letter-commands';
 import { addRequestCommands } from './request-commands';
 import { addKnowledgeBaseCommands } from './knowledge-base-commands';
+import { addMcpServerCommands, appliedMcpServerRows, applyMcpServers } from './mcp-server-commands';
 import { addLimitOptions, limitsFromOptions } from './limit-options';
 import { addWorkflowCommands, appliedWorkflowRows, applyWorkflows } from './workflow-commands';
 import { confirmDestructive, yesOption } from './confirm';
@@ -208,16 +209,27 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
   program
     .command('apply')
     .description(
-      'create or update the prompt and workflow deployments of a definition file (applying it twice changes nothing); prompts are applied first, as workflow steps may run them',
+      'create or update the MCP servers, prompt and workflow deployments of a definition file (applying it twice changes nothing); MCP servers are applied first, then prompts, as workflow steps may use both',
     )
-    .requiredOption('-f, --file <path>', 'YAML file with a top-level `prompts:` list, a `workflows:` list, or both')
+    .requiredOption(
+      '-f, --file <path>',
+      'YAML file with a top-level `mcp_servers:` list, a `prompts:` list, a `workflows:` list, or any of them',
+    )
     .requiredOption('--workspace <workspace-id>', 'the workspace the definitions belong to')
     .addOption(json())
     .action(async (options: { file: string; workspace: string; json?: boolean }) => {
-      const document = await readYamlFile<{ prompts?: ApplyPromptsRequest['prompts']; workflows?: unknown } | null>(options.file);
+      const document = await readYamlFile<{
+        mcp_servers?: unknown;
+        prompts?: ApplyPromptsRequest['prompts'];
+        workflows?: unknown;
+      } | null>(options.file);
+      const hasMcpServers = document?.mcp_servers !== undefined;
       const hasWorkflows = document?.workflows !== undefined;
+      const mcpServers = hasMcpServers ? await applyMcpServers(call, options.workspace, document?.mcp_servers) : [];
+      if (hasMcpServers && document?.prompts === undefined && !hasWorkflows)
+        return print(options.json ? { mcp_servers: mcpServers } : mcpServers, Boolean(options.json), appliedMcpServerRows(mcpServers));
       const applied =
-        hasWorkflows && document?.prompts === undefined
+        (hasWorkflows || hasMcpServers) && document?.prompts === undefined
           ? []
           : await call(InvocationPatterns.applyPrompts, { workspace_id: options.workspace, prompts: document?.prompts ?? [] });
       const promptRows = applied.flatMap((deployment) =>
@@ -231,10 +243,15 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
           webhook_secret: deployment.webhook_secret,
         })),
       );
+      if (hasMcpServers && !options.json) print(mcpServers, false, appliedMcpServerRows(mcpServers));
       // A prompt-only file keeps its original output: scripts parse it.
-      if (!hasWorkflows) return print(applied, Boolean(options.json), promptRows);
+      if (!hasWorkflows) {
+        if (hasMcpServers)
+          return print(options.json ? { mcp_servers: mcpServers, prompts: applied } : applied, Boolean(options.json), promptRows);
+        return print(applied, Boolean(options.json), promptRows);
+      }
       const workflows = await applyWorkflows(call, options.workspace, document?.workflows as unknown[], Boolean(options.json));
-      if (options.json) return print({ prompts: applied, workflows }, true);
+      if (options.json) return print({ ...(hasMcpServers ? { mcp_servers: mcpServers } : {}), prompts: applied, workflows }, true);
       if (promptRows.length > 0) print(applied, false, promptRows);
       print(workflows, false, appliedWorkflowRows(workflows));
     });
@@ -307,6 +324,7 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
 
   addAgentCommands(program, call);
   addKnowledgeBaseCommands(program, call, collect);
+  addMcpServerCommands(program, call);
   addWorkflowCommands(program, call);
   addDeadLetterCommands(program, call);
   addRequestCommands(program, call, collect);

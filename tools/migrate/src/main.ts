@@ -111,7 +111,7 @@ async function resealSecrets(options: { dryRun?: boolean }): Promise<number> {
   process.stdout.write(
     options.dryRun
       ? `reseal: dry run, nothing written (${total} to reseal)\n`
-      : `reseal: done, ${total} resealed; every stored webhook secret is now sealed under key ${sealer.sealingKeyId}. Restart invocation and agent (or wait WEBHOOK_REGISTRY_RESYNC_SECONDS) so the Redis registry is rewritten, then drop the older keys from WEBHOOK_SECRET_KEY\n`,
+      : `reseal: done, ${total} resealed; every stored webhook secret and MCP server header is now sealed under key ${sealer.sealingKeyId}. Restart invocation and agent (or wait WEBHOOK_REGISTRY_RESYNC_SECONDS) so the Redis registry is rewritten, then drop the older keys from WEBHOOK_SECRET_KEY\n`,
   );
   return 0;
 }
@@ -136,7 +136,7 @@ async function main(argv: string[]): Promise<number> {
   program
     .command('reseal-webhook-secrets')
     .description(
-      'after a WEBHOOK_SECRET_KEY rotation (new key first, old keys after it): seal every stored webhook secret again under the first key',
+      'after a WEBHOOK_SECRET_KEY rotation (new key first, old keys after it): seal every stored webhook secret (and MCP server headers) again under the first key',
     )
     .option('--dry-run', 'count what would be resealed, write nothing')
     .action(async (options: { dryRun?: boolean }) => {

@@ -5,17 +5,21 @@ export interface SealedSecretTable {
   /** `schema.table`, as the owning service's migrations created it. */
   table: string;
   columns: string[];
+  /** The primary key's columns (default `id`). */
+  key?: string[];
 }
 
 /**
- * Every column holding a sealed webhook secret: the owners' rows (prompt and workflow
- * deployments in invocation, agents in agent). The Redis registry holds copies, which each
- * owner rewrites from these rows when it starts and every WEBHOOK_REGISTRY_RESYNC_SECONDS.
+ * Every column holding a value sealed under WEBHOOK_SECRET_KEY: the webhook owners' rows (prompt
+ * and workflow deployments in invocation, agents in agent), whose Redis registry copies each
+ * owner rewrites from these rows when it starts and every WEBHOOK_REGISTRY_RESYNC_SECONDS, and
+ * the headers of the workspaces' MCP servers (agent).
  */
 export const SEALED_WEBHOOK_SECRET_TABLES: SealedSecretTable[] = [
   { table: 'invocation.prompt_deployments', columns: ['webhook_secret_sealed', 'previous_webhook_secret_sealed'] },
   { table: 'invocation.workflow_deployments', columns: ['webhook_secret_sealed', 'previous_webhook_secret_sealed'] },
   { table: 'agent.agents', columns: ['webhook_secret_sealed', 'previous_webhook_secret_sealed'] },
+  { table: 'agent.mcp_servers', columns: ['headers_sealed'], key: ['workspace_id', 'id'] },
 ];
 
 export interface ResealReport {
@@ -46,11 +50,11 @@ export async function resealWebhookSecrets(
   await client.connect();
   const reports: ResealReport[] = [];
   try {
-    for (const { table, columns } of options.tables ?? SEALED_WEBHOOK_SECRET_TABLES) {
+    for (const { table, columns, key = ['id'] } of options.tables ?? SEALED_WEBHOOK_SECRET_TABLES) {
       await client.query('BEGIN');
       try {
         const { rows } = await client.query<Record<string, string | null>>(
-          `SELECT id, ${columns.map((column) => `"${column}"`).join(', ')} FROM ${quoted(table)} FOR UPDATE`,
+          `SELECT ${[...key, ...columns].map((column) => `"${column}"`).join(', ')} FROM ${quoted(table)} FOR UPDATE`,
         );
         let resealed = 0;
         for (const row of rows) {
@@ -62,17 +66,20 @@ export async function resealWebhookSecrets(
             try {
               again = sealer.reseal(sealed);
             } catch (error) {
-              throw new Error(`${table} ${String(row.id)} ${column}: ${error instanceof Error ? error.message : String(error)}`);
+              const rowName = key.map((column) => String(row[column])).join(' ');
+              throw new Error(`${table} ${rowName} ${column}: ${error instanceof Error ? error.message : String(error)}`);
             }
             if (again !== null) changes.push([column, again]);
           }
           if (changes.length === 0) continue;
           resealed += changes.length;
           if (options.dryRun) continue;
-          await client.query(
-            `UPDATE ${quoted(table)} SET ${changes.map(([column], index) => `"${column}" = $${index + 2}`).join(', ')} WHERE id = $1`,
-            [row.id, ...changes.map(([, value]) => value)],
-          );
+          const assignments = changes.map(([column], index) => `"${column}" = $${key.length + index + 1}`).join(', ');
+          const match = key.map((column, index) => `"${column}" = $${index + 1}`).join(' AND ');
+          await client.query(`UPDATE ${quoted(table)} SET ${assignments} WHERE ${match}`, [
+            ...key.map((column) => row[column]),
+            ...changes.map(([, value]) => value),
+          ]);
         }
         await client.query(options.dryRun ? 'ROLLBACK' : 'COMMIT');
         reports.push({ table, rows: rows.length, resealed });

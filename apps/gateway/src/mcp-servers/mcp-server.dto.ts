@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import {
   MAX_MCP_HEADER_VALUE_BYTES,
   MAX_MCP_HEADERS,
+  MCP_FAILURE_STAGES,
   MCP_MASKED_HEADER_VALUE,
   MCP_SERVER_ID_FORMAT,
   MCP_SERVER_TIMEOUT_MS,
@@ -142,19 +143,8 @@ export class McpServerDeletedDto {
   message!: string;
 }
 
-export const MCP_FAILURE_STAGE_NAMES = [
-  'url_invalid',
-  'address_refused',
-  'dns',
-  'tls',
-  'http_status',
-  'unauthorized',
-  'protocol',
-  'timeout',
-] as const;
-
 export class McpConnectionFailureDetailsDto {
-  @ApiProperty({ enum: MCP_FAILURE_STAGE_NAMES, description: 'Where the test failed' })
+  @ApiProperty({ enum: MCP_FAILURE_STAGES, description: 'Where the test failed' })
   stage!: string;
 
   @ApiPropertyOptional({ type: 'integer', description: "The server's HTTP status (http_status, unauthorized)" })
