@@ -1,5 +1,6 @@
 import type { AgentRecord, AppliedDeployment, AppliedWorkflowDeployment } from '@waggle/contracts';
 import { ERROR_CATALOG } from '@waggle/errors';
+import { FakeMcpServer } from '@waggle/fake-provider';
 import {
   CallbackReceiver,
   cliJson,
@@ -16,6 +17,7 @@ import {
 } from '@waggle/testing';
 import { deliveryIdFor } from '@waggle/webhooks';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -31,6 +33,9 @@ import { join } from 'node:path';
  * death of the gateway replica it was on);
  * each app recovers by itself within 30 s; no accepted run, callback or ingestion is lost, none
  * is done twice; a revoked key and a plan change reach both gateways within the documented time.
+ *
+ * Before those faults, both agent replicas are killed while a background agent run waits on an
+ * MCP tool call (the fake MCP server holds it): the run is taken over and still ends.
  *
  * CHAOS_SHORT=1 (the form `npm test` runs) kills one replica of invocation, knowledge-base and
  * the gateway and restarts NATS only; `npm run test:chaos` runs it all.
@@ -143,6 +148,8 @@ function isAcceptableFailure(failure: Outcome): boolean {
 describe('chaos: two replicas of everything, killed and restarted under mixed load', () => {
   const fake = new FakeProviderServer();
   const receiver = new CallbackReceiver();
+  const mcpSecret = `chaos-mcp-${randomBytes(16).toString('hex')}`;
+  const mcp = new FakeMcpServer({ requiredHeaders: { authorization: `Bearer ${mcpSecret}` } });
   const workDir = mkdtempSync(join(tmpdir(), 'waggle-chaos-'));
   const infra = {} as Record<'postgres' | 'redis' | 'nats', OwnServer>;
   let supervisor: ChildProcess | undefined;
@@ -154,6 +161,8 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
   let deployment: AppliedDeployment;
   let workflow: AppliedWorkflowDeployment;
   let agent: AgentRecord;
+  /** Calls the `slow` tool of the fake MCP server (`tools__slow`), then answers. */
+  let mcpAgent: AgentRecord;
   let agentSecret: string;
   let knowledgeBaseId: string;
   let callbackUrl: string;
@@ -389,6 +398,7 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
     Object.assign(infra, { postgres: postgres.server, redis: redis.server, nats: nats.server });
     databaseUrl = postgres.url;
     const fakeUrl = await fake.start();
+    await mcp.start();
     callbackUrl = `${await receiver.start()}/chaos`;
     // Everything the apps, the CLI and the migrations read; the CLI helpers take process.env.
     const env = {
@@ -398,6 +408,7 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
       FAKE_BASE_URL: `${fakeUrl}/v1`,
       FAKE_API_KEY: 'fake-key',
       CALLBACK_URL_ALLOWLIST: '127.0.0.1',
+      MCP_URL_ALLOWLIST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       // A request in flight on a replica that is killed answers 504 after these, not 300 s and 120 s.
       SYNC_INVOKE_TIMEOUT_MS: '20000',
@@ -431,7 +442,11 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
       { timeoutMs: 120_000, intervalMs: 250 },
     );
 
-    await loadCatalogWithFakeModels('2099.9.1', [fakeModel('fake-chaos-chat', { reasoning: false })]);
+    await loadCatalogWithFakeModels('2099.9.1', [
+      fakeModel('fake-chaos-chat', { reasoning: false }),
+      fakeModel('fake-chaos-mcp', { reasoning: false, tool_calling: true }),
+    ]);
+    fake.setModel('fake-chaos-mcp', { turns: [{ toolCalls: [{ name: 'tools__slow', arguments: {} }] }, { response: 'slow done' }] });
     const created = await cliJson<{ workspace_id: string; api_key: string }>([
       'workspace',
       'create',
@@ -454,6 +469,15 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
     };
     ({ agent } = await post<{ agent: AgentRecord }>(`/v1/public/workspaces/${workspaceId}/agents`, {
       agent: { name: 'chaos', llm_model: 'fake-chaos-chat', model_type: 'llm' },
+    }));
+    await post('/v1/private/mcp_servers', {
+      id: 'tools',
+      name: 'Chaos tools',
+      url: mcp.url,
+      headers: { Authorization: `Bearer ${mcpSecret}` },
+    });
+    ({ agent: mcpAgent } = await post<{ agent: AgentRecord }>(`/v1/public/workspaces/${workspaceId}/agents`, {
+      agent: { name: 'chaos mcp', llm_model: 'fake-chaos-mcp', model_type: 'llm', mcp: [{ server: 'tools', tools: ['slow'] }] },
     }));
     const secret = await fetch(`${proxy}/v1/private/agents/${agent.id}/webhook_secret`, { headers: authorized() });
     agentSecret = ((await secret.json()) as { webhook_secret: { webhook_secret: string } }).webhook_secret.webhook_secret;
@@ -498,6 +522,7 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
     await Promise.allSettled(Object.values(infra).map((server) => server.stop()));
     await receiver.stop();
     await fake.stop();
+    await mcp.stop();
     // Every replica's log, kept for whoever reads a failure (tmp/ is not committed).
     const logs = join(REPO_ROOT, 'tmp/chaos-logs');
     rmSync(logs, { recursive: true, force: true });
@@ -509,6 +534,50 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
     startLoad();
     await progress(3);
     expect(outcomes.filter((outcome) => !outcome.ok)).toEqual([]);
+  });
+
+  it('ends a background agent run whose MCP tool call was in flight when every agent replica was SIGKILLed', async () => {
+    phase = 'kill agent during an MCP call';
+    const accepted = await fetch(`${proxy}/v1/agent/invoke`, {
+      method: 'POST',
+      headers: authorized(),
+      body: JSON.stringify({ agent: mcpAgent.id, message: 'chaos mcp', background: true, async: { callback_url: callbackUrl } }),
+    });
+    expect(accepted.status).toBe(202);
+    const { request_id: requestId } = (await accepted.json()) as { request_id: string };
+    // The fake holds every call of `slow` until released: this one is in flight in an agent replica.
+    await mcp.waitForCall('slow', 60_000);
+    const victims = state().apps.filter((replica) => replica.app === 'agent');
+    for (const victim of victims) {
+      if (!victim.pid) throw new Error(`${victim.name} has no pid`);
+      process.kill(victim.pid, 'SIGKILL');
+    }
+    // Later calls answer at once: the run, taken over from its lapsed job lock, can finish.
+    mcp.gate('slow').release();
+    await expectEventually(
+      async () => {
+        const restarted = state().apps.filter((replica) => replica.app === 'agent');
+        if (restarted.some((replica) => !replica.pid || victims.some((victim) => victim.pid === replica.pid)))
+          throw new Error('the agent replicas are not restarted yet');
+        await everyReplicaReady();
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
+    // Its callback (whatever the end) and its ledger record say the run ended: retried to completion, or failed, never left running.
+    await expectEventually(() => expect(delivered.has(deliveryIdFor(requestId))).toBe(true), { timeoutMs: 180_000, intervalMs: 250 });
+    const ended = await expectEventually(
+      async () => {
+        const lookup = await fetch(`${proxy}/v1/public/requests/${requestId}`, { headers: authorized() });
+        const record = (await lookup.json()) as { status: string; response?: string };
+        expect(['completed', 'failed']).toContain(record.status);
+        return record;
+      },
+      { timeoutMs: 60_000, intervalMs: 250 },
+    );
+    process.stdout.write(`chaos: the MCP run killed mid-call ended ${ended.status} after ${mcp.calls.length} call(s) of the tool\n`);
+    if (ended.status === 'completed') expect(mcp.calls.filter((call) => call.tool === 'slow').length).toBeGreaterThanOrEqual(2);
+    expect(JSON.stringify(ended)).not.toContain(mcpSecret);
+    await progress(2);
   });
 
   it.each(KILLED_APPS)('survives SIGKILL of one %s replica: the other serves, the supervisor starts a new one', async (app) => {

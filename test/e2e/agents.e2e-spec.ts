@@ -38,6 +38,7 @@ const RECORD_KEYS = [
   'max_tool_calls',
   'fallbacks',
   'response_format',
+  'mcp',
   'status',
   'created_at',
   'updated_at',
@@ -140,6 +141,7 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
         max_tool_calls: null,
         fallbacks: [],
         response_format: null,
+        mcp: null,
         status: 'active',
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         updated_at: agent.created_at,
@@ -163,6 +165,8 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
         max_tool_calls: 7,
         fallbacks: ['claude-haiku-5-5'],
         response_format: { type: 'json_schema', name: 'invoice', schema: { type: 'object', required: ['total'] }, strict: true },
+        // Naming servers needs one registered: test/e2e/mcp-tools.e2e-spec.ts.
+        mcp: null,
       };
       const agent = await created(a, fields);
       expect(agent).toEqual({

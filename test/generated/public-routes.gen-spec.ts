@@ -295,6 +295,50 @@ describe('generated input across the public and private routes', () => {
     });
   });
 
+  it("an agent's mcp and a workflow mcp_tool step of any shape: no 5xx, catalog errors (the spec's decisions, MCP)", async () => {
+    const serverId = fc.oneof(nastyString, fc.constantFrom('tools', 'nowhere', 'a'.repeat(25), 'Upper', ''));
+    const tools = fc.oneof(anyJson, fc.constant('*'), fc.array(fc.oneof(nastyString, fc.constant('x'.repeat(129))), { maxLength: 4 }));
+    const mcp = fc.oneof(
+      anyJson,
+      fc.array(fc.oneof(anyJson, fc.record({ server: serverId, tools }, { requiredKeys: [] })), { maxLength: 22 }),
+    );
+    const step = fc.record(
+      {
+        server: fc.oneof(serverId, anyJson),
+        tool: fc.oneof(nastyString, anyJson),
+        arguments: fc.oneof(anyJson, fc.dictionary(nastyString, anyJson)),
+      },
+      { requiredKeys: [] },
+    );
+    const send = async (method: string, path: string, body: unknown) => {
+      const response = await fetch(`${gateway}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${context.a.key}`, 'content-type': 'application/json' },
+        body: toJsonText(body),
+      });
+      const text = await response.text();
+      const what = `${method} ${path}`;
+      if (response.status >= 500) throw new Error(`${what} answered ${response.status}: ${text.slice(0, 300)}`);
+      if (response.status >= 400) expectCatalogShape(response.status, text, what);
+    };
+    await fc.assert(
+      fc.asyncProperty(mcp, step, async (selection, fields) => {
+        await send('PATCH', `/v1/public/workspaces/${context.a.id}/agents/${context.a.agent.id}`, { agent: { mcp: selection } });
+        await send('POST', '/v1/private/workflows/apply', {
+          workflows: [
+            {
+              deployment: 'generated-mcp',
+              variants: [{ name: 'default', output: '{{ call.output }}', steps: [{ id: 'call', type: 'mcp_tool', ...fields }] }],
+            },
+          ],
+        });
+      }),
+      { numRuns: Math.max(20, Math.round(RUNS_PER_ROUTE / 3)), seed: SEED, endOnFailure: false },
+    );
+    // The agent stays runnable for the rest of the tier: no MCP servers.
+    await send('PATCH', `/v1/public/workspaces/${context.a.id}/agents/${context.a.agent.id}`, { agent: { mcp: null } });
+  });
+
   it("answers the issue's two 500s as catalog errors: a NUL in a field, and JSON nested 5,000 levels", async () => {
     const post = (body: string) =>
       fetch(`${gateway}/v1/prompt/invoke`, {

@@ -265,6 +265,7 @@ describe('GET /v1/public/openapi.json', () => {
       'max_tool_calls',
       'fallbacks',
       'response_format',
+      'mcp',
       'status',
       'created_at',
       'updated_at',
@@ -338,6 +339,25 @@ describe('GET /v1/public/openapi.json', () => {
     expect(Object.keys(responseFormat.properties).sort()).toEqual(['name', 'schema', 'strict', 'type']);
     expect(responseFormat.properties.type.enum).toEqual(['json_schema']);
     expect(new RegExp(responseFormat.properties.name.pattern ?? '').test('has space')).toBe(false);
+  });
+
+  it('documents mcp (the spec\'s decisions, MCP) on the agent bodies and record: at most 20 servers, tools "*" or 1 to 100 names', () => {
+    const { schemas } = document.components;
+    for (const schema of [schemas.CreateAgentFieldsDoc, schemas.UpdateAgentFieldsDoc, schemas.AgentDto]) {
+      expect(schema.properties?.mcp).toMatchObject({
+        type: 'array',
+        items: { $ref: '#/components/schemas/McpSelectionDoc' },
+        maxItems: 20,
+        nullable: true,
+      });
+    }
+    const selection = schemas.McpSelectionDoc as Schema & { properties: Record<string, Schema & { pattern?: string; oneOf?: unknown[] }> };
+    expect(selection.required?.sort()).toEqual(['server', 'tools']);
+    expect(new RegExp(selection.properties.server.pattern ?? '').test('Docs')).toBe(false);
+    expect(selection.properties.tools.oneOf).toEqual([
+      { type: 'string', enum: ['*'] },
+      { type: 'array', items: { type: 'string', minLength: 1, maxLength: 128 }, minItems: 1, maxItems: 100 },
+    ]);
   });
 
   it("documents the OpenAI-compatible routes: the API key, OpenAI's error object with x-request-id and x-should-retry on every refusal", () => {

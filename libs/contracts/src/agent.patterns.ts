@@ -37,6 +37,7 @@ import {
 import {
   ApplyMcpServersRequest,
   CreateMcpServerRequest,
+  MCP_SERVER_ID_FORMAT,
   McpServerIdRequest,
   UpdateMcpServerRequest,
   type AppliedMcpServer,
@@ -45,6 +46,7 @@ import {
   type McpServerView,
 } from './mcp-servers';
 import { FallbacksField, ResponseFormatDto, ResponseFormatField, type ResponseFormat } from './response-format';
+import { MCP_SELECTION_LIMITS, McpSelectionField, type McpSelection } from './mcp-selection';
 import { patternNames, rpc, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
 import { WithRunLabels } from './run-labels';
 import { WithRotationOverlap, type ShownWebhookSecret } from './webhook-owners';
@@ -126,6 +128,10 @@ class AgentOptionalFields {
   /** The JSON Schema the agent's answers must match (D42). */
   @ResponseFormatField()
   response_format?: ResponseFormatDto | null;
+
+  /** MCP servers of the workspace and which of their tools the agent's runs offer (the spec's decisions, MCP); null for none. */
+  @McpSelectionField()
+  mcp?: McpSelection[] | null;
 }
 
 /** The `agent` object of a create: name, llm_model and model_type required. */
@@ -255,6 +261,8 @@ export interface AgentRecord {
   /** Empty when the agent names none. */
   fallbacks: string[];
   response_format: ResponseFormat | null;
+  /** The MCP tools the agent's runs offer; null when unset. */
+  mcp: McpSelection[] | null;
   /** Always `active`: deleted agents are never returned. */
   status: 'active';
   created_at: string;
@@ -450,6 +458,40 @@ export interface AgentTriggerJob {
   image_urls?: string[];
 }
 
+/** The longest one MCP tool call may take (the spec's decisions, MCP: 600 s in all), and 10 s to list the server's tools first. */
+export const MCP_TOOL_CALL_TIMEOUT_MS = 610_000;
+
+/**
+ * One call of a workspace MCP server's tool, for a workflow `mcp_tool` step: the agent service
+ * holds the servers and their sealed headers. `request_id` is the step's child request id, so a
+ * cancel of the run reaches the call (RunCancellation).
+ */
+export class CallMcpToolRequest {
+  @IsUUID()
+  workspace_id!: string;
+
+  @Matches(REQUEST_ID_FORMAT)
+  request_id!: string;
+
+  @Matches(MCP_SERVER_ID_FORMAT)
+  server!: string;
+
+  @IsString()
+  @Length(1, MCP_SELECTION_LIMITS.toolNameLength)
+  tool!: string;
+
+  @IsObject()
+  arguments!: Record<string, unknown>;
+}
+
+/** What an MCP tool answered: its structured content when it gave one, its text (cut at 100 KiB with a notice). */
+export interface McpToolCallAnswer {
+  structured_content?: Record<string, unknown>;
+  text: string;
+  is_error: boolean;
+  truncated: boolean;
+}
+
 /**
  * What a pattern that tests an MCP server connection waits: the test's 10 s budget (the spec's
  * decisions, MCP, "connection test"), and the reads and writes around it.
@@ -489,6 +531,13 @@ export const AgentContracts = {
    * in `agent-runs` where it waits: `cancelled` true when it did (the run is recorded and announced cancelled).
    */
   cancelQueuedRun: rpc('agent.runs.cancel-queued', RequestLookupRequest, { timeoutMs: 5_000 }).returns<QueuedRunCancellation>(),
+  /**
+   * One MCP tool call (a workflow `mcp_tool` step): 409 `mcp_tool_not_approved` when the tool changed
+   * since its server was approved, 502 `mcp_tool_failed` when the server cannot be reached; a tool's
+   * own error is an answer with `is_error`. Its caller waits what is left of its run (the run's deadline
+   * cuts every call of its steps), at most as long as a tool call may take.
+   */
+  callMcpTool: rpc('agent.mcp-tools.call', CallMcpToolRequest, { timeoutMs: MCP_TOOL_CALL_TIMEOUT_MS }).returns<McpToolCallAnswer>(),
   /** The workspace's MCP servers, by id. */
   listMcpServers: rpc('agent.mcp-servers.list', WorkspaceIdRequest).returns<McpServerView[]>(),
   /** One server of the workspace; otherwise 404 `resource_not_found` "MCP server not found". */

@@ -224,6 +224,8 @@ export {
   MCP_CONNECTION_RPC_TIMEOUT_MS,
   MCP_SERVERS_APPLY_RPC_TIMEOUT_MS,
 } from './agent.patterns';
+export { CallMcpToolRequest, MCP_TOOL_CALL_TIMEOUT_MS, type McpToolCallAnswer } from './agent.patterns';
+export { MCP_SELECTION_LIMITS, mcpSelectionProblem, McpSelectionField, type McpSelection } from './mcp-selection';
 export {
   ApplyMcpServersRequest,
   CreateMcpServerRequest,

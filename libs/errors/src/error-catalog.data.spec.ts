@@ -71,6 +71,8 @@ const ADDED_CODES: ReadonlyArray<readonly [string, number]> = [
   ['idempotency_key_in_use', 409],
   ['idempotency_key_reused', 422],
   ['run_cancelled', 409],
+  ['mcp_tool_not_approved', 409],
+  ['mcp_tool_failed', 502],
 ];
 
 const ALLOWED_PLACEHOLDERS: Record<string, readonly string[]> = {

@@ -2,8 +2,8 @@
  * The public error-code catalog, as data.
  *
  * One entry per code of the public spec's table "Error codes (field is always
- * `error_code`)", in the spec's order and with the spec's status, then the three codes the
- * decisions add ("Beyond the contract": idempotency and cancellation). Serves both the
+ * `error_code`)", in the spec's order and with the spec's status, then the codes the
+ * decisions add ("Beyond the contract": idempotency, cancellation and MCP). Serves both the
  * error bodies (`message`, `error_code` and its deprecated alias `code`)
  * and `GET /v1/error_codes?locale=`.
  *
@@ -938,6 +938,38 @@ export const ERROR_CATALOG = {
       es: {
         message: 'La ejecución se canceló antes de terminar.',
         client_action: 'Inicie una nueva ejecución si todavía necesita su resultado.',
+      },
+    },
+  },
+  mcp_tool_not_approved: {
+    status: 409,
+    alternateStatuses: [],
+    category: 'integration',
+    text: {
+      en: {
+        message: 'The MCP tool changed since its server was approved, or was never approved.',
+        client_action:
+          'Review the tool list of the MCP server and approve it again (POST /v1/private/mcp_servers/{id}/approve), then retry.',
+      },
+      es: {
+        message: 'La herramienta MCP cambió desde que se aprobó su servidor, o nunca se aprobó.',
+        client_action:
+          'Revise la lista de herramientas del servidor MCP y apruébela de nuevo (POST /v1/private/mcp_servers/{id}/approve) y vuelva a intentarlo.',
+      },
+    },
+  },
+  mcp_tool_failed: {
+    status: 502,
+    alternateStatuses: [],
+    category: 'integration',
+    text: {
+      en: {
+        message: 'The MCP tool call failed.',
+        client_action: 'Read the tool error in details, check the MCP server, then retry.',
+      },
+      es: {
+        message: 'La llamada a la herramienta MCP ha fallado.',
+        client_action: 'Lea el error de la herramienta en details, revise el servidor MCP y vuelva a intentarlo.',
       },
     },
   },

@@ -718,4 +718,51 @@ export const ERROR_MESSAGES = {
     en: 'toolChoice names %{tool}, which is not among the tools',
     es: 'toolChoice nombra %{tool}, que no está entre las herramientas',
   },
+
+  // MCP tools of agents and workflow steps (the spec's decisions, MCP: agents and steps).
+  validation_mcp_not_list: {
+    en: '%{property} must be null or a list of at most %{max} {server, tools} entries',
+    es: '%{property} debe ser null o una lista de como máximo %{max} entradas {server, tools}',
+  },
+  validation_mcp_entry: {
+    en: '%{property}[%{index}] must be an object with only server and tools',
+    es: '%{property}[%{index}] debe ser un objeto con solo server y tools',
+  },
+  validation_mcp_server: {
+    en: '%{property}[%{index}].server must be 1 to 24 lower-case letters, digits, "_" or "-"',
+    es: '%{property}[%{index}].server debe tener de 1 a 24 letras minúsculas, dígitos, "_" o "-"',
+  },
+  validation_mcp_server_repeated: {
+    en: '%{property}[%{index}].server names %{server} again',
+    es: '%{property}[%{index}].server vuelve a nombrar %{server}',
+  },
+  validation_mcp_tools: {
+    en: '%{property}[%{index}].tools must be "*" or a list of 1 to %{max} tool names of 1 to %{length} characters',
+    es: '%{property}[%{index}].tools debe ser "*" o una lista de 1 a %{max} nombres de herramienta de 1 a %{length} caracteres',
+  },
+  validation_mcp_server_unknown: {
+    en: '%{field} names %{server}, which is not an MCP server of this workspace',
+    es: '%{field} nombra %{server}, que no es un servidor MCP de este espacio de trabajo',
+  },
+  mcp_server_disabled: { en: 'The MCP server %{server} is disabled', es: 'El servidor MCP %{server} está desactivado' },
+  mcp_tool_changed: {
+    en: 'The MCP tool %{tool} of %{server} changed since its server was approved: approve it again (POST /v1/private/mcp_servers/%{server}/approve)',
+    es: 'La herramienta MCP %{tool} de %{server} cambió desde que se aprobó su servidor: apruébelo de nuevo (POST /v1/private/mcp_servers/%{server}/approve)',
+  },
+  mcp_tool_unapproved: {
+    en: 'The MCP tool %{tool} of %{server} is not among the approved tools of its server: approve it (POST /v1/private/mcp_servers/%{server}/approve)',
+    es: 'La herramienta MCP %{tool} de %{server} no está entre las herramientas aprobadas de su servidor: apruébelo (POST /v1/private/mcp_servers/%{server}/approve)',
+  },
+  mcp_tool_gone: {
+    en: 'The MCP server %{server} no longer lists the approved tool %{tool}',
+    es: 'El servidor MCP %{server} ya no ofrece la herramienta aprobada %{tool}',
+  },
+  mcp_tool_error: {
+    en: 'The MCP tool %{tool} of %{server} answered an error: %{reason}',
+    es: 'La herramienta MCP %{tool} de %{server} respondió con un error: %{reason}',
+  },
+  mcp_tool_unreachable: {
+    en: 'The MCP tool %{tool} of %{server} could not be called (%{stage})',
+    es: 'No se pudo llamar a la herramienta MCP %{tool} de %{server} (%{stage})',
+  },
 } as const satisfies Record<string, Readonly<Record<'en' | 'es', string>>>;

@@ -18,6 +18,7 @@ export {
   type HttpStep,
   type KnowledgeSearchStep,
   type LoopStep,
+  type McpToolStep,
   type OnError,
   type PromptStep,
   type PromptStepParams,

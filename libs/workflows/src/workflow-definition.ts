@@ -2,6 +2,8 @@ import {
   KNOWLEDGE_BASE_SEARCH_TYPES,
   MAX_CONTENT_LENGTH,
   MAX_FALLBACKS,
+  MCP_SELECTION_LIMITS,
+  MCP_SERVER_ID_FORMAT,
   PROMPT_NAME_PATTERN,
   PROMPT_ROLES,
   REASONING_EFFORTS,
@@ -50,6 +52,7 @@ export const WORKFLOW_STEP_TYPES = [
   'template',
   'condition',
   'loop',
+  'mcp_tool',
 ] as const;
 export const WORKFLOW_INPUT_TYPES = ['text', 'number', 'boolean', 'json'] as const;
 export const ON_ERROR_MODES = ['fail', 'continue'] as const;
@@ -165,6 +168,14 @@ export interface HttpStep extends StepBase {
   body?: unknown;
 }
 
+/** One tool of a workspace MCP server (the spec's decisions, MCP); `arguments` templated like an http step's body. */
+export interface McpToolStep extends StepBase {
+  type: 'mcp_tool';
+  server: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+}
+
 export interface TemplateStep extends StepBase {
   type: 'template';
   text: string;
@@ -195,7 +206,16 @@ export interface LoopStep extends StepBase {
 }
 
 export type WorkflowStep =
-  PromptStep | AgentStep | KnowledgeSearchStep | WebSearchStep | ScrapeStep | HttpStep | TemplateStep | ConditionStep | LoopStep;
+  | PromptStep
+  | AgentStep
+  | KnowledgeSearchStep
+  | WebSearchStep
+  | ScrapeStep
+  | HttpStep
+  | TemplateStep
+  | ConditionStep
+  | LoopStep
+  | McpToolStep;
 
 export interface WorkflowVariant {
   name: string;
@@ -318,6 +338,14 @@ const httpStep = z.strictObject({
   body: z.unknown().optional(),
 });
 
+const mcpToolStep = z.strictObject({
+  ...stepBase,
+  type: z.literal('mcp_tool'),
+  server: z.string().regex(MCP_SERVER_ID_FORMAT, 'must be 1 to 24 lower-case letters, digits, "_" or "-"'),
+  tool: z.string().min(1).max(MCP_SELECTION_LIMITS.toolNameLength),
+  arguments: z.record(z.string(), z.unknown()).default({}),
+});
+
 const templateStep = z.strictObject({ ...stepBase, type: z.literal('template'), text: template });
 
 const clause = z
@@ -354,7 +382,7 @@ const loopStep = z.strictObject({
 
 const workflowStep = z.discriminatedUnion(
   'type',
-  [promptStep, agentStep, knowledgeSearchStep, webSearchStep, scrapeStep, httpStep, templateStep, conditionStep, loopStep],
+  [promptStep, agentStep, knowledgeSearchStep, webSearchStep, scrapeStep, httpStep, templateStep, conditionStep, loopStep, mcpToolStep],
   { error: (issue) => (issue.input === undefined ? 'is required' : `must be one of ${WORKFLOW_STEP_TYPES.join(', ')}`) },
 );
 

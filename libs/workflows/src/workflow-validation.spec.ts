@@ -368,11 +368,76 @@ describe('parseWorkflowDefinitions', () => {
     expect(fields[`${STEPS}[2].steps[0].url`]).toEqual(['is required']);
     expect(fields[`${STEPS}[3].max_iterations`]).toEqual(['is required']);
     expect(fields[`${STEPS}[3].steps[0].type`]).toEqual([
-      'must be one of prompt, agent, knowledge_search, web_search, scrape, http, template, condition, loop',
+      'must be one of prompt, agent, knowledge_search, web_search, scrape, http, template, condition, loop, mcp_tool',
     ]);
     expect(fields[`${STEPS}[4].extra`]).toEqual(['is not a known field']);
     expect(fields[`${STEPS}[5].messages`]).toEqual(['is required with model']);
     expect(fields[`${STEPS}[1].id`]).toEqual(['must be a lower-case letter, then lower-case letters, digits or "_" (at most 64)']);
+  });
+
+  it('accepts an mcp_tool step: arguments templated like an http body (nested values too), none given meaning {}', () => {
+    const result = parseWorkflowDefinitions(
+      file(
+        [
+          {
+            id: 'sum',
+            type: 'mcp_tool',
+            server: 'calc',
+            tool: 'add',
+            arguments: { a: '{{ topic }}', b: 2, nested: { list: ['{{ topic }}'] } },
+          },
+          { id: 'ping', type: 'mcp_tool', server: 'ci_2-x', tool: 'a/b.c' },
+          { id: 'said', type: 'template', text: '{{ sum.output.sum }} {{ ping.output }}' },
+        ],
+        { output: '{{ said.output }}' },
+      ),
+    );
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.workflows[0].variants[0].steps.slice(0, 2)).toEqual([
+      {
+        id: 'sum',
+        type: 'mcp_tool',
+        on_error: 'fail',
+        server: 'calc',
+        tool: 'add',
+        arguments: { a: '{{ topic }}', b: 2, nested: { list: ['{{ topic }}'] } },
+      },
+      { id: 'ping', type: 'mcp_tool', on_error: 'fail', server: 'ci_2-x', tool: 'a/b.c', arguments: {} },
+    ]);
+  });
+
+  it('reports an mcp_tool step: server id, tool name, arguments that are not an object, unknown fields and references', () => {
+    expect(
+      problems(
+        file([
+          { id: 'a', type: 'mcp_tool', server: 'Calc', tool: '', arguments: ['x'] },
+          { id: 'b', type: 'mcp_tool', server: 'x'.repeat(25), tool: 't'.repeat(129), arguments: 'text', headers: {} },
+          { id: 'c', type: 'mcp_tool', tool: 'add', arguments: { a: '{{ later.output }}', b: { deep: '{{ nobody }}' } } },
+          { id: 'later', type: 'template', text: 'x' },
+        ]),
+      ),
+    ).toEqual([
+      { field: `${STEPS}[0].server`, messages: ['must be 1 to 24 lower-case letters, digits, "_" or "-"'] },
+      { field: `${STEPS}[0].tool`, messages: [expect.stringMatching(/>=1/)] },
+      { field: `${STEPS}[0].arguments`, messages: [expect.stringMatching(/expected record/)] },
+      { field: `${STEPS}[1].server`, messages: ['must be 1 to 24 lower-case letters, digits, "_" or "-"'] },
+      { field: `${STEPS}[1].tool`, messages: [expect.stringMatching(/<=128/)] },
+      { field: `${STEPS}[1].arguments`, messages: [expect.stringMatching(/expected record/)] },
+      { field: `${STEPS}[1].headers`, messages: ['is not a known field'] },
+      { field: `${STEPS}[2].server`, messages: ['is required'] },
+    ]);
+    expect(
+      problems(
+        file([
+          { id: 'c', type: 'mcp_tool', server: 'calc', tool: 'add', arguments: { a: '{{ later.output }}', b: { deep: '{{ nobody }}' } } },
+          { id: 'later', type: 'template', text: 'x' },
+        ]),
+      ),
+    ).toEqual([
+      { field: `${STEPS}[0].arguments.a`, messages: ['refers to step later, which does not run before this point'] },
+      { field: `${STEPS}[0].arguments.b.deep`, messages: ['refers to nobody, which is neither an input nor a step'] },
+    ]);
   });
 
   it('reports deployment and variant names: their pattern and repeats', () => {

@@ -278,6 +278,8 @@ function templateFields(step: WorkflowStep): Array<[Path, unknown]> {
       ];
     case 'template':
       return [[['text'], step.text]];
+    case 'mcp_tool':
+      return [[['arguments'], step.arguments]];
     case 'condition': {
       const group = step.when.all ? 'all' : 'any';
       return (step.when.all ?? step.when.any ?? []).flatMap((clause, index): Array<[Path, unknown]> => [

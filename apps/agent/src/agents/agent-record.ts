@@ -19,6 +19,7 @@ export function toAgentRecord(agent: AgentEntity): AgentRecord {
     max_tool_calls: agent.maxToolCalls,
     fallbacks: agent.fallbacks,
     response_format: agent.responseFormat,
+    mcp: agent.mcp,
     status: 'active',
     created_at: agent.createdAt.toISOString(),
     updated_at: agent.updatedAt.toISOString(),
@@ -42,6 +43,7 @@ export type AgentSettings = Pick<
   | 'maxToolCalls'
   | 'fallbacks'
   | 'responseFormat'
+  | 'mcp'
 >;
 
 /** The columns a create's fields set: absent optional fields are null. */
@@ -61,6 +63,7 @@ export function settingsOfCreate(fields: CreateAgentFields): AgentSettings {
     maxToolCalls: fields.max_tool_calls ?? null,
     fallbacks: fields.fallbacks ?? [],
     responseFormat: fields.response_format ?? null,
+    mcp: fields.mcp ?? null,
   };
 }
 
@@ -85,5 +88,6 @@ export function settingsOfUpdate(fields: UpdateAgentFields): Partial<AgentSettin
   // null unsets the list too: no fallbacks.
   set('fallbacks', fields.fallbacks === null ? [] : fields.fallbacks);
   set('responseFormat', fields.response_format);
+  set('mcp', fields.mcp);
   return changes;
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { McpServersModule } from '../mcp-servers/mcp-servers.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { AgentKnowledgeBaseLinks } from './agent-knowledge-bases.service';
 import { AgentModels } from './agent-models';
@@ -9,12 +10,12 @@ import { AgentsService } from './agents.service';
 import { RunnableAgents } from './runnable-agents';
 
 /**
- * Agents: CRUD over NATS, the catalog check of their model, their attached knowledge bases
- * and their webhook secrets. Exports what runs an agent needs: RunnableAgents, the agents
+ * Agents: CRUD over NATS, the catalog check of their model and of the MCP servers they name,
+ * their attached knowledge bases and their webhook secrets. Exports what runs an agent needs: RunnableAgents, the agents
  * as runs read them (kept in memory, forgotten on every change).
  */
 @Module({
-  imports: [WebhooksModule],
+  imports: [WebhooksModule, McpServersModule],
   controllers: [AgentsController],
   providers: [AgentsRepository, AgentsService, AgentModels, AgentWebhookSecrets, AgentKnowledgeBaseLinks, RunnableAgents],
   exports: [RunnableAgents],

@@ -1,5 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { AgentRecord, CreateAgentFields, ModelRoute, UpdateAgentFields } from '@waggle/contracts';
+import type { AgentRecord, CreateAgentFields, McpSelection, ModelRoute, UpdateAgentFields } from '@waggle/contracts';
+import { nestedMessage, WaggleException } from '@waggle/errors';
+import { WorkspaceMcpServers } from '../mcp-servers/workspace-mcp-servers';
 import { AgentModels } from './agent-models';
 import { settingsOfCreate, settingsOfUpdate, toAgentRecord } from './agent-record';
 import { AgentWebhookSecrets } from './agent-webhook-secrets.service';
@@ -22,6 +24,7 @@ export class AgentsService {
     private readonly secrets: AgentWebhookSecrets,
     /** Told of every change, so no replica runs the agent with what the change replaced. */
     private readonly runnable: RunnableAgents,
+    private readonly mcpServers: WorkspaceMcpServers,
   ) {}
 
   async list(workspaceId: string): Promise<AgentRecord[]> {
@@ -42,6 +45,7 @@ export class AgentsService {
     const settings = settingsOfCreate(fields);
     const primary = await this.models.check(settings.llmModel, settings.modelType);
     await this.models.checkFallbacks(primary, settings.llmModel, settings.fallbacks, settings.responseFormat !== null);
+    await this.checkMcpServers(workspaceId, settings.mcp);
     const secrets = this.secrets.newSecrets();
     const agent = await this.agents.insert({
       workspaceId,
@@ -71,6 +75,7 @@ export class AgentsService {
    */
   async update(workspaceId: string, agentId: string, fields: UpdateAgentFields): Promise<AgentRecord> {
     const changes = settingsOfUpdate(fields);
+    await this.checkMcpServers(workspaceId, changes.mcp);
     const updated = await this.agents.transaction(async () => {
       const agent = await this.agents.getActive(workspaceId, agentId, { lock: true });
       const llmModel = changes.llmModel ?? agent.llmModel;
@@ -87,6 +92,27 @@ export class AgentsService {
     });
     this.runnable.changed(updated.id);
     return toAgentRecord(updated);
+  }
+
+  /** 422 naming each `mcp[i].server` that is not a server of the workspace (the spec's decisions, MCP: agents and steps). */
+  private async checkMcpServers(workspaceId: string, mcp: McpSelection[] | null | undefined): Promise<void> {
+    if (!mcp || mcp.length === 0) return;
+    const unknown = new Set(
+      await this.mcpServers.unregistered(
+        workspaceId,
+        mcp.map((entry) => entry.server),
+      ),
+    );
+    if (unknown.size === 0) return;
+    const problems = mcp.flatMap((entry, index) =>
+      unknown.has(entry.server)
+        ? [{ detail: 'validation_mcp_server_unknown' as const, params: { field: `mcp[${index}].server`, server: entry.server } }]
+        : [],
+    );
+    throw new WaggleException('validation_error', {
+      ...problems[0],
+      details: problems.map((problem) => ({ field: `agent.${problem.params.field}`, messages: [nestedMessage(problem)] })),
+    });
   }
 
   /**

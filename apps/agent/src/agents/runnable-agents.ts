@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { AgentPromptCacheTtl, AgentReasoningEffort, AgentToolChoice, ResponseFormat } from '@waggle/contracts';
+import type { AgentPromptCacheTtl, AgentReasoningEffort, AgentToolChoice, McpSelection, ResponseFormat } from '@waggle/contracts';
 import { BroadcastCache, NatsRpcClient } from '@waggle/platform';
 import { WaggleException } from '@waggle/errors';
 import { agentNotFound, AgentsRepository, isAgentId } from './agents.repository';
@@ -34,6 +34,8 @@ export interface RunnableAgent {
   fallbacks: string[];
   /** The JSON Schema the answer must match (D42). */
   responseFormat: ResponseFormat | null;
+  /** The MCP servers whose tools its runs offer, and which tools; null for none. */
+  mcp: McpSelection[] | null;
   /** Attached knowledge bases, searched by the `knowledge_search` tool; empty for none. */
   knowledgeBaseIds: string[];
 }

@@ -17,4 +17,10 @@ export class WorkspaceMcpServers {
   connectionOf(workspaceId: string, serverId: string): Promise<WorkspaceMcpServer> {
     return this.servers.connection(workspaceId, serverId);
   }
+
+  /** The ids among `serverIds` that name no server of the workspace (an agent's `mcp` may name only its servers). */
+  async unregistered(workspaceId: string, serverIds: readonly string[]): Promise<string[]> {
+    const registered = new Set((await this.servers.list(workspaceId)).map((server) => server.id));
+    return serverIds.filter((id) => !registered.has(id));
+  }
 }

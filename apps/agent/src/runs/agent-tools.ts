@@ -1,6 +1,8 @@
 import type { JSONValue } from 'ai';
 import { READ_FILE_TOOL, READ_FILE_TOOL_NAME, type AcceptedAttachment, type DocumentReader } from '@waggle/documents';
+import { McpConnectionError, type McpToolResult } from '@waggle/mcp';
 import type { ToolCall, ToolDefinition } from '@waggle/providers';
+import type { McpToolSet } from '../mcp-tools/mcp-tool-offer';
 
 /** What running one tool call gave: the observation the model gets, and whether it is an error. */
 export interface ToolOutcome {
@@ -11,7 +13,7 @@ export interface ToolOutcome {
 /** The tools one run offers and how each is run. */
 export interface RunTools {
   definitions: ToolDefinition[];
-  /** `system` for the built-in tools (the stream's `tool_type`). */
+  /** `system` for the built-in tools, `knowledge_base` and `mcp` for the others (the stream's `tool_type`). */
   typeOf(toolName: string): string;
   run(call: ToolCall, signal: AbortSignal): Promise<ToolOutcome>;
 }
@@ -37,12 +39,42 @@ export interface KnowledgeSearcher {
 }
 
 /**
- * The run's tools: `read_file` when the conversation has documents, reading only those (its
- * structured attachments; spec: Attachment rules 5), and `knowledge_search` when the agent
- * has knowledge bases. A file that cannot be fetched or read, or a search that fails, is the
- * observation (an error text for the model), not a failed run (decisions: attachments).
+ * What the model reads of an MCP tool's result: its structured content (as JSON) or its text
+ * (already cut at 100 KiB with a notice); a result the tool marked as an error is an error observation.
  */
-export function runTools(reader: DocumentReader, documents: readonly AcceptedAttachment[], knowledge?: KnowledgeSearcher): RunTools {
+export function mcpObservation(result: McpToolResult): ToolOutcome {
+  if (result.isError) return { observation: { error: result.text }, isError: true };
+  return { observation: (result.structuredContent as JSONValue | undefined) ?? result.text, isError: false };
+}
+
+/** An MCP tool call: its result, or an error observation when its server could not be reached (the run goes on). */
+async function runMcpTool(mcp: McpToolSet, call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
+  const input = call.input;
+  if (call.invalid || input === null || typeof input !== 'object' || Array.isArray(input))
+    return { observation: { error: `The input of ${call.toolName} must be a JSON object.` }, isError: true };
+  try {
+    return mcpObservation(await mcp.call(call.toolName, input as Record<string, unknown>, signal));
+  } catch (error) {
+    if (signal.aborted) throw signal.reason;
+    // The connector's message names the server's origin and the stage, never a header value.
+    const reason = error instanceof McpConnectionError ? error.message : 'the tool did not answer';
+    return { observation: { error: `The tool ${call.toolName} could not be called: ${reason}` }, isError: true };
+  }
+}
+
+/**
+ * The run's tools: `read_file` when the conversation has documents, reading only those (its
+ * structured attachments; spec: Attachment rules 5), `knowledge_search` when the agent has
+ * knowledge bases, and the MCP tools the agent's servers offer (`<server>__<tool>`). A file that
+ * cannot be fetched or read, a search or an MCP call that fails, is the observation (an error
+ * text for the model), not a failed run (decisions: attachments).
+ */
+export function runTools(
+  reader: DocumentReader,
+  documents: readonly AcceptedAttachment[],
+  knowledge?: KnowledgeSearcher,
+  mcp?: McpToolSet,
+): RunTools {
   const readable = new Set(documents.map((document) => document.url));
   const definitions: ToolDefinition[] =
     readable.size > 0
@@ -55,10 +87,12 @@ export function runTools(reader: DocumentReader, documents: readonly AcceptedAtt
         ]
       : [];
   if (knowledge) definitions.push(KNOWLEDGE_SEARCH_TOOL);
+  if (mcp) definitions.push(...mcp.definitions);
   return {
     definitions,
-    typeOf: (toolName) => (toolName === KNOWLEDGE_SEARCH_TOOL_NAME ? 'knowledge_base' : 'system'),
+    typeOf: (toolName) => (toolName === KNOWLEDGE_SEARCH_TOOL_NAME ? 'knowledge_base' : mcp?.has(toolName) ? 'mcp' : 'system'),
     async run(call, signal) {
+      if (mcp?.has(call.toolName)) return runMcpTool(mcp, call, signal);
       if (knowledge && !call.invalid && call.toolName === KNOWLEDGE_SEARCH_TOOL_NAME) {
         const query = (call.input as { query?: unknown } | null)?.query;
         if (typeof query !== 'string' || query.trim() === '')

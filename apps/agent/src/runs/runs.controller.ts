@@ -3,10 +3,12 @@ import {
   AcceptAgentRunRequest,
   AgentPatterns,
   AgentRunRequest,
+  CallMcpToolRequest,
   RequestLookupRequest,
   type AcceptedRun,
   type AgentInvokeResponse,
   type AgentStreamEvent,
+  type McpToolCallAnswer,
   type QueuedRunCancellation,
 } from '@waggle/contracts';
 import { RpcHandler } from '@waggle/platform';
@@ -15,6 +17,7 @@ import type { Observable } from 'rxjs';
 import { AgentRunner } from './agent-runner.service';
 import { AgentTriggerWorker } from './agent-trigger.worker';
 import { BackgroundAgentRuns } from './background-agent-runs';
+import { McpToolCalls } from './mcp-tool-calls';
 
 @Controller()
 export class RunsController {
@@ -23,6 +26,7 @@ export class RunsController {
     private readonly triggers: AgentTriggerWorker,
     private readonly background: BackgroundAgentRuns,
     private readonly runEvents: RunEventLog,
+    private readonly mcpTools: McpToolCalls,
   ) {}
 
   @RpcHandler(AgentPatterns.invokeAgent)
@@ -48,5 +52,11 @@ export class RunsController {
   @RpcHandler(AgentPatterns.cancelQueuedRun)
   async cancelQueued(request: RequestLookupRequest): Promise<QueuedRunCancellation> {
     return { cancelled: await this.triggers.cancelWaiting(request.workspace_id, request.request_id) };
+  }
+
+  /** A workflow `mcp_tool` step's tool call, cancellable as a child run of its workflow run. */
+  @RpcHandler(AgentPatterns.callMcpTool)
+  callMcpTool(request: CallMcpToolRequest): Promise<McpToolCallAnswer> {
+    return this.mcpTools.call(request);
   }
 }

@@ -14,6 +14,8 @@ import {
   AGENT_TOOL_CHOICES,
   MAX_CONTENT_LENGTH,
   MAX_FALLBACKS,
+  MCP_SELECTION_LIMITS,
+  MCP_SERVER_ID_FORMAT,
   RESPONSE_FORMAT_NAME,
   RESPONSE_SCHEMA_MAX_BYTES,
   CreateAgentRequest,
@@ -23,6 +25,7 @@ import {
   type AgentReasoningEffort,
   type AgentRecord,
   type AgentToolChoice,
+  type McpSelection,
   type ResponseFormat,
 } from '@waggle/contracts';
 
@@ -66,6 +69,33 @@ const FALLBACKS = {
   description:
     'Catalog model ids tried in order when llm_model is unavailable (decisions D41); each must be able to do what the agent asks of llm_model',
 } as const;
+
+/** One entry of an agent's `mcp` (the spec's decisions, MCP). */
+export class McpSelectionDoc implements McpSelection {
+  @ApiProperty({ pattern: MCP_SERVER_ID_FORMAT.source, description: 'The id of an MCP server of the workspace (/v1/private/mcp_servers)' })
+  server!: string;
+
+  @ApiProperty({
+    oneOf: [
+      { type: 'string', enum: ['*'] },
+      {
+        type: 'array',
+        items: { type: 'string', minLength: 1, maxLength: MCP_SELECTION_LIMITS.toolNameLength },
+        minItems: 1,
+        maxItems: MCP_SELECTION_LIMITS.tools,
+      },
+    ],
+    description: 'Every tool of the server ("*") or the tools named; only tools of the approved snapshot, unchanged, are offered',
+  })
+  tools!: string[] | '*';
+}
+
+const MCP: ApiPropertyOptions = {
+  type: [McpSelectionDoc],
+  maxItems: MCP_SELECTION_LIMITS.servers,
+  nullable: true,
+  description: 'The MCP servers of the workspace whose tools the runs offer, each server at most once; null for none',
+};
 
 /** A response format, or null for none. */
 const RESPONSE_FORMAT: ApiPropertyOptions = { oneOf: [{ $ref: getSchemaPath(ResponseFormatDoc) }, { type: 'null' }] };
@@ -126,6 +156,9 @@ export class CreateAgentFieldsDoc {
 
   @ApiPropertyOptional(RESPONSE_FORMAT)
   response_format?: ResponseFormatDoc | null;
+
+  @ApiPropertyOptional(MCP)
+  mcp?: McpSelectionDoc[] | null;
 }
 
 /** The `agent` object of an update: every field optional, null unsets an optional one. */
@@ -190,6 +223,9 @@ export class AgentDto implements AgentRecord {
 
   @ApiProperty(RESPONSE_FORMAT)
   response_format!: ResponseFormat | null;
+
+  @ApiProperty(MCP)
+  mcp!: McpSelection[] | null;
 
   @ApiProperty({ enum: ['active'] })
   status!: 'active';

@@ -1,5 +1,5 @@
 import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
-import { IsAttachmentList, IsFlatMetadata, ResponseFormatField, type ResponseFormat } from '@waggle/contracts';
+import { IsAttachmentList, IsFlatMetadata, McpSelectionField, ResponseFormatField, type ResponseFormat } from '@waggle/contracts';
 import { localizeDetails, WaggleException, type FieldDetail } from '@waggle/errors';
 import { Type } from 'class-transformer';
 import {
@@ -81,6 +81,7 @@ class EveryRule {
   @IsFlatMetadata() metadata!: Record<string, unknown>;
   @ResponseFormatField() format!: ResponseFormat;
   @IsAttachmentList() attachments!: unknown[];
+  @McpSelectionField() mcp!: unknown[];
   @IsSomethingNew() novel!: string;
 }
 
@@ -112,6 +113,10 @@ const failing = {
   metadata: { nested: { a: 1 } },
   format: { type: 'json_schema', schema: 'x' },
   attachments: 'x',
+  mcp: [
+    { server: 'docs', tools: '*' },
+    { server: 'docs', tools: ['search'] },
+  ],
   novel: 'x',
   extra: true,
 };
@@ -177,7 +182,7 @@ describe("a validation failure's details", () => {
         expect(typeof message).toBe('string');
       }),
     );
-    const shown = ['labels', 'inner', 'metadata', 'format.schema', 'attachments', 'extra', 'tooLong', 'novel'];
+    const shown = ['labels', 'inner', 'metadata', 'format.schema', 'attachments', 'mcp', 'extra', 'tooLong', 'novel'];
     expect(spanish.filter(({ field }) => shown.includes(field))).toEqual([
       { field: 'extra', messages: ['la propiedad extra no está permitida'] },
       { field: 'tooLong', messages: ['tooLong debe tener como máximo 4 caracteres'] },
@@ -195,6 +200,7 @@ describe("a validation failure's details", () => {
         field: 'attachments',
         messages: ['attachments debe ser una lista de como máximo 20 URL (cadenas) u objetos con una cadena file_url'],
       },
+      { field: 'mcp', messages: ['mcp[1].server vuelve a nombrar docs'] },
       { field: 'novel', messages: ['novel no es válido'] },
     ]);
   });

@@ -1,4 +1,4 @@
-import { flatMetadataProblem, mcpHeadersProblem, responseSchemaProblem } from '@waggle/contracts';
+import { flatMetadataProblem, mcpHeadersProblem, mcpSelectionProblem, responseSchemaProblem } from '@waggle/contracts';
 import { nestedMessage, type ErrorDetail, type NestedMessage } from '@waggle/errors';
 import { getMetadataStorage, type ValidationError } from 'class-validator';
 
@@ -81,6 +81,7 @@ const CONSTRAINT_MESSAGES: Readonly<Record<string, (rule: FailedRule) => ErrorDe
       : undefined,
   isFlatMetadata: ({ value }) => flatMetadataProblem(value),
   isResponseSchema: ({ value }) => responseSchemaProblem(value),
+  isMcpSelection: ({ name, value }) => mcpSelectionProblem(value, name),
   isMcpHeaders: ({ value }) => mcpHeadersProblem(value),
 };
 

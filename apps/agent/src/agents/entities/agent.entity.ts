@@ -1,4 +1,4 @@
-import type { AgentPromptCacheTtl, AgentReasoningEffort, AgentToolChoice, ResponseFormat } from '@waggle/contracts';
+import type { AgentPromptCacheTtl, AgentReasoningEffort, AgentToolChoice, McpSelection, ResponseFormat } from '@waggle/contracts';
 import { Column, DeleteDateColumn, Entity, Index } from 'typeorm';
 import { WebhookOwnerColumns } from '@waggle/database';
 
@@ -52,6 +52,10 @@ export class AgentEntity extends WebhookOwnerColumns {
   /** The JSON Schema the agent's answers must match (D42). */
   @Column({ name: 'response_format', type: 'jsonb', nullable: true })
   responseFormat!: ResponseFormat | null;
+
+  /** The workspace MCP servers whose tools the agent's runs offer, and which tools (the spec's decisions, MCP); null for none. */
+  @Column({ type: 'jsonb', nullable: true })
+  mcp!: McpSelection[] | null;
 
   @DeleteDateColumn({ name: 'deleted_at', type: 'timestamptz', nullable: true })
   deletedAt!: Date | null;

@@ -11,6 +11,7 @@ describe('isSideEffectFree: which steps get one record write, when they end', ()
     ['an http call', step({ type: 'http', method: 'GET', url: 'https://example.com' }), false],
     ['an agent', step({ type: 'agent', agent: 'a', message: 'm' }), false],
     ['a scrape', step({ type: 'scrape', url: 'https://example.com' }), false],
+    ['an MCP tool call', step({ type: 'mcp_tool', server: 'calc', tool: 'add', arguments: {} }), false],
     ['a loop (its iterations have records)', step({ type: 'loop', over: '[]', steps: [step({ type: 'template', text: 'x' })] }), false],
     [
       'a condition with only side-effect-free branches',

@@ -55,6 +55,19 @@ function toolFailure(error: unknown): WaggleException {
   return new WaggleException('upstream_request_failed', { detail: 'tool_call_failed' });
 }
 
+/** How much of a failed MCP tool's text its step's failure keeps: in the message, and in `details`. */
+const MCP_ERROR_TEXT_CHARS = { message: 300, details: 4_000 };
+
+/** A tool's error result as its step's failure (`mcp_tool_failed`), the tool's own text bounded. */
+export function mcpToolFailed(server: string, tool: string, text: string): WaggleException {
+  const reason = text.length > MCP_ERROR_TEXT_CHARS.message ? `${text.slice(0, MCP_ERROR_TEXT_CHARS.message)}…` : text;
+  return new WaggleException('mcp_tool_failed', {
+    detail: 'mcp_tool_error',
+    params: { server, tool, reason },
+    details: { server, tool, error: text.slice(0, MCP_ERROR_TEXT_CHARS.details) },
+  });
+}
+
 /**
  * A model call's answer as a step's output: with a response format, the parsed value (the
  * answer was validated against the schema, so it is JSON), for later steps and conditions to
@@ -142,6 +155,8 @@ export class StepExecutors {
         };
       case 'template':
         return { text: renderText(step.text, scope) };
+      case 'mcp_tool':
+        return { server: step.server, tool: step.tool, arguments: renderValue(step.arguments, scope) };
       default:
         return {};
     }
@@ -173,6 +188,8 @@ export class StepExecutors {
         return this.scrape(inputs, execution);
       case 'http':
         return this.http(inputs, execution);
+      case 'mcp_tool':
+        return this.mcpTool(key, inputs, execution);
       default:
         throw new WaggleException('internal_server_error', { detail: 'step_run_by_engine', params: { type: step.type } });
     }
@@ -206,16 +223,26 @@ export class StepExecutors {
   }
 
   /**
-   * An agent run in the agent service. A cancel of the workflow run cancels it there too (only a
-   * cancel: after a lost lease or the time-out, a re-run asks for the same child run again).
+   * Work a step asks of another service under a child request id: a cancel of the workflow run
+   * cancels it there too (only a cancel: after a lost lease or the time-out, a re-run asks for the
+   * same child run again).
    */
-  private async agent(stepKey: string, inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
+  private async asChild<T>(execution: RunExecution, stepKey: string, work: (requestId: string) => Promise<T>): Promise<T> {
     const requestId = childRequestId(execution.run.id, stepKey);
     const cancelChild = () => {
       if (isRunCancel(execution.signal)) this.cancellation.cancelElsewhere(requestId);
     };
     execution.signal.addEventListener('abort', cancelChild, { once: true });
     try {
+      return await work(requestId);
+    } finally {
+      execution.signal.removeEventListener('abort', cancelChild);
+    }
+  }
+
+  /** An agent run in the agent service, as a child of the workflow run (asChild). */
+  private agent(stepKey: string, inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
+    return this.asChild(execution, stepKey, async (requestId) => {
       const answer = await send(
         this.rpc,
         AgentPatterns.invokeAgent,
@@ -232,9 +259,29 @@ export class StepExecutors {
         { timeoutMs: this.remainingMs(execution) },
       );
       return { output: answer.response, tokens: answer.usage.total_tokens, modelCalls: 1 };
-    } finally {
-      execution.signal.removeEventListener('abort', cancelChild);
-    }
+    });
+  }
+
+  /**
+   * One tool of a workspace MCP server, called by the agent service (which holds the servers and
+   * their secrets) as a child of the workflow run (asChild), for what is left of the run (its
+   * deadline cuts the call). The output is the tool's structured content, else its text; a tool's
+   * error fails the step with `mcp_tool_failed`, the tool's text (bounded) in its details.
+   */
+  private mcpTool(stepKey: string, inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
+    const server = inputs.server as string;
+    const tool = inputs.tool as string;
+    return this.asChild(execution, stepKey, async (requestId) => {
+      const answer = await send(this.rpc, AgentPatterns.callMcpTool, {
+        workspace_id: execution.run.workspace_id,
+        request_id: requestId,
+        server,
+        tool,
+        arguments: inputs.arguments as Record<string, unknown>,
+      });
+      if (answer.is_error) throw mcpToolFailed(server, tool, answer.text);
+      return { output: answer.structured_content ?? answer.text, tokens: 0, modelCalls: 0 };
+    });
   }
 
   private async knowledgeSearch(inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {

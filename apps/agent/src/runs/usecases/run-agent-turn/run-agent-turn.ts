@@ -21,6 +21,7 @@ import { runTools } from '../../agent-tools';
 import { buildConversation, checkRunAttachments, hasImages, readableDocuments, type CheckedRunInput } from '../../conversation';
 import { DOCUMENT_READER } from '../../document-reader.provider';
 import { AgentKnowledgeSearch } from '../../knowledge-search';
+import { WorkspaceMcpTools } from '../../../mcp-tools/mcp-tools.service';
 import { AgentTurnLedger } from './agent-turn-ledger';
 import { streamedTurns, wholeTurns } from './model-turns';
 import { ToolLoop, type LoopResult, type ToolLoopInput, type TurnListener } from './tool-loop';
@@ -145,6 +146,7 @@ export class RunAgentTurn {
     private readonly threads: ThreadsRepository,
     @Inject(DOCUMENT_READER) private readonly reader: DocumentReader,
     private readonly knowledge: AgentKnowledgeSearch,
+    private readonly mcpTools: WorkspaceMcpTools,
     @Inject(APP_ENV) private readonly env: AgentEnv,
   ) {}
 
@@ -231,6 +233,11 @@ export class RunAgentTurn {
         omitted_turns: conversation.omittedTurns,
       });
 
+    // A model that cannot call tools is offered none; otherwise each MCP server is listed live.
+    const mcp =
+      agent.mcp && agent.mcp.length > 0 && catalogRoute.is_tool_calling
+        ? await this.mcpTools.offer(input.workspace_id, agent.mcp, input.request_id)
+        : undefined;
     const ledger = new AgentTurnLedger(this.publisher, input, agent.id, catalogRoute.id);
     return {
       input,
@@ -245,6 +252,7 @@ export class RunAgentTurn {
           agent.knowledgeBaseIds.length > 0 && catalogRoute.is_tool_calling
             ? this.knowledge.searcher(input.workspace_id, agent.knowledgeBaseIds)
             : undefined,
+          mcp,
         ),
         toolChoice: agent.toolChoice ?? 'auto',
         maxToolCalls: agent.maxToolCalls ?? this.env.AGENT_DEFAULT_MAX_TOOL_CALLS,

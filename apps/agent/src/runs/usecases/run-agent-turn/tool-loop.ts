@@ -68,8 +68,8 @@ function runTool(tools: RunTools, call: ToolCall, signal: AbortSignal): Promise<
     'gen_ai.operation.name': 'execute_tool',
     'gen_ai.tool.name': call.toolName,
     'gen_ai.tool.call.id': call.toolCallId,
-    // Every tool an agent run executes is one of Waggle's own functions.
-    'gen_ai.tool.type': 'function',
+    // Waggle's own tools are functions; a workspace MCP server's tool calls an outside service.
+    'gen_ai.tool.type': tools.typeOf(call.toolName) === 'mcp' ? 'extension' : 'function',
   };
   return inSpan(`execute_tool ${call.toolName}`, attributes, async (span) => {
     const outcome = await tools.run(call, signal);
