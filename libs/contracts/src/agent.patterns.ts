@@ -38,6 +38,7 @@ import { FallbacksField, ResponseFormatDto, ResponseFormatField, type ResponseFo
 import { patternNames, rpc, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
 import { WithRunLabels } from './run-labels';
 import { WithRotationOverlap, type ShownWebhookSecret } from './webhook-owners';
+import { McpPublishDto, McpPublishField, type McpPublish, type McpToolDescriptor } from './mcp-tools';
 
 /** The spec's enums of the Agent resource. */
 export const AGENT_PROMPT_CACHE_TTLS = ['disabled', '5m', '1h'] as const;
@@ -116,6 +117,10 @@ class AgentOptionalFields {
   /** The JSON Schema the agent's answers must match (D42). */
   @ResponseFormatField()
   response_format?: ResponseFormatDto | null;
+
+  /** Offered as a tool of the workspace's MCP server (the spec's decisions, MCP); null unpublishes it. */
+  @McpPublishField()
+  publish?: McpPublishDto | null;
 }
 
 /** The `agent` object of a create: name, llm_model and model_type required. */
@@ -245,6 +250,8 @@ export interface AgentRecord {
   /** Empty when the agent names none. */
   fallbacks: string[];
   response_format: ResponseFormat | null;
+  /** Whether and how it is offered as a tool of the workspace's MCP server; null when never published. */
+  publish: McpPublish | null;
   /** Always `active`: deleted agents are never returned. */
   status: 'active';
   created_at: string;
@@ -466,6 +473,8 @@ export const AgentContracts = {
   /** A background invoke without streaming: refused like an invoke, else queued on `agent-runs`, recorded `queued`, answered at once. */
   acceptAgent: rpc('agent.runs.accept', AcceptAgentRunRequest).returns<AcceptedRun>(),
   streamAgent: rpc('agent.runs.stream', AgentRunRequest, { timeoutMs: SYNC_RUN_TIMEOUT_MS }).streams<AgentStreamEvent>(),
+  /** The workspace's published agents as MCP tools (the spec's decisions, MCP). */
+  listMcpTools: rpc('agent.mcp-tools.list', WorkspaceIdRequest).returns<McpToolDescriptor[]>(),
   /**
    * A cancel (invocation's RunCanceller, the ledger's owner) finishes an agent trigger still waiting
    * in `agent-runs` where it waits: `cancelled` true when it did (the run is recorded and announced cancelled).

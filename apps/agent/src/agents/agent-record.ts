@@ -1,4 +1,4 @@
-import type { AgentRecord, CreateAgentFields, UpdateAgentFields } from '@waggle/contracts';
+import { storedMcpPublish, type AgentRecord, type CreateAgentFields, type UpdateAgentFields } from '@waggle/contracts';
 import type { AgentEntity } from './entities/agent.entity';
 
 /** decisions: the agent record in responses, unset optional fields null, status `active`. */
@@ -19,6 +19,7 @@ export function toAgentRecord(agent: AgentEntity): AgentRecord {
     max_tool_calls: agent.maxToolCalls,
     fallbacks: agent.fallbacks,
     response_format: agent.responseFormat,
+    publish: agent.publish,
     status: 'active',
     created_at: agent.createdAt.toISOString(),
     updated_at: agent.updatedAt.toISOString(),
@@ -42,6 +43,7 @@ export type AgentSettings = Pick<
   | 'maxToolCalls'
   | 'fallbacks'
   | 'responseFormat'
+  | 'publish'
 >;
 
 /** The columns a create's fields set: absent optional fields are null. */
@@ -61,6 +63,7 @@ export function settingsOfCreate(fields: CreateAgentFields): AgentSettings {
     maxToolCalls: fields.max_tool_calls ?? null,
     fallbacks: fields.fallbacks ?? [],
     responseFormat: fields.response_format ?? null,
+    publish: storedMcpPublish(fields.publish),
   };
 }
 
@@ -85,5 +88,6 @@ export function settingsOfUpdate(fields: UpdateAgentFields): Partial<AgentSettin
   // null unsets the list too: no fallbacks.
   set('fallbacks', fields.fallbacks === null ? [] : fields.fallbacks);
   set('responseFormat', fields.response_format);
+  if (fields.publish !== undefined) changes.publish = storedMcpPublish(fields.publish);
   return changes;
 }

@@ -14,6 +14,8 @@ import {
   AGENT_TOOL_CHOICES,
   MAX_CONTENT_LENGTH,
   MAX_FALLBACKS,
+  MCP_TOOL_DESCRIPTION_MAX,
+  MCP_TOOL_NAME_PATTERN,
   RESPONSE_FORMAT_NAME,
   RESPONSE_SCHEMA_MAX_BYTES,
   CreateAgentRequest,
@@ -23,6 +25,7 @@ import {
   type AgentReasoningEffort,
   type AgentRecord,
   type AgentToolChoice,
+  type McpPublish,
   type ResponseFormat,
 } from '@waggle/contracts';
 
@@ -59,6 +62,24 @@ export class ResponseFormatDoc implements ResponseFormat {
   strict?: boolean;
 }
 
+/** `publish` (the spec's decisions, MCP): offered as a tool of the workspace's MCP server at POST /v1/mcp. */
+export class McpPublishDoc implements McpPublish {
+  @ApiProperty({ description: 'Offered as a tool of the workspace’s MCP server (POST /v1/mcp)' })
+  mcp!: boolean;
+
+  @ApiPropertyOptional({
+    pattern: MCP_TOOL_NAME_PATTERN.source,
+    description: 'The tool’s name, unique in the workspace; agent_<name> (lower-cased, other characters as _, at most 40) when absent',
+  })
+  tool_name?: string;
+
+  @ApiPropertyOptional({ maxLength: MCP_TOOL_DESCRIPTION_MAX, description: 'The tool’s description; the agent’s own when absent' })
+  description?: string;
+}
+
+/** A publish setting, or null for none. */
+const PUBLISH: ApiPropertyOptions = { oneOf: [{ $ref: getSchemaPath(McpPublishDoc) }, { type: 'null' }] };
+
 const FALLBACKS = {
   type: 'array',
   items: { type: 'string', minLength: 1, maxLength: 200 },
@@ -71,7 +92,7 @@ const FALLBACKS = {
 const RESPONSE_FORMAT: ApiPropertyOptions = { oneOf: [{ $ref: getSchemaPath(ResponseFormatDoc) }, { type: 'null' }] };
 
 /** The `agent` object of a create. */
-@ApiExtraModels(ResponseFormatDoc)
+@ApiExtraModels(ResponseFormatDoc, McpPublishDoc)
 export class CreateAgentFieldsDoc {
   @ApiProperty({ minLength: 1, maxLength: 200 })
   name!: string;
@@ -126,6 +147,9 @@ export class CreateAgentFieldsDoc {
 
   @ApiPropertyOptional(RESPONSE_FORMAT)
   response_format?: ResponseFormatDoc | null;
+
+  @ApiPropertyOptional(PUBLISH)
+  publish?: McpPublishDoc | null;
 }
 
 /** The `agent` object of an update: every field optional, null unsets an optional one. */
@@ -190,6 +214,9 @@ export class AgentDto implements AgentRecord {
 
   @ApiProperty(RESPONSE_FORMAT)
   response_format!: ResponseFormat | null;
+
+  @ApiProperty(PUBLISH)
+  publish!: McpPublish | null;
 
   @ApiProperty({ enum: ['active'] })
   status!: 'active';

@@ -1,4 +1,4 @@
-import type { AgentPromptCacheTtl, AgentReasoningEffort, AgentToolChoice, ResponseFormat } from '@waggle/contracts';
+import type { AgentPromptCacheTtl, AgentReasoningEffort, AgentToolChoice, McpPublish, ResponseFormat } from '@waggle/contracts';
 import { Column, DeleteDateColumn, Entity, Index } from 'typeorm';
 import { WebhookOwnerColumns } from '@waggle/database';
 
@@ -52,6 +52,10 @@ export class AgentEntity extends WebhookOwnerColumns {
   /** The JSON Schema the agent's answers must match (D42). */
   @Column({ name: 'response_format', type: 'jsonb', nullable: true })
   responseFormat!: ResponseFormat | null;
+
+  /** Offered as a tool of the workspace's MCP server (the spec's decisions, MCP); null when never published. */
+  @Column({ type: 'jsonb', nullable: true })
+  publish!: McpPublish | null;
 
   @DeleteDateColumn({ name: 'deleted_at', type: 'timestamptz', nullable: true })
   deletedAt!: Date | null;

@@ -3,6 +3,7 @@ import { CreateAgents1795447952304 } from './1795447952304-create-agents';
 import { AddThreads1795450036333 } from './1795450036333-add-threads';
 import { AddAgentKnowledgeBases1795452648948 } from './1795452648948-add-agent-knowledge-bases';
 import { AddAgentFallbacksResponseFormat1795562328886 } from './1795562328886-add-agent-fallbacks-response-format';
+import { AddAgentPublish1795890411571 } from './1795890411571-add-agent-publish';
 
 /** Every migration of this service, oldest first. `npm run migration:generate` appends here. */
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
@@ -10,4 +11,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   AddThreads1795450036333,
   AddAgentKnowledgeBases1795452648948,
   AddAgentFallbacksResponseFormat1795562328886,
+  AddAgentPublish1795890411571,
 ];
