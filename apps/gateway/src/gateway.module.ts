@@ -4,6 +4,7 @@ import { RunLifecycleModule } from '@waggle/runs';
 import type { GatewayEnv } from './config/gateway.env';
 import { AgentsModule } from './agents/agents.module';
 import { KnowledgeBasesModule } from './knowledge-bases/knowledge-bases.module';
+import { McpModule } from './mcp/mcp.module';
 import { WorkflowRunsModule } from './workflows/workflow-runs.module';
 import { AssetsModule } from './assets/assets.module';
 import { ErrorCodesModule } from './error-codes/error-codes.module';
@@ -46,6 +47,7 @@ export class GatewayModule {
         WorkflowsModule,
         WorkflowRunsModule,
         OpenAiModule,
+        McpModule,
       ],
     };
   }

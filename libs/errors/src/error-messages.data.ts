@@ -88,6 +88,10 @@ export const ERROR_MESSAGES = {
     en: 'The origin %{origin} may not call this MCP server',
     es: 'El origen %{origin} no puede llamar a este servidor MCP',
   },
+  mcp_answer_not_structured: {
+    en: 'The answer is not the JSON object the tool’s output schema describes',
+    es: 'La respuesta no es el objeto JSON que describe el esquema de salida de la herramienta',
+  },
   mcp_method_not_allowed: {
     en: 'The MCP server takes each message as a POST; %{method} is not served',
     es: 'El servidor MCP recibe cada mensaje con POST; %{method} no se sirve',
