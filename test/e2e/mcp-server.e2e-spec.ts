@@ -555,6 +555,188 @@ prompts:
     });
   });
 
+  /**
+   * `publish` on prompt and workflow variants (the apply file) and on agents: names unique per
+   * service (422 naming the field, nothing written), the first kept in the list across services,
+   * and no change to what the native routes answer for prompts and workflows.
+   */
+  describe('publishing', () => {
+    const prompt = (variants: Array<Record<string, unknown>>, deployment = 'notes') => ({
+      prompts: [
+        {
+          deployment,
+          variants: variants.map((variant) => ({ model: PROMPT_MODEL, messages: [{ role: 'user', content: '{{ text }}' }], ...variant })),
+        },
+      ],
+    });
+    const workflow = (publish: Record<string, unknown> | undefined, deployment = 'flow') => ({
+      workflows: [
+        {
+          deployment,
+          variants: [
+            { name: 'default', output: 'done', steps: [{ id: 'only', type: 'template', text: 'done' }], ...(publish && { publish }) },
+          ],
+        },
+      ],
+    });
+    const toolNames = async (who: Workspace) => (await (await connect(who, 'auto')).listTools()).tools.map((tool) => tool.name);
+    const refusedField = (answer: { status: number; body: unknown }) => {
+      expect(answer.status).toBe(422);
+      const body = answer.body as { error_code: string; details: Array<{ field: string; messages: string[] }> };
+      expect(body.error_code).toBe('validation_error');
+      return body.details[0].field;
+    };
+
+    it('publishes and unpublishes a prompt variant without a new version or any change to the deployment routes’ answers', async () => {
+      const c = await workspace('e2e mcp publishing');
+      const first = await call<{ prompts: Array<{ variants: unknown[] }> }>(
+        c,
+        'POST',
+        '/v1/private/prompts/apply',
+        prompt([{ name: 'default' }]),
+      );
+      expect(first.body.prompts[0].variants).toEqual([expect.objectContaining({ name: 'default', version: 1, changed: true })]);
+      const listedBefore = await call(c, 'GET', '/v1/private/prompts');
+      const published = await call<{ prompts: Array<{ variants: unknown[] }> }>(
+        c,
+        'POST',
+        '/v1/private/prompts/apply',
+        prompt([{ name: 'default', publish: { mcp: true } }]),
+      );
+      expect(published.body.prompts[0].variants).toEqual([expect.objectContaining({ name: 'default', version: 1, changed: false })]);
+      expect(await call(c, 'GET', '/v1/private/prompts')).toEqual(listedBefore);
+      const versions = await call<{ versions: Array<Record<string, unknown>> }>(
+        c,
+        'GET',
+        '/v1/private/prompts/notes/variants/default/versions',
+      );
+      expect(versions.body.versions).toHaveLength(1);
+      expect(versions.body.versions[0]).not.toHaveProperty('publish');
+      expect(await toolNames(c)).toEqual(['prompt_notes_default']);
+      // A workflow likewise: its stored definition never holds publish.
+      const flow = await call<{ workflows: Array<{ variants: unknown[] }> }>(
+        c,
+        'POST',
+        '/v1/private/workflows/apply',
+        workflow({ mcp: true }),
+      );
+      expect(flow.body.workflows[0].variants).toEqual([expect.objectContaining({ version: 1, changed: true })]);
+      const again = await call<{ workflows: Array<{ variants: unknown[] }> }>(
+        c,
+        'POST',
+        '/v1/private/workflows/apply',
+        workflow(undefined),
+      );
+      expect(again.body.workflows[0].variants).toEqual([expect.objectContaining({ version: 1, changed: false })]);
+      const definition = await call<{ versions: Array<{ definition: Record<string, unknown> }> }>(
+        c,
+        'GET',
+        '/v1/private/workflows/flow/variants/default/versions',
+      );
+      expect(definition.body.versions[0].definition).not.toHaveProperty('publish');
+      // Applied again without publish: no longer a tool.
+      await call(c, 'POST', '/v1/private/prompts/apply', prompt([{ name: 'default' }]));
+      expect(await toolNames(c)).toEqual([]);
+    });
+
+    it('refuses a tool name two prompt or workflow variants would share (422 naming the field), writing nothing', async () => {
+      const c = await workspace('e2e mcp names');
+      const twice = await call(
+        c,
+        'POST',
+        '/v1/private/prompts/apply',
+        prompt([
+          { name: 'one', publish: { mcp: true, tool_name: 'shared' } },
+          { name: 'two', publish: { mcp: true, tool_name: 'shared' } },
+        ]),
+      );
+      expect(refusedField(twice)).toBe('prompts[0].variants[1].publish.tool_name');
+      expect((twice.body as { message: string }).message).toBe(
+        'The MCP tool name shared is already taken in this workspace: give this one another publish.tool_name',
+      );
+      expect((await call<{ prompts: unknown[] }>(c, 'GET', '/v1/private/prompts')).body.prompts).toEqual([]);
+      // A workflow's name is taken for prompts, and a prompt's for workflows.
+      expect((await call(c, 'POST', '/v1/private/workflows/apply', workflow({ mcp: true, tool_name: 'shared' }))).status).toBe(200);
+      expect(
+        refusedField(
+          await call(c, 'POST', '/v1/private/prompts/apply', prompt([{ name: 'one', publish: { mcp: true, tool_name: 'shared' } }])),
+        ),
+      ).toBe('prompts[0].variants[0].publish.tool_name');
+      expect(
+        (await call(c, 'POST', '/v1/private/prompts/apply', prompt([{ name: 'one', publish: { mcp: true, tool_name: 'mine' } }]))).status,
+      ).toBe(200);
+      expect(refusedField(await call(c, 'POST', '/v1/private/workflows/apply', workflow({ mcp: true, tool_name: 'mine' }, 'other')))).toBe(
+        'workflows[0].variants[0].publish.tool_name',
+      );
+      // A variant re-applied under its own name is no clash.
+      expect(
+        (await call(c, 'POST', '/v1/private/workflows/apply', workflow({ mcp: true, tool_name: 'shared', description: 'Again' }))).status,
+      ).toBe(200);
+      // A tool name outside ^[a-z0-9_]{1,40}$ is refused by either file.
+      expect(
+        (await call(c, 'POST', '/v1/private/prompts/apply', prompt([{ name: 'one', publish: { mcp: true, tool_name: 'Bad-Name' } }])))
+          .status,
+      ).toBe(422);
+      expect(refusedField(await call(c, 'POST', '/v1/private/workflows/apply', workflow({ mcp: true, tool_name: 'x'.repeat(41) })))).toBe(
+        'workflows[0].variants[0].publish.tool_name',
+      );
+      expect(await toolNames(c)).toEqual(['mine', 'shared']);
+    });
+
+    it('keeps agent tool names unique (422 naming agent.publish.tool_name, a rename too), answers publish on every agent record', async () => {
+      const c = await workspace('e2e mcp agents');
+      const agents = `/v1/public/workspaces/${c.id}/agents`;
+      const bot = await call<{ agent: AgentRecord }>(c, 'POST', agents, {
+        agent: { name: 'Help Bot', llm_model: AGENT_MODEL, model_type: 'llm', publish: { mcp: true } },
+      });
+      expect(bot.body.agent.publish).toEqual({ mcp: true });
+      const plain = await call<{ agent: AgentRecord }>(c, 'POST', agents, {
+        agent: { name: 'Plain', llm_model: AGENT_MODEL, model_type: 'llm' },
+      });
+      expect(plain.body.agent.publish).toBeNull();
+      expect(
+        refusedField(
+          await call(c, 'POST', agents, {
+            agent: { name: 'Other', llm_model: AGENT_MODEL, model_type: 'llm', publish: { mcp: true, tool_name: 'agent_help_bot' } },
+          }),
+        ),
+      ).toBe('agent.publish.tool_name');
+      const published = await call<{ agent: AgentRecord }>(c, 'PATCH', `${agents}/${plain.body.agent.id}`, {
+        agent: { publish: { mcp: true } },
+      });
+      expect(published.body.agent.publish).toEqual({ mcp: true });
+      // Renamed to Help Bot, its default tool name would be the other's.
+      expect(refusedField(await call(c, 'PATCH', `${agents}/${plain.body.agent.id}`, { agent: { name: 'Help-Bot' } }))).toBe(
+        'agent.publish.tool_name',
+      );
+      expect((await call<{ agents: AgentRecord[] }>(c, 'GET', agents)).body.agents.map((agent) => agent.publish)).toEqual([
+        { mcp: true },
+        { mcp: true },
+      ]);
+      expect(await toolNames(c)).toEqual(['agent_help_bot', 'agent_plain']);
+      const unpublished = await call<{ agent: AgentRecord }>(c, 'PATCH', `${agents}/${plain.body.agent.id}`, { agent: { publish: null } });
+      expect(unpublished.body.agent.publish).toBeNull();
+      expect(await toolNames(c)).toEqual(['agent_help_bot']);
+    });
+
+    it('serves the first of two services’ tools that share a name, in the list order, and calls it', async () => {
+      const c = await workspace('e2e mcp clash');
+      await call(c, 'POST', `/v1/public/workspaces/${c.id}/agents`, {
+        agent: { name: 'Echo', llm_model: AGENT_MODEL, model_type: 'llm', publish: { mcp: true } },
+      });
+      expect(
+        (await call(c, 'POST', '/v1/private/prompts/apply', prompt([{ name: 'default', publish: { mcp: true, tool_name: 'agent_echo' } }])))
+          .status,
+      ).toBe(200);
+      const client = await connect(c, 'auto');
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(['agent_echo']);
+      expect(tools[0].inputSchema).toMatchObject({ required: ['text'] });
+      fake.setModel(PROMPT_MODEL, { response: 'the prompt answered' });
+      expect(textOf(await client.callTool({ name: 'agent_echo', arguments: { text: 'hi' } }))).toBe('the prompt answered');
+    });
+  });
+
   describe('the meter', () => {
     it('counts each tool call on the daily meter, not the list; a call over the cap is an isError result with its code', async () => {
       const capped = await workspace('e2e mcp capped');
