@@ -165,6 +165,7 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
         max_tool_calls: 7,
         fallbacks: ['claude-haiku-5-5'],
         response_format: { type: 'json_schema', name: 'invoice', schema: { type: 'object', required: ['total'] }, strict: true },
+        publish: { mcp: true, tool_name: 'billing_desk', description: 'Answers billing questions over MCP' },
       };
       const agent = await created(a, fields);
       expect(agent).toEqual({

@@ -26,6 +26,7 @@ import {
   FakeProviderServer,
   fakeModel,
   freePort,
+  knowledgeBaseWithDocument,
   loadCatalogWithFakeModels,
   spawnApp,
   waitUntilLive,
@@ -205,28 +206,22 @@ describe('the MCP server at POST /v1/mcp, driven by MCP clients', () => {
   /** A knowledge base holding POLICY, ingested from an uploaded asset, once its item completed. */
   async function knowledgeBaseWithPolicy(who: Workspace, name: string): Promise<KnowledgeBaseRecord> {
     expect((await call(who, 'PUT', '/v1/private/knowledge_bases/embedding_model', { embedding_model: EMBEDDER })).status).toBe(200);
-    const form = new FormData();
-    form.append('file', new Blob([POLICY], { type: 'text/markdown' }), 'refund-policy.md');
-    const uploaded = await call<{ asset: AssetRecord }>(who, 'POST', `/v1/public/workspaces/${who.id}/assets`, form);
-    expect(uploaded.status).toBe(200);
-    const created = await call<{ knowledge_base: KnowledgeBaseRecord }>(who, 'POST', `/v1/public/workspaces/${who.id}/knowledge_bases`, {
-      knowledge_base: { name, description: 'How refunds work', search_type: 'full_text', search_score_threshold: 0, search_chunk_limit: 3 },
-    });
-    expect(created.status).toBe(200);
-    const id = created.body.knowledge_base.id;
-    expect((await call(who, 'POST', `/v1/private/knowledge_bases/${id}/items`, { asset_id: uploaded.body.asset.id })).status).toBe(200);
-    await expectEventually(
-      async () => {
-        const items = await call<{ knowledge_base_items: KnowledgeBaseItemRecord[] }>(
-          who,
-          'GET',
-          `/v1/public/workspaces/${who.id}/knowledge_bases/${id}/items`,
-        );
-        expect(items.body.knowledge_base_items).toEqual([expect.objectContaining({ run_status: 'completed' })]);
+    const { knowledgeBase: created } = await knowledgeBaseWithDocument(
+      { gateway, ...who },
+      {
+        fileName: 'refund-policy.md',
+        mediaType: 'text/markdown',
+        text: POLICY,
+        knowledgeBase: {
+          name,
+          description: 'How refunds work',
+          search_type: 'full_text',
+          search_score_threshold: 0,
+          search_chunk_limit: 3,
+        },
       },
-      { timeoutMs: 30_000, intervalMs: 100 },
     );
-    return created.body.knowledge_base;
+    return created;
   }
 
   /** A raw POST to the endpoint, as a client that is not an SDK would send it. */

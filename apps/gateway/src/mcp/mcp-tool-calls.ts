@@ -69,6 +69,18 @@ function structuredAnswer(value: Record<string, unknown>, requestId: string): Ca
   return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value, _meta: { [REQUEST_ID_META]: requestId } };
 }
 
+/** A deployment variant's run as an MCP tool call asks for it: the tool's arguments are its inputs. */
+function variantRun(target: { deployment: string; variant: string }, args: ToolArguments, caller: McpCaller, requestId: string) {
+  return {
+    workspace_id: caller.auth.workspace_id,
+    request_id: requestId,
+    surface: 'mcp' as const,
+    deployment: target.deployment,
+    variant: target.variant,
+    inputs: args,
+  };
+}
+
 /** A stream's error event as the exception it carries. */
 function failureOfEvent(event: StreamErrorEvent): WaggleException {
   return (
@@ -181,19 +193,9 @@ export class McpToolCalls {
     caller: McpCaller,
     requestId: string,
   ): Promise<CallToolResult> {
-    const answer = await send(
-      this.rpc,
-      InvocationPatterns.invokePrompt,
-      {
-        workspace_id: caller.auth.workspace_id,
-        request_id: requestId,
-        surface: 'mcp',
-        deployment: target.deployment,
-        variant: target.variant,
-        inputs: args,
-      },
-      { timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS },
-    );
+    const answer = await send(this.rpc, InvocationPatterns.invokePrompt, variantRun(target, args, caller, requestId), {
+      timeoutMs: this.env.SYNC_INVOKE_TIMEOUT_MS,
+    });
     return answerOf(tool, answer.response, requestId);
   }
 
@@ -220,12 +222,7 @@ export class McpToolCalls {
         this.rpc,
         InvocationPatterns.invokeWorkflow,
         {
-          workspace_id: caller.auth.workspace_id,
-          request_id: requestId,
-          surface: 'mcp',
-          deployment: target.deployment,
-          variant: target.variant,
-          inputs: args,
+          ...variantRun(target, args, caller, requestId),
           limits: workflowRunLimits(caller.auth),
           ...(steps && { progress_subject: subject }),
         },
