@@ -11,14 +11,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as StreamableHTTPClientTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type {
-  AgentRecord,
-  AssetRecord,
-  KnowledgeBaseItemRecord,
-  KnowledgeBaseRecord,
-  RequestListItem,
-  RequestLookup,
-} from '@waggle/contracts';
+import type { AgentRecord, KnowledgeBaseRecord, RequestListItem, RequestLookup } from '@waggle/contracts';
 import {
   applyDefinitions,
   cliJson,
