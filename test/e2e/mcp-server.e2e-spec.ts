@@ -472,6 +472,29 @@ prompts:
       expect(record).toMatchObject({ status: 'completed', request_type: 'agent', surface: 'mcp', requestable_id: agent.id });
     });
 
+    it('tells an agent’s tool calls and model turns as progress, and answers the turn’s text', async () => {
+      expect(
+        (await call(a, 'PUT', `/v1/private/agents/${agent.id}/knowledge_bases`, { knowledge_base_ids: [knowledgeBase.id] })).status,
+      ).toBe(200);
+      try {
+        fake.setModel(AGENT_MODEL, {
+          turns: [{ toolCalls: [{ name: 'knowledge_search', arguments: { query: 'refund' } }] }, { response: 'Within 14 days.' }],
+        });
+        const client = await connectV1(a, '2025-11-25');
+        const progress: Progress[] = [];
+        const result = (await client.callTool({ name: 'agent_front_desk', arguments: { message: 'Can I get a refund?' } }, undefined, {
+          onprogress: (update) => progress.push(update),
+        })) as CallToolResult;
+        expect(result.structuredContent).toEqual({ answer: 'Within 14 days.', thread_id: expect.any(String) });
+        expect(progress).toEqual([
+          { progress: 1, message: 'tool call knowledge_search' },
+          { progress: 2, message: 'model turn' },
+        ]);
+      } finally {
+        await call(a, 'PUT', `/v1/private/agents/${agent.id}/knowledge_bases`, { knowledge_base_ids: [] });
+      }
+    });
+
     it('searches a knowledge base with an ingested document, recorded in the ledger as a knowledge_search run', async () => {
       const client = await connect(a, 'legacy');
       const result = await client.callTool({
@@ -520,25 +543,42 @@ prompts:
       });
     });
 
-    it('cancels the run when the client aborts the call: the run ends cancelled in the ledger', async () => {
-      const release = fake.hold(HELD_MODEL);
-      try {
-        const client = await connect(a, 'auto');
-        const controller = new AbortController();
-        const marker = `topic-${Date.now()}`;
-        const calling = client.callTool({ name: 'prompt_slow_default', arguments: { topic: marker } }, { signal: controller.signal });
-        await fake.waitForRequest((record) => record.model === HELD_MODEL && JSON.stringify(record.body).includes(marker), 10_000);
-        controller.abort('the user clicked Stop');
-        await expect(calling).rejects.toBeDefined();
-        const record = await expectEventually(async () => {
-          const listed = await call<{ requests: RequestListItem[] }>(a, 'GET', '/v1/private/requests?limit=20');
-          const run = listed.body.requests.find((request) => request.message === `Cancel me about ${marker}`);
-          expect(run?.status).toBe('cancelled');
-          return run as RequestListItem;
-        });
-        expect(record).toMatchObject({ surface: 'mcp', request_type: 'prompt' });
-      } finally {
-        release();
+    it('cancels the run when the client aborts the call, whatever its revision: the run ends cancelled in the ledger', async () => {
+      // A 2026 client closes the call's stream; a 2025 client POSTs notifications/cancelled on its own.
+      const callers: Array<[string, (args: Record<string, unknown>, signal: AbortSignal) => Promise<unknown>]> = [
+        [
+          '2026-07-28',
+          async (args, signal) => (await connect(a, 'auto')).callTool({ name: 'prompt_slow_default', arguments: args }, { signal }),
+        ],
+        [
+          '2025-11-25',
+          async (args, signal) => (await connect(a, 'legacy')).callTool({ name: 'prompt_slow_default', arguments: args }, { signal }),
+        ],
+        [
+          '1.x, 2025-06-18',
+          async (args, signal) =>
+            (await connectV1(a, '2025-06-18')).callTool({ name: 'prompt_slow_default', arguments: args }, undefined, { signal }),
+        ],
+      ];
+      for (const [revision, callTool] of callers) {
+        const release = fake.hold(HELD_MODEL);
+        try {
+          const controller = new AbortController();
+          const marker = `topic-${revision}-${Date.now()}`;
+          const calling = callTool({ topic: marker }, controller.signal);
+          await fake.waitForRequest((record) => record.model === HELD_MODEL && JSON.stringify(record.body).includes(marker), 10_000);
+          controller.abort('the user clicked Stop');
+          await expect(calling).rejects.toBeDefined();
+          const record = await expectEventually(async () => {
+            const listed = await call<{ requests: RequestListItem[] }>(a, 'GET', '/v1/private/requests?limit=20');
+            const run = listed.body.requests.find((request) => request.message === `Cancel me about ${marker}`);
+            expect({ revision, status: run?.status }).toEqual({ revision, status: 'cancelled' });
+            return run as RequestListItem;
+          });
+          expect(record).toMatchObject({ surface: 'mcp', request_type: 'prompt' });
+        } finally {
+          release();
+        }
       }
     });
   });

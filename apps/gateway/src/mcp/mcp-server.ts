@@ -15,7 +15,8 @@ import { waggleVersion } from '@waggle/telemetry';
 import type { Response } from 'express';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { McpToolCatalog, type ServedTool } from './mcp-tool-catalog';
-import { McpToolCalls, type McpCaller } from './mcp-tool-calls';
+import type { McpCaller } from './mcp-caller';
+import { McpToolCalls } from './mcp-tool-calls';
 
 /** What the Streamable HTTP transport asks a client to accept. */
 const ANY_ANSWER = 'application/json, text/event-stream';
@@ -64,7 +65,7 @@ export class McpServerHandler implements OnApplicationShutdown {
     private readonly calls: McpToolCalls,
   ) {
     const onerror = (error: Error) => this.logger.warn({ err: error }, 'the MCP handler could not serve a request');
-    this.handler = createMcpHandler(({ authInfo }) => this.serverFor(callerOf(authInfo)), { onerror });
+    this.handler = createMcpHandler(({ authInfo, era }) => this.serverFor(callerOf(authInfo), era), { onerror });
     this.node = toNodeHandler(this.handler, { onerror });
   }
 
@@ -90,8 +91,8 @@ export class McpServerHandler implements OnApplicationShutdown {
     await this.handler.close();
   }
 
-  /** One HTTP request's server: the caller's tools. */
-  private serverFor(caller: McpCaller): Server {
+  /** One HTTP request's server: the caller's tools, in the era the request speaks. */
+  private serverFor(caller: McpCaller, era: 'legacy' | 'modern'): Server {
     const server = new Server({ name: 'waggle', version: this.version }, { capabilities: { tools: {} } });
     // The HTTP request's id names the run of its tools/call, as a native route's does; a second call
     // in one request (a 2025 batch) gets an id of its own.
@@ -110,7 +111,15 @@ export class McpServerHandler implements OnApplicationShutdown {
         throw new ProtocolError(ProtocolErrorCode.InternalError, failure.messageIn(caller.locale), { error_code: failure.code });
       }
     });
-    server.setRequestHandler('tools/call', (request, context) => this.calls.call(caller, request.params, context, nextRequestId()));
+    const legacy = era === 'legacy';
+    server.setRequestHandler('tools/call', (request, context) => this.calls.call(caller, request.params, context, nextRequestId(), legacy));
+    // A 2025 client's cancel comes in a request of its own, which no call of this instance is in:
+    // it names the call by its JSON-RPC id (a 2026 client closes the call's stream instead).
+    if (legacy)
+      server.setNotificationHandler('notifications/cancelled', (notification) => {
+        const id = notification.params.requestId;
+        return id === undefined ? undefined : this.calls.cancelByNotice(caller, id);
+      });
     return server;
   }
 }

@@ -9,23 +9,18 @@ import {
   WORKFLOW_RUN_PROGRESS_SUBJECT,
   type AgentRunRequest,
   type AgentStreamEvent,
-  type ResolvedApiKey,
   type WorkflowStepProgress,
 } from '@waggle/contracts';
-import { isErrorCode, WaggleException, type StreamErrorEvent, type SupportedLocale } from '@waggle/errors';
+import { isErrorCode, WaggleException, type StreamErrorEvent } from '@waggle/errors';
 import { APP_ENV, newErrorId, NatsRpcClient } from '@waggle/platform';
 import { randomUUID } from 'node:crypto';
 import type { GatewayEnv } from '../config/gateway.env';
 import { ApiMeter } from '../meter/api-meter';
 import { workflowRunLimits } from '../workflows/workflow-run-limits';
+import { type McpCaller } from './mcp-caller';
+import { McpCallsInFlight, type JsonRpcId } from './mcp-calls-in-flight';
 import { toolFailureOf } from './mcp-errors';
 import { McpToolCatalog, type ServedTool } from './mcp-tool-catalog';
-
-/** Who calls: the workspace's key, as the edge authenticated it, and its language. */
-export interface McpCaller {
-  auth: ResolvedApiKey;
-  locale: SupportedLocale;
-}
 
 /** What tools/call asks. */
 export interface ToolCallParams {
@@ -137,10 +132,33 @@ export class McpToolCalls {
     private readonly rpc: NatsRpcClient,
     private readonly meter: ApiMeter,
     private readonly catalog: McpToolCatalog,
+    private readonly inFlight: McpCallsInFlight,
     @Inject(APP_ENV) private readonly env: GatewayEnv,
   ) {}
 
-  async call(caller: McpCaller, params: ToolCallParams, context: ServerContext, requestId: string): Promise<CallToolResult> {
+  /**
+   * One tool call. A 2025-era client's (`noted`) is noted in flight for its run, so the
+   * `notifications/cancelled` it POSTs on its own finds the run (cancelByNotice); a 2026 client
+   * cancels by closing the call's stream, which aborts the call's signal here.
+   */
+  async call(caller: McpCaller, params: ToolCallParams, context: ServerContext, requestId: string, noted = false): Promise<CallToolResult> {
+    if (!noted) return this.runCall(caller, params, context, requestId);
+    const id = context.mcpReq.id;
+    await this.inFlight.started(caller, id, requestId);
+    try {
+      return await this.runCall(caller, params, context, requestId);
+    } finally {
+      void this.inFlight.ended(caller, id, requestId);
+    }
+  }
+
+  /** A 2025-era client's `notifications/cancelled`: the run of its call with that id, if one is in flight, is cancelled. */
+  async cancelByNotice(caller: McpCaller, id: JsonRpcId): Promise<void> {
+    const requestId = await this.inFlight.runOf(caller, id);
+    if (requestId !== undefined) this.cancel(caller, requestId);
+  }
+
+  private async runCall(caller: McpCaller, params: ToolCallParams, context: ServerContext, requestId: string): Promise<CallToolResult> {
     let tools: ServedTool[];
     try {
       // Counted like a native invoke: every call, before anything else is looked at.

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { McpController } from './mcp.controller';
+import { McpCallsInFlight } from './mcp-calls-in-flight';
 import { McpServerHandler } from './mcp-server';
 import { McpToolCalls } from './mcp-tool-calls';
 import { McpToolCatalog } from './mcp-tool-catalog';
@@ -13,6 +14,6 @@ import { McpToolCatalog } from './mcp-tool-catalog';
 @Module({
   imports: [AuthModule],
   controllers: [McpController],
-  providers: [McpToolCatalog, McpToolCalls, McpServerHandler],
+  providers: [McpToolCatalog, McpToolCalls, McpCallsInFlight, McpServerHandler],
 })
 export class McpModule {}
