@@ -64,9 +64,15 @@ export class McpServerHandler implements OnApplicationShutdown {
     private readonly catalog: McpToolCatalog,
     private readonly calls: McpToolCalls,
   ) {
-    const onerror = (error: Error) => this.logger.warn({ err: error }, 'the MCP handler could not serve a request');
-    this.handler = createMcpHandler(({ authInfo, era }) => this.serverFor(callerOf(authInfo), era), { onerror });
-    this.node = toNodeHandler(this.handler, { onerror });
+    // The handler reports every request it refuses (a media type, an Accept, a body that is no
+    // JSON-RPC): a client's mistake, answered as a 4xx and in the access log, so only for debugging.
+    this.handler = createMcpHandler(({ authInfo, era }) => this.serverFor(callerOf(authInfo), era), {
+      onerror: (error) => this.logger.debug({ err: error }, 'the MCP handler refused a request'),
+    });
+    // The adapter's own failure is a 500: never expected.
+    this.node = toNodeHandler(this.handler, {
+      onerror: (error) => this.logger.error({ err: error }, 'the MCP handler could not serve a request'),
+    });
   }
 
   /**
@@ -76,11 +82,13 @@ export class McpServerHandler implements OnApplicationShutdown {
    */
   serve(request: AuthenticatedRequest, response: Response): Promise<void> {
     const caller: McpCaller = { auth: request.auth, locale: resolveLocale(request.locale) };
-    const accept = request.headers.accept;
+    // The key was read at the edge: the SDK is handed the caller, never the key itself.
+    const { authorization: _key, ...headers } = request.headers;
+    const accept = headers.accept;
     const incoming: NodeIncomingMessageLike = {
       method: request.method,
       url: request.url,
-      headers: accept === undefined || /(^|,)\s*\*\/\*/.test(accept) ? { ...request.headers, accept: ANY_ANSWER } : request.headers,
+      headers: accept === undefined || /(^|,)\s*\*\/\*/.test(accept) ? { ...headers, accept: ANY_ANSWER } : headers,
       auth: authInfoOf(caller),
       [Symbol.asyncIterator]: () => request[Symbol.asyncIterator](),
     };
