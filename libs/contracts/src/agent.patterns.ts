@@ -377,7 +377,10 @@ export class AgentRunRequest extends AgentRunInputs {
   @Max(KEEP_EVENTS_MAX_MS)
   keep_events_ms?: number;
 
-  /** Set by the OpenAI-compatible surface, where `agent` may also be the agent's name when it is unique in the workspace. */
+  /**
+   * Set by the OpenAI-compatible surface, where `agent` may also be the agent's name when it is
+   * unique in the workspace, and by the MCP server (the agent's id, always).
+   */
   @IsRunSurface()
   surface?: RunSurface;
 }

@@ -226,7 +226,7 @@ export class PromptRunRequest extends PromptRunInputs {
   @Max(KEEP_EVENTS_MAX_MS)
   keep_events_ms?: number;
 
-  /** Set by the OpenAI-compatible surface; absent on the native routes. */
+  /** Set by the OpenAI-compatible surface and the MCP server; absent on the native routes. */
   @IsRunSurface()
   surface?: RunSurface;
 

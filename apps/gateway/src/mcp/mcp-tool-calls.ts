@@ -13,6 +13,7 @@ import {
 } from '@waggle/contracts';
 import { isErrorCode, WaggleException, type StreamErrorEvent } from '@waggle/errors';
 import { APP_ENV, newErrorId, NatsRpcClient } from '@waggle/platform';
+import { runCancelledError } from '@waggle/runs';
 import { randomUUID } from 'node:crypto';
 import type { GatewayEnv } from '../config/gateway.env';
 import { ApiMeter } from '../meter/api-meter';
@@ -168,9 +169,11 @@ export class McpToolCalls {
       return this.failed(error, caller, requestId);
     }
     const tool = tools.find((candidate) => candidate.name === params.name);
-    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name}`);
+    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name.slice(0, 200)}`);
     const args = await checkedArguments(tool, params.arguments);
     const signal = context.mcpReq.signal;
+    // A client gone before its run began: none begins.
+    if (signal.aborted) return this.failed(runCancelledError(requestId), caller, requestId);
     const cancel = () => this.cancel(caller, requestId);
     signal.addEventListener('abort', cancel, { once: true });
     try {
