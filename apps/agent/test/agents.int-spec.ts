@@ -419,7 +419,7 @@ describe('agent service over NATS: agents', () => {
     });
   });
 
-  it('publishes agents as MCP tools: listed by name, and and a tool name six creates ask for at once given to one of them only', async () => {
+  it('publishes agents as MCP tools: listed by name, and a tool name six creates ask for at once given to one of them only', async () => {
     const mine = randomUUID();
     const first = await create({ name: 'Front Desk', description: 'Greets', publish: { mcp: true } }, mine);
     await create({ name: 'Quiet' }, mine);
