@@ -1,4 +1,4 @@
-import type { AgentRecord, AssetRecord, KnowledgeBaseItemRecord, KnowledgeBaseRecord } from '@waggle/contracts';
+import type { AgentRecord, KnowledgeBaseRecord } from '@waggle/contracts';
 import {
   cliJson,
   collectSse,
@@ -6,6 +6,7 @@ import {
   FakeProviderServer,
   fakeModel,
   freePort,
+  knowledgeBaseWithDocument,
   loadCatalogWithFakeModels,
   OtlpReceiver,
   spawnApp,
@@ -84,34 +85,17 @@ describe('agents with knowledge bases: the knowledge_search tool', () => {
 
   /** A knowledge base holding POLICY, ingested from an uploaded asset, once its item completed. */
   async function knowledgeBaseWithPolicy(who: Workspace, name: string): Promise<KnowledgeBaseRecord> {
-    const form = new FormData();
-    form.append('file', new Blob([POLICY], { type: 'text/markdown' }), 'refund-policy.md');
-    const uploaded = await call<{ asset: AssetRecord }>(who, 'POST', `/v1/public/workspaces/${who.id}/assets`, form);
-    expect(uploaded.status).toBe(200);
-    const created = await call<{ knowledge_base: KnowledgeBaseRecord }>(who, 'POST', `/v1/public/workspaces/${who.id}/knowledge_bases`, {
-      knowledge_base: { name, search_type: 'full_text', search_score_threshold: 0, search_chunk_limit: 3 },
-    });
-    expect(created.status).toBe(200);
-    const id = created.body.knowledge_base.id;
-    const added = await call<{ knowledge_base_item: KnowledgeBaseItemRecord }>(who, 'POST', `/v1/private/knowledge_bases/${id}/items`, {
-      asset_id: uploaded.body.asset.id,
-    });
-    expect(added.status).toBe(200);
-    itemOf.set(id, added.body.knowledge_base_item.id);
-    await expectEventually(
-      async () => {
-        const items = await call<{ knowledge_base_items: KnowledgeBaseItemRecord[] }>(
-          who,
-          'GET',
-          `/v1/public/workspaces/${who.id}/knowledge_bases/${id}/items`,
-        );
-        expect(items.body.knowledge_base_items).toEqual([
-          expect.objectContaining({ name: 'refund-policy.md', item_type: 'asset', run_status: 'completed' }),
-        ]);
+    const { knowledgeBase: created, itemId } = await knowledgeBaseWithDocument(
+      { gateway, ...who },
+      {
+        fileName: 'refund-policy.md',
+        mediaType: 'text/markdown',
+        text: POLICY,
+        knowledgeBase: { name, search_type: 'full_text', search_score_threshold: 0, search_chunk_limit: 3 },
       },
-      { timeoutMs: 30_000, intervalMs: 100 },
     );
-    return created.body.knowledge_base;
+    itemOf.set(created.id, itemId);
+    return created;
   }
 
   const attach = (who: Workspace, agentId: string, ids: string[]) =>

@@ -39,6 +39,7 @@ const RECORD_KEYS = [
   'fallbacks',
   'response_format',
   'mcp',
+  'publish',
   'status',
   'created_at',
   'updated_at',
@@ -142,6 +143,7 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
         fallbacks: [],
         response_format: null,
         mcp: null,
+        publish: null,
         status: 'active',
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         updated_at: agent.created_at,
@@ -167,6 +169,7 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
         response_format: { type: 'json_schema', name: 'invoice', schema: { type: 'object', required: ['total'] }, strict: true },
         // Naming servers needs one registered: test/e2e/mcp-tools.e2e-spec.ts.
         mcp: null,
+        publish: { mcp: true, tool_name: 'billing_desk', description: 'Answers billing questions over MCP' },
       };
       const agent = await created(a, fields);
       expect(agent).toEqual({

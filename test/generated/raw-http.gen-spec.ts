@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { gzipSync, brotliCompressSync, deflateSync } from 'node:zlib';
-import { DeepJson, errorOf, expectAnswerShape, expectCatalogShape, onOpenAiSurface, toJsonText } from './support/inputs';
+import { DeepJson, errorOf, expectAnswerShape, expectCatalogShape, onMcpSurface, onOpenAiSurface, toJsonText } from './support/inputs';
 import { rawExchange, type RawAnswer, type RawExchange } from './support/raw-http';
 import { ROUTES, takesBody, type RouteCase } from './support/routes';
 import { generatedRunSettings } from './support/seeds';
@@ -15,9 +15,10 @@ import { useGeneratedStack } from './support/stack';
  * bodies, odd and lowercase methods, HTTP/1.0, pipelined requests, and clients that stop mid-body.
  *
  * Whatever comes in: no 5xx; every error in the catalog's shape (or Node's HTTP parser's own
- * 4xx, which the gateway also answers in that shape), and under /openai/ (the OpenAI-compatible
- * surface) every answer with an `x-request-id` and every error in OpenAI's shape, but for the
- * parser's 400 to bytes it could not read as a request; no reset and no close without an answer
+ * 4xx, which the gateway also answers in that shape), under /openai/ (the OpenAI-compatible
+ * surface) every answer with an `x-request-id` and every error in OpenAI's shape, and at /v1/mcp
+ * (the MCP server) every error a JSON-RPC error, but for the parser's 400 to bytes it could not
+ * read as a request; no reset and no close without an answer
  * unless the protocol leaves no other (a declared body never sent); no app restarted; and
  * `/health/live` answering throughout, probed as a kubelet does (1 s time-out; never three
  * failures in a row).
@@ -231,13 +232,13 @@ const HOSTILE_VALUES: unknown[] = [
 
 /**
  * An answer as the gateway must give it to a request for `path` (see expectAnswerShape: under
- * /openai/ OpenAI's error object and an `x-request-id`), but for Node's parser's 400 to bytes it
- * could not read as a request: no path was read, so it is in the catalog's shape whatever the
- * target, and carries no request id.
+ * /openai/ OpenAI's error object and an `x-request-id`, at /v1/mcp a JSON-RPC error), but for
+ * Node's parser's 400 to bytes it could not read as a request: no path was read, so it is in the
+ * catalog's shape whatever the target, and carries no request id.
  */
 function expectRawAnswer(path: string, answer: RawAnswer, what: string): void {
   const text = answer.body.toString();
-  if (answer.status === 400 && answer.headers['x-request-id'] === undefined && onOpenAiSurface(path)) {
+  if (answer.status === 400 && answer.headers['x-request-id'] === undefined && (onOpenAiSurface(path) || onMcpSurface(path))) {
     expectCatalogShape(answer.status, text, what);
     expect({ what, code: errorOf('', text).code }).toEqual({ what, code: 'invalid_request' });
     return;
@@ -766,6 +767,63 @@ describe('raw HTTP against every route', () => {
         error_code: 'invalid_request',
         message: 'Request headers are too large',
       });
+    });
+
+    it('the MCP server: bodies, encodings, sizes and methods it does not read, a missing Host, CONNECT, Expect: a 4xx as a JSON-RPC error', async () => {
+      const { a } = stack.context;
+      const mcp = '/v1/mcp';
+      const post = (body: string | Buffer, headers = 'Content-Type: application/json\r\n', path = mcp) =>
+        Buffer.concat([
+          Buffer.from(
+            `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.key}\r\n${headers}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`,
+          ),
+          bytes(body),
+        ]);
+      const list = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}';
+      const cases: Array<[request: string | Buffer, status: number, code: unknown]> = [
+        [post('{"jsonrpc":'), 400, 'invalid_request'],
+        [post('null'), 400, 'invalid_request'],
+        [post(DeepJson.text(5_000, true)), 400, 'invalid_request'],
+        [post('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a\\u0000b"}}'), 422, 'validation_error'],
+        [post(gzipSync(list), 'Content-Type: application/json\r\nContent-Encoding: gzip\r\n'), 200, undefined],
+        [post(list, 'Content-Type: application/json\r\nContent-Encoding: gzip\r\n'), 400, 'invalid_request'],
+        [post(list, 'Content-Type: application/json\r\nContent-Encoding: compress\r\n'), 415, 'invalid_request'],
+        [post(list, 'Content-Type: application/json; charset=latin1\r\n'), 415, 'invalid_request'],
+        // The server reads any body as JSON; the transport then refuses a media type that is not.
+        [post(list, 'Content-Type: text/plain\r\n'), 415, -32_000],
+        [post(list, 'Content-Type: application/json\r\nAccept: text/html\r\n'), 406, -32_000],
+        [post(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"${'x'.repeat(1024 * 1024)}"}}`), 413, 'validation_error'],
+        [post(list, 'Content-Type: application/json\r\n', '/V1/MCP/'), 200, undefined],
+        [`GET ${mcp} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.key}\r\nConnection: close\r\n\r\n`, 405, 'invalid_request'],
+        [`PUT ${mcp} HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`, 405, 'invalid_request'],
+        [`DELETE ${mcp} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, 405, 'invalid_request'],
+        [`OPTIONS ${mcp} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, 405, 'invalid_request'],
+        [`POST ${mcp} HTTP/1.1\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`, 400, 'invalid_request'],
+        [
+          `POST ${mcp} HTTP/1.1\r\nHost: x\r\nExpect: the-impossible\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+          417,
+          'invalid_request',
+        ],
+        [`CONNECT ${mcp} HTTP/1.1\r\nHost: x\r\n\r\n`, 404, 'not_found'],
+        [
+          `POST ${mcp} HTTP/1.1\r\nHost: x\r\nOrigin: https://evil.example\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+          403,
+          'forbidden',
+        ],
+        [
+          `POST ${mcp} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wgl_not\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+          401,
+          'invalid_api_key',
+        ],
+      ];
+      for (const [request, status, code] of cases) {
+        const [answer] = await send(request);
+        const what = bytes(request).toString().slice(0, 140);
+        const shaped = answerOf(pathOf(bytes(request).toString()), answer, what);
+        expect(shaped).toMatchObject({ what, status, ...(code !== undefined && { code }) });
+        if (status === 405) expect(answer.headers.allow).toBe('POST');
+        if (status === 401) expect(answer.headers['www-authenticate']).toBe('Bearer realm="waggle"');
+      }
     });
   });
 

@@ -26,6 +26,7 @@ const RECORD_KEYS = [
   'fallbacks',
   'response_format',
   'mcp',
+  'publish',
   'status',
   'created_at',
   'updated_at',
@@ -96,6 +97,7 @@ describe('agent service over NATS: agents', () => {
       fallbacks: [],
       response_format: null,
       mcp: null,
+      publish: null,
       status: 'active',
       created_at: expect.any(String),
       updated_at: agent.created_at,
@@ -417,6 +419,30 @@ describe('agent service over NATS: agents', () => {
         responseFormat: null,
       });
     });
+  });
+
+  it('publishes agents as MCP tools: listed by name, and a tool name six creates ask for at once given to one of them only', async () => {
+    const mine = randomUUID();
+    const first = await create({ name: 'Front Desk', description: 'Greets', publish: { mcp: true } }, mine);
+    await create({ name: 'Quiet' }, mine);
+    const tools = await send(AgentPatterns.listMcpTools, { workspace_id: mine });
+    expect(tools).toEqual([
+      expect.objectContaining({ name: 'agent_front_desk', description: 'Greets', target: { kind: 'agent', agent_id: first.id } }),
+    ]);
+    const racing = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, index) => create({ name: `Racer ${index}`, publish: { mcp: true, tool_name: 'raced' } }, mine)),
+    );
+    expect(racing.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    expect((racing.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({
+      code: 'validation_error',
+      details: [{ field: 'agent.publish.tool_name' }],
+    });
+    expect((await send(AgentPatterns.listMcpTools, { workspace_id: mine })).map((tool) => tool.name)).toEqual([
+      'agent_front_desk',
+      'raced',
+    ]);
+    // Another workspace's names are its own.
+    await create({ name: 'Front Desk', publish: { mcp: true } }, randomUUID());
   });
 
   it('answers a model check with upstream_request_failed when the catalog is down, creating nothing', async () => {

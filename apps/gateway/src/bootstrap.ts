@@ -19,6 +19,8 @@ import { installAdmissionGate, listenWithBacklog } from './overload/admission-ga
 import { buildPublicOpenApiDocument } from './openapi/openapi-document';
 import { OpenApiDocumentHolder } from './openapi/openapi.controller';
 import { openAiEdge } from './openai/openai-edge';
+import { MCP_MAX_BODY_BYTES, mcpEdge } from './mcp/mcp-edge';
+import { MCP_PATH } from './mcp/mcp-errors';
 
 /** The W3C trace context header every answer carries (see answerWithTraceparent). */
 const TRACEPARENT_HEADER = 'traceparent';
@@ -75,7 +77,7 @@ export async function createGatewayApp(env: GatewayEnv): Promise<NestExpressAppl
  */
 export function configureGatewayApp(
   app: NestExpressApplication,
-  env: Pick<GatewayEnv, 'MAX_JSON_BODY_BYTES' | 'LOG_LEVEL' | 'OPENAI_CORS_ORIGINS'>,
+  env: Pick<GatewayEnv, 'MAX_JSON_BODY_BYTES' | 'LOG_LEVEL' | 'OPENAI_CORS_ORIGINS' | 'MCP_ALLOWED_ORIGINS'>,
 ): void {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
@@ -85,8 +87,12 @@ export function configureGatewayApp(
   app.use(startRequest);
   app.use(createAccessLog('gateway', env.LOG_LEVEL));
   app.use(openAiEdge(env));
+  app.use(mcpEdge(env));
   app.use(requireHost);
   app.use(requireWellFormedQuery);
+  // The MCP server reads every body as JSON, whatever its Content-Type says, up to its own limit
+  // (decisions: 1 MiB): a body past it is a 413 before the key is read, as everywhere.
+  app.use(MCP_PATH, json({ limit: MCP_MAX_BODY_BYTES, type: () => true }));
   app.use(json({ limit: env.MAX_JSON_BODY_BYTES }));
   // body-parser's failures happen before Nest's filters can see them.
   const bodyErrors = new NestLogger('BodyParser');

@@ -5,6 +5,7 @@ import type { GatewayEnv } from './config/gateway.env';
 import { AgentsModule } from './agents/agents.module';
 import { KnowledgeBasesModule } from './knowledge-bases/knowledge-bases.module';
 import { McpServersModule } from './mcp-servers/mcp-servers.module';
+import { McpModule } from './mcp/mcp.module';
 import { WorkflowRunsModule } from './workflows/workflow-runs.module';
 import { AssetsModule } from './assets/assets.module';
 import { ErrorCodesModule } from './error-codes/error-codes.module';
@@ -48,6 +49,7 @@ export class GatewayModule {
         WorkflowsModule,
         WorkflowRunsModule,
         OpenAiModule,
+        McpModule,
       ],
     };
   }

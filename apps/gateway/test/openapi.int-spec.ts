@@ -82,6 +82,8 @@ const MCP_SERVER_ROUTES = [
   'post /v1/private/mcp_servers/{id}/test',
   'post /v1/private/mcp_servers/{id}/approve',
 ];
+/** The MCP server (the spec's decisions, MCP): one POST route, and GET and DELETE documented as the 405 they answer. */
+const MCP_ROUTES = ['post /v1/mcp', 'get /v1/mcp', 'delete /v1/mcp'];
 
 interface Schema {
   $ref?: string;
@@ -144,17 +146,18 @@ describe('GET /v1/public/openapi.json', () => {
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
   });
 
-  it('describes every implemented /v1/public/* route, every route that starts a run, the OpenAI-compatible routes and the MCP server routes, and nothing else', () => {
+  it('describes every implemented /v1/public/* route, every route that starts a run, the OpenAI-compatible routes, the MCP server routes and the MCP server, and nothing else', () => {
     const declared = declaredRoutes(app);
     const publicRoutes = declared.filter((route) => route.split(' ')[1].startsWith('/v1/public/'));
     expect(publicRoutes).toContain('get /v1/public/models');
     expect(publicRoutes).toContain('get /v1/public/requests/{id}/events');
     const runStarting = RUN_STARTING_ROUTES.map(([route]) => route);
-    for (const route of [...runStarting, ...OPENAI_ROUTES, ...MCP_SERVER_ROUTES]) expect(declared).toContain(route);
+    for (const route of [...runStarting, ...OPENAI_ROUTES, ...MCP_SERVER_ROUTES, 'post /v1/mcp', 'all /v1/mcp'])
+      expect(declared).toContain(route);
     const documented = Object.entries(document.paths).flatMap(([path, operations]) =>
       Object.keys(operations).map((method) => `${method} ${path}`),
     );
-    expect(documented.sort()).toEqual([...publicRoutes, ...runStarting, ...OPENAI_ROUTES, ...MCP_SERVER_ROUTES].sort());
+    expect(documented.sort()).toEqual([...publicRoutes, ...runStarting, ...OPENAI_ROUTES, ...MCP_SERVER_ROUTES, ...MCP_ROUTES].sort());
   });
 
   it('gives every run-starting route the shared Idempotency-Key parameter, the Idempotent-Replayed header on success and the 409/422 answers', () => {
@@ -245,7 +248,7 @@ describe('GET /v1/public/openapi.json', () => {
     expect(components.schemas.PublicModelDto.required).toHaveLength(12);
   });
 
-  it("describes the agent routes, the agent record's eighteen fields and the create body's required three", () => {
+  it("describes the agent routes, the agent record's nineteen fields and the create body's required three", () => {
     expect(Object.keys(document.paths['/v1/public/workspaces/{workspace_id}/agents']).sort()).toEqual(['get', 'post']);
     expect(Object.keys(document.paths['/v1/public/workspaces/{workspace_id}/agents/{id}']).sort()).toEqual(['delete', 'get', 'patch']);
     const { schemas } = document.components;
@@ -266,6 +269,7 @@ describe('GET /v1/public/openapi.json', () => {
       'fallbacks',
       'response_format',
       'mcp',
+      'publish',
       'status',
       'created_at',
       'updated_at',
@@ -358,6 +362,39 @@ describe('GET /v1/public/openapi.json', () => {
       { type: 'string', enum: ['*'] },
       { type: 'array', items: { type: 'string', minLength: 1, maxLength: 128 }, minItems: 1, maxItems: 100 },
     ]);
+  });
+
+  it('documents publish (the spec’s decisions, MCP) on the agent bodies and record: mcp, a tool name of the pattern, a description', () => {
+    const { schemas } = document.components;
+    const publish = { oneOf: [{ $ref: '#/components/schemas/McpPublishDoc' }, { type: 'null' }] };
+    for (const schema of [schemas.CreateAgentFieldsDoc, schemas.UpdateAgentFieldsDoc, schemas.AgentDto])
+      expect(schema.properties?.publish).toEqual(publish);
+    const doc = schemas.McpPublishDoc as Schema & { properties: Record<string, Schema & { pattern?: string; maxLength?: number }> };
+    expect(doc.required).toEqual(['mcp']);
+    expect(Object.keys(doc.properties).sort()).toEqual(['description', 'mcp', 'tool_name']);
+    const toolName = new RegExp(doc.properties.tool_name.pattern ?? '');
+    expect(['agent_front_desk', 'a'.repeat(40)].map((name) => toolName.test(name))).toEqual([true, true]);
+    expect(['Agent', 'a-b', '', 'a'.repeat(41)].map((name) => toolName.test(name))).toEqual([false, false, false, false]);
+    expect(doc.properties.description.maxLength).toBe(1024);
+  });
+
+  it('documents the MCP server: POST with the key, JSON-RPC in and out (JSON or an event stream), refusals as JSON-RPC errors, GET and DELETE 405', () => {
+    const post = operationOf('post /v1/mcp');
+    expect(post.security).toEqual([{ bearer: [] }]);
+    expect(post.requestBody?.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/McpJsonRpcMessage' });
+    expect(Object.keys(post.responses['200'].content ?? {}).sort()).toEqual(['application/json', 'text/event-stream']);
+    const refusals = Object.keys(post.responses).filter((status) => /^[45]/.test(status));
+    expect(refusals).toEqual(expect.arrayContaining(['401', '403', '413']));
+    for (const status of refusals)
+      expect(post.responses[status].content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/McpJsonRpcError' } } });
+    expect(post.responses['401'].headers).toHaveProperty('WWW-Authenticate');
+    for (const route of ['get /v1/mcp', 'delete /v1/mcp']) {
+      expect(Object.keys(operationOf(route).responses)).toEqual(['405']);
+      expect(operationOf(route).responses['405'].headers).toHaveProperty('Allow');
+    }
+    expect(document.components.schemas.McpJsonRpcError.properties?.error.properties?.data).toEqual({
+      $ref: '#/components/schemas/ErrorBodyDto',
+    });
   });
 
   it("documents the OpenAI-compatible routes: the API key, OpenAI's error object with x-request-id and x-should-retry on every refusal", () => {

@@ -7,6 +7,7 @@ import { InvocationEnv } from './config/invocation.env';
 import { dataSourceOptions } from './database/data-source';
 import { LedgerDeadLetters } from './ledger/ledger-dead-letters';
 import { LedgerModule } from './ledger/ledger.module';
+import { McpToolsModule } from './mcp-tools/mcp-tools.module';
 import { PromptsModule } from './prompts/prompts.module';
 import { PromptRunsModule } from './prompt-runs/prompt-runs.module';
 import { RunCancellationModule } from './run-cancellation/run-cancellation.module';
@@ -31,6 +32,7 @@ export function bootstrap(): Promise<INestApplication> {
       WebhooksModule,
       WorkflowDeploymentsModule,
       WorkflowRunsModule,
+      McpToolsModule,
       RunCancellationModule,
     ],
     deadLetters: { queues: ['prompt-runs', 'workflow-runs'], sources: [LedgerDeadLetters] },

@@ -50,6 +50,7 @@ import { MCP_SELECTION_LIMITS, McpSelectionField, type McpSelection } from './mc
 import { patternNames, rpc, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
 import { WithRunLabels } from './run-labels';
 import { WithRotationOverlap, type ShownWebhookSecret } from './webhook-owners';
+import { McpPublishDto, McpPublishField, type McpPublish, type McpToolDescriptor } from './mcp-tools';
 
 /** The spec's enums of the Agent resource. */
 export const AGENT_PROMPT_CACHE_TTLS = ['disabled', '5m', '1h'] as const;
@@ -132,6 +133,9 @@ class AgentOptionalFields {
   /** MCP servers of the workspace and which of their tools the agent's runs offer (the spec's decisions, MCP); null for none. */
   @McpSelectionField()
   mcp?: McpSelection[] | null;
+  /** Offered as a tool of the workspace's MCP server (the spec's decisions, MCP); null unpublishes it. */
+  @McpPublishField()
+  publish?: McpPublishDto | null;
 }
 
 /** The `agent` object of a create: name, llm_model and model_type required. */
@@ -263,6 +267,8 @@ export interface AgentRecord {
   response_format: ResponseFormat | null;
   /** The MCP tools the agent's runs offer; null when unset. */
   mcp: McpSelection[] | null;
+  /** Whether and how it is offered as a tool of the workspace's MCP server; null when never published. */
+  publish: McpPublish | null;
   /** Always `active`: deleted agents are never returned. */
   status: 'active';
   created_at: string;
@@ -388,7 +394,10 @@ export class AgentRunRequest extends AgentRunInputs {
   @Max(KEEP_EVENTS_MAX_MS)
   keep_events_ms?: number;
 
-  /** Set by the OpenAI-compatible surface, where `agent` may also be the agent's name when it is unique in the workspace. */
+  /**
+   * Set by the OpenAI-compatible surface, where `agent` may also be the agent's name when it is
+   * unique in the workspace, and by the MCP server (the agent's id, always).
+   */
   @IsRunSurface()
   surface?: RunSurface;
 }
@@ -526,6 +535,8 @@ export const AgentContracts = {
   /** A background invoke without streaming: refused like an invoke, else queued on `agent-runs`, recorded `queued`, answered at once. */
   acceptAgent: rpc('agent.runs.accept', AcceptAgentRunRequest).returns<AcceptedRun>(),
   streamAgent: rpc('agent.runs.stream', AgentRunRequest, { timeoutMs: SYNC_RUN_TIMEOUT_MS }).streams<AgentStreamEvent>(),
+  /** The workspace's published agents as MCP tools (the spec's decisions, MCP). */
+  listMcpTools: rpc('agent.mcp-tools.list', WorkspaceIdRequest).returns<McpToolDescriptor[]>(),
   /**
    * A cancel (invocation's RunCanceller, the ledger's owner) finishes an agent trigger still waiting
    * in `agent-runs` where it waits: `cancelled` true when it did (the run is recorded and announced cancelled).

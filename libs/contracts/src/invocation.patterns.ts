@@ -1,13 +1,14 @@
 import 'reflect-metadata';
 import type { StreamErrorEvent } from '@waggle/errors';
 import type { FlatMetadata } from './flat-metadata';
-import type { AcceptedRun, RunStatus } from './ledger';
+import type { AcceptedRun, LedgerRequestType, RunStatus } from './ledger';
 import { DeploymentVariantRequest, ListLimit, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
 import { patternNames, rpc, PRIVATE_RPC_TIMEOUT_MS, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
 import { FallbacksField, ResponseFormatDto, ResponseFormatField, type ResponseFormat } from './response-format';
 import { RunLabels } from './run-labels';
 import { IsRunSurface, PromptConversation, type ConversationToolCall, type RunSurface } from './conversation';
 import { DeploymentWebhookSecretRequest, WithRotationOverlap, type ShownWebhookSecret } from './webhook-owners';
+import { McpPublishDto, McpPublishField, type McpToolDescriptor } from './mcp-tools';
 import { Type } from 'class-transformer';
 import {
   IsISO8601,
@@ -126,6 +127,13 @@ export class PromptVariantSpec {
   /** The JSON Schema the answer must match (D42). */
   @ResponseFormatField()
   response_format?: ResponseFormatDto;
+
+  /**
+   * Offered as a tool of the workspace's MCP server (the spec's decisions, MCP). Kept on the
+   * variant, not in its versions: publishing makes no new version.
+   */
+  @McpPublishField()
+  publish?: McpPublishDto | null;
 }
 
 export class PromptDeploymentSpec {
@@ -218,7 +226,7 @@ export class PromptRunRequest extends PromptRunInputs {
   @Max(KEEP_EVENTS_MAX_MS)
   keep_events_ms?: number;
 
-  /** Set by the OpenAI-compatible surface; absent on the native routes. */
+  /** Set by the OpenAI-compatible surface and the MCP server; absent on the native routes. */
   @IsRunSurface()
   surface?: RunSurface;
 
@@ -297,7 +305,8 @@ export interface RunEventView {
 export interface RequestLookup {
   request_id: string;
   status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
-  request_type: 'prompt' | 'workflow' | 'agent';
+  /** `knowledge_search` only for an MCP client's knowledge base search (the spec's decisions, MCP). */
+  request_type: LedgerRequestType;
   requestable_type: string;
   requestable_id: string;
   message: string | null;
@@ -308,7 +317,7 @@ export interface RequestLookup {
   data: Record<string, unknown> | null;
   /** The trace of the client request that started the run (32 hex digits), null for records older than the field. */
   trace_id: string | null;
-  /** `openai` when the OpenAI-compatible API started the run; null for the native routes. */
+  /** `openai` when the OpenAI-compatible API started the run, `mcp` an MCP tool call; null for the native routes. */
   surface: RunSurface | null;
 }
 
@@ -539,6 +548,16 @@ export class WorkflowRunLimits {
   tool_calls_per_day!: number | null;
 }
 
+/** The subjects a workflow run's steps are told on, one per run: `invocation.workflow-runs.progress.<request id>`. */
+export const WORKFLOW_RUN_PROGRESS_SUBJECT = 'invocation.workflow-runs.progress';
+const WORKFLOW_PROGRESS_SUBJECT_FORMAT = /^invocation\.workflow-runs\.progress\.req_[0-9a-f]{32}$/;
+
+/** One step of a run finished (completed, or failed and continued past): how many so far, and its key. */
+export interface WorkflowStepProgress {
+  steps_done: number;
+  step_key: string;
+}
+
 /** A workflow invoke as the gateway hands it to the invocation service. */
 export class WorkflowRunRequest extends WorkflowInvokeInputs {
   @IsUUID()
@@ -550,6 +569,21 @@ export class WorkflowRunRequest extends WorkflowInvokeInputs {
   @ValidateNested()
   @Type(() => WorkflowRunLimits)
   limits!: WorkflowRunLimits;
+
+  /** Set by the MCP surface (the spec's decisions, MCP); absent on the native route. */
+  @IsRunSurface()
+  surface?: RunSurface;
+
+  /**
+   * Set by a caller that wants each finished step told as it happens (an MCP client's progress
+   * token): the subject, under WORKFLOW_RUN_PROGRESS_SUBJECT, the replica executing the run
+   * publishes a WorkflowStepProgress on after each step. Only a sync run executed where it was
+   * admitted reports; anything else runs as without it.
+   */
+  @IsOptional()
+  @IsString()
+  @Matches(WORKFLOW_PROGRESS_SUBJECT_FORMAT)
+  progress_subject?: string;
 }
 
 /** The spec's three answers of a workflow invoke. */
@@ -674,6 +708,8 @@ export const InvocationContracts = {
     timeoutMs: SYNC_RUN_TIMEOUT_MS,
   }).returns<WorkflowInvokeResponse>(),
   getWorkflowRun: rpc('invocation.workflow-runs.get', WorkflowRunLookupRequest).returns<WorkflowRunView>(),
+  /** The workspace's published prompt and workflow variants as MCP tools (the spec's decisions, MCP). */
+  listMcpTools: rpc('invocation.mcp-tools.list', WorkspaceIdRequest).returns<McpToolDescriptor[]>(),
   listWorkflowRunSteps: rpc('invocation.workflow-runs.steps', WorkflowRunLookupRequest).returns<WorkflowStepRecordView[]>(),
 };
 

@@ -9,6 +9,7 @@ import {
   IsString,
   IsUUID,
   Length,
+  Matches,
   Max,
   MaxLength,
   Min,
@@ -16,6 +17,8 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { integerFromDigits, WorkspaceIdRequest } from './common.dto';
+import { IsRunSurface, type RunSurface } from './conversation';
+import { REQUEST_ID_FORMAT } from './invocation.patterns';
 import { patternNames, rpc } from './rpc-contract';
 
 /** The spec's enum of `search_type`. */
@@ -142,6 +145,18 @@ export class SearchKnowledgeBaseRequest extends KnowledgeBaseIdRequest {
   @Min(SEARCH_SCORE_THRESHOLD.min)
   @Max(SEARCH_SCORE_THRESHOLD.max)
   search_score_threshold?: number;
+
+  /**
+   * Given with `surface` by a caller whose search is a run of its own (an MCP client's
+   * `knowledge_search` tool call, the spec's decisions, MCP): the search is recorded in the
+   * request ledger under this id. Searches of the public route and of agents are not.
+   */
+  @IsOptional()
+  @Matches(REQUEST_ID_FORMAT)
+  request_id?: string;
+
+  @IsRunSurface()
+  surface?: RunSurface;
 }
 
 /** A document to add to a knowledge base: exactly one of `asset_id` and `url`. */

@@ -49,12 +49,20 @@ export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['completed', 'failed
 export const RUN_KINDS = ['prompt', 'workflow', 'agent'] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 
+/**
+ * What a ledger record is of: a run of the contract's three kinds, or a knowledge base search an
+ * MCP client called as a tool (the spec's decisions, MCP: every tool call is a run in the
+ * ledger), which has no callbacks, triggers or queues.
+ */
+export const LEDGER_REQUEST_TYPES = [...RUN_KINDS, 'knowledge_search'] as const;
+export type LedgerRequestType = (typeof LEDGER_REQUEST_TYPES)[number];
+
 /** One run's record as it is published: its latest state, complete (a later message replaces it). */
 export interface LedgerRecord {
   request_id: string;
   workspace_id: string;
-  request_type: RunKind;
-  /** What ran: `prompt_deployment`, `agent`, `workflow_deployment`. */
+  request_type: LedgerRequestType;
+  /** What ran: `prompt_deployment`, `agent`, `workflow_deployment` (`knowledge_base` for an MCP client's search). */
   requestable_type: string;
   requestable_id: string;
   deployment: string | null;
@@ -83,7 +91,7 @@ export interface LedgerRecord {
    * trace when a publisher leaves it out; absent (or null, as stored) for a run recorded outside any trace.
    */
   trace_id?: string | null;
-  /** The surface that started the run: `openai` for the OpenAI-compatible API; absent (null as stored) for the native routes. */
+  /** The surface that started the run: `openai` for the OpenAI-compatible API, `mcp` for an MCP tool call; absent (null as stored) for the native routes. */
   surface?: RunSurface | null;
 }
 

@@ -100,7 +100,7 @@ describe('ERROR_CATALOG', () => {
     expect(ERROR_CATALOG.promotion_code_invalid.status).toBe(200);
   });
 
-  it('carries the alternate statuses of the two-status codes (resource_not_found: 422 for agents, knowledge bases, data sets; invalid_request: 415 for an unreadable encoding or media type), and none elsewhere', () => {
+  it('carries the alternate statuses of the two-status codes (resource_not_found: 422 for agents, knowledge bases, data sets; invalid_request: 415 for an unreadable encoding or media type, 405 for a method the MCP endpoint does not serve), and none elsewhere', () => {
     expect(ERROR_CATALOG.validation_error.status).toBe(422);
     expect([...ERROR_CATALOG.validation_error.alternateStatuses].sort()).toEqual([400, 413]);
     expect(ERROR_CATALOG.upstream_request_failed.status).toBe(502);
@@ -108,7 +108,7 @@ describe('ERROR_CATALOG', () => {
     expect(ERROR_CATALOG.resource_not_found.status).toBe(404);
     expect([...ERROR_CATALOG.resource_not_found.alternateStatuses]).toEqual([422]);
     expect(ERROR_CATALOG.invalid_request.status).toBe(400);
-    expect([...ERROR_CATALOG.invalid_request.alternateStatuses]).toEqual([415, 417]);
+    expect([...ERROR_CATALOG.invalid_request.alternateStatuses]).toEqual([405, 415, 417]);
     const twoStatus = ['validation_error', 'upstream_request_failed', 'resource_not_found', 'invalid_request'];
     for (const [code, entry] of entries) {
       if (twoStatus.includes(code)) continue;

@@ -627,8 +627,9 @@ export const ERROR_CATALOG = {
   invalid_request: {
     status: 400,
     // 415 and 417 (our decision): a body in a content encoding, charset or media type the route does
-    // not read; an `Expect` header the gateway cannot meet.
-    alternateStatuses: [415, 417],
+    // not read; an `Expect` header the gateway cannot meet. 405: a method the MCP endpoint does not
+    // serve (the spec's decisions, MCP: GET and DELETE are 405).
+    alternateStatuses: [405, 415, 417],
     category: 'validation',
     text: {
       en: {

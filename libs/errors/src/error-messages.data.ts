@@ -79,6 +79,24 @@ export const ERROR_MESSAGES = {
     es: 'Un agente necesita un último mensaje del usuario',
   },
 
+  // Waggle as an MCP server (the spec's decisions, MCP).
+  mcp_tool_name_taken: {
+    en: 'The MCP tool name %{name} is already taken in this workspace: give this one another publish.tool_name',
+    es: 'El nombre de herramienta MCP %{name} ya está en uso en este espacio de trabajo: indique otro publish.tool_name',
+  },
+  mcp_origin_not_allowed: {
+    en: 'The origin %{origin} may not call this MCP server',
+    es: 'El origen %{origin} no puede llamar a este servidor MCP',
+  },
+  mcp_answer_not_structured: {
+    en: 'The answer is not the JSON object the tool’s output schema describes',
+    es: 'La respuesta no es el objeto JSON que describe el esquema de salida de la herramienta',
+  },
+  mcp_method_not_allowed: {
+    en: 'The MCP server takes each message as a POST; %{method} is not served',
+    es: 'El servidor MCP recibe cada mensaje con POST; %{method} no se sirve',
+  },
+
   // A request field that failed its class-validator rule (libs/platform/src/validation/constraint-messages.ts):
   // a `details[].messages` entry. The English is class-validator's own text, word for word.
   validation_each_value_in: { en: 'each value in %{property}', es: 'cada valor de %{property}' },

@@ -19,6 +19,7 @@ export { startServiceUnderTest, type ServiceUnderTest } from './service-under-te
 export { describeServiceBasics } from './service-basics';
 export { createTestCertificates, TestHttpsServer, type TestCertificates, type TestHttpsRequest, type TestRoute } from './test-https-server';
 export { buildFixtureDocuments, type FixtureDocument, type FixtureDocumentType } from './fixture-documents';
+export { knowledgeBaseWithDocument, type KnowledgeBaseDocument, type KnowledgeBaseOwner } from './knowledge-base-fixture';
 export { OwnServer, startOwnNats, startOwnPostgres, startOwnRedis, type OwnNatsOptions } from './own-infrastructure';
 export { createNatsOperatorTrust, natsCredsFile, type NatsOperatorTrust } from './nats-credentials';
 export { histogramCount, labelSets, sampleSum, scrapeMetrics, type PromMetrics } from './metrics-scrape';

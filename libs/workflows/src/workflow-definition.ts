@@ -4,6 +4,8 @@ import {
   MAX_FALLBACKS,
   MCP_SELECTION_LIMITS,
   MCP_SERVER_ID_FORMAT,
+  MCP_TOOL_DESCRIPTION_MAX,
+  MCP_TOOL_NAME_PATTERN,
   PROMPT_NAME_PATTERN,
   PROMPT_ROLES,
   REASONING_EFFORTS,
@@ -11,6 +13,7 @@ import {
   responseSchemaProblem,
   SEARCH_CHUNK_LIMIT,
   SEARCH_SCORE_THRESHOLD,
+  type McpPublish,
   type ResponseFormat,
 } from '@waggle/contracts';
 import { errorMessage, nestedMessage, type ErrorDetail } from '@waggle/errors';
@@ -223,6 +226,11 @@ export interface WorkflowVariant {
   /** A template over the inputs and the top-level steps: the run's output string. */
   output: string;
   steps: WorkflowStep[];
+  /**
+   * Offered as a tool of the workspace's MCP server (the spec's decisions, MCP). The variant's,
+   * not its versions': never part of a stored definition.
+   */
+  publish?: McpPublish | null;
 }
 
 export interface WorkflowDeploymentDefinition {
@@ -396,6 +404,13 @@ const workflowInput = z
       addProblem(context, ['default'], { detail: 'workflow_input_default_type', params: { type: input.type } });
   });
 
+/** As the contract's McpPublishDto checks a prompt variant's and an agent's. */
+const publish = z.strictObject({
+  mcp: z.boolean(),
+  tool_name: z.string().regex(MCP_TOOL_NAME_PATTERN, 'must be 1 to 40 lower-case letters, digits or "_"').optional(),
+  description: z.string().max(MCP_TOOL_DESCRIPTION_MAX).optional(),
+});
+
 export const workflowVariantSchema = z.strictObject({
   name,
   inputs: z
@@ -411,6 +426,7 @@ export const workflowVariantSchema = z.strictObject({
     .default({}),
   output: template,
   steps: stepList,
+  publish: publish.nullable().optional(),
 });
 
 const workflowDeployment = z.strictObject({

@@ -247,10 +247,40 @@ export function expectOpenAiShape(status: number, text: string, what: string): v
   if (!shaped) throw new Error(`${what}: ${status} is not in OpenAI's error shape: ${text.slice(0, 300)}`);
 }
 
+/** Whether `path` (without its query) is the MCP server's (the spec's decisions, MCP), whose refusals are JSON-RPC errors. */
+export function onMcpSurface(path: string): boolean {
+  // Without regard to case, as Express routes; with or without a trailing slash.
+  const lower = path.split('?')[0].toLowerCase();
+  return lower === '/v1/mcp' || lower === '/v1/mcp/';
+}
+
+const isRequestId = (value: unknown) =>
+  value === null || typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
+
+/** A JSON-RPC 2.0 error response, as MCP clients read one: `{jsonrpc, error: {code, message, data?}, id}`, nothing else. */
+export function expectMcpShape(status: number, text: string, what: string): void {
+  const body = errorBodyOf(status, text, what);
+  const error = body.error as Record<string, unknown> | undefined;
+  const shaped =
+    Object.keys(body).sort().join() === 'error,id,jsonrpc' &&
+    body.jsonrpc === '2.0' &&
+    isRequestId(body.id) &&
+    typeof error === 'object' &&
+    error !== null &&
+    Object.keys(error).every((key) => ['code', 'message', 'data'].includes(key)) &&
+    Number.isInteger(error.code) &&
+    typeof error.message === 'string';
+  if (!shaped) throw new Error(`${what}: ${status} is not a JSON-RPC error: ${text.slice(0, 300)}`);
+  // The gateway's own refusals carry the catalog's body as data; the SDK's carry none, or the protocol's own (a revision refused).
+  const data = error.data as Record<string, unknown> | undefined;
+  if (typeof data === 'object' && data !== null && 'error_code' in data)
+    expectCatalogShape(status, JSON.stringify(data), `${what} (its data)`);
+}
+
 /**
  * What every answer to `path` must look like, by the surface the path belongs to: under /openai/
- * an `x-request-id` on every answer and errors in OpenAI's shape; elsewhere errors in the catalog's.
- * `header` reads an answer header by its lower-case name.
+ * an `x-request-id` on every answer and errors in OpenAI's shape; at /v1/mcp errors as JSON-RPC
+ * errors; elsewhere errors in the catalog's. `header` reads an answer header by its lower-case name.
  */
 export function expectAnswerShape(
   path: string,
@@ -259,6 +289,10 @@ export function expectAnswerShape(
   header: (name: string) => string | null | undefined,
   what: string,
 ): void {
+  if (onMcpSurface(path)) {
+    if (status >= 400) expectMcpShape(status, text, what);
+    return;
+  }
   if (!onOpenAiSurface(path)) {
     if (status >= 400) expectCatalogShape(status, text, what);
     return;
@@ -269,9 +303,18 @@ export function expectAnswerShape(
   if (status >= 400) expectOpenAiShape(status, text, what);
 }
 
-/** The code and message of an error answer to `path`: `error.code` and `error.message` on the OpenAI-compatible surface, `error_code` and `message` elsewhere. */
+/**
+ * The code and message of an error answer to `path`: `error.code` and `error.message` on the
+ * OpenAI-compatible surface, the catalog code in the JSON-RPC error's `data` and its message at
+ * the MCP server, `error_code` and `message` elsewhere.
+ */
 export function errorOf(path: string, text: string): { code: unknown; message: unknown } {
-  const body = JSON.parse(text) as { error_code?: unknown; message?: unknown; error?: { code?: unknown; message?: unknown } };
+  const body = JSON.parse(text) as {
+    error_code?: unknown;
+    message?: unknown;
+    error?: { code?: unknown; message?: unknown; data?: { error_code?: unknown } };
+  };
+  if (onMcpSurface(path)) return { code: body.error?.data?.error_code ?? body.error?.code, message: body.error?.message };
   return onOpenAiSurface(path)
     ? { code: body.error?.code, message: body.error?.message }
     : { code: body.error_code, message: body.message };

@@ -1,4 +1,4 @@
-import type { AgentRecord, AppliedDeployment, AppliedWorkflowDeployment } from '@waggle/contracts';
+import { defaultMcpToolName, type AgentRecord, type AppliedDeployment, type AppliedWorkflowDeployment } from '@waggle/contracts';
 
 /**
  * Every route of the gateway, with what a valid request to it looks like: the route table the
@@ -14,6 +14,7 @@ prompts:
         model: fake-generated-chat
         messages:
           - { role: user, content: "{{ question }}" }
+        publish: { mcp: true }
 `;
 
 /** A workflow file's `workflows:` list (as JSON): one template step over one input. */
@@ -78,6 +79,8 @@ export interface RouteCase {
   servesLarge?: boolean;
   /** Headers of the run lifecycle it takes, sent valid, arbitrary or not at all: `Idempotency-Key` (a run-starting route) or `Last-Event-ID`. */
   lifecycleHeader?: 'idempotency-key' | 'last-event-id';
+  /** The route's own body limit, when it is not the gateway's MAX_JSON_BODY_BYTES (the MCP server's 1 MiB): past it, 413. */
+  bodyLimitBytes?: number;
 }
 
 export interface Context {
@@ -456,6 +459,21 @@ export const ROUTES: RouteCase[] = [
     credentials: 'key',
     validParams: ({ a, b }) => [[a.disposableMcpServerId], [b.disposableMcpServerId]],
   },
+  // The MCP server (the spec's decisions, MCP): a tools/call of A's published prompt variant, as a 2025 client sends it.
+  {
+    method: 'POST',
+    path: '/v1/mcp',
+    credentials: 'key',
+    validBody: ({ a }) => ({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: promptToolName(a), arguments: { question: 'generated' } },
+    }),
+    sized: 'params.arguments.question',
+    servesLarge: true,
+    bodyLimitBytes: 1024 * 1024,
+  },
   // Last: its first valid case deletes A's disposable agent, and later ones find it gone.
   {
     method: 'DELETE',
@@ -482,6 +500,11 @@ function knowledgeBaseParams({ a, b }: Context): string[][] {
     [a.id, a.knowledgeBaseId],
     [b.id, b.knowledgeBaseId],
   ];
+}
+
+/** A workspace's prompt deployment's `default` variant as the MCP tool it is published as. */
+export function promptToolName(workspace: Workspace): string {
+  return defaultMcpToolName('prompt', workspace.deployment.deployment, 'default');
 }
 
 /** A workspace's prompt deployment as an OpenAI model id (its `default` variant). */

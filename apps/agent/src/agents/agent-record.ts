@@ -1,4 +1,4 @@
-import type { AgentRecord, CreateAgentFields, UpdateAgentFields } from '@waggle/contracts';
+import { storedMcpPublish, type AgentRecord, type CreateAgentFields, type UpdateAgentFields } from '@waggle/contracts';
 import type { AgentEntity } from './entities/agent.entity';
 
 /** decisions: the agent record in responses, unset optional fields null, status `active`. */
@@ -20,6 +20,7 @@ export function toAgentRecord(agent: AgentEntity): AgentRecord {
     fallbacks: agent.fallbacks,
     response_format: agent.responseFormat,
     mcp: agent.mcp,
+    publish: agent.publish,
     status: 'active',
     created_at: agent.createdAt.toISOString(),
     updated_at: agent.updatedAt.toISOString(),
@@ -44,6 +45,7 @@ export type AgentSettings = Pick<
   | 'fallbacks'
   | 'responseFormat'
   | 'mcp'
+  | 'publish'
 >;
 
 /** The columns a create's fields set: absent optional fields are null. */
@@ -64,6 +66,7 @@ export function settingsOfCreate(fields: CreateAgentFields): AgentSettings {
     fallbacks: fields.fallbacks ?? [],
     responseFormat: fields.response_format ?? null,
     mcp: fields.mcp ?? null,
+    publish: storedMcpPublish(fields.publish),
   };
 }
 
@@ -89,5 +92,6 @@ export function settingsOfUpdate(fields: UpdateAgentFields): Partial<AgentSettin
   set('fallbacks', fields.fallbacks === null ? [] : fields.fallbacks);
   set('responseFormat', fields.response_format);
   set('mcp', fields.mcp);
+  if (fields.publish !== undefined) changes.publish = storedMcpPublish(fields.publish);
   return changes;
 }

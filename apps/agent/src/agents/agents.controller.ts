@@ -13,6 +13,7 @@ import {
   type AgentWebhookSecretCheck,
   type AgentWebhookSecretView,
   type DeletedAgent,
+  type McpToolDescriptor,
 } from '@waggle/contracts';
 import { RpcHandler } from '@waggle/platform';
 import { AgentKnowledgeBaseLinks } from './agent-knowledge-bases.service';
@@ -65,6 +66,11 @@ export class AgentsController {
   @RpcHandler(AgentPatterns.verifyWebhookSecret)
   verifyWebhookSecret(request: VerifyAgentWebhookSecretRequest): Promise<AgentWebhookSecretCheck> {
     return this.secrets.verify(request.agent_id, request.secret);
+  }
+
+  @RpcHandler(AgentPatterns.listMcpTools)
+  mcpTools(request: WorkspaceIdRequest): Promise<McpToolDescriptor[]> {
+    return this.agents.mcpTools(request.workspace_id);
   }
 
   @RpcHandler(AgentPatterns.getKnowledgeBases)

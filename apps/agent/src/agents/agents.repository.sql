@@ -19,6 +19,14 @@ WHERE "id" = $1;
 UPDATE "agent"."agents" SET "deleted_at" = CURRENT_TIMESTAMP, "updated_at" = CURRENT_TIMESTAMP
 WHERE "id" = $1 AND "workspace_id" = $2 AND "deleted_at" IS NULL;
 
+-- published
+SELECT "id", "name", "description", "publish" FROM "agent"."agents"
+WHERE "workspace_id" = $1 AND "deleted_at" IS NULL AND ("publish" ->> 'mcp')::boolean IS TRUE
+ORDER BY "created_at", "id";
+
+-- lockMcpToolNames
+SELECT pg_advisory_xact_lock(hashtextextended('agent.mcp-tools:' || $1::text, 0));
+
 -- detachKnowledgeBases
 DELETE FROM "agent"."agent_knowledge_bases" WHERE "agent_id" = $1;
 

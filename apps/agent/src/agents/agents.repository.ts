@@ -69,6 +69,16 @@ const SQL = defineSql(__filename, {
   softDelete: sql(`
     UPDATE "agent"."agents" SET "deleted_at" = CURRENT_TIMESTAMP, "updated_at" = CURRENT_TIMESTAMP
     WHERE "id" = $1 AND "workspace_id" = $2 AND "deleted_at" IS NULL`),
+  /** The workspace's agents offered as MCP tools, oldest first. */
+  published: sql<Pick<RowOf<AgentEntity>, 'id' | 'name' | 'description' | 'publish'>>(`
+    SELECT "id", "name", "description", "publish" FROM "agent"."agents"
+    WHERE "workspace_id" = $1 AND "deleted_at" IS NULL AND ("publish" ->> 'mcp')::boolean IS TRUE
+    ORDER BY "created_at", "id"`),
+  /**
+   * Held until the transaction ends by whatever changes which agents a workspace publishes
+   * under which tool names, so two concurrent saves cannot both take one name.
+   */
+  lockMcpToolNames: sql(`SELECT pg_advisory_xact_lock(hashtextextended('agent.mcp-tools:' || $1::text, 0))`),
   detachKnowledgeBases: sql(`DELETE FROM "agent"."agent_knowledge_bases" WHERE "agent_id" = $1`),
   // Increasing times, so the order attached is the order listed.
   attachKnowledgeBases: sql(`
@@ -168,6 +178,16 @@ export class AgentsRepository extends DataRepository {
   async activeIdsPage(skip: number, take: number): Promise<string[]> {
     const page = await this.table(AgentEntity).find({ select: { id: true }, order: { id: 'ASC' }, skip, take });
     return page.map((agent) => agent.id);
+  }
+
+  /** The workspace's active agents published as MCP tools, oldest first. */
+  published(workspaceId: string): Promise<Array<Pick<AgentEntity, 'id' | 'name' | 'description' | 'publish'>>> {
+    return this.rows(SQL.published, [workspaceId]);
+  }
+
+  /** Serializes the workspace's changes of published tool names (call inside `transaction`). */
+  async lockMcpToolNames(workspaceId: string): Promise<void> {
+    await this.execute(SQL.lockMcpToolNames, [workspaceId]);
   }
 
   /** The knowledge bases attached to the agent, in the order they were attached. */

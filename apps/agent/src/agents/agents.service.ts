@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { AgentRecord, CreateAgentFields, McpSelection, ModelRoute, UpdateAgentFields } from '@waggle/contracts';
-import { nestedMessage, WaggleException } from '@waggle/errors';
+import type { AgentRecord, CreateAgentFields, McpSelection, McpToolDescriptor, ModelRoute, UpdateAgentFields } from '@waggle/contracts';
+import { errorMessage, nestedMessage, WaggleException, type ErrorDetail } from '@waggle/errors';
 import { WorkspaceMcpServers } from '../mcp-servers/workspace-mcp-servers';
+import { agentToolDescriptor, agentToolName } from './agent-mcp-tools';
 import { AgentModels } from './agent-models';
 import { settingsOfCreate, settingsOfUpdate, toAgentRecord } from './agent-record';
 import { AgentWebhookSecrets } from './agent-webhook-secrets.service';
@@ -47,13 +48,21 @@ export class AgentsService {
     await this.models.checkFallbacks(primary, settings.llmModel, settings.fallbacks, settings.responseFormat !== null);
     await this.checkMcpServers(workspaceId, settings.mcp);
     const secrets = this.secrets.newSecrets();
-    const agent = await this.agents.insert({
-      workspaceId,
-      ...settings,
-      webhookSecretSealed: secrets.current,
-      previousWebhookSecretSealed: secrets.previous,
-      previousSecretExpiresAt: secrets.previousExpiresAt,
-    });
+    const insert = () =>
+      this.agents.insert({
+        workspaceId,
+        ...settings,
+        webhookSecretSealed: secrets.current,
+        previousWebhookSecretSealed: secrets.previous,
+        previousSecretExpiresAt: secrets.previousExpiresAt,
+      });
+    const agent =
+      agentToolName(settings) === null
+        ? await insert()
+        : await this.agents.transaction(async () => {
+            await this.checkToolName(workspaceId, null, settings);
+            return insert();
+          });
     // The agent exists once its row does: should the registry not take its target now, the
     // gateway's first trigger asks for it again (republish) and every resync writes it.
     await this.secrets
@@ -88,6 +97,12 @@ export class AgentsService {
       const needsCheck = changes.llmModel !== undefined || changes.fallbacks !== undefined || changes.responseFormat !== undefined;
       if (needsCheck && fallbacks.length > 0)
         await this.models.checkFallbacks(primary ?? (await this.models.route(llmModel)), llmModel, fallbacks, responseFormat !== null);
+      // A rename changes a published agent's default tool name too.
+      if (changes.publish !== undefined || changes.name !== undefined)
+        await this.checkToolName(workspaceId, agent.id, {
+          name: changes.name ?? agent.name,
+          publish: changes.publish === undefined ? agent.publish : changes.publish,
+        });
       return this.agents.save(Object.assign(agent, changes));
     });
     this.runnable.changed(updated.id);
@@ -112,6 +127,30 @@ export class AgentsService {
     throw new WaggleException('validation_error', {
       ...problems[0],
       details: problems.map((problem) => ({ field: `agent.${problem.params.field}`, messages: [nestedMessage(problem)] })),
+    });
+  }
+
+  /** The workspace's published agents as MCP tools, oldest first. */
+  async mcpTools(workspaceId: string): Promise<McpToolDescriptor[]> {
+    return (await this.agents.published(workspaceId)).flatMap((agent) => agentToolDescriptor(agent) ?? []);
+  }
+
+  /**
+   * A tool name is unique in the workspace (the spec's decisions, MCP): among its agents this
+   * service refuses a second one (422 naming the field); against prompts and workflows, which
+   * other services own, the tool list keeps the first. Runs inside the save's transaction,
+   * under the workspace's lock of tool names, so concurrent saves cannot both take one.
+   */
+  private async checkToolName(workspaceId: string, agentId: string | null, agent: Pick<AgentEntity, 'name' | 'publish'>): Promise<void> {
+    const name = agentToolName(agent);
+    if (name === null) return;
+    await this.agents.lockMcpToolNames(workspaceId);
+    const taken = (await this.agents.published(workspaceId)).find((other) => other.id !== agentId && agentToolName(other) === name);
+    if (!taken) return;
+    const text: ErrorDetail = { detail: 'mcp_tool_name_taken', params: { name } };
+    throw new WaggleException('validation_error', {
+      ...text,
+      details: [{ field: 'agent.publish.tool_name', messages: [`${errorMessage(text, 'en')} (by agent ${taken.id})`] }],
     });
   }
 

@@ -16,6 +16,8 @@ import {
   MAX_FALLBACKS,
   MCP_SELECTION_LIMITS,
   MCP_SERVER_ID_FORMAT,
+  MCP_TOOL_DESCRIPTION_MAX,
+  MCP_TOOL_NAME_PATTERN,
   RESPONSE_FORMAT_NAME,
   RESPONSE_SCHEMA_MAX_BYTES,
   CreateAgentRequest,
@@ -26,6 +28,7 @@ import {
   type AgentRecord,
   type AgentToolChoice,
   type McpSelection,
+  type McpPublish,
   type ResponseFormat,
 } from '@waggle/contracts';
 
@@ -61,6 +64,24 @@ export class ResponseFormatDoc implements ResponseFormat {
   @ApiPropertyOptional({ description: 'Ask the provider to hold the answer to the schema exactly; Waggle validates either way' })
   strict?: boolean;
 }
+
+/** `publish` (the spec's decisions, MCP): offered as a tool of the workspace's MCP server at POST /v1/mcp. */
+export class McpPublishDoc implements McpPublish {
+  @ApiProperty({ description: 'Offered as a tool of the workspace’s MCP server (POST /v1/mcp)' })
+  mcp!: boolean;
+
+  @ApiPropertyOptional({
+    pattern: MCP_TOOL_NAME_PATTERN.source,
+    description: 'The tool’s name, unique in the workspace; agent_<name> (lower-cased, other characters as _, at most 40) when absent',
+  })
+  tool_name?: string;
+
+  @ApiPropertyOptional({ maxLength: MCP_TOOL_DESCRIPTION_MAX, description: 'The tool’s description; the agent’s own when absent' })
+  description?: string;
+}
+
+/** A publish setting, or null for none. */
+const PUBLISH: ApiPropertyOptions = { oneOf: [{ $ref: getSchemaPath(McpPublishDoc) }, { type: 'null' }] };
 
 const FALLBACKS = {
   type: 'array',
@@ -101,7 +122,7 @@ const MCP: ApiPropertyOptions = {
 const RESPONSE_FORMAT: ApiPropertyOptions = { oneOf: [{ $ref: getSchemaPath(ResponseFormatDoc) }, { type: 'null' }] };
 
 /** The `agent` object of a create. */
-@ApiExtraModels(ResponseFormatDoc)
+@ApiExtraModels(ResponseFormatDoc, McpPublishDoc)
 export class CreateAgentFieldsDoc {
   @ApiProperty({ minLength: 1, maxLength: 200 })
   name!: string;
@@ -159,6 +180,8 @@ export class CreateAgentFieldsDoc {
 
   @ApiPropertyOptional(MCP)
   mcp?: McpSelectionDoc[] | null;
+  @ApiPropertyOptional(PUBLISH)
+  publish?: McpPublishDoc | null;
 }
 
 /** The `agent` object of an update: every field optional, null unsets an optional one. */
@@ -226,6 +249,8 @@ export class AgentDto implements AgentRecord {
 
   @ApiProperty(MCP)
   mcp!: McpSelection[] | null;
+  @ApiProperty(PUBLISH)
+  publish!: McpPublish | null;
 
   @ApiProperty({ enum: ['active'] })
   status!: 'active';

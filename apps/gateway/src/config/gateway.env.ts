@@ -65,4 +65,10 @@ export class GatewayEnv extends WithCallbackAllowlist(WithRedis(BaseEnv)) {
   )
   @IsString()
   OPENAI_CORS_ORIGINS: string = '';
+
+  @EnvVar(
+    'Browser origins allowed to call the MCP server (POST /v1/mcp): comma-separated origins (https://app.example.com), compared by scheme, host and port. A request that sends an Origin header not listed is refused (403); empty (the default) allows none. Requests without Origin (MCP clients outside a browser) are not affected',
+  )
+  @IsString()
+  MCP_ALLOWED_ORIGINS: string = '';
 }

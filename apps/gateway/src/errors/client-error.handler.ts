@@ -3,14 +3,14 @@ import { contained } from '@waggle/platform';
 import { traceresponseOf } from '@waggle/telemetry';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { earlyRefusal } from '../openai/openai-errors';
+import { earlyRefusal } from './early-refusal';
 
 const STATUS_TEXT: Readonly<Record<number, string>> = { 400: 'Bad Request', 404: 'Not Found' };
 
 /**
  * A whole answer written on a socket no route will see, then the connection closed: in the
- * shape of the surface `request`'s path names when there is one (OpenAI's under /openai/), else
- * in the catalog's.
+ * shape of the surface `request`'s path names when there is one (OpenAI's under /openai/, a
+ * JSON-RPC error at the MCP server's path), else in the catalog's.
  */
 function endSocketWithError(socket: Duplex, exception: WaggleException, request?: IncomingMessage): void {
   const { body, headers } = earlyRefusal(exception, request);

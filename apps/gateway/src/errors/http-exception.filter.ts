@@ -3,6 +3,7 @@ import { resolveLocale, toErrorBody, WaggleException, type SupportedLocale } fro
 import { newErrorId, OVERLOAD_RETRY_AFTER_SECONDS } from '@waggle/platform';
 import type { Request, Response } from 'express';
 import { ReplayedAnswer } from '../idempotency/idempotency.guard';
+import { answeredId, isMcpRequest, toMcpError } from '../mcp/mcp-errors';
 import { isOpenAiRequest, toOpenAiError } from '../openai/openai-errors';
 import { toWaggleException } from './to-waggle-exception';
 
@@ -11,7 +12,8 @@ export type LocalizedRequest = Request & { locale?: SupportedLocale };
 
 /**
  * The gateway's one exception filter: every failure leaves as the spec's JSON error
- * shape, in the workspace's language. Unexpected errors are logged with an id and
+ * shape (OpenAI's error object on the OpenAI-compatible surface, a JSON-RPC error at the MCP
+ * server's path), in the workspace's language. Unexpected errors are logged with an id and
  * answered as internal_server_error without internals.
  */
 @Catch()
@@ -48,6 +50,12 @@ export function sendError(exception: unknown, request: LocalizedRequest, respons
     const answer = toOpenAiError(shaped, resolveLocale(request.locale), request);
     // OpenAI's clients wait as long as `retry-after` says before their retry of a 429 (the daily cap's says until midnight).
     if (answer.status === 429 && !response.hasHeader('retry-after')) response.setHeader('retry-after', '1');
+    response.status(answer.status).set(answer.headers).json(answer.body);
+    return;
+  }
+  if (isMcpRequest(request)) {
+    // The MCP server answers as JSON-RPC, its clients' shape (the spec's decisions, MCP).
+    const answer = toMcpError(shaped, resolveLocale(request.locale), answeredId(request.body));
     response.status(answer.status).set(answer.headers).json(answer.body);
     return;
   }

@@ -1,4 +1,4 @@
-import { localizeDetails, toErrorBody, WaggleException, type SupportedLocale } from '@waggle/errors';
+import { localizeDetails, WaggleException, type SupportedLocale } from '@waggle/errors';
 import { newRequestId } from '@waggle/platform';
 import type { Request } from 'express';
 import type { IncomingMessage } from 'node:http';
@@ -110,17 +110,4 @@ export function openAiErrorText(exception: WaggleException, request: Pick<Incomi
 /** The headers of such a refusal: an `x-request-id` of its own (every answer of the surface has one; no run began) and `x-should-retry`. */
 export function earlyOpenAiHeaders(exception: WaggleException): Record<string, string> {
   return { 'x-request-id': newRequestId(), 'x-should-retry': String(shouldRetry(exception)) };
-}
-
-/**
- * A refusal answered before any route runs, for a request whose target is known (an unmet
- * `Expect`, `CONNECT`): its JSON text and extra headers in the shape of the surface the path
- * names, OpenAI's under /openai/, the catalog's elsewhere or when there is no request to tell.
- */
-export function earlyRefusal(
-  exception: WaggleException,
-  request?: Pick<IncomingMessage, 'method' | 'url'>,
-): { body: string; headers: Record<string, string> } {
-  if (request && isOpenAiRequest(request)) return { body: openAiErrorText(exception, request), headers: earlyOpenAiHeaders(exception) };
-  return { body: JSON.stringify(toErrorBody(exception, 'en')), headers: {} };
 }

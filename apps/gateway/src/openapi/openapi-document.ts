@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { addMcpRoutes } from './mcp-routes';
 import { addOpenAiRoutes } from './openai-routes';
 import { addRunRoutes, RUN_ROUTE_MODELS } from './run-routes';
 
@@ -10,15 +11,16 @@ export const DOCUMENTED_PRIVATE_PREFIXES = ['/v1/private/mcp_servers'];
 /**
  * The OpenAPI 3.1 description of the `/v1/public/*` endpoints, generated from the gateway's
  * controllers and DTOs, so it lists exactly the routes that exist, and of the routes that start
- * a run (decisions D7), where the Idempotency-Key header and the background runs live, and of the
- * OpenAI-compatible surface under /openai/v1 (its request bodies from the JSON Schemas it validates with).
+ * a run (decisions D7), where the Idempotency-Key header and the background runs live, of the
+ * OpenAI-compatible surface under /openai/v1 (its request bodies from the JSON Schemas it validates with),
+ * and of the MCP server at /v1/mcp.
  */
 export function buildPublicOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setOpenAPIVersion('3.1.0')
     .setTitle('Waggle public API')
     .setDescription(
-      "Prompt deployments, workflows, agents, knowledge bases, assets and the model catalog of a workspace; an OpenAI-compatible surface under /openai/v1; and the workspace's MCP servers (/v1/private/mcp_servers).",
+      "Prompt deployments, workflows, agents, knowledge bases, assets and the model catalog of a workspace; an OpenAI-compatible surface under /openai/v1; the workspace's MCP servers (/v1/private/mcp_servers); and the workspace as an MCP server at /v1/mcp.",
     )
     .setVersion('v1')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'wgl_ API key', description: 'A workspace API key' })
@@ -31,5 +33,6 @@ export function buildPublicOpenApiDocument(app: INestApplication): OpenAPIObject
   );
   addRunRoutes(document);
   addOpenAiRoutes(document);
+  addMcpRoutes(document);
   return document;
 }

@@ -6,6 +6,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { GatewayEnv } from '../config/gateway.env';
 import { httpRequestLabels } from '../metrics/http-metrics';
+import { isMcpRequest, mcpErrorText } from '../mcp/mcp-errors';
 import { earlyOpenAiHeaders, isOpenAiRequest, OPENAI_BASE_PATH, openAiErrorText } from '../openai/openai-errors';
 
 /** Served whatever the load, never counted: a probe must tell a loaded gateway from a dead one. */
@@ -40,7 +41,7 @@ const OVERLOADED: Readonly<Record<ShedReason, WaggleException>> = {
 /**
  * The overload answers, made once per reason and surface, in English: they are given before
  * authentication tells the workspace's language. The OpenAI-compatible surface's is OpenAI's
- * error object (decisions), the native routes' the catalog's.
+ * error object (decisions), the MCP server's a JSON-RPC error, the native routes' the catalog's.
  */
 const OVERLOAD_BODIES = Object.fromEntries(
   Object.entries(OVERLOADED).map(([reason, refusal]) => [
@@ -48,13 +49,15 @@ const OVERLOAD_BODIES = Object.fromEntries(
     {
       native: JSON.stringify(toErrorBody(refusal, 'en')),
       openAi: openAiErrorText(refusal, { method: 'POST', url: OPENAI_BASE_PATH }),
+      mcp: mcpErrorText(refusal),
     },
   ]),
-) as Readonly<Record<ShedReason, { native: string; openAi: string }>>;
+) as Readonly<Record<ShedReason, { native: string; openAi: string; mcp: string }>>;
 
 /**
  * Answers a refused request at once: 503 `upstream_request_failed` with `Retry-After` (in
- * OpenAI's error shape, with `x-request-id` and `x-should-retry`, under /openai/), its
+ * OpenAI's error shape, with `x-request-id` and `x-should-retry`, under /openai/; a JSON-RPC
+ * error at the MCP server's path), its
  * `traceparent` as every answer has one, counted in the request metrics (route `unknown`: it
  * was never routed). The body is not parsed but drained (`resume`), so a keep-alive
  * connection stays usable for the client's next request; a body that never ends is cut by
@@ -63,7 +66,7 @@ const OVERLOAD_BODIES = Object.fromEntries(
 function answerOverloaded(request: IncomingMessage, response: ServerResponse, reason: ShedReason, startedAt: number): void {
   request.resume();
   const openAi = isOpenAiRequest(request);
-  const body = OVERLOAD_BODIES[reason][openAi ? 'openAi' : 'native'];
+  const body = OVERLOAD_BODIES[reason][openAi ? 'openAi' : isMcpRequest(request) ? 'mcp' : 'native'];
   runInTraceContext(request, () => {
     response.writeHead(503, {
       'content-type': 'application/json; charset=utf-8',

@@ -11,7 +11,15 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { InvocationPatterns, RUN_SURFACES, send, type CancelledRun, type RequestLookup, type RunSurface } from '@waggle/contracts';
+import {
+  InvocationPatterns,
+  LEDGER_REQUEST_TYPES,
+  RUN_SURFACES,
+  send,
+  type CancelledRun,
+  type RequestLookup,
+  type RunSurface,
+} from '@waggle/contracts';
 import { NatsRpcClient } from '@waggle/platform';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { MeteredApiRoute } from '../auth/authenticated.decorator';
@@ -26,7 +34,10 @@ class RequestLookupDto implements RequestLookup {
   @ApiProperty({ enum: ['queued', 'running', 'completed', 'failed', 'cancelled'] })
   status!: RequestLookup['status'];
 
-  @ApiProperty({ enum: ['prompt', 'workflow', 'agent'] })
+  @ApiProperty({
+    enum: LEDGER_REQUEST_TYPES,
+    description: '`knowledge_search` only for a knowledge base search an MCP client called as a tool (`surface` `mcp`)',
+  })
   request_type!: RequestLookup['request_type'];
 
   @ApiProperty({ example: 'prompt_deployment' })
@@ -67,7 +78,8 @@ class RequestLookupDto implements RequestLookup {
     type: 'string',
     nullable: true,
     enum: RUN_SURFACES,
-    description: '`openai` when the run was started through the OpenAI-compatible API (`/openai/v1/*`); null for the native routes',
+    description:
+      '`openai` when the run was started through the OpenAI-compatible API (`/openai/v1/*`), `mcp` by a tool call to the MCP server (`POST /v1/mcp`); null for the native routes',
   })
   surface!: RunSurface | null;
 }

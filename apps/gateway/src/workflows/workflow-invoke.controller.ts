@@ -14,6 +14,7 @@ import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { MeteredApiRoute, PrivateApiRoute, RunStartingApiRoute } from '../auth/authenticated.decorator';
 import type { GatewayEnv } from '../config/gateway.env';
 import { checkTriggerBody } from '../webhooks/trigger-intake';
+import { workflowRunLimits } from './workflow-run-limits';
 
 /**
  * `POST /v1/workflow/invoke`: a workflow deployment variant, sync (the answer carries the
@@ -43,7 +44,6 @@ export class WorkflowInvokeController {
     const runAsync = body.async?.enabled === true;
     // `async.callback_url` is required when async is enabled, and must pass the callback policy.
     const callbackUrl = runAsync ? checkTriggerBody([], body.async?.callback_url, this.callbackUrls) : undefined;
-    const { limits } = request.auth;
     return send(
       this.rpc,
       InvocationPatterns.invokeWorkflow,
@@ -56,11 +56,7 @@ export class WorkflowInvokeController {
         async: body.async && { enabled: runAsync, ...(callbackUrl !== undefined && { callback_url: callbackUrl }) },
         metadata: body.metadata,
         user: body.user,
-        limits: {
-          concurrency: limits.workflow_concurrency,
-          steps_per_run: limits.workflow_step_limit,
-          tool_calls_per_day: limits.provider_tool_calls_per_day,
-        },
+        limits: workflowRunLimits(request.auth),
       },
       { timeoutMs: this.invokeTimeoutMs },
     );

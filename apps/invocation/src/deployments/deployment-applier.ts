@@ -1,10 +1,17 @@
+import { sameMcpPublish, storedMcpPublish, type McpPublish } from '@waggle/contracts';
 import type { OwnerWebhookSecrets } from '@waggle/webhooks';
 import type { WebhookOwnerColumns } from '@waggle/database';
 import type { DeploymentRepository, VariantShape } from './deployment.repository';
 import type { VersionColumns } from './version-columns';
 
+/** A variant as an apply file declares it: its name, and whether it is offered as an MCP tool. */
+export interface VariantSpecShape {
+  name: string;
+  publish?: McpPublish | null;
+}
+
 /** A deployment as an apply file declares it: its name and its variants by name. */
-export interface DeploymentSpec<VariantSpec extends { name: string }> {
+export interface DeploymentSpec<VariantSpec extends VariantSpecShape> {
   deployment: string;
   variants: VariantSpec[];
 }
@@ -43,6 +50,11 @@ export interface DeploymentKind<
   repository: DeploymentRepository<Deployment, Variant, Version>;
   secrets: OwnerWebhookSecrets<Deployment, View>;
   resolutions: ResolutionCache;
+  /**
+   * Checks the file against what the workspace keeps, inside the apply's transaction before
+   * anything is written (the MCP tool names it publishes): a refusal writes nothing.
+   */
+  check?: (workspaceId: string, specs: ReadonlyArray<DeploymentSpec<VariantSpecShape>>) => Promise<void>;
 }
 
 /** A variant's version as the applier stores it: its kind's columns, with the hash of the definition it was made from. */
@@ -57,7 +69,9 @@ export type VersionDraft<Version extends VersionColumns> = Omit<Version, keyof V
  * **Apply.** Deployments and variants are created when new; a variant whose definition changed
  * (by content hash) gets a new immutable version and is repointed; an unchanged one is left
  * alone, so applying the same file twice changes nothing. Everything is written in one
- * transaction (each deployment locked from read to write): a failed apply writes nothing.
+ * transaction (each deployment locked from read to write): a failed apply writes nothing. A
+ * variant's `publish` (offered as an MCP tool) is kept on the variant, outside its versions: a
+ * change to it alone makes no version and answers `changed: false`.
  *
  * **The secret rule.** A new deployment gets its own webhook secret with all three columns
  * written (the current secret; no previous one, no expiry), and an apply never touches an
@@ -75,7 +89,7 @@ export type VersionDraft<Version extends VersionColumns> = Omit<Version, keyof V
  */
 export abstract class DeploymentApplier<
   Spec extends DeploymentSpec<VariantSpec>,
-  VariantSpec extends { name: string },
+  VariantSpec extends VariantSpecShape,
   Deployment extends WebhookOwnerColumns,
   Variant extends VariantShape<Version>,
   Version extends VersionColumns & { contentHash: string },
@@ -88,8 +102,9 @@ export abstract class DeploymentApplier<
 
   /** Applies the deployments of one file, checked by the kind's service beforehand. */
   async apply(workspaceId: string, specs: readonly Spec[]): Promise<Array<AppliedDeploymentOutcome<Deployment>>> {
-    const { repository, secrets, resolutions } = this.kind;
+    const { repository, secrets, resolutions, check } = this.kind;
     const applied = await repository.transaction(async () => {
+      await check?.(workspaceId, specs);
       const outcomes: Array<AppliedDeploymentOutcome<Deployment>> = [];
       for (const spec of specs) outcomes.push(await this.applyDeployment(workspaceId, spec));
       return outcomes;
@@ -129,11 +144,14 @@ export abstract class DeploymentApplier<
   private async applyVariant(deployment: Deployment, spec: VariantSpec): Promise<AppliedVariantOutcome> {
     const { repository } = this.kind;
     const draft = this.versionOf(spec);
+    // `publish` is the variant's, not its version's: changing it makes no version.
+    const publish = storedMcpPublish(spec.publish);
     let variant = await repository.findVariant(deployment.id, spec.name);
+    if (variant && !sameMcpPublish(variant.publish, publish)) await repository.setPublish(variant.id, publish);
     if (variant?.currentVersion?.contentHash === draft.contentHash) {
       return { name: variant.name, variant_id: variant.id, version: variant.currentVersion.version, changed: false };
     }
-    variant ??= await repository.createVariant(deployment.id, spec.name);
+    variant ??= await repository.createVariant(deployment.id, spec.name, publish);
     const version = await repository.addVersion(variant.id, draft);
     return { name: variant.name, variant_id: variant.id, version: version.version, changed: true };
   }

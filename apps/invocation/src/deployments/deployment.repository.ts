@@ -1,3 +1,4 @@
+import type { McpPublish } from '@waggle/contracts';
 import { DataRepository, sql, type SqlStatement, type WebhookOwnerColumns } from '@waggle/database';
 import { WaggleException } from '@waggle/errors';
 import {
@@ -18,6 +19,8 @@ export interface VariantShape<Version> {
   name: string;
   currentVersionId: string | null;
   currentVersion: Version | null;
+  /** Offered as a tool of the workspace's MCP server; null when not published (not versioned). */
+  publish: McpPublish | null;
 }
 
 export interface DeploymentEntities<Deployment, Variant, Version> {
@@ -36,22 +39,41 @@ interface VariantRow {
   deployment_id: string;
   name: string;
   current_version_id: string | null;
+  publish: McpPublish | null;
   created_at: Date;
   updated_at: Date;
   current_version: ({ created_at: string } & Record<string, unknown>) | null;
+}
+
+/** A published variant with its deployment's name and its current version's row (the MCP tools of a workspace). */
+interface PublishedVariantRow {
+  deployment: string;
+  variant: string;
+  publish: McpPublish;
+  current_version: ({ created_at: string } & Record<string, unknown>) | null;
+}
+
+/** A variant offered as an MCP tool: its deployment and name, its publish setting and its current version. */
+export interface PublishedVariant<Version> {
+  deployment: string;
+  variant: string;
+  publish: McpPublish;
+  currentVersion: Version | null;
 }
 
 /** The statements of the shared queries that join, over one kind's tables. */
 export interface DeploymentStatements {
   variantByName: SqlStatement<VariantRow>;
   variantsOf: SqlStatement<VariantRow>;
+  publishedVariants: SqlStatement<PublishedVariantRow>;
+  lockMcpToolNames: SqlStatement<never>;
 }
 
 /**
  * The shared statements for one kind's tables; each kind's repository declares them once, with
  * its own, in `defineSql` (so they are in its snapshot and prepared against the schema).
  */
-export function deploymentStatements(tables: { variants: string; versions: string }): DeploymentStatements {
+export function deploymentStatements(tables: { deployments: string; variants: string; versions: string }): DeploymentStatements {
   const withCurrentVersion = `SELECT v.*, to_jsonb(ver) AS current_version
       FROM ${tables.variants} v
       LEFT JOIN ${tables.versions} ver ON ver.id = v.current_version_id`;
@@ -63,6 +85,15 @@ export function deploymentStatements(tables: { variants: string; versions: strin
       ${withCurrentVersion}
      WHERE v.deployment_id = ANY ($1::uuid[])
      ORDER BY v.name`),
+    publishedVariants: sql<PublishedVariantRow>(`
+      SELECT d.name AS deployment, v.name AS variant, v.publish, to_jsonb(ver) AS current_version
+        FROM ${tables.deployments} d
+        JOIN ${tables.variants} v ON v.deployment_id = d.id
+        LEFT JOIN ${tables.versions} ver ON ver.id = v.current_version_id
+       WHERE d.workspace_id = $1 AND (v.publish ->> 'mcp')::boolean IS TRUE
+       ORDER BY d.name, v.name`),
+    // One lock for both kinds: prompt and workflow variants share the workspace's tool names.
+    lockMcpToolNames: sql(`SELECT pg_advisory_xact_lock(hashtextextended('invocation.mcp-tools:' || $1::text, 0))`),
   };
 }
 
@@ -73,11 +104,15 @@ function propertiesOf(row: Record<string, unknown>): Record<string, unknown> {
   );
 }
 
-/** A variant row as the entity's properties, with its current version (JSON gives the version's `created_at` as text). */
+/** A version's row read as JSON, as the entity's properties (JSON gives its `created_at` as text). */
+function versionOfJson<Version>(version: ({ created_at: string } & Record<string, unknown>) | null): Version | null {
+  return version === null ? null : ({ ...propertiesOf(version), createdAt: new Date(version.created_at) } as Version);
+}
+
+/** A variant row as the entity's properties, with its current version. */
 function variantOfRow<Variant>(row: VariantRow): Variant {
   const { current_version: version, ...variant } = row;
-  const currentVersion = version === null ? null : { ...propertiesOf(version), createdAt: new Date(version.created_at) };
-  return { ...propertiesOf(variant), currentVersion } as Variant;
+  return { ...propertiesOf(variant), currentVersion: versionOfJson(version) } as Variant;
 }
 
 /** A deployment with its variants (each with its current version), by name. */
@@ -179,6 +214,30 @@ export abstract class DeploymentRepository<
     return row && variantOfRow<Variant>(row);
   }
 
+  /** The workspace's variants offered as MCP tools, by deployment and variant name, each with its current version. */
+  async publishedVariants(workspaceId: string): Promise<Array<PublishedVariant<Version>>> {
+    return (await this.rows(this.statements.publishedVariants, [workspaceId])).map((row) => ({
+      deployment: row.deployment,
+      variant: row.variant,
+      publish: row.publish,
+      currentVersion: versionOfJson<Version>(row.current_version),
+    }));
+  }
+
+  /**
+   * Held until the transaction ends by an apply that changes which variants are published under
+   * which tool names (prompts and workflows alike), so two concurrent applies cannot both take one.
+   */
+  async lockMcpToolNames(workspaceId: string): Promise<void> {
+    await this.execute(this.statements.lockMcpToolNames, [workspaceId]);
+  }
+
+  /** Sets a variant's publish setting (not versioned: the variant keeps its version). */
+  async setPublish(variantId: string, publish: McpPublish | null): Promise<void> {
+    const variants: ObjectType<VariantShape<Version>> = this.entities.variant;
+    await this.table(variants).update({ id: variantId }, { publish: publish as never });
+  }
+
   /** Every version of a variant, newest first. */
   versionsOf(variantId: string): Promise<Version[]> {
     return this.table(this.entities.version).find({
@@ -197,9 +256,9 @@ export abstract class DeploymentRepository<
     await this.table(this.entities.deployment).save(deployment);
   }
 
-  createVariant(deploymentId: string, name: string): Promise<Variant> {
+  createVariant(deploymentId: string, name: string, publish: McpPublish | null): Promise<Variant> {
     const variants = this.table(this.entities.variant);
-    return variants.save(variants.create({ deploymentId, name, currentVersionId: null } as DeepPartial<Variant>));
+    return variants.save(variants.create({ deploymentId, name, currentVersionId: null, publish } as DeepPartial<Variant>));
   }
 
   /** Adds the variant's next version and points the variant at it, in one transaction (the caller's, when one is open). */

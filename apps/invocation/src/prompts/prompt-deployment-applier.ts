@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { PromptDeploymentSpec, PromptVariantSpec, WebhookSecretView } from '@waggle/contracts';
 import { contentHashOf } from '@waggle/platform';
 import { DeploymentApplier, type VersionDraft } from '../deployments/deployment-applier';
+import { McpToolsService } from '../mcp-tools/mcp-tools.service';
 import type { PromptDeploymentEntity } from './entities/prompt-deployment.entity';
 import type { PromptVariantEntity } from './entities/prompt-variant.entity';
 import type { PromptVersionEntity } from './entities/prompt-version.entity';
@@ -21,8 +22,8 @@ export class PromptDeploymentApplier extends DeploymentApplier<
   PromptVersionEntity,
   WebhookSecretView
 > {
-  constructor(prompts: PromptsRepository, secrets: PromptWebhookSecrets, resolutions: PromptResolutionCache) {
-    super({ repository: prompts, secrets, resolutions });
+  constructor(prompts: PromptsRepository, secrets: PromptWebhookSecrets, resolutions: PromptResolutionCache, tools: McpToolsService) {
+    super({ repository: prompts, secrets, resolutions, check: (workspaceId, specs) => tools.check(workspaceId, 'prompt', specs) });
   }
 
   /** The variant's definition, hashed in the locale's canonical form, with the variables its templates use. */

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { WebhooksModule } from '../webhooks/webhooks.module';
+import { McpToolsModule } from '../mcp-tools/mcp-tools.module';
 import { PromptDeploymentApplier } from './prompt-deployment-applier';
 import { PromptResolutionCache } from './prompt-resolution.cache';
 import { PromptWebhookSecrets } from './prompt-webhook-secrets.service';
@@ -9,7 +10,7 @@ import { PromptsService } from './prompts.service';
 
 /** Prompt deployments, variants and immutable versions: apply, list, resolve for runs, and their webhook secrets. */
 @Module({
-  imports: [WebhooksModule],
+  imports: [WebhooksModule, McpToolsModule],
   controllers: [PromptsController],
   providers: [PromptsRepository, PromptsService, PromptDeploymentApplier, PromptResolutionCache, PromptWebhookSecrets],
   exports: [PromptResolutionCache],

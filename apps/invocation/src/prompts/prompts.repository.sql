@@ -12,3 +12,14 @@ SELECT v.*, to_jsonb(ver) AS current_version
  LEFT JOIN "invocation"."prompt_versions" ver ON ver.id = v.current_version_id
 WHERE v.deployment_id = ANY ($1::uuid[])
 ORDER BY v.name;
+
+-- publishedVariants
+SELECT d.name AS deployment, v.name AS variant, v.publish, to_jsonb(ver) AS current_version
+ FROM "invocation"."prompt_deployments" d
+ JOIN "invocation"."prompt_variants" v ON v.deployment_id = d.id
+ LEFT JOIN "invocation"."prompt_versions" ver ON ver.id = v.current_version_id
+WHERE d.workspace_id = $1 AND (v.publish ->> 'mcp')::boolean IS TRUE
+ORDER BY d.name, v.name;
+
+-- lockMcpToolNames
+SELECT pg_advisory_xact_lock(hashtextextended('invocation.mcp-tools:' || $1::text, 0));

@@ -10,7 +10,11 @@ import { PromptVariantEntity } from './entities/prompt-variant.entity';
 import { PromptVersionEntity } from './entities/prompt-version.entity';
 
 const SQL = defineSql(__filename, {
-  ...deploymentStatements({ variants: `"${SCHEMA}"."prompt_variants"`, versions: `"${SCHEMA}"."prompt_versions"` }),
+  ...deploymentStatements({
+    deployments: `"${SCHEMA}"."prompt_deployments"`,
+    variants: `"${SCHEMA}"."prompt_variants"`,
+    versions: `"${SCHEMA}"."prompt_versions"`,
+  }),
 });
 
 /** A deployment, one of its variants, and the version a run of it uses. */

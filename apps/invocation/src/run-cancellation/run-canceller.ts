@@ -89,6 +89,9 @@ export class RunCanceller {
         return this.promptTriggers.cancelWaiting(record.workspace_id, record.request_id);
       case 'agent':
         return this.agentTriggerCancelled(record);
+      case 'knowledge_search':
+        // An MCP client's search is never queued.
+        return false;
     }
   }
 

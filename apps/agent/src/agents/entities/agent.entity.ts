@@ -1,4 +1,11 @@
-import type { AgentPromptCacheTtl, AgentReasoningEffort, AgentToolChoice, McpSelection, ResponseFormat } from '@waggle/contracts';
+import type {
+  AgentPromptCacheTtl,
+  AgentReasoningEffort,
+  AgentToolChoice,
+  McpPublish,
+  McpSelection,
+  ResponseFormat,
+} from '@waggle/contracts';
 import { Column, DeleteDateColumn, Entity, Index } from 'typeorm';
 import { WebhookOwnerColumns } from '@waggle/database';
 
@@ -56,6 +63,9 @@ export class AgentEntity extends WebhookOwnerColumns {
   /** The workspace MCP servers whose tools the agent's runs offer, and which tools (the spec's decisions, MCP); null for none. */
   @Column({ type: 'jsonb', nullable: true })
   mcp!: McpSelection[] | null;
+  /** Offered as a tool of the workspace's MCP server (the spec's decisions, MCP); null when never published. */
+  @Column({ type: 'jsonb', nullable: true })
+  publish!: McpPublish | null;
 
   @DeleteDateColumn({ name: 'deleted_at', type: 'timestamptz', nullable: true })
   deletedAt!: Date | null;

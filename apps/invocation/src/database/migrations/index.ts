@@ -12,6 +12,7 @@ import { AddStepModelAttempts1795600000000 } from './1795600000000-add-step-mode
 import { AddPromptFallbacksResponseFormat1795600100000 } from './1795600100000-add-prompt-fallbacks-response-format';
 import { AddRequestTraceId1795600100001 } from './1795600100001-add-request-trace-id';
 import { AddRequestSurface1795878561943 } from './1795878561943-add-request-surface';
+import { AddMcpPublishAndRunSurface1795890442050 } from './1795890442050-add-mcp-publish-and-run-surface';
 
 /** Every migration of this service, oldest first. `npm run migration:generate` appends here. */
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
@@ -28,4 +29,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   AddPromptFallbacksResponseFormat1795600100000,
   AddRequestTraceId1795600100001,
   AddRequestSurface1795878561943,
+  AddMcpPublishAndRunSurface1795890442050,
 ];

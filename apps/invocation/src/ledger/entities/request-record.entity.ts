@@ -1,4 +1,4 @@
-import type { RunKind, RunStatus, RunSurface } from '@waggle/contracts';
+import type { LedgerRequestType, RunStatus, RunSurface } from '@waggle/contracts';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /** One run in the request ledger: what was asked, of what, by whom, and how it ended. */
@@ -14,7 +14,7 @@ export class RequestRecordEntity {
   workspaceId!: string;
 
   @Column({ name: 'request_type', type: 'text' })
-  requestType!: RunKind;
+  requestType!: LedgerRequestType;
 
   @Column({ name: 'requestable_type', type: 'text' })
   requestableType!: string;
@@ -78,7 +78,7 @@ export class RequestRecordEntity {
   @Column({ name: 'trace_id', type: 'text', nullable: true })
   traceId!: string | null;
 
-  /** `openai` for a run the OpenAI-compatible API started; null for the native routes. */
+  /** `openai` for a run the OpenAI-compatible API started, `mcp` for an MCP tool call; null for the native routes. */
   @Column({ type: 'text', nullable: true })
   surface!: RunSurface | null;
 }

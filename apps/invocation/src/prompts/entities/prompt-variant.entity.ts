@@ -1,4 +1,5 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import type { McpPublish } from '@waggle/contracts';
 import { TimestampColumns } from '@waggle/database';
 import { PromptDeploymentEntity } from './prompt-deployment.entity';
 import { PromptVersionEntity } from './prompt-version.entity';
@@ -26,4 +27,8 @@ export class PromptVariantEntity extends TimestampColumns {
   @ManyToOne(() => PromptVersionEntity, { onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'current_version_id', foreignKeyConstraintName: 'FK_prompt_variants_current_version_id' })
   currentVersion!: PromptVersionEntity | null;
+
+  /** Offered as a tool of the workspace's MCP server (the spec's decisions, MCP); null when not published. Not versioned. */
+  @Column({ type: 'jsonb', nullable: true })
+  publish!: McpPublish | null;
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { WebhooksModule } from '../../webhooks/webhooks.module';
+import { McpToolsModule } from '../../mcp-tools/mcp-tools.module';
 import { WorkflowDeploymentApplier } from './workflow-deployment-applier';
 import { WorkflowDeploymentsController } from './workflow-deployments.controller';
 import { WorkflowDeploymentsRepository } from './workflow-deployments.repository';
@@ -13,7 +14,7 @@ import { WorkflowWebhookSecrets } from './workflow-webhook-secrets.service';
  * WorkflowDeploymentsService).
  */
 @Module({
-  imports: [WebhooksModule],
+  imports: [WebhooksModule, McpToolsModule],
   controllers: [WorkflowDeploymentsController],
   providers: [
     WorkflowDeploymentsRepository,

@@ -13,6 +13,17 @@ SELECT v.*, to_jsonb(ver) AS current_version
 WHERE v.deployment_id = ANY ($1::uuid[])
 ORDER BY v.name;
 
+-- publishedVariants
+SELECT d.name AS deployment, v.name AS variant, v.publish, to_jsonb(ver) AS current_version
+ FROM "invocation"."workflow_deployments" d
+ JOIN "invocation"."workflow_variants" v ON v.deployment_id = d.id
+ LEFT JOIN "invocation"."workflow_versions" ver ON ver.id = v.current_version_id
+WHERE d.workspace_id = $1 AND (v.publish ->> 'mcp')::boolean IS TRUE
+ORDER BY d.name, v.name;
+
+-- lockMcpToolNames
+SELECT pg_advisory_xact_lock(hashtextextended('invocation.mcp-tools:' || $1::text, 0));
+
 -- current
 SELECT d.id AS deployment_id, d.name AS deployment_name, d.workspace_id, d.webhook_secret_sealed,
       v.id AS variant_id, v.name AS variant_name, ver.id AS version_id, ver.version, ver.definition

@@ -29,7 +29,7 @@ export type WorkflowVersionRow = Pick<RowOf<WorkflowDeploymentEntity>, 'workspac
 export { deploymentNotFound, variantNotFound } from '../../deployments/deployment.repository';
 
 const SQL = defineSql(__filename, {
-  ...deploymentStatements({ variants: TABLES.variants, versions: TABLES.versions }),
+  ...deploymentStatements(TABLES),
   /** The deployment by name, its variant by name and the variant's current version; null columns say which part is missing. */
   current: sql<WorkflowVersionRow | { deployment_id: string; version_id: null }>(`
     SELECT d.id AS deployment_id, d.name AS deployment_name, d.workspace_id, d.webhook_secret_sealed,

@@ -18,6 +18,9 @@ import { inRecordSpan, STEP_STATUS, stepAttributes } from './step-spans';
 
 export { cancelledRunFailure, failureText, isRunCancel, RunFailure } from './run-failure';
 
+/** Told each step's key as the step finishes (completed, or failed and continued past). Must not throw. */
+export type StepFinished = (stepKey: string) => void;
+
 /** One run's execution state: its row, the records a previous attempt left, and the counters. */
 export interface RunExecution {
   run: WorkflowRunRow;
@@ -30,6 +33,8 @@ export interface RunExecution {
   records: StepRecords;
   stepsExecuted: number;
   totalTokens: number;
+  /** Set when a caller wants each step told as it finishes (an MCP client's progress); off the path otherwise. */
+  onStepFinished?: StepFinished;
 }
 
 /** The run's inputs with the variant's defaults filled in: the scope every template starts from. */
@@ -202,6 +207,7 @@ export class WorkflowEngine {
       if (folded) execution.records.finished(start, end, performance.now() - startedAt, step.type === 'prompt');
       else await execution.records.ended(end);
       scope[step.id] = { output: result.output, error: null } satisfies StepRecordScope;
+      execution.onStepFinished?.(key);
       return null;
     }
     const failed = failure ?? new RunFailure('internal_server_error', { detail: 'workflow_step_error' }, step.id);
@@ -209,6 +215,7 @@ export class WorkflowEngine {
     else await this.endFailed(execution, key, failed);
     if (failed.fatal || step.on_error === 'fail') throw failed;
     scope[step.id] = { output: null, error: failed.message } satisfies StepRecordScope;
+    execution.onStepFinished?.(key);
     return failed;
   }
 
@@ -239,6 +246,7 @@ export class WorkflowEngine {
         await this.endFailed(execution, key, failure);
         if (step.on_error === 'fail') throw failure;
         scope[step.id] = { output: null, error: failure.message } satisfies StepRecordScope;
+        execution.onStepFinished?.(key);
         return failure;
       }
     }
@@ -265,6 +273,7 @@ export class WorkflowEngine {
       else await execution.records.ended(end);
     }
     scope[step.id] = { output, error: null } satisfies StepRecordScope;
+    execution.onStepFinished?.(key);
     return null;
   }
 

@@ -6,6 +6,7 @@ import { RunCancellation } from '@waggle/runs';
 import type { InvocationEnv } from '../../config/invocation.env';
 import { LocalRunSlots } from './local-run-slots';
 import { SyncRunWaiters } from './sync-run-waiters';
+import type { StepFinished } from '../engine/workflow-engine';
 import { isTerminalRun } from './workflow-run-mappers';
 import { WorkflowRunExecutor } from './workflow-run.executor';
 import { WorkflowRunSettlement } from './workflow-run-settlement';
@@ -35,9 +36,10 @@ export class LocalWorkflowRuns implements BeforeApplicationShutdown {
   /**
    * Executes a run admitted here with its lease, in the background (it goes on when its caller
    * stops waiting), and answers its settled row, or null when the run went elsewhere.
+   * `onStepFinished` is told each step as it finishes here.
    */
-  start(run: WorkflowRunRow): Promise<WorkflowRunRow | null> {
-    const execution = this.runHere(run);
+  start(run: WorkflowRunRow, onStepFinished?: StepFinished): Promise<WorkflowRunRow | null> {
+    const execution = this.runHere(run, onStepFinished);
     const tracked = execution.catch(() => undefined).finally(() => this.background.delete(tracked));
     this.background.add(tracked);
     return execution;
@@ -66,7 +68,7 @@ export class LocalWorkflowRuns implements BeforeApplicationShutdown {
    * safety net (a crash here leaves the run to it; removed once the run is settled). An outage or
    * an unexpected fault hands the run to the queue at once; a refusal fails it.
    */
-  private async runHere(run: WorkflowRunRow): Promise<WorkflowRunRow | null> {
+  private async runHere(run: WorkflowRunRow, onStepFinished?: StepFinished): Promise<WorkflowRunRow | null> {
     const id = run.id;
     if (!run.run_async) this.waiters.executingHere(id);
     const tracked = this.cancellation.track(id);
@@ -94,7 +96,7 @@ export class LocalWorkflowRuns implements BeforeApplicationShutdown {
       let state: TerminalState | null;
       try {
         state = await requestContext.run({ requestId: id, workspaceId: run.workspace_id }, () =>
-          this.executor.execute(run, tracked.signal),
+          this.executor.execute(run, tracked.signal, onStepFinished),
         );
       } catch (error) {
         const fault = this.executor.fault(error, true, id);

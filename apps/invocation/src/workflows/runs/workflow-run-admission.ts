@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { FlatMetadata } from '@waggle/contracts';
+import type { FlatMetadata, RunSurface } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { LedgerPublisher } from '@waggle/runs';
 import type { PinnedWorkflow } from '../deployments/workflow-resolution.cache';
@@ -17,6 +17,7 @@ export interface RunToAdmit {
   callbackUrl: string | null;
   metadata: FlatMetadata;
   user: string | null;
+  surface: RunSurface | null;
   limits: { concurrency: number | null; stepsPerRun: number | null; toolCallsPerDay: number | null };
 }
 
@@ -57,6 +58,7 @@ export class WorkflowRunAdmission {
         callbackUrl: run.runAsync ? run.callbackUrl : null,
         metadata: run.metadata,
         user: run.user,
+        surface: run.surface,
         concurrencyLimit: limits.concurrency,
         stepLimit: limits.stepsPerRun,
         toolCallLimit: limits.toolCallsPerDay,

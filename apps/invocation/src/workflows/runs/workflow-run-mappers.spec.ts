@@ -36,6 +36,7 @@ const row = (overrides: Partial<WorkflowRunRow> = {}): WorkflowRunRow => ({
   callback_url: 'https://example.com/hook',
   metadata: { team: 'blue' },
   user_label: 'u-1',
+  surface: null,
   concurrency_limit: 3,
   step_limit: 50,
   tool_call_limit: 15,
@@ -122,7 +123,10 @@ describe('workflow run values', () => {
       user: 'u-1',
       duration_ms: 2500,
       data: { output: 'done' },
+      surface: null,
     });
+    // A run an MCP client started says so in every record of it.
+    expect(ledgerRecordOf(row({ surface: 'mcp' }))).toMatchObject({ surface: 'mcp', status: 'completed' });
   });
 
   it("answers a failed run with its step's code and the request id", () => {

@@ -71,6 +71,7 @@ export function ledgerRecordOf(row: WorkflowRunRow): LedgerRecord {
     ended_at: ended,
     duration_ms: row.started_at && row.ended_at ? row.ended_at.getTime() - row.started_at.getTime() : null,
     usage: isTerminalRun(row) ? { total_tokens: row.total_tokens, steps_executed: row.steps_executed } : null,
+    surface: row.surface,
     data:
       row.run_status === 'completed'
         ? { output: row.output_content }

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { InvocationEnv } from '../../config/invocation.env';
 import { WorkflowDeploymentsService } from '../deployments/workflow-deployments.service';
 import { StepRecords } from '../engine/step-records';
-import { cancelledRunFailure, failureText, isRunCancel, RunFailure, WorkflowEngine } from '../engine/workflow-engine';
+import { cancelledRunFailure, failureText, isRunCancel, RunFailure, WorkflowEngine, type StepFinished } from '../engine/workflow-engine';
 import { CANCELLED_STATE, failureState, WorkflowRunsRepository, type TerminalState, type WorkflowRunRow } from './workflow-runs.repository';
 
 /** How an execution that did not reach a terminal state ended: try again, or fail the run with this state. */
@@ -41,7 +41,8 @@ export class WorkflowRunExecutor {
    * lost (the run is whoever took it over's, or already failed). An outage or an unexpected fault
    * throws, after giving the lease back so the next attempt need not wait for it to lapse.
    * `cancel` (RunCancellation's signal of the run) stops it: no further step, running steps
-   * aborted, and the state is `cancelled` with what the steps so far used.
+   * aborted, and the state is `cancelled` with what the steps so far used. `onStepFinished` is
+   * told each step as it finishes (a caller's progress).
    *
    * The execution is one span (`workflow {deployment}`), the steps' spans its children, with the
    * state it answers as `waggle.workflow.run.status` (a failed run's span has ERROR status and
@@ -50,12 +51,12 @@ export class WorkflowRunExecutor {
    * The run's deadline is the deadline of its steps' calls (an agent run, a search…): `send` cuts
    * each call's wait to what is left of it.
    */
-  async execute(run: WorkflowRunRow, cancel?: AbortSignal): Promise<TerminalState | null> {
+  async execute(run: WorkflowRunRow, cancel?: AbortSignal, onStepFinished?: StepFinished): Promise<TerminalState | null> {
     const attributes = { 'waggle.workflow.run.id': run.id, 'waggle.workflow.id': run.deployment_id };
     const store = { ...requestContext.get(), deadlineAt: run.deadline_at?.getTime() };
     return requestContext.run(store, () =>
       inSpan(`workflow ${run.deployment_name}`, attributes, async (span) => {
-        const state = await this.executeRun(run, cancel);
+        const state = await this.executeRun(run, cancel, onStepFinished);
         span.setAttribute('waggle.workflow.run.status', state?.status ?? 'lease_lost');
         if (state?.status === 'failed') markSpanFailed(span, state, state.errorCode ?? undefined);
         return state;
@@ -63,7 +64,7 @@ export class WorkflowRunExecutor {
     );
   }
 
-  private async executeRun(run: WorkflowRunRow, cancel?: AbortSignal): Promise<TerminalState | null> {
+  private async executeRun(run: WorkflowRunRow, cancel?: AbortSignal, onStepFinished?: StepFinished): Promise<TerminalState | null> {
     const id = run.id;
     const controller = new AbortController();
     const onCancel = () => controller.abort(cancelledRunFailure());
@@ -108,6 +109,7 @@ export class WorkflowRunExecutor {
         records: new StepRecords(this.runs),
         stepsExecuted: 0,
         totalTokens: 0,
+        ...(onStepFinished && { onStepFinished }),
       };
       let state: TerminalState;
       try {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { FlatMetadata, WorkflowStepRecordView } from '@waggle/contracts';
+import type { FlatMetadata, RunSurface, WorkflowStepRecordView } from '@waggle/contracts';
 import { DataRepository, defineSql, sql, type RowOf } from '@waggle/database';
 import { errorMessage, type NestedMessage } from '@waggle/errors';
 import type { DataSource } from 'typeorm';
@@ -27,6 +27,8 @@ export interface NewWorkflowRun extends WorkflowVersionIdentity {
   callbackUrl: string | null;
   metadata: FlatMetadata;
   user: string | null;
+  /** The surface that asked for the run (`mcp`); null for the native route. */
+  surface: RunSurface | null;
   concurrencyLimit: number | null;
   stepLimit: number | null;
   toolCallLimit: number | null;
@@ -167,10 +169,10 @@ const SQL = defineSql(__filename, {
                   WHEN $9::boolean THEN 'queued' END AS status, statement_timestamp() AS at FROM slot
     )
     INSERT INTO ${T_RUNS} (id, workspace_id, deployment_id, deployment_name, variant_id, variant_name, version_id, version, run_status, run_async,
-      start_inputs, callback_url, metadata, user_label, concurrency_limit, step_limit, tool_call_limit, started_at,
+      start_inputs, callback_url, metadata, user_label, surface, concurrency_limit, step_limit, tool_call_limit, started_at,
       lease_owner, lease_expires_at, attempts, deadline_at)
     SELECT $1::text, $2::uuid, $3::uuid, $4::text, $5::uuid, $6::text, $7::uuid, $8::int, d.status, $9::boolean, $10::jsonb, $11::text,
-      $12::jsonb, $13::text, $14::int, $15::int, $16::int, CASE WHEN d.status = 'running' THEN d.at END,
+      $12::jsonb, $13::text, $20::text, $14::int, $15::int, $16::int, CASE WHEN d.status = 'running' THEN d.at END,
       CASE WHEN d.status = 'running' THEN $17::text END,
       CASE WHEN d.status = 'running' AND $17::text IS NOT NULL THEN d.at + make_interval(secs => $18::float8 / 1000) END,
       CASE WHEN d.status = 'running' AND $17::text IS NOT NULL THEN 1 ELSE 0 END,
@@ -273,6 +275,7 @@ export class WorkflowRunsRepository extends DataRepository {
       lease?.owner ?? null,
       lease?.leaseMs ?? null,
       lease?.timeoutMs ?? null,
+      run.surface,
     ]);
     if (!row) return { status: 'refused' };
     return { status: row.run_status === 'running' ? 'running' : 'queued', run: row };

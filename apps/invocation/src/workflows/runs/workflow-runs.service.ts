@@ -1,6 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import type { WorkflowInvokeResponse, WorkflowRunRequest, WorkflowRunView, WorkflowStepRecordView } from '@waggle/contracts';
+import type {
+  WorkflowInvokeResponse,
+  WorkflowRunRequest,
+  WorkflowRunView,
+  WorkflowStepProgress,
+  WorkflowStepRecordView,
+} from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
+import { NatsRpcClient } from '@waggle/platform';
+import type { StepFinished } from '../engine/workflow-engine';
 import { StartWorkflowRun, type StartWorkflowRunInput } from './usecases/start-workflow-run/start-workflow-run';
 import { toRunView } from './workflow-run-mappers';
 import { WorkflowRunSettlement } from './workflow-run-settlement';
@@ -17,12 +25,22 @@ export function startInputOf(request: WorkflowRunRequest): StartWorkflowRunInput
     async: request.async?.enabled === true ? { callbackUrl: request.async.callback_url ?? null } : null,
     metadata: request.metadata ?? {},
     user: request.user ?? null,
+    surface: request.surface ?? null,
     limits: {
       concurrency: request.limits.concurrency,
       stepsPerRun: request.limits.steps_per_run,
       toolCallsPerDay: request.limits.tool_calls_per_day,
     },
   };
+}
+
+/**
+ * Each finished step told on a caller's progress subject (a core NATS message, not kept: a
+ * caller that is gone misses nothing it needs), numbered from 1.
+ */
+export function stepProgressOn(rpc: NatsRpcClient, subject: string): StepFinished {
+  let done = 0;
+  return (stepKey) => rpc.publish(subject, { steps_done: ++done, step_key: stepKey } satisfies WorkflowStepProgress);
 }
 
 /**
@@ -37,10 +55,13 @@ export class WorkflowRunsService {
     private readonly startRun: StartWorkflowRun,
     private readonly settlement: WorkflowRunSettlement,
     private readonly runs: WorkflowRunsRepository,
+    private readonly rpc: NatsRpcClient,
   ) {}
 
   invoke(request: WorkflowRunRequest): Promise<WorkflowInvokeResponse> {
-    return this.startRun.start(startInputOf(request));
+    const input = startInputOf(request);
+    if (request.progress_subject !== undefined) input.onStepFinished = stepProgressOn(this.rpc, request.progress_subject);
+    return this.startRun.start(input);
   }
 
   async lookup(workspaceId: string, requestId: string): Promise<WorkflowRunView> {

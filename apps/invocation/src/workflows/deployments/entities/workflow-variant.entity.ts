@@ -1,4 +1,5 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import type { McpPublish } from '@waggle/contracts';
 import { TimestampColumns } from '@waggle/database';
 import { WorkflowDeploymentEntity } from './workflow-deployment.entity';
 import { WorkflowVersionEntity } from './workflow-version.entity';
@@ -26,4 +27,8 @@ export class WorkflowVariantEntity extends TimestampColumns {
   @ManyToOne(() => WorkflowVersionEntity, { onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'current_version_id', foreignKeyConstraintName: 'FK_workflow_variants_current_version_id' })
   currentVersion!: WorkflowVersionEntity | null;
+
+  /** Offered as a tool of the workspace's MCP server (the spec's decisions, MCP); null when not published. Not versioned. */
+  @Column({ type: 'jsonb', nullable: true })
+  publish!: McpPublish | null;
 }

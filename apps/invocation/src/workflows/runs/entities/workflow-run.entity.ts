@@ -1,4 +1,4 @@
-import type { FlatMetadata, RunStatus } from '@waggle/contracts';
+import type { FlatMetadata, RunStatus, RunSurface } from '@waggle/contracts';
 import type { NestedMessage } from '@waggle/errors';
 import { Column, CreateDateColumn, Entity, Generated, Index, OneToMany, PrimaryColumn } from 'typeorm';
 import { WorkflowStepRunEntity } from './workflow-step-run.entity';
@@ -68,6 +68,10 @@ export class WorkflowRunEntity {
 
   @Column({ name: 'user_label', type: 'text', nullable: true })
   userLabel!: string | null;
+
+  /** The surface that started the run (`mcp`), for its ledger record; null for the native route. */
+  @Column({ type: 'text', nullable: true })
+  surface!: RunSurface | null;
 
   /** The plan's caps when the run was accepted (null = unlimited). */
   @Column({ name: 'concurrency_limit', type: 'integer', nullable: true })

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import type { FlatMetadata, WorkflowInvokeResponse } from '@waggle/contracts';
+import type { FlatMetadata, RunSurface, WorkflowInvokeResponse } from '@waggle/contracts';
 import { WorkflowDeploymentsService } from '../../../deployments/workflow-deployments.service';
 import { LocalRunSlots } from '../../local-run-slots';
 import { LocalWorkflowRuns } from '../../local-workflow-runs';
 import { SyncRunWaiters } from '../../sync-run-waiters';
 import { WorkflowRunAdmission, type AdmittedRun } from '../../workflow-run-admission';
 import { WorkflowRunSettlement } from '../../workflow-run-settlement';
+import type { StepFinished } from '../../../engine/workflow-engine';
 import { checkInputs } from './check-inputs';
 
 /** A workflow run to start, whoever starts it (an invoke over NATS; later a schedule, an experiment). */
@@ -25,6 +26,13 @@ export interface StartWorkflowRunInput {
   async: { callbackUrl: string | null } | null;
   metadata: FlatMetadata;
   user: string | null;
+  /** The surface that asked for the run (`mcp`); null for the native route. */
+  surface: RunSurface | null;
+  /**
+   * Told each step of the run as it finishes (an MCP client's progress), when the run executes
+   * here, as a sync run does; a run handed to the queue goes without.
+   */
+  onStepFinished?: StepFinished;
   /** The workspace plan's values the run is accepted under (null: unlimited). */
   limits: { concurrency: number | null; stepsPerRun: number | null; toolCallsPerDay: number | null };
 }
@@ -65,6 +73,7 @@ export class StartWorkflowRun {
           callbackUrl: input.async?.callbackUrl ?? null,
           metadata: input.metadata,
           user: input.user,
+          surface: input.surface,
           limits: input.limits,
         },
         here,
@@ -89,6 +98,6 @@ export class StartWorkflowRun {
       return this.waiters.answer(input.requestId, Promise.resolve(null));
     }
     // The run goes on when the caller stops waiting (the answer's time-out).
-    return this.waiters.answer(input.requestId, this.local.start(run));
+    return this.waiters.answer(input.requestId, this.local.start(run, input.onStepFinished));
   }
 }
