@@ -218,6 +218,19 @@ describe('generated input across the public and private routes', () => {
     }
   });
 
+  /** Sends `body` as workspace A's JSON: never a 5xx, and every refusal in the catalog shape. */
+  const send = async (method: string, path: string, body: unknown) => {
+    const response = await fetch(`${gateway}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${context.a.key}`, 'content-type': 'application/json' },
+      body: toJsonText(body),
+    });
+    const text = await response.text();
+    const what = `${method} ${path}`;
+    if (response.status >= 500) throw new Error(`${what} answered ${response.status}: ${text.slice(0, 300)}`);
+    if (response.status >= 400) expectCatalogShape(response.status, text, what);
+  };
+
   it('fallbacks and response_format of any shape on a prompt variant, an agent and a workflow step: no 5xx, catalog errors', async () => {
     const modelId = fc.oneof(nastyString, fc.constantFrom('fake-generated-chat', 'fake-generated-json', 'no-such-model', 'gpt-5.4-mini'));
     const fallbacks = fc.oneof(anyJson, fc.array(modelId, { maxLength: 5 }));
@@ -249,17 +262,6 @@ describe('generated input across the public and private routes', () => {
         { requiredKeys: ['type'] },
       ),
     );
-    const send = async (method: string, path: string, body: unknown) => {
-      const response = await fetch(`${gateway}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${context.a.key}`, 'content-type': 'application/json' },
-        body: toJsonText(body),
-      });
-      const text = await response.text();
-      const what = `${method} ${path}`;
-      if (response.status >= 500) throw new Error(`${what} answered ${response.status}: ${text.slice(0, 300)}`);
-      if (response.status >= 400) expectCatalogShape(response.status, text, what);
-    };
     await fc.assert(
       fc.asyncProperty(fc.option(fallbacks, { nil: undefined }), fc.option(responseFormat, { nil: undefined }), async (chosen, format) => {
         const fields = { ...(chosen !== undefined && { fallbacks: chosen }), ...(format !== undefined && { response_format: format }) };
@@ -311,17 +313,6 @@ describe('generated input across the public and private routes', () => {
       },
       { requiredKeys: [] },
     );
-    const send = async (method: string, path: string, body: unknown) => {
-      const response = await fetch(`${gateway}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${context.a.key}`, 'content-type': 'application/json' },
-        body: toJsonText(body),
-      });
-      const text = await response.text();
-      const what = `${method} ${path}`;
-      if (response.status >= 500) throw new Error(`${what} answered ${response.status}: ${text.slice(0, 300)}`);
-      if (response.status >= 400) expectCatalogShape(response.status, text, what);
-    };
     await fc.assert(
       fc.asyncProperty(mcp, step, async (selection, fields) => {
         await send('PATCH', `/v1/public/workspaces/${context.a.id}/agents/${context.a.agent.id}`, { agent: { mcp: selection } });
