@@ -1,5 +1,5 @@
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
-import type { McpFailureStage } from '@waggle/contracts';
+import { MCP_MASKED_HEADER_VALUE, type McpFailureStage } from '@waggle/contracts';
 import { refusalOf } from '@waggle/webhooks';
 
 // The stages are the wire contract's (details.stage of mcp_connection_failed).
@@ -80,12 +80,19 @@ function networkCodes(chain: unknown[]): string[] {
   });
 }
 
+/**
+ * Masks every one of `secrets` (a server's configured header values) at least `minLength` long
+ * in a text, longest first, so no part of one survives beside a shorter one: the one way the
+ * connector's errors and the agent's tool results hide what a server echoes of its headers.
+ */
+export function secretMasker(secrets: readonly string[], minLength: number): (text: string) => string {
+  const masked = [...new Set(secrets)].filter((secret) => secret.length >= minLength).sort((a, b) => b.length - a.length);
+  return (text) => masked.reduce((shown, secret) => shown.split(secret).join(MCP_MASKED_HEADER_VALUE), text);
+}
+
 /** `text` with every configured header value masked, cut to a readable length. */
 export function maskSecrets(text: string, secrets: readonly string[]): string {
-  let masked = text;
-  for (const secret of secrets) {
-    if (secret.length >= 4) masked = masked.split(secret).join('********');
-  }
+  const masked = secretMasker(secrets, 4)(text);
   return masked.length > 500 ? `${masked.slice(0, 500)}…` : masked;
 }
 

@@ -6,7 +6,7 @@ export {
   type McpConnectorOptions,
   type McpServerConnection,
 } from './mcp-connector';
-export { connectionErrorOf, MCP_FAILURE_STAGES, McpConnectionError, type McpFailureStage } from './connection-error';
+export { connectionErrorOf, MCP_FAILURE_STAGES, secretMasker, McpConnectionError, type McpFailureStage } from './connection-error';
 export { MAX_MCP_TOOL_RESULT_BYTES, toolResultOf, truncateToolText, type McpToolResult } from './tool-result';
 export {
   compareToolSnapshots,

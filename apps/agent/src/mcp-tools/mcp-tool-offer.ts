@@ -1,5 +1,5 @@
-import { MCP_MASKED_HEADER_VALUE, type McpSelection } from '@waggle/contracts';
-import { toolDefinitionHash, type McpToolNames, type McpToolResult, type McpToolSnapshot } from '@waggle/mcp';
+import type { McpSelection } from '@waggle/contracts';
+import { secretMasker, toolDefinitionHash, type McpToolNames, type McpToolResult, type McpToolSnapshot } from '@waggle/mcp';
 import type { ToolDefinition } from '@waggle/providers';
 
 /** What a run offers of its agent's MCP servers, and how it calls them. */
@@ -102,11 +102,11 @@ export function mcpToolDefinitions(offered: readonly OfferedMcpTool[], names: Mc
  */
 export function maskedToolResult(result: McpToolResult, secrets: readonly string[]): McpToolResult {
   // A credential is often echoed without its scheme (`Bearer <token>`): the token alone is masked too.
-  const shown = [...new Set(secrets.flatMap((secret) => [secret, secret.replace(/^\S+\s+/, '')]))]
-    .filter((secret) => secret.length >= 8)
-    .sort((a, b) => b.length - a.length);
-  if (shown.length === 0) return result;
-  const mask = (text: string) => shown.reduce((masked, secret) => masked.split(secret).join(MCP_MASKED_HEADER_VALUE), text);
+  if (!secrets.some((secret) => secret.length >= 8)) return result;
+  const mask = secretMasker(
+    secrets.flatMap((secret) => [secret, secret.replace(/^\S+\s+/, '')]),
+    8,
+  );
   const deep = (value: unknown): unknown => {
     if (typeof value === 'string') return mask(value);
     if (Array.isArray(value)) return value.map(deep);
