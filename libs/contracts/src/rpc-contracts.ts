@@ -3,6 +3,7 @@ import { AssetContracts } from './asset.patterns';
 import { CallbackDispatcherContracts } from './callback-dispatcher.patterns';
 import { CatalogContracts } from './catalog.patterns';
 import { DeadLetterListContracts, DeadLetterReplayContracts } from './dead-letters.patterns';
+import { GovernanceContracts } from './governance';
 import { HealthContracts } from './health.patterns';
 import { InvocationContracts } from './invocation.patterns';
 import { KnowledgeBaseContracts } from './knowledge-base.patterns';
@@ -15,6 +16,7 @@ import type { ContractsByPattern, RpcContract } from './rpc-contract';
 export type RpcContracts = ContractsByPattern<typeof HealthContracts> &
   ContractsByPattern<typeof CatalogContracts> &
   ContractsByPattern<typeof InvocationContracts> &
+  ContractsByPattern<typeof GovernanceContracts> &
   ContractsByPattern<typeof CallbackDispatcherContracts> &
   ContractsByPattern<typeof AgentContracts> &
   ContractsByPattern<typeof AssetContracts> &
@@ -35,6 +37,7 @@ export const RPC_CONTRACTS: { readonly [P in RpcPattern]: RpcContracts[P] } = Ob
     HealthContracts,
     CatalogContracts,
     InvocationContracts,
+    GovernanceContracts,
     CallbackDispatcherContracts,
     AgentContracts,
     AssetContracts,

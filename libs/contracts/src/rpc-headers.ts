@@ -6,6 +6,14 @@
 export const RpcHeaders = {
   requestId: 'x-request-id',
   workspaceId: 'x-workspace-id',
+  /** The id of the API key the caller authenticated with (usage governance: spend and budgets per key). */
+  apiKeyId: 'x-api-key-id',
+  /**
+   * `1` when the gateway's admission found the workspace's hosted credits used up (balance ≤ 0 on
+   * a plan with hosted credits): a run that would call a model on the operator's keys answers 402
+   * `insufficient_hosted_llm_credits`; one on the workspace's own keys runs.
+   */
+  creditsExhausted: 'waggle-credits-exhausted',
   /** W3C trace context, injected by the OpenTelemetry propagator. */
   traceparent: 'traceparent',
   tracestate: 'tracestate',
@@ -54,4 +62,6 @@ export type ClaimBucket = keyof typeof CLAIM_BUCKETS;
 export interface RpcCallContext {
   requestId?: string;
   workspaceId?: string;
+  apiKeyId?: string;
+  creditsExhausted?: boolean;
 }

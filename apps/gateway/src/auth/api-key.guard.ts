@@ -18,7 +18,10 @@ export class ApiKeyGuard implements CanActivate {
     request.auth = auth;
     request.locale = auth.language;
     const store = requestContext.get();
-    if (store) store.workspaceId = auth.workspace_id;
+    if (store) {
+      store.workspaceId = auth.workspace_id;
+      store.apiKeyId = auth.key_id;
+    }
     const pathWorkspace = request.params?.workspace_id;
     if (pathWorkspace !== undefined && pathWorkspace !== auth.workspace_id) {
       throw new WaggleException('not_found', { detail: 'workspace_not_found' });

@@ -6,6 +6,10 @@ import { v7 as uuidv7 } from 'uuid';
 export interface RequestContextStore {
   requestId?: string;
   workspaceId?: string;
+  /** The caller's API key id (RpcHeaders.apiKeyId). */
+  apiKeyId?: string;
+  /** The gateway's admission found the hosted credits used up (RpcHeaders.creditsExhausted). */
+  creditsExhausted?: boolean;
   /**
    * When the caller stops waiting for the answer (epoch ms), as its RpcHeaders.deadline said:
    * a handler that may outlast it answers before it instead (see msUntilDeadline).

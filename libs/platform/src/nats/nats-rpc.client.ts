@@ -232,6 +232,9 @@ export class NatsRpcClient implements RpcTransport {
     const workspaceId = callContext.workspaceId ?? ambient?.workspaceId;
     if (requestId) headers.set(RpcHeaders.requestId, requestId);
     if (workspaceId) headers.set(RpcHeaders.workspaceId, workspaceId);
+    const apiKeyId = callContext.apiKeyId ?? ambient?.apiKeyId;
+    if (apiKeyId) headers.set(RpcHeaders.apiKeyId, apiKeyId);
+    if (callContext.creditsExhausted ?? ambient?.creditsExhausted) headers.set(RpcHeaders.creditsExhausted, '1');
     return headers;
   }
 

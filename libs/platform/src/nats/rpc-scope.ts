@@ -18,6 +18,8 @@ export function startRpcScope(subject: string, headers: MsgHdrs | undefined): { 
   const store: RequestContextStore = {
     requestId: headers?.get(RpcHeaders.requestId) || undefined,
     workspaceId: headers?.get(RpcHeaders.workspaceId) || undefined,
+    apiKeyId: headers?.get(RpcHeaders.apiKeyId) || undefined,
+    ...(headers?.get(RpcHeaders.creditsExhausted) === '1' && { creditsExhausted: true }),
     ...(deadlineAt > 0 && { deadlineAt }),
   };
   return { span, context, store };
