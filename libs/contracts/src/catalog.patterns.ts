@@ -65,6 +65,8 @@ export interface ResolvedApiKey {
   workspace_id: string;
   language: AccountLanguage;
   limits: PlanLimits;
+  /** The workspace's plan draws runs on the operator's keys from a hosted credit balance. */
+  hosted_credits?: boolean;
 }
 
 export class ResolveApiKeyRequest {

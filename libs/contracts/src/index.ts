@@ -369,3 +369,4 @@ export {
   type RateLimitScope,
   type ScopeToken,
 } from './governance';
+export { governanceKeyBase, RELEASE_RESERVATION_LUA } from './governance-lua';

@@ -1,5 +1,6 @@
 import type { RunSurface } from './conversation';
 import type { FlatMetadata } from './flat-metadata';
+import type { CredentialSource } from './governance';
 
 /**
  * The request ledger's feed: every service that runs (or accepts) a run publishes the run's
@@ -93,6 +94,13 @@ export interface LedgerRecord {
   trace_id?: string | null;
   /** The surface that started the run: `openai` for the OpenAI-compatible API, `mcp` for an MCP tool call; absent (null as stored) for the native routes. */
   surface?: RunSurface | null;
+  /** The run's cost in integer micro-USD (null when it is not known). */
+  cost_micros?: number | null;
+  price_version?: string | null;
+  /** The API key that started the run (null for a webhook trigger). */
+  api_key_id?: string | null;
+  /** Whose provider credentials the run's model calls used; null when no model was called. */
+  credentials?: CredentialSource | null;
 }
 
 /** What every accepted webhook trigger job carries (the queue's `PromptTriggerJob`, `AgentTriggerJob`). */

@@ -313,6 +313,35 @@ export const ERROR_MESSAGES = {
     en: 'Request metering is temporarily unavailable. Retry shortly.',
     es: 'La medición de solicitudes no está disponible temporalmente. Vuelva a intentarlo en breve.',
   },
+  // Usage governance: rate limits and budgets (details name the scope, never a key).
+  rate_limit_requests_api_key: {
+    en: 'This API key may send at most %{limit} requests per minute',
+    es: 'Esta clave de API admite como máximo %{limit} solicitudes por minuto',
+  },
+  rate_limit_requests_user: {
+    en: 'This user may send at most %{limit} requests per minute',
+    es: 'Este usuario admite como máximo %{limit} solicitudes por minuto',
+  },
+  rate_limit_tokens_api_key: {
+    en: 'This API key may use at most %{limit} tokens per minute',
+    es: 'Esta clave de API admite como máximo %{limit} tokens por minuto',
+  },
+  rate_limit_tokens_user: {
+    en: 'This user may use at most %{limit} tokens per minute',
+    es: 'Este usuario admite como máximo %{limit} tokens por minuto',
+  },
+  budget_reached_workspace: {
+    en: "The workspace's spending budget is reached",
+    es: 'Se alcanzó el presupuesto de gasto del espacio de trabajo',
+  },
+  budget_reached_api_key: {
+    en: "This API key's spending budget is reached",
+    es: 'Se alcanzó el presupuesto de gasto de esta clave de API',
+  },
+  budget_reached_user: {
+    en: "This user's spending budget is reached",
+    es: 'Se alcanzó el presupuesto de gasto de este usuario',
+  },
   idempotency_unavailable: {
     en: 'Idempotency keys cannot be checked right now. Retry shortly with the same key.',
     es: 'Las claves de idempotencia no se pueden comprobar ahora. Vuelva a intentarlo en breve con la misma clave.',

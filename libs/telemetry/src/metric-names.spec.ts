@@ -42,6 +42,8 @@ describe('Waggle metric names as Prometheus reads them', () => {
     instruments.callbackDeliveries.add(1, { outcome: 'delivered' });
     instruments.callbackAttempts.record(2, { outcome: 'delivered' });
     instruments.meterRefusals.add(1, { reason: 'daily_limit' });
+    instruments.governanceRefusals.add(1, { scope: 'api_key', reason: 'requests_per_minute' });
+    instruments.governanceSpend.add(1500, { scope: 'workspace' });
     instruments.overloadShed.add(1, { intake: 'http', reason: 'in_flight' });
     instruments.inFlight.addCallback((result) => result.observe(2, { intake: 'http' }));
     instruments.eventLoopDelay.addCallback((result) => result.observe(0.012));

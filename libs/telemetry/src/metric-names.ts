@@ -76,6 +76,18 @@ export const WAGGLE_METRICS = {
     labels: ['reason'],
     help: "Requests the gateway's API meter refused: daily_limit (the plan's rate_limit_per_day) or meter_unavailable (Redis away: 503)",
   },
+  governanceRefusals: {
+    name: 'waggle_governance_refusals_total',
+    type: 'counter',
+    labels: ['scope', 'reason'],
+    help: "Requests the gateway's usage governance refused before their run, by scope kind (workspace, api_key, user) and reason: requests_per_minute or tokens_per_minute (429 too_many_requests), budget (422 account_credit_cap_reached)",
+  },
+  governanceSpend: {
+    name: 'waggle_governance_spend_micros_total',
+    type: 'counter',
+    labels: ['scope'],
+    help: "Run cost reconciled into spend counters (micro-USD), by scope kind: workspace (every run), api_key (runs started with a key), user (runs with an end user)",
+  },
   overloadShed: {
     name: 'waggle_overload_shed_total',
     type: 'counter',

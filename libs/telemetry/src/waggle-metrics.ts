@@ -18,6 +18,8 @@ export interface WaggleInstruments {
   callbackDeliveries: Counter;
   callbackAttempts: Histogram;
   meterRefusals: Counter;
+  governanceRefusals: Counter;
+  governanceSpend: Counter;
   overloadShed: Counter;
   inFlight: ObservableGauge;
   eventLoopDelay: ObservableGauge;
@@ -54,6 +56,8 @@ export function createInstruments(meter: Meter): WaggleInstruments {
     callbackDeliveries: counter(meter, 'callbackDeliveries'),
     callbackAttempts: histogram(meter, 'callbackAttempts', ATTEMPT_BUCKETS, '{attempt}'),
     meterRefusals: counter(meter, 'meterRefusals'),
+    governanceRefusals: counter(meter, 'governanceRefusals'),
+    governanceSpend: counter(meter, 'governanceSpend'),
     overloadShed: counter(meter, 'overloadShed'),
     inFlight: gauge(meter, 'inFlight', '{request}'),
     eventLoopDelay: gauge(meter, 'eventLoopDelay', 's'),

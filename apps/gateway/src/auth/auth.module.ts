@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ApiMeter } from '../meter/api-meter';
-import { ApiMeterGuard } from '../meter/api-meter.guard';
+import { ApiMeterGuard, RunAdmissionGuard } from '../meter/api-meter.guard';
 import { Clock } from '../meter/clock';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
 import { ApiKeyGuard } from './api-key.guard';
@@ -10,7 +10,7 @@ import { ApiKeyGuard } from './api-key.guard';
  * lookups) and the daily public meter. Every feature module with such routes imports it.
  */
 @Module({
-  providers: [Clock, ApiKeyAuthenticator, ApiKeyGuard, ApiMeter, ApiMeterGuard],
-  exports: [Clock, ApiKeyAuthenticator, ApiKeyGuard, ApiMeter, ApiMeterGuard],
+  providers: [Clock, ApiKeyAuthenticator, ApiKeyGuard, ApiMeter, ApiMeterGuard, RunAdmissionGuard],
+  exports: [Clock, ApiKeyAuthenticator, ApiKeyGuard, ApiMeter, ApiMeterGuard, RunAdmissionGuard],
 })
 export class AuthModule {}

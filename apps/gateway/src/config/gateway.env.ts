@@ -71,4 +71,28 @@ export class GatewayEnv extends WithCallbackAllowlist(WithRedis(BaseEnv)) {
   )
   @IsString()
   MCP_ALLOWED_ORIGINS: string = '';
+
+  @EnvVar(
+    "Usage governance: the answer tokens a run-starting request is expected to use when its body gives no max_tokens, max_completion_tokens or max_output_tokens; with its prompt (a token per 4 bytes of the body) it is the estimate reserved against a tokens-per-minute limit before the run, replaced by the run's real tokens when it ends",
+  )
+  @IsInt()
+  @Min(0)
+  @Max(10_000_000)
+  GOVERNANCE_DEFAULT_COMPLETION_TOKENS: number = 1024;
+
+  @EnvVar(
+    "Usage governance: what a run reserves against each budget of its scopes before it starts, until the workspace's ended runs have taught an estimate of their cost (micro-USD; 20000 = $0.02). Released when the run's ledger record ends",
+  )
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000_000_000)
+  GOVERNANCE_DEFAULT_RUN_RESERVATION_MICROS: number = 20_000;
+
+  @EnvVar(
+    'Usage governance: how long a run\'s budget and token reservation holds when its ledger record never ends (a lost replica); past it the reservation stops counting (ms)',
+  )
+  @IsInt()
+  @Min(60_000)
+  @Max(86_400_000)
+  GOVERNANCE_RESERVATION_TTL_MS: number = 900_000;
 }

@@ -161,19 +161,31 @@ export class McpToolCalls {
 
   private async runCall(caller: McpCaller, params: ToolCallParams, context: ServerContext, requestId: string): Promise<CallToolResult> {
     let tools: ServedTool[];
+    let tool: ServedTool | undefined;
+    let args: ToolArguments;
     try {
-      // Counted like a native invoke: every call, before anything else is looked at.
-      await this.meter.admit(caller.auth);
-      tools = await this.catalog.list(caller.auth.workspace_id);
+      // Admitted like a native invoke (a run): every call, before anything else is looked at.
+      await this.meter.admit(caller.auth, { runStarting: true, requestId, body: params.arguments ?? {} });
     } catch (error) {
       return this.failed(error, caller, requestId);
     }
-    const tool = tools.find((candidate) => candidate.name === params.name);
-    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name.slice(0, 200)}`);
-    const args = await checkedArguments(tool, params.arguments);
+    try {
+      tools = await this.catalog.list(caller.auth.workspace_id);
+      tool = tools.find((candidate) => candidate.name === params.name);
+      if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name.slice(0, 200)}`);
+      args = await checkedArguments(tool, params.arguments);
+    } catch (error) {
+      // No run begins: what the admission reserved is given back.
+      this.meter.release(caller.auth.workspace_id, requestId);
+      if (error instanceof ProtocolError) throw error;
+      return this.failed(error, caller, requestId);
+    }
     const signal = context.mcpReq.signal;
     // A client gone before its run began: none begins.
-    if (signal.aborted) return this.failed(runCancelledError(requestId), caller, requestId);
+    if (signal.aborted) {
+      this.meter.release(caller.auth.workspace_id, requestId);
+      return this.failed(runCancelledError(requestId), caller, requestId);
+    }
     const cancel = () => this.cancel(caller, requestId);
     signal.addEventListener('abort', cancel, { once: true });
     try {

@@ -15,6 +15,7 @@ import { NatsRpcClient, REDIS_CLIENT, requestContext } from '@waggle/platform';
 import { acceptsSecret, WebhookRegistry, type WebhookTarget } from '@waggle/webhooks';
 import type { LocalizedRequest } from '../errors/http-exception.filter';
 import { IdempotencyGuard } from '../idempotency/idempotency.guard';
+import { TriggerAdmissionGuard } from '../meter/trigger-admission.guard';
 import { ActiveWorkspaces } from './active-workspaces';
 import type Redis from 'ioredis';
 import { LRUCache } from 'lru-cache';
@@ -44,12 +45,16 @@ interface TriggerOwner {
 export type WebhookTriggerRequest = LocalizedRequest & { webhookTarget: WebhookTarget };
 
 /**
- * A webhook trigger route: no API key and not metered; the secret of the owner named by
- * `param` authenticates it (WebhookSecretGuard), and an `Idempotency-Key` is honoured in the
- * owner's workspace. Agent triggers use the same decorator.
+ * A webhook trigger route: no API key and not on the daily meter; the secret of the owner named
+ * by `param` authenticates it (WebhookSecretGuard), an `Idempotency-Key` is honoured in the
+ * owner's workspace, and the run is admitted against the workspace's and the end user's budgets
+ * and limits (TriggerAdmissionGuard). Agent triggers use the same decorator.
  */
 export const WebhookTriggerRoute = (kind: WebhookOwnerKind, param: string) =>
-  applyDecorators(SetMetadata(TRIGGER_OWNER, { kind, param } satisfies TriggerOwner), UseGuards(WebhookSecretGuard, IdempotencyGuard));
+  applyDecorators(
+    SetMetadata(TRIGGER_OWNER, { kind, param } satisfies TriggerOwner),
+    UseGuards(WebhookSecretGuard, IdempotencyGuard, TriggerAdmissionGuard),
+  );
 
 function presentedSecret(request: LocalizedRequest): string | undefined {
   const header = request.headers[WEBHOOK_SECRET_HEADER];

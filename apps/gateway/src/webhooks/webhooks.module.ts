@@ -7,11 +7,12 @@ import { AgentWebhookController } from './agent-webhook.controller';
 import { PrivateDeliveriesController } from './private-deliveries.controller';
 import { PromptWebhookController } from './prompt-webhook.controller';
 import { WebhookSecretGuard } from './webhook-secret.guard';
+import { TriggerAdmissionGuard } from '../meter/trigger-admission.guard';
 
 /** Webhook triggers (authenticated by the owner's secret from the registry) and the callback delivery log. */
 @Module({
   imports: [AuthModule, registerQueues([QueueNames.promptRuns, QueueNames.agentRuns])],
   controllers: [PromptWebhookController, AgentWebhookController, PrivateDeliveriesController],
-  providers: [WebhookSecretGuard, ActiveWorkspaces],
+  providers: [WebhookSecretGuard, TriggerAdmissionGuard, ActiveWorkspaces],
 })
 export class WebhooksModule {}

@@ -16,6 +16,7 @@ import {
 import { ensureLedgerStream } from '@waggle/runs';
 import { AckPolicy, DeliverPolicy, nanos, type ConsumerMessages, type JetStreamManager, type JsMsg } from 'nats';
 import type { InvocationEnv } from '../config/invocation.env';
+import { GovernanceReconciler } from '../governance/governance-reconciler';
 import { LedgerDeadLettersRepository, type LedgerDeadLetterDraft } from './ledger-dead-letters.repository';
 import { RequestsRepository } from './requests.repository';
 
@@ -81,6 +82,7 @@ export class LedgerConsumer implements OnApplicationBootstrap, BeforeApplication
   constructor(
     private readonly requests: RequestsRepository,
     private readonly deadLetters: LedgerDeadLettersRepository,
+    private readonly governance: GovernanceReconciler,
     @Inject(NatsRpcClient) private readonly rpc: NatsRpcClient,
     @Inject(APP_ENV) private readonly env: InvocationEnv,
   ) {
@@ -197,12 +199,17 @@ export class LedgerConsumer implements OnApplicationBootstrap, BeforeApplication
   private async writeGroup(messages: JsMsg[]): Promise<Array<true | Error>> {
     const read = await Promise.all(messages.map((message) => this.read(message).catch((error: unknown) => asError(error))));
     const readable = read.filter((one): one is ReadMessage => !(one instanceof Error));
+    let written = false;
     try {
       await this.requests.upsert(readable.flatMap((one) => one.records));
       await this.storeDeadLetters(readable.flatMap((one) => one.deadLetters));
-      return read.map((one) => (one instanceof Error ? one : true));
+      written = true;
     } catch (error) {
       if (isTransientFailure(error)) return read.map(() => asError(error));
+    }
+    if (written) {
+      const settled = await this.settle(readable.flatMap((one) => one.records));
+      return read.map((one) => (one instanceof Error ? one : settled));
     }
     const results: Array<true | Error> = [];
     let outage: Error | undefined;
@@ -213,13 +220,27 @@ export class LedgerConsumer implements OnApplicationBootstrap, BeforeApplication
       }
       try {
         await this.writeAlone(one);
-        results.push(true);
+        results.push(await this.settle(one.records));
       } catch (error) {
         results.push(asError(error));
         if (isTransientFailure(error)) outage = asError(error);
       }
     }
     return results;
+  }
+
+  /**
+   * Usage governance's reconciliation of the written records' ended runs (one Redis round trip):
+   * when Redis fails, the messages come back (written again, which changes nothing, and settled
+   * then; a run already settled is not charged twice).
+   */
+  private async settle(records: LedgerRecord[]): Promise<true | Error> {
+    try {
+      await this.governance.reconcile(records);
+      return true;
+    } catch (error) {
+      return asError(error);
+    }
   }
 
   /** One message: its records together, else one by one; a record refused alone becomes a dead letter. */

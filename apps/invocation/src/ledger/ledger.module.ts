@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { RunLifecycleModule } from '@waggle/runs';
+import { GovernanceModule } from '../governance/governance.module';
 import { LedgerConsumer } from './ledger-consumer';
 import { LedgerDeadLetters } from './ledger-dead-letters';
 import { LedgerDeadLettersRepository } from './ledger-dead-letters.repository';
@@ -14,7 +15,7 @@ import { RequestsService } from './requests.service';
  */
 @Module({
   // The publisher (lookups answer this replica's own records first) and the run event log.
-  imports: [RunLifecycleModule],
+  imports: [RunLifecycleModule, GovernanceModule],
   controllers: [RequestsController],
   providers: [RequestsRepository, LedgerDeadLettersRepository, LedgerConsumer, RequestsService, LedgerDeadLetters],
   exports: [RequestsService, LedgerDeadLetters],
