@@ -32,7 +32,10 @@ describe('GovernanceAdmission (real Redis)', () => {
   const workspaces: string[] = [];
 
   afterAll(async () => {
-    const keys = [...(await redis.keys(`${prefix}:*`)), ...(await Promise.all(workspaces.map((id) => redis.keys(`waggle:gov:{${id}}:*`)))).flat()];
+    const keys = [
+      ...(await redis.keys(`${prefix}:*`)),
+      ...(await Promise.all(workspaces.map((id) => redis.keys(`waggle:gov:{${id}}:*`)))).flat(),
+    ];
     if (keys.length) await redis.del(...keys);
     await redis.quit();
   });
@@ -108,12 +111,18 @@ describe('GovernanceAdmission (real Redis)', () => {
   });
 
   describe('the projection', () => {
-    it('answers unloaded, changing nothing, while the projection is missing', async () => {
+    it('answers unloaded to a run, changing nothing, while the projection is missing; meters a request that starts none', async () => {
       const id = randomUUID();
       workspaces.push(id);
       const decision = await admission().admit(ask(id, { dailyLimit: 5 }));
       expect(decision).toMatchObject({ unloaded: true, allowed: false });
       expect(await redis.exists(admission().meterKey(id, '20261121'))).toBe(0);
+      expect(await admission().admit(ask(id, { dailyLimit: 5, runStarting: false }))).toMatchObject({
+        unloaded: false,
+        projectionMissing: true,
+        allowed: true,
+        current: 1,
+      });
     });
 
     it('answers unloaded while a plan with hosted credits has no balance in Redis, and flags a balance used up', async () => {
@@ -145,7 +154,7 @@ describe('GovernanceAdmission (real Redis)', () => {
       expect(await redis.get(GovernanceKeys.window(id, 'requests', 'key:key-1', Math.floor(AT.getTime() / 60_000)))).toBe('5');
     });
 
-    it("weighs the previous minute: half of it still counts half-way through the next", async () => {
+    it('weighs the previous minute: half of it still counts half-way through the next', async () => {
       const id = await workspace({ [`limit:key:key-1`]: encodeLimitField(10, null) });
       const clock = new ManualClock(new Date('2026-11-21T12:00:00Z'));
       const meter = admission(clock);

@@ -17,10 +17,12 @@ import { RELEASE_RESERVATION_LUA } from '@waggle/contracts';
  * request id, 14 the day's period key, 15 the month's.
  *
  * Answers `{status, daily count, credits exhausted (1/0), requests limit, remaining, reset ms,
- * tokens limit, remaining, reset ms, refused scope kind, scope id, period, limit, spent, retry ms}`
- * (-1 where a limit is not set); status is `ok`, `unloaded` (the projection, or the credits
- * balance of a plan with hosted credits, is not in Redis: nothing was changed), `daily`, `rpm`,
- * `tpm` or `budget`.
+ * tokens limit, remaining, reset ms, projection loaded (1/0), refused scope kind, scope id,
+ * period, limit, spent, retry ms}` (-1 where a limit is not set); status is `ok`, `unloaded` (a
+ * run-starting request whose projection, or credits balance on a plan with hosted credits, is
+ * not in Redis: nothing was changed), `daily`, `rpm`, `tpm` or `budget`. A request that starts
+ * no run is metered without the projection (`projection loaded` 0: the caller loads it for the
+ * next one).
  */
 export const ADMISSION_SCRIPT = `
 local base = ARGV[1]
@@ -50,9 +52,11 @@ for _, s in ipairs(budgetScopes) do
   fields[#fields + 1] = 'budget:' .. s[2] .. ':month'
 end
 local cfg = redis.call('HMGET', KEYS[1], unpack(fields))
-if not cfg[1] then return {'unloaded'} end
+-- A request that starts no run is metered without the projection (none of its limits then apply).
+local loaded = cfg[1] and 1 or 0
+if loaded == 0 and run then return {'unloaded'} end
 local credits = false
-if hosted then
+if hosted and run then
   credits = redis.call('GET', base .. 'credits')
   if not credits then return {'unloaded'} end
 end
@@ -60,7 +64,7 @@ end
 local current = 0
 if meterOn then
   current = tonumber(redis.call('GET', KEYS[2]) or '0')
-  if dailyLimit >= 0 and current >= dailyLimit then return {'daily', current} end
+  if dailyLimit >= 0 and current >= dailyLimit then return {'daily', current, 0, -1, -1, -1, -1, -1, -1, loaded} end
 end
 
 local minute = math.floor(now / 60000)
@@ -114,7 +118,7 @@ end
 local function answer(status, admitted, exhausted, refusal)
   local r = headers(rpms, admitted and 1 or 0)
   local t = headers(tpms, (admitted and run) and estimate or 0)
-  local out = {status, current, exhausted, r[1], r[2], r[3], t[1], t[2], t[3]}
+  local out = {status, current, exhausted, r[1], r[2], r[3], t[1], t[2], t[3], loaded}
   for _, v in ipairs(refusal or {}) do out[#out + 1] = v end
   return out
 end

@@ -30,8 +30,10 @@ export type AdmissionRefusal =
   | { reason: 'budget'; scope: BudgetScope; scopeId: string | null; period: BudgetPeriod; limitMicros: number; spentMicros: number };
 
 export interface AdmissionDecision extends MeterDecision {
-  /** The projection (or the credits balance of a plan with hosted credits) is not in Redis: nothing was counted. */
+  /** A run-starting request whose projection (or credits balance, with hosted credits) is not in Redis: nothing was counted. */
   unloaded: boolean;
+  /** The workspace's projection was not in Redis (a request that starts no run is metered all the same). */
+  projectionMissing: boolean;
   refusal?: AdmissionRefusal;
   /** A plan with hosted credits whose balance is ≤ 0 (run-starting requests only). */
   creditsExhausted: boolean;
@@ -83,7 +85,7 @@ function window(limit: unknown, remaining: unknown, resetMs: unknown): RateWindo
 
 function refusalOf(status: string, reply: Reply): AdmissionRefusal | undefined {
   if (status === 'daily') return { reason: 'daily_limit' };
-  const [scope, scopeId, period, limit, spent, retryMs] = reply.slice(9);
+  const [scope, scopeId, period, limit, spent, retryMs] = reply.slice(10);
   if (status === 'rpm' || status === 'tpm')
     return {
       reason: status === 'rpm' ? 'requests_per_minute' : 'tokens_per_minute',
@@ -163,10 +165,12 @@ export class GovernanceAdmission {
     );
     const status = reply[0];
     const limit = request.dailyLimit;
-    if (status === 'unloaded') return { allowed: false, unloaded: true, current: 0, limit, resetsAt, creditsExhausted: false };
+    if (status === 'unloaded')
+      return { allowed: false, unloaded: true, projectionMissing: true, current: 0, limit, resetsAt, creditsExhausted: false };
     return {
       allowed: status === 'ok',
       unloaded: false,
+      projectionMissing: reply[9] === 0,
       current: Number(reply[1]),
       limit,
       resetsAt,

@@ -4,6 +4,7 @@ import { WaggleException } from '@waggle/errors';
 import { APP_ENV, NatsRpcClient, REDIS_CLIENT, requestContext } from '@waggle/platform';
 import { waggleMetrics } from '@waggle/telemetry';
 import type Redis from 'ioredis';
+import { LRUCache } from 'lru-cache';
 import type { GatewayEnv } from '../config/gateway.env';
 import { GovernanceAdmission, type AdmissionDecision, type AdmissionRequest } from './admission';
 import { bodyBytesOf, endUserOf, tokenEstimate } from './admission-input';
@@ -12,6 +13,8 @@ import { Clock } from './clock';
 /** `waggle_meter_refusals_total` labels: the cap was reached, or the meter could not be asked. */
 const DAILY_LIMIT = { reason: 'daily_limit' } as const;
 const METER_UNAVAILABLE = { reason: 'meter_unavailable' } as const;
+/** After a background projection load failed, how long before another is tried for the workspace. */
+const LOAD_RETRY_MS = 10_000;
 
 /** What a metered call is beside its API key: whether it starts a run, and that run's body and request id. */
 export interface MeteredCall {
@@ -37,6 +40,10 @@ export interface MeteredCall {
 export class ApiMeter {
   private readonly logger = new Logger(ApiMeter.name);
   private readonly admission: GovernanceAdmission;
+  /** Projection loads under way, one per workspace. */
+  private readonly loading = new Map<string, Promise<void>>();
+  /** Workspaces whose background load just failed: not asked again before LOAD_RETRY_MS. */
+  private readonly loadFailed = new LRUCache<string, true>({ max: 10_000, ttl: LOAD_RETRY_MS });
 
   constructor(
     @Inject(REDIS_CLIENT) redis: Redis,
@@ -137,15 +144,38 @@ export class ApiMeter {
     return tokenEstimate(call.body, bodyBytesOf(call.contentLength, call.body), this.env.GOVERNANCE_DEFAULT_COMPLETION_TOKENS);
   }
 
+  /**
+   * Asks the invocation service to write the workspace's projection: awaited before a run is
+   * admitted, in the background after a request that starts none was metered without it (one
+   * ask per workspace at a time; after a failure, none for LOAD_RETRY_MS).
+   */
+  private load(workspaceId: string): Promise<void> {
+    const pending = this.loading.get(workspaceId);
+    if (pending) return pending;
+    const loading = send(this.rpc, GovernancePatterns.loadProjection, { workspace_id: workspaceId })
+      .then(() => undefined)
+      .finally(() => this.loading.delete(workspaceId));
+    this.loading.set(workspaceId, loading);
+    return loading;
+  }
+
+  private loadInBackground(workspaceId: string): void {
+    if (this.loadFailed.has(workspaceId)) return;
+    this.load(workspaceId).catch((error: unknown) => {
+      this.loadFailed.set(workspaceId, true);
+      this.logger.warn({ err: error, workspace_id: workspaceId }, 'the usage governance projection could not be loaded');
+    });
+  }
+
   private async decide(request: AdmissionRequest): Promise<AdmissionDecision> {
     let decision: AdmissionDecision;
     try {
       decision = await this.admission.admit(request);
       if (decision.unloaded) {
-        await send(this.rpc, GovernancePatterns.loadProjection, { workspace_id: request.workspaceId });
+        await this.load(request.workspaceId);
         decision = await this.admission.admit(request);
         if (decision.unloaded) throw new Error('the governance projection is still missing after loading it');
-      }
+      } else if (decision.projectionMissing) this.loadInBackground(request.workspaceId);
     } catch (error) {
       this.logger.error({ err: error }, 'the API meter is unavailable');
       waggleMetrics().meterRefusals.add(1, METER_UNAVAILABLE);
@@ -162,7 +192,8 @@ export class ApiMeter {
 /** Seconds a refused request should wait (Retry-After), for a refusal that passes with time. */
 export function retryAfterSeconds(decision: AdmissionDecision, now = Date.now()): number | undefined {
   const refusal = decision.refusal;
-  if (!refusal || refusal.reason === 'daily_limit') return decision.allowed ? undefined : Math.ceil((decision.resetsAt.getTime() - now) / 1000);
+  if (!refusal || refusal.reason === 'daily_limit')
+    return decision.allowed ? undefined : Math.ceil((decision.resetsAt.getTime() - now) / 1000);
   if (refusal.reason === 'budget') return undefined;
   return Math.max(1, Math.ceil(refusal.retryAfterMs / 1000));
 }

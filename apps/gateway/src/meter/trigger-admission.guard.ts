@@ -19,7 +19,12 @@ export class TriggerAdmissionGuard implements CanActivate {
     const workspaceId = request.webhookTarget?.workspace_id;
     if (workspaceId === undefined) throw new Error('TriggerAdmissionGuard runs after the webhook secret guard');
     const requestId = requestContext.get()?.requestId ?? '';
-    await this.meter.admitTrigger(workspaceId, { runStarting: true, requestId, body: request.body, contentLength: request.headers['content-length'] });
+    await this.meter.admitTrigger(workspaceId, {
+      runStarting: true,
+      requestId,
+      body: request.body,
+      contentLength: request.headers['content-length'],
+    });
     const response = http.getResponse<Response>();
     response.once('finish', () => {
       if (response.statusCode >= 400) this.meter.release(workspaceId, requestId);
