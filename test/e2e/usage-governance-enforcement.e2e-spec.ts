@@ -147,7 +147,7 @@ describe('usage governance: enforcement across replicas', () => {
     for (const answer of refused) {
       expect(answer.body).toMatchObject({
         error_code: 'too_many_requests',
-        code: 429,
+        code: 'too_many_requests',
         details: { scope: 'api_key', limit_type: 'requests_per_minute', limit: 3 },
       });
       expect(JSON.stringify(answer.body)).not.toContain(who.keyId);
@@ -161,7 +161,12 @@ describe('usage governance: enforcement across replicas', () => {
     const who = await tenant('e2e governance tpm');
     const limit = 4_000;
     await project(who, { [`limit:key:${who.keyId}`]: encodeLimitField(null, limit) });
-    const body = { model: 'prompt/governed/default', messages: [{ role: 'user', content: 'tpm burst' }], max_tokens: 500 };
+    const body = {
+      model: 'prompt/governed/default',
+      messages: [{ role: 'user', content: 'tpm burst' }],
+      max_tokens: 500,
+      inputs: { question: 'tpm burst' },
+    };
     const estimate = Math.ceil(Buffer.byteLength(JSON.stringify(body)) / 4) + 500;
     const { refused, admitted, all } = await burstWhileHeld(50, 'tpm burst', (index) =>
       post(index, '/openai/v1/chat/completions', who, body),
@@ -188,7 +193,7 @@ describe('usage governance: enforcement across replicas', () => {
     for (const answer of refused)
       expect(answer.body).toMatchObject({
         error_code: 'account_credit_cap_reached',
-        code: 422,
+        code: 'account_credit_cap_reached',
         details: { scope: 'workspace', scope_id: null, period: 'day', limit_micros: 100_000, spent_micros: 0 },
       });
     expect(all.filter((answer) => answer.status === 200)).toHaveLength(10);
@@ -213,7 +218,12 @@ describe('usage governance: enforcement across replicas', () => {
     const who = await tenant('e2e governance sdk');
     await project(who, { [`limit:key:${who.keyId}`]: encodeLimitField(1, 100_000) });
     const client = new OpenAI({ baseURL: `${gateways[0].baseUrl}/openai/v1`, apiKey: who.key, maxRetries: 0 });
-    const ask = () => client.chat.completions.create({ model: 'prompt/governed/default', messages: [{ role: 'user', content: 'sdk' }] });
+    const ask = () =>
+      client.chat.completions.create({
+        model: 'prompt/governed/default',
+        messages: [{ role: 'user', content: 'sdk' }],
+        metadata: { question: 'sdk' },
+      });
     const { response } = await ask().withResponse();
     expect(response.headers.get('x-ratelimit-limit-requests')).toBe('1');
     expect(response.headers.get('x-ratelimit-remaining-requests')).toBe('0');
@@ -284,7 +294,7 @@ describe('usage governance: enforcement across replicas', () => {
           error: expect.any(String),
           message: expect.any(String),
           error_code: expect.any(String),
-          code: answer.status,
+          code: answer.body.error_code,
         });
       await expectEventually(async () =>
         expect(Number((await redis.hget(GovernanceKeys.pendingAmounts(who.workspaceId, 'ws'), 'total')) ?? '0')).toBe(0),
