@@ -2,8 +2,6 @@ import { encodeBudgetField, encodeLimitField, GovernanceKeys, type BudgetCrossin
 import { BaseEnv, loadConfig, newRequestId, WithRedis } from '@waggle/platform';
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
-// The gateway's admission writes the reservations reconciliation releases: both sides of the same keys.
-import { GovernanceAdmission } from '../../gateway/src/meter/admission';
 import type { BudgetAlertSink } from '../src/governance/budget-alert-sink';
 import { GovernanceReconciler } from '../src/governance/governance-reconciler';
 
@@ -22,14 +20,35 @@ const MINUTE = Math.floor(AT.getTime() / 60_000);
 
 /**
  * The reconciliation of ended runs against the real Redis, with reservations made by the
- * gateway's admission: charged once however often a record comes, reservations and token
+ * gateway's admission (written here as it writes them): charged once however often a record comes, reservations and token
  * estimates released, spend per scope and period, credits, the run cost estimate, and each
  * budget threshold crossed once per period.
  */
 describe('GovernanceReconciler (real Redis)', () => {
   const redis = new Redis(loadConfig(ReconcileTestEnv).REDIS_URL);
   const workspaces: string[] = [];
-  const admission = new GovernanceAdmission(redis, { now: () => AT }, { defaultReservationMicros: 20_000, reservationTtlMs: 900_000 });
+
+  /**
+   * A run admitted by the gateway, as its admission script leaves it (the gateway's admission
+   * spec checks that layout): its cost reserved in the workspace scope, its token estimate in
+   * the key's window, and its reservation hash.
+   */
+  async function admitted(workspaceId: string, requestId: string, user: string, cost: number, tokens: number): Promise<void> {
+    const expiry = AT.getTime() + 900_000;
+    await redis.zadd(GovernanceKeys.pending(workspaceId, 'ws'), expiry, requestId);
+    await redis.hset(GovernanceKeys.pendingAmounts(workspaceId, 'ws'), requestId, cost);
+    await redis.hincrby(GovernanceKeys.pendingAmounts(workspaceId, 'ws'), 'total', cost);
+    await redis.incrby(GovernanceKeys.window(workspaceId, 'tokens', 'key:key-1', MINUTE), tokens);
+    await redis.hset(GovernanceKeys.reservation(workspaceId, requestId), {
+      tokens,
+      minute: MINUTE,
+      key: 'key-1',
+      user,
+      cost,
+      'cost:ws': '1',
+      'tokens:key': '1',
+    });
+  }
 
   afterAll(async () => {
     const keys = (await Promise.all(workspaces.map((id) => redis.keys(`waggle:gov:{${id}}:*`)))).flat();
@@ -80,21 +99,7 @@ describe('GovernanceReconciler (real Redis)', () => {
     await redis.set(GovernanceKeys.credits(id), '5000');
     const reconciler = new GovernanceReconciler(redis, new RecordingSink());
     const run = record(id, { user: 'ann', cost_micros: 1_500 });
-    expect(
-      (
-        await admission.admit({
-          workspaceId: id,
-          requestId: run.request_id,
-          keyId: 'key-1',
-          user: 'ann',
-          runStarting: true,
-          metered: true,
-          dailyLimit: null,
-          hostedCredits: true,
-          tokenEstimate: 300,
-        })
-      ).allowed,
-    ).toBe(true);
+    await admitted(id, run.request_id, 'ann', 20_000, 300);
     expect(await redis.get(GovernanceKeys.window(id, 'tokens', 'key:key-1', MINUTE))).toBe('300');
 
     await reconciler.reconcile([run, { ...run, status: 'running' }], AT);

@@ -86,7 +86,7 @@ export const WAGGLE_METRICS = {
     name: 'waggle_governance_spend_micros_total',
     type: 'counter',
     labels: ['scope'],
-    help: "Run cost reconciled into spend counters (micro-USD), by scope kind: workspace (every run), api_key (runs started with a key), user (runs with an end user)",
+    help: 'Run cost reconciled into spend counters (micro-USD), by scope kind: workspace (every run), api_key (runs started with a key), user (runs with an end user)',
   },
   overloadShed: {
     name: 'waggle_overload_shed_total',

@@ -89,7 +89,7 @@ export class GatewayEnv extends WithCallbackAllowlist(WithRedis(BaseEnv)) {
   GOVERNANCE_DEFAULT_RUN_RESERVATION_MICROS: number = 20_000;
 
   @EnvVar(
-    'Usage governance: how long a run\'s budget and token reservation holds when its ledger record never ends (a lost replica); past it the reservation stops counting (ms)',
+    "Usage governance: how long a run's budget and token reservation holds when its ledger record never ends (a lost replica); past it the reservation stops counting (ms)",
   )
   @IsInt()
   @Min(60_000)
