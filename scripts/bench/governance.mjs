@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import {
+  benchPromptYaml,
   DIST_ENTRIES,
   distEntries,
   exitUnlessBuilt,
@@ -138,10 +139,7 @@ async function main() {
       ),
     );
     const file = join(tmp, 'governed.yaml');
-    writeFileSync(
-      file,
-      `prompts:\n  - deployment: ${DEPLOYMENT}\n    variants:\n      - name: default\n        model: ${MODEL}\n        messages:\n          - { role: user, content: "{{ question }}" }\n`,
-    );
+    writeFileSync(file, benchPromptYaml(DEPLOYMENT, MODEL));
     runNode(DIST_ENTRIES.cli, ['apply', '-f', file, '--workspace', created.workspace_id, '--json'], env, 'apply');
     const key = JSON.parse(runNode(DIST_ENTRIES.cli, ['key', 'create', created.workspace_id, '--json'], env, 'key create'));
     const budget = (id) => `${HUGE}|${id}|80,100`;
