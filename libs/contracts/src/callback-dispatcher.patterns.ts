@@ -23,8 +23,8 @@ export const CALLBACK_EVENT_TYPES = [
 ] as const;
 export type CallbackEventType = (typeof CALLBACK_EVENT_TYPES)[number];
 
-/** decisions: the callback body. */
-export type CallbackBody =
+/** decisions: a run's callback body. */
+export type RunCallbackBody =
   | {
       event_type: 'prompt.completed' | 'agent.completed';
       request_id: string;
@@ -32,8 +32,10 @@ export type CallbackBody =
     }
   | { event_type: 'workflow.completed'; request_id: string; data: { output: unknown } }
   | { event_type: 'prompt.failed' | 'agent.failed' | 'workflow.failed'; request_id: string; data: { error: string; error_code: string } }
-  | { event_type: 'prompt.cancelled' | 'agent.cancelled' | 'workflow.cancelled'; request_id: string; data: { reason: 'cancelled' } }
-  | BudgetAlertBody;
+  | { event_type: 'prompt.cancelled' | 'agent.cancelled' | 'workflow.cancelled'; request_id: string; data: { reason: 'cancelled' } };
+
+/** What the dispatcher sends: a run's callback, or a budget's alert. */
+export type CallbackBody = RunCallbackBody | BudgetAlertBody;
 
 /**
  * A budget alert's body (the spec's decisions on usage governance, alerts): not a run's result, so

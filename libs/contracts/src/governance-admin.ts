@@ -343,10 +343,16 @@ export const GovernanceAdminContracts = {
   updateBudget: rpc('invocation.budgets.update', UpdateBudgetRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<BudgetWritten>(),
   deleteBudget: rpc('invocation.budgets.delete', BudgetIdRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<{ id: string }>(),
   listRateLimits: rpc('invocation.rate-limits.list', WorkspaceIdRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<RateLimitView[]>(),
-  createRateLimit: rpc('invocation.rate-limits.create', CreateRateLimitRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<RateLimitView>(),
+  createRateLimit: rpc('invocation.rate-limits.create', CreateRateLimitRequest, {
+    timeoutMs: PRIVATE_RPC_TIMEOUT_MS,
+  }).returns<RateLimitView>(),
   getRateLimit: rpc('invocation.rate-limits.get', RateLimitIdRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<RateLimitView>(),
-  updateRateLimit: rpc('invocation.rate-limits.update', UpdateRateLimitRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<RateLimitView>(),
-  deleteRateLimit: rpc('invocation.rate-limits.delete', RateLimitIdRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<{ id: string }>(),
+  updateRateLimit: rpc('invocation.rate-limits.update', UpdateRateLimitRequest, {
+    timeoutMs: PRIVATE_RPC_TIMEOUT_MS,
+  }).returns<RateLimitView>(),
+  deleteRateLimit: rpc('invocation.rate-limits.delete', RateLimitIdRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<{
+    id: string;
+  }>(),
   showCredits: rpc('invocation.credits.show', ShowCreditsRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<CreditsView>(),
   /** The operator's only: no gateway route sends it. */
   addCredits: rpc('invocation.credits.add', TopUpCreditsRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<CreditsView>(),

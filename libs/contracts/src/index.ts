@@ -185,6 +185,7 @@ export {
   ListDeliveriesRequest,
   type BudgetAlertBody,
   type CallbackBody,
+  type RunCallbackBody,
   type CallbackDeliveryJob,
   type CallbackEventType,
   type DeliveryAttemptSummary,

@@ -445,6 +445,42 @@ export const ERROR_MESSAGES = {
     es: 'La subida temporal no tiene el tamaño declarado',
   },
 
+  // Usage governance administration (the spec's decisions on usage governance).
+  budget_not_found: { en: 'Budget not found', es: 'Presupuesto no encontrado' },
+  rate_limit_not_found: { en: 'Rate limit not found', es: 'Límite de frecuencia no encontrado' },
+  budget_limit: {
+    en: 'A workspace can have at most %{max} budgets',
+    es: 'Un espacio de trabajo puede tener como máximo %{max} presupuestos',
+  },
+  rate_limit_limit: {
+    en: 'A workspace can have at most %{max} rate limits',
+    es: 'Un espacio de trabajo puede tener como máximo %{max} límites de frecuencia',
+  },
+  budget_exists: {
+    en: 'A budget for this scope and period already exists: %{id}',
+    es: 'Ya existe un presupuesto para este ámbito y periodo: %{id}',
+  },
+  rate_limit_exists: {
+    en: 'A rate limit for this scope already exists: %{id}',
+    es: 'Ya existe un límite de frecuencia para este ámbito: %{id}',
+  },
+  scope_api_key_unknown: {
+    en: 'scope_id is not an active API key of this workspace',
+    es: 'scope_id no es una clave de API activa de este espacio de trabajo',
+  },
+  rate_limit_needs_a_rate: {
+    en: 'A rate limit needs requests_per_minute, tokens_per_minute or both',
+    es: 'Un límite de frecuencia necesita requests_per_minute, tokens_per_minute o ambos',
+  },
+  credit_amount_invalid: {
+    en: 'A top-up must be positive and an adjustment not zero',
+    es: 'Una recarga debe ser positiva y un ajuste distinto de cero',
+  },
+  spend_date_invalid: { en: '%{field} is not a calendar date: %{value}', es: '%{field} no es una fecha del calendario: %{value}' },
+  spend_range_invalid: {
+    en: 'from must not be after to, and the range at most %{max} days',
+    es: 'from no debe ser posterior a to, y el intervalo debe ser de %{max} días como máximo',
+  },
   // Workspace MCP servers (the spec's decisions, MCP).
   mcp_server_not_found: { en: 'MCP server not found', es: 'Servidor MCP no encontrado' },
   mcp_server_limit: {

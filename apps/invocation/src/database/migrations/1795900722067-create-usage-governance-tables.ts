@@ -5,17 +5,37 @@ export class CreateUsageGovernanceTables1795900722067 implements MigrationInterf
   name = 'CreateUsageGovernanceTables1795900722067';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`CREATE TABLE "invocation"."budget_alerts" ("id" uuid NOT NULL DEFAULT gen_random_uuid(), "workspace_id" uuid NOT NULL, "budget_id" uuid NOT NULL, "event" text NOT NULL, "scope" text NOT NULL, "scope_id" text, "period" text NOT NULL, "period_key" text NOT NULL, "threshold" integer NOT NULL, "spent_micros" bigint NOT NULL, "limit_micros" bigint NOT NULL, "at" TIMESTAMP WITH TIME ZONE NOT NULL, "delivery_id" text, CONSTRAINT "PK_d8d537f43c8f669b9768235b9a6" PRIMARY KEY ("id"))`);
+    await queryRunner.query(
+      `CREATE TABLE "invocation"."budget_alerts" ("id" uuid NOT NULL DEFAULT gen_random_uuid(), "workspace_id" uuid NOT NULL, "budget_id" uuid NOT NULL, "event" text NOT NULL, "scope" text NOT NULL, "scope_id" text, "period" text NOT NULL, "period_key" text NOT NULL, "threshold" integer NOT NULL, "spent_micros" bigint NOT NULL, "limit_micros" bigint NOT NULL, "at" TIMESTAMP WITH TIME ZONE NOT NULL, "delivery_id" text, CONSTRAINT "PK_d8d537f43c8f669b9768235b9a6" PRIMARY KEY ("id"))`,
+    );
     await queryRunner.query(`CREATE INDEX "IDX_budget_alerts_workspace_at" ON "invocation"."budget_alerts"  ("workspace_id", "at") `);
-    await queryRunner.query(`CREATE UNIQUE INDEX "UQ_budget_alerts_budget_period_threshold" ON "invocation"."budget_alerts"  ("budget_id", "period_key", "threshold") `);
-    await queryRunner.query(`CREATE TABLE "invocation"."budgets" ("created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "id" uuid NOT NULL DEFAULT gen_random_uuid(), "workspace_id" uuid NOT NULL, "scope" text NOT NULL, "scope_id" text, "period" text NOT NULL, "limit_micros" bigint NOT NULL, "thresholds" integer array NOT NULL DEFAULT '{80,100}', "alert_url" text, "webhook_secret_sealed" text, CONSTRAINT "CHK_budgets_scope_id" CHECK (("scope" = 'workspace') = ("scope_id" IS NULL)), CONSTRAINT "CHK_budgets_limit_positive" CHECK ("limit_micros" > 0), CONSTRAINT "PK_9c8a51748f82387644b773da482" PRIMARY KEY ("id"))`);
-    await queryRunner.query(`CREATE UNIQUE INDEX "UQ_budgets_workspace_period" ON "invocation"."budgets"  ("workspace_id", "period") WHERE "scope" = 'workspace'`);
-    await queryRunner.query(`CREATE UNIQUE INDEX "UQ_budgets_workspace_scope_period" ON "invocation"."budgets"  ("workspace_id", "scope", "scope_id", "period") WHERE "scope_id" IS NOT NULL`);
-    await queryRunner.query(`CREATE TABLE "invocation"."credit_entries" ("id" uuid NOT NULL DEFAULT gen_random_uuid(), "workspace_id" uuid NOT NULL, "amount_micros" bigint NOT NULL, "kind" text NOT NULL, "note" text, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_a1974466f4738c102e78f457632" PRIMARY KEY ("id"))`);
-    await queryRunner.query(`CREATE INDEX "IDX_credit_entries_workspace_created_at" ON "invocation"."credit_entries"  ("workspace_id", "created_at") `);
-    await queryRunner.query(`CREATE TABLE "invocation"."governance_versions" ("workspace_id" uuid NOT NULL, "version" bigint NOT NULL, CONSTRAINT "PK_1571cde1194059393d53e4c7f15" PRIMARY KEY ("workspace_id"))`);
-    await queryRunner.query(`CREATE TABLE "invocation"."rate_limits" ("created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "id" uuid NOT NULL DEFAULT gen_random_uuid(), "workspace_id" uuid NOT NULL, "scope" text NOT NULL, "scope_id" text NOT NULL, "requests_per_minute" integer, "tokens_per_minute" integer, CONSTRAINT "CHK_rate_limits_some_rate" CHECK ("requests_per_minute" IS NOT NULL OR "tokens_per_minute" IS NOT NULL), CONSTRAINT "PK_3b4449f1f5fc167d921ee619f65" PRIMARY KEY ("id"))`);
-    await queryRunner.query(`CREATE UNIQUE INDEX "UQ_rate_limits_workspace_scope" ON "invocation"."rate_limits"  ("workspace_id", "scope", "scope_id") `);
+    await queryRunner.query(
+      `CREATE UNIQUE INDEX "UQ_budget_alerts_budget_period_threshold" ON "invocation"."budget_alerts"  ("budget_id", "period_key", "threshold") `,
+    );
+    await queryRunner.query(
+      `CREATE TABLE "invocation"."budgets" ("created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "id" uuid NOT NULL DEFAULT gen_random_uuid(), "workspace_id" uuid NOT NULL, "scope" text NOT NULL, "scope_id" text, "period" text NOT NULL, "limit_micros" bigint NOT NULL, "thresholds" integer array NOT NULL DEFAULT '{80,100}', "alert_url" text, "webhook_secret_sealed" text, CONSTRAINT "CHK_budgets_scope_id" CHECK (("scope" = 'workspace') = ("scope_id" IS NULL)), CONSTRAINT "CHK_budgets_limit_positive" CHECK ("limit_micros" > 0), CONSTRAINT "PK_9c8a51748f82387644b773da482" PRIMARY KEY ("id"))`,
+    );
+    await queryRunner.query(
+      `CREATE UNIQUE INDEX "UQ_budgets_workspace_period" ON "invocation"."budgets"  ("workspace_id", "period") WHERE "scope" = 'workspace'`,
+    );
+    await queryRunner.query(
+      `CREATE UNIQUE INDEX "UQ_budgets_workspace_scope_period" ON "invocation"."budgets"  ("workspace_id", "scope", "scope_id", "period") WHERE "scope_id" IS NOT NULL`,
+    );
+    await queryRunner.query(
+      `CREATE TABLE "invocation"."credit_entries" ("id" uuid NOT NULL DEFAULT gen_random_uuid(), "workspace_id" uuid NOT NULL, "amount_micros" bigint NOT NULL, "kind" text NOT NULL, "note" text, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_a1974466f4738c102e78f457632" PRIMARY KEY ("id"))`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX "IDX_credit_entries_workspace_created_at" ON "invocation"."credit_entries"  ("workspace_id", "created_at") `,
+    );
+    await queryRunner.query(
+      `CREATE TABLE "invocation"."governance_versions" ("workspace_id" uuid NOT NULL, "version" bigint NOT NULL, CONSTRAINT "PK_1571cde1194059393d53e4c7f15" PRIMARY KEY ("workspace_id"))`,
+    );
+    await queryRunner.query(
+      `CREATE TABLE "invocation"."rate_limits" ("created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "id" uuid NOT NULL DEFAULT gen_random_uuid(), "workspace_id" uuid NOT NULL, "scope" text NOT NULL, "scope_id" text NOT NULL, "requests_per_minute" integer, "tokens_per_minute" integer, CONSTRAINT "CHK_rate_limits_some_rate" CHECK ("requests_per_minute" IS NOT NULL OR "tokens_per_minute" IS NOT NULL), CONSTRAINT "PK_3b4449f1f5fc167d921ee619f65" PRIMARY KEY ("id"))`,
+    );
+    await queryRunner.query(
+      `CREATE UNIQUE INDEX "UQ_rate_limits_workspace_scope" ON "invocation"."rate_limits"  ("workspace_id", "scope", "scope_id") `,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
