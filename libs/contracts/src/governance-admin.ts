@@ -19,6 +19,7 @@ import {
   ValidateNested,
   type ValidationOptions,
 } from 'class-validator';
+import { errorMessage, type ErrorDetail } from '@waggle/errors';
 import { ListLimit, numberFromText, WorkspaceIdRequest } from './common.dto';
 import {
   BUDGET_PERIODS,
@@ -62,14 +63,14 @@ export type SpendGroup = (typeof SPEND_GROUPS)[number];
 export const UTC_DATE_FORMAT = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Why a scope id does not fit its scope (English), or null: none for the workspace, a key's id, a user label. */
-export function scopeIdProblem(scope: unknown, scopeId: unknown): string | null {
-  if (scope === 'workspace') return scopeId === undefined || scopeId === null ? null : 'scope_id must be absent for the workspace scope';
-  if (scope === 'api_key') return typeof scopeId === 'string' && UUID.test(scopeId) ? null : "scope_id must be the API key's id (a UUID)";
+/** Why a scope id does not fit its scope (a message id), or null: none for the workspace, a key's id, a user label. */
+export function scopeIdProblem(scope: unknown, scopeId: unknown): ErrorDetail | null {
+  if (scope === 'workspace') return scopeId === undefined || scopeId === null ? null : { detail: 'scope_id_workspace' };
+  if (scope === 'api_key') return typeof scopeId === 'string' && UUID.test(scopeId) ? null : { detail: 'scope_id_api_key' };
   if (scope === 'user')
     return typeof scopeId === 'string' && scopeId.length >= 1 && scopeId.length <= MAX_USER_LABEL_LENGTH
       ? null
-      : `scope_id must be the user label (1 to ${MAX_USER_LABEL_LENGTH} characters)`;
+      : { detail: 'scope_id_user', params: { max: MAX_USER_LABEL_LENGTH } };
   return null;
 }
 
@@ -83,7 +84,10 @@ function IsScopeIdOfScope(options?: ValidationOptions): PropertyDecorator {
       options,
       validator: {
         validate: (value: unknown, args) => scopeIdProblem((args?.object as { scope?: unknown }).scope, value) === null,
-        defaultMessage: (args) => scopeIdProblem((args?.object as { scope?: unknown }).scope, args?.value) ?? 'scope_id is invalid',
+        defaultMessage: (args) => {
+          const problem = scopeIdProblem((args?.object as { scope?: unknown }).scope, args?.value);
+          return problem === null ? 'scope_id is invalid' : errorMessage(problem, 'en');
+        },
       },
     });
 }

@@ -142,6 +142,10 @@ export const ERROR_MESSAGES = {
     en: '%{property} must contain at least %{min} elements',
     es: '%{property} debe contener al menos %{min} elementos',
   },
+  validation_array_unique: {
+    en: "All %{property}'s elements must be unique",
+    es: 'Todos los elementos de %{property} deben ser únicos',
+  },
   validation_array_max_size: {
     en: '%{property} must contain no more than %{max} elements',
     es: '%{property} debe contener como máximo %{max} elementos',
@@ -476,10 +480,16 @@ export const ERROR_MESSAGES = {
     en: 'A top-up must be positive and an adjustment not zero',
     es: 'Una recarga debe ser positiva y un ajuste distinto de cero',
   },
+  scope_id_workspace: { en: 'scope_id must be absent for the workspace scope', es: 'scope_id debe omitirse en el ámbito workspace' },
+  scope_id_api_key: { en: "scope_id must be the API key's id (a UUID)", es: 'scope_id debe ser el id de la clave de API (un UUID)' },
+  scope_id_user: {
+    en: 'scope_id must be the user label (1 to %{max} characters)',
+    es: 'scope_id debe ser la etiqueta del usuario (de 1 a %{max} caracteres)',
+  },
   spend_date_invalid: { en: '%{field} is not a calendar date: %{value}', es: '%{field} no es una fecha del calendario: %{value}' },
   spend_range_invalid: {
     en: 'from must not be after to, and the range at most %{max} days',
-    es: 'from no debe ser posterior a to, y el intervalo debe ser de %{max} días como máximo',
+    es: 'La fecha inicial no debe ser posterior a la final, y el intervalo debe ser de %{max} días como máximo',
   },
   // Workspace MCP servers (the spec's decisions, MCP).
   mcp_server_not_found: { en: 'MCP server not found', es: 'Servidor MCP no encontrado' },

@@ -84,7 +84,11 @@ export class GovernanceProjection {
       ),
     ]);
     const pipeline = this.redis.pipeline();
-    (pipeline as unknown as ProjectionCommand<unknown>).writeGovernanceProjection(GovernanceKeys.projection(workspaceId), snapshot.version, ...projectionFields(snapshot));
+    (pipeline as unknown as ProjectionCommand<unknown>).writeGovernanceProjection(
+      GovernanceKeys.projection(workspaceId),
+      snapshot.version,
+      ...projectionFields(snapshot),
+    );
     pipeline.set(GovernanceKeys.credits(workspaceId), String(balance), 'NX');
     snapshot.budgets.forEach((budget, index) =>
       pipeline.set(budgetSpendKey(workspaceId, budget, now), String(spent[index]), 'EX', SPEND_KEY_TTL_SECONDS[budget.period], 'NX'),
