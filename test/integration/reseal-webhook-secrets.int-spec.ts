@@ -37,6 +37,7 @@ describe('migrate reseal-webhook-secrets (WEBHOOK_SECRET_KEY rotation)', () => {
     prompt: 'whsec_prompt',
     workflow: 'whsec_workflow',
     mcpHeaders: '{"Authorization":"Bearer mcp"}',
+    budget: 'whsec_budget',
   };
   let client: Client;
 
@@ -44,7 +45,7 @@ describe('migrate reseal-webhook-secrets (WEBHOOK_SECRET_KEY rotation)', () => {
     const { rows } = await client.query<{ sealed: string }>(
       `SELECT webhook_secret_sealed AS sealed FROM agent.agents UNION ALL SELECT previous_webhook_secret_sealed FROM agent.agents
        UNION ALL SELECT webhook_secret_sealed FROM invocation.prompt_deployments UNION ALL SELECT webhook_secret_sealed FROM invocation.workflow_deployments
-       UNION ALL SELECT headers_sealed FROM agent.mcp_servers`,
+       UNION ALL SELECT headers_sealed FROM agent.mcp_servers UNION ALL SELECT webhook_secret_sealed FROM invocation.budgets`,
     );
     return rows.map((row) => row.sealed).sort();
   };
@@ -67,6 +68,12 @@ describe('migrate reseal-webhook-secrets (WEBHOOK_SECRET_KEY rotation)', () => {
     await client.query(
       `INSERT INTO agent.mcp_servers (workspace_id, id, name, url, headers_sealed) VALUES ($1, 'tools', 't', 'https://x', $2)`,
       [workspace, old.seal(plain.mcpHeaders)],
+    );
+    // A budget's alert secret (usage governance); a budget without an alert URL has none.
+    await client.query(
+      `INSERT INTO invocation.budgets (workspace_id, scope, period, limit_micros, alert_url, webhook_secret_sealed)
+       VALUES ($1, 'workspace', 'day', 1, 'https://x', $2), ($1, 'workspace', 'month', 1, NULL, NULL)`,
+      [workspace, old.seal(plain.budget)],
     );
     // Sealed after the rotation already (by a service with the new ring): left as it is.
     await client.query(`INSERT INTO invocation.workflow_deployments (workspace_id, name, webhook_secret_sealed) VALUES ($1, 'w', $2)`, [
@@ -93,7 +100,8 @@ describe('migrate reseal-webhook-secrets (WEBHOOK_SECRET_KEY rotation)', () => {
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toContain('reseal: agent.agents: 1 row(s), 2 sealed value(s) would be sealed again');
     expect(run.stdout).toContain('reseal: agent.mcp_servers: 1 row(s), 1 sealed value(s) would be sealed again');
-    expect(run.stdout).toContain('reseal: dry run, nothing written (4 to reseal)');
+    expect(run.stdout).toContain('reseal: invocation.budgets: 2 row(s), 1 sealed value(s) would be sealed again');
+    expect(run.stdout).toContain('reseal: dry run, nothing written (5 to reseal)');
     expect(await sealedValues()).toEqual(before);
   });
 
@@ -103,10 +111,10 @@ describe('migrate reseal-webhook-secrets (WEBHOOK_SECRET_KEY rotation)', () => {
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toContain('reseal: invocation.prompt_deployments: 1 row(s), 1 sealed value(s) sealed again');
     expect(run.stdout).toContain('reseal: invocation.workflow_deployments: 1 row(s), 0 sealed value(s) sealed again');
-    expect(run.stdout).toContain('reseal: done, 4 resealed');
+    expect(run.stdout).toContain('reseal: done, 5 resealed');
 
     const onlyNew = new SecretSealer(newKey);
-    const resealed = await sealedValues();
+    const resealed = (await sealedValues()).filter((sealed) => sealed !== null);
     expect(resealed.map((sealed) => onlyNew.open(sealed)).sort()).toEqual(Object.values(plain).sort());
     expect(() => new SecretSealer(oldKey).open(resealed[0])).toThrow(/not in WEBHOOK_SECRET_KEY/);
 

@@ -60,6 +60,7 @@ describe('catalog service over NATS', () => {
       workspace_id: created.workspace.id,
       language: 'es',
       limits: created.workspace.limits,
+      hosted_credits: false,
     });
     // The first key still resolves to the same workspace.
     await expect(service.send(CatalogPatterns.resolveApiKey, resolveRequest(created.api_key.api_key))).resolves.toMatchObject({

@@ -4,6 +4,7 @@ import { RunLifecycleModule } from '@waggle/runs';
 import type { GatewayEnv } from './config/gateway.env';
 import { AgentsModule } from './agents/agents.module';
 import { KnowledgeBasesModule } from './knowledge-bases/knowledge-bases.module';
+import { GovernanceModule } from './governance/governance.module';
 import { McpServersModule } from './mcp-servers/mcp-servers.module';
 import { McpModule } from './mcp/mcp.module';
 import { WorkflowRunsModule } from './workflows/workflow-runs.module';
@@ -44,6 +45,7 @@ export class GatewayModule {
         WebhooksModule,
         AgentsModule,
         McpServersModule,
+        GovernanceModule,
         KnowledgeBasesModule,
         AssetsModule,
         WorkflowsModule,

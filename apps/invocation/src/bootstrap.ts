@@ -5,6 +5,7 @@ import { ProvidersModule } from '@waggle/providers';
 import { RunLifecycleModule } from '@waggle/runs';
 import { InvocationEnv } from './config/invocation.env';
 import { dataSourceOptions } from './database/data-source';
+import { GovernanceAdminModule } from './governance-projection/governance-admin.module';
 import { LedgerDeadLetters } from './ledger/ledger-dead-letters';
 import { LedgerModule } from './ledger/ledger.module';
 import { McpToolsModule } from './mcp-tools/mcp-tools.module';
@@ -34,6 +35,7 @@ export function bootstrap(): Promise<INestApplication> {
       WorkflowRunsModule,
       McpToolsModule,
       RunCancellationModule,
+      GovernanceAdminModule,
     ],
     deadLetters: { queues: ['prompt-runs', 'workflow-runs'], sources: [LedgerDeadLetters] },
   });

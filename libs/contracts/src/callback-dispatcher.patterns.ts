@@ -4,6 +4,7 @@ import { REQUEST_ID_FORMAT, type UsageObject } from './invocation.patterns';
 import { ListLimit } from './common.dto';
 import { patternNames, rpc, PRIVATE_RPC_TIMEOUT_MS } from './rpc-contract';
 import type { WebhookOwnerKind } from './webhook-owners';
+import type { BudgetAlertEvent, BudgetPeriod, BudgetScope } from './governance';
 
 /** The callback-dispatcher: the only sender of callbacks, and the keeper of their delivery log. */
 
@@ -17,11 +18,13 @@ export const CALLBACK_EVENT_TYPES = [
   'prompt.cancelled',
   'agent.cancelled',
   'workflow.cancelled',
+  'budget.threshold_crossed',
+  'budget.exceeded',
 ] as const;
 export type CallbackEventType = (typeof CALLBACK_EVENT_TYPES)[number];
 
-/** decisions: the callback body. */
-export type CallbackBody =
+/** decisions: a run's callback body. */
+export type RunCallbackBody =
   | {
       event_type: 'prompt.completed' | 'agent.completed';
       request_id: string;
@@ -30,6 +33,23 @@ export type CallbackBody =
   | { event_type: 'workflow.completed'; request_id: string; data: { output: unknown } }
   | { event_type: 'prompt.failed' | 'agent.failed' | 'workflow.failed'; request_id: string; data: { error: string; error_code: string } }
   | { event_type: 'prompt.cancelled' | 'agent.cancelled' | 'workflow.cancelled'; request_id: string; data: { reason: 'cancelled' } };
+
+/** What the dispatcher sends: a run's callback, or a budget's alert. */
+export type CallbackBody = RunCallbackBody | BudgetAlertBody;
+
+/**
+ * A budget alert's body (the spec's decisions on usage governance, alerts): not a run's result, so
+ * it has the spec's own shape, `event` rather than `event_type`.
+ */
+export interface BudgetAlertBody {
+  event: BudgetAlertEvent;
+  scope: BudgetScope;
+  scope_id: string | null;
+  period: BudgetPeriod;
+  spent_micros: number;
+  limit_micros: number;
+  at: string;
+}
 
 /** `webhook-id` of a delivery: `msg_` + 32 lowercase hex characters. */
 export const DELIVERY_ID_FORMAT = /^msg_[0-9a-f]{32}$/;

@@ -26,12 +26,16 @@ export interface PlanSummary {
   key: string;
   name: string;
   limits: PlanLimits;
+  /** Runs on the operator's provider keys draw on the workspace's hosted credits. */
+  hosted_credits: boolean;
 }
 
 export interface WorkspaceSummary {
   id: string;
   name: string;
   plan: string;
+  /** The plan's: runs on the operator's provider keys draw on the workspace's hosted credits. */
+  hosted_credits: boolean;
   language: AccountLanguage;
   /** Per-workspace overrides; a key present with null lifts that cap. */
   limit_overrides: Partial<PlanLimits>;
@@ -65,8 +69,8 @@ export interface ResolvedApiKey {
   workspace_id: string;
   language: AccountLanguage;
   limits: PlanLimits;
-  /** The workspace's plan draws runs on the operator's keys from a hosted credit balance. */
-  hosted_credits?: boolean;
+  /** The workspace's plan's: whether admission checks the hosted credit balance. */
+  hosted_credits: boolean;
 }
 
 export class ResolveApiKeyRequest {
@@ -147,6 +151,11 @@ export class SetPlanLimitsRequest extends LimitsPatch {
   @IsString()
   @Length(1, 50)
   plan!: string;
+
+  /** Whether runs on the operator's provider keys draw on hosted credits; absent keeps it. */
+  @IsOptional()
+  @IsBoolean()
+  hosted_credits?: boolean;
 }
 
 export class RevokeApiKeyRequest {

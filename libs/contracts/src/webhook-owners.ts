@@ -3,8 +3,11 @@ import { IsInt, IsOptional, IsString, IsUUID, Length, Max, Min } from 'class-val
 import { numberFromText } from './common.dto';
 import type { RequestBase } from './run-labels';
 
-/** Who owns a webhook secret (decisions: each prompt deployment, agent and workflow deployment has its own). */
-export const WEBHOOK_OWNER_KINDS = ['prompt_deployment', 'agent', 'workflow_deployment'] as const;
+/**
+ * Who owns a webhook secret (decisions: each prompt deployment, agent and workflow deployment has its own;
+ * a budget with an alert URL signs its alerts with its own too, the spec's decisions on usage governance).
+ */
+export const WEBHOOK_OWNER_KINDS = ['prompt_deployment', 'agent', 'workflow_deployment', 'budget'] as const;
 export type WebhookOwnerKind = (typeof WEBHOOK_OWNER_KINDS)[number];
 
 /** An owner's webhook secret as every owner's view shows it. */

@@ -142,6 +142,10 @@ export const ERROR_MESSAGES = {
     en: '%{property} must contain at least %{min} elements',
     es: '%{property} debe contener al menos %{min} elementos',
   },
+  validation_array_unique: {
+    en: "All %{property}'s elements must be unique",
+    es: 'Todos los elementos de %{property} deben ser únicos',
+  },
   validation_array_max_size: {
     en: '%{property} must contain no more than %{max} elements',
     es: '%{property} debe contener como máximo %{max} elementos',
@@ -474,6 +478,48 @@ export const ERROR_MESSAGES = {
     es: 'La subida temporal no tiene el tamaño declarado',
   },
 
+  // Usage governance administration (the spec's decisions on usage governance).
+  budget_not_found: { en: 'Budget not found', es: 'Presupuesto no encontrado' },
+  rate_limit_not_found: { en: 'Rate limit not found', es: 'Límite de frecuencia no encontrado' },
+  budget_limit: {
+    en: 'A workspace can have at most %{max} budgets',
+    es: 'Un espacio de trabajo puede tener como máximo %{max} presupuestos',
+  },
+  rate_limit_limit: {
+    en: 'A workspace can have at most %{max} rate limits',
+    es: 'Un espacio de trabajo puede tener como máximo %{max} límites de frecuencia',
+  },
+  budget_exists: {
+    en: 'A budget for this scope and period already exists: %{id}',
+    es: 'Ya existe un presupuesto para este ámbito y periodo: %{id}',
+  },
+  rate_limit_exists: {
+    en: 'A rate limit for this scope already exists: %{id}',
+    es: 'Ya existe un límite de frecuencia para este ámbito: %{id}',
+  },
+  scope_api_key_unknown: {
+    en: 'scope_id is not an active API key of this workspace',
+    es: 'scope_id no es una clave de API activa de este espacio de trabajo',
+  },
+  rate_limit_needs_a_rate: {
+    en: 'A rate limit needs requests_per_minute, tokens_per_minute or both',
+    es: 'Un límite de frecuencia necesita requests_per_minute, tokens_per_minute o ambos',
+  },
+  credit_amount_invalid: {
+    en: 'A top-up must be positive and an adjustment not zero',
+    es: 'Una recarga debe ser positiva y un ajuste distinto de cero',
+  },
+  scope_id_workspace: { en: 'scope_id must be absent for the workspace scope', es: 'scope_id debe omitirse en el ámbito workspace' },
+  scope_id_api_key: { en: "scope_id must be the API key's id (a UUID)", es: 'scope_id debe ser el id de la clave de API (un UUID)' },
+  scope_id_user: {
+    en: 'scope_id must be the user label (1 to %{max} characters)',
+    es: 'scope_id debe ser la etiqueta del usuario (de 1 a %{max} caracteres)',
+  },
+  spend_date_invalid: { en: '%{field} is not a calendar date: %{value}', es: '%{field} no es una fecha del calendario: %{value}' },
+  spend_range_invalid: {
+    en: 'from must not be after to, and the range at most %{max} days',
+    es: 'La fecha inicial no debe ser posterior a la final, y el intervalo debe ser de %{max} días como máximo',
+  },
   // Workspace MCP servers (the spec's decisions, MCP).
   mcp_server_not_found: { en: 'MCP server not found', es: 'Servidor MCP no encontrado' },
   mcp_server_limit: {

@@ -55,6 +55,11 @@ export interface Workspace {
   /** An MCP server (on the stack's fake MCP server), and one the DELETE route may delete. */
   mcpServerId: string;
   disposableMcpServerId: string;
+  /** A budget and a rate limit (usage governance), and one of each the DELETE routes may delete. */
+  budgetId: string;
+  disposableBudgetId: string;
+  rateLimitId: string;
+  disposableRateLimitId: string;
 }
 
 /** How a case authenticates: a workspace key (A's, B's or a broken one), or a webhook secret. */
@@ -459,6 +464,56 @@ export const ROUTES: RouteCase[] = [
     credentials: 'key',
     validParams: ({ a, b }) => [[a.disposableMcpServerId], [b.disposableMcpServerId]],
   },
+  // Usage governance's administration (the spec's decisions on usage governance). A valid create
+  // after the first meets its own scope and period (422), never a 5xx.
+  { method: 'GET', path: '/v1/private/budgets', credentials: 'key' },
+  {
+    method: 'POST',
+    path: '/v1/private/budgets',
+    credentials: 'key',
+    validBody: () => ({ scope: 'user', scope_id: 'generated', period: 'day', limit_micros: 5_000, thresholds: [50, 100] }),
+    sized: 'scope_id',
+  },
+  { method: 'GET', path: '/v1/private/budgets/{0}', credentials: 'key', validParams: ({ a, b }) => [[a.budgetId], [b.budgetId]] },
+  {
+    method: 'PATCH',
+    path: '/v1/private/budgets/{0}',
+    credentials: 'key',
+    validBody: ({ callbackUrl }) => ({ limit_micros: 2_000_000, thresholds: [90], alert_url: callbackUrl }),
+    sized: 'alert_url',
+    validParams: ({ a, b }) => [[a.budgetId], [b.budgetId]],
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/private/budgets/{0}',
+    credentials: 'key',
+    validParams: ({ a, b }) => [[a.disposableBudgetId], [b.disposableBudgetId]],
+  },
+  { method: 'GET', path: '/v1/private/budget_alerts', credentials: 'key', query: true },
+  { method: 'GET', path: '/v1/private/rate_limits', credentials: 'key' },
+  {
+    method: 'POST',
+    path: '/v1/private/rate_limits',
+    credentials: 'key',
+    validBody: () => ({ scope: 'user', scope_id: 'generated', requests_per_minute: 600, tokens_per_minute: 100_000 }),
+    sized: 'scope_id',
+  },
+  { method: 'GET', path: '/v1/private/rate_limits/{0}', credentials: 'key', validParams: ({ a, b }) => [[a.rateLimitId], [b.rateLimitId]] },
+  {
+    method: 'PATCH',
+    path: '/v1/private/rate_limits/{0}',
+    credentials: 'key',
+    validBody: () => ({ requests_per_minute: null, tokens_per_minute: 50_000 }),
+    validParams: ({ a, b }) => [[a.rateLimitId], [b.rateLimitId]],
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/private/rate_limits/{0}',
+    credentials: 'key',
+    validParams: ({ a, b }) => [[a.disposableRateLimitId], [b.disposableRateLimitId]],
+  },
+  { method: 'GET', path: '/v1/private/credits', credentials: 'key' },
+  { method: 'GET', path: '/v1/private/spend', credentials: 'key', query: true },
   // The MCP server (the spec's decisions, MCP): a tools/call of A's published prompt variant, as a 2025 client sends it.
   {
     method: 'POST',

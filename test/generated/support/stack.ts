@@ -158,6 +158,24 @@ export function useGeneratedStack(
     };
     const mcpServerId = await makeMcpServer(`only-${slug}`);
     const disposableMcpServerId = await makeMcpServer(`disposable-${slug}`);
+    const makeGoverned = async (path: 'budgets' | 'rate_limits', body: Record<string, unknown>) => {
+      const response = await fetch(`${gateway}/v1/private/${path}`, { method: 'POST', headers: authorized, body: JSON.stringify(body) });
+      expect(response.status).toBe(201);
+      return ((await response.json()) as { id: string }).id;
+    };
+    const budgetId = await makeGoverned('budgets', {
+      scope: 'user',
+      scope_id: `only ${slug} user`,
+      period: 'month',
+      limit_micros: 1_000_000,
+    });
+    const disposableBudgetId = await makeGoverned('budgets', { scope: 'workspace', period: 'day', limit_micros: 1_000_000 });
+    const rateLimitId = await makeGoverned('rate_limits', { scope: 'user', scope_id: `only ${slug} user`, requests_per_minute: 1_000_000 });
+    const disposableRateLimitId = await makeGoverned('rate_limits', {
+      scope: 'user',
+      scope_id: `disposable ${slug}`,
+      tokens_per_minute: 1_000_000,
+    });
     const secret = await fetch(`${gateway}/v1/private/agents/${agent.id}/webhook_secret`, {
       headers: { authorization: `Bearer ${created.api_key}` },
     });
@@ -179,6 +197,10 @@ export function useGeneratedStack(
       disposableKnowledgeBaseId,
       mcpServerId,
       disposableMcpServerId,
+      budgetId,
+      disposableBudgetId,
+      rateLimitId,
+      disposableRateLimitId,
     };
   }
 
@@ -244,6 +266,11 @@ export function useGeneratedStack(
       b.mcpServerId,
       b.disposableMcpServerId,
       'only generated B header',
+      b.budgetId,
+      b.disposableBudgetId,
+      b.rateLimitId,
+      b.disposableRateLimitId,
+      'only generated-b-private user',
       bAsset.id,
       bAsset.sha256,
       'only-generated-b',

@@ -28,8 +28,10 @@ describe('the operator CLI', () => {
       .sort();
     expect(withYes).toEqual([
       'waggle agent webhook-secret rotate',
+      'waggle budget delete',
       'waggle key revoke',
       'waggle mcp-server delete',
+      'waggle rate-limit delete',
       'waggle webhook-secret rotate',
       'waggle workflow webhook-secret rotate',
       'waggle workspace delete',

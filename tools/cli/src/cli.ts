@@ -18,6 +18,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { addAgentCommands } from './agent-commands';
 import { addDeadLetterCommands } from './dead-letter-commands';
 import { addRequestCommands } from './request-commands';
+import { addGovernanceCommands } from './governance-commands';
 import { addKnowledgeBaseCommands } from './knowledge-base-commands';
 import { addMcpServerCommands, appliedMcpServerRows, applyMcpServers } from './mcp-server-commands';
 import { addLimitOptions, limitsFromOptions } from './limit-options';
@@ -47,10 +48,16 @@ const workspaceRow = (workspace: WorkspaceSummary) => ({
   id: workspace.id,
   name: workspace.name,
   plan: workspace.plan,
+  hosted_credits: workspace.hosted_credits ? 'yes' : 'no',
   language: workspace.language,
   ...limitColumns(workspace.limits),
 });
-const planRow = (plan: PlanSummary) => ({ plan: plan.key, name: plan.name, ...limitColumns(plan.limits) });
+const planRow = (plan: PlanSummary) => ({
+  plan: plan.key,
+  name: plan.name,
+  hosted_credits: plan.hosted_credits ? 'yes' : 'no',
+  ...limitColumns(plan.limits),
+});
 const deliveryRow = (delivery: DeliverySummary) => ({
   id: delivery.delivery_id,
   request_id: delivery.request_id,
@@ -181,12 +188,26 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
       const plans = await call(CatalogPatterns.listPlans, {});
       print(plans, Boolean(options.json), plans.map(planRow));
     });
-  addLimitOptions(plan.command('set <plan>').description("change a plan's limits").addOption(json())).action(
-    async (planKey: string, options: Record<string, unknown>) => {
-      const updated = await call(CatalogPatterns.setPlanLimits, { plan: planKey, ...limitsFromOptions(options) });
-      print(updated, Boolean(options.json), [planRow(updated)]);
-    },
-  );
+  addLimitOptions(
+    plan
+      .command('set <plan>')
+      .description("change a plan's limits, and whether runs on the operator's provider keys draw on hosted credits")
+      .addOption(
+        new Option('--hosted-credits <on>', "runs on the operator's provider keys draw on the workspace's hosted credits").choices([
+          'true',
+          'false',
+        ]),
+      )
+      .addOption(json()),
+  ).action(async (planKey: string, options: Record<string, unknown>) => {
+    const hostedCredits = options.hostedCredits === undefined ? undefined : options.hostedCredits === 'true';
+    const updated = await call(CatalogPatterns.setPlanLimits, {
+      plan: planKey,
+      ...limitsFromOptions(options),
+      hosted_credits: hostedCredits,
+    });
+    print(updated, Boolean(options.json), [planRow(updated)]);
+  });
 
   const catalog = program.command('catalog').description('the model catalog');
   catalog
@@ -328,6 +349,7 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
   addWorkflowCommands(program, call);
   addDeadLetterCommands(program, call);
   addRequestCommands(program, call, collect);
+  addGovernanceCommands(program, call);
 
   return program;
 }

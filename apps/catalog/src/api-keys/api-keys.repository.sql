@@ -2,7 +2,8 @@
 
 -- findResolvable
 SELECT k."id", k."workspace_id", k."key_hash", k."revoked_at",
-  w."language", w."limit_overrides", w."deleted_at" AS "workspace_deleted_at", json_build_object('rate_limit_per_day', p."rate_limit_per_day", 'provider_tool_calls_per_day', p."provider_tool_calls_per_day", 'workflow_concurrency', p."workflow_concurrency", 'workflow_step_limit', p."workflow_step_limit", 'asset_storage_bytes', p."asset_storage_bytes") AS "plan_limits"
+  w."language", w."limit_overrides", w."deleted_at" AS "workspace_deleted_at", json_build_object('rate_limit_per_day', p."rate_limit_per_day", 'provider_tool_calls_per_day', p."provider_tool_calls_per_day", 'workflow_concurrency', p."workflow_concurrency", 'workflow_step_limit', p."workflow_step_limit", 'asset_storage_bytes', p."asset_storage_bytes") AS "plan_limits",
+  p."hosted_credits" AS "plan_hosted_credits"
 FROM "catalog"."api_keys" k
 JOIN "catalog"."workspaces" w ON w."id" = k."workspace_id"
 JOIN "catalog"."plans" p ON p."key" = w."plan_key"

@@ -9,17 +9,22 @@ import { ApiKeyEntity } from './entities/api-key.entity';
 
 /** A key with what resolving it needs of its workspace. */
 export interface ResolvableKey extends Pick<ApiKeyEntity, 'id' | 'workspaceId' | 'keyHash' | 'revokedAt'> {
-  workspace: Pick<WorkspaceOnPlan, 'language' | 'limitOverrides' | 'deletedAt' | 'planLimits'>;
+  workspace: Pick<WorkspaceOnPlan, 'language' | 'limitOverrides' | 'deletedAt' | 'planLimits' | 'planHostedCredits'>;
 }
 
 type ResolvableKeyRow = Pick<RowOf<ApiKeyEntity>, 'id' | 'workspace_id' | 'key_hash' | 'revoked_at'> &
-  RowOf<Pick<WorkspaceOnPlan, 'language' | 'limitOverrides'>> & { workspace_deleted_at: Date | null; plan_limits: PlanLimits };
+  RowOf<Pick<WorkspaceOnPlan, 'language' | 'limitOverrides'>> & {
+    workspace_deleted_at: Date | null;
+    plan_limits: PlanLimits;
+    plan_hosted_credits: boolean;
+  };
 
 const SQL = defineSql(__filename, {
   /** The key with its workspace and the workspace's plan's values, in one statement: the gateway's hot path. */
   findResolvable: sql<ResolvableKeyRow>(`
     SELECT k."id", k."workspace_id", k."key_hash", k."revoked_at",
-      w."language", w."limit_overrides", w."deleted_at" AS "workspace_deleted_at", ${PLAN_LIMITS_JSON} AS "plan_limits"
+      w."language", w."limit_overrides", w."deleted_at" AS "workspace_deleted_at", ${PLAN_LIMITS_JSON} AS "plan_limits",
+      p."hosted_credits" AS "plan_hosted_credits"
     FROM "catalog"."api_keys" k
     JOIN "catalog"."workspaces" w ON w."id" = k."workspace_id"
     JOIN "catalog"."plans" p ON p."key" = w."plan_key"
@@ -70,6 +75,7 @@ export class ApiKeysRepository extends DataRepository {
         limitOverrides: row.limit_overrides,
         deletedAt: row.workspace_deleted_at,
         planLimits: row.plan_limits,
+        planHostedCredits: row.plan_hosted_credits,
       },
     };
   }

@@ -61,7 +61,13 @@ export class ApiKeysService {
     const valid = key !== null && sameHash(key.keyHash, keyHash) && key.revokedAt === null && key.workspace.deletedAt === null;
     if (!valid) throw new WaggleException('invalid_api_key');
     this.touch(key.id);
-    return { key_id: key.id, workspace_id: key.workspaceId, language: key.workspace.language, limits: effectiveLimits(key.workspace) };
+    return {
+      key_id: key.id,
+      workspace_id: key.workspaceId,
+      language: key.workspace.language,
+      limits: effectiveLimits(key.workspace),
+      hosted_credits: key.workspace.planHostedCredits,
+    };
   }
 
   private touch(id: string): void {

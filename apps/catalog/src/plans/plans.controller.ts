@@ -14,7 +14,7 @@ export class PlansController {
 
   @RpcHandler(CatalogPatterns.setPlanLimits)
   setLimits(request: SetPlanLimitsRequest): Promise<PlanSummary> {
-    const { plan, ...patch } = request;
-    return this.plans.setLimits(plan, patch);
+    const { plan, hosted_credits, ...patch } = request;
+    return this.plans.setLimits(plan, patch, hosted_credits);
   }
 }

@@ -22,7 +22,7 @@ export function presentLimits(patch: LimitsPatch): Partial<PlanLimits> {
 }
 
 export function toPlanSummary(plan: PlanEntity): PlanSummary {
-  return { key: plan.key, name: plan.name, limits: planLimits(plan) };
+  return { key: plan.key, name: plan.name, limits: planLimits(plan), hosted_credits: plan.hostedCredits };
 }
 
 @Injectable()
@@ -39,8 +39,10 @@ export class PlansService {
     return toPlanSummary(await this.find(key));
   }
 
-  async setLimits(key: string, patch: LimitsPatch): Promise<PlanSummary> {
+  /** Changes the limits given, and `hosted_credits` when given. */
+  async setLimits(key: string, patch: LimitsPatch, hostedCredits?: boolean): Promise<PlanSummary> {
     const plan = await this.find(key);
+    if (hostedCredits !== undefined) plan.hostedCredits = hostedCredits;
     for (const [name, value] of Object.entries(presentLimits(patch)) as Array<[keyof PlanLimits, number | null]>) {
       (plan as unknown as Record<string, number | null>)[COLUMN_OF_LIMIT[name]] = value;
     }

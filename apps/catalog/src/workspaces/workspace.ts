@@ -15,6 +15,8 @@ export interface Workspace {
 /** A workspace with its plan's values: what every answer about it needs. */
 export interface WorkspaceOnPlan extends Workspace {
   planLimits: PlanLimits;
+  /** The plan's `hosted_credits`. */
+  planHostedCredits: boolean;
 }
 
 /** The workspace's plan values with its operator overrides applied. */

@@ -7,11 +7,11 @@ import { PLAN_LIMITS_JSON } from '../plans/plans.repository';
 import { WorkspaceEntity } from './entities/workspace.entity';
 import type { Workspace, WorkspaceOnPlan } from './workspace';
 
-type WorkspaceOnPlanRow = RowOf<WorkspaceEntity> & { plan_limits: PlanLimits };
+type WorkspaceOnPlanRow = RowOf<WorkspaceEntity> & { plan_limits: PlanLimits; plan_hosted_credits: boolean };
 
 /** Workspaces not deleted, each with its plan's values. */
 const ACTIVE_ON_PLAN = `
-  SELECT w.*, ${PLAN_LIMITS_JSON} AS "plan_limits"
+  SELECT w.*, ${PLAN_LIMITS_JSON} AS "plan_limits", p."hosted_credits" AS "plan_hosted_credits"
   FROM "catalog"."workspaces" w JOIN "catalog"."plans" p ON p."key" = w."plan_key"
   WHERE w."deleted_at" IS NULL`;
 
@@ -31,6 +31,7 @@ function toWorkspaceOnPlan(row: WorkspaceOnPlanRow): WorkspaceOnPlan {
     createdAt: row.created_at,
     deletedAt: row.deleted_at,
     planLimits: row.plan_limits,
+    planHostedCredits: row.plan_hosted_credits,
   };
 }
 

@@ -10,6 +10,7 @@ export function toWorkspaceSummary(workspace: WorkspaceOnPlan): WorkspaceSummary
     id: workspace.id,
     name: workspace.name,
     plan: workspace.planKey,
+    hosted_credits: workspace.planHostedCredits,
     language: workspace.language,
     limit_overrides: workspace.limitOverrides,
     limits: effectiveLimits(workspace),
@@ -27,7 +28,7 @@ export class WorkspacesService {
   /** A new workspace on a plan (inside the caller's transaction, if one is open). */
   async insert(values: { name: string; plan: PlanSummary; language: AccountLanguage }): Promise<WorkspaceOnPlan> {
     const workspace = await this.workspaces.insert({ name: values.name, planKey: values.plan.key, language: values.language });
-    return { ...workspace, planLimits: values.plan.limits };
+    return { ...workspace, planLimits: values.plan.limits, planHostedCredits: values.plan.hosted_credits };
   }
 
   async list(): Promise<WorkspaceSummary[]> {
@@ -45,7 +46,7 @@ export class WorkspacesService {
   async setPlan(id: string, planKey: string): Promise<WorkspaceSummary> {
     const [workspace, plan] = await Promise.all([this.get(id), this.plans.get(planKey)]);
     await this.workspaces.setPlan(id, plan.key);
-    return toWorkspaceSummary({ ...workspace, planKey: plan.key, planLimits: plan.limits });
+    return toWorkspaceSummary({ ...workspace, planKey: plan.key, planLimits: plan.limits, planHostedCredits: plan.hosted_credits });
   }
 
   /** Soft delete: the workspace and its keys stop working; its rows stay for audit. */

@@ -17,6 +17,7 @@ const resolved: ResolvedApiKey = {
     workflow_step_limit: 50,
     asset_storage_bytes: null,
   },
+  hosted_credits: false,
 };
 
 function contextFor(request: Partial<AuthenticatedRequest>): ExecutionContext {

@@ -5,8 +5,18 @@ import { addOpenAiRoutes } from './openai-routes';
 import { addRunRoutes, RUN_ROUTE_MODELS } from './run-routes';
 
 export const PUBLIC_PATH_PREFIX = '/v1/public/';
-/** Private routes documented all the same: the workspace's MCP servers (the spec's decisions, MCP). */
-export const DOCUMENTED_PRIVATE_PREFIXES = ['/v1/private/mcp_servers'];
+/**
+ * Private routes documented all the same: the workspace's MCP servers (the spec's decisions, MCP)
+ * and usage governance's budgets, alerts, rate limits, credits and spend.
+ */
+export const DOCUMENTED_PRIVATE_PREFIXES = [
+  '/v1/private/mcp_servers',
+  '/v1/private/budgets',
+  '/v1/private/budget_alerts',
+  '/v1/private/rate_limits',
+  '/v1/private/credits',
+  '/v1/private/spend',
+];
 
 /**
  * The OpenAPI 3.1 description of the `/v1/public/*` endpoints, generated from the gateway's

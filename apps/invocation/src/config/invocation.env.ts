@@ -1,6 +1,7 @@
 import {
   EnvVar,
   ServiceEnv,
+  WithCallbackAllowlist,
   WithProviderCredentials,
   WithRedis,
   WithWebhookOwner,
@@ -10,7 +11,10 @@ import {
 import { DEFAULT_LEDGER_STREAM_SETTINGS } from '@waggle/runs';
 import { IsInt, IsString, Max, Min } from 'class-validator';
 
-export class InvocationEnv extends WithWebhookOwner(WithWebTools(WithWebhookSecretKey(WithProviderCredentials(WithRedis(ServiceEnv))))) {
+// The callback allowlist: budgets' alert URLs are checked against the callback URL policy where they are stored.
+export class InvocationEnv extends WithCallbackAllowlist(
+  WithWebhookOwner(WithWebTools(WithWebhookSecretKey(WithProviderCredentials(WithRedis(ServiceEnv))))),
+) {
   override PORT: number = 3101;
 
   @EnvVar('Prompt webhook triggers run at once by each invocation replica')

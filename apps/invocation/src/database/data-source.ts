@@ -1,5 +1,9 @@
 import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/database';
+import { BUDGET_ENTITIES } from '../budgets/entities';
+import { CreditEntryEntity } from '../credits/entities/credit-entry.entity';
+import { GovernanceVersionEntity } from '../governance-projection/entities/governance-version.entity';
 import { LEDGER_ENTITIES } from '../ledger/entities';
+import { RateLimitEntity } from '../rate-limits/entities/rate-limit.entity';
 import { PROMPT_ENTITIES } from '../prompts/entities';
 import { WORKFLOW_DEPLOYMENT_ENTITIES } from '../workflows/deployments/entities';
 import { WORKFLOW_RUN_ENTITIES } from '../workflows/runs/entities';
@@ -8,7 +12,16 @@ import { MIGRATIONS } from './migrations';
 export const SCHEMA = 'invocation';
 
 /** Every table of the invocation schema. */
-export const INVOCATION_ENTITIES = [...PROMPT_ENTITIES, ...LEDGER_ENTITIES, ...WORKFLOW_DEPLOYMENT_ENTITIES, ...WORKFLOW_RUN_ENTITIES];
+export const INVOCATION_ENTITIES = [
+  ...PROMPT_ENTITIES,
+  ...LEDGER_ENTITIES,
+  ...WORKFLOW_DEPLOYMENT_ENTITIES,
+  ...WORKFLOW_RUN_ENTITIES,
+  ...BUDGET_ENTITIES,
+  RateLimitEntity,
+  CreditEntryEntity,
+  GovernanceVersionEntity,
+];
 
 /** Shared by the app and the migrate command. */
 export function dataSourceOptions(databaseUrl: string): PostgresDataSourceOptions {

@@ -1,17 +1,15 @@
 import { Module } from '@nestjs/common';
-import { BUDGET_ALERT_SINK } from './budget-alert-sink';
+import { GovernanceAdminModule } from '../governance-projection/governance-admin.module';
 import { GovernanceReconciler } from './governance-reconciler';
-import { LoggingBudgetAlertSink } from './logging-budget-alert-sink';
-import { GovernanceProjectionPlaceholderController } from './projection-placeholder.controller';
 
 /**
  * Usage governance's reconciliation of ended runs (GovernanceReconciler), used by the ledger
- * consumer. BUDGET_ALERT_SINK is bound here: by default to a sink that only logs.
+ * consumer; the budget thresholds it finds crossed go to the administration's BUDGET_ALERT_SINK
+ * (alert records and signed webhooks).
  */
 @Module({
-  // PLACEHOLDER: removed when the projection writer (GovernancePatterns.loadProjection) is merged.
-  controllers: [GovernanceProjectionPlaceholderController],
-  providers: [GovernanceReconciler, { provide: BUDGET_ALERT_SINK, useClass: LoggingBudgetAlertSink }],
+  imports: [GovernanceAdminModule],
+  providers: [GovernanceReconciler],
   exports: [GovernanceReconciler],
 })
 export class GovernanceModule {}

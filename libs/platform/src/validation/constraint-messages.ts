@@ -1,4 +1,4 @@
-import { flatMetadataProblem, mcpHeadersProblem, mcpSelectionProblem, responseSchemaProblem } from '@waggle/contracts';
+import { flatMetadataProblem, mcpHeadersProblem, mcpSelectionProblem, responseSchemaProblem, scopeIdProblem } from '@waggle/contracts';
 import { nestedMessage, type ErrorDetail, type NestedMessage } from '@waggle/errors';
 import { getMetadataStorage, type ValidationError } from 'class-validator';
 
@@ -13,6 +13,8 @@ interface FailedRule {
   each: boolean;
   constraints: readonly unknown[];
   value: unknown;
+  /** The object the property belongs to (rules that read a sibling, as a scope id its scope). */
+  object: unknown;
 }
 
 /** class-validator's `$constraintN` text: a list joined with commas, anything else as a string. */
@@ -70,6 +72,7 @@ const CONSTRAINT_MESSAGES: Readonly<Record<string, (rule: FailedRule) => ErrorDe
     constraints.length > 0 ? { detail: 'validation_array_min_size', params: { property, min: constraintText(constraints[0]) } } : undefined,
   arrayMaxSize: ({ property, constraints }) =>
     constraints.length > 0 ? { detail: 'validation_array_max_size', params: { property, max: constraintText(constraints[0]) } } : undefined,
+  arrayUnique: ({ property }) => ({ detail: 'validation_array_unique', params: { property } }),
   // Rules class-validator (and Nest's pipe) apply themselves.
   nestedValidation: ({ name, each }) => ({ detail: each ? 'validation_nested_each' : 'validation_nested', params: { property: name } }),
   whitelistValidation: ({ name }) => ({ detail: 'validation_unknown_property', params: { property: name } }),
@@ -83,6 +86,7 @@ const CONSTRAINT_MESSAGES: Readonly<Record<string, (rule: FailedRule) => ErrorDe
   isResponseSchema: ({ value }) => responseSchemaProblem(value),
   isMcpSelection: ({ name, value }) => mcpSelectionProblem(value, name),
   isMcpHeaders: ({ value }) => mcpHeadersProblem(value),
+  isScopeIdOfScope: ({ value, object }) => scopeIdProblem((object as { scope?: unknown } | undefined)?.scope, value) ?? undefined,
 };
 
 /** A rule of a class as its metadata declares it: its arguments, and whether it applies to each item. */
@@ -123,7 +127,14 @@ export function constraintMessage(error: ValidationError, constraint: string): N
   const property: Property = each
     ? nestedMessage({ detail: 'validation_each_value_in', params: { property: error.property } })
     : error.property;
-  const rule: FailedRule = { property, name: error.property, each, constraints: declared?.constraints ?? [], value: error.value };
+  const rule: FailedRule = {
+    property,
+    name: error.property,
+    each,
+    constraints: declared?.constraints ?? [],
+    value: error.value,
+    object: error.target,
+  };
   const message = Object.hasOwn(CONSTRAINT_MESSAGES, constraint) ? CONSTRAINT_MESSAGES[constraint](rule) : undefined;
   return message ?? { detail: 'validation_invalid', params: { property } };
 }

@@ -1,4 +1,4 @@
-import type { CallbackBody, LedgerRecord, RunKind, UsageObject } from '@waggle/contracts';
+import type { RunCallbackBody, LedgerRecord, RunKind, UsageObject } from '@waggle/contracts';
 
 /** A run's record as this replica holds it or the ledger answers it (an RPC lookup has no usage or model of its own). */
 export type RunRecord = Pick<LedgerRecord, 'status' | 'data' | 'ended_at'> & Partial<Pick<LedgerRecord, 'usage' | 'model'>>;
@@ -27,7 +27,7 @@ const UNNAMED_FAILURE: Record<RunKind, string> = {
  * workflow's, its output. A failure carries its error and code; a cancel only the reason,
  * whatever partial usage the record holds.
  */
-export function runCallbackBody(kind: RunKind, requestId: string, run: FinishedRun): CallbackBody {
+export function runCallbackBody(kind: RunKind, requestId: string, run: FinishedRun): RunCallbackBody {
   const data = run.data ?? {};
   if (run.status === 'cancelled') return { event_type: `${kind}.cancelled`, request_id: requestId, data: { ...CANCELLED_RUN_DATA } };
   if (run.status === 'completed') {

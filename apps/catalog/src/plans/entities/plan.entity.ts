@@ -1,6 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { TimestampColumns } from '@waggle/database';
-import { bigintAsNumber } from '../../database/bigint-number.transformer';
+import { bigintAsNumber, TimestampColumns } from '@waggle/database';
 
 /** A plan's caps; every null column means unlimited. */
 @Entity({ name: 'plans' })
@@ -23,6 +22,10 @@ export class PlanEntity extends TimestampColumns {
   /** Steps one workflow run may execute (a loop's body counts once per iteration). */
   @Column({ name: 'workflow_step_limit', type: 'integer', nullable: true })
   workflowStepLimit!: number | null;
+
+  /** Whether runs on the operator's provider keys draw on the workspace's hosted credit balance (the spec's decisions on usage governance). */
+  @Column({ name: 'hosted_credits', type: 'boolean', default: false })
+  hostedCredits!: boolean;
 
   @Column({ name: 'asset_storage_bytes', type: 'bigint', nullable: true, transformer: bigintAsNumber })
   assetStorageBytes!: number | null;

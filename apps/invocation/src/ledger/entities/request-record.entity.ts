@@ -1,4 +1,5 @@
-import type { LedgerRequestType, RunStatus, RunSurface } from '@waggle/contracts';
+import type { CredentialSource, LedgerRequestType, RunStatus, RunSurface } from '@waggle/contracts';
+import { bigintAsNumber } from '@waggle/database';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /** One run in the request ledger: what was asked, of what, by whom, and how it ended. */
@@ -81,4 +82,19 @@ export class RequestRecordEntity {
   /** `openai` for a run the OpenAI-compatible API started, `mcp` for an MCP tool call; null for the native routes. */
   @Column({ type: 'text', nullable: true })
   surface!: RunSurface | null;
+
+  /** The run's cost (integer micro-USD) at its price version; null before it is known. */
+  @Column({ name: 'cost_micros', type: 'bigint', nullable: true, transformer: bigintAsNumber })
+  costMicros!: number | null;
+
+  @Column({ name: 'price_version', type: 'text', nullable: true })
+  priceVersion!: string | null;
+
+  /** The API key that started the run. */
+  @Column({ name: 'api_key_id', type: 'uuid', nullable: true })
+  apiKeyId!: string | null;
+
+  /** Whose provider credentials the run's model calls used: hosted runs draw on credits. */
+  @Column({ type: 'text', nullable: true })
+  credentials!: CredentialSource | null;
 }
