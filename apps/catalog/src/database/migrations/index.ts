@@ -1,6 +1,11 @@
 import type { MigrationInterface } from 'typeorm';
 import { CreateCatalogTables1763769600000 } from './1763769600000-create-catalog-tables';
 import { AddWorkflowStepLimit1765000200000 } from './1765000200000-add-workflow-step-limit';
+import { AddModelPricing1795900732157 } from './1795900732157-add-model-pricing';
 
 /** Every migration of this service, oldest first. `npm run migration:generate` appends here. */
-export const MIGRATIONS: Array<new () => MigrationInterface> = [CreateCatalogTables1763769600000, AddWorkflowStepLimit1765000200000];
+export const MIGRATIONS: Array<new () => MigrationInterface> = [
+  CreateCatalogTables1763769600000,
+  AddWorkflowStepLimit1765000200000,
+  AddModelPricing1795900732157,
+];
