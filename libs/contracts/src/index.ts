@@ -156,6 +156,7 @@ export {
   type RepublishedWebhookTarget,
   type RequestListItem,
   type RequestLookup,
+  type RequestRecordView,
   type UsageObject,
   type WebhookSecretView,
   ApplyWorkflowsRequest,

@@ -14,3 +14,4 @@ export { snakeCase, type RowOf, type SnakeCase } from './row-of';
 export { TimestampColumns, WebhookOwnerColumns, WorkspaceResourceColumns } from './entity-columns';
 export { DataRepository } from './data-repository';
 export { declaredSql, defineSql, sql, sqlSnapshot, type SqlStatement } from './sql';
+export { bigintAsNumber } from './bigint-number.transformer';

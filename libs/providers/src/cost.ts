@@ -84,7 +84,19 @@ export function costOfCall(route: ModelRoute, tokens: CallTokens, estimated = fa
     picoUsd: route.pricing ? callCostPicoUsd(tokens, route.pricing) : 0,
     priceVersion: route.pricing?.price_version ?? null,
     credentials: route.credentials ?? 'hosted',
-    ...(estimated && { estimated: true }),
+    ...(estimated && { estimated: tokens }),
+  };
+}
+
+const NO_TOKENS: Readonly<CallTokens> = Object.freeze({ input: 0, cacheRead: 0, cacheWrite: 0, output: 0, reasoning: 0 });
+
+function addTokens(a: CallTokens, b: CallTokens): CallTokens {
+  return {
+    input: a.input + b.input,
+    cacheRead: a.cacheRead + b.cacheRead,
+    cacheWrite: a.cacheWrite + b.cacheWrite,
+    output: a.output + b.output,
+    reasoning: a.reasoning + b.reasoning,
   };
 }
 
@@ -94,7 +106,7 @@ export function addCallCost(a: CallCost, b: CallCost): CallCost {
     picoUsd: a.picoUsd + b.picoUsd,
     priceVersion: b.priceVersion ?? a.priceVersion,
     credentials: a.credentials === 'workspace' && b.credentials === 'workspace' ? 'workspace' : 'hosted',
-    ...((a.estimated || b.estimated) && { estimated: true }),
+    ...((a.estimated || b.estimated) && { estimated: addTokens(a.estimated ?? NO_TOKENS, b.estimated ?? NO_TOKENS) }),
   };
 }
 
@@ -141,12 +153,12 @@ export class RunCost {
   private readonly sources = new Set<CredentialSource>();
   private calls = 0;
   private priced = 0;
-  private estimatedCalls = 0;
+  private estimatedTokens: CallTokens | null = null;
 
   add(cost: CallCost): void {
     this.calls += 1;
     this.sources.add(cost.credentials);
-    if (cost.estimated) this.estimatedCalls += 1;
+    if (cost.estimated) this.estimatedTokens = addTokens(this.estimatedTokens ?? NO_TOKENS, cost.estimated);
     if (cost.priceVersion === null) return;
     this.priced += 1;
     this.picoUsd += cost.picoUsd;
@@ -164,9 +176,12 @@ export class RunCost {
     for (const version of fields.price_version.split(',')) this.versions.add(version);
   }
 
-  /** Some call's usage was estimated (its stream was cut short). */
-  get estimated(): boolean {
-    return this.estimatedCalls > 0;
+  /**
+   * The usage of the calls cut short before the provider reported it, estimated, as a cut-short
+   * run's record keeps it (marked `estimated: true`); null when every call reported its usage.
+   */
+  estimatedUsage(): (SpecUsage & { estimated: true }) | null {
+    return this.estimatedTokens ? { ...usageOfTokens(this.estimatedTokens), estimated: true } : null;
   }
 
   /**

@@ -204,8 +204,8 @@ export interface CallCost {
   /** The route's price version; null when the model has no price (the call is not charged). */
   priceVersion: string | null;
   credentials: CredentialSource;
-  /** The provider's usage never came (an aborted stream): the tokens were estimated. */
-  estimated?: true;
+  /** The provider's usage never came (a call cut short): the tokens it was priced for, estimated. */
+  estimated?: { input: number; cacheRead: number; cacheWrite: number; output: number; reasoning: number };
 }
 
 /** What embedding texts gave: one vector per text, in order. */

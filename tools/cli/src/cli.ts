@@ -17,6 +17,7 @@ import {
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { addAgentCommands } from './agent-commands';
 import { addDeadLetterCommands } from './dead-letter-commands';
+import { addModelPriceCommands } from './model-price-commands';
 import { addRequestCommands } from './request-commands';
 import { addKnowledgeBaseCommands } from './knowledge-base-commands';
 import { addMcpServerCommands, appliedMcpServerRows, applyMcpServers } from './mcp-server-commands';
@@ -328,6 +329,7 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
   addWorkflowCommands(program, call);
   addDeadLetterCommands(program, call);
   addRequestCommands(program, call, collect);
+  addModelPriceCommands(program, call);
 
   return program;
 }

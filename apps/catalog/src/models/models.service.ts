@@ -1,12 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import type {
-  LoadModelsResponse,
-  ModelPriceView,
-  ModelPricing,
-  ModelRoute,
-  PublicModel,
-  SetModelPriceRequest,
-} from '@waggle/contracts';
+import type { LoadModelsResponse, ModelPriceView, ModelPricing, ModelRoute, PublicModel, SetModelPriceRequest } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { readFile } from 'node:fs/promises';
 import { defaultModelCatalogPath, ModelCatalogFileError, parseModelCatalog, type ModelCatalogFile } from './model-catalog-file';

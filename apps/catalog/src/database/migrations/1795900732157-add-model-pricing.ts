@@ -5,7 +5,9 @@ export class AddModelPricing1795900732157 implements MigrationInterface {
   name = 'AddModelPricing1795900732157';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`CREATE TABLE "catalog"."model_price_overrides" ("model_id" text NOT NULL, "pricing" jsonb NOT NULL, "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_ad64b3a80c35ccdfa651f134e09" PRIMARY KEY ("model_id"))`);
+    await queryRunner.query(
+      `CREATE TABLE "catalog"."model_price_overrides" ("model_id" text NOT NULL, "pricing" jsonb NOT NULL, "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_ad64b3a80c35ccdfa651f134e09" PRIMARY KEY ("model_id"))`,
+    );
     await queryRunner.query(`ALTER TABLE "catalog"."models" ADD "pricing" jsonb`);
   }
 

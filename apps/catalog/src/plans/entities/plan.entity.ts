@@ -1,6 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { TimestampColumns } from '@waggle/database';
-import { bigintAsNumber } from '../../database/bigint-number.transformer';
+import { bigintAsNumber, TimestampColumns } from '@waggle/database';
 
 /** A plan's caps; every null column means unlimited. */
 @Entity({ name: 'plans' })

@@ -1,4 +1,5 @@
-import type { LedgerRequestType, RunStatus, RunSurface } from '@waggle/contracts';
+import type { CredentialSource, LedgerRequestType, RunStatus, RunSurface } from '@waggle/contracts';
+import { bigintAsNumber } from '@waggle/database';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /** One run in the request ledger: what was asked, of what, by whom, and how it ended. */
@@ -81,4 +82,20 @@ export class RequestRecordEntity {
   /** `openai` for a run the OpenAI-compatible API started, `mcp` for an MCP tool call; null for the native routes. */
   @Column({ type: 'text', nullable: true })
   surface!: RunSurface | null;
+
+  /** What the run's model calls cost, integer micro-USD; null while running, for a run that called no model, or one recorded before costs. */
+  @Column({ name: 'cost_micros', type: 'bigint', nullable: true, transformer: bigintAsNumber })
+  costMicros!: number | null;
+
+  /** The price version(s) the cost was computed with. */
+  @Column({ name: 'price_version', type: 'text', nullable: true })
+  priceVersion!: string | null;
+
+  /** The id of the API key that started the run (never the key); null for webhook triggers and older records. */
+  @Column({ name: 'api_key_id', type: 'text', nullable: true })
+  apiKeyId!: string | null;
+
+  /** Whose provider credentials the run's model calls used; null when it called none. */
+  @Column({ type: 'text', nullable: true })
+  credentials!: CredentialSource | null;
 }
