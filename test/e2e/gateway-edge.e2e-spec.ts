@@ -101,6 +101,7 @@ describe('the gateway edge: keys, meter, models', () => {
       '    tool_calling: false',
       '    json_schema: false',
       '    status: active',
+      "    pricing: { input: 0, cached_input: 0, cache_write: 0, output: 0, price_version: '2099-01-01' }",
       '',
     ].join('\n');
     const next = `${shipped.replace(/^version: .*$/m, "version: '2099.1.1'").trimEnd()}\n${extra}`;

@@ -82,6 +82,8 @@ const MCP_SERVER_ROUTES = [
   'post /v1/private/mcp_servers/{id}/test',
   'post /v1/private/mcp_servers/{id}/approve',
 ];
+/** The model prices a workspace reads (the spec's decisions on usage governance): private, read only, documented. */
+const MODEL_PRICE_ROUTES = ['get /v1/private/model_prices'];
 /** The MCP server (the spec's decisions, MCP): one POST route, and GET and DELETE documented as the 405 they answer. */
 const MCP_ROUTES = ['post /v1/mcp', 'get /v1/mcp', 'delete /v1/mcp'];
 
@@ -152,12 +154,14 @@ describe('GET /v1/public/openapi.json', () => {
     expect(publicRoutes).toContain('get /v1/public/models');
     expect(publicRoutes).toContain('get /v1/public/requests/{id}/events');
     const runStarting = RUN_STARTING_ROUTES.map(([route]) => route);
-    for (const route of [...runStarting, ...OPENAI_ROUTES, ...MCP_SERVER_ROUTES, 'post /v1/mcp', 'all /v1/mcp'])
+    for (const route of [...runStarting, ...OPENAI_ROUTES, ...MCP_SERVER_ROUTES, ...MODEL_PRICE_ROUTES, 'post /v1/mcp', 'all /v1/mcp'])
       expect(declared).toContain(route);
     const documented = Object.entries(document.paths).flatMap(([path, operations]) =>
       Object.keys(operations).map((method) => `${method} ${path}`),
     );
-    expect(documented.sort()).toEqual([...publicRoutes, ...runStarting, ...OPENAI_ROUTES, ...MCP_SERVER_ROUTES, ...MCP_ROUTES].sort());
+    expect(documented.sort()).toEqual(
+      [...publicRoutes, ...runStarting, ...OPENAI_ROUTES, ...MCP_SERVER_ROUTES, ...MODEL_PRICE_ROUTES, ...MCP_ROUTES].sort(),
+    );
   });
 
   it('gives every run-starting route the shared Idempotency-Key parameter, the Idempotent-Replayed header on success and the 409/422 answers', () => {
@@ -281,6 +285,29 @@ describe('GET /v1/public/openapi.json', () => {
       record.filter((field) => !['id', 'status', 'created_at', 'updated_at'].includes(field)).sort(),
     );
     expect(schemas.UpdateAgentFieldsDoc.required ?? []).toEqual([]);
+  });
+
+  it("describes the model prices route: the API key, each listed model's price per million tokens, no way to set one", () => {
+    const { schemas } = document.components;
+    const operation = operationOf('get /v1/private/model_prices');
+    expect(operation.security).toEqual([{ bearer: [] }]);
+    expect(operation.responses['200'].content?.['application/json'].schema).toEqual({ $ref: '#/components/schemas/ModelPriceListDto' });
+    expect(Object.keys(schemas.ModelPriceDto.properties ?? {})).toEqual(['model', 'name', 'pricing']);
+    expect(Object.keys(schemas.ModelPricingDto.properties ?? {})).toEqual([
+      'input',
+      'cached_input',
+      'cache_write',
+      'output',
+      'reasoning',
+      'price_version',
+    ]);
+    expect(Object.keys(document.paths['/v1/private/model_prices'])).toEqual(['get']);
+  });
+
+  it('gives the request lookup its cost in integer micro-USD', () => {
+    const lookup = document.components.schemas.RequestLookupDto;
+    expect(lookup.properties?.cost_micros).toMatchObject({ type: 'integer', nullable: true, minimum: 0 });
+    expect(lookup.required).toContain('cost_micros');
   });
 
   it('describes the MCP server routes: the API key, the server view with masked headers, the test answer and mcp_connection_failed', () => {

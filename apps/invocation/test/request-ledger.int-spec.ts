@@ -142,6 +142,28 @@ describe('the request ledger consumer', () => {
     await expect(lookup(native.request_id)).resolves.toMatchObject({ status: 'completed', surface: null });
   });
 
+  it("stores a run's cost, price version and credentials, and keeps the API key that started it over a later state without one", async () => {
+    const apiKeyId = randomUUID();
+    const run = record({ request_type: 'prompt', api_key_id: apiKeyId });
+    await publish(run);
+    await expect(lookup(run.request_id)).resolves.toMatchObject({ status: 'running', cost_micros: null, price_version: null });
+    // A background run's worker has no request context, so its terminal record carries no key.
+    const ended = { status: 'completed', ended_at: new Date().toISOString(), api_key_id: null } as const;
+    const cost = { cost_micros: 9_007_199_254, price_version: '2026-11-21', credentials: 'hosted' } as const;
+    await publish({ ...run, ...ended, ...cost });
+    await expect(lookup(run.request_id)).resolves.toMatchObject({
+      status: 'completed',
+      cost_micros: 9_007_199_254,
+      price_version: '2026-11-21',
+    });
+    const [listed] = await send(rpc, InvocationPatterns.listRequests, { workspace_id: workspaceId, limit: 1 }, { timeoutMs: 5_000 });
+    expect(listed).toMatchObject({ request_id: run.request_id, ...cost, api_key_id: apiKeyId });
+    // A run that called no model, or one recorded before costs: null all over.
+    const free = record({ status: 'completed' });
+    await publish(free);
+    await expect(lookup(free.request_id)).resolves.toMatchObject({ cost_micros: null, price_version: null });
+  });
+
   it("lists a workspace's runs by user label, with the label", async () => {
     const labelled = record({ status: 'completed', user: 'ops@example.com' });
     await publish(labelled, record({ status: 'completed', user: 'someone-else' }));

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUUID, Length, Matches, Max, Min, ValidateIf } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, IsUUID, Length, Matches, Max, Min, ValidateIf } from 'class-validator';
 import { WorkspaceIdRequest } from './common.dto';
 import { EmptyRequest, patternNames, rpc } from './rpc-contract';
 
@@ -212,6 +212,99 @@ export interface ModelRoute {
   /** Tokens of context, prompt and answer together; 0 when the catalog does not know. */
   context_limit: number;
   status: 'active' | 'deprecated';
+  /**
+   * The model's effective price: the operator's override when one is set, else the catalog
+   * file's. Null only for a model loaded from a catalog file older than prices (it is then not
+   * charged).
+   */
+  pricing: ModelPricing | null;
+}
+
+/**
+ * A model's price in USD per million tokens (the spec's decisions on usage governance), which is
+ * micro-USD per token: `input` for uncached prompt tokens, `cached_input` for prompt tokens read
+ * from the provider's cache, `cache_write` for prompt tokens written to it, `output` for
+ * completion tokens, `reasoning` for reasoning tokens where the provider bills them apart from
+ * output (null: billed as output). At most PRICE_DECIMALS decimals, so a token's price is a whole
+ * number of pico-USD and a run's cost is exact before its one rounding.
+ */
+export interface ModelPricing {
+  input: number;
+  cached_input: number;
+  cache_write: number;
+  output: number;
+  reasoning: number | null;
+  price_version: string;
+}
+
+/** Decimals a price may have (USD per million tokens): a millionth of a dollar per million tokens. */
+export const PRICE_DECIMALS = 6;
+/** The highest price per million tokens accepted (USD): far above any list price, low enough that a run's sum stays exact. */
+export const MAX_PRICE_PER_MILLION = 100_000;
+/** A price version: a date such as `2026-11-21` or any short label (letters, digits, `.`, `_`, `:`, `-`). */
+export const PRICE_VERSION_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
+
+/** A price as the catalog file and an operator may give it: finite, ≥ 0, at most MAX_PRICE_PER_MILLION, at most PRICE_DECIMALS decimals. */
+export function isValidPrice(value: unknown): value is number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > MAX_PRICE_PER_MILLION) return false;
+  const scaled = value * 10 ** PRICE_DECIMALS;
+  return Math.abs(scaled - Math.round(scaled)) < 1e-6;
+}
+
+/** A model's prices as the operator and a workspace read them. */
+export interface ModelPriceView {
+  model: string;
+  name: string;
+  /** What runs are charged: the override when there is one, else the catalog file's. */
+  pricing: ModelPricing | null;
+  /** `operator` when an override is in force. */
+  source: 'catalog' | 'operator';
+  /** The catalog file's own price (what a reset goes back to). */
+  catalog_pricing: ModelPricing | null;
+}
+
+const PRICE_OPTIONS = { allowNaN: false, allowInfinity: false, maxDecimalPlaces: PRICE_DECIMALS } as const;
+
+/** An operator's price for a model, kept apart from the catalog file's so a new catalog load never replaces it. */
+export class SetModelPriceRequest {
+  @IsString()
+  @Length(1, 200)
+  model_id!: string;
+
+  @IsNumber(PRICE_OPTIONS)
+  @Min(0)
+  @Max(MAX_PRICE_PER_MILLION)
+  input!: number;
+
+  /** Absent: the input price (no cache discount). */
+  @IsOptional()
+  @IsNumber(PRICE_OPTIONS)
+  @Min(0)
+  @Max(MAX_PRICE_PER_MILLION)
+  cached_input?: number;
+
+  /** Absent: the input price. */
+  @IsOptional()
+  @IsNumber(PRICE_OPTIONS)
+  @Min(0)
+  @Max(MAX_PRICE_PER_MILLION)
+  cache_write?: number;
+
+  @IsNumber(PRICE_OPTIONS)
+  @Min(0)
+  @Max(MAX_PRICE_PER_MILLION)
+  output!: number;
+
+  /** Absent or null: reasoning tokens are billed as output. */
+  @IsOptional()
+  @IsNumber(PRICE_OPTIONS)
+  @Min(0)
+  @Max(MAX_PRICE_PER_MILLION)
+  reasoning?: number | null;
+
+  @IsString()
+  @Matches(PRICE_VERSION_PATTERN)
+  price_version!: string;
 }
 
 export class LoadModelsRequest {
@@ -254,6 +347,14 @@ export const CatalogContracts = {
   loadModels: rpc('catalog.models.load', LoadModelsRequest).returns<LoadModelsResponse>(),
   /** A cached lookup on a run's path (ModelRoutes): a catalog that does not answer in 5 s fails the run rather than holding it. */
   getModelRoute: rpc('catalog.models.route', ModelIdRequest, { timeoutMs: 5_000 }).returns<ModelRoute>(),
+  /** The effective prices of the listed models (what a workspace may read). */
+  listModelPrices: rpc('catalog.models.prices.list', EmptyRequest).returns<ModelPriceView[]>(),
+  /** Any stored model's prices, the catalog's and the override. */
+  getModelPrice: rpc('catalog.models.prices.get', ModelIdRequest).returns<ModelPriceView>(),
+  /** Operator only: never reachable with a workspace key. */
+  setModelPrice: rpc('catalog.models.prices.set', SetModelPriceRequest).returns<ModelPriceView>(),
+  /** Operator only: drops the override, back to the catalog file's price. */
+  resetModelPrice: rpc('catalog.models.prices.reset', ModelIdRequest).returns<ModelPriceView>(),
 };
 
 export const CatalogPatterns = patternNames(CatalogContracts);

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { StreamErrorEvent } from '@waggle/errors';
 import type { FlatMetadata } from './flat-metadata';
+import type { CredentialSource } from './governance';
 import type { AcceptedRun, LedgerRequestType, RunStatus } from './ledger';
 import { DeploymentVariantRequest, ListLimit, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
 import { patternNames, rpc, PRIVATE_RPC_TIMEOUT_MS, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
@@ -319,6 +320,8 @@ export interface RequestLookup {
   trace_id: string | null;
   /** `openai` when the OpenAI-compatible API started the run, `mcp` an MCP tool call; null for the native routes. */
   surface: RunSurface | null;
+  /** What the run's model calls cost (integer micro-USD); null while it runs, when it called no model, or for a run older than costs. */
+  cost_micros: number | null;
 }
 
 /** The ledger filters: one metadata pair and a time range, newest first. */
@@ -350,8 +353,17 @@ export class ListRequestsFilter extends ListLimit {
 }
 
 /** A run as the private ledger listing shows it: the lookup's fields and the user label. */
-export interface RequestListItem extends RequestLookup {
+/** A run as the invocation service answers it: the public lookup, and the price version its cost was computed with (the gateway answers the lookup without it). */
+export interface RequestRecordView extends RequestLookup {
+  price_version: string | null;
+}
+
+export interface RequestListItem extends RequestRecordView {
   user: string | null;
+  /** Whose provider credentials the run's model calls used. */
+  credentials: CredentialSource | null;
+  /** The API key that started the run (its id). */
+  api_key_id: string | null;
 }
 
 /** A workspace's requests, newest first. */
@@ -683,7 +695,7 @@ export const InvocationContracts = {
   republishWebhookTarget: rpc('invocation.prompts.webhook-target.republish', RepublishWebhookTargetRequest, {
     timeoutMs: WEBHOOK_TARGET_REPUBLISH_TIMEOUT_MS,
   }).returns<RepublishedWebhookTarget>(),
-  getRequest: rpc('invocation.requests.get', RequestLookupRequest).returns<RequestLookup>(),
+  getRequest: rpc('invocation.requests.get', RequestLookupRequest).returns<RequestRecordView>(),
   /** Waits for the run's holder to settle it (a bounded wait, RUN_CANCEL_HOLDER_WAIT_MS). */
   cancelRequest: rpc('invocation.requests.cancel', RequestLookupRequest, { timeoutMs: CANCEL_RPC_TIMEOUT_MS }).returns<CancelledRun>(),
   /** A background or idempotent stream's kept events after `after`, then the run live to its end. */

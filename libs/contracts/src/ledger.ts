@@ -94,14 +94,28 @@ export interface LedgerRecord {
   trace_id?: string | null;
   /** The surface that started the run: `openai` for the OpenAI-compatible API, `mcp` for an MCP tool call; absent (null as stored) for the native routes. */
   surface?: RunSurface | null;
-  /** The run's cost in integer micro-USD (null when it is not known). */
+  /**
+   * What the run's model calls cost, in integer micro-USD (the spec's decisions on usage
+   * governance): every call it made (fallbacks that used tokens, repairs, agent turns, workflow
+   * steps) priced at its model's effective price and rounded once, half up. A stream cut short
+   * is charged for what it used (estimated when the provider's usage never came). Null (or
+   * absent) until the run ends, and for a run that called no model.
+   */
   cost_micros?: number | null;
+  /** The price version(s) `cost_micros` was computed with (comma-separated when the run's models had different ones). */
   price_version?: string | null;
-  /** The API key that started the run (null for a webhook trigger). */
+  /**
+   * The API key the run was started with (its id, never the secret): stamped by
+   * LedgerPublisher.save from the request context when a publisher leaves it out; the ledger's
+   * owner keeps the first one it stored (a background run's worker has no request context).
+   */
   api_key_id?: string | null;
-  /** Whose provider credentials the run's model calls used; null when no model was called. */
+  /** Whose provider credentials the run's model calls used: `workspace` only when every call used the workspace's own, null when none was made. */
   credentials?: CredentialSource | null;
 }
+
+/** The cost fields of a run's record, as a run that called models ends with them. */
+export type RunCostFields = Required<Pick<LedgerRecord, 'cost_micros' | 'price_version' | 'credentials'>>;
 
 /** What every accepted webhook trigger job carries (the queue's `PromptTriggerJob`, `AgentTriggerJob`). */
 export interface AcceptedTriggerJob {

@@ -73,13 +73,13 @@ export function anthropicStopReason(answer: FakeAnswer): 'end_turn' | 'stop_sequ
 }
 
 /**
- * Anthropic counts cache reads apart from `input_tokens` (the SDK adds them back), so the
- * fake's prompt total is split the same way.
+ * Anthropic counts cache reads and writes apart from `input_tokens` (the SDK adds them back), so
+ * the fake's prompt total is split the same way.
  */
 export function anthropicInputUsage(usage: FakeUsage): Json {
   return {
-    input_tokens: Math.max(0, usage.promptTokens - usage.cachedTokens),
-    cache_creation_input_tokens: 0,
+    input_tokens: Math.max(0, usage.promptTokens - usage.cachedTokens - usage.cacheWriteTokens),
+    cache_creation_input_tokens: usage.cacheWriteTokens,
     cache_read_input_tokens: usage.cachedTokens,
   };
 }

@@ -40,7 +40,7 @@ describe('planAnswer', () => {
     expect(answer.responseFragments).toEqual(['Echo: ', 'hello ', 'there']);
     expect(answer.reasoningFragments).toEqual([]);
     expect(answer.finish).toBe('stop');
-    expect(answer.usage).toEqual({ promptTokens: 7, cachedTokens: 0, completionTokens: 3, reasoningTokens: 0 });
+    expect(answer.usage).toEqual({ promptTokens: 7, cachedTokens: 0, cacheWriteTokens: 0, completionTokens: 3, reasoningTokens: 0 });
   });
 
   it('sends reasoning first, groups words by chunkSize and counts reasoning in the completion', () => {
@@ -51,10 +51,12 @@ describe('planAnswer', () => {
   });
 
   it('uses the usage overrides as given', () => {
-    const behaviour = resolveBehaviour({ response: 'a b', usage: { promptTokens: 100, cachedTokens: 60, reasoningTokens: 12 } });
+    const usage = { promptTokens: 100, cachedTokens: 60, cacheWriteTokens: 30, reasoningTokens: 12 };
+    const behaviour = resolveBehaviour({ response: 'a b', usage });
     expect(planAnswer(behaviour, conversation()).usage).toEqual({
       promptTokens: 100,
       cachedTokens: 60,
+      cacheWriteTokens: 30,
       reasoningTokens: 12,
       completionTokens: 14,
     });

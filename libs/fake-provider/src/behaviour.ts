@@ -3,7 +3,10 @@ import { invalidInstance, minimalInstance, type FakeStructuredRequest } from './
 /** Token counts the fake reports instead of the ones it would count itself. */
 export interface FakeUsageOverrides {
   promptTokens?: number;
+  /** Prompt tokens read from the cache (part of promptTokens). */
   cachedTokens?: number;
+  /** Prompt tokens written to the cache (part of promptTokens). */
+  cacheWriteTokens?: number;
   reasoningTokens?: number;
   completionTokens?: number;
 }
@@ -102,7 +105,7 @@ export function resolveBehaviour(...layers: ReadonlyArray<Partial<FakeBehaviour>
 }
 
 const NUMBER_FIELDS = ['latencyMs', 'tokenDelayMs', 'chunkSize', 'embeddingDimensions'] as const;
-const USAGE_FIELDS = ['promptTokens', 'cachedTokens', 'reasoningTokens', 'completionTokens'] as const;
+const USAGE_FIELDS = ['promptTokens', 'cachedTokens', 'cacheWriteTokens', 'reasoningTokens', 'completionTokens'] as const;
 const KNOWN_FIELDS = new Set<string>([
   'response',
   'reasoning',
@@ -231,6 +234,7 @@ export type FakeFinish = 'stop' | 'stop_sequence' | 'length' | 'tool_calls';
 export interface FakeUsage {
   promptTokens: number;
   cachedTokens: number;
+  cacheWriteTokens: number;
   completionTokens: number;
   reasoningTokens: number;
 }
@@ -365,6 +369,7 @@ export function planAnswer(behaviour: FakeBehaviour, conversation: FakeConversat
     usage: {
       promptTokens: overrides.promptTokens ?? conversation.promptWords,
       cachedTokens: overrides.cachedTokens ?? 0,
+      cacheWriteTokens: overrides.cacheWriteTokens ?? 0,
       reasoningTokens,
       completionTokens: overrides.completionTokens ?? responseWords.length + reasoningTokens + toolCallTokens,
     },

@@ -86,7 +86,12 @@ export function openAIUsage(usage: FakeUsage): Json {
     prompt_tokens: usage.promptTokens,
     completion_tokens: usage.completionTokens,
     total_tokens: usage.promptTokens + usage.completionTokens,
-    prompt_tokens_details: { cached_tokens: usage.cachedTokens, audio_tokens: 0 },
+    // `cache_write_tokens` only when there are some: the field OpenAI's SDK reads (OpenAI-compatible hosts report none).
+    prompt_tokens_details: {
+      cached_tokens: usage.cachedTokens,
+      audio_tokens: 0,
+      ...(usage.cacheWriteTokens > 0 && { cache_write_tokens: usage.cacheWriteTokens }),
+    },
     completion_tokens_details: {
       reasoning_tokens: usage.reasoningTokens,
       audio_tokens: 0,

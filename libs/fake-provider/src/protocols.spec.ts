@@ -90,8 +90,11 @@ describe('OpenAI chat completions', () => {
       usage: null,
     });
     expect(openAIChunk(identity, { delta: { content: 'x' } }, false)).not.toHaveProperty('usage');
-    const usage = { promptTokens: 1, cachedTokens: 0, completionTokens: 2, reasoningTokens: 0 };
+    const usage = { promptTokens: 1, cachedTokens: 0, cacheWriteTokens: 0, completionTokens: 2, reasoningTokens: 0 };
     expect(openAIChunk(identity, undefined, true, usage)).toMatchObject({ choices: [], usage: { total_tokens: 3 } });
+    expect(openAIChunk(identity, undefined, true, { ...usage, cacheWriteTokens: 1 })).toMatchObject({
+      usage: { prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 1 } },
+    });
   });
 
   it('counts rounds of tool results and reads inline images', () => {
@@ -188,8 +191,12 @@ describe('Anthropic messages', () => {
     expect(anthropicConversation({ ...body, max_tokens: undefined })).toBeUndefined();
   });
 
-  it('answers thinking then text blocks, with cache reads apart from input_tokens', () => {
-    const behaviour = resolveBehaviour({ response: 'A B C', reasoning: 'hmm', usage: { promptTokens: 10, cachedTokens: 4 } });
+  it('answers thinking then text blocks, with cache reads and writes apart from input_tokens', () => {
+    const behaviour = resolveBehaviour({
+      response: 'A B C',
+      reasoning: 'hmm',
+      usage: { promptTokens: 10, cachedTokens: 4, cacheWriteTokens: 2 },
+    });
     const message = anthropicMessage('msg_1', 'c', planAnswer(behaviour, conversation({ promptWords: 0, maxTokens: 100 })));
     expect(message).toMatchObject({
       type: 'message',
@@ -201,9 +208,9 @@ describe('Anthropic messages', () => {
       stop_reason: 'end_turn',
       stop_sequence: null,
       usage: {
-        input_tokens: 6,
+        input_tokens: 4,
         cache_read_input_tokens: 4,
-        cache_creation_input_tokens: 0,
+        cache_creation_input_tokens: 2,
         output_tokens: 4,
         output_tokens_details: { thinking_tokens: 1 },
       },

@@ -18,6 +18,7 @@ const chat: CatalogModelRoute = {
   is_json_schema: false,
   context_limit: 8_000,
   status: 'active',
+  pricing: null,
 };
 
 /** The catalog's side of the lookup: a table, and resource_not_found for an id it lacks. */

@@ -2,9 +2,21 @@ export { resolveChatRoute, resolveModelChain, type ChatRoute, type ChatRouteNeed
 export { jsonSchemaOutput, toCallSettings, type CallSettings } from './call-options';
 export { abortReason, isAbortError, providerFailure, safeProviderMessage } from './failures';
 export { ModelRun } from './model-run';
+export {
+  addCallCost,
+  callCostPicoUsd,
+  costOfCall,
+  estimatedTokens,
+  estimateTokens,
+  roundToMicroUsd,
+  RunCost,
+  tokensOf,
+  usageOfTokens,
+  type CallTokens,
+} from './cost';
 export { embedTexts } from './embeddings';
 export { LOCAL_EMBEDDING_MODELS } from './local-embeddings';
-export { complete, stream, type RouteCompletion } from './invoke';
+export { complete, stream, type CostSink, type RouteCompletion } from './invoke';
 export { ModelRoutes, ROUTE_CACHE_MS } from './model-routes';
 export { withPromptCache } from './prompt-cache';
 export { PROVIDER_SETTINGS, ProvidersModule, type ProvidersModuleOptions } from './providers.module';
@@ -25,6 +37,7 @@ export {
 export {
   toModelRoute,
   toPromptParams,
+  type CallCost,
   type CompletionResult,
   type EmbeddingCall,
   type EmbeddingResult,

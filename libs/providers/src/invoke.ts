@@ -1,5 +1,6 @@
-import { generateText, stepCountIs, streamText, type LanguageModel } from 'ai';
+import { generateText, stepCountIs, streamText, type LanguageModel, type LanguageModelUsage } from 'ai';
 import { jsonSchemaOutput, toCallSettings } from './call-options';
+import { costOfCall, estimatedTokens, tokensOf } from './cost';
 import { abortReason, IncompleteStreamError, providerFailure } from './failures';
 import { modelCallTelemetry, type CallAttempt } from './model-telemetry';
 import { withPromptCache } from './prompt-cache';
@@ -7,7 +8,7 @@ import { recordedCallFailure, recordProviderCall } from './provider-metrics';
 import type { ProviderRegistry } from './registry';
 import { toToolCall, toToolChoice, toToolSet } from './tools';
 import { withSchemaInstruction } from './structured-output';
-import type { CompletionResult, ModelRoute, PromptCall, StreamPart } from './types';
+import type { CallCost, CompletionResult, ModelRoute, PromptCall, StreamPart } from './types';
 import { toSpecUsage, toStopReason } from './usage';
 
 /** One model turn per call: the caller runs the tools and decides whether to go on. */
@@ -15,6 +16,13 @@ const ONE_TURN = stepCountIs(1);
 
 /** One call's answer on one route; ModelRun adds the attempts of a run's fallbacks and repair. */
 export type RouteCompletion = Omit<CompletionResult, 'attempts'>;
+
+/**
+ * Where a call's cost goes as soon as it is known: its answer's (the provider's usage), or, for
+ * a call aborted before its usage came (a cancel, a client gone, a deadline), its estimate. Run
+ * code sums them (RunCost), so a call cut short is charged for what it used.
+ */
+export type CostSink = (cost: CallCost) => void;
 
 function prepare(registry: ProviderRegistry, route: ModelRoute, call: PromptCall, attempt: CallAttempt | undefined) {
   const model: LanguageModel = registry.languageModel(route);
@@ -47,12 +55,15 @@ export async function complete(
   route: ModelRoute,
   call: PromptCall,
   attempt?: CallAttempt,
+  charge?: CostSink,
 ): Promise<RouteCompletion> {
   const request = prepare(registry, route, call, attempt);
   const startedAt = performance.now();
   try {
     const result = await generateText({ ...request, abortSignal: call.abortSignal });
     const usage = toSpecUsage(result.usage);
+    const cost = costOfCall(route, tokensOf(result.usage));
+    charge?.(cost);
     recordProviderCall(route, startedAt, {
       outcome: 'ok',
       inputTokens: usage.prompt_tokens.total_tokens,
@@ -64,10 +75,13 @@ export async function complete(
       toolCalls: result.toolCalls.map(toToolCall),
       responseMessages: result.response.messages,
       usage,
+      cost,
       stopReason: toStopReason(result.finishReason),
       model: route.modelId,
     };
   } catch (error) {
+    // The prompt reached the provider: an aborted call is charged for it (nothing was streamed).
+    if (call.abortSignal?.aborted) charge?.(costOfCall(route, estimatedTokens(request.messages, { text: 0, reasoning: 0 }), true));
     throw recordedCallFailure(error, route, startedAt, call.abortSignal);
   }
 }
@@ -78,34 +92,58 @@ export async function complete(
  * The iterator throws provider_error on a failure before or during the stream, and the
  * signal's reason when aborted. Leaving the loop early aborts the provider request too.
  */
-export function stream(registry: ProviderRegistry, route: ModelRoute, call: PromptCall, attempt?: CallAttempt): AsyncIterable<StreamPart> {
-  return streamParts(prepare(registry, route, call, attempt), route, call.abortSignal);
+export function stream(
+  registry: ProviderRegistry,
+  route: ModelRoute,
+  call: PromptCall,
+  attempt?: CallAttempt,
+  charge?: CostSink,
+): AsyncIterable<StreamPart> {
+  return streamParts(prepare(registry, route, call, attempt), route, call.abortSignal, charge);
 }
 
 async function* streamParts(
   request: ReturnType<typeof prepare>,
   route: ModelRoute,
   callerSignal: AbortSignal | undefined,
+  charge: CostSink | undefined,
 ): AsyncGenerator<StreamPart> {
   const stopped = new AbortController();
   const signal = callerSignal ? AbortSignal.any([callerSignal, stopped.signal]) : stopped.signal;
   const startedAt = performance.now();
   let finished = false;
   let recorded = false;
+  /** What was streamed (characters), and the provider's usage if its step ended: what a call cut short is charged for. */
+  const streamed = { text: 0, reasoning: 0 };
+  let stepUsage: LanguageModelUsage | undefined;
+  let charged = false;
+  const chargeCutShort = () => {
+    if (charged || finished) return;
+    charged = true;
+    charge?.(costOfCall(route, stepUsage ? tokensOf(stepUsage) : estimatedTokens(request.messages, streamed), !stepUsage));
+  };
   try {
     // Errors are read from the stream below; the SDK's default handler would also print them.
     const result = streamText({ ...request, abortSignal: signal, onError: () => undefined });
     for await (const part of result.fullStream) {
       switch (part.type) {
         case 'reasoning-delta':
+          streamed.reasoning += part.text.length;
           // Anthropic's thinking signature arrives as an empty reasoning delta.
           if (part.text.length > 0) yield { type: 'reasoning', text: part.text };
           break;
         case 'text-delta':
+          streamed.text += part.text.length;
           if (part.text.length > 0) yield { type: 'response', text: part.text };
+          break;
+        case 'tool-input-delta':
+          streamed.text += part.delta.length;
           break;
         case 'tool-call':
           yield { type: 'tool-call', toolCall: toToolCall(part) };
+          break;
+        case 'finish-step':
+          stepUsage = part.usage;
           break;
         case 'error':
           throw part.error;
@@ -114,6 +152,9 @@ async function* streamParts(
         case 'finish': {
           finished = true;
           const usage = toSpecUsage(part.totalUsage);
+          const cost = costOfCall(route, tokensOf(part.totalUsage));
+          charged = true;
+          charge?.(cost);
           recorded = true;
           recordProviderCall(route, startedAt, {
             outcome: 'ok',
@@ -123,6 +164,7 @@ async function* streamParts(
           yield {
             type: 'finish',
             usage,
+            cost,
             stopReason: toStopReason(part.finishReason),
             responseMessages: (await result.response).messages,
           };
@@ -133,6 +175,7 @@ async function* streamParts(
     throw new IncompleteStreamError('stream ended without a finish part');
   } catch (error) {
     if (callerSignal?.aborted) {
+      chargeCutShort();
       recorded = true;
       recordProviderCall(route, startedAt, { outcome: 'aborted' });
       throw abortReason(callerSignal);
@@ -144,6 +187,9 @@ async function* streamParts(
   } finally {
     if (!finished) stopped.abort();
     // The caller left the loop before the end: the request was cut short on its side.
-    if (!recorded) recordProviderCall(route, startedAt, { outcome: 'aborted' });
+    if (!recorded) {
+      chargeCutShort();
+      recordProviderCall(route, startedAt, { outcome: 'aborted' });
+    }
   }
 }

@@ -1,11 +1,12 @@
 import { WaggleException } from '@waggle/errors';
+import { addCallCost, RunCost } from './cost';
 import { attemptFailureOf, type AttemptFailure } from './failures';
 import { complete, stream, type RouteCompletion } from './invoke';
 import { firstByteWatch, type FirstByteWatcher } from './lean-fetch';
 import type { CallAttempt } from './model-telemetry';
 import type { ProviderRegistry } from './registry';
 import { repairMessages, schemaMismatch, violationsOf } from './structured-output';
-import type { CompletionResult, ModelAttempt, ModelRoute, PromptCall, StreamPart } from './types';
+import type { CallCost, CompletionResult, ModelAttempt, ModelRoute, PromptCall, StreamPart } from './types';
 import { addUsage } from './usage';
 
 /** A call's own time-out for the provider's first byte, armed only while a fallback is left (D41). */
@@ -48,9 +49,12 @@ function firstByteGuard(timeoutMs: number | undefined, callerSignal: AbortSignal
  *   gave it, with the violations; a second mismatch fails with 502 provider_error listing
  *   them. A stream cannot take back what it sent, so a streamed mismatch fails at once.
  * - `attempts` lists every call; `route` is the model that answered.
+ * - `cost` sums what every call cost as it ends (an answer, a repair, an agent's later turns,
+ *   a call aborted before its usage came at its estimate); a workflow gives its steps one.
  */
 export class ModelRun {
   readonly attempts: ModelAttempt[] = [];
+  private readonly charge = (cost: CallCost) => this.cost.add(cost);
   private answering: ModelRoute;
   /** Where the next call starts: an agent's later turns go to the model that answered, not back to one that failed. */
   private start = 0;
@@ -58,6 +62,7 @@ export class ModelRun {
   constructor(
     private readonly registry: ProviderRegistry,
     private readonly routes: readonly ModelRoute[],
+    readonly cost: RunCost = new RunCost(),
   ) {
     if (routes.length === 0) throw new Error('ModelRun needs at least one model');
     this.answering = routes[0];
@@ -86,7 +91,7 @@ export class ModelRun {
       this.noteViolations(left.length);
       throw schemaMismatch(this.answering, left, this.attempts);
     }
-    return this.result({ ...second.answer, usage });
+    return this.result({ ...second.answer, usage, cost: addCallCost(first.answer.cost, second.answer.cost) });
   }
 
   /**
@@ -99,7 +104,7 @@ export class ModelRun {
       const route = this.routes[index];
       const startedAt = performance.now();
       const guard = this.guardFor(index, call.abortSignal);
-      const parts = stream(this.registry, route, { ...call, abortSignal: guard.signal }, this.attempt(index, false))[
+      const parts = stream(this.registry, route, { ...call, abortSignal: guard.signal }, this.attempt(index, false), this.charge)[
         Symbol.asyncIterator
       ]();
       let first: IteratorResult<StreamPart>;
@@ -160,7 +165,8 @@ export class ModelRun {
       const startedAt = performance.now();
       const guard = this.guardFor(index, call.abortSignal);
       try {
-        const request = () => complete(this.registry, route, { ...call, abortSignal: guard.signal }, this.attempt(index, repair));
+        const request = () =>
+          complete(this.registry, route, { ...call, abortSignal: guard.signal }, this.attempt(index, repair), this.charge);
         const answer = guard.watcher ? await firstByteWatch.run(guard.watcher, request) : await request();
         this.attempts.push({ model: route.modelId, error_code: null, duration_ms: since(startedAt), ...(repair && { repair: true }) });
         this.answering = route;

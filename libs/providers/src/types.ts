@@ -1,4 +1,4 @@
-import type { ModelRoute as CatalogModelRoute, ResponseFormat } from '@waggle/contracts';
+import type { ModelRoute as CatalogModelRoute, CredentialSource, ModelPricing, ResponseFormat } from '@waggle/contracts';
 import type { JSONSchema7, JSONValue, ModelMessage } from 'ai';
 
 /** `local`: a model Waggle runs itself (the bundled embedding model), with no credentials or network. */
@@ -17,12 +17,16 @@ export interface ModelRoute {
   providerModelId: string;
   /** The provider holds an answer to a JSON schema itself; otherwise a response format is asked for in words (D42). */
   nativeJsonSchema?: boolean;
+  /** The model's effective price (the catalog's, or the operator's override); absent or null: its calls are not charged. */
+  pricing?: ModelPricing | null;
+  /** Whose credentials calls on this route use; absent: the operator's (`hosted`). */
+  credentials?: CredentialSource;
 }
 
 /** The route the catalog service answers over NATS, as the provider layer needs it. */
 export function toModelRoute(
   route: Pick<CatalogModelRoute, 'id' | 'provider' | 'provider_name' | 'provider_api' | 'provider_model_id'> &
-    Partial<Pick<CatalogModelRoute, 'is_json_schema'>>,
+    Partial<Pick<CatalogModelRoute, 'is_json_schema' | 'pricing'>>,
 ): ModelRoute {
   return {
     modelId: route.id,
@@ -31,6 +35,7 @@ export function toModelRoute(
     providerApi: route.provider_api,
     providerModelId: route.provider_model_id,
     ...(route.is_json_schema && { nativeJsonSchema: true }),
+    ...(route.pricing && { pricing: route.pricing }),
   };
 }
 
@@ -175,6 +180,8 @@ export interface CompletionResult {
    */
   responseMessages: PromptMessage[];
   usage: SpecUsage;
+  /** What the answer's model calls cost (a repair's included). */
+  cost: CallCost;
   stopReason: StopReason;
   /** The catalog model id of the model that answered. */
   model: string;
@@ -186,7 +193,20 @@ export type StreamPart =
   | { type: 'reasoning' | 'response'; text: string }
   /** A whole tool call, once its input has fully arrived. */
   | { type: 'tool-call'; toolCall: ToolCall }
-  | { type: 'finish'; usage: SpecUsage; stopReason: StopReason; responseMessages: PromptMessage[] };
+  | { type: 'finish'; usage: SpecUsage; cost: CallCost; stopReason: StopReason; responseMessages: PromptMessage[] };
+
+/**
+ * What one model call cost (see cost.ts): in pico-USD (10^-12 USD, exact for prices of at most
+ * six decimals per million tokens), unrounded, so a run rounds its sum once.
+ */
+export interface CallCost {
+  picoUsd: number;
+  /** The route's price version; null when the model has no price (the call is not charged). */
+  priceVersion: string | null;
+  credentials: CredentialSource;
+  /** The provider's usage never came (a call cut short): the tokens it was priced for, estimated. */
+  estimated?: { input: number; cacheRead: number; cacheWrite: number; output: number; reasoning: number };
+}
 
 /** What embedding texts gave: one vector per text, in order. */
 export interface EmbeddingResult {

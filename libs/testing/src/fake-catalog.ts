@@ -5,6 +5,12 @@ import { parse, stringify } from 'yaml';
 import { REPO_ROOT } from './app-process';
 import { cliJson } from './cli';
 
+/**
+ * The price of a fake model unless a test gives its own (USD per million tokens): round numbers, so
+ * a test's expected cost is easy to work out (a token of input costs 1 micro-USD, of output 4).
+ */
+export const FAKE_MODEL_PRICING = Object.freeze({ input: 1, cached_input: 0.1, cache_write: 1.25, output: 4, price_version: 'fake-1' });
+
 /** A catalog entry served by the fake provider (an OpenAI-compatible host named `fake`). */
 export function fakeModel(id: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -20,6 +26,7 @@ export function fakeModel(id: string, extra: Record<string, unknown> = {}): Reco
     tool_calling: false,
     json_schema: false,
     status: 'active',
+    pricing: { ...FAKE_MODEL_PRICING },
     ...extra,
   };
 }

@@ -14,7 +14,7 @@ export {
 } from '@waggle/fake-provider';
 export { collectSse, readSse, readSseEvents, type SseEvent } from './sse';
 export { CallbackReceiver, type ReceivedCallback, type ScriptedAnswer } from './callback-receiver';
-export { fakeModel, loadCatalogWithFakeModels } from './fake-catalog';
+export { FAKE_MODEL_PRICING, fakeModel, loadCatalogWithFakeModels } from './fake-catalog';
 export { startServiceUnderTest, type ServiceUnderTest } from './service-under-test';
 export { describeServiceBasics } from './service-basics';
 export { createTestCertificates, TestHttpsServer, type TestCertificates, type TestHttpsRequest, type TestRoute } from './test-https-server';

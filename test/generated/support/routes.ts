@@ -514,6 +514,8 @@ export const ROUTES: RouteCase[] = [
   },
   { method: 'GET', path: '/v1/private/credits', credentials: 'key' },
   { method: 'GET', path: '/v1/private/spend', credentials: 'key', query: true },
+  // The effective model prices a workspace reads (the spec's decisions on usage governance); the operator sets them.
+  { method: 'GET', path: '/v1/private/model_prices', credentials: 'key', query: true },
   // The MCP server (the spec's decisions, MCP): a tools/call of A's published prompt variant, as a 2025 client sends it.
   {
     method: 'POST',

@@ -17,6 +17,7 @@ import {
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { addAgentCommands } from './agent-commands';
 import { addDeadLetterCommands } from './dead-letter-commands';
+import { addModelPriceCommands } from './model-price-commands';
 import { addRequestCommands } from './request-commands';
 import { addGovernanceCommands } from './governance-commands';
 import { addKnowledgeBaseCommands } from './knowledge-base-commands';
@@ -350,6 +351,7 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
   addDeadLetterCommands(program, call);
   addRequestCommands(program, call, collect);
   addGovernanceCommands(program, call);
+  addModelPriceCommands(program, call);
 
   return program;
 }

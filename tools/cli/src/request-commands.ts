@@ -1,15 +1,17 @@
-import { InvocationPatterns, type CancelledRun, type RequestLookup, type RunEventView } from '@waggle/contracts';
+import { InvocationPatterns, type CancelledRun, type RequestRecordView, type RunEventView } from '@waggle/contracts';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Caller, Collector } from './cli';
 import { print } from './output';
 
-const requestRow = (run: RequestLookup) => ({
+const requestRow = (run: RequestRecordView) => ({
   request_id: run.request_id,
   type: run.request_type,
   status: run.status,
   generated_at: run.generated_at,
   started_at: run.started_at,
   ended_at: run.ended_at,
+  cost_micros: run.cost_micros,
+  price_version: run.price_version,
 });
 
 function wholeNumber(value: string): number {

@@ -15,6 +15,7 @@ const route = (extra: Partial<ModelRoute> = {}): ModelRoute => ({
   is_json_schema: true,
   context_limit: 128_000,
   status: 'active',
+  pricing: null,
   ...extra,
 });
 

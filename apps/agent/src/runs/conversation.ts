@@ -1,7 +1,7 @@
 import type { AgentMessageInput, AgentRunInputs } from '@waggle/contracts';
 import { classifyMessageAttachments, READ_FILE_TOOL_NAME, type AcceptedAttachment } from '@waggle/documents';
 import { errorMessage, WaggleException, type NestedMessage } from '@waggle/errors';
-import type { PromptMessage } from '@waggle/providers';
+import { estimateTokens, type PromptMessage } from '@waggle/providers';
 import type { UserContent } from 'ai';
 import type { StoredTurn } from '../threads/thread-turns';
 
@@ -76,19 +76,6 @@ export function availableFilesManifest(documents: readonly AcceptedAttachment[])
 
 function escapeAttribute(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-/** A rough token count (about four characters a token, plus each message's framing): enough to window history. */
-export function estimateTokens(message: PromptMessage): number {
-  const content = message.content;
-  if (typeof content === 'string') return Math.ceil(content.length / 4) + 8;
-  let tokens = 8;
-  for (const part of content) {
-    if (part.type === 'text') tokens += Math.ceil(part.text.length / 4);
-    else if (part.type === 'image') tokens += 1_000;
-    else tokens += Math.ceil(JSON.stringify(part).length / 4);
-  }
-  return tokens;
 }
 
 function userContent(text: string, images: readonly AcceptedAttachment[]): UserContent {

@@ -44,6 +44,7 @@ function modelYaml(overrides: Record<string, string | undefined> = {}): string {
     tool_calling: 'true',
     json_schema: 'true',
     status: 'active',
+    pricing: "{ input: 0.15, cached_input: 0.075, cache_write: 0.15, output: 0.6, price_version: '2026-11-21' }",
     ...overrides,
   };
   const lines = Object.entries(fields)
@@ -154,6 +155,23 @@ describe('model catalog file', () => {
       }
     });
 
+    it('prices every model, local models at 0, with cache prices no higher than Anthropic-style writes', () => {
+      for (const model of catalog.models) {
+        expect(model.pricing.price_version).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+        expect(model.pricing.cached_input).toBeLessThanOrEqual(model.pricing.input);
+      }
+      expect(byId('universal-sentence-encoder-lite').pricing).toMatchObject({ input: 0, output: 0 });
+      expect(byId('ollama/llama3.2').pricing).toMatchObject({ input: 0, output: 0 });
+      expect(byId('claude-sonnet-5-5').pricing).toEqual({
+        input: 3,
+        cached_input: 0.3,
+        cache_write: 3.75,
+        output: 15,
+        reasoning: null,
+        price_version: '2026-11-21',
+      });
+    });
+
     it('keeps retired models stored as deprecated', () => {
       for (const id of ['gpt-4o-mini', 'claude-2.1', 'claude-instant-1.2', 'gemini-1.0-pro', 'gpt-4-0314', 'grok-4']) {
         expect([id, byId(id).status]).toEqual([id, 'deprecated']);
@@ -211,8 +229,48 @@ describe('model catalog file', () => {
         isToolCalling: true,
         isJsonSchema: true,
         status: 'active',
+        pricing: { input: 0.15, cached_input: 0.075, cache_write: 0.15, output: 0.6, reasoning: null, price_version: '2026-11-21' },
       });
       expect(catalog.models[1]).toMatchObject({ id: 'groq/llama-3.3-70b-versatile', slug: 'llama-3-3-70b-groq', contextLimit: 0 });
+    });
+
+    it('reads an optional reasoning price (null when not billed apart)', () => {
+      const pricing = "{ input: 1, cached_input: 0.1, cache_write: 1.25, output: 4, reasoning: 3.5, price_version: 'v2' }";
+      expect(parseModelCatalog(HEADER + modelYaml({ pricing })).models[0].pricing).toEqual({
+        input: 1,
+        cached_input: 0.1,
+        cache_write: 1.25,
+        output: 4,
+        reasoning: 3.5,
+        price_version: 'v2',
+      });
+      const unbilled = "{ input: 1, cached_input: 0.1, cache_write: 1.25, output: 4, reasoning: null, price_version: 'v2' }";
+      expect(parseModelCatalog(HEADER + modelYaml({ pricing: unbilled })).models[0].pricing.reasoning).toBeNull();
+    });
+
+    it('rejects a model without pricing', () => {
+      expect(problemsOf(HEADER + modelYaml({ pricing: undefined }))).toEqual([
+        expect.stringMatching(/^models\[0\] \(gpt-4o-mini\): missing field pricing/),
+      ]);
+    });
+
+    it('lists every problem of a bad pricing at once', () => {
+      const pricing = "{ input: -1, cached_input: '0.1', output: 0.0000001, reasoning: .inf, price_version: ' bad', per_image: 1 }";
+      expect(problemsOf(HEADER + modelYaml({ pricing }))).toEqual([
+        'models[0] (gpt-4o-mini).pricing: unknown key "per_image" (allowed: input, cached_input, cache_write, output, reasoning, price_version)',
+        'models[0] (gpt-4o-mini).pricing: input must be a number of USD per million tokens from 0 to 100000 with at most 6 decimals, got number -1',
+        'models[0] (gpt-4o-mini).pricing: cached_input must be a number of USD per million tokens from 0 to 100000 with at most 6 decimals, got "0.1"',
+        'models[0] (gpt-4o-mini).pricing: missing field cache_write',
+        'models[0] (gpt-4o-mini).pricing: output must be a number of USD per million tokens from 0 to 100000 with at most 6 decimals, got number 1e-7',
+        'models[0] (gpt-4o-mini).pricing: reasoning must be a number of USD per million tokens from 0 to 100000 with at most 6 decimals, got number Infinity',
+        'models[0] (gpt-4o-mini).pricing: price_version must not start or end with whitespace',
+      ]);
+      expect(problemsOf(HEADER + modelYaml({ pricing: '12' }))).toEqual([
+        'models[0] (gpt-4o-mini).pricing: must be a mapping with input, cached_input, cache_write, output, reasoning, price_version, got number 12',
+      ]);
+      expect(
+        problemsOf(HEADER + modelYaml({ pricing: "{ input: 1, cached_input: 1, cache_write: 1, output: 1, price_version: 'a b' }" })),
+      ).toEqual([expect.stringContaining('price_version must be a short label')]);
     });
 
     it('rejects an unknown provider key', () => {
@@ -298,11 +356,11 @@ describe('model catalog file', () => {
 
     it('rejects unknown keys at every level', () => {
       const text =
-        HEADER.replace('makers:', 'extra: 1\nmakers:').replace('api: openai }', 'api: openai, base_url: x }') + modelYaml({ pricing: '3' });
+        HEADER.replace('makers:', 'extra: 1\nmakers:').replace('api: openai }', 'api: openai, base_url: x }') + modelYaml({ price: '3' });
       const problems = problemsOf(text);
       expect(problems).toContainEqual(expect.stringContaining('top level: unknown key "extra"'));
       expect(problems).toContainEqual(expect.stringContaining('providers.openai: unknown key "base_url"'));
-      expect(problems).toContainEqual(expect.stringContaining('models[0] (gpt-4o-mini): unknown key "pricing"'));
+      expect(problems).toContainEqual(expect.stringContaining('models[0] (gpt-4o-mini): unknown key "price"'));
     });
 
     it('rejects a provider with an unsupported api and an id that breaks the naming rule', () => {

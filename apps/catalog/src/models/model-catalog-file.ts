@@ -1,6 +1,7 @@
 // The model catalog lives in a versioned data file (data/models.yaml). This module parses it,
 // validates every entry and maps the file's snake_case keys onto camelCase types. It has no
 // Nest or database dependency so it can be used by loaders, tools and specs alike.
+import { isValidPrice, MAX_PRICE_PER_MILLION, PRICE_DECIMALS, PRICE_VERSION_PATTERN, type ModelPricing } from '@waggle/contracts';
 import * as path from 'node:path';
 import { parseDocument } from 'yaml';
 
@@ -29,6 +30,8 @@ export interface CatalogModel {
   isToolCalling: boolean;
   isJsonSchema: boolean;
   status: ModelStatus;
+  /** USD per million tokens, as the file gives it (`reasoning` null when not billed apart). */
+  pricing: ModelPricing;
 }
 
 export interface ModelCatalogFile {
@@ -54,7 +57,9 @@ const TOP_LEVEL_KEYS = ['version', 'providers', 'makers', 'models'] as const;
 const PROVIDER_KEYS = ['name', 'api'] as const;
 const MODEL_STRING_FIELDS = ['id', 'name', 'provider', 'maker', 'provider_model_id', 'model_type', 'status'] as const;
 const MODEL_FLAG_FIELDS = ['vision', 'reasoning', 'tool_calling', 'json_schema'] as const;
-const MODEL_KEYS: readonly string[] = [...MODEL_STRING_FIELDS, 'context_limit', ...MODEL_FLAG_FIELDS];
+const MODEL_KEYS: readonly string[] = [...MODEL_STRING_FIELDS, 'context_limit', ...MODEL_FLAG_FIELDS, 'pricing'];
+const PRICE_FIELDS = ['input', 'cached_input', 'cache_write', 'output'] as const;
+const PRICING_KEYS: readonly string[] = [...PRICE_FIELDS, 'reasoning', 'price_version'];
 /** Provider and maker keys: lowercase letters, digits and single inner dashes. */
 const KEY_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 /** Catalog versions are compared numerically part by part ("2026.11.10" > "2026.11.9"). */
@@ -263,6 +268,8 @@ function readModel(
     }
   }
 
+  const pricing = readPricing(entry, where, problems);
+
   if (problems.length > before) return undefined;
   return {
     id: id as string,
@@ -278,6 +285,49 @@ function readModel(
     isToolCalling: flags.tool_calling as boolean,
     isJsonSchema: flags.json_schema as boolean,
     status: status as ModelStatus,
+    pricing: pricing as ModelPricing,
+  };
+}
+
+/** A model's `pricing`: every model has one (0 where it is free), in USD per million tokens. */
+function readPricing(entry: Record<string, unknown>, where: string, problems: string[]): ModelPricing | undefined {
+  if (!('pricing' in entry)) {
+    problems.push(`${where}: missing field pricing (${PRICING_KEYS.join(', ')}; USD per million tokens, 0 where free)`);
+    return undefined;
+  }
+  const value = entry['pricing'];
+  const at = `${where}.pricing`;
+  if (!isPlainObject(value)) {
+    problems.push(`${at}: must be a mapping with ${PRICING_KEYS.join(', ')}, got ${describe(value)}`);
+    return undefined;
+  }
+  const before = problems.length;
+  reportUnknownKeys(value, PRICING_KEYS, at, problems);
+  const prices: Partial<Record<(typeof PRICE_FIELDS)[number] | 'reasoning', number>> = {};
+  for (const field of [...PRICE_FIELDS, 'reasoning'] as const) {
+    if (!(field in value)) {
+      if (field !== 'reasoning') problems.push(`${at}: missing field ${field}`);
+      continue;
+    }
+    const price = value[field];
+    if (field === 'reasoning' && price === null) continue;
+    if (isValidPrice(price)) prices[field] = price;
+    else
+      problems.push(
+        `${at}: ${field} must be a number of USD per million tokens from 0 to ${MAX_PRICE_PER_MILLION} with at most ${PRICE_DECIMALS} decimals, got ${describe(price)}`,
+      );
+  }
+  const version = readRequiredString(value, 'price_version', at, problems);
+  if (version !== undefined && !PRICE_VERSION_PATTERN.test(version))
+    problems.push(`${at}: price_version must be a short label such as "2026-11-21" (${PRICE_VERSION_PATTERN.source}), got "${version}"`);
+  if (problems.length > before) return undefined;
+  return {
+    input: prices.input as number,
+    cached_input: prices.cached_input as number,
+    cache_write: prices.cache_write as number,
+    output: prices.output as number,
+    reasoning: prices.reasoning ?? null,
+    price_version: version as string,
   };
 }
 

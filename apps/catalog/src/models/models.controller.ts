@@ -4,7 +4,9 @@ import {
   ListModelsRequest,
   LoadModelsRequest,
   ModelIdRequest,
+  SetModelPriceRequest,
   type LoadModelsResponse,
+  type ModelPriceView,
   type ModelRoute,
   type PublicModel,
 } from '@waggle/contracts';
@@ -23,6 +25,26 @@ export class ModelsController {
   @RpcHandler(CatalogPatterns.getModelRoute)
   route(request: ModelIdRequest): Promise<ModelRoute> {
     return this.models.route(request.model_id);
+  }
+
+  @RpcHandler(CatalogPatterns.listModelPrices)
+  listPrices(): Promise<ModelPriceView[]> {
+    return this.models.listPrices();
+  }
+
+  @RpcHandler(CatalogPatterns.getModelPrice)
+  price(request: ModelIdRequest): Promise<ModelPriceView> {
+    return this.models.price(request.model_id);
+  }
+
+  @RpcHandler(CatalogPatterns.setModelPrice)
+  setPrice(request: SetModelPriceRequest): Promise<ModelPriceView> {
+    return this.models.setPrice(request);
+  }
+
+  @RpcHandler(CatalogPatterns.resetModelPrice)
+  resetPrice(request: ModelIdRequest): Promise<ModelPriceView> {
+    return this.models.resetPrice(request.model_id);
   }
 
   @RpcHandler(CatalogPatterns.loadModels)

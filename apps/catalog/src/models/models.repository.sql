@@ -10,3 +10,18 @@ SELECT * FROM json_populate_recordset(NULL::"catalog"."models", $1::json);
 -- recordVersion
 INSERT INTO "catalog"."catalog_versions" ("version", "model_count", "loaded_at") VALUES ($1, $2, now())
 ON CONFLICT ("version") DO UPDATE SET "model_count" = EXCLUDED."model_count", "loaded_at" = EXCLUDED."loaded_at";
+
+-- pricedById
+SELECT m.*, o."pricing" AS "override_pricing"
+FROM "catalog"."models" m LEFT JOIN "catalog"."model_price_overrides" o ON o."model_id" = m."id"
+WHERE m."id" = $1;
+
+-- pricedActive
+SELECT m.*, o."pricing" AS "override_pricing"
+FROM "catalog"."models" m LEFT JOIN "catalog"."model_price_overrides" o ON o."model_id" = m."id"
+WHERE m."status" = 'active' AND m."model_type" = ANY ($1::text[])
+ORDER BY m."provider", m."name";
+
+-- upsertOverride
+INSERT INTO "catalog"."model_price_overrides" ("model_id", "pricing", "updated_at") VALUES ($1, $2::jsonb, now())
+ON CONFLICT ("model_id") DO UPDATE SET "pricing" = EXCLUDED."pricing", "updated_at" = EXCLUDED."updated_at";

@@ -1,10 +1,10 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import type { LoadModelsResponse, ModelRoute, PublicModel } from '@waggle/contracts';
+import type { LoadModelsResponse, ModelPriceView, ModelPricing, ModelRoute, PublicModel, SetModelPriceRequest } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { readFile } from 'node:fs/promises';
 import { defaultModelCatalogPath, ModelCatalogFileError, parseModelCatalog, type ModelCatalogFile } from './model-catalog-file';
 import type { ModelEntity } from './entities/model.entity';
-import { ModelsRepository } from './models.repository';
+import { ModelsRepository, type PricedModel } from './models.repository';
 
 /** How long one replica serves the listing from memory before asking the database again. */
 export const MODEL_LIST_CACHE_MS = 5_000;
@@ -40,6 +40,16 @@ function toPublicModel(model: ModelEntity, view: ProviderView): PublicModel {
   };
 }
 
+function toPriceView(model: PricedModel): ModelPriceView {
+  return {
+    model: model.id,
+    name: model.name,
+    pricing: model.override_pricing ?? model.pricing,
+    source: model.override_pricing ? 'operator' : 'catalog',
+    catalog_pricing: model.pricing,
+  };
+}
+
 @Injectable()
 export class ModelsService implements OnApplicationBootstrap {
   private readonly logger = new Logger(ModelsService.name);
@@ -72,22 +82,62 @@ export class ModelsService implements OnApplicationBootstrap {
 
   /** Any stored model, deprecated and embedding ones included: callers decide what to refuse. */
   async route(id: string): Promise<ModelRoute> {
-    const model = await this.models.findById(id);
-    if (!model) throw new WaggleException('resource_not_found', { detail: 'model_not_found', params: { id } });
+    const model = await this.priced(id);
     return {
       id: model.id,
       name: model.name,
       provider: model.provider,
-      provider_name: model.providerName,
-      provider_api: model.providerApi as ModelRoute['provider_api'],
-      provider_model_id: model.providerModelId,
-      model_type: model.modelType,
-      is_vision: model.isVision,
-      is_tool_calling: model.isToolCalling,
-      is_json_schema: model.isJsonSchema,
-      context_limit: model.contextLimit,
+      provider_name: model.provider_name,
+      provider_api: model.provider_api as ModelRoute['provider_api'],
+      provider_model_id: model.provider_model_id,
+      model_type: model.model_type,
+      is_vision: model.is_vision,
+      is_tool_calling: model.is_tool_calling,
+      is_json_schema: model.is_json_schema,
+      context_limit: model.context_limit,
       status: model.status,
+      pricing: model.override_pricing ?? model.pricing,
     };
+  }
+
+  /** The effective prices of the listed models (active chat and image models), as a workspace may read them. */
+  async listPrices(): Promise<ModelPriceView[]> {
+    return (await this.models.listPricedActive(LISTED_TYPES)).map(toPriceView);
+  }
+
+  /** Any stored model's prices. */
+  async price(id: string): Promise<ModelPriceView> {
+    return toPriceView(await this.priced(id));
+  }
+
+  /**
+   * The operator's price for a model, in force for every run that looks the model up after
+   * it (runners cache a model's route for ROUTE_CACHE_MS, so within 10 s on every replica).
+   */
+  async setPrice(request: SetModelPriceRequest): Promise<ModelPriceView> {
+    await this.priced(request.model_id);
+    const pricing: ModelPricing = {
+      input: request.input,
+      cached_input: request.cached_input ?? request.input,
+      cache_write: request.cache_write ?? request.input,
+      output: request.output,
+      reasoning: request.reasoning ?? null,
+      price_version: request.price_version,
+    };
+    await this.models.setPriceOverride(request.model_id, pricing);
+    return this.price(request.model_id);
+  }
+
+  async resetPrice(id: string): Promise<ModelPriceView> {
+    await this.priced(id);
+    await this.models.deletePriceOverride(id);
+    return this.price(id);
+  }
+
+  private async priced(id: string): Promise<PricedModel> {
+    const model = await this.models.findPriced(id);
+    if (!model) throw new WaggleException('resource_not_found', { detail: 'model_not_found', params: { id } });
+    return model;
   }
 
   /**
@@ -133,6 +183,7 @@ export class ModelsService implements OnApplicationBootstrap {
         isToolCalling: model.isToolCalling,
         isJsonSchema: model.isJsonSchema,
         status: model.status,
+        pricing: model.pricing,
         catalogVersion: file.version,
       })),
     );

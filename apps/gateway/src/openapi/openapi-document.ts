@@ -7,7 +7,7 @@ import { addRunRoutes, RUN_ROUTE_MODELS } from './run-routes';
 export const PUBLIC_PATH_PREFIX = '/v1/public/';
 /**
  * Private routes documented all the same: the workspace's MCP servers (the spec's decisions, MCP)
- * and usage governance's budgets, alerts, rate limits, credits and spend.
+ * and usage governance's budgets, alerts, rate limits, credits, spend and model prices.
  */
 export const DOCUMENTED_PRIVATE_PREFIXES = [
   '/v1/private/mcp_servers',
@@ -16,6 +16,7 @@ export const DOCUMENTED_PRIVATE_PREFIXES = [
   '/v1/private/rate_limits',
   '/v1/private/credits',
   '/v1/private/spend',
+  '/v1/private/model_prices',
 ];
 
 /**

@@ -82,6 +82,16 @@ class RequestLookupDto implements RequestLookup {
       '`openai` when the run was started through the OpenAI-compatible API (`/openai/v1/*`), `mcp` by a tool call to the MCP server (`POST /v1/mcp`); null for the native routes',
   })
   surface!: RunSurface | null;
+
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    minimum: 0,
+    example: 1575,
+    description:
+      "What the run's model calls cost, in micro-USD (1 = 0.000001 USD), at the models' prices when they ran; a stream cut short is charged for what it used. Null while the run is running, when it called no model, or for a run recorded before costs were kept",
+  })
+  cost_micros!: number | null;
 }
 
 class CancelledRunDto implements CancelledRun {
@@ -112,8 +122,13 @@ export class RequestsController {
   @Get(':id')
   @ApiOkResponse({ type: RequestLookupDto })
   @ApiResponse({ status: 404, description: 'No such request in this workspace', type: ErrorBodyDto })
-  lookup(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<RequestLookup> {
-    return send(this.rpc, InvocationPatterns.getRequest, { workspace_id: request.auth.workspace_id, request_id: id });
+  async lookup(@Param('id') id: string, @Req() request: AuthenticatedRequest): Promise<RequestLookup> {
+    // The price version is the operator's view (CLI, private list); the lookup answers the spec's fields and cost_micros.
+    const { price_version: _priceVersion, ...lookup } = await send(this.rpc, InvocationPatterns.getRequest, {
+      workspace_id: request.auth.workspace_id,
+      request_id: id,
+    });
+    return lookup;
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { LedgerRecord, RequestListItem, RequestLookup } from '@waggle/contracts';
+import type { LedgerRecord, RequestListItem, RequestLookup, RequestRecordView } from '@waggle/contracts';
 import type { RowOf } from '@waggle/database';
 import type { RequestRecordEntity } from './entities/request-record.entity';
 
@@ -28,6 +28,11 @@ export function recordOfRow(row: RowOf<RequestRecordEntity>): LedgerRecord {
     data: row.data,
     trace_id: row.trace_id,
     surface: row.surface,
+    // Raw SQL reads bigint as text.
+    cost_micros: row.cost_micros === null ? null : Number(row.cost_micros),
+    price_version: row.price_version,
+    api_key_id: row.api_key_id,
+    credentials: row.credentials,
   };
 }
 
@@ -47,9 +52,20 @@ export function toRequestLookup(record: LedgerRecord): RequestLookup {
     data: record.data,
     trace_id: record.trace_id ?? null,
     surface: record.surface ?? null,
+    cost_micros: record.cost_micros ?? null,
   };
 }
 
+/** The lookup with the price version, as the invocation service answers it (the CLI shows both). */
+export function toRequestRecordView(record: LedgerRecord): RequestRecordView {
+  return { ...toRequestLookup(record), price_version: record.price_version ?? null };
+}
+
 export function toRequestListItem(record: LedgerRecord): RequestListItem {
-  return { ...toRequestLookup(record), user: record.user };
+  return {
+    ...toRequestRecordView(record),
+    user: record.user,
+    credentials: record.credentials ?? null,
+    api_key_id: record.api_key_id ?? null,
+  };
 }

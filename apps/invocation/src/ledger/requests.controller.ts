@@ -5,7 +5,7 @@ import {
   RequestEventsRequest,
   RequestLookupRequest,
   type RequestListItem,
-  type RequestLookup,
+  type RequestRecordView,
   type RunEventView,
 } from '@waggle/contracts';
 import { RpcHandler } from '@waggle/platform';
@@ -24,7 +24,7 @@ export class RequestsController {
   ) {}
 
   @RpcHandler(InvocationPatterns.getRequest)
-  lookup(request: RequestLookupRequest): Promise<RequestLookup> {
+  lookup(request: RequestLookupRequest): Promise<RequestRecordView> {
     return this.requests.get(request.workspace_id, request.request_id);
   }
 

@@ -32,10 +32,17 @@ const COLUMNS: ReadonlyArray<readonly [column: string, type: string, value: (rec
   ['data', 'jsonb', (record) => record.data],
   ['trace_id', 'text', (record) => record.trace_id ?? null],
   ['surface', 'text', (record) => record.surface ?? null],
+  ['cost_micros', 'bigint', (record) => record.cost_micros ?? null],
+  ['price_version', 'text', (record) => record.price_version ?? null],
+  ['api_key_id', 'text', (record) => record.api_key_id ?? null],
+  ['credentials', 'text', (record) => record.credentials ?? null],
 ];
 
-/** Columns a later state never replaces once set: the run's trace and surface are the request's that started it, not a later cancel's. */
-const FIRST_KEPT: ReadonlySet<string> = new Set(['trace_id', 'surface']);
+/**
+ * Columns a later state never replaces once set: the run's trace, surface and API key are the
+ * request's that started it, not a later cancel's (nor a background worker's, which has no key).
+ */
+const FIRST_KEPT: ReadonlySet<string> = new Set(['trace_id', 'surface', 'api_key_id']);
 
 const TABLE = `"${SCHEMA}"."requests"`;
 const TERMINAL = TERMINAL_RUN_STATUSES.map((status) => `'${status}'`).join(', ');

@@ -4,12 +4,12 @@ import {
   type LedgerRecord,
   type ListRequestsRequest,
   type RequestListItem,
-  type RequestLookup,
+  type RequestRecordView,
 } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { LedgerPublisher } from '@waggle/runs';
 import { LedgerConsumer } from './ledger-consumer';
-import { toRequestListItem, toRequestLookup } from './ledger-records';
+import { toRequestListItem, toRequestRecordView } from './ledger-records';
 import { RequestsRepository } from './requests.repository';
 
 /** The request ledger's reads: one run by id, and a workspace's runs by filter. */
@@ -22,10 +22,10 @@ export class RequestsService {
   ) {}
 
   /** The workspace's own request only: another workspace's id is simply not found. */
-  async get(workspaceId: string, requestId: string): Promise<RequestLookup> {
+  async get(workspaceId: string, requestId: string): Promise<RequestRecordView> {
     const record = await this.find(requestId);
     if (record?.workspace_id !== workspaceId) throw new WaggleException('not_found', { detail: 'request_not_found' });
-    return toRequestLookup(record);
+    return toRequestRecordView(record);
   }
 
   async list(query: ListRequestsRequest): Promise<RequestListItem[]> {

@@ -60,6 +60,7 @@ export class PromptRunner {
         result.usage,
         { response: result.response, reasoning: result.reasoning, stop_reason: result.stopReason, ...models.record() },
         result.model,
+        models.cost.fields(),
       );
       return {
         request_id: request.request_id,
@@ -73,8 +74,15 @@ export class PromptRunner {
       };
     } catch (error) {
       if (isCancelledByRequest(signal)) {
-        // Nothing is known of the aborted call's usage: the provider reports it only with the answer.
-        run.ledger.finish('cancelled', Date.now() - started, null, { ...CANCELLED_RUN_DATA, ...models.record() }, models.route.modelId);
+        // The provider reports usage only with the answer: the aborted call's is estimated, and charged.
+        run.ledger.finish(
+          'cancelled',
+          Date.now() - started,
+          models.cost.estimatedUsage(),
+          { ...CANCELLED_RUN_DATA, ...models.record() },
+          models.route.modelId,
+          models.cost.fields(),
+        );
         throw runCancelledError(request.request_id);
       }
       const failure = providerFailure(error, models.route);
@@ -84,6 +92,7 @@ export class PromptRunner {
         null,
         { error: failure.message, error_code: failure.code, ...models.record() },
         models.route.modelId,
+        models.cost.fields(),
       );
       throw failure;
     }
@@ -114,7 +123,7 @@ export class PromptRunner {
                 stop_reason: part.stopReason,
               });
               const data = { ...text, stop_reason: part.stopReason, ...models.record() };
-              ledger.finish('completed', durationMs, part.usage, data, models.route.modelId);
+              ledger.finish('completed', durationMs, part.usage, data, models.route.modelId, models.cost.fields());
               status = 'completed';
             } else if (part.type === 'tool-call') {
               // Only a conversation offers tools: its caller runs them.
@@ -128,15 +137,16 @@ export class PromptRunner {
         } catch (error) {
           const model = models.route.modelId;
           if (tracked.cancelled) {
-            // A cancel: the usage of a stream cut short is not known (it comes with the finish).
-            ledger.finish('cancelled', Date.now() - started, null, { ...CANCELLED_RUN_DATA, ...models.record() }, model);
+            // A cancel: the usage of a stream cut short comes with no finish, so it is estimated (and charged).
+            const data = { ...CANCELLED_RUN_DATA, ...models.record() };
+            ledger.finish('cancelled', Date.now() - started, models.cost.estimatedUsage(), data, model, models.cost.fields());
             status = 'cancelled';
             subscriber.next(streamErrorEvent(request.request_id, runCancelledError(request.request_id)));
             return;
           }
           if (tracked.signal.aborted) {
-            // The client left: a cancellation, not a failure, and silent.
-            ledger.finish('cancelled', Date.now() - started, null, null, model);
+            // The client left: a cancellation, not a failure, and silent; what streamed is charged.
+            ledger.finish('cancelled', Date.now() - started, models.cost.estimatedUsage(), null, model, models.cost.fields());
             status = 'cancelled';
             return;
           }
@@ -147,6 +157,7 @@ export class PromptRunner {
             null,
             { error: failure.message, error_code: failure.code, ...models.record() },
             model,
+            models.cost.fields(),
           );
           subscriber.next(streamErrorEvent(request.request_id, failure, models.route.provider));
         }

@@ -1,7 +1,7 @@
 import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import type { LedgerRecord } from '@waggle/contracts';
-import type { NatsRpcClient } from '@waggle/platform';
+import { requestContext, type NatsRpcClient } from '@waggle/platform';
 import { LedgerPublisher } from './ledger-publisher';
 
 /** A publisher whose stream is out of reach (no connection): records wait, as in an outage. */
@@ -53,5 +53,24 @@ describe('the trace id the publisher stamps on a record', () => {
     expect(publisher.pendingRecord('req_a')).toMatchObject({ status: 'cancelled', trace_id: traceId });
     publisher.save({ ...record('req_b'), trace_id: traceId });
     expect(publisher.pendingRecord('req_b')?.trace_id).toBe(traceId);
+  });
+});
+
+describe('the API key id the publisher stamps on a record', () => {
+  const apiKeyId = '0b5c3a57-7a8e-4d8f-9d0e-3c1f5e2a9b10';
+
+  it("is the request context's when the run is recorded, kept for later states saved without one, absent without a context", () => {
+    const publisher = unreachablePublisher();
+    requestContext.run({ requestId: 'req_keyed', apiKeyId }, () => publisher.save(record('req_keyed')));
+    publisher.save({ ...record('req_keyed'), status: 'completed' });
+    publisher.save(record('req_unkeyed'));
+    expect(publisher.pendingRecord('req_keyed')).toMatchObject({ status: 'completed', api_key_id: apiKeyId });
+    expect(publisher.pendingRecord('req_unkeyed')).not.toHaveProperty('api_key_id');
+  });
+
+  it('keeps the one a record names', () => {
+    const publisher = unreachablePublisher();
+    requestContext.run({ requestId: 'req_named', apiKeyId }, () => publisher.save({ ...record('req_named'), api_key_id: 'other' }));
+    expect(publisher.pendingRecord('req_named')?.api_key_id).toBe('other');
   });
 });

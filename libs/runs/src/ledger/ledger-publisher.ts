@@ -12,6 +12,7 @@ import {
   jsonText,
   NatsRpcClient,
   OutageLog,
+  requestContext,
   type BackoffSettings,
 } from '@waggle/platform';
 import { DEFAULT_LEDGER_STREAM_SETTINGS, ensureLedgerStream } from './ledger-stream';
@@ -127,13 +128,18 @@ export class LedgerPublisher implements OnModuleInit {
    * `trace_id` gets its earlier state's, else the active trace's: runs are recorded inside the
    * client's trace (the NATS hop and BullMQ's job telemetry carry it), so no publisher has to
    * pass it, and the ledger's owner keeps the first one it stored. Outside any trace the
-   * record goes as it is.
+   * record goes as it is. The API key the run was started with (`api_key_id`) is stamped the
+   * same way, from the request context the gateway's RPC headers set.
    */
   save(record: LedgerRecord): void {
     const id = record.request_id;
     if (!record.trace_id) {
       const traceId = this.pendingRecord(id)?.trace_id || activeTraceId();
       if (traceId) record = { ...record, trace_id: traceId };
+    }
+    if (!record.api_key_id) {
+      const apiKeyId = this.pendingRecord(id)?.api_key_id || requestContext.get()?.apiKeyId;
+      if (apiKeyId) record = { ...record, api_key_id: apiKeyId };
     }
     if (!this.dirty.has(id) && !this.publishing.has(id) && this.pending >= this.settings.maxPendingRecords) {
       this.deadLetter(

@@ -1,3 +1,4 @@
+import type { ModelPricing } from '@waggle/contracts';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /** One model of the loaded catalog file; replaced wholesale when a new version loads. */
@@ -53,6 +54,10 @@ export class ModelEntity {
 
   @Column({ type: 'text' })
   status!: 'active' | 'deprecated';
+
+  /** The catalog file's price (USD per million tokens); null for rows loaded from a file older than prices. Overrides live apart (ModelPriceOverrideEntity). */
+  @Column({ type: 'jsonb', nullable: true })
+  pricing!: ModelPricing | null;
 
   @Column({ name: 'catalog_version', type: 'text' })
   catalogVersion!: string;

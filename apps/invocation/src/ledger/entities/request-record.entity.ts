@@ -83,18 +83,19 @@ export class RequestRecordEntity {
   @Column({ type: 'text', nullable: true })
   surface!: RunSurface | null;
 
-  /** The run's cost (integer micro-USD) at its price version; null before it is known. */
+  /** What the run's model calls cost, integer micro-USD; null while running, for a run that called no model, or one recorded before costs. */
   @Column({ name: 'cost_micros', type: 'bigint', nullable: true, transformer: bigintAsNumber })
   costMicros!: number | null;
 
+  /** The price version(s) the cost was computed with. */
   @Column({ name: 'price_version', type: 'text', nullable: true })
   priceVersion!: string | null;
 
-  /** The API key that started the run. */
-  @Column({ name: 'api_key_id', type: 'uuid', nullable: true })
+  /** The id of the API key that started the run (never the key); null for webhook triggers and older records. */
+  @Column({ name: 'api_key_id', type: 'text', nullable: true })
   apiKeyId!: string | null;
 
-  /** Whose provider credentials the run's model calls used: hosted runs draw on credits. */
+  /** Whose provider credentials the run's model calls used; null when it called none. */
   @Column({ type: 'text', nullable: true })
   credentials!: CredentialSource | null;
 }

@@ -49,26 +49,28 @@ export class AgentTurnLedger {
         ...(threadKey !== undefined && { thread_id: threadKey }),
       },
       models.route.modelId,
+      models.cost.fields(),
     );
   }
 
-  /** A cancel stopped the turn: the usage of the model turns it finished. */
+  /** A cancel stopped the turn: the usage of the model turns it finished; its cost includes the turn cut short (estimated). */
   cancelled(durationMs: number, usage: SpecUsage, models: ModelRun): void {
-    this.record.finish('cancelled', durationMs, usage, { ...CANCELLED_RUN_DATA, ...models.record() }, models.route.modelId);
+    const data = { ...CANCELLED_RUN_DATA, ...models.record() };
+    this.record.finish('cancelled', durationMs, usage, data, models.route.modelId, models.cost.fields());
   }
 
-  /** The streaming client left before the answer was complete: cancelled, with nothing to show. */
+  /** The streaming client left before the answer was complete: cancelled, charged for what it used (estimated where the provider never said). */
   disconnected(durationMs: number, models: ModelRun): void {
-    this.record.finish('cancelled', durationMs, null, null, models.route.modelId);
+    this.record.finish('cancelled', durationMs, models.cost.estimatedUsage(), null, models.route.modelId, models.cost.fields());
   }
 
   failed(durationMs: number, failure: WaggleException, models: ModelRun): void {
     const data = { error: failure.message, error_code: failure.code, ...models.record() };
-    this.record.finish('failed', durationMs, null, data, models.route.modelId);
+    this.record.finish('failed', durationMs, null, data, models.route.modelId, models.cost.fields());
   }
 
-  /** The answer was complete but its thread could not keep it: failed, under the agent's own model. */
-  notStored(durationMs: number, failure: WaggleException): void {
-    this.record.finish('failed', durationMs, null, { error: failure.message, error_code: failure.code });
+  /** The answer was complete but its thread could not keep it: failed, under the agent's own model, its calls still charged. */
+  notStored(durationMs: number, failure: WaggleException, models: ModelRun): void {
+    this.record.finish('failed', durationMs, null, { error: failure.message, error_code: failure.code }, undefined, models.cost.fields());
   }
 }

@@ -28,7 +28,13 @@ function recorder(): { events: string[]; listener: TurnListener } {
   };
 }
 
-const finish: StreamPart = { type: 'finish', usage: ZERO_USAGE, stopReason: 'completed', responseMessages: [] };
+const finish: StreamPart = {
+  type: 'finish',
+  usage: ZERO_USAGE,
+  cost: { picoUsd: 0, priceVersion: null, credentials: 'hosted' },
+  stopReason: 'completed',
+  responseMessages: [],
+};
 
 describe('streamedTurns', () => {
   it('streams each text kind under the model answering it, closing a kind before the next one, a tool call or the end', async () => {

@@ -186,7 +186,7 @@ export class RunAgentTurn {
       } catch (error) {
         this.logger.error({ err: error, request_id: input.request_id }, 'an agent turn could not be stored in its thread');
         const failure = new WaggleException('agent_completion_persistence_failed');
-        turn.ledger.notStored(Date.now() - startedAt, failure);
+        turn.ledger.notStored(Date.now() - startedAt, failure, turn.models);
         return { ...facts(), status: 'failed', failure };
       }
     }

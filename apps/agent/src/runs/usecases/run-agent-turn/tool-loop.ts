@@ -17,8 +17,8 @@ import { inSpan, markSpanFailed } from '@waggle/telemetry';
 import type { ToolCallRecord } from '../../../threads/thread-turns';
 import type { RunTools, ToolOutcome } from '../../agent-tools';
 
-/** One model turn's result, whole or streamed. */
-export type TurnOutcome = Omit<CompletionResult, 'model' | 'attempts'>;
+/** One model turn's result, whole or streamed (its cost is summed by the run's ModelRun as it ends). */
+export type TurnOutcome = Omit<CompletionResult, 'model' | 'attempts' | 'cost'>;
 
 /** One model turn: the call answered whole, or streamed to a listener as it comes. */
 export type ModelTurn = (call: PromptCall) => Promise<TurnOutcome>;
