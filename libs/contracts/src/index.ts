@@ -369,3 +369,17 @@ export {
   type RateLimitScope,
   type ScopeToken,
 } from './governance';
+export {
+  PROVIDER_API_KEY_FORMAT,
+  PROVIDER_CREDENTIAL_PROVIDER_FORMAT,
+  PROVIDER_KEY_HINT_LENGTH,
+  PROVIDER_KEY_HINT_MIN_LENGTH,
+  PROVIDER_KEY_TEST_TIMEOUT_MS,
+  ProviderCredentialContracts,
+  ProviderCredentialInput,
+  ProviderCredentialPatterns,
+  ProviderCredentialRequest,
+  SaveProviderCredentialRequest,
+  type ProviderCredentialView,
+  type ResolvedProviderCredential,
+} from './provider-credentials';

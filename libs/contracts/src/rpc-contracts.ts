@@ -4,6 +4,7 @@ import { CallbackDispatcherContracts } from './callback-dispatcher.patterns';
 import { CatalogContracts } from './catalog.patterns';
 import { DeadLetterListContracts, DeadLetterReplayContracts } from './dead-letters.patterns';
 import { GovernanceContracts } from './governance';
+import { ProviderCredentialContracts } from './provider-credentials';
 import { HealthContracts } from './health.patterns';
 import { InvocationContracts } from './invocation.patterns';
 import { KnowledgeBaseContracts } from './knowledge-base.patterns';
@@ -17,6 +18,7 @@ export type RpcContracts = ContractsByPattern<typeof HealthContracts> &
   ContractsByPattern<typeof CatalogContracts> &
   ContractsByPattern<typeof InvocationContracts> &
   ContractsByPattern<typeof GovernanceContracts> &
+  ContractsByPattern<typeof ProviderCredentialContracts> &
   ContractsByPattern<typeof CallbackDispatcherContracts> &
   ContractsByPattern<typeof AgentContracts> &
   ContractsByPattern<typeof AssetContracts> &
@@ -38,6 +40,7 @@ export const RPC_CONTRACTS: { readonly [P in RpcPattern]: RpcContracts[P] } = Ob
     CatalogContracts,
     InvocationContracts,
     GovernanceContracts,
+    ProviderCredentialContracts,
     CallbackDispatcherContracts,
     AgentContracts,
     AssetContracts,

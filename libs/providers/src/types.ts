@@ -1,5 +1,6 @@
 import type { ModelRoute as CatalogModelRoute, ResponseFormat } from '@waggle/contracts';
 import type { JSONSchema7, JSONValue, ModelMessage } from 'ai';
+import type { WorkspaceCredential } from './workspace-credentials';
 
 /** `local`: a model Waggle runs itself (the bundled embedding model), with no credentials or network. */
 export type ProviderApi = 'openai' | 'anthropic' | 'google' | 'openai-compatible' | 'local';
@@ -17,6 +18,8 @@ export interface ModelRoute {
   providerModelId: string;
   /** The provider holds an answer to a JSON schema itself; otherwise a response format is asked for in words (D42). */
   nativeJsonSchema?: boolean;
+  /** The workspace's own key for `provider` (a run with `credentials: workspace`); unset: the operator's. */
+  workspaceCredential?: WorkspaceCredential;
 }
 
 /** The route the catalog service answers over NATS, as the provider layer needs it. */

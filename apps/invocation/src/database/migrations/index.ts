@@ -13,6 +13,7 @@ import { AddPromptFallbacksResponseFormat1795600100000 } from './1795600100000-a
 import { AddRequestTraceId1795600100001 } from './1795600100001-add-request-trace-id';
 import { AddRequestSurface1795878561943 } from './1795878561943-add-request-surface';
 import { AddMcpPublishAndRunSurface1795890442050 } from './1795890442050-add-mcp-publish-and-run-surface';
+import { AddProviderCredentials1795900876929 } from './1795900876929-add-provider-credentials';
 
 /** Every migration of this service, oldest first. `npm run migration:generate` appends here. */
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
@@ -30,4 +31,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   AddRequestTraceId1795600100001,
   AddRequestSurface1795878561943,
   AddMcpPublishAndRunSurface1795890442050,
+  AddProviderCredentials1795900876929,
 ];
