@@ -5,6 +5,7 @@ import type { GatewayEnv } from './config/gateway.env';
 import { AgentsModule } from './agents/agents.module';
 import { KnowledgeBasesModule } from './knowledge-bases/knowledge-bases.module';
 import { McpServersModule } from './mcp-servers/mcp-servers.module';
+import { ProviderCredentialsModule } from './provider-credentials/provider-credentials.module';
 import { McpModule } from './mcp/mcp.module';
 import { WorkflowRunsModule } from './workflows/workflow-runs.module';
 import { AssetsModule } from './assets/assets.module';
@@ -44,6 +45,7 @@ export class GatewayModule {
         WebhooksModule,
         AgentsModule,
         McpServersModule,
+        ProviderCredentialsModule,
         KnowledgeBasesModule,
         AssetsModule,
         WorkflowsModule,

@@ -6,7 +6,7 @@ import { addRunRoutes, RUN_ROUTE_MODELS } from './run-routes';
 
 export const PUBLIC_PATH_PREFIX = '/v1/public/';
 /** Private routes documented all the same: the workspace's MCP servers (the spec's decisions, MCP). */
-export const DOCUMENTED_PRIVATE_PREFIXES = ['/v1/private/mcp_servers'];
+export const DOCUMENTED_PRIVATE_PREFIXES = ['/v1/private/mcp_servers', '/v1/private/provider_credentials'];
 
 /**
  * The OpenAPI 3.1 description of the `/v1/public/*` endpoints, generated from the gateway's
