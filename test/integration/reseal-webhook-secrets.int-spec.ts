@@ -37,6 +37,7 @@ describe('migrate reseal-webhook-secrets (WEBHOOK_SECRET_KEY rotation)', () => {
     prompt: 'whsec_prompt',
     workflow: 'whsec_workflow',
     mcpHeaders: '{"Authorization":"Bearer mcp"}',
+    providerKey: 'sk-workspace-provider-key',
   };
   let client: Client;
 
@@ -44,7 +45,7 @@ describe('migrate reseal-webhook-secrets (WEBHOOK_SECRET_KEY rotation)', () => {
     const { rows } = await client.query<{ sealed: string }>(
       `SELECT webhook_secret_sealed AS sealed FROM agent.agents UNION ALL SELECT previous_webhook_secret_sealed FROM agent.agents
        UNION ALL SELECT webhook_secret_sealed FROM invocation.prompt_deployments UNION ALL SELECT webhook_secret_sealed FROM invocation.workflow_deployments
-       UNION ALL SELECT headers_sealed FROM agent.mcp_servers`,
+       UNION ALL SELECT headers_sealed FROM agent.mcp_servers UNION ALL SELECT api_key_sealed FROM invocation.provider_credentials`,
     );
     return rows.map((row) => row.sealed).sort();
   };
@@ -67,6 +68,11 @@ describe('migrate reseal-webhook-secrets (WEBHOOK_SECRET_KEY rotation)', () => {
     await client.query(
       `INSERT INTO agent.mcp_servers (workspace_id, id, name, url, headers_sealed) VALUES ($1, 'tools', 't', 'https://x', $2)`,
       [workspace, old.seal(plain.mcpHeaders)],
+    );
+    // A workspace's own provider key (keyed by workspace and provider): sealed under the same ring.
+    await client.query(
+      `INSERT INTO invocation.provider_credentials (workspace_id, provider, api_key_sealed, hint) VALUES ($1, 'openai', $2, '-key')`,
+      [workspace, old.seal(plain.providerKey)],
     );
     // Sealed after the rotation already (by a service with the new ring): left as it is.
     await client.query(`INSERT INTO invocation.workflow_deployments (workspace_id, name, webhook_secret_sealed) VALUES ($1, 'w', $2)`, [
@@ -93,7 +99,8 @@ describe('migrate reseal-webhook-secrets (WEBHOOK_SECRET_KEY rotation)', () => {
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toContain('reseal: agent.agents: 1 row(s), 2 sealed value(s) would be sealed again');
     expect(run.stdout).toContain('reseal: agent.mcp_servers: 1 row(s), 1 sealed value(s) would be sealed again');
-    expect(run.stdout).toContain('reseal: dry run, nothing written (4 to reseal)');
+    expect(run.stdout).toContain('reseal: invocation.provider_credentials: 1 row(s), 1 sealed value(s) would be sealed again');
+    expect(run.stdout).toContain('reseal: dry run, nothing written (5 to reseal)');
     expect(await sealedValues()).toEqual(before);
   });
 
@@ -103,7 +110,7 @@ describe('migrate reseal-webhook-secrets (WEBHOOK_SECRET_KEY rotation)', () => {
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toContain('reseal: invocation.prompt_deployments: 1 row(s), 1 sealed value(s) sealed again');
     expect(run.stdout).toContain('reseal: invocation.workflow_deployments: 1 row(s), 0 sealed value(s) sealed again');
-    expect(run.stdout).toContain('reseal: done, 4 resealed');
+    expect(run.stdout).toContain('reseal: done, 5 resealed');
 
     const onlyNew = new SecretSealer(newKey);
     const resealed = await sealedValues();
