@@ -9,6 +9,7 @@ import { createLeanFetch } from './lean-fetch';
 import { LocalEmbeddingModel, LocalEmbeddingPool } from './local-embeddings';
 import { resolveEndpoint, resolveWorkspaceEndpoint, type ProviderEndpoint, type ProviderSettings } from './settings';
 import type { ModelRoute } from './types';
+import type { WorkspaceCredential } from './workspace-credentials';
 
 /** One serving provider's SDK instance, as the model kinds a route may ask for. */
 interface ProviderModels {
@@ -112,7 +113,9 @@ export class ProviderRegistry {
   }
 
   private model<M>(built: Map<string, M>, route: ModelRoute, create: (provider: ProviderModels) => M): M {
-    if (route.workspaceCredential) return this.workspaceModel(built === this.languageModels ? 'language' : 'embedding', route, create);
+    if (route.workspaceCredential) {
+      return this.workspaceModel(built === this.languageModels ? 'language' : 'embedding', route, route.workspaceCredential, create);
+    }
     const providerKey = `${route.providerApi}:${route.provider}`;
     const modelKey = `${providerKey}:${route.providerModelId}`;
     const existing = built.get(modelKey);
@@ -128,8 +131,12 @@ export class ProviderRegistry {
   }
 
   /** A model on the route's workspace key, from the bounded cache of workspace providers. */
-  private workspaceModel<M>(kind: 'language' | 'embedding', route: ModelRoute, create: (provider: ProviderModels) => M): M {
-    const credential = route.workspaceCredential!;
+  private workspaceModel<M>(
+    kind: 'language' | 'embedding',
+    route: ModelRoute,
+    credential: WorkspaceCredential,
+    create: (provider: ProviderModels) => M,
+  ): M {
     const key = [credential.workspaceId, route.providerApi, route.provider, credential.version].join('\u0000');
     let entry = this.workspaceProviders.get(key);
     if (entry) {
