@@ -246,6 +246,29 @@ describe('workspace provider keys: /v1/private/provider_credentials and credenti
     expect((await invoke('own')).body?.error_code).toBe('personal_model_missing_credentials');
   });
 
+  it('stores, lists and deletes a key with the CLI (provider-credential set|list|delete), the key read from a file and never printed', async () => {
+    const keyFile = join(mkdtempSync(join(tmpdir(), 'waggle-provider-key-')), 'key.txt');
+    const cliKey = `sk-cli-${randomBytes(12).toString('hex')}`;
+    writeFileSync(keyFile, `${cliKey}\n`);
+    const from = fake.requests.length;
+    const saved = await cliJson<{ credential: Record<string, unknown>; replaced: boolean }>([
+      'provider-credential',
+      'set',
+      workspaceId,
+      'fake',
+      '--api-key-file',
+      keyFile,
+    ]);
+    answers.push(JSON.stringify(saved));
+    expect(saved).toMatchObject({ credential: { provider: 'fake', hint: cliKey.slice(-4), base_url: null }, replaced: false });
+    expect(keysSince(from)).toEqual([cliKey]);
+    const listed = await cliJson<Array<Record<string, unknown>>>(['provider-credential', 'list', workspaceId]);
+    answers.push(JSON.stringify(listed));
+    expect(listed).toEqual([saved.credential]);
+    expect(JSON.stringify(saved) + JSON.stringify(listed)).not.toContain(cliKey);
+    expect(await cliJson(['provider-credential', 'delete', workspaceId, 'fake', '--yes'])).toEqual({ provider: 'fake' });
+  });
+
   it('never shows the key: not in an answer, a ledger record, a log line of any service, or an exported span; the fake saw it', async () => {
     expect(fake.requests.some((record) => record.apiKey === secret)).toBe(true);
     expect(answers.filter((answer) => answer.includes(secret))).toEqual([]);
