@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  applyDefinitions,
   cliJson,
   collectSse,
   expectEventually,
@@ -103,9 +104,7 @@ describe('workspace provider keys: /v1/private/provider_credentials and credenti
     const created = await cliJson<{ workspace_id: string; api_key: string }>(['workspace', 'create', '--name', 'e2e provider keys']);
     key = created.api_key;
     workspaceId = created.workspace_id;
-    const file = join(mkdtempSync(join(tmpdir(), 'waggle-provider-keys-')), 'definitions.yaml');
-    writeFileSync(file, DEFINITIONS);
-    await cliJson(['apply', '-f', file, '--workspace', workspaceId]);
+    await applyDefinitions(DEFINITIONS, workspaceId);
   });
 
   afterAll(async () => {

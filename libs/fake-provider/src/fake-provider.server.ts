@@ -313,21 +313,22 @@ export class FakeProviderServer {
     sendJson(response, 200, { model: modelId, behaviour: this.behaviourFor(modelId) });
   }
 
-  /**
-   * List models, the call a key is tested with: OpenAI's shape at /v1/models, Anthropic's when
-   * the request carries its headers, Google's at /v1beta/models; 401 without a key or for a refused one.
-   */
-  private listModels(path: string, request: IncomingMessage, url: URL, response: ServerResponse): void {
-    const apiKey = presentedKey(request, url);
-    const protocol = path === '/v1beta/models' ? 'google' : request.headers['x-api-key'] ? 'anthropic' : 'openai';
+  /** A new request's record, kept (the newest maxRecords only). */
+  private record(
+    id: string,
+    protocol: FakeRequestRecord['protocol'],
+    path: string,
+    apiKey: string | null,
+    body: Json | null,
+  ): FakeRequestRecord {
     const record: FakeRequestRecord = {
-      id: `fakereq_${++this.sequence}`,
+      id,
       protocol,
       path,
       apiKey,
-      model: '',
-      body: null,
-      stream: false,
+      model: typeof body?.model === 'string' ? body.model : '',
+      body,
+      stream: body?.stream === true,
       receivedAt: Date.now(),
       aborted: false,
       images: [],
@@ -337,6 +338,17 @@ export class FakeProviderServer {
     };
     this.records.push(record);
     if (this.records.length > this.maxRecords) this.records.splice(0, this.records.length - this.maxRecords);
+    return record;
+  }
+
+  /**
+   * List models, the call a key is tested with: OpenAI's shape at /v1/models, Anthropic's when
+   * the request carries its headers, Google's at /v1beta/models; 401 without a key or for a refused one.
+   */
+  private listModels(path: string, request: IncomingMessage, url: URL, response: ServerResponse): void {
+    const apiKey = presentedKey(request, url);
+    const protocol = path === '/v1beta/models' ? 'google' : request.headers['x-api-key'] ? 'anthropic' : 'openai';
+    const record = this.record(`fakereq_${++this.sequence}`, protocol, path, apiKey, null);
     const status = apiKey === null || this.refuses(apiKey) ? 401 : 200;
     if (status === 401) {
       sendJson(
@@ -373,23 +385,13 @@ export class FakeProviderServer {
     } catch {
       body = null;
     }
-    const record: FakeRequestRecord = {
-      id: `fakereq_${sequence}`,
+    const record = this.record(
+      `fakereq_${sequence}`,
       protocol,
       path,
-      apiKey: presentedKey(request, new URL(request.url ?? '/', 'http://fake')),
-      model: typeof body?.model === 'string' ? body.model : '',
+      presentedKey(request, new URL(request.url ?? '/', 'http://fake')),
       body,
-      stream: body?.stream === true,
-      receivedAt: Date.now(),
-      aborted: false,
-      images: [],
-      toolRounds: 0,
-      lastUserText: '',
-      structured: null,
-    };
-    this.records.push(record);
-    if (this.records.length > this.maxRecords) this.records.splice(0, this.records.length - this.maxRecords);
+    );
     this.notify();
 
     const aborted = new AbortController();

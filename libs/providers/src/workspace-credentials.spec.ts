@@ -74,7 +74,12 @@ describe('withRunCredentials', () => {
 
 describe('providerFailure on the workspace’s key', () => {
   const refused = (status: number) =>
-    new APICallError({ message: 'Incorrect API key provided', url: 'http://fake/v1/chat/completions', requestBodyValues: {}, statusCode: status });
+    new APICallError({
+      message: 'Incorrect API key provided',
+      url: 'http://fake/v1/chat/completions',
+      requestBodyValues: {},
+      statusCode: status,
+    });
 
   it('is 422 personal_model_invalid_credentials when the provider refuses the key (401, 403), not a provider_error', () => {
     const route = { ...ROUTE, workspaceCredential: credential() };
@@ -128,7 +133,8 @@ describe('WorkspaceCredentialCache', () => {
 });
 
 describe('ProviderRegistry on workspace keys', () => {
-  const registry = () => new ProviderRegistry(providerSettingsFromEnv({ FAKE_BASE_URL: 'http://127.0.0.1:9/v1', FAKE_API_KEY: 'operator-key' }));
+  const registry = () =>
+    new ProviderRegistry(providerSettingsFromEnv({ FAKE_BASE_URL: 'http://127.0.0.1:9/v1', FAKE_API_KEY: 'operator-key' }));
 
   it('builds one model per key version: the same version shares it, a replaced key gets a new one, the operator’s key its own', () => {
     const providers = registry();

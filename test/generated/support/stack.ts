@@ -158,6 +158,13 @@ export function useGeneratedStack(
     };
     const mcpServerId = await makeMcpServer(`only-${slug}`);
     const disposableMcpServerId = await makeMcpServer(`disposable-${slug}`);
+    const providerKey = `only-${slug}-provider-key`;
+    const storedKey = await fetch(`${gateway}/v1/private/provider_credentials`, {
+      method: 'POST',
+      headers: authorized,
+      body: JSON.stringify({ provider: 'fake', api_key: providerKey }),
+    });
+    expect(storedKey.status).toBe(201);
     const secret = await fetch(`${gateway}/v1/private/agents/${agent.id}/webhook_secret`, {
       headers: { authorization: `Bearer ${created.api_key}` },
     });
@@ -179,6 +186,7 @@ export function useGeneratedStack(
       disposableKnowledgeBaseId,
       mcpServerId,
       disposableMcpServerId,
+      providerKey,
     };
   }
 
@@ -243,6 +251,7 @@ export function useGeneratedStack(
       b.disposableKnowledgeBaseId,
       b.mcpServerId,
       b.disposableMcpServerId,
+      b.providerKey,
       'only generated B header',
       bAsset.id,
       bAsset.sha256,
