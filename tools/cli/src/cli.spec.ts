@@ -30,6 +30,7 @@ describe('the operator CLI', () => {
       'waggle agent webhook-secret rotate',
       'waggle key revoke',
       'waggle mcp-server delete',
+      'waggle provider-credential delete',
       'waggle webhook-secret rotate',
       'waggle workflow webhook-secret rotate',
       'waggle workspace delete',
