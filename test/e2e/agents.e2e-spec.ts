@@ -39,6 +39,7 @@ const RECORD_KEYS = [
   'fallbacks',
   'response_format',
   'mcp',
+  'credentials',
   'publish',
   'status',
   'created_at',
@@ -143,6 +144,7 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
         fallbacks: [],
         response_format: null,
         mcp: null,
+        credentials: 'hosted',
         publish: null,
         status: 'active',
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
@@ -169,6 +171,7 @@ describe('agents: /v1/public/workspaces/{workspace_id}/agents', () => {
         response_format: { type: 'json_schema', name: 'invoice', schema: { type: 'object', required: ['total'] }, strict: true },
         // Naming servers needs one registered: test/e2e/mcp-tools.e2e-spec.ts.
         mcp: null,
+        credentials: 'workspace',
         publish: { mcp: true, tool_name: 'billing_desk', description: 'Answers billing questions over MCP' },
       };
       const agent = await created(a, fields);

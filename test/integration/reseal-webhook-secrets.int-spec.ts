@@ -38,6 +38,7 @@ describe('migrate reseal-webhook-secrets (WEBHOOK_SECRET_KEY rotation)', () => {
     workflow: 'whsec_workflow',
     mcpHeaders: '{"Authorization":"Bearer mcp"}',
     budget: 'whsec_budget',
+    providerKey: 'sk-workspace-provider-key',
   };
   let client: Client;
 
@@ -45,7 +46,8 @@ describe('migrate reseal-webhook-secrets (WEBHOOK_SECRET_KEY rotation)', () => {
     const { rows } = await client.query<{ sealed: string }>(
       `SELECT webhook_secret_sealed AS sealed FROM agent.agents UNION ALL SELECT previous_webhook_secret_sealed FROM agent.agents
        UNION ALL SELECT webhook_secret_sealed FROM invocation.prompt_deployments UNION ALL SELECT webhook_secret_sealed FROM invocation.workflow_deployments
-       UNION ALL SELECT headers_sealed FROM agent.mcp_servers UNION ALL SELECT webhook_secret_sealed FROM invocation.budgets`,
+       UNION ALL SELECT headers_sealed FROM agent.mcp_servers UNION ALL SELECT webhook_secret_sealed FROM invocation.budgets
+       UNION ALL SELECT api_key_sealed FROM invocation.provider_credentials`,
     );
     return rows.map((row) => row.sealed).sort();
   };
@@ -75,6 +77,11 @@ describe('migrate reseal-webhook-secrets (WEBHOOK_SECRET_KEY rotation)', () => {
        VALUES ($1, 'workspace', 'day', 1, 'https://x', $2), ($1, 'workspace', 'month', 1, NULL, NULL)`,
       [workspace, old.seal(plain.budget)],
     );
+    // A workspace's own provider key (keyed by workspace and provider): sealed under the same ring.
+    await client.query(
+      `INSERT INTO invocation.provider_credentials (workspace_id, provider, api_key_sealed, hint) VALUES ($1, 'openai', $2, '-key')`,
+      [workspace, old.seal(plain.providerKey)],
+    );
     // Sealed after the rotation already (by a service with the new ring): left as it is.
     await client.query(`INSERT INTO invocation.workflow_deployments (workspace_id, name, webhook_secret_sealed) VALUES ($1, 'w', $2)`, [
       workspace,
@@ -101,6 +108,7 @@ describe('migrate reseal-webhook-secrets (WEBHOOK_SECRET_KEY rotation)', () => {
     expect(run.stdout).toContain('reseal: agent.agents: 1 row(s), 2 sealed value(s) would be sealed again');
     expect(run.stdout).toContain('reseal: agent.mcp_servers: 1 row(s), 1 sealed value(s) would be sealed again');
     expect(run.stdout).toContain('reseal: invocation.budgets: 2 row(s), 1 sealed value(s) would be sealed again');
+    expect(run.stdout).toContain('reseal: invocation.provider_credentials: 1 row(s), 1 sealed value(s) would be sealed again');
     expect(run.stdout).toContain('reseal: dry run, nothing written (5 to reseal)');
     expect(await sealedValues()).toEqual(before);
   });

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { loadConfig, NatsRpcClient, startServiceApp } from '@waggle/platform';
 import { ProvidersModule } from '@waggle/providers';
 import { RunLifecycleModule } from '@waggle/runs';
+import { CallbackUrlPolicy, createGuardedDispatcher } from '@waggle/webhooks';
 import { AgentsModule } from './agents/agents.module';
 import { AgentEnv } from './config/agent.env';
 import { dataSourceOptions } from './database/data-source';
@@ -20,7 +21,18 @@ export function bootstrap(): Promise<INestApplication> {
     database,
     imports: [
       RunLifecycleModule,
-      ProvidersModule.forRoot({ env, catalogTransport: NatsRpcClient }),
+      ProvidersModule.forRoot({
+        env,
+        catalogTransport: NatsRpcClient,
+        // Base URLs workspaces gave with their own provider keys: callers' URLs, so through the SSRF guard.
+        workspaceDispatcher: createGuardedDispatcher(
+          new CallbackUrlPolicy(env.PROVIDER_URL_ALLOWLIST, {
+            url: 'url_word_plain',
+            host: 'host_word_plain',
+            setting: 'PROVIDER_URL_ALLOWLIST',
+          }),
+        ),
+      }),
       AgentsModule,
       McpServersModule,
       RunsModule,

@@ -6,6 +6,7 @@ import { AgentsModule } from './agents/agents.module';
 import { KnowledgeBasesModule } from './knowledge-bases/knowledge-bases.module';
 import { GovernanceModule } from './governance/governance.module';
 import { McpServersModule } from './mcp-servers/mcp-servers.module';
+import { ProviderCredentialsModule } from './provider-credentials/provider-credentials.module';
 import { McpModule } from './mcp/mcp.module';
 import { WorkflowRunsModule } from './workflows/workflow-runs.module';
 import { AssetsModule } from './assets/assets.module';
@@ -46,6 +47,7 @@ export class GatewayModule {
         AgentsModule,
         McpServersModule,
         GovernanceModule,
+        ProviderCredentialsModule,
         KnowledgeBasesModule,
         AssetsModule,
         WorkflowsModule,

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { loadConfig, NatsRpcClient, startServiceApp } from '@waggle/platform';
 import { ProvidersModule } from '@waggle/providers';
 import { RunLifecycleModule } from '@waggle/runs';
+import { createGuardedDispatcher } from '@waggle/webhooks';
 import { InvocationEnv } from './config/invocation.env';
 import { dataSourceOptions } from './database/data-source';
 import { GovernanceAdminModule } from './governance-projection/governance-admin.module';
@@ -10,6 +11,7 @@ import { LedgerDeadLetters } from './ledger/ledger-dead-letters';
 import { LedgerModule } from './ledger/ledger.module';
 import { McpToolsModule } from './mcp-tools/mcp-tools.module';
 import { PromptsModule } from './prompts/prompts.module';
+import { ProviderCredentialsModule, providerUrlPolicy } from './provider-credentials/provider-credentials.module';
 import { PromptRunsModule } from './prompt-runs/prompt-runs.module';
 import { RunCancellationModule } from './run-cancellation/run-cancellation.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -26,7 +28,12 @@ export function bootstrap(): Promise<INestApplication> {
     database,
     imports: [
       RunLifecycleModule,
-      ProvidersModule.forRoot({ env, catalogTransport: NatsRpcClient }),
+      ProvidersModule.forRoot({
+        env,
+        catalogTransport: NatsRpcClient,
+        workspaceDispatcher: createGuardedDispatcher(providerUrlPolicy(env)),
+      }),
+      ProviderCredentialsModule,
       PromptsModule,
       PromptRunsModule,
       LedgerModule,

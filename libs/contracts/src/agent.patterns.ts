@@ -47,6 +47,7 @@ import {
 } from './mcp-servers';
 import { FallbacksField, ResponseFormatDto, ResponseFormatField, type ResponseFormat } from './response-format';
 import { MCP_SELECTION_LIMITS, McpSelectionField, type McpSelection } from './mcp-selection';
+import { CREDENTIAL_SOURCES, type CredentialSource } from './governance';
 import { patternNames, rpc, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
 import { WithRunLabels } from './run-labels';
 import { WithRotationOverlap, type ShownWebhookSecret } from './webhook-owners';
@@ -133,6 +134,13 @@ class AgentOptionalFields {
   /** MCP servers of the workspace and which of their tools the agent's runs offer (the spec's decisions, MCP); null for none. */
   @McpSelectionField()
   mcp?: McpSelection[] | null;
+  /**
+   * Whose provider keys its runs use (the spec's decisions on usage governance): `hosted` (the
+   * operator's) or `workspace` (the workspace's own for the model's provider); null resets to `hosted`.
+   */
+  @IsOptional()
+  @IsIn(CREDENTIAL_SOURCES)
+  credentials?: CredentialSource | null;
   /** Offered as a tool of the workspace's MCP server (the spec's decisions, MCP); null unpublishes it. */
   @McpPublishField()
   publish?: McpPublishDto | null;
@@ -267,6 +275,8 @@ export interface AgentRecord {
   response_format: ResponseFormat | null;
   /** The MCP tools the agent's runs offer; null when unset. */
   mcp: McpSelection[] | null;
+  /** Whose provider keys its runs use. */
+  credentials: CredentialSource;
   /** Whether and how it is offered as a tool of the workspace's MCP server; null when never published. */
   publish: McpPublish | null;
   /** Always `active`: deleted agents are never returned. */

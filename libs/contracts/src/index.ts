@@ -424,3 +424,17 @@ export {
   type SpendRow,
   type SpendView,
 } from './governance-admin';
+export {
+  PROVIDER_API_KEY_FORMAT,
+  PROVIDER_CREDENTIAL_PROVIDER_FORMAT,
+  PROVIDER_KEY_HINT_LENGTH,
+  PROVIDER_KEY_HINT_MIN_LENGTH,
+  PROVIDER_KEY_TEST_TIMEOUT_MS,
+  ProviderCredentialContracts,
+  ProviderCredentialInput,
+  ProviderCredentialPatterns,
+  ProviderCredentialRequest,
+  SaveProviderCredentialRequest,
+  type ProviderCredentialView,
+  type ResolvedProviderCredential,
+} from './provider-credentials';

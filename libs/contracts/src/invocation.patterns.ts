@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import type { StreamErrorEvent } from '@waggle/errors';
 import type { FlatMetadata } from './flat-metadata';
-import type { CredentialSource } from './governance';
 import type { AcceptedRun, LedgerRequestType, RunStatus } from './ledger';
 import { DeploymentVariantRequest, ListLimit, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
 import { patternNames, rpc, PRIVATE_RPC_TIMEOUT_MS, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
@@ -10,6 +9,7 @@ import { RunLabels } from './run-labels';
 import { IsRunSurface, PromptConversation, type ConversationToolCall, type RunSurface } from './conversation';
 import { DeploymentWebhookSecretRequest, WithRotationOverlap, type ShownWebhookSecret } from './webhook-owners';
 import { McpPublishDto, McpPublishField, type McpToolDescriptor } from './mcp-tools';
+import { CREDENTIAL_SOURCES, type CredentialSource } from './governance';
 import { Type } from 'class-transformer';
 import {
   IsISO8601,
@@ -128,6 +128,15 @@ export class PromptVariantSpec {
   /** The JSON Schema the answer must match (D42). */
   @ResponseFormatField()
   response_format?: ResponseFormatDto;
+
+  /**
+   * Whose provider keys its runs use (the spec's decisions on usage governance): `hosted` (the
+   * operator's, the default) or `workspace` (the workspace's own, stored for the model's provider).
+   * Part of the version, like the model it goes with.
+   */
+  @IsOptional()
+  @IsIn(CREDENTIAL_SOURCES)
+  credentials?: CredentialSource;
 
   /**
    * Offered as a tool of the workspace's MCP server (the spec's decisions, MCP). Kept on the
@@ -385,6 +394,8 @@ export interface PromptVersionSummary {
   /** Empty when the version names none. */
   fallbacks: string[];
   response_format: ResponseFormat | null;
+  /** Whose provider keys its runs use. */
+  credentials: CredentialSource;
   created_at: string;
   current: boolean;
 }

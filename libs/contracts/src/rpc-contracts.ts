@@ -5,6 +5,7 @@ import { CatalogContracts } from './catalog.patterns';
 import { DeadLetterListContracts, DeadLetterReplayContracts } from './dead-letters.patterns';
 import { GovernanceContracts } from './governance';
 import { GovernanceAdminContracts } from './governance-admin';
+import { ProviderCredentialContracts } from './provider-credentials';
 import { HealthContracts } from './health.patterns';
 import { InvocationContracts } from './invocation.patterns';
 import { KnowledgeBaseContracts } from './knowledge-base.patterns';
@@ -19,6 +20,7 @@ export type RpcContracts = ContractsByPattern<typeof HealthContracts> &
   ContractsByPattern<typeof InvocationContracts> &
   ContractsByPattern<typeof GovernanceContracts> &
   ContractsByPattern<typeof GovernanceAdminContracts> &
+  ContractsByPattern<typeof ProviderCredentialContracts> &
   ContractsByPattern<typeof CallbackDispatcherContracts> &
   ContractsByPattern<typeof AgentContracts> &
   ContractsByPattern<typeof AssetContracts> &
@@ -41,6 +43,7 @@ export const RPC_CONTRACTS: { readonly [P in RpcPattern]: RpcContracts[P] } = Ob
     InvocationContracts,
     GovernanceContracts,
     GovernanceAdminContracts,
+    ProviderCredentialContracts,
     CallbackDispatcherContracts,
     AgentContracts,
     AssetContracts,

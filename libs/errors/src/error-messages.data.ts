@@ -771,6 +771,28 @@ export const ERROR_MESSAGES = {
     es: 'No hay URL base configurada para el proveedor %{provider}',
   },
   provider_request_failed: { en: '%{provider} request failed: %{reason}', es: 'La solicitud a %{provider} falló: %{reason}' },
+  // Workspace provider keys (the spec's decisions on usage governance).
+  personal_model_no_credentials_for: {
+    en: 'The workspace has no credentials stored for provider %{provider}',
+    es: 'El espacio de trabajo no tiene credenciales guardadas para el proveedor %{provider}',
+  },
+  personal_model_refused_by: {
+    en: '%{provider} rejected the workspace credentials',
+    es: '%{provider} rechazó las credenciales del espacio de trabajo',
+  },
+  provider_credential_not_found: {
+    en: 'No credentials stored for provider %{provider}',
+    es: 'No hay credenciales guardadas para el proveedor %{provider}',
+  },
+  provider_credential_unknown_provider: { en: 'Unknown provider: %{provider}', es: 'Proveedor desconocido: %{provider}' },
+  provider_credential_keyless: {
+    en: 'Provider %{provider} takes no credentials',
+    es: 'El proveedor %{provider} no usa credenciales',
+  },
+  provider_credential_test_failed: {
+    en: 'The credentials test with %{provider} failed: %{reason}',
+    es: 'La prueba de las credenciales con %{provider} falló: %{reason}',
+  },
   // Why a provider call failed (libs/providers), nested as provider_request_failed's `%{reason}`.
   provider_reason_after_attempts: { en: '%{reason} after %{count} attempts', es: '%{reason} tras %{count} intentos' },
   provider_reason_authentication: { en: 'authentication failed (HTTP %{status})', es: 'la autenticación falló (HTTP %{status})' },
@@ -782,6 +804,7 @@ export const ERROR_MESSAGES = {
     es: 'solicitud rechazada (HTTP %{status}): %{message}',
   },
   provider_reason_connect: { en: 'could not connect', es: 'no se pudo conectar' },
+  provider_reason_timed_out: { en: 'no answer within %{seconds} s', es: 'sin respuesta en %{seconds} s' },
   provider_reason_broken: { en: 'the connection broke during the response', es: 'la conexión se cortó durante la respuesta' },
   provider_reason_unreadable: { en: 'the response could not be read', es: 'no se pudo leer la respuesta' },
   provider_reason_stream_reported: { en: 'the stream reported %{type}', es: 'la transmisión informó de %{type}' },

@@ -37,11 +37,16 @@ import {
 
 export type FakeProtocol = 'openai' | 'anthropic';
 
-/** One model request as the fake saw it. Headers are not kept, so no API key ever is. */
+/**
+ * One model request (or list-models call) as the fake saw it. Headers are not kept; the key the
+ * caller presented is, so a test can tell whose key called (the operator's or a workspace's).
+ */
 export interface FakeRequestRecord {
   id: string;
-  protocol: FakeProtocol;
+  protocol: FakeProtocol | 'google';
   path: string;
+  /** The API key presented (Authorization bearer, x-api-key, x-goog-api-key or `?key=`); null when none was. */
+  apiKey: string | null;
   model: string;
   /** The parsed JSON body; null when it was not JSON. */
   body: unknown;
@@ -79,6 +84,20 @@ type Json = Record<string, unknown>;
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 const MODEL_PATH_PREFIX = '/_fake/models/';
+/** A key starting with this is always refused (401), as a provider refuses a revoked key. */
+export const REFUSED_KEY_PREFIX = 'bad-';
+/** The models list-models answers. */
+const LISTED_MODELS = ['fake-model'];
+
+/** The key a request presents, however its protocol sends it. */
+function presentedKey(request: IncomingMessage, url: URL): string | null {
+  const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1];
+  const header = (name: string) => {
+    const value = request.headers[name];
+    return typeof value === 'string' && value !== '' ? value : undefined;
+  };
+  return bearer ?? header('x-api-key') ?? header('x-goog-api-key') ?? url.searchParams.get('key') ?? null;
+}
 
 /** Resolves false instead of waiting when the request was aborted meanwhile. */
 async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
@@ -113,6 +132,8 @@ export class FakeProviderServer {
   private readonly gates = new Map<string, (record: FakeRequestRecord) => PendingGate>();
   private readonly records: FakeRequestRecord[] = [];
   private readonly watchers = new Set<() => void>();
+  /** Keys answered 401 (`rejectKeys`), besides every key starting with REFUSED_KEY_PREFIX. */
+  private readonly refusedKeys = new Set<string>();
   /** Models whose requests wait for a test to release them (`hold`). */
   private readonly holds = new Map<string, Promise<void>>();
   /** Per model id, the JSON answers since its behaviour was last set: `invalid_once` fails only the first. */
@@ -164,6 +185,15 @@ export class FakeProviderServer {
   setModel(modelId: string, behaviour: Partial<FakeBehaviour>): void {
     this.models.set(modelId, parseBehaviour(behaviour));
     this.jsonAnswers.delete(modelId);
+  }
+
+  /** Every request presenting one of these keys is answered 401 from now on (model calls and list-models alike). */
+  rejectKeys(...keys: string[]): void {
+    for (const key of keys) this.refusedKeys.add(key);
+  }
+
+  private refuses(key: string | null): boolean {
+    return key !== null && (key.startsWith(REFUSED_KEY_PREFIX) || this.refusedKeys.has(key));
   }
 
   clearModel(modelId: string): void {
@@ -240,8 +270,11 @@ export class FakeProviderServer {
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const path = new URL(request.url ?? '/', 'http://fake').pathname;
+    const url = new URL(request.url ?? '/', 'http://fake');
+    const path = url.pathname;
     try {
+      if (request.method === 'GET' && (path === '/v1/models' || path === '/v1beta/models'))
+        return this.listModels(path, request, url, response);
       if (request.method === 'POST' && path === '/v1/chat/completions') return await this.serveModel('openai', path, request, response);
       if (request.method === 'POST' && path === '/v1/messages') return await this.serveModel('anthropic', path, request, response);
       if (request.method === 'POST' && path === '/v1/embeddings') return await this.serveModel('openai', path, request, response);
@@ -280,20 +313,19 @@ export class FakeProviderServer {
     sendJson(response, 200, { model: modelId, behaviour: this.behaviourFor(modelId) });
   }
 
-  private async serveModel(protocol: FakeProtocol, path: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const sequence = ++this.sequence;
-    const raw = await readBody(request, MAX_BODY_BYTES);
-    let body: Json | null = null;
-    try {
-      const parsed: unknown = JSON.parse(raw);
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) body = parsed as Json;
-    } catch {
-      body = null;
-    }
+  /** A new request's record, kept (the newest maxRecords only). */
+  private record(
+    id: string,
+    protocol: FakeRequestRecord['protocol'],
+    path: string,
+    apiKey: string | null,
+    body: Json | null,
+  ): FakeRequestRecord {
     const record: FakeRequestRecord = {
-      id: `fakereq_${sequence}`,
+      id,
       protocol,
       path,
+      apiKey,
       model: typeof body?.model === 'string' ? body.model : '',
       body,
       stream: body?.stream === true,
@@ -306,6 +338,60 @@ export class FakeProviderServer {
     };
     this.records.push(record);
     if (this.records.length > this.maxRecords) this.records.splice(0, this.records.length - this.maxRecords);
+    return record;
+  }
+
+  /**
+   * List models, the call a key is tested with: OpenAI's shape at /v1/models, Anthropic's when
+   * the request carries its headers, Google's at /v1beta/models; 401 without a key or for a refused one.
+   */
+  private listModels(path: string, request: IncomingMessage, url: URL, response: ServerResponse): void {
+    const apiKey = presentedKey(request, url);
+    const protocol = path === '/v1beta/models' ? 'google' : request.headers['x-api-key'] ? 'anthropic' : 'openai';
+    const record = this.record(`fakereq_${++this.sequence}`, protocol, path, apiKey, null);
+    const status = apiKey === null || this.refuses(apiKey) ? 401 : 200;
+    if (status === 401) {
+      sendJson(
+        response,
+        401,
+        protocol === 'anthropic'
+          ? anthropicError(401, 'invalid x-api-key', 'req_fake_models')
+          : openAIError(401, 'Incorrect API key provided'),
+      );
+    } else if (protocol === 'google') {
+      sendJson(response, 200, { models: LISTED_MODELS.map((id) => ({ name: `models/${id}`, displayName: id })) });
+    } else if (protocol === 'anthropic') {
+      sendJson(response, 200, {
+        data: LISTED_MODELS.map((id) => ({ type: 'model', id, display_name: id, created_at: '2026-01-01T00:00:00Z' })),
+        has_more: false,
+        first_id: LISTED_MODELS[0],
+        last_id: LISTED_MODELS.at(-1),
+      });
+    } else {
+      sendJson(response, 200, { object: 'list', data: LISTED_MODELS.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' })) });
+    }
+    record.status = status;
+    record.finishedAt = Date.now();
+    this.notify();
+  }
+
+  private async serveModel(protocol: FakeProtocol, path: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const sequence = ++this.sequence;
+    const raw = await readBody(request, MAX_BODY_BYTES);
+    let body: Json | null = null;
+    try {
+      const parsed: unknown = JSON.parse(raw);
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) body = parsed as Json;
+    } catch {
+      body = null;
+    }
+    const record = this.record(
+      `fakereq_${sequence}`,
+      protocol,
+      path,
+      presentedKey(request, new URL(request.url ?? '/', 'http://fake')),
+      body,
+    );
     this.notify();
 
     const aborted = new AbortController();
@@ -330,6 +416,7 @@ export class FakeProviderServer {
       finish(status);
     };
 
+    if (this.refuses(record.apiKey)) return fail(401, 'Incorrect API key provided');
     if (protocol === 'anthropic') {
       if (!request.headers['x-api-key']) return fail(401, 'x-api-key header is required');
       if (!request.headers['anthropic-version']) return fail(400, 'anthropic-version: header is required');

@@ -2,6 +2,7 @@ import type { ModelPricing } from '@waggle/contracts';
 import type { LanguageModelUsage } from 'ai';
 import { addCallCost, callCostPicoUsd, costOfCall, estimatedTokens, roundToMicroUsd, RunCost, tokensOf, type CallTokens } from './cost';
 import type { ModelRoute } from './types';
+import { WorkspaceCredential } from './workspace-credentials';
 
 const pricing = (extra: Partial<ModelPricing> = {}): ModelPricing => ({
   input: 3,
@@ -103,11 +104,12 @@ describe('cost of a model call', () => {
 
 describe('costOfCall', () => {
   const route: ModelRoute = { modelId: 'm', provider: 'p', providerName: 'P', providerApi: 'openai', providerModelId: 'm' };
+  const workspaceCredential = new WorkspaceCredential('ws', 'p', 'sk-workspace', null, 'v1');
   const tokens = { input: 10, cacheRead: 0, cacheWrite: 0, output: 10, reasoning: 0 };
 
   it('charges nothing, unversioned, on a route without a price; hosted credentials unless the route says otherwise', () => {
     expect(costOfCall(route, tokens)).toEqual({ picoUsd: 0, priceVersion: null, credentials: 'hosted' });
-    expect(costOfCall({ ...route, pricing: pricing(), credentials: 'workspace' }, tokens, true)).toEqual({
+    expect(costOfCall({ ...route, pricing: pricing(), workspaceCredential }, tokens, true)).toEqual({
       picoUsd: 180_000_000,
       priceVersion: '2026-11-21',
       credentials: 'workspace',
@@ -116,7 +118,7 @@ describe('costOfCall', () => {
   });
 
   it('adds an answer and its repair', () => {
-    const a = costOfCall({ ...route, pricing: pricing(), credentials: 'workspace' }, tokens);
+    const a = costOfCall({ ...route, pricing: pricing(), workspaceCredential }, tokens);
     const b = costOfCall({ ...route, pricing: pricing({ price_version: 'v2' }) }, tokens, true);
     expect(addCallCost(a, b)).toEqual({ picoUsd: 360_000_000, priceVersion: 'v2', credentials: 'hosted', estimated: tokens });
   });

@@ -1,6 +1,7 @@
 import type { CredentialSource, ModelPricing, RunCostFields } from '@waggle/contracts';
 import type { LanguageModelUsage } from 'ai';
 import type { CallCost, ModelRoute, PromptMessage, SpecUsage } from './types';
+import { credentialSourceOf } from './workspace-credentials';
 
 /**
  * The tokens of one model call, each counted once: `input` and `output` are totals, the others
@@ -83,7 +84,7 @@ export function costOfCall(route: ModelRoute, tokens: CallTokens, estimated = fa
   return {
     picoUsd: route.pricing ? callCostPicoUsd(tokens, route.pricing) : 0,
     priceVersion: route.pricing?.price_version ?? null,
-    credentials: route.credentials ?? 'hosted',
+    credentials: credentialSourceOf(route),
     ...(estimated && { estimated: tokens }),
   };
 }

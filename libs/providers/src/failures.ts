@@ -1,6 +1,7 @@
 import { nestedMessage, WaggleException, type NestedMessage } from '@waggle/errors';
 import { APICallError, RetryError } from 'ai';
 import type { AttemptErrorCode, ModelRoute } from './types';
+import { invalidWorkspaceCredentials } from './workspace-credentials';
 
 /** The provider's stream closed cleanly but never said it had finished. */
 export class IncompleteStreamError extends Error {
@@ -150,6 +151,12 @@ export function attemptFailure(error: unknown): AttemptFailure {
 export function providerFailure(error: unknown, route: ModelRoute): WaggleException {
   if (error instanceof WaggleException) return error;
   const { reason, status } = summarize(error);
+  // The workspace's own key refused: theirs to fix, not the provider's failure (and never the operator's key instead).
+  if (route.workspaceCredential && (status === 401 || status === 403)) {
+    const refused = invalidWorkspaceCredentials(route.provider, route.providerName, status);
+    attemptFailures.set(refused, attemptFailure(error));
+    return refused;
+  }
   const failure = new WaggleException('provider_error', {
     detail: 'provider_request_failed',
     params: { provider: route.providerName, reason },

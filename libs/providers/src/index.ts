@@ -20,11 +20,25 @@ export { complete, stream, type CostSink, type RouteCompletion } from './invoke'
 export { ModelRoutes, ROUTE_CACHE_MS } from './model-routes';
 export { withPromptCache } from './prompt-cache';
 export { PROVIDER_SETTINGS, ProvidersModule, type ProvidersModuleOptions } from './providers.module';
-export { compatibleOptionsKey, ProviderRegistry } from './registry';
+export { compatibleOptionsKey, ProviderRegistry, WORKSPACE_PROVIDER_CACHE_ENTRIES, type ProviderRegistryOptions } from './registry';
+export {
+  credentialSourceOf,
+  invalidWorkspaceCredentials,
+  withRunCredentials,
+  WORKSPACE_CREDENTIAL_CACHE_ENTRIES,
+  WORKSPACE_CREDENTIAL_CACHE_MS,
+  WorkspaceCredential,
+  WorkspaceCredentialCache,
+  type RunCredentials,
+  type WorkspaceCredentialLookup,
+} from './workspace-credentials';
 export {
   DEFAULT_BASE_URLS,
   DEFAULT_MAX_RETRIES,
+  isKeylessProvider,
   PROVIDER_KEYS,
+  providerApiOf,
+  workspaceBaseUrl,
   providerEnvPrefix,
   providerEnvVariables,
   providerSettingsFromEnv,

@@ -8,6 +8,8 @@ import type { ProviderRegistry } from './registry';
 import { repairMessages, schemaMismatch, violationsOf } from './structured-output';
 import type { CallCost, CompletionResult, ModelAttempt, ModelRoute, PromptCall, StreamPart } from './types';
 import { addUsage } from './usage';
+import { credentialSourceOf } from './workspace-credentials';
+import type { CredentialSource } from '@waggle/contracts';
 
 /** A call's own time-out for the provider's first byte, armed only while a fallback is left (D41). */
 interface FirstByteGuard {
@@ -71,6 +73,11 @@ export class ModelRun {
   /** The model that answered (the first model until one has). */
   get route(): ModelRoute {
     return this.answering;
+  }
+
+  /** Whose credentials the calls used: the operator's (hosted) or the workspace's own. */
+  get credentials(): CredentialSource {
+    return credentialSourceOf(this.answering);
   }
 
   async complete(call: PromptCall): Promise<CompletionResult> {

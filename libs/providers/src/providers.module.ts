@@ -1,5 +1,6 @@
 import { Module, type DynamicModule, type InjectionToken } from '@nestjs/common';
 import type { RpcTransport } from '@waggle/contracts';
+import type { Dispatcher } from 'undici';
 import { ModelRoutes } from './model-routes';
 import { ProviderRegistry } from './registry';
 import { providerSettingsFromEnv, type ProviderEnv, type ProviderSettings } from './settings';
@@ -15,6 +16,8 @@ export interface ProvidersModuleOptions {
    * NatsRpcClient). A token rather than the class: this library may not import the platform.
    */
   catalogTransport: InjectionToken;
+  /** The connections to base URLs workspaces gave with their keys (the SSRF-guarded dispatcher); see ProviderRegistryOptions. */
+  workspaceDispatcher?: Dispatcher;
 }
 
 /**
@@ -32,7 +35,7 @@ export class ProvidersModule {
         { provide: PROVIDER_SETTINGS, useFactory: () => providerSettingsFromEnv(options.env) },
         {
           provide: ProviderRegistry,
-          useFactory: (settings: ProviderSettings) => new ProviderRegistry(settings),
+          useFactory: (settings: ProviderSettings) => new ProviderRegistry(settings, { workspaceDispatcher: options.workspaceDispatcher }),
           inject: [PROVIDER_SETTINGS],
         },
         { provide: ModelRoutes, useFactory: (catalog: RpcTransport) => new ModelRoutes(catalog), inject: [options.catalogTransport] },

@@ -4,10 +4,12 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { WaggleException } from '@waggle/errors';
 import type { EmbeddingModel, LanguageModel } from 'ai';
+import type { Dispatcher } from 'undici';
 import { createLeanFetch } from './lean-fetch';
 import { LocalEmbeddingModel, LocalEmbeddingPool } from './local-embeddings';
-import { resolveEndpoint, type ProviderSettings } from './settings';
+import { resolveEndpoint, resolveWorkspaceEndpoint, type ProviderEndpoint, type ProviderSettings } from './settings';
 import type { ModelRoute } from './types';
+import type { WorkspaceCredential } from './workspace-credentials';
 
 /** One serving provider's SDK instance, as the model kinds a route may ask for. */
 interface ProviderModels {
@@ -34,6 +36,28 @@ const PASS_IMAGE_URLS = { 'image/*': [/^https?:\/\/.+$/i] };
 /** Every provider's HTTP calls (see createLeanFetch). */
 const LEAN_FETCH = createLeanFetch();
 
+/**
+ * How many providers built on workspaces' own keys a replica keeps (least recently used first
+ * out). One per (workspace, provider, key version): a replaced key gets a new one at once.
+ */
+export const WORKSPACE_PROVIDER_CACHE_ENTRIES = 256;
+
+export interface ProviderRegistryOptions {
+  /**
+   * The connections to a base URL a workspace gave with its key (a caller's URL, so it goes
+   * through the SSRF guard the callbacks use: the app passes the guarded dispatcher). Unset:
+   * such calls use the shared connections.
+   */
+  workspaceDispatcher?: Dispatcher;
+}
+
+/** A provider on a workspace's own key, with its models built so far. */
+interface WorkspaceProvider {
+  provider: ProviderModels;
+  languageModels: Map<string, LanguageModel>;
+  embeddingModels: Map<string, EmbeddingModel>;
+}
+
 /** AI SDK models for catalog routes, one provider instance per serving provider. */
 export class ProviderRegistry {
   private readonly providers = new Map<string, ProviderModels>();
@@ -41,11 +65,19 @@ export class ProviderRegistry {
   private readonly languageModels = new Map<string, LanguageModel>();
   private readonly embeddingModels = new Map<string, EmbeddingModel>();
 
+  /** Providers on workspaces' own keys, by workspace, provider and key version; least recently used first. */
+  private readonly workspaceProviders = new Map<string, WorkspaceProvider>();
+  private readonly workspaceFetch: typeof fetch;
+
   /** The `local` provider's worker threads, started on its first embedding. */
   private readonly localPool: LocalEmbeddingPool;
 
-  constructor(readonly settings: ProviderSettings) {
+  constructor(
+    readonly settings: ProviderSettings,
+    options: ProviderRegistryOptions = {},
+  ) {
     this.localPool = new LocalEmbeddingPool(settings.localEmbeddingThreads);
+    this.workspaceFetch = options.workspaceDispatcher ? createLeanFetch(options.workspaceDispatcher) : LEAN_FETCH;
   }
 
   /** Stops the local model's worker threads (Nest calls it when the app shuts down). */
@@ -75,7 +107,15 @@ export class ProviderRegistry {
     });
   }
 
+  /** How many providers on workspaces' own keys this replica holds (at most WORKSPACE_PROVIDER_CACHE_ENTRIES). */
+  get workspaceProviderCount(): number {
+    return this.workspaceProviders.size;
+  }
+
   private model<M>(built: Map<string, M>, route: ModelRoute, create: (provider: ProviderModels) => M): M {
+    if (route.workspaceCredential) {
+      return this.workspaceModel(built === this.languageModels ? 'language' : 'embedding', route, route.workspaceCredential, create);
+    }
     const providerKey = `${route.providerApi}:${route.provider}`;
     const modelKey = `${providerKey}:${route.providerModelId}`;
     const existing = built.get(modelKey);
@@ -90,7 +130,36 @@ export class ProviderRegistry {
     return model;
   }
 
-  private createProvider(route: ModelRoute): ProviderModels {
+  /** A model on the route's workspace key, from the bounded cache of workspace providers. */
+  private workspaceModel<M>(
+    kind: 'language' | 'embedding',
+    route: ModelRoute,
+    credential: WorkspaceCredential,
+    create: (provider: ProviderModels) => M,
+  ): M {
+    const key = [credential.workspaceId, route.providerApi, route.provider, credential.version].join('\u0000');
+    let entry = this.workspaceProviders.get(key);
+    if (entry) {
+      // Most recently used last: the first key is the one to drop.
+      this.workspaceProviders.delete(key);
+    } else {
+      const endpoint = resolveWorkspaceEndpoint(this.settings, route, credential);
+      const fetch = credential.baseUrl === null ? LEAN_FETCH : this.workspaceFetch;
+      entry = { provider: this.createProvider(route, endpoint, fetch), languageModels: new Map(), embeddingModels: new Map() };
+    }
+    this.workspaceProviders.set(key, entry);
+    while (this.workspaceProviders.size > WORKSPACE_PROVIDER_CACHE_ENTRIES) {
+      this.workspaceProviders.delete(this.workspaceProviders.keys().next().value as string);
+    }
+    const models = (kind === 'language' ? entry.languageModels : entry.embeddingModels) as Map<string, M>;
+    const existing = models.get(route.providerModelId);
+    if (existing) return existing;
+    const model = create(entry.provider);
+    models.set(route.providerModelId, model);
+    return model;
+  }
+
+  private createProvider(route: ModelRoute, endpoint?: ProviderEndpoint, fetch: typeof globalThis.fetch = LEAN_FETCH): ProviderModels {
     if (route.providerApi === 'local') {
       return {
         language: () => {
@@ -103,21 +172,21 @@ export class ProviderRegistry {
         embedding: (id) => new LocalEmbeddingModel(id, this.localPool),
       };
     }
-    const { apiKey, baseURL } = resolveEndpoint(this.settings, route);
+    const { apiKey, baseURL } = endpoint ?? resolveEndpoint(this.settings, route);
     switch (route.providerApi) {
       case 'openai': {
-        const openai = createOpenAI({ apiKey, baseURL, name: route.provider, fetch: LEAN_FETCH });
+        const openai = createOpenAI({ apiKey, baseURL, name: route.provider, fetch });
         // Chat completions rather than the Responses API: it is the protocol every
         // OpenAI-compatible host and the fake provider speak, so one code path is tested
         // end to end, and it keeps no conversation state at OpenAI (Responses stores by default).
         return { language: (id) => openai.chat(id), embedding: (id) => openai.embedding(id) };
       }
       case 'anthropic': {
-        const anthropic = createAnthropic({ apiKey, baseURL, fetch: LEAN_FETCH });
+        const anthropic = createAnthropic({ apiKey, baseURL, fetch });
         return { language: (id) => anthropic.messages(id) };
       }
       case 'google': {
-        const google = createGoogleGenerativeAI({ apiKey, baseURL, fetch: LEAN_FETCH });
+        const google = createGoogleGenerativeAI({ apiKey, baseURL, fetch });
         return { language: (id) => google.languageModel(id), embedding: (id) => google.embedding(id) };
       }
       case 'openai-compatible': {
@@ -126,7 +195,7 @@ export class ProviderRegistry {
           baseURL: baseURL as string,
           apiKey,
           includeUsage: true,
-          fetch: LEAN_FETCH,
+          fetch,
           // The catalog's json_schema flag decides whether a prompt may ask for a schema;
           // when one does, it must reach the host rather than be dropped with a warning.
           supportsStructuredOutputs: true,

@@ -1,5 +1,6 @@
 import { WaggleException } from '@waggle/errors';
-import type { ModelRoute } from './types';
+import type { ModelRoute, ProviderApi } from './types';
+import type { WorkspaceCredential } from './workspace-credentials';
 
 export interface ProviderEndpoint {
   apiKey?: string;
@@ -58,6 +59,40 @@ export const PROVIDER_KEYS = [
 ] as const;
 
 export type ProviderKey = (typeof PROVIDER_KEYS)[number];
+
+/** The API each known provider speaks (the shipped catalog's `providers`, and `fake`'s as tests load it). */
+const PROVIDER_APIS: Readonly<Record<ProviderKey, Exclude<ProviderApi, 'local'>>> = Object.freeze({
+  openai: 'openai',
+  anthropic: 'anthropic',
+  google: 'google',
+  mistral: 'openai-compatible',
+  deepseek: 'openai-compatible',
+  xai: 'openai-compatible',
+  groq: 'openai-compatible',
+  together: 'openai-compatible',
+  openrouter: 'openai-compatible',
+  ollama: 'openai-compatible',
+  fake: 'openai-compatible',
+});
+
+/** The API a known provider speaks, or null for a key that names none (or `local`, which calls no API). */
+export function providerApiOf(provider: string): Exclude<ProviderApi, 'local'> | null {
+  return Object.hasOwn(PROVIDER_APIS, provider) ? PROVIDER_APIS[provider as ProviderKey] : null;
+}
+
+/** Whether a provider is called without a key (a workspace has no credentials to store for it). */
+export function isKeylessProvider(provider: string): boolean {
+  return KEYLESS_PROVIDERS.has(provider) || provider === 'local';
+}
+
+/**
+ * The base URL a provider is called at with a workspace's key: the workspace's own, else the
+ * operator's `<PREFIX>_BASE_URL` (where the operator says the provider lives), else the host's
+ * well-known one; undefined for OpenAI, Anthropic and Google means the SDK's own.
+ */
+export function workspaceBaseUrl(settings: ProviderSettings, provider: string, baseUrl: string | null): string | undefined {
+  return baseUrl ?? settings.endpoints[providerEnvPrefix(provider)]?.baseURL ?? DEFAULT_BASE_URLS[provider];
+}
 
 type EnvPrefix<K extends string> = K extends 'google' ? 'GOOGLE_GENERATIVE_AI' : Uppercase<K>;
 
@@ -148,4 +183,21 @@ export function resolveEndpoint(settings: ProviderSettings, route: ModelRoute): 
     });
   }
   return { ...(apiKey && { apiKey }), ...(baseURL && { baseURL }) };
+}
+
+/**
+ * The key and base URL to call a route's provider with on a workspace's own credential (see
+ * workspaceBaseUrl), or config_error before any request for an OpenAI-compatible host with no
+ * base URL at all.
+ */
+export function resolveWorkspaceEndpoint(settings: ProviderSettings, route: ModelRoute, credential: WorkspaceCredential): ProviderEndpoint {
+  const baseURL = workspaceBaseUrl(settings, route.provider, credential.baseUrl);
+  if (route.providerApi === 'openai-compatible' && !baseURL) {
+    throw new WaggleException('config_error', {
+      detail: 'provider_no_base_url',
+      params: { provider: route.providerName },
+      details: { provider: route.provider },
+    });
+  }
+  return { apiKey: credential.apiKey, ...(baseURL && { baseURL }) };
 }

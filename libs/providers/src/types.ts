@@ -1,5 +1,6 @@
 import type { ModelRoute as CatalogModelRoute, CredentialSource, ModelPricing, ResponseFormat } from '@waggle/contracts';
 import type { JSONSchema7, JSONValue, ModelMessage } from 'ai';
+import type { WorkspaceCredential } from './workspace-credentials';
 
 /** `local`: a model Waggle runs itself (the bundled embedding model), with no credentials or network. */
 export type ProviderApi = 'openai' | 'anthropic' | 'google' | 'openai-compatible' | 'local';
@@ -19,8 +20,8 @@ export interface ModelRoute {
   nativeJsonSchema?: boolean;
   /** The model's effective price (the catalog's, or the operator's override); absent or null: its calls are not charged. */
   pricing?: ModelPricing | null;
-  /** Whose credentials calls on this route use; absent: the operator's (`hosted`). */
-  credentials?: CredentialSource;
+  /** The workspace's own key for `provider` (a run with `credentials: workspace`); unset: the operator's. */
+  workspaceCredential?: WorkspaceCredential;
 }
 
 /** The route the catalog service answers over NATS, as the provider layer needs it. */

@@ -32,3 +32,4 @@ export { DEFAULT_LEDGER_STREAM_SETTINGS, ensureLedgerStream, type LedgerStreamSe
 export { announceRunEnd, type RunCallback, type RunEnd, type RunEndChannels, type RunResult } from './announce/announce-run-end';
 export { CANCELLED_RUN_DATA, isFinishedRun, runCallbackBody, type FinishedRun, type RunRecord } from './announce/run-callback-body';
 export { acceptQueuedRun, TriggerWorker, type TriggeredKind, type TriggeredRun, type TriggerQueue } from './triggers/trigger-worker';
+export { runCredentials } from './credentials/run-credentials';

@@ -1,4 +1,6 @@
 import {
+  CREDENTIAL_SOURCES,
+  type CredentialSource,
   KNOWLEDGE_BASE_SEARCH_TYPES,
   MAX_CONTENT_LENGTH,
   MAX_FALLBACKS,
@@ -130,6 +132,12 @@ export interface PromptStep extends StepBase {
   fallbacks?: string[];
   /** The JSON Schema the answer must match (D42): the step's output is then the parsed value. */
   response_format?: ResponseFormat;
+  /**
+   * Whose provider keys the model call uses (the spec's decisions on usage governance): the
+   * operator's (`hosted`, the default) or the workspace's own. A deployed prompt's variant, and
+   * an agent step's agent, say it themselves.
+   */
+  credentials?: CredentialSource;
   deployment?: string;
   variant?: string;
   inputs?: Record<string, unknown>;
@@ -283,6 +291,7 @@ const promptStep = z
     params: promptParams.optional(),
     fallbacks: z.array(z.string().min(1).max(200)).max(MAX_FALLBACKS).optional(),
     response_format: responseFormat.optional(),
+    credentials: z.enum(CREDENTIAL_SOURCES).optional(),
     deployment: name.optional(),
     variant: name.optional(),
     inputs: z.record(z.string(), z.unknown()).optional(),
@@ -303,6 +312,7 @@ const promptStep = z
       // The deployed variant names its own fallbacks and response format.
       if (step.fallbacks !== undefined) problem('fallbacks', { detail: 'workflow_prompt_variant_sets' });
       if (step.response_format !== undefined) problem('response_format', { detail: 'workflow_prompt_variant_sets' });
+      if (step.credentials !== undefined) problem('credentials', { detail: 'workflow_prompt_variant_sets' });
     } else problem('model', { detail: 'workflow_prompt_neither' });
   });
 

@@ -60,6 +60,8 @@ export interface Workspace {
   disposableBudgetId: string;
   rateLimitId: string;
   disposableRateLimitId: string;
+  /** The workspace's own key for the `fake` provider (stored; never to be seen by another workspace, or at all). */
+  providerKey: string;
 }
 
 /** How a case authenticates: a workspace key (A's, B's or a broken one), or a webhook secret. */
@@ -516,6 +518,15 @@ export const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/v1/private/spend', credentials: 'key', query: true },
   // The effective model prices a workspace reads (the spec's decisions on usage governance); the operator sets them.
   { method: 'GET', path: '/v1/private/model_prices', credentials: 'key', query: true },
+  // The workspace's own provider keys (the spec's decisions on usage governance), tested against the stack's fake provider.
+  { method: 'GET', path: '/v1/private/provider_credentials', credentials: 'key' },
+  {
+    method: 'POST',
+    path: '/v1/private/provider_credentials',
+    credentials: 'key',
+    validBody: () => ({ provider: 'fake', api_key: 'generated-provider-key-0001' }),
+  },
+  { method: 'DELETE', path: '/v1/private/provider_credentials/{0}', credentials: 'key', validParams: () => [['fake'], ['openai']] },
   // The MCP server (the spec's decisions, MCP): a tools/call of A's published prompt variant, as a 2025 client sends it.
   {
     method: 'POST',

@@ -176,6 +176,13 @@ export function useGeneratedStack(
       scope_id: `disposable ${slug}`,
       tokens_per_minute: 1_000_000,
     });
+    const providerKey = `only-${slug}-provider-key`;
+    const storedKey = await fetch(`${gateway}/v1/private/provider_credentials`, {
+      method: 'POST',
+      headers: authorized,
+      body: JSON.stringify({ provider: 'fake', api_key: providerKey }),
+    });
+    expect(storedKey.status).toBe(201);
     const secret = await fetch(`${gateway}/v1/private/agents/${agent.id}/webhook_secret`, {
       headers: { authorization: `Bearer ${created.api_key}` },
     });
@@ -201,6 +208,7 @@ export function useGeneratedStack(
       disposableBudgetId,
       rateLimitId,
       disposableRateLimitId,
+      providerKey,
     };
   }
 
@@ -265,6 +273,7 @@ export function useGeneratedStack(
       b.disposableKnowledgeBaseId,
       b.mcpServerId,
       b.disposableMcpServerId,
+      b.providerKey,
       'only generated B header',
       b.budgetId,
       b.disposableBudgetId,

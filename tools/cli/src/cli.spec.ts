@@ -31,6 +31,7 @@ describe('the operator CLI', () => {
       'waggle budget delete',
       'waggle key revoke',
       'waggle mcp-server delete',
+      'waggle provider-credential delete',
       'waggle rate-limit delete',
       'waggle webhook-secret rotate',
       'waggle workflow webhook-secret rotate',

@@ -22,6 +22,7 @@ import { addRequestCommands } from './request-commands';
 import { addGovernanceCommands } from './governance-commands';
 import { addKnowledgeBaseCommands } from './knowledge-base-commands';
 import { addMcpServerCommands, appliedMcpServerRows, applyMcpServers } from './mcp-server-commands';
+import { addProviderCredentialCommands } from './provider-credential-commands';
 import { addLimitOptions, limitsFromOptions } from './limit-options';
 import { addWorkflowCommands, appliedWorkflowRows, applyWorkflows } from './workflow-commands';
 import { confirmDestructive, yesOption } from './confirm';
@@ -347,6 +348,7 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
   addAgentCommands(program, call);
   addKnowledgeBaseCommands(program, call, collect);
   addMcpServerCommands(program, call);
+  addProviderCredentialCommands(program, call);
   addWorkflowCommands(program, call);
   addDeadLetterCommands(program, call);
   addRequestCommands(program, call, collect);

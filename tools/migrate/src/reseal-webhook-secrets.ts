@@ -13,7 +13,7 @@ export interface SealedSecretTable {
  * Every column holding a value sealed under WEBHOOK_SECRET_KEY: the webhook owners' rows (prompt
  * and workflow deployments and budgets in invocation, agents in agent), whose Redis registry copies each
  * owner rewrites from these rows when it starts and every WEBHOOK_REGISTRY_RESYNC_SECONDS, and
- * the headers of the workspaces' MCP servers (agent).
+ * the headers of the workspaces' MCP servers (agent), and the workspaces' own provider keys (invocation).
  */
 export const SEALED_WEBHOOK_SECRET_TABLES: SealedSecretTable[] = [
   { table: 'invocation.prompt_deployments', columns: ['webhook_secret_sealed', 'previous_webhook_secret_sealed'] },
@@ -21,6 +21,7 @@ export const SEALED_WEBHOOK_SECRET_TABLES: SealedSecretTable[] = [
   { table: 'invocation.budgets', columns: ['webhook_secret_sealed'] },
   { table: 'agent.agents', columns: ['webhook_secret_sealed', 'previous_webhook_secret_sealed'] },
   { table: 'agent.mcp_servers', columns: ['headers_sealed'], key: ['workspace_id', 'id'] },
+  { table: 'invocation.provider_credentials', columns: ['api_key_sealed'], key: ['workspace_id', 'provider'] },
 ];
 
 export interface ResealReport {

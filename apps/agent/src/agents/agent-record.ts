@@ -20,6 +20,7 @@ export function toAgentRecord(agent: AgentEntity): AgentRecord {
     fallbacks: agent.fallbacks,
     response_format: agent.responseFormat,
     mcp: agent.mcp,
+    credentials: agent.credentials,
     publish: agent.publish,
     status: 'active',
     created_at: agent.createdAt.toISOString(),
@@ -45,6 +46,7 @@ export type AgentSettings = Pick<
   | 'fallbacks'
   | 'responseFormat'
   | 'mcp'
+  | 'credentials'
   | 'publish'
 >;
 
@@ -66,6 +68,7 @@ export function settingsOfCreate(fields: CreateAgentFields): AgentSettings {
     fallbacks: fields.fallbacks ?? [],
     responseFormat: fields.response_format ?? null,
     mcp: fields.mcp ?? null,
+    credentials: fields.credentials ?? 'hosted',
     publish: storedMcpPublish(fields.publish),
   };
 }
@@ -92,6 +95,7 @@ export function settingsOfUpdate(fields: UpdateAgentFields): Partial<AgentSettin
   set('fallbacks', fields.fallbacks === null ? [] : fields.fallbacks);
   set('responseFormat', fields.response_format);
   set('mcp', fields.mcp);
+  set('credentials', fields.credentials === null ? 'hosted' : fields.credentials);
   if (fields.publish !== undefined) changes.publish = storedMcpPublish(fields.publish);
   return changes;
 }

@@ -2,7 +2,7 @@
 
 -- runnable
 SELECT "id", "workspace_id", "name", "llm_model", "instruction_prompt", "temperature", "max_token", "max_thinking_token",
-  "provider_prompt_cache_ttl", "reasoning_effort", "tool_choice", "max_tool_calls", "fallbacks", "response_format", "mcp",
+  "provider_prompt_cache_ttl", "reasoning_effort", "tool_choice", "max_tool_calls", "fallbacks", "response_format", "mcp", "credentials",
   ARRAY(
     SELECT k."knowledge_base_id"::text FROM "agent"."agent_knowledge_bases" k
     WHERE k."agent_id" = a."id" ORDER BY k."created_at", k."knowledge_base_id"

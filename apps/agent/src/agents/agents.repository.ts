@@ -48,12 +48,13 @@ type RunnableAgentRow = Pick<
   | 'fallbacks'
   | 'response_format'
   | 'mcp'
+  | 'credentials'
 > & { knowledge_base_ids: string[] };
 
 const SQL = defineSql(__filename, {
   runnable: sql<RunnableAgentRow>(`
     SELECT "id", "workspace_id", "name", "llm_model", "instruction_prompt", "temperature", "max_token", "max_thinking_token",
-      "provider_prompt_cache_ttl", "reasoning_effort", "tool_choice", "max_tool_calls", "fallbacks", "response_format", "mcp",
+      "provider_prompt_cache_ttl", "reasoning_effort", "tool_choice", "max_tool_calls", "fallbacks", "response_format", "mcp", "credentials",
       ARRAY(
         SELECT k."knowledge_base_id"::text FROM "agent"."agent_knowledge_bases" k
         WHERE k."agent_id" = a."id" ORDER BY k."created_at", k."knowledge_base_id"
@@ -225,6 +226,7 @@ function toRunnableAgent(row: RunnableAgentRow): RunnableAgent {
     fallbacks: row.fallbacks,
     responseFormat: row.response_format,
     mcp: row.mcp,
+    credentials: row.credentials,
     knowledgeBaseIds: row.knowledge_base_ids,
   };
 }

@@ -1,5 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import type { AgentPromptCacheTtl, AgentReasoningEffort, AgentToolChoice, McpSelection, ResponseFormat } from '@waggle/contracts';
+import type {
+  AgentPromptCacheTtl,
+  AgentReasoningEffort,
+  AgentToolChoice,
+  CredentialSource,
+  McpSelection,
+  ResponseFormat,
+} from '@waggle/contracts';
 import { BroadcastCache, NatsRpcClient } from '@waggle/platform';
 import { WaggleException } from '@waggle/errors';
 import { agentNotFound, AgentsRepository, isAgentId } from './agents.repository';
@@ -36,6 +43,8 @@ export interface RunnableAgent {
   responseFormat: ResponseFormat | null;
   /** The MCP servers whose tools its runs offer, and which tools; null for none. */
   mcp: McpSelection[] | null;
+  /** Whose provider keys its runs use. */
+  credentials: CredentialSource;
   /** Attached knowledge bases, searched by the `knowledge_search` tool; empty for none. */
   knowledgeBaseIds: string[];
 }

@@ -2,7 +2,8 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { QueueNames, type AcceptAgentRunRequest, type AcceptedRun, type AgentTriggerJob } from '@waggle/contracts';
 import { type JobQueue } from '@waggle/platform';
-import { acceptQueuedRun, LedgerPublisher } from '@waggle/runs';
+import { acceptQueuedRun, LedgerPublisher, runCredentials } from '@waggle/runs';
+import { WorkspaceCredentials } from '../provider-credentials/workspace-credentials';
 import { ModelRoutes, ProviderRegistry, resolveChatRoute } from '@waggle/providers';
 import { RunnableAgents } from '../agents/runnable-agents';
 import { checkRunAttachments, hasImages } from './conversation';
@@ -21,12 +22,20 @@ export class BackgroundAgentRuns {
     private readonly routes: ModelRoutes,
     private readonly registry: ProviderRegistry,
     private readonly ledger: LedgerPublisher,
+    private readonly credentials: WorkspaceCredentials,
     @InjectQueue(QueueNames.agentRuns) private readonly runs: JobQueue<'agent-runs'>,
   ) {}
 
   async accept(request: AcceptAgentRunRequest): Promise<AcceptedRun> {
     const agent = await this.agents.getActive(request.workspace_id, request.agent);
-    await resolveChatRoute(this.routes, this.registry, agent.llmModel, { images: hasImages(checkRunAttachments(request)) });
+    // Refused here as a run is (missing workspace credentials, used-up hosted credits): a queued run is a started one.
+    await resolveChatRoute(
+      this.routes,
+      this.registry,
+      agent.llmModel,
+      { images: hasImages(checkRunAttachments(request)) },
+      runCredentials(agent.credentials, request.workspace_id, this.credentials.lookup),
+    );
     const job: AgentTriggerJob = {
       request_id: request.request_id,
       workspace_id: request.workspace_id,

@@ -1,3 +1,4 @@
+import { ProviderCredentialsModule } from '../provider-credentials/provider-credentials.module';
 import { Module } from '@nestjs/common';
 import { QueueNames } from '@waggle/contracts';
 import { registerQueues } from '@waggle/platform';
@@ -23,7 +24,13 @@ import { RunAgentTurn } from './usecases/run-agent-turn/run-agent-turn';
  * model routes come from the app's global ProvidersModule.
  */
 @Module({
-  imports: [AgentsModule, ThreadsModule, McpToolsModule, registerQueues([QueueNames.agentRuns, QueueNames.callbacks])],
+  imports: [
+    AgentsModule,
+    ThreadsModule,
+    McpToolsModule,
+    ProviderCredentialsModule,
+    registerQueues([QueueNames.agentRuns, QueueNames.callbacks]),
+  ],
   controllers: [RunsController],
   providers: [
     RunAgentTurn,

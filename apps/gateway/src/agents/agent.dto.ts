@@ -9,6 +9,8 @@ import {
   type ApiPropertyOptions,
 } from '@nestjs/swagger';
 import {
+  CREDENTIAL_SOURCES,
+  type CredentialSource,
   AGENT_PROMPT_CACHE_TTLS,
   AGENT_REASONING_EFFORTS,
   AGENT_TOOL_CHOICES,
@@ -64,6 +66,14 @@ export class ResponseFormatDoc implements ResponseFormat {
   @ApiPropertyOptional({ description: 'Ask the provider to hold the answer to the schema exactly; Waggle validates either way' })
   strict?: boolean;
 }
+
+/** `credentials` (the spec's decisions on usage governance): whose provider keys the agent's runs use. */
+const CREDENTIALS = {
+  enum: CREDENTIAL_SOURCES,
+  default: 'hosted',
+  description:
+    "Whose provider keys the agent's runs use: `hosted` (the operator's) or `workspace` (the workspace's own, stored with /v1/private/provider_credentials for the model's provider; none stored: 422 personal_model_missing_credentials)",
+} as const;
 
 /** `publish` (the spec's decisions, MCP): offered as a tool of the workspace's MCP server at POST /v1/mcp. */
 export class McpPublishDoc implements McpPublish {
@@ -180,6 +190,8 @@ export class CreateAgentFieldsDoc {
 
   @ApiPropertyOptional(MCP)
   mcp?: McpSelectionDoc[] | null;
+  @ApiPropertyOptional({ ...CREDENTIALS, nullable: true })
+  credentials?: CredentialSource | null;
   @ApiPropertyOptional(PUBLISH)
   publish?: McpPublishDoc | null;
 }
@@ -249,6 +261,9 @@ export class AgentDto implements AgentRecord {
 
   @ApiProperty(MCP)
   mcp!: McpSelection[] | null;
+
+  @ApiProperty(CREDENTIALS)
+  credentials!: CredentialSource;
   @ApiProperty(PUBLISH)
   publish!: McpPublish | null;
 

@@ -7,7 +7,7 @@ import { addRunRoutes, RUN_ROUTE_MODELS } from './run-routes';
 export const PUBLIC_PATH_PREFIX = '/v1/public/';
 /**
  * Private routes documented all the same: the workspace's MCP servers (the spec's decisions, MCP)
- * and usage governance's budgets, alerts, rate limits, credits, spend and model prices.
+ * and usage governance's budgets, alerts, rate limits, credits, spend, model prices and provider credentials.
  */
 export const DOCUMENTED_PRIVATE_PREFIXES = [
   '/v1/private/mcp_servers',
@@ -17,6 +17,7 @@ export const DOCUMENTED_PRIVATE_PREFIXES = [
   '/v1/private/credits',
   '/v1/private/spend',
   '/v1/private/model_prices',
+  '/v1/private/provider_credentials',
 ];
 
 /**

@@ -100,6 +100,12 @@ export class InvocationEnv extends WithCallbackAllowlist(
   WORKFLOW_HTTP_URL_ALLOWLIST: string = '';
 
   @EnvVar(
+    "Hosts, IP addresses or CIDR ranges a workspace's provider base URL (its own provider credentials) may point at although they are not public https hosts (comma-separated, as CALLBACK_URL_ALLOWLIST; empty in production)",
+  )
+  @IsString()
+  PROVIDER_URL_ALLOWLIST: string = '';
+
+  @EnvVar(
     'A PEM file of extra certificate authorities trusted by scrape steps (besides the public ones and NODE_EXTRA_CA_CERTS); verification stays on',
   )
   @IsString()

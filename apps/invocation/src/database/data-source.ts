@@ -5,6 +5,7 @@ import { GovernanceVersionEntity } from '../governance-projection/entities/gover
 import { LEDGER_ENTITIES } from '../ledger/entities';
 import { RateLimitEntity } from '../rate-limits/entities/rate-limit.entity';
 import { PROMPT_ENTITIES } from '../prompts/entities';
+import { PROVIDER_CREDENTIAL_ENTITIES } from '../provider-credentials/entities';
 import { WORKFLOW_DEPLOYMENT_ENTITIES } from '../workflows/deployments/entities';
 import { WORKFLOW_RUN_ENTITIES } from '../workflows/runs/entities';
 import { MIGRATIONS } from './migrations';
@@ -21,6 +22,7 @@ export const INVOCATION_ENTITIES = [
   RateLimitEntity,
   CreditEntryEntity,
   GovernanceVersionEntity,
+  ...PROVIDER_CREDENTIAL_ENTITIES,
 ];
 
 /** Shared by the app and the migrate command. */

@@ -16,7 +16,9 @@ import {
   type ToolChoice,
   type ToolDefinition,
 } from '@waggle/providers';
+import { runCredentials } from '@waggle/runs';
 import { PromptResolutionCache } from '../prompts/prompt-resolution.cache';
+import { WorkspaceCredentials } from '../provider-credentials/workspace-credentials';
 import type { ResolvedPrompt } from '../prompts/prompts.repository';
 import { conversationMessages, imageUrls, renderMessages } from './prompt-messages';
 
@@ -54,6 +56,7 @@ export class PromptExecution {
     private readonly registry: ProviderRegistry,
     private readonly routes: ModelRoutes,
     private readonly resolutions: PromptResolutionCache,
+    private readonly credentials: WorkspaceCredentials,
   ) {}
 
   /** The variant's current version (or the one given, a trigger's pinned one), rendered for its model. */
@@ -63,7 +66,14 @@ export class PromptExecution {
     const { conversation } = target;
     if (conversation) requireInputs(version.variables, target.inputs);
     const images = imageUrls(version.imageInputs, target.inputs);
-    const chain = await resolveModelChain(this.routes, this.registry, version.model, version.fallbacks, { images: images.length > 0 });
+    const chain = await resolveModelChain(
+      this.routes,
+      this.registry,
+      version.model,
+      version.fallbacks,
+      { images: images.length > 0 },
+      runCredentials(version.credentials, target.workspaceId, this.credentials.lookup),
+    );
     const rendered = renderMessages(version.messages, target.inputs, images) as PromptMessage[];
     if (!conversation) {
       return {

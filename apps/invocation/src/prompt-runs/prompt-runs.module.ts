@@ -4,6 +4,7 @@ import { registerQueues } from '@waggle/platform';
 import { RunCancellation, RunCancelMarks } from '@waggle/runs';
 import { LedgerModule } from '../ledger/ledger.module';
 import { PromptsModule } from '../prompts/prompts.module';
+import { ProviderCredentialsModule } from '../provider-credentials/provider-credentials.module';
 import { BackgroundPromptRuns } from './background-prompt-runs';
 import { PromptExecution } from './prompt-execution';
 import { PromptRunner } from './prompt-runner.service';
@@ -16,7 +17,7 @@ import { PromptRunsController } from './prompt-runs.controller';
  * prompt. The provider registry and model routes come from the app's global ProvidersModule.
  */
 @Module({
-  imports: [PromptsModule, LedgerModule, registerQueues([QueueNames.promptRuns, QueueNames.callbacks])],
+  imports: [PromptsModule, LedgerModule, ProviderCredentialsModule, registerQueues([QueueNames.promptRuns, QueueNames.callbacks])],
   controllers: [PromptRunsController],
   providers: [RunCancellation, RunCancelMarks, PromptExecution, PromptRunner, PromptTriggerWorker, BackgroundPromptRuns],
   // The app's one RunCancellation (workflow runs are tracked by it too) and the trigger worker a cancel finishes waiting jobs with.

@@ -27,5 +27,7 @@ export function definitionOf(variant: PromptVariantSpec) {
     // it did before they existed and re-applying an unchanged file changes nothing.
     fallbacks: variant.fallbacks?.length ? [...variant.fallbacks] : undefined,
     responseFormat: variant.response_format ?? undefined,
+    // Only `workspace` is hashed: a variant that says nothing (or `hosted`) hashes as before.
+    credentials: variant.credentials === 'workspace' ? ('workspace' as const) : undefined,
   };
 }

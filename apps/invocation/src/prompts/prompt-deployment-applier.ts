@@ -37,6 +37,7 @@ export class PromptDeploymentApplier extends DeploymentApplier<
       imageInputs: definition.imageInputs,
       fallbacks: definition.fallbacks ?? [],
       responseFormat: definition.responseFormat ?? null,
+      credentials: definition.credentials ?? 'hosted',
       contentHash: contentHashOf(definition, 'locale'),
     };
   }

@@ -100,6 +100,7 @@ export class PromptsService {
       image_inputs: version.imageInputs,
       fallbacks: version.fallbacks,
       response_format: version.responseFormat,
+      credentials: version.credentials,
       created_at: version.createdAt.toISOString(),
       current: version.id === variant.currentVersionId,
     }));

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { QueueNames } from '@waggle/contracts';
 import { registerQueues } from '@waggle/platform';
 import { PromptRunsModule } from '../prompt-runs/prompt-runs.module';
+import { ProviderCredentialsModule } from '../provider-credentials/provider-credentials.module';
 import { WorkflowDeploymentsModule } from './deployments/workflow-deployments.module';
 import { ProviderToolMeter } from './engine/provider-tool-meter';
 import { StepExecutors } from './engine/step-executors';
@@ -25,7 +26,12 @@ import { WorkflowRunsService } from './runs/workflow-runs.service';
  * versions, webhook secrets) are WorkflowDeploymentsModule's.
  */
 @Module({
-  imports: [WorkflowDeploymentsModule, PromptRunsModule, registerQueues([QueueNames.workflowRuns, QueueNames.callbacks])],
+  imports: [
+    WorkflowDeploymentsModule,
+    PromptRunsModule,
+    ProviderCredentialsModule,
+    registerQueues([QueueNames.workflowRuns, QueueNames.callbacks]),
+  ],
   controllers: [WorkflowRunsController],
   providers: [
     WorkflowRunsRepository,

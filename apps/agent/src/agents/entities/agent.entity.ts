@@ -2,6 +2,7 @@ import type {
   AgentPromptCacheTtl,
   AgentReasoningEffort,
   AgentToolChoice,
+  CredentialSource,
   McpPublish,
   McpSelection,
   ResponseFormat,
@@ -63,6 +64,10 @@ export class AgentEntity extends WebhookOwnerColumns {
   /** The workspace MCP servers whose tools the agent's runs offer, and which tools (the spec's decisions, MCP); null for none. */
   @Column({ type: 'jsonb', nullable: true })
   mcp!: McpSelection[] | null;
+  /** Whose provider keys its runs use: the operator's (`hosted`) or the workspace's own (`workspace`). */
+  @Column({ type: 'text', default: 'hosted' })
+  credentials!: CredentialSource;
+
   /** Offered as a tool of the workspace's MCP server (the spec's decisions, MCP); null when never published. */
   @Column({ type: 'jsonb', nullable: true })
   publish!: McpPublish | null;

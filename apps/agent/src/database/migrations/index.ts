@@ -6,6 +6,7 @@ import { AddAgentFallbacksResponseFormat1795562328886 } from './1795562328886-ad
 import { AddAgentMcp1795890318205 } from './1795890318205-add-agent-mcp';
 import { AddAgentPublish1795890411571 } from './1795890411571-add-agent-publish';
 import { AddMcpServers1795890740924 } from './1795890740924-add-mcp-servers';
+import { AddAgentCredentials1795901000826 } from './1795901000826-add-agent-credentials';
 
 /** Every migration of this service, oldest first. `npm run migration:generate` appends here. */
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
@@ -16,4 +17,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   AddAgentMcp1795890318205,
   AddAgentPublish1795890411571,
   AddMcpServers1795890740924,
+  AddAgentCredentials1795901000826,
 ];

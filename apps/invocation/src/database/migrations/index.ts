@@ -14,6 +14,7 @@ import { AddRequestTraceId1795600100001 } from './1795600100001-add-request-trac
 import { AddRequestSurface1795878561943 } from './1795878561943-add-request-surface';
 import { AddMcpPublishAndRunSurface1795890442050 } from './1795890442050-add-mcp-publish-and-run-surface';
 import { CreateUsageGovernanceTables1795900722067 } from './1795900722067-create-usage-governance-tables';
+import { AddProviderCredentials1795900876929 } from './1795900876929-add-provider-credentials';
 import { AddRequestCost1795901070390 } from './1795901070390-add-request-cost';
 
 /** Every migration of this service, oldest first. `npm run migration:generate` appends here. */
@@ -33,5 +34,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   AddRequestSurface1795878561943,
   AddMcpPublishAndRunSurface1795890442050,
   CreateUsageGovernanceTables1795900722067,
+  AddProviderCredentials1795900876929,
   AddRequestCost1795901070390,
 ];

@@ -1,4 +1,4 @@
-import type { ResponseFormat } from '@waggle/contracts';
+import type { CredentialSource, ResponseFormat } from '@waggle/contracts';
 import { Column, Entity, Index } from 'typeorm';
 import { VersionColumns } from '../../deployments/version-columns';
 import type { StoredPromptMessage, StoredPromptParams } from '../prompt-definition';
@@ -32,6 +32,10 @@ export class PromptVersionEntity extends VersionColumns {
   /** The JSON Schema the answer must match (D42), beside `model` rather than in `params`. */
   @Column({ name: 'response_format', type: 'jsonb', nullable: true })
   responseFormat!: ResponseFormat | null;
+
+  /** Whose provider keys its runs use: the operator's (`hosted`) or the workspace's own (`workspace`). */
+  @Column({ type: 'text', default: 'hosted' })
+  credentials!: CredentialSource;
 
   /** SHA-256 of the canonical definition: applying the same definition twice changes nothing. */
   @Column({ name: 'content_hash', type: 'text' })

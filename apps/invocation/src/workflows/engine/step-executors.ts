@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AgentPatterns, KnowledgeBasePatterns, send } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { APP_ENV, NatsRpcClient } from '@waggle/platform';
-import { RunCancellation } from '@waggle/runs';
+import { RunCancellation, runCredentials } from '@waggle/runs';
 import { WebScraper } from '@waggle/documents';
 import {
   createWebSearchProvider,
@@ -25,6 +25,7 @@ import { readFileSync } from 'node:fs';
 import { request, type Dispatcher } from 'undici';
 import type { InvocationEnv } from '../../config/invocation.env';
 import { PromptExecution } from '../../prompt-runs/prompt-execution';
+import { WorkspaceCredentials } from '../../provider-credentials/workspace-credentials';
 import { isRunCancel } from './run-failure';
 import type { RunExecution } from './workflow-engine';
 import { ProviderToolMeter } from './provider-tool-meter';
@@ -98,6 +99,7 @@ export class StepExecutors {
     private readonly rpc: NatsRpcClient,
     private readonly meter: ProviderToolMeter,
     private readonly cancellation: RunCancellation,
+    private readonly credentials: WorkspaceCredentials,
     @Inject(APP_ENV) private readonly env: InvocationEnv,
   ) {
     this.search = createWebSearchProvider(env);
@@ -197,7 +199,14 @@ export class StepExecutors {
 
   /** A model call with the step's own messages. */
   private async modelCall(step: PromptStep, inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
-    const chain = await resolveModelChain(this.routes, this.registry, inputs.model as string, step.fallbacks);
+    const chain = await resolveModelChain(
+      this.routes,
+      this.registry,
+      inputs.model as string,
+      step.fallbacks,
+      {},
+      runCredentials(step.credentials, execution.run.workspace_id, this.credentials.lookup),
+    );
     const params = toPromptParams(step.params ?? {}, step.response_format);
     const models = new ModelRun(this.registry, chain.routes);
     const result = await models.complete({ messages: inputs.messages as PromptMessage[], params, abortSignal: execution.signal });

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FlatMetadata, RunSurface } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
+import { requestContext } from '@waggle/platform';
 import { LedgerPublisher } from '@waggle/runs';
 import type { PinnedWorkflow } from '../deployments/workflow-resolution.cache';
 import { ledgerRecordOf } from './workflow-run-mappers';
@@ -59,6 +60,8 @@ export class WorkflowRunAdmission {
         metadata: run.metadata,
         user: run.user,
         surface: run.surface,
+        // Kept on the run: its steps may execute on another replica, after the request's context is gone.
+        creditsExhausted: requestContext.get()?.creditsExhausted === true,
         concurrencyLimit: limits.concurrency,
         stepLimit: limits.stepsPerRun,
         toolCallLimit: limits.toolCallsPerDay,

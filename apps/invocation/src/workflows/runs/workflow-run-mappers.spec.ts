@@ -37,6 +37,7 @@ const row = (overrides: Partial<WorkflowRunRow> = {}): WorkflowRunRow => ({
   metadata: { team: 'blue' },
   user_label: 'u-1',
   surface: null,
+  credits_exhausted: false,
   concurrency_limit: 3,
   step_limit: 50,
   tool_call_limit: 15,

@@ -53,7 +53,7 @@ export class WorkflowRunExecutor {
    */
   async execute(run: WorkflowRunRow, cancel?: AbortSignal, onStepFinished?: StepFinished): Promise<TerminalState | null> {
     const attributes = { 'waggle.workflow.run.id': run.id, 'waggle.workflow.id': run.deployment_id };
-    const store = { ...requestContext.get(), deadlineAt: run.deadline_at?.getTime() };
+    const store = { ...requestContext.get(), deadlineAt: run.deadline_at?.getTime(), creditsExhausted: run.credits_exhausted };
     return requestContext.run(store, () =>
       inSpan(`workflow ${run.deployment_name}`, attributes, async (span) => {
         const state = await this.executeRun(run, cancel, onStepFinished);

@@ -10,13 +10,14 @@ WITH slot AS (
 )
 INSERT INTO "invocation"."workflow_runs" (id, workspace_id, deployment_id, deployment_name, variant_id, variant_name, version_id, version, run_status, run_async,
   start_inputs, callback_url, metadata, user_label, surface, concurrency_limit, step_limit, tool_call_limit, started_at,
-  lease_owner, lease_expires_at, attempts, deadline_at)
+  lease_owner, lease_expires_at, attempts, deadline_at, credits_exhausted)
 SELECT $1::text, $2::uuid, $3::uuid, $4::text, $5::uuid, $6::text, $7::uuid, $8::int, d.status, $9::boolean, $10::jsonb, $11::text,
   $12::jsonb, $13::text, $20::text, $14::int, $15::int, $16::int, CASE WHEN d.status = 'running' THEN d.at END,
   CASE WHEN d.status = 'running' THEN $17::text END,
   CASE WHEN d.status = 'running' AND $17::text IS NOT NULL THEN d.at + make_interval(secs => $18::float8 / 1000) END,
   CASE WHEN d.status = 'running' AND $17::text IS NOT NULL THEN 1 ELSE 0 END,
-  CASE WHEN d.status = 'running' AND $17::text IS NOT NULL THEN d.at + make_interval(secs => $19::float8 / 1000) END
+  CASE WHEN d.status = 'running' AND $17::text IS NOT NULL THEN d.at + make_interval(secs => $19::float8 / 1000) END,
+  $21::boolean
 FROM decided d WHERE d.status IS NOT NULL
 RETURNING *;
 

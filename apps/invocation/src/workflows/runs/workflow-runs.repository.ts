@@ -29,6 +29,8 @@ export interface NewWorkflowRun extends WorkflowVersionIdentity {
   user: string | null;
   /** The surface that asked for the run (`mcp`); null for the native route. */
   surface: RunSurface | null;
+  /** The request's context said the hosted credits are used up (kept on the run for its steps). */
+  creditsExhausted: boolean;
   concurrencyLimit: number | null;
   stepLimit: number | null;
   toolCallLimit: number | null;
@@ -170,13 +172,14 @@ const SQL = defineSql(__filename, {
     )
     INSERT INTO ${T_RUNS} (id, workspace_id, deployment_id, deployment_name, variant_id, variant_name, version_id, version, run_status, run_async,
       start_inputs, callback_url, metadata, user_label, surface, concurrency_limit, step_limit, tool_call_limit, started_at,
-      lease_owner, lease_expires_at, attempts, deadline_at)
+      lease_owner, lease_expires_at, attempts, deadline_at, credits_exhausted)
     SELECT $1::text, $2::uuid, $3::uuid, $4::text, $5::uuid, $6::text, $7::uuid, $8::int, d.status, $9::boolean, $10::jsonb, $11::text,
       $12::jsonb, $13::text, $20::text, $14::int, $15::int, $16::int, CASE WHEN d.status = 'running' THEN d.at END,
       CASE WHEN d.status = 'running' THEN $17::text END,
       CASE WHEN d.status = 'running' AND $17::text IS NOT NULL THEN d.at + make_interval(secs => $18::float8 / 1000) END,
       CASE WHEN d.status = 'running' AND $17::text IS NOT NULL THEN 1 ELSE 0 END,
-      CASE WHEN d.status = 'running' AND $17::text IS NOT NULL THEN d.at + make_interval(secs => $19::float8 / 1000) END
+      CASE WHEN d.status = 'running' AND $17::text IS NOT NULL THEN d.at + make_interval(secs => $19::float8 / 1000) END,
+      $21::boolean
     FROM decided d WHERE d.status IS NOT NULL
     RETURNING *`),
   find: sql<WorkflowRunRow>(`SELECT * FROM ${T_RUNS} WHERE id = $1`),
@@ -276,6 +279,7 @@ export class WorkflowRunsRepository extends DataRepository {
       lease?.leaseMs ?? null,
       lease?.timeoutMs ?? null,
       run.surface,
+      run.creditsExhausted,
     ]);
     if (!row) return { status: 'refused' };
     return { status: row.run_status === 'running' ? 'running' : 'queued', run: row };

@@ -12,7 +12,8 @@ import {
   type PromptParams,
   type ReasoningEffort,
 } from '@waggle/providers';
-import { LedgerPublisher, type TrackedRun } from '@waggle/runs';
+import { LedgerPublisher, runCredentials, type TrackedRun } from '@waggle/runs';
+import { WorkspaceCredentials } from '../../../provider-credentials/workspace-credentials';
 import { RunnableAgents, type RunnableAgent } from '../../../agents/runnable-agents';
 import type { AgentEnv } from '../../../config/agent.env';
 import type { FinishedTurn } from '../../../threads/thread-turns';
@@ -147,6 +148,7 @@ export class RunAgentTurn {
     @Inject(DOCUMENT_READER) private readonly reader: DocumentReader,
     private readonly knowledge: AgentKnowledgeSearch,
     private readonly mcpTools: WorkspaceMcpTools,
+    private readonly credentials: WorkspaceCredentials,
     @Inject(APP_ENV) private readonly env: AgentEnv,
   ) {}
 
@@ -200,7 +202,14 @@ export class RunAgentTurn {
         ? await this.agents.getActiveByIdOrName(input.workspace_id, input.agent)
         : await this.agents.getActive(input.workspace_id, input.agent);
     const checked = checkRunAttachments(input);
-    const chain = await resolveModelChain(this.routes, this.registry, agent.llmModel, agent.fallbacks, { images: hasImages(checked) });
+    const chain = await resolveModelChain(
+      this.routes,
+      this.registry,
+      agent.llmModel,
+      agent.fallbacks,
+      { images: hasImages(checked) },
+      runCredentials(agent.credentials, input.workspace_id, this.credentials.lookup),
+    );
     const catalogRoute = chain.catalog;
 
     // `thread_id: null` (as clients send an unset field) is no thread, like an absent one.

@@ -73,6 +73,14 @@ export class WorkflowRunEntity {
   @Column({ type: 'text', nullable: true })
   surface!: RunSurface | null;
 
+  /**
+   * The gateway's admission found the workspace's hosted credits used up when the run was asked
+   * for: its model calls on the operator's keys answer 402 insufficient_hosted_llm_credits
+   * wherever and whenever the run executes (the request's context is gone by then).
+   */
+  @Column({ name: 'credits_exhausted', type: 'boolean', default: false })
+  creditsExhausted!: boolean;
+
   /** The plan's caps when the run was accepted (null = unlimited). */
   @Column({ name: 'concurrency_limit', type: 'integer', nullable: true })
   concurrencyLimit!: number | null;

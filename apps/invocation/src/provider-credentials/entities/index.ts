@@ -1,0 +1,3 @@
+import { ProviderCredentialEntity } from './provider-credential.entity';
+
+export const PROVIDER_CREDENTIAL_ENTITIES = [ProviderCredentialEntity];
