@@ -90,7 +90,8 @@ interface Answer {
  * with the CLI. Shown: requests and tokens per minute (429 too_many_requests with Retry-After and
  * OpenAI's six headers, seen by the official SDK, on prompt, agent, workflow and streamed
  * answers), budgets (422 account_credit_cap_reached) exact under 50 concurrent requests across
- * the replicas and never passed by more than one run's cost, their signed alerts, hosted credits
+ * the replicas and never passed by more than one run's cost, their signed alerts, a stream cut
+ * short by its client charged to the spend for what it used, hosted credits
  * (402 insufficient_hosted_llm_credits, a balance taken below zero by a run already admitted, a
  * run on the workspace's own key not charged to them), spend per key, user, model and day equal
  * to the ledger's costs, and malformed bodies on a limited key answered in the catalog's shape.
@@ -132,7 +133,8 @@ describe('usage governance: enforcement across replicas', () => {
     return answer.body as T;
   }
 
-  const budgetOf = async (who: Tenant, id: string) => (await call(1, 'GET', `/v1/private/budgets/${id}`, who)).body as unknown as BudgetView;
+  const budgetOf = async (who: Tenant, id: string) =>
+    (await call(1, 'GET', `/v1/private/budgets/${id}`, who)).body as unknown as BudgetView;
   const creditsOf = async (who: Tenant) => (await call(1, 'GET', '/v1/private/credits', who)).body as unknown as CreditsView;
 
   /** The workspace's ledger records once every one of `requestIds` has ended. */
@@ -314,7 +316,10 @@ describe('usage governance: enforcement across replicas', () => {
     for (const answer of refused)
       expect(answer).toMatchObject({
         status: 422,
-        body: { error_code: 'account_credit_cap_reached', details: { scope: 'workspace', scope_id: null, period: 'day', limit_micros: limit } },
+        body: {
+          error_code: 'account_credit_cap_reached',
+          details: { scope: 'workspace', scope_id: null, period: 'day', limit_micros: limit },
+        },
       });
 
     // Every admitted run has ended and been reconciled: the ledger's costs and the budget's spend agree.
@@ -447,6 +452,39 @@ describe('usage governance: enforcement across replicas', () => {
     for (const header of RATE_HEADERS) expect([header, headers?.get(header)]).toEqual([header, expect.any(String)]);
   });
 
+  it("charges a stream its client left midway to the budget's spend, for what it used", async () => {
+    const who = await tenant('e2e governance aborted stream');
+    const watch = await create<BudgetWritten>(who, '/budgets', { scope: 'workspace', period: 'month', limit_micros: 1_000_000_000 });
+    fake.setModel(MODEL, { response: 'one two three four five six seven eight', chunkSize: 1 });
+    const gate = fake.gate(MODEL, 3);
+    const client = new AbortController();
+    const probe = randomBytes(8).toString('hex');
+    const response = await fetch(`${gateways[1].baseUrl}/v1/prompt/invoke`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${who.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        deployment: 'governed',
+        variant: 'default',
+        inputs: { question: `abort ${probe}` },
+        streaming: true,
+        metadata: { probe },
+      }),
+      signal: client.signal,
+    });
+    expect(response.status).toBe(200);
+    await gate.reached;
+    client.abort();
+    await expectEventually(() => expect(atProvider(probe)).toEqual([expect.objectContaining({ aborted: true })]));
+    gate.release();
+    const run = await expectEventually(async () => {
+      const { body } = await call(0, 'GET', `/v1/private/requests?metadata_key=probe&metadata_value=${probe}`, who);
+      expect(body.requests).toEqual([expect.objectContaining({ status: 'cancelled', cost_micros: expect.any(Number) })]);
+      return (body.requests as RequestListItem[])[0];
+    });
+    expect(run.cost_micros).toBeGreaterThan(0);
+    await expectEventually(async () => expect((await budgetOf(who, watch.id)).spent_micros).toBe(run.cost_micros));
+  });
+
   describe('hosted credits', () => {
     beforeAll(async () => {
       expect(await cliJson(['plan', 'set', CREDITS_PLAN, '--hosted-credits', 'true'])).toMatchObject({ hosted_credits: true });
@@ -471,7 +509,11 @@ describe('usage governance: enforcement across replicas', () => {
         expect(atProvider(`no credits ${index}`)).toEqual([]);
       }
 
-      expect(await topUp(who, 5_000)).toMatchObject({ balance_micros: 5_000, applies: true, entries: [{ amount_micros: 5_000, kind: 'top_up' }] });
+      expect(await topUp(who, 5_000)).toMatchObject({
+        balance_micros: 5_000,
+        applies: true,
+        entries: [{ amount_micros: 5_000, kind: 'top_up' }],
+      });
       const record = await ranToEnd(who, await invoke(1, who, 'no credits 1'));
       expect(record).toMatchObject({ status: 'completed', credentials: 'hosted', cost_micros: RUN_COST });
       expect(atProvider('no credits 1').map((request) => request.apiKey)).toEqual([OPERATOR_KEY]);
@@ -499,6 +541,7 @@ describe('usage governance: enforcement across replicas', () => {
       // Reconciled (the spend counts it) and not charged to the credits.
       await expectEventually(async () => expect((await budgetOf(who, watch.id)).spent_micros).toBe(2 * RUN_COST));
       expect((await creditsOf(who)).balance_micros).toBe(RUN_COST / 4 - RUN_COST);
+      for (const app of apps) expect(app.output()).not.toContain(workspaceKey);
     });
   });
 
@@ -552,7 +595,12 @@ describe('usage governance: enforcement across replicas', () => {
 
     beforeAll(async () => {
       who = await tenant('e2e governance raw');
-      await create(who, '/rate_limits', { scope: 'api_key', scope_id: who.keyId, requests_per_minute: 1_000, tokens_per_minute: 1_000_000 });
+      await create(who, '/rate_limits', {
+        scope: 'api_key',
+        scope_id: who.keyId,
+        requests_per_minute: 1_000,
+        tokens_per_minute: 1_000_000,
+      });
       await create(who, '/budgets', { scope: 'workspace', period: 'day', limit_micros: 1_000_000_000, thresholds: [100] });
     });
 
