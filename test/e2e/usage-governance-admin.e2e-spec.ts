@@ -9,7 +9,7 @@ import { TEST_REDIS_URL } from '../setup/test-env';
  * Usage governance's administration over HTTP (the spec's decisions on usage governance), as a
  * client calls it: gateway, invocation service (budgets, rate limits, the Redis projection), the
  * catalog (API keys, plans), and the operator CLI. Credits and spend read the request ledger's
- * cost columns: usage-governance-ledger.e2e-spec.ts.
+ * cost columns: usage-governance-enforcement.e2e-spec.ts.
  */
 describe('usage governance administration: /v1/private/budgets, rate_limits, budget_alerts and the CLI', () => {
   const apps: AppProcess[] = [];
