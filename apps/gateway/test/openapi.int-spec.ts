@@ -84,6 +84,25 @@ const MCP_SERVER_ROUTES = [
 ];
 /** The model prices a workspace reads (the spec's decisions on usage governance): private, read only, documented. */
 const MODEL_PRICE_ROUTES = ['get /v1/private/model_prices'];
+/** Usage governance's private routes: budgets and their alerts, rate limits, credits (read only), spend, the workspace's provider keys. */
+const GOVERNANCE_ROUTES = [
+  'get /v1/private/budgets',
+  'post /v1/private/budgets',
+  'get /v1/private/budgets/{id}',
+  'patch /v1/private/budgets/{id}',
+  'delete /v1/private/budgets/{id}',
+  'get /v1/private/budget_alerts',
+  'get /v1/private/rate_limits',
+  'post /v1/private/rate_limits',
+  'get /v1/private/rate_limits/{id}',
+  'patch /v1/private/rate_limits/{id}',
+  'delete /v1/private/rate_limits/{id}',
+  'get /v1/private/credits',
+  'get /v1/private/spend',
+  'get /v1/private/provider_credentials',
+  'post /v1/private/provider_credentials',
+  'delete /v1/private/provider_credentials/{provider}',
+];
 /** The MCP server (the spec's decisions, MCP): one POST route, and GET and DELETE documented as the 405 they answer. */
 const MCP_ROUTES = ['post /v1/mcp', 'get /v1/mcp', 'delete /v1/mcp'];
 
@@ -148,19 +167,35 @@ describe('GET /v1/public/openapi.json', () => {
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
   });
 
-  it('describes every implemented /v1/public/* route, every route that starts a run, the OpenAI-compatible routes, the MCP server routes and the MCP server, and nothing else', () => {
+  it('describes every implemented /v1/public/* route, every route that starts a run, the OpenAI-compatible routes, the MCP server routes, the usage governance private routes and the MCP server, and nothing else', () => {
     const declared = declaredRoutes(app);
     const publicRoutes = declared.filter((route) => route.split(' ')[1].startsWith('/v1/public/'));
     expect(publicRoutes).toContain('get /v1/public/models');
     expect(publicRoutes).toContain('get /v1/public/requests/{id}/events');
     const runStarting = RUN_STARTING_ROUTES.map(([route]) => route);
-    for (const route of [...runStarting, ...OPENAI_ROUTES, ...MCP_SERVER_ROUTES, ...MODEL_PRICE_ROUTES, 'post /v1/mcp', 'all /v1/mcp'])
+    for (const route of [
+      ...runStarting,
+      ...OPENAI_ROUTES,
+      ...MCP_SERVER_ROUTES,
+      ...MODEL_PRICE_ROUTES,
+      ...GOVERNANCE_ROUTES,
+      'post /v1/mcp',
+      'all /v1/mcp',
+    ])
       expect(declared).toContain(route);
     const documented = Object.entries(document.paths).flatMap(([path, operations]) =>
       Object.keys(operations).map((method) => `${method} ${path}`),
     );
     expect(documented.sort()).toEqual(
-      [...publicRoutes, ...runStarting, ...OPENAI_ROUTES, ...MCP_SERVER_ROUTES, ...MODEL_PRICE_ROUTES, ...MCP_ROUTES].sort(),
+      [
+        ...publicRoutes,
+        ...runStarting,
+        ...OPENAI_ROUTES,
+        ...MCP_SERVER_ROUTES,
+        ...MODEL_PRICE_ROUTES,
+        ...GOVERNANCE_ROUTES,
+        ...MCP_ROUTES,
+      ].sort(),
     );
   });
 
@@ -252,7 +287,7 @@ describe('GET /v1/public/openapi.json', () => {
     expect(components.schemas.PublicModelDto.required).toHaveLength(12);
   });
 
-  it("describes the agent routes, the agent record's nineteen fields and the create body's required three", () => {
+  it("describes the agent routes, the agent record's twenty fields and the create body's required three", () => {
     expect(Object.keys(document.paths['/v1/public/workspaces/{workspace_id}/agents']).sort()).toEqual(['get', 'post']);
     expect(Object.keys(document.paths['/v1/public/workspaces/{workspace_id}/agents/{id}']).sort()).toEqual(['delete', 'get', 'patch']);
     const { schemas } = document.components;
@@ -273,6 +308,7 @@ describe('GET /v1/public/openapi.json', () => {
       'fallbacks',
       'response_format',
       'mcp',
+      'credentials',
       'publish',
       'status',
       'created_at',

@@ -59,7 +59,8 @@ describe('the request ledger consumer', () => {
     app = await startServiceApp({
       service: 'invocation',
       env,
-      dependencies: ['postgres', 'nats'],
+      // Redis: the ledger's consumer settles each ended run's cost there (usage governance).
+      dependencies: ['postgres', 'nats', 'redis'],
       database: TypeOrmModule.forRoot(dataSourceOptions(env.DATABASE_URL)),
       imports: [LedgerModule],
     });
