@@ -485,6 +485,35 @@ describe('usage governance: enforcement across replicas', () => {
     await expectEventually(async () => expect((await budgetOf(who, watch.id)).spent_micros).toBe(run.cost_micros));
   });
 
+  it('answers 422 personal_model_missing_credentials and personal_model_invalid_credentials for a workspace-key run, on either replica', async () => {
+    const who = await tenant('e2e governance personal keys');
+    const own = (index: number, question: string) =>
+      post(index, '/v1/prompt/invoke', who, { deployment: 'governed', variant: 'own', inputs: { question } });
+    for (const index of [0, 1]) {
+      expect(await own(index, `no key ${index}`)).toMatchObject({
+        status: 422,
+        body: { error_code: 'personal_model_missing_credentials' },
+      });
+      expect(atProvider(`no key ${index}`)).toEqual([]);
+    }
+    const refusedOnSave = await post(1, '/v1/private/provider_credentials', who, {
+      provider: 'fake',
+      api_key: `bad-${randomBytes(8).toString('hex')}`,
+    });
+    expect(refusedOnSave).toMatchObject({ status: 422, body: { error_code: 'personal_model_invalid_credentials' } });
+
+    const workspaceKey = `sk-ws-${randomBytes(16).toString('hex')}`;
+    expect((await post(0, '/v1/private/provider_credentials', who, { provider: 'fake', api_key: workspaceKey })).status).toBe(201);
+    fake.rejectKeys(workspaceKey);
+    for (const index of [0, 1]) {
+      const refused = await own(index, `revoked key ${index}`);
+      expect(refused).toMatchObject({ status: 422, body: { error_code: 'personal_model_invalid_credentials' } });
+      expect(JSON.stringify(refused)).not.toContain(workspaceKey);
+      // Refused by the provider with the workspace's key, never retried with the operator's.
+      expect(atProvider(`revoked key ${index}`).map((request) => request.apiKey)).toEqual([workspaceKey]);
+    }
+  });
+
   describe('hosted credits', () => {
     beforeAll(async () => {
       expect(await cliJson(['plan', 'set', CREDITS_PLAN, '--hosted-credits', 'true'])).toMatchObject({ hosted_credits: true });

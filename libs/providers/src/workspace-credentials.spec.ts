@@ -130,6 +130,14 @@ describe('WorkspaceCredentialCache', () => {
     fail = false;
     await expect(cache.lookup(WORKSPACE, 'fake')).resolves.toBeInstanceOf(WorkspaceCredential);
   });
+
+  it('does not keep a read that found no key: a key stored meanwhile (on another replica) is used by the next run', async () => {
+    let stored: WorkspaceCredential | null = null;
+    const cache = new WorkspaceCredentialCache(async () => stored);
+    await expect(cache.lookup(WORKSPACE, 'fake')).resolves.toBeNull();
+    stored = credential();
+    await expect(cache.lookup(WORKSPACE, 'fake')).resolves.toBe(stored);
+  });
 });
 
 describe('ProviderRegistry on workspace keys', () => {

@@ -100,7 +100,8 @@ export const WORKSPACE_CREDENTIAL_CACHE_ENTRIES = 1_000;
  * A short, bounded cache in front of a credential lookup (a table read in the invocation
  * service, an RPC to it from the agent service): every run with `credentials: workspace` needs
  * one. Entries live `ttlMs`; the oldest read goes first past `maxEntries`; `forget` drops one at
- * once (the replica that stored or deleted the key). A failed lookup is not cached.
+ * once (the replica that stored or deleted the key). A failed lookup, or one that found no key,
+ * is not cached.
  */
 export class WorkspaceCredentialCache {
   private readonly entries = new Map<string, { credential: Promise<WorkspaceCredential | null>; expiresAt: number }>();
@@ -118,9 +119,12 @@ export class WorkspaceCredentialCache {
     this.entries.delete(key);
     const credential = this.load(workspaceId, provider);
     this.entries.set(key, { credential, expiresAt: now + (this.options.ttlMs ?? WORKSPACE_CREDENTIAL_CACHE_MS) });
-    credential.catch(() => {
+    // Neither a failed lookup nor "none stored" is kept: a key stored on another replica is used
+    // by the next run here, and a missing key only ever answers a refusal, which needs no cache.
+    const drop = () => {
       if (this.entries.get(key)?.credential === credential) this.entries.delete(key);
-    });
+    };
+    credential.then((found) => found === null && drop(), drop);
     const max = this.options.maxEntries ?? WORKSPACE_CREDENTIAL_CACHE_ENTRIES;
     while (this.entries.size > max) this.entries.delete(this.entries.keys().next().value as string);
     return credential;
