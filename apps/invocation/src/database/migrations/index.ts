@@ -15,6 +15,7 @@ import { AddRequestSurface1795878561943 } from './1795878561943-add-request-surf
 import { AddMcpPublishAndRunSurface1795890442050 } from './1795890442050-add-mcp-publish-and-run-surface';
 import { CreateUsageGovernanceTables1795900722067 } from './1795900722067-create-usage-governance-tables';
 import { AddRequestCost1795901070390 } from './1795901070390-add-request-cost';
+import { AddWorkflowRunCost1795903037455 } from './1795903037455-add-workflow-run-cost';
 
 /** Every migration of this service, oldest first. `npm run migration:generate` appends here. */
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
@@ -34,4 +35,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   AddMcpPublishAndRunSurface1795890442050,
   CreateUsageGovernanceTables1795900722067,
   AddRequestCost1795901070390,
+  AddWorkflowRunCost1795903037455,
 ];
