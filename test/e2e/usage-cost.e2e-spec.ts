@@ -64,10 +64,10 @@ workflows:
 const USAGE = { promptTokens: 1000, cachedTokens: 400, reasoningTokens: 100, completionTokens: 300 };
 /** At FAKE_MODEL_PRICING (input 1, cached 0.1, output 4 USD per million): 600 × 1 + 400 × 0.1 + 300 × 4 micro-USD. */
 const PLAIN_COST = 600 + 40 + 1_200;
-/** What fake-cost-half reports: 5 more cached prompt tokens, half a micro-USD more (40.5 for the cache). */
+/** What fake-cost-half reports: 5 more cached prompt tokens, so half a micro-USD more (40.5 for the cache). */
 const HALF_USAGE = { ...USAGE, promptTokens: 1005, cachedTokens: 405 };
-/** 1840.5 micro-USD a call: two calls cost 3681, not the 3682 of two calls rounded each. */
-const HALF_COST_PICOS = (600 * 1 + 405 * 0.1 + 300 * 4) * 1_000_000;
+/** Two calls of fake-cost-half at 600 × 1 + 405 × 0.1 + 300 × 4 = 1840.5 micro-USD: 3681, not the 3682 of two calls rounded each. */
+const TWO_HALF_CALLS_COST = 3_681;
 
 /** The request id of the run a workflow's step starts in another service (as the invocation service names it). */
 const childRequestId = (runId: string, stepKey: string) =>
@@ -116,6 +116,17 @@ describe('usage governance: prices and cost', () => {
       expect(found?.ended_at).toEqual(expect.any(String));
       return found as RequestListItem;
     });
+  /** A workflow run of `costed-flow`'s variant, with a question of its own; its answer. */
+  const invokeWorkflow = async (variant: string, extra: Record<string, unknown> = {}) => {
+    const response = await post('/v1/workflow/invoke', {
+      deployment: 'costed-flow',
+      variant,
+      inputs: { question: `flow ${randomUUID()}` },
+      ...extra,
+    });
+    expect(response.status).toBe(200);
+    return (await response.json()) as { request_id: string; run_status: string; output?: string };
+  };
   const invoke = async (variant: string, question = `what ${randomUUID()}`) => {
     const response = await post('/v1/prompt/invoke', { deployment: 'priced', variant, inputs: { question } });
     expect(response.status).toBe(200);
@@ -235,30 +246,25 @@ describe('usage governance: prices and cost', () => {
   });
 
   it("charges a sync workflow run the sum of its prompt steps' calls, rounded once", async () => {
-    const response = await post('/v1/workflow/invoke', {
-      deployment: 'costed-flow',
-      variant: 'two-prompts',
-      inputs: { question: `flow ${randomUUID()}` },
-    });
-    expect(response.status).toBe(200);
-    const answer = (await response.json()) as { request_id: string; run_status: string; output: string };
+    const answer = await invokeWorkflow('two-prompts');
     expect(answer).toMatchObject({ run_status: 'completed', output: 'half answer / half answer' });
     // An inline prompt step and a deployed prompt step: 1840.5 micro-USD each.
-    const cost = Math.round((2 * HALF_COST_PICOS) / 1_000_000);
-    expect(cost).toBe(3_681);
-    expect(await ended(answer.request_id)).toMatchObject({ request_type: 'workflow', status: 'completed', cost_micros: cost });
-    expect(await listed(answer.request_id)).toMatchObject({ cost_micros: cost, price_version: 'fake-1', credentials: 'hosted' });
+    expect(await ended(answer.request_id)).toMatchObject({
+      request_type: 'workflow',
+      status: 'completed',
+      cost_micros: TWO_HALF_CALLS_COST,
+    });
+    expect(await listed(answer.request_id)).toMatchObject({
+      cost_micros: TWO_HALF_CALLS_COST,
+      price_version: 'fake-1',
+      credentials: 'hosted',
+    });
   });
 
   it('gives an async workflow run its cost in its record once its callback is sent', async () => {
-    const response = await post('/v1/workflow/invoke', {
-      deployment: 'costed-flow',
-      variant: 'two-prompts',
-      inputs: { question: `async ${randomUUID()}` },
+    const { request_id: requestId } = await invokeWorkflow('two-prompts', {
       async: { enabled: true, callback_url: `${receiverUrl}/cost-hooks` },
     });
-    expect(response.status).toBe(200);
-    const { request_id: requestId } = (await response.json()) as { request_id: string };
     const callback = await expectEventually(() => {
       const found = receiver
         .on('/cost-hooks')
@@ -267,19 +273,13 @@ describe('usage governance: prices and cost', () => {
       return JSON.parse((found as { body: string }).body) as Record<string, unknown>;
     });
     expect(callback).toMatchObject({ event_type: 'workflow.completed', data: { output: 'half answer / half answer' } });
-    expect(await ended(requestId)).toMatchObject({ request_type: 'workflow', status: 'completed', cost_micros: 3_681 });
-    expect(await listed(requestId)).toMatchObject({ cost_micros: 3_681, price_version: 'fake-1', credentials: 'hosted' });
+    expect(await ended(requestId)).toMatchObject({ request_type: 'workflow', status: 'completed', cost_micros: TWO_HALF_CALLS_COST });
+    expect(await listed(requestId)).toMatchObject({ cost_micros: TWO_HALF_CALLS_COST, price_version: 'fake-1', credentials: 'hosted' });
   });
 
   it("leaves an agent step's calls out of the workflow's cost: the agent run's own record has them", async () => {
-    const response = await post('/v1/workflow/invoke', {
-      deployment: 'costed-flow',
-      variant: 'with-agent',
-      inputs: { question: `agent ${randomUUID()}` },
-    });
-    expect(response.status).toBe(200);
-    const answer = (await response.json()) as { request_id: string; output: string };
-    expect(answer.output).toBe('priced answer / priced answer');
+    const answer = await invokeWorkflow('with-agent');
+    expect(answer).toMatchObject({ run_status: 'completed', output: 'priced answer / priced answer' });
     // The workflow made one call itself (the inline step); the agent's call is counted once, in the agent run.
     expect(await ended(answer.request_id)).toMatchObject({ request_type: 'workflow', cost_micros: PLAIN_COST });
     expect(await ended(childRequestId(answer.request_id, 'answer'))).toMatchObject({
