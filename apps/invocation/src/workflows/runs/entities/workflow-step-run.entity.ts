@@ -64,8 +64,8 @@ export class WorkflowStepRunEntity {
   modelAttempts!: unknown[] | null;
 
   /**
-   * What the step's own model calls cost (a prompt step's answer, its repair, its fallbacks'
-   * failed calls), in pico-USD, unrounded: the run adds its steps' costs and rounds once, and a
+   * What the step's own model calls cost (a prompt step's answer, by its model or a fallback, its
+   * repair, a call cut short by a cancel at its estimate), in pico-USD, unrounded: the run adds its steps' costs and rounds once, and a
    * re-run adds those of the steps it does not execute again. Null when no call had a price; an
    * agent step's calls are the agent run's own (see WorkflowRunEntity.costMicros).
    */
