@@ -1,5 +1,6 @@
 import type { AgentRecord, RequestListItem } from '@waggle/contracts';
 import {
+  CallbackReceiver,
   cliJson,
   expectEventually,
   FAKE_MODEL_PRICING,
@@ -11,7 +12,7 @@ import {
   waitUntilLive,
   type AppProcess,
 } from '@waggle/testing';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,22 +33,58 @@ prompts:
       - name: overridden
         model: fake-cost-override
         messages: [ { role: user, content: "{{ question }}" } ]
+      - name: half
+        model: fake-cost-half
+        messages: [ { role: user, content: "{{ question }}" } ]
+workflows:
+  - deployment: costed-flow
+    variants:
+      - name: two-prompts
+        inputs: { question: { type: text, required: true } }
+        output: "{{ inline.output }} / {{ deployed.output }}"
+        steps:
+          - { id: inline, type: prompt, model: fake-cost-half, messages: [ { role: user, content: "inline {{ question }}" } ] }
+          - { id: deployed, type: prompt, deployment: priced, variant: half, inputs: { question: "{{ question }}" } }
+`;
+
+/** A workflow whose second step is an agent run (its agent known once created). */
+const AGENT_WORKFLOW = (agentId: string) => `
+workflows:
+  - deployment: costed-flow
+    variants:
+      - name: with-agent
+        inputs: { question: { type: text, required: true } }
+        output: "{{ inline.output }} / {{ answer.output }}"
+        steps:
+          - { id: inline, type: prompt, model: fake-cost-chat, messages: [ { role: user, content: "inline {{ question }}" } ] }
+          - { id: answer, type: agent, agent: ${agentId}, message: "{{ question }}" }
 `;
 
 /** What every priced fake model reports: 1000 prompt tokens (400 read from the cache), 300 completion tokens (100 of them reasoning). */
 const USAGE = { promptTokens: 1000, cachedTokens: 400, reasoningTokens: 100, completionTokens: 300 };
 /** At FAKE_MODEL_PRICING (input 1, cached 0.1, output 4 USD per million): 600 × 1 + 400 × 0.1 + 300 × 4 micro-USD. */
 const PLAIN_COST = 600 + 40 + 1_200;
+/** What fake-cost-half reports: 5 more cached prompt tokens, so half a micro-USD more (40.5 for the cache). */
+const HALF_USAGE = { ...USAGE, promptTokens: 1005, cachedTokens: 405 };
+/** Two calls of fake-cost-half at 600 × 1 + 405 × 0.1 + 300 × 4 = 1840.5 micro-USD: 3681, not the 3682 of two calls rounded each. */
+const TWO_HALF_CALLS_COST = 3_681;
+
+/** The request id of the run a workflow's step starts in another service (as the invocation service names it). */
+const childRequestId = (runId: string, stepKey: string) =>
+  `req_${createHash('sha256').update(`${runId}/${stepKey}`).digest('hex').slice(0, 32)}`;
 
 /**
  * Prices and cost (the spec's decisions on usage governance) through the whole stack: the
  * catalog's prices, the cost each run's ledger record gets from the provider's usage (cached and
  * reasoning tokens counted once), the request lookup's `cost_micros`, a stream cut short by its
- * client charged for what it used, and an operator's price override.
+ * client charged for what it used, an operator's price override, and workflow runs (sync and
+ * async) charged for the model calls they make themselves (an agent step's are its agent run's).
  */
 describe('usage governance: prices and cost', () => {
   const fake = new FakeProviderServer({});
+  const receiver = new CallbackReceiver();
   const apps: AppProcess[] = [];
+  let receiverUrl: string;
   let gateway: string;
   let key: string;
   let workspaceId: string;
@@ -79,6 +116,17 @@ describe('usage governance: prices and cost', () => {
       expect(found?.ended_at).toEqual(expect.any(String));
       return found as RequestListItem;
     });
+  /** A workflow run of `costed-flow`'s variant, with a question of its own; its answer. */
+  const invokeWorkflow = async (variant: string, extra: Record<string, unknown> = {}) => {
+    const response = await post('/v1/workflow/invoke', {
+      deployment: 'costed-flow',
+      variant,
+      inputs: { question: `flow ${randomUUID()}` },
+      ...extra,
+    });
+    expect(response.status).toBe(200);
+    return (await response.json()) as { request_id: string; run_status: string; output?: string };
+  };
   const invoke = async (variant: string, question = `what ${randomUUID()}`) => {
     const response = await post('/v1/prompt/invoke', { deployment: 'priced', variant, inputs: { question } });
     expect(response.status).toBe(200);
@@ -89,15 +137,17 @@ describe('usage governance: prices and cost', () => {
     const fakeUrl = await fake.start();
     for (const model of ['fake-cost-chat', 'fake-cost-reasoning', 'fake-cost-override', 'fake-cost-agent'])
       fake.setModel(model, { response: 'priced answer', usage: USAGE });
+    fake.setModel('fake-cost-half', { response: 'half answer', usage: HALF_USAGE });
+    receiverUrl = await receiver.start();
     fake.setModel('fake-cost-stream', { response: 'one two three four five six seven eight', chunkSize: 1 });
     const env = { LOG_LEVEL: 'warn', FAKE_BASE_URL: `${fakeUrl}/v1`, FAKE_API_KEY: 'fake-key', PROVIDER_MAX_RETRIES: '0' };
     apps.push(
       spawnApp('catalog', await freePort(), env),
       spawnApp('invocation', await freePort(), env),
       spawnApp('agent', await freePort(), env),
-      spawnApp('callback-dispatcher', await freePort(), { LOG_LEVEL: 'warn' }),
+      spawnApp('callback-dispatcher', await freePort(), { LOG_LEVEL: 'warn', CALLBACK_URL_ALLOWLIST: '127.0.0.1' }),
     );
-    const gatewayApp = spawnApp('gateway', await freePort(), env);
+    const gatewayApp = spawnApp('gateway', await freePort(), { ...env, CALLBACK_URL_ALLOWLIST: '127.0.0.1' });
     apps.push(gatewayApp);
     await Promise.all(apps.map((app) => waitUntilLive(app)));
     gateway = gatewayApp.baseUrl;
@@ -107,6 +157,7 @@ describe('usage governance: prices and cost', () => {
       fakeModel('fake-cost-stream', { reasoning: false }),
       fakeModel('fake-cost-override', { reasoning: false }),
       fakeModel('fake-cost-agent', { tool_calling: true, context_limit: 100_000 }),
+      fakeModel('fake-cost-half', { reasoning: false }),
     ]);
     const created = await cliJson<{ workspace_id: string; api_key: string }>([
       'workspace',
@@ -126,6 +177,9 @@ describe('usage governance: prices and cost', () => {
     });
     expect(response.status).toBe(200);
     agent = ((await response.json()) as { agent: AgentRecord }).agent;
+    const agentFile = join(mkdtempSync(join(tmpdir(), 'waggle-cost-')), 'agent-workflow.yaml');
+    writeFileSync(agentFile, AGENT_WORKFLOW(agent.id));
+    await cliJson(['apply', '-f', agentFile, '--workspace', workspaceId]);
   });
 
   afterAll(async () => {
@@ -133,6 +187,7 @@ describe('usage governance: prices and cost', () => {
     await cliJson(['catalog', 'load', '--force']);
     await Promise.all(apps.map((app) => app.stop()));
     await fake.stop();
+    await receiver.stop();
   });
 
   it("answers a completed prompt run's cost from the provider's usage at the catalog price, cached tokens counted once", async () => {
@@ -187,6 +242,50 @@ describe('usage governance: prices and cost', () => {
     expect((await get<Record<string, unknown>>(`/v1/public/requests/${run.request_id}`)).body).toMatchObject({
       status: 'cancelled',
       cost_micros: run.cost_micros,
+    });
+  });
+
+  it("charges a sync workflow run the sum of its prompt steps' calls, rounded once", async () => {
+    const answer = await invokeWorkflow('two-prompts');
+    expect(answer).toMatchObject({ run_status: 'completed', output: 'half answer / half answer' });
+    // An inline prompt step and a deployed prompt step: 1840.5 micro-USD each.
+    expect(await ended(answer.request_id)).toMatchObject({
+      request_type: 'workflow',
+      status: 'completed',
+      cost_micros: TWO_HALF_CALLS_COST,
+    });
+    expect(await listed(answer.request_id)).toMatchObject({
+      cost_micros: TWO_HALF_CALLS_COST,
+      price_version: 'fake-1',
+      credentials: 'hosted',
+    });
+  });
+
+  it('gives an async workflow run its cost in its record once its callback is sent', async () => {
+    const { request_id: requestId } = await invokeWorkflow('two-prompts', {
+      async: { enabled: true, callback_url: `${receiverUrl}/cost-hooks` },
+    });
+    const callback = await expectEventually(() => {
+      const found = receiver
+        .on('/cost-hooks')
+        .find((received) => (JSON.parse(received.body) as { request_id: string }).request_id === requestId);
+      expect(found).toBeDefined();
+      return JSON.parse((found as { body: string }).body) as Record<string, unknown>;
+    });
+    expect(callback).toMatchObject({ event_type: 'workflow.completed', data: { output: 'half answer / half answer' } });
+    expect(await ended(requestId)).toMatchObject({ request_type: 'workflow', status: 'completed', cost_micros: TWO_HALF_CALLS_COST });
+    expect(await listed(requestId)).toMatchObject({ cost_micros: TWO_HALF_CALLS_COST, price_version: 'fake-1', credentials: 'hosted' });
+  });
+
+  it("leaves an agent step's calls out of the workflow's cost: the agent run's own record has them", async () => {
+    const answer = await invokeWorkflow('with-agent');
+    expect(answer).toMatchObject({ run_status: 'completed', output: 'priced answer / priced answer' });
+    // The workflow made one call itself (the inline step); the agent's call is counted once, in the agent run.
+    expect(await ended(answer.request_id)).toMatchObject({ request_type: 'workflow', cost_micros: PLAIN_COST });
+    expect(await ended(childRequestId(answer.request_id, 'answer'))).toMatchObject({
+      request_type: 'agent',
+      status: 'completed',
+      cost_micros: PLAIN_COST,
     });
   });
 

@@ -913,6 +913,19 @@ workflows:
     ]);
     // The model was called once: the finished step was not run again.
     expect(fake.requests.slice(from).filter((request) => JSON.stringify(request.body).includes('hello kill'))).toHaveLength(1);
+    // Its cost, kept in its record by the killed worker, is the run's: the new worker added it without calling the model.
+    const recorded = await db.query<{ cost_picos: string | null }>(
+      "SELECT cost_picos FROM invocation.workflow_step_runs WHERE run_id = $1 AND step_key = 'hello'",
+      [accepted.body.request_id],
+    );
+    const picos = Number(recorded.rows[0].cost_picos);
+    expect(picos).toBeGreaterThan(0);
+    await expectEventually(async () =>
+      expect((await call<Record<string, unknown>>(main, 'GET', `/v1/public/requests/${accepted.body.request_id}`)).body).toMatchObject({
+        status: 'completed',
+        cost_micros: Math.round(picos / 1_000_000),
+      }),
+    );
   });
 
   it('fails a run whose worker died and whose job is gone: the reaper fails it, its slot goes to the queued run', async () => {

@@ -170,11 +170,34 @@ describe('RunCost', () => {
     expect(run.estimatedUsage()).toBeNull();
   });
 
-  it('takes in a rounded run of another service (a workflow agent step)', () => {
+  it("adds parts (a workflow's steps) unrounded, so the run rounds its whole sum once", () => {
+    const first = new RunCost();
+    first.add({ picoUsd: 2_500_000, priceVersion: 'b', credentials: 'workspace' });
+    const second = new RunCost();
+    second.add({ picoUsd: 2_500_000, priceVersion: 'a', credentials: 'hosted' });
+    second.add({ picoUsd: 0, priceVersion: null, credentials: 'workspace' });
+    const unpriced = new RunCost();
+    unpriced.add({ picoUsd: 0, priceVersion: null, credentials: 'workspace' });
+    expect(first.part()).toEqual({ picoUsd: 2_500_000, priceVersion: 'b', credentials: 'workspace' });
+    expect(second.part()).toEqual({ picoUsd: 2_500_000, priceVersion: 'a', credentials: 'hosted' });
+    expect(unpriced.part()).toEqual({ picoUsd: null, priceVersion: null, credentials: 'workspace' });
+    expect(new RunCost().part()).toEqual({ picoUsd: null, priceVersion: null, credentials: null });
+
     const run = new RunCost();
-    run.add({ picoUsd: 2_500_000, priceVersion: 'a', credentials: 'hosted' });
-    run.addRounded({ cost_micros: 7, price_version: 'a,c', credentials: 'hosted' });
-    run.addRounded({ cost_micros: null, price_version: null, credentials: null });
-    expect(run.fields()).toEqual({ cost_micros: 10, price_version: 'a,c', credentials: 'hosted' });
+    for (const part of [first.part(), second.part(), unpriced.part(), new RunCost().part()]) run.addPart(part);
+    // 5 micro-USD: each part alone rounds to 3 (2.5 half up).
+    expect(run.fields()).toEqual({ cost_micros: 5, price_version: 'a,b', credentials: 'hosted' });
+    const replayed = new RunCost();
+    replayed.addPart(run.part());
+    expect(replayed.fields()).toEqual(run.fields());
+  });
+
+  it('keeps workspace credentials and no cost for parts that are all unpriced on workspace keys', () => {
+    const step = new RunCost();
+    step.add({ picoUsd: 0, priceVersion: null, credentials: 'workspace' });
+    const run = new RunCost();
+    run.addPart(step.part());
+    run.addPart(new RunCost().part());
+    expect(run.fields()).toEqual({ cost_micros: null, price_version: null, credentials: 'workspace' });
   });
 });

@@ -145,6 +145,16 @@ export function usageOfTokens(tokens: CallTokens): SpecUsage {
 }
 
 /**
+ * Some model calls of a run, unrounded (RunCost.part): pico-USD and price versions null when none
+ * had a price, credentials null when there were none.
+ */
+export interface CostPart {
+  picoUsd: number | null;
+  priceVersion: string | null;
+  credentials: CredentialSource | null;
+}
+
+/**
  * Everything a run's model calls cost, summed as they end (answers, repairs, agent turns,
  * workflow steps, and aborted calls at their estimate), rounded once when the run records it.
  */
@@ -166,15 +176,28 @@ export class RunCost {
     this.versions.add(cost.priceVersion);
   }
 
-  /** Another run's sum (a workflow's agent step, costed in the agent service) joins this one, already rounded. */
-  addRounded(fields: RunCostFields): void {
-    if (fields.credentials === null) return;
+  /**
+   * The sum so far, unrounded, as one part of a larger run (a workflow step's, which its step
+   * record keeps): the run adds its parts (addPart) and rounds once.
+   */
+  part(): CostPart {
+    if (this.calls === 0) return { picoUsd: null, priceVersion: null, credentials: null };
+    return {
+      picoUsd: this.priced > 0 ? this.picoUsd : null,
+      priceVersion: this.priced > 0 ? [...this.versions].sort().join(',') : null,
+      credentials: this.sources.has('hosted') ? 'hosted' : 'workspace',
+    };
+  }
+
+  /** A part (see part) joins this sum, still unrounded: the same fields as if its calls had been added here. */
+  addPart(part: CostPart): void {
+    if (part.credentials === null) return;
     this.calls += 1;
-    this.sources.add(fields.credentials);
-    if (fields.cost_micros === null || fields.price_version === null) return;
+    this.sources.add(part.credentials);
+    if (part.picoUsd === null || part.priceVersion === null) return;
     this.priced += 1;
-    this.picoUsd += fields.cost_micros * 1_000_000;
-    for (const version of fields.price_version.split(',')) this.versions.add(version);
+    this.picoUsd += part.picoUsd;
+    for (const version of part.priceVersion.split(',')) this.versions.add(version);
   }
 
   /**

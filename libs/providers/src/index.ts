@@ -13,6 +13,7 @@ export {
   tokensOf,
   usageOfTokens,
   type CallTokens,
+  type CostPart,
 } from './cost';
 export { embedTexts } from './embeddings';
 export { LOCAL_EMBEDDING_MODELS } from './local-embeddings';

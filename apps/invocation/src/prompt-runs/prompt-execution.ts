@@ -9,6 +9,7 @@ import {
   resolveModelChain,
   toPromptParams,
   type CompletionResult,
+  type RunCost,
   type ModelRoute,
   type PromptMessage,
   type PromptCall,
@@ -108,9 +109,9 @@ export class PromptExecution {
     };
   }
 
-  /** The model calls of one run of the prepared prompt: its model, its fallbacks, a repair. */
-  modelRun(prepared: PreparedPrompt): ModelRun {
-    return new ModelRun(this.registry, prepared.routes);
+  /** The model calls of one run of the prepared prompt: its model, its fallbacks, a repair (their cost summed in `cost`). */
+  modelRun(prepared: PreparedPrompt, cost?: RunCost): ModelRun {
+    return new ModelRun(this.registry, prepared.routes, cost);
   }
 
   /**

@@ -16,6 +16,7 @@ import { AddMcpPublishAndRunSurface1795890442050 } from './1795890442050-add-mcp
 import { CreateUsageGovernanceTables1795900722067 } from './1795900722067-create-usage-governance-tables';
 import { AddProviderCredentials1795900876929 } from './1795900876929-add-provider-credentials';
 import { AddRequestCost1795901070390 } from './1795901070390-add-request-cost';
+import { AddWorkflowRunCost1795903037455 } from './1795903037455-add-workflow-run-cost';
 
 /** Every migration of this service, oldest first. `npm run migration:generate` appends here. */
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
@@ -36,4 +37,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   CreateUsageGovernanceTables1795900722067,
   AddProviderCredentials1795900876929,
   AddRequestCost1795901070390,
+  AddWorkflowRunCost1795903037455,
 ];

@@ -10,6 +10,7 @@ import {
   ModelRun,
   ProviderRegistry,
   resolveModelChain,
+  RunCost,
   toPromptParams,
   WebToolError,
   type CompletionResult,
@@ -174,12 +175,17 @@ export class StepExecutors {
     };
   }
 
-  async run(step: WorkflowStep, inputs: Record<string, unknown>, execution: RunExecution, key: string): Promise<StepResult> {
+  /**
+   * Runs a step; the model calls the workflow makes itself (a prompt step's answer, repair and
+   * fallbacks) are added to `cost` as they end. An agent step's are not: its agent run is a run
+   * of its own, whose ledger record has their cost.
+   */
+  async run(step: WorkflowStep, inputs: Record<string, unknown>, execution: RunExecution, key: string, cost: RunCost): Promise<StepResult> {
     switch (step.type) {
       case 'template':
         return { output: inputs.text, tokens: 0, modelCalls: 0 };
       case 'prompt':
-        return step.model !== undefined ? this.modelCall(step, inputs, execution) : this.deployedPrompt(inputs, execution);
+        return step.model !== undefined ? this.modelCall(step, inputs, execution, cost) : this.deployedPrompt(inputs, execution, cost);
       case 'agent':
         return this.agent(key, inputs, execution);
       case 'knowledge_search':
@@ -198,7 +204,7 @@ export class StepExecutors {
   }
 
   /** A model call with the step's own messages. */
-  private async modelCall(step: PromptStep, inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
+  private async modelCall(step: PromptStep, inputs: Record<string, unknown>, execution: RunExecution, cost: RunCost): Promise<StepResult> {
     const chain = await resolveModelChain(
       this.routes,
       this.registry,
@@ -208,20 +214,20 @@ export class StepExecutors {
       runCredentials(step.credentials, execution.run.workspace_id, this.credentials.lookup),
     );
     const params = toPromptParams(step.params ?? {}, step.response_format);
-    const models = new ModelRun(this.registry, chain.routes);
+    const models = new ModelRun(this.registry, chain.routes, cost);
     const result = await models.complete({ messages: inputs.messages as PromptMessage[], params, abortSignal: execution.signal });
     return modelStepResult(result, params, models);
   }
 
   /** A deployed prompt variant's current version, rendered with the step's inputs. */
-  private async deployedPrompt(inputs: Record<string, unknown>, execution: RunExecution): Promise<StepResult> {
+  private async deployedPrompt(inputs: Record<string, unknown>, execution: RunExecution, cost: RunCost): Promise<StepResult> {
     const prepared = await this.prompts.prepare({
       workspaceId: execution.run.workspace_id,
       deployment: inputs.deployment as string,
       variant: inputs.variant as string,
       inputs: (inputs.inputs ?? {}) as Record<string, unknown>,
     });
-    const models = this.prompts.modelRun(prepared);
+    const models = this.prompts.modelRun(prepared, cost);
     const result = await this.prompts.complete(prepared, execution.signal, models);
     return modelStepResult(result, prepared.params, models);
   }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { nestedMessage, WaggleException } from '@waggle/errors';
+import { RunCost, type CostPart } from '@waggle/providers';
 import {
   evaluateCondition,
   renderText,
@@ -33,6 +34,12 @@ export interface RunExecution {
   records: StepRecords;
   stepsExecuted: number;
   totalTokens: number;
+  /**
+   * What the workflow's own model calls cost: each step's calls as the step ends, and on a re-run
+   * those of the steps it does not execute again (from their records). An agent step's calls are
+   * its agent run's, recorded there (see WorkflowRunEntity.costMicros).
+   */
+  cost: RunCost;
   /** Set when a caller wants each step told as it finishes (an MCP client's progress); off the path otherwise. */
   onStepFinished?: StepFinished;
 }
@@ -117,11 +124,12 @@ export class WorkflowEngine {
     }
     if (previous?.status === 'completed') {
       scope[step.id] = { output: previous.output, error: null } satisfies StepRecordScope;
-      execution.totalTokens += previous.tokens;
+      replayed(execution, previous, step, key);
       return;
     }
     if (previous?.status === 'failed' && step.on_error === 'continue') {
       scope[step.id] = { output: null, error: previous.error } satisfies StepRecordScope;
+      replayed(execution, previous, step, key);
       return;
     }
     if (step.type === 'loop') return this.runLoop(execution, step, scope, key, iteration);
@@ -131,7 +139,7 @@ export class WorkflowEngine {
       key,
       iteration,
       scope,
-      (inputs) => this.executors.run(step, inputs, execution, key),
+      (inputs, cost) => this.executors.run(step, inputs, execution, key, cost),
       () => this.executors.inputsOf(step, scope),
     );
   }
@@ -147,7 +155,7 @@ export class WorkflowEngine {
     key: string,
     iteration: number | null,
     scope: WorkflowScope,
-    execute: (inputs: Record<string, unknown>) => Promise<StepResult>,
+    execute: StepWork,
     resolveInputs: () => Record<string, unknown>,
   ): Promise<void> {
     return inRecordSpan(
@@ -165,7 +173,7 @@ export class WorkflowEngine {
     key: string,
     iteration: number | null,
     scope: WorkflowScope,
-    execute: (inputs: Record<string, unknown>) => Promise<StepResult>,
+    execute: StepWork,
     resolveInputs: () => Record<string, unknown>,
   ): Promise<RunFailure | null> {
     const runId = execution.run.id;
@@ -183,14 +191,18 @@ export class WorkflowEngine {
     const folded = isSideEffectFree(step);
     const startedAt = performance.now();
     if (!folded) await execution.records.started(start);
+    const calls = new RunCost();
     if (!failure) {
       try {
-        result = await execute(inputs);
+        result = await execute(inputs, calls);
       } catch (error) {
         failure = RunFailure.of(error, step.id);
         if (execution.signal.aborted && execution.signal.reason instanceof RunFailure) failure = execution.signal.reason;
       }
     }
+    // The step's calls cost what they cost whether it completed or failed (a repair that did not hold, a cancel).
+    const cost = calls.part();
+    execution.cost.addPart(cost);
     if (result) {
       execution.totalTokens += result.tokens;
       const end: StepEnd = {
@@ -203,6 +215,7 @@ export class WorkflowEngine {
         tokens: result.tokens,
         modelCalls: result.modelCalls,
         modelAttempts: result.modelAttempts ?? null,
+        cost,
       };
       if (folded) execution.records.finished(start, end, performance.now() - startedAt, step.type === 'prompt');
       else await execution.records.ended(end);
@@ -211,8 +224,9 @@ export class WorkflowEngine {
       return null;
     }
     const failed = failure ?? new RunFailure('internal_server_error', { detail: 'workflow_step_error' }, step.id);
-    if (folded) execution.records.finished(start, failedEnd(runId, key, failed), performance.now() - startedAt, step.type === 'prompt');
-    else await this.endFailed(execution, key, failed);
+    if (folded)
+      execution.records.finished(start, failedEnd(runId, key, failed, cost), performance.now() - startedAt, step.type === 'prompt');
+    else await this.endFailed(execution, key, failed, cost);
     if (failed.fatal || step.on_error === 'fail') throw failed;
     scope[step.id] = { output: null, error: failed.message } satisfies StepRecordScope;
     execution.onStepFinished?.(key);
@@ -344,6 +358,7 @@ export class WorkflowEngine {
     const key = `${loopKey}#${index}`;
     const previous = execution.previous.get(key);
     if (previous?.status === 'completed') {
+      replayedUnder(execution, `${key}.`);
       const recorded = previous.output as { value: unknown } | null;
       return recorded;
     }
@@ -367,13 +382,32 @@ export class WorkflowEngine {
     return output;
   }
 
-  /** A step's (or a condition's, an iteration's) record ends failed, with nothing used. */
-  private endFailed(execution: RunExecution, key: string, failure: RunFailure): Promise<void> {
-    return execution.records.ended(failedEnd(execution.run.id, key, failure));
+  /** A step's (or a condition's, an iteration's) record ends failed, with no tokens and what its calls cost. */
+  private endFailed(execution: RunExecution, key: string, failure: RunFailure, cost?: CostPart): Promise<void> {
+    return execution.records.ended(failedEnd(execution.run.id, key, failure, cost));
   }
 }
 
-function failedEnd(runId: string, key: string, failure: RunFailure): StepEnd {
+/** A step's work, its model calls added to `cost` (a RunCost of the step's own) as they end. */
+type StepWork = (inputs: Record<string, unknown>, cost: RunCost) => Promise<StepResult>;
+
+/**
+ * A step a re-run does not execute again (it ended in an earlier attempt): what its record says
+ * it used joins the run's counters, and for a loop, which is not entered again, what every record
+ * under it (its iterations and their steps) used.
+ */
+function replayed(execution: RunExecution, record: StepRecordRow, step?: WorkflowStep, key?: string): void {
+  execution.totalTokens += record.tokens;
+  execution.cost.addPart({ picoUsd: record.cost_picos, priceVersion: record.price_version, credentials: record.credentials });
+  if (step?.type === 'loop') replayedUnder(execution, `${key}#`);
+}
+
+/** Every record under `prefix` (a finished loop's, or a finished iteration's, `pages#3.`) replayed. */
+function replayedUnder(execution: RunExecution, prefix: string): void {
+  for (const [key, record] of execution.previous) if (key.startsWith(prefix)) replayed(execution, record);
+}
+
+function failedEnd(runId: string, key: string, failure: RunFailure, cost?: CostPart): StepEnd {
   // A model step that failed after a fallback or a repair keeps its calls (D41).
   const attempts = (failure.details as { attempts?: unknown } | undefined)?.attempts;
   const modelAttempts = Array.isArray(attempts) ? (attempts as unknown[]) : null;
@@ -388,6 +422,7 @@ function failedEnd(runId: string, key: string, failure: RunFailure): StepEnd {
     tokens: 0,
     modelCalls,
     modelAttempts,
+    ...(cost && { cost }),
   };
 }
 

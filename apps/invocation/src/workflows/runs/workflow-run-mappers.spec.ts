@@ -43,6 +43,9 @@ const row = (overrides: Partial<WorkflowRunRow> = {}): WorkflowRunRow => ({
   tool_call_limit: 15,
   steps_executed: 4,
   total_tokens: 120,
+  cost_micros: null,
+  price_version: null,
+  credentials: null,
   queue_seq: '1',
   created_at: new Date('2026-11-23T10:00:00.000Z'),
   started_at: new Date('2026-11-23T10:00:01.000Z'),
@@ -126,6 +129,11 @@ describe('workflow run values', () => {
       data: { output: 'done' },
       surface: null,
     });
+    expect(ledgerRecordOf(row())).toMatchObject({ cost_micros: null, price_version: null, credentials: null });
+    // Raw SQL reads the bigint as text: the record has the number.
+    expect(ledgerRecordOf(row({ cost_micros: '3681' as unknown as number, price_version: 'fake-1', credentials: 'hosted' }))).toMatchObject(
+      { cost_micros: 3681, price_version: 'fake-1', credentials: 'hosted' },
+    );
     // A run an MCP client started says so in every record of it.
     expect(ledgerRecordOf(row({ surface: 'mcp' }))).toMatchObject({ surface: 'mcp', status: 'completed' });
   });

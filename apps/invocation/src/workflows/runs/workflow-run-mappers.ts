@@ -72,6 +72,10 @@ export function ledgerRecordOf(row: WorkflowRunRow): LedgerRecord {
     duration_ms: row.started_at && row.ended_at ? row.ended_at.getTime() - row.started_at.getTime() : null,
     usage: isTerminalRun(row) ? { total_tokens: row.total_tokens, steps_executed: row.steps_executed } : null,
     surface: row.surface,
+    // The workflow's own model calls (an agent step's are its agent run's record's); raw SQL reads bigint as text.
+    cost_micros: row.cost_micros === null ? null : Number(row.cost_micros),
+    price_version: row.price_version,
+    credentials: row.credentials,
     data:
       row.run_status === 'completed'
         ? { output: row.output_content }

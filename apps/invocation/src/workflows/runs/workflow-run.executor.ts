@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { nestedMessage, WaggleException } from '@waggle/errors';
 import { APP_ENV, isTransientFailure, requestContext } from '@waggle/platform';
+import { RunCost } from '@waggle/providers';
 import { inSpan, markSpanFailed } from '@waggle/telemetry';
 import { randomUUID } from 'node:crypto';
 import type { InvocationEnv } from '../../config/invocation.env';
@@ -41,7 +42,7 @@ export class WorkflowRunExecutor {
    * lost (the run is whoever took it over's, or already failed). An outage or an unexpected fault
    * throws, after giving the lease back so the next attempt need not wait for it to lapse.
    * `cancel` (RunCancellation's signal of the run) stops it: no further step, running steps
-   * aborted, and the state is `cancelled` with what the steps so far used. `onStepFinished` is
+   * aborted, and the state is `cancelled` with what the steps so far used (tokens, cost). `onStepFinished` is
    * told each step as it finishes (a caller's progress).
    *
    * The execution is one span (`workflow {deployment}`), the steps' spans its children, with the
@@ -109,6 +110,7 @@ export class WorkflowRunExecutor {
         records: new StepRecords(this.runs),
         stepsExecuted: 0,
         totalTokens: 0,
+        cost: new RunCost(),
         ...(onStepFinished && { onStepFinished }),
       };
       let state: TerminalState;
@@ -129,7 +131,13 @@ export class WorkflowRunExecutor {
       }
       // The records still held go with the terminal move (settle).
       const records = await execution.records.drain();
-      return { ...state, stepsExecuted: execution.stepsExecuted, totalTokens: execution.totalTokens, records };
+      return {
+        ...state,
+        stepsExecuted: execution.stepsExecuted,
+        totalTokens: execution.totalTokens,
+        cost: execution.cost.fields(),
+        records,
+      };
     } catch (error) {
       await this.runs.release(id, this.owner).catch(() => undefined);
       throw error;

@@ -48,21 +48,24 @@ WITH slot AS (
       SELECT s.queued FROM "invocation"."workflow_slots" s JOIN "invocation"."workflow_runs" r ON r.workspace_id = s.workspace_id WHERE r.id = $1 FOR UPDATE OF s
     ), ended AS (
       UPDATE "invocation"."workflow_runs" SET run_status = $2, output_content = $3, error_message = $4, error_code = $5, ended_at = now(),
-        steps_executed = coalesce($6, steps_executed), total_tokens = coalesce($7, total_tokens), error_detail = $8, lease_owner = NULL, lease_expires_at = NULL
+        steps_executed = coalesce($6, steps_executed), total_tokens = coalesce($7, total_tokens), error_detail = $8,
+        cost_micros = coalesce($11, cost_micros), price_version = coalesce($12, price_version), credentials = coalesce($13, credentials),
+        lease_owner = NULL, lease_expires_at = NULL
       WHERE id = $1 AND run_status IN ('queued', $10) RETURNING *
     ), recorded AS (
   INSERT INTO "invocation"."workflow_step_runs" (run_id, step_key, step_id, step_type, iteration, status, inputs, output, error, error_code, tokens, model_calls,
-    model_attempts, started_at, ended_at, duration_ms)
+    model_attempts, cost_picos, price_version, credentials, started_at, ended_at, duration_ms)
   SELECT r.run_id, r.step_key, r.step_id, r.step_type, r.iteration, r.status, r.inputs, r.output, r.error, r.error_code, r.tokens, r.model_calls,
-    r.model_attempts,
+    r.model_attempts, r.cost_picos, r.price_version, r.credentials,
     now() - make_interval(secs => (r.ended_ago_ms + r.duration_ms) / 1000), CASE WHEN r.ended THEN now() - make_interval(secs => r.ended_ago_ms / 1000) END,
     CASE WHEN r.ended THEN round(r.duration_ms)::int END
   FROM jsonb_to_recordset($9::jsonb) AS r(run_id text, step_key text, step_id text, step_type text, iteration int, status text, inputs jsonb,
-    output jsonb, error text, error_code text, tokens int, model_calls int, model_attempts jsonb, ended boolean, duration_ms float8, ended_ago_ms float8)
+    output jsonb, error text, error_code text, tokens int, model_calls int, model_attempts jsonb, cost_picos bigint, price_version text, credentials text,
+    ended boolean, duration_ms float8, ended_ago_ms float8)
   ON CONFLICT (run_id, step_key) DO UPDATE SET status = EXCLUDED.status, inputs = EXCLUDED.inputs, output = EXCLUDED.output,
     error = EXCLUDED.error, error_code = EXCLUDED.error_code, tokens = EXCLUDED.tokens, model_calls = EXCLUDED.model_calls,
-    model_attempts = EXCLUDED.model_attempts,
-    started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, duration_ms = EXCLUDED.duration_ms, attempts = "invocation"."workflow_step_runs".attempts + 1
+    model_attempts = EXCLUDED.model_attempts, cost_picos = EXCLUDED.cost_picos, price_version = EXCLUDED.price_version,
+    credentials = EXCLUDED.credentials, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, duration_ms = EXCLUDED.duration_ms, attempts = "invocation"."workflow_step_runs".attempts + 1
 )
     SELECT ended.*, slot.queued AS waiting_behind FROM ended LEFT JOIN slot ON true;
 
@@ -91,27 +94,29 @@ AND (SELECT q.concurrency_limit IS NULL OR q.concurrency_limit > s.running FROM 
      WHERE q.workspace_id = s.workspace_id AND q.run_status = 'queued' ORDER BY q.queue_seq LIMIT 1);
 
 -- steps
-SELECT step_key, step_id, step_type, iteration, status, inputs, output, error, error_code, tokens, model_calls, model_attempts, attempts, started_at,
-  ended_at, duration_ms
+SELECT step_key, step_id, step_type, iteration, status, inputs, output, error, error_code, tokens, model_calls, model_attempts,
+  cost_picos::float8 AS cost_picos, price_version, credentials, attempts, started_at, ended_at, duration_ms
 FROM "invocation"."workflow_step_runs" WHERE run_id = $1 ORDER BY started_at, step_key;
 
 -- recordSteps
 WITH recorded AS (
   INSERT INTO "invocation"."workflow_step_runs" (run_id, step_key, step_id, step_type, iteration, status, inputs, output, error, error_code, tokens, model_calls,
-    model_attempts, started_at, ended_at, duration_ms)
+    model_attempts, cost_picos, price_version, credentials, started_at, ended_at, duration_ms)
   SELECT r.run_id, r.step_key, r.step_id, r.step_type, r.iteration, r.status, r.inputs, r.output, r.error, r.error_code, r.tokens, r.model_calls,
-    r.model_attempts,
+    r.model_attempts, r.cost_picos, r.price_version, r.credentials,
     now() - make_interval(secs => (r.ended_ago_ms + r.duration_ms) / 1000), CASE WHEN r.ended THEN now() - make_interval(secs => r.ended_ago_ms / 1000) END,
     CASE WHEN r.ended THEN round(r.duration_ms)::int END
   FROM jsonb_to_recordset($1::jsonb) AS r(run_id text, step_key text, step_id text, step_type text, iteration int, status text, inputs jsonb,
-    output jsonb, error text, error_code text, tokens int, model_calls int, model_attempts jsonb, ended boolean, duration_ms float8, ended_ago_ms float8)
+    output jsonb, error text, error_code text, tokens int, model_calls int, model_attempts jsonb, cost_picos bigint, price_version text, credentials text,
+    ended boolean, duration_ms float8, ended_ago_ms float8)
   ON CONFLICT (run_id, step_key) DO UPDATE SET status = EXCLUDED.status, inputs = EXCLUDED.inputs, output = EXCLUDED.output,
     error = EXCLUDED.error, error_code = EXCLUDED.error_code, tokens = EXCLUDED.tokens, model_calls = EXCLUDED.model_calls,
-    model_attempts = EXCLUDED.model_attempts,
-    started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, duration_ms = EXCLUDED.duration_ms, attempts = "invocation"."workflow_step_runs".attempts + 1
+    model_attempts = EXCLUDED.model_attempts, cost_picos = EXCLUDED.cost_picos, price_version = EXCLUDED.price_version,
+    credentials = EXCLUDED.credentials, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, duration_ms = EXCLUDED.duration_ms, attempts = "invocation"."workflow_step_runs".attempts + 1
 ) SELECT 1;
 
 -- endStep
-UPDATE "invocation"."workflow_step_runs" SET status = $3, output = $4, error = $5, error_code = $6, tokens = $7, model_calls = $8, model_attempts = $9, ended_at = now(),
+UPDATE "invocation"."workflow_step_runs" SET status = $3, output = $4, error = $5, error_code = $6, tokens = $7, model_calls = $8, model_attempts = $9,
+  cost_picos = $10, price_version = $11, credentials = $12, ended_at = now(),
   duration_ms = round(extract(epoch FROM now() - started_at) * 1000)::int
 WHERE run_id = $1 AND step_key = $2;

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { FlatMetadata, RunSurface, WorkflowStepRecordView } from '@waggle/contracts';
+import type { FlatMetadata, RunCostFields, RunSurface, WorkflowStepRecordView } from '@waggle/contracts';
 import { DataRepository, defineSql, sql, type RowOf } from '@waggle/database';
 import { errorMessage, type NestedMessage } from '@waggle/errors';
+import type { CostPart } from '@waggle/providers';
 import type { DataSource } from 'typeorm';
 import type { WorkflowVersionIdentity } from '../deployments/workflow-resolution.cache';
 import type { WorkflowRunEntity } from './entities/workflow-run.entity';
@@ -72,6 +73,8 @@ export interface StepEnd {
   modelCalls: number;
   /** A model step's calls (D41): every attempt, when a fallback could answer or it took more than one. */
   modelAttempts?: unknown[] | null;
+  /** What the step's own model calls cost, unrounded (none: a step that called no model). */
+  cost?: CostPart;
 }
 
 export interface TerminalState {
@@ -84,6 +87,8 @@ export interface TerminalState {
   errorCode: string | null;
   stepsExecuted?: number;
   totalTokens?: number;
+  /** What the workflow's own model calls cost (see WorkflowRunEntity.costMicros). */
+  cost?: RunCostFields;
   /** Step records not written yet (side-effect-free steps held until this write), written with the terminal move. */
   records?: StepRecordWrite[];
 }
@@ -133,6 +138,9 @@ export interface StepRecordWrite {
   tokens: number;
   model_calls: number;
   model_attempts: unknown[] | null;
+  cost_picos: number | null;
+  price_version: string | null;
+  credentials: string | null;
   ended: boolean;
   duration_ms: number;
   ended_ago_ms: number;
@@ -144,17 +152,18 @@ export interface StepRecordWrite {
  */
 const RECORD_STEPS_CTE = (param: string) => `recorded AS (
   INSERT INTO ${T_STEPS} (run_id, step_key, step_id, step_type, iteration, status, inputs, output, error, error_code, tokens, model_calls,
-    model_attempts, started_at, ended_at, duration_ms)
+    model_attempts, cost_picos, price_version, credentials, started_at, ended_at, duration_ms)
   SELECT r.run_id, r.step_key, r.step_id, r.step_type, r.iteration, r.status, r.inputs, r.output, r.error, r.error_code, r.tokens, r.model_calls,
-    r.model_attempts,
+    r.model_attempts, r.cost_picos, r.price_version, r.credentials,
     now() - make_interval(secs => (r.ended_ago_ms + r.duration_ms) / 1000), CASE WHEN r.ended THEN now() - make_interval(secs => r.ended_ago_ms / 1000) END,
     CASE WHEN r.ended THEN round(r.duration_ms)::int END
   FROM jsonb_to_recordset(${param}::jsonb) AS r(run_id text, step_key text, step_id text, step_type text, iteration int, status text, inputs jsonb,
-    output jsonb, error text, error_code text, tokens int, model_calls int, model_attempts jsonb, ended boolean, duration_ms float8, ended_ago_ms float8)
+    output jsonb, error text, error_code text, tokens int, model_calls int, model_attempts jsonb, cost_picos bigint, price_version text, credentials text,
+    ended boolean, duration_ms float8, ended_ago_ms float8)
   ON CONFLICT (run_id, step_key) DO UPDATE SET status = EXCLUDED.status, inputs = EXCLUDED.inputs, output = EXCLUDED.output,
     error = EXCLUDED.error, error_code = EXCLUDED.error_code, tokens = EXCLUDED.tokens, model_calls = EXCLUDED.model_calls,
-    model_attempts = EXCLUDED.model_attempts,
-    started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, duration_ms = EXCLUDED.duration_ms, attempts = ${T_STEPS}.attempts + 1
+    model_attempts = EXCLUDED.model_attempts, cost_picos = EXCLUDED.cost_picos, price_version = EXCLUDED.price_version,
+    credentials = EXCLUDED.credentials, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, duration_ms = EXCLUDED.duration_ms, attempts = ${T_STEPS}.attempts + 1
 )`;
 
 const SQL = defineSql(__filename, {
@@ -203,7 +212,9 @@ const SQL = defineSql(__filename, {
       SELECT s.queued FROM ${T_SLOTS} s JOIN ${T_RUNS} r ON r.workspace_id = s.workspace_id WHERE r.id = $1 FOR UPDATE OF s
     ), ended AS (
       UPDATE ${T_RUNS} SET run_status = $2, output_content = $3, error_message = $4, error_code = $5, ended_at = now(),
-        steps_executed = coalesce($6, steps_executed), total_tokens = coalesce($7, total_tokens), error_detail = $8, lease_owner = NULL, lease_expires_at = NULL
+        steps_executed = coalesce($6, steps_executed), total_tokens = coalesce($7, total_tokens), error_detail = $8,
+        cost_micros = coalesce($11, cost_micros), price_version = coalesce($12, price_version), credentials = coalesce($13, credentials),
+        lease_owner = NULL, lease_expires_at = NULL
       WHERE id = $1 AND run_status IN ('queued', $10) RETURNING *
     ), ${RECORD_STEPS_CTE('$9')}
     SELECT ended.*, slot.queued AS waiting_behind FROM ended LEFT JOIN slot ON true`),
@@ -228,13 +239,15 @@ const SQL = defineSql(__filename, {
     SELECT s.workspace_id FROM ${T_SLOTS} s WHERE s.queued > 0
       AND (SELECT q.concurrency_limit IS NULL OR q.concurrency_limit > s.running FROM ${T_RUNS} q
            WHERE q.workspace_id = s.workspace_id AND q.run_status = 'queued' ORDER BY q.queue_seq LIMIT 1)`),
+  /** `cost_picos` as float8, read as a number (exact: a step's cost stays far below 2^53 pico-USD). */
   steps: sql<StepRecordRow>(`
-    SELECT step_key, step_id, step_type, iteration, status, inputs, output, error, error_code, tokens, model_calls, model_attempts, attempts, started_at,
-      ended_at, duration_ms
+    SELECT step_key, step_id, step_type, iteration, status, inputs, output, error, error_code, tokens, model_calls, model_attempts,
+      cost_picos::float8 AS cost_picos, price_version, credentials, attempts, started_at, ended_at, duration_ms
     FROM ${T_STEPS} WHERE run_id = $1 ORDER BY started_at, step_key`),
   recordSteps: sql(`WITH ${RECORD_STEPS_CTE('$1')} SELECT 1`),
   endStep: sql(`
-    UPDATE ${T_STEPS} SET status = $3, output = $4, error = $5, error_code = $6, tokens = $7, model_calls = $8, model_attempts = $9, ended_at = now(),
+    UPDATE ${T_STEPS} SET status = $3, output = $4, error = $5, error_code = $6, tokens = $7, model_calls = $8, model_attempts = $9,
+      cost_picos = $10, price_version = $11, credentials = $12, ended_at = now(),
       duration_ms = round(extract(epoch FROM now() - started_at) * 1000)::int
     WHERE run_id = $1 AND step_key = $2`),
 });
@@ -333,6 +346,9 @@ export class WorkflowRunsRepository extends DataRepository {
       state.errorDetail ? JSON.stringify(state.errorDetail) : null,
       JSON.stringify(state.records ?? []),
       from === 'queued' ? 'queued' : 'running',
+      state.cost?.cost_micros ?? null,
+      state.cost?.price_version ?? null,
+      state.cost?.credentials ?? null,
     ]);
     if (!ended) return { run: null, promoted: [] };
     const { waiting_behind: waiting, ...run } = ended;
@@ -396,6 +412,9 @@ export class WorkflowRunsRepository extends DataRepository {
       step.tokens,
       step.modelCalls,
       step.modelAttempts ? JSON.stringify(step.modelAttempts) : null,
+      step.cost?.picoUsd ?? null,
+      step.cost?.priceVersion ?? null,
+      step.cost?.credentials ?? null,
     ]);
   }
 }

@@ -1,4 +1,5 @@
-import type { FlatMetadata, RunStatus, RunSurface } from '@waggle/contracts';
+import type { CredentialSource, FlatMetadata, RunStatus, RunSurface } from '@waggle/contracts';
+import { bigintAsNumber } from '@waggle/database';
 import type { NestedMessage } from '@waggle/errors';
 import { Column, CreateDateColumn, Entity, Generated, Index, OneToMany, PrimaryColumn } from 'typeorm';
 import { WorkflowStepRunEntity } from './workflow-step-run.entity';
@@ -96,6 +97,25 @@ export class WorkflowRunEntity {
 
   @Column({ name: 'total_tokens', type: 'integer', default: 0 })
   totalTokens!: number;
+
+  /**
+   * What the model calls the workflow made itself cost (its prompt steps: answers, repairs,
+   * fallbacks), integer micro-USD, summed from its steps' unrounded costs and rounded once; its
+   * ledger record's `cost_micros`. An agent step's calls are not in it: the agent runs in the agent
+   * service as a run of its own (a child request id) whose ledger record carries that cost, so
+   * spend added up over the ledger counts every call once. Null while running, when no model was
+   * called (or none had a price), and for a run ended where it was not executed (the reaper).
+   */
+  @Column({ name: 'cost_micros', type: 'bigint', nullable: true, transformer: bigintAsNumber })
+  costMicros!: number | null;
+
+  /** The price version(s) `cost_micros` was computed with. */
+  @Column({ name: 'price_version', type: 'text', nullable: true })
+  priceVersion!: string | null;
+
+  /** Whose provider credentials the workflow's own model calls used; null when it made none. */
+  @Column({ type: 'text', nullable: true })
+  credentials!: CredentialSource | null;
 
   /** Admission order: queued runs start in this order. */
   @Column({ name: 'queue_seq', type: 'bigint' })

@@ -1,3 +1,5 @@
+import type { CredentialSource } from '@waggle/contracts';
+import { bigintAsNumber } from '@waggle/database';
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { WorkflowRunEntity } from './workflow-run.entity';
 
@@ -60,6 +62,23 @@ export class WorkflowStepRunEntity {
   /** A model step's calls, when a fallback could answer or it took more than one (D41). */
   @Column({ name: 'model_attempts', type: 'jsonb', nullable: true })
   modelAttempts!: unknown[] | null;
+
+  /**
+   * What the step's own model calls cost (a prompt step's answer, by its model or a fallback, its
+   * repair, a call cut short by a cancel at its estimate), in pico-USD, unrounded: the run adds its steps' costs and rounds once, and a
+   * re-run adds those of the steps it does not execute again. Null when no call had a price; an
+   * agent step's calls are the agent run's own (see WorkflowRunEntity.costMicros).
+   */
+  @Column({ name: 'cost_picos', type: 'bigint', nullable: true, transformer: bigintAsNumber })
+  costPicos!: number | null;
+
+  /** The price version(s) of the step's calls (comma-separated when they differ). */
+  @Column({ name: 'price_version', type: 'text', nullable: true })
+  priceVersion!: string | null;
+
+  /** Whose provider credentials the step's model calls used; null when it called none. */
+  @Column({ type: 'text', nullable: true })
+  credentials!: CredentialSource | null;
 
   /** How many times it was started (more than one: a worker died while it ran). */
   @Column({ type: 'integer', default: 1 })
