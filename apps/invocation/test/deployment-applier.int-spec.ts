@@ -1,5 +1,5 @@
 import { InvocationPatterns, type ShownWebhookSecret, type WebhookOwnerKind } from '@waggle/contracts';
-import { expectEventually, startServiceUnderTest, type ServiceUnderTest } from '@waggle/testing';
+import { racedWrites, startServiceUnderTest, type ServiceUnderTest } from '@waggle/testing';
 import { acceptsSecret, SecretSealer, WebhookRegistry, type WebhookTarget } from '@waggle/webhooks';
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
@@ -268,41 +268,13 @@ describe('DeploymentApplier: one secret rule and one cache rule for prompt and w
    * Concurrent applies are serialized per deployment name: two first applies of one new
    * deployment must not both insert it (a unique violation, answered as a 500), and two files
    * naming the same deployments in opposite orders must not lock them in opposite orders (a
-   * deadlock). Each case makes the race happen every time rather than by chance: the test holds
-   * the table the applies write to (SHARE mode: their reads and row locks pass, their inserts
-   * wait) until every apply waits on a lock, then lets them all go at once.
+   * deadlock). Each case makes the race happen every time rather than by chance (racedWrites:
+   * the table the applies write to is held until every apply waits on a lock).
    */
   describe.each(kinds.map((kind) => [kind.name, kind] as const))('%s deployments applied concurrently', (_name, kind) => {
     /** Fewer than the service's 10 pooled connections: each waiting apply holds one. */
     const CONCURRENT = 8;
     const versionsTable = kind.table.replace(/_deployments$/, '_versions');
-
-    /** Backends of this database waiting on a lock (a table's, a row's, an advisory one). */
-    async function waitingOnLocks(): Promise<number> {
-      const { rows } = await database.query<{ waiting: number }>(
-        `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-      );
-      return rows[0].waiting;
-    }
-
-    /** Starts every apply while `table` is held, lets them go once all of them wait on a lock, and answers them all. */
-    async function raced<T>(table: string, applies: Array<() => Promise<T>>): Promise<T[]> {
-      const holder = new Client({ connectionString: process.env.DATABASE_URL });
-      await holder.connect();
-      try {
-        await holder.query('BEGIN');
-        await holder.query(`LOCK TABLE ${table} IN SHARE MODE`);
-        const settled = Promise.allSettled(applies.map((apply) => apply()));
-        await expectEventually(async () => expect(await waitingOnLocks()).toBe(applies.length));
-        await holder.query('COMMIT');
-        const outcomes = await settled;
-        const failures = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [String(outcome.reason)] : []));
-        expect(failures).toEqual([]);
-        return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<T>).value);
-      } finally {
-        await holder.end();
-      }
-    }
 
     async function deploymentRows(workspaceId: string): Promise<Array<{ id: string; name: string }>> {
       const { rows } = await database.query<{ id: string; name: string }>(
@@ -314,7 +286,7 @@ describe('DeploymentApplier: one secret rule and one cache rule for prompt and w
 
     it('answers every one of concurrent first applies of one new deployment: one deployment, one version, one created', async () => {
       const workspaceId = randomUUID();
-      const answers = await raced(
+      const answers = await racedWrites(
         kind.table,
         Array.from({ length: CONCURRENT }, () => () => kind.apply(workspaceId, 'applied-at-once', 'Same notes')),
       );
@@ -334,7 +306,7 @@ describe('DeploymentApplier: one secret rule and one cache rule for prompt and w
       const names = ['crossed-a', 'crossed-b', 'crossed-c'];
       const orderOf = (i: number) => (i % 2 === 0 ? names : [...names].reverse());
       // New deployments, each file in its own order.
-      const created = await raced(
+      const created = await racedWrites(
         kind.table,
         Array.from({ length: CONCURRENT }, (_, i) => () => kind.applyFile(workspaceId, orderOf(i), 'Created at once')),
       );
@@ -342,7 +314,7 @@ describe('DeploymentApplier: one secret rule and one cache rule for prompt and w
       expect(rows.map((row) => row.name)).toEqual(names);
       expect(created.flat().filter((answer) => answer.created)).toHaveLength(names.length);
       // Existing deployments, every file changing each of them: a version each, none lost.
-      const changed = await raced(
+      const changed = await racedWrites(
         versionsTable,
         Array.from({ length: CONCURRENT }, (_, i) => () => kind.applyFile(workspaceId, orderOf(i), `Changed by file ${i}`)),
       );
