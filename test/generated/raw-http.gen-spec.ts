@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { randomUUID } from 'node:crypto';
 import { gzipSync, brotliCompressSync, deflateSync } from 'node:zlib';
 import { DeepJson, errorOf, expectAnswerShape, expectCatalogShape, onMcpSurface, onOpenAiSurface, toJsonText } from './support/inputs';
 import { rawExchange, type RawAnswer, type RawExchange } from './support/raw-http';
@@ -702,6 +703,65 @@ describe('raw HTTP against every route', () => {
       const answers = await send(`${`${one}\r\n`.repeat(9)}${one}Connection: close\r\n\r\n`, 10);
       expect(answers.map(({ status }) => status)).toEqual(Array.from({ length: 10 }, () => 200));
       for (const answer of answers) expect(Array.isArray(JSON.parse(answer.body.toString()))).toBe(true);
+    });
+
+    it('pipelined identical applies of a deployment not yet created: every one 200, one deployment, created once', async () => {
+      const { a } = stack.context;
+      const cases = [
+        { path: '/v1/private/prompts/apply', list: 'prompts', id: 'prompt_endpoint_id' },
+        { path: '/v1/private/workflows/apply', list: 'workflows', id: 'workflow_deployment_id' },
+      ];
+      for (const { path, list, id } of cases) {
+        const route = RAW_ROUTES.find((candidate) => candidate.path === path && candidate.method === 'POST');
+        // A name no earlier run applied: the gateway hands the pipelined applies on at once, so they race to create it.
+        const name = `pipelined-${randomUUID().slice(0, 8)}`;
+        const body = toJsonText(route?.validBody?.(stack.context)).replaceAll(/"generated-(workflow-)?apply"/g, JSON.stringify(name));
+        expect(body).toContain(name);
+        const one = `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`;
+        const answers = await send(`${`${one}\r\n${body}`.repeat(4)}${one}Connection: close\r\n\r\n${body}`, 5);
+        expect(answers.map(({ status }) => status)).toEqual(Array.from({ length: 5 }, () => 200));
+        const applied = answers.map(
+          (answer) => (JSON.parse(answer.body.toString()) as Record<string, Array<Record<string, unknown>>>)[list][0],
+        );
+        expect(new Set(applied.map((deployment) => deployment[id])).size).toBe(1);
+        expect(applied.filter((deployment) => deployment.created === true)).toHaveLength(1);
+        const changed = applied.flatMap((deployment) =>
+          (deployment.variants as Array<{ changed: boolean }>).map((variant) => variant.changed),
+        );
+        expect(changed.filter(Boolean)).toHaveLength(changed.length / answers.length);
+      }
+    });
+
+    it("GET and HEAD of a finished run's events with Connection: close: answered, and the connection closed (a forced keep-alive held it)", async () => {
+      const { a } = stack.context;
+      const requestId = a.streamRequestId;
+      for (const method of ['GET', 'HEAD']) {
+        const path = `/v1/public/requests/${requestId}/events`;
+        stack.count();
+        const exchange = await rawExchange(
+          port,
+          bytes(
+            `${method} ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.key}\r\nAccept: text/event-stream\r\nConnection: close\r\n\r\n`,
+          ),
+          [method === 'HEAD'],
+          // One more answer than can come: the exchange ends on the gateway's close, or on the bound.
+          { answers: 2, boundMs: EXCHANGE_BOUND_MS },
+        );
+        expect({
+          method,
+          requestId,
+          timedOut: exchange.timedOut,
+          reset: exchange.reset,
+          statuses: exchange.answers.map((answer) => answer.status),
+        }).toEqual({
+          method,
+          requestId,
+          timedOut: false,
+          reset: false,
+          statuses: [200],
+        });
+        expect(exchange.answers[0].headers.connection).toBe('close');
+      }
     });
 
     it("an HTTP/1.1 request without Host: 400 in its surface's shape, where Node answered with no body", async () => {

@@ -1,5 +1,5 @@
 import { InvocationPatterns, type ShownWebhookSecret, type WebhookOwnerKind } from '@waggle/contracts';
-import { startServiceUnderTest, type ServiceUnderTest } from '@waggle/testing';
+import { racedWrites, startServiceUnderTest, type ServiceUnderTest } from '@waggle/testing';
 import { acceptsSecret, SecretSealer, WebhookRegistry, type WebhookTarget } from '@waggle/webhooks';
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
@@ -23,6 +23,8 @@ interface Kind {
   registryKind: WebhookOwnerKind;
   /** Applies one deployment with one variant, `default`, whose text is `text`. */
   apply(workspaceId: string, deployment: string, text: string): Promise<Applied>;
+  /** Applies one file of these deployments, in this order, each with one variant, `default`, whose text is `text`. */
+  applyFile(workspaceId: string, deployments: readonly string[], text: string): Promise<Applied[]>;
   rotate(workspaceId: string, deployment: string, overlapSeconds: number): Promise<ShownWebhookSecret>;
   /** The cache of the kind's resolutions on this replica. */
   cache(): { changed(workspaceId: string): void };
@@ -63,16 +65,23 @@ describe('DeploymentApplier: one secret rule and one cache rule for prompt and w
       table: 'invocation.prompt_deployments',
       registryKind: 'prompt_deployment',
       async apply(workspaceId, deployment, text) {
-        const [applied] = await service.send(InvocationPatterns.applyPrompts, {
+        const [applied] = await this.applyFile(workspaceId, [deployment], text);
+        return applied;
+      },
+      async applyFile(workspaceId, deployments, text) {
+        const applied = await service.send(InvocationPatterns.applyPrompts, {
           workspace_id: workspaceId,
-          prompts: [{ deployment, variants: [{ name: 'default', model: 'gpt-4o-mini', messages: [{ role: 'user', content: text }] }] }],
+          prompts: deployments.map((deployment) => ({
+            deployment,
+            variants: [{ name: 'default', model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: text }] }],
+          })),
         });
-        return {
-          id: applied.prompt_endpoint_id,
-          webhookSecret: applied.webhook_secret,
-          created: applied.created,
-          variants: applied.variants,
-        };
+        return applied.map((one) => ({
+          id: one.prompt_endpoint_id,
+          webhookSecret: one.webhook_secret,
+          created: one.created,
+          variants: one.variants,
+        }));
       },
       rotate: (workspaceId, deployment, overlapSeconds) =>
         service.send(InvocationPatterns.rotateWebhookSecret, { workspace_id: workspaceId, deployment, overlap_seconds: overlapSeconds }),
@@ -85,21 +94,23 @@ describe('DeploymentApplier: one secret rule and one cache rule for prompt and w
       table: 'invocation.workflow_deployments',
       registryKind: 'workflow_deployment',
       async apply(workspaceId, deployment, text) {
-        const [applied] = await service.send(InvocationPatterns.applyWorkflows, {
+        const [applied] = await this.applyFile(workspaceId, [deployment], text);
+        return applied;
+      },
+      async applyFile(workspaceId, deployments, text) {
+        const applied = await service.send(InvocationPatterns.applyWorkflows, {
           workspace_id: workspaceId,
-          workflows: [
-            {
-              deployment,
-              variants: [{ name: 'default', inputs: {}, output: '{{ note.output }}', steps: [{ id: 'note', type: 'template', text }] }],
-            },
-          ],
+          workflows: deployments.map((deployment) => ({
+            deployment,
+            variants: [{ name: 'default', inputs: {}, output: '{{ note.output }}', steps: [{ id: 'note', type: 'template', text }] }],
+          })),
         });
-        return {
-          id: applied.workflow_deployment_id,
-          webhookSecret: applied.webhook_secret,
-          created: applied.created,
-          variants: applied.variants,
-        };
+        return applied.map((one) => ({
+          id: one.workflow_deployment_id,
+          webhookSecret: one.webhook_secret,
+          created: one.created,
+          variants: one.variants,
+        }));
       },
       rotate: (workspaceId, deployment, overlapSeconds) =>
         service.send(InvocationPatterns.rotateWorkflowWebhookSecret, {
@@ -250,6 +261,70 @@ describe('DeploymentApplier: one secret rule and one cache rule for prompt and w
         calls: [rotationCalls.length, unchangedCalls.length, changedCalls.length],
         previousKept: during.previous === first.webhookSecret,
       });
+    });
+  });
+
+  /**
+   * Concurrent applies are serialized per deployment name: two first applies of one new
+   * deployment must not both insert it (a unique violation, answered as a 500), and two files
+   * naming the same deployments in opposite orders must not lock them in opposite orders (a
+   * deadlock). Each case makes the race happen every time rather than by chance (racedWrites:
+   * the table the applies write to is held until every apply waits on a lock).
+   */
+  describe.each(kinds.map((kind) => [kind.name, kind] as const))('%s deployments applied concurrently', (_name, kind) => {
+    /** Fewer than the service's 10 pooled connections: each waiting apply holds one. */
+    const CONCURRENT = 8;
+    const versionsTable = kind.table.replace(/_deployments$/, '_versions');
+
+    async function deploymentRows(workspaceId: string): Promise<Array<{ id: string; name: string }>> {
+      const { rows } = await database.query<{ id: string; name: string }>(
+        `SELECT id, name FROM ${kind.table} WHERE workspace_id = $1 ORDER BY name`,
+        [workspaceId],
+      );
+      return rows;
+    }
+
+    it('answers every one of concurrent first applies of one new deployment: one deployment, one version, one created', async () => {
+      const workspaceId = randomUUID();
+      const answers = await racedWrites(
+        kind.table,
+        Array.from({ length: CONCURRENT }, () => () => kind.apply(workspaceId, 'applied-at-once', 'Same notes')),
+      );
+      const rows = await deploymentRows(workspaceId);
+      expect(rows).toEqual([{ id: expect.any(String), name: 'applied-at-once' }]);
+      expect(new Set(answers.map((answer) => answer.id))).toEqual(new Set([rows[0].id]));
+      expect(new Set(answers.map((answer) => answer.webhookSecret)).size).toBe(1);
+      expect(answers.filter((answer) => answer.created)).toHaveLength(1);
+      // The first made version 1; every other found it unchanged.
+      const variants = answers.flatMap((answer) => answer.variants);
+      expect(variants.filter((variant) => variant.changed)).toHaveLength(1);
+      expect(variants.map((variant) => variant.version)).toEqual(Array(CONCURRENT).fill(1));
+    });
+
+    it('answers every one of concurrent applies naming the same deployments in opposite orders, new and then existing', async () => {
+      const workspaceId = randomUUID();
+      const names = ['crossed-a', 'crossed-b', 'crossed-c'];
+      const orderOf = (i: number) => (i % 2 === 0 ? names : [...names].reverse());
+      // New deployments, each file in its own order.
+      const created = await racedWrites(
+        kind.table,
+        Array.from({ length: CONCURRENT }, (_, i) => () => kind.applyFile(workspaceId, orderOf(i), 'Created at once')),
+      );
+      const rows = await deploymentRows(workspaceId);
+      expect(rows.map((row) => row.name)).toEqual(names);
+      expect(created.flat().filter((answer) => answer.created)).toHaveLength(names.length);
+      // Existing deployments, every file changing each of them: a version each, none lost.
+      const changed = await racedWrites(
+        versionsTable,
+        Array.from({ length: CONCURRENT }, (_, i) => () => kind.applyFile(workspaceId, orderOf(i), `Changed by file ${i}`)),
+      );
+      for (const row of rows) {
+        const versions = changed.flat().flatMap((answer) => (answer.id === row.id ? answer.variants : []));
+        expect(versions.every((variant) => variant.changed)).toBe(true);
+        expect(versions.map((variant) => variant.version).sort((a, b) => a - b)).toEqual(
+          Array.from({ length: CONCURRENT }, (_, i) => i + 2),
+        );
+      }
     });
   });
 

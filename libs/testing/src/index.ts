@@ -34,3 +34,4 @@ export {
 export { failure } from './failure';
 export { recordSpansInProcess, type InProcessSpans } from './in-process-spans';
 export { useMigrationClient, type MigrationClient } from './migration-client';
+export { racedWrites } from './raced-writes';

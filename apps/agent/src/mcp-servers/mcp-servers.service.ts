@@ -88,14 +88,21 @@ export class McpServersService {
   }
 
   async create(workspaceId: string, definition: McpServerDefinition): Promise<McpServerView> {
+    const created = await this.createUnlessExists(workspaceId, definition);
+    if (!created) throw this.exists(definition.id);
+    return this.view(created);
+  }
+
+  /** Creates the server, or answers null when the workspace has one of that id (read again under the workspace's lock). */
+  private async createUnlessExists(workspaceId: string, definition: McpServerDefinition): Promise<McpServerEntity | null> {
     const settings = this.settingsOf(definition, null);
+    if (await this.servers.find(workspaceId, definition.id)) return null;
     if ((await this.servers.count(workspaceId)) >= MAX_MCP_SERVERS_PER_WORKSPACE) throw this.limitReached();
-    if (await this.servers.find(workspaceId, definition.id)) throw this.exists(definition.id);
     const approval = settings.enabled ? await this.approvalOf(definition.id, settings) : { tools: [], hash: null, at: null };
     const created = await this.servers.transaction(async () => {
       await this.servers.lockWorkspace(workspaceId);
+      if (await this.servers.find(workspaceId, definition.id)) return null;
       if ((await this.servers.count(workspaceId)) >= MAX_MCP_SERVERS_PER_WORKSPACE) throw this.limitReached();
-      if (await this.servers.find(workspaceId, definition.id)) throw this.exists(definition.id);
       return this.servers.insert({
         workspaceId,
         id: definition.id,
@@ -109,8 +116,8 @@ export class McpServersService {
         approvedAt: approval.at,
       });
     });
-    this.logger.log({ msg: 'mcp server created', mcp_server_id: created.id, tools: created.approvedTools.length });
-    return this.view(created);
+    if (created) this.logger.log({ msg: 'mcp server created', mcp_server_id: created.id, tools: created.approvedTools.length });
+    return created;
   }
 
   /** Absent fields keep their values; an enabled server is tested, and what it lists becomes the approved snapshot. */
@@ -180,19 +187,26 @@ export class McpServersService {
       ids.add(definition.id);
     });
     const applied: AppliedMcpServer[] = [];
-    for (const definition of definitions) {
-      const stored = await this.servers.find(workspaceId, definition.id);
-      if (!stored) {
-        await this.create(workspaceId, definition);
-        applied.push({ id: definition.id, action: 'created' });
-      } else if (this.unchanged(stored, definition)) {
-        applied.push({ id: definition.id, action: 'unchanged' });
-      } else {
-        await this.update(workspaceId, definition.id, definition);
-        applied.push({ id: definition.id, action: 'updated' });
-      }
-    }
+    for (const definition of definitions) applied.push({ id: definition.id, action: await this.applyOne(workspaceId, definition) });
     return applied;
+  }
+
+  /**
+   * One server of an apply file. A concurrent apply may create it between this one's read and
+   * its write: this one then finds it under the workspace's lock and compares with it, as if it
+   * had been there (the same file answers `unchanged`), rather than refusing it as a create would.
+   */
+  private async applyOne(workspaceId: string, definition: McpServerDefinition): Promise<AppliedMcpServer['action']> {
+    let stored = await this.servers.find(workspaceId, definition.id);
+    if (!stored) {
+      if (await this.createUnlessExists(workspaceId, definition)) return 'created';
+      stored = await this.servers.find(workspaceId, definition.id);
+      // Created and deleted again meanwhile: what a concurrent delete leaves is gone, as after this apply.
+      if (!stored) throw mcpServerNotFound();
+    }
+    if (this.unchanged(stored, definition)) return 'unchanged';
+    await this.update(workspaceId, definition.id, definition);
+    return 'updated';
   }
 
   /** How to reach the workspace's server, its headers opened, with its approved snapshot. */

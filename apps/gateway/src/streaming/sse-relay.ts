@@ -31,7 +31,9 @@ export function openSse(response: Response): void {
   response.status(200);
   response.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
   response.setHeader('Cache-Control', 'no-cache, no-transform');
-  response.setHeader('Connection', 'keep-alive');
+  // No Connection header of its own: Node's keeps the connection open unless the client asked
+  // to close it (or spoke HTTP/1.0); a forced keep-alive left such a connection open after the
+  // answer, and an answer to HEAD, which has no body to end it, never seen as over.
   response.setHeader('X-Accel-Buffering', 'no');
   response.socket?.setNoDelay(true);
 }

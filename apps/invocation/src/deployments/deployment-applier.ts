@@ -69,7 +69,10 @@ export type VersionDraft<Version extends VersionColumns> = Omit<Version, keyof V
  * **Apply.** Deployments and variants are created when new; a variant whose definition changed
  * (by content hash) gets a new immutable version and is repointed; an unchanged one is left
  * alone, so applying the same file twice changes nothing. Everything is written in one
- * transaction (each deployment locked from read to write): a failed apply writes nothing. A
+ * transaction (each deployment locked from read to write): a failed apply writes nothing.
+ * Concurrent applies of one deployment name run one after the other, the first creating it
+ * and the next finding it (`changed: false` when identical), whatever order their files name
+ * their deployments in (DeploymentRepository.lockDeploymentNames). A
  * variant's `publish` (offered as an MCP tool) is kept on the variant, outside its versions: a
  * change to it alone makes no version and answers `changed: false`.
  *
@@ -104,6 +107,11 @@ export abstract class DeploymentApplier<
   async apply(workspaceId: string, specs: readonly Spec[]): Promise<Array<AppliedDeploymentOutcome<Deployment>>> {
     const { repository, secrets, resolutions, check } = this.kind;
     const applied = await repository.transaction(async () => {
+      // Before anything is read: a concurrent apply of any of these names waits for this one to end.
+      await repository.lockDeploymentNames(
+        workspaceId,
+        specs.map((spec) => spec.deployment),
+      );
       await check?.(workspaceId, specs);
       const outcomes: Array<AppliedDeploymentOutcome<Deployment>> = [];
       for (const spec of specs) outcomes.push(await this.applyDeployment(workspaceId, spec));

@@ -67,6 +67,7 @@ export interface DeploymentStatements {
   variantsOf: SqlStatement<VariantRow>;
   publishedVariants: SqlStatement<PublishedVariantRow>;
   lockMcpToolNames: SqlStatement<never>;
+  lockDeploymentNames: SqlStatement<never>;
 }
 
 /**
@@ -94,6 +95,12 @@ export function deploymentStatements(tables: { deployments: string; variants: st
        ORDER BY d.name, v.name`),
     // One lock for both kinds: prompt and workflow variants share the workspace's tool names.
     lockMcpToolNames: sql(`SELECT pg_advisory_xact_lock(hashtextextended('invocation.mcp-tools:' || $1::text, 0))`),
+    // One lock per (kind, workspace, name), taken in the order of their keys: never in opposite orders.
+    lockDeploymentNames: sql(`
+      SELECT pg_advisory_xact_lock(keys.key)
+        FROM (SELECT DISTINCT hashtextextended('${tables.deployments}:' || $1::text || ':' || name, 0) AS key
+                FROM unnest($2::text[]) AS name
+               ORDER BY key) keys`),
   };
 }
 
@@ -230,6 +237,17 @@ export abstract class DeploymentRepository<
    */
   async lockMcpToolNames(workspaceId: string): Promise<void> {
     await this.execute(this.statements.lockMcpToolNames, [workspaceId]);
+  }
+
+  /**
+   * Held until the transaction ends by an apply, for every deployment name its file declares
+   * (whether the deployment exists yet or not), so concurrent applies of one name run one after
+   * the other: a row lock cannot hold a deployment that is not there yet, and two first applies
+   * would both insert it. All of a file's names are locked at once in a fixed order, so two
+   * files naming the same deployments in opposite orders cannot deadlock.
+   */
+  async lockDeploymentNames(workspaceId: string, names: readonly string[]): Promise<void> {
+    await this.execute(this.statements.lockDeploymentNames, [workspaceId, names]);
   }
 
   /** Sets a variant's publish setting (not versioned: the variant keeps its version). */

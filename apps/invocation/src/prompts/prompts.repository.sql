@@ -23,3 +23,9 @@ ORDER BY d.name, v.name;
 
 -- lockMcpToolNames
 SELECT pg_advisory_xact_lock(hashtextextended('invocation.mcp-tools:' || $1::text, 0));
+
+-- lockDeploymentNames
+SELECT pg_advisory_xact_lock(keys.key)
+FROM (SELECT DISTINCT hashtextextended('"invocation"."prompt_deployments":' || $1::text || ':' || name, 0) AS key
+        FROM unnest($2::text[]) AS name
+       ORDER BY key) keys;

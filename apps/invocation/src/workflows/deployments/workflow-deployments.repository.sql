@@ -24,6 +24,12 @@ ORDER BY d.name, v.name;
 -- lockMcpToolNames
 SELECT pg_advisory_xact_lock(hashtextextended('invocation.mcp-tools:' || $1::text, 0));
 
+-- lockDeploymentNames
+SELECT pg_advisory_xact_lock(keys.key)
+FROM (SELECT DISTINCT hashtextextended('"invocation"."workflow_deployments":' || $1::text || ':' || name, 0) AS key
+        FROM unnest($2::text[]) AS name
+       ORDER BY key) keys;
+
 -- current
 SELECT d.id AS deployment_id, d.name AS deployment_name, d.workspace_id, d.webhook_secret_sealed,
       v.id AS variant_id, v.name AS variant_name, ver.id AS version_id, ver.version, ver.definition
