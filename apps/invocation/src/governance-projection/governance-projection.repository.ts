@@ -1,19 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { BudgetPeriod, BudgetScope, RateLimitScope } from '@waggle/contracts';
+import type { BudgetView, RateLimitScope } from '@waggle/contracts';
 import { DataRepository, defineSql, sql } from '@waggle/database';
 import type { DataSource } from 'typeorm';
 import { SCHEMA } from '../database/data-source';
 
-/** A budget as the projection carries it. */
-export interface ProjectedBudget {
-  id: string;
-  scope: BudgetScope;
-  scope_id: string | null;
-  period: BudgetPeriod;
-  limit_micros: number;
-  thresholds: number[];
-}
+/** A budget as the projection carries it: what admission and reconciliation read of it. */
+export type ProjectedBudget = Pick<BudgetView, 'id' | 'scope' | 'scope_id' | 'period' | 'limit_micros' | 'thresholds'>;
 
 /** A rate limit as the projection carries it. */
 export interface ProjectedRateLimit {
