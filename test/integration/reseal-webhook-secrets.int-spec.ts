@@ -109,7 +109,7 @@ describe('migrate reseal-webhook-secrets (WEBHOOK_SECRET_KEY rotation)', () => {
     expect(run.stdout).toContain('reseal: agent.mcp_servers: 1 row(s), 1 sealed value(s) would be sealed again');
     expect(run.stdout).toContain('reseal: invocation.budgets: 2 row(s), 1 sealed value(s) would be sealed again');
     expect(run.stdout).toContain('reseal: invocation.provider_credentials: 1 row(s), 1 sealed value(s) would be sealed again');
-    expect(run.stdout).toContain('reseal: dry run, nothing written (5 to reseal)');
+    expect(run.stdout).toContain('reseal: dry run, nothing written (6 to reseal)');
     expect(await sealedValues()).toEqual(before);
   });
 
@@ -119,7 +119,7 @@ describe('migrate reseal-webhook-secrets (WEBHOOK_SECRET_KEY rotation)', () => {
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toContain('reseal: invocation.prompt_deployments: 1 row(s), 1 sealed value(s) sealed again');
     expect(run.stdout).toContain('reseal: invocation.workflow_deployments: 1 row(s), 0 sealed value(s) sealed again');
-    expect(run.stdout).toContain('reseal: done, 5 resealed');
+    expect(run.stdout).toContain('reseal: done, 6 resealed');
 
     const onlyNew = new SecretSealer(newKey);
     const resealed = (await sealedValues()).filter((sealed) => sealed !== null);

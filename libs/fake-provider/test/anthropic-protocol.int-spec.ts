@@ -103,14 +103,14 @@ describe('fake provider: Anthropic messages', () => {
       });
     });
 
-    it('requires x-api-key and anthropic-version, and never records the key', async () => {
+    it('requires x-api-key and anthropic-version, and records which key called it', async () => {
       const noKey = await postJson(`${url}/v1/messages`, request(), { 'anthropic-version': '2023-06-01' });
       expect(noKey.status).toBe(401);
       expect(await noKey.json()).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
       const noVersion = await postJson(`${url}/v1/messages`, request(), { 'x-api-key': 'k' });
       expect(noVersion.status).toBe(400);
       await postJson(`${url}/v1/messages`, request(), HEADERS);
-      expect(JSON.stringify(server.requests)).not.toContain('sk-ant-test-secret');
+      expect(server.requests.map((record) => record.apiKey)).toEqual([null, 'k', 'sk-ant-test-secret']);
     });
 
     it('answers a scripted 429 in the Anthropic error shape with retry-after', async () => {
