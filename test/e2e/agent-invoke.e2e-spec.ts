@@ -426,7 +426,7 @@ describe('agent invoke: POST /v1/agent/invoke and agent webhook triggers', () =>
     expect(events).toEqual([expect.objectContaining({ type: 'error', error_code: 'provider_error', provider: 'fake' }), '[DONE]']);
   });
 
-  it('cancels silently when the client disconnects mid-stream: provider call aborted, no failed run, no usage, no error event', async () => {
+  it('cancels silently when the client disconnects mid-stream: provider call aborted, no failed run, no error event, charged what it used (estimated)', async () => {
     const from = fake.requests.length;
     const controller = new AbortController();
     const response = await fetch(`${gateway}/v1/agent/invoke`, {
@@ -441,7 +441,13 @@ describe('agent invoke: POST /v1/agent/invoke and agent webhook triggers', () =>
     controller.abort();
     await expectEventually(() => expect(requestsOf('fake-agent-slow', from)[0]).toMatchObject({ aborted: true }));
     const requestId = first.request_id as string;
-    await expectEventually(async () => expect(await ledgerRow(requestId)).toMatchObject({ status: 'cancelled', usage: null }));
+    // Usage governance: a stream cut short is charged for what it used, estimated when the provider's usage never came.
+    await expectEventually(async () =>
+      expect(await ledgerRow(requestId)).toMatchObject({
+        status: 'cancelled',
+        usage: { estimated: true, total_tokens: expect.any(Number) },
+      }),
+    );
   });
 
   it('runs a webhook trigger to a verified agent.completed callback, and a provider failure to agent.failed', async () => {

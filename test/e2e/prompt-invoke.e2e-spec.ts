@@ -355,6 +355,7 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
     expect(lookup.status).toBe(200);
     const body = (await lookup.json()) as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual([
+      'cost_micros',
       'data',
       'ended_at',
       'generated_at',
