@@ -252,6 +252,29 @@ describe('Prometheus metrics on every app', () => {
     );
   });
 
+  it('counts a usage governance refusal by scope and reason, without ids', async () => {
+    const limited = await cliJson<{ workspace_id: string }>(['workspace', 'create', '--name', 'e2e metrics governed']);
+    const key = await cliJson<{ id: string; api_key: string }>(['key', 'create', limited.workspace_id, '--json']);
+    const authorization = `Bearer ${key.api_key}`;
+    const created = await fetch(`${gateway}/v1/private/rate_limits`, {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/json' },
+      body: JSON.stringify({ scope: 'api_key', scope_id: key.id, requests_per_minute: 1 }),
+    });
+    expect(created.status).toBe(201);
+    const refusals = { scope: 'api_key', reason: 'requests_per_minute' };
+    const before = sampleSum(await scrape('gateway'), 'waggle_governance_refusals_total', refusals);
+    const statuses: number[] = [];
+    for (let request = 0; request < 2; request += 1)
+      statuses.push((await fetch(`${gateway}/v1/models`, { headers: { authorization } })).status);
+    expect(statuses).toEqual([200, 429]);
+    await expectEventually(async () => {
+      const metrics = await scrape('gateway');
+      expect(sampleSum(metrics, 'waggle_governance_refusals_total', refusals)).toBe(before + 1);
+      expect(labelSets(metrics, 'waggle_governance_refusals_total').flatMap(Object.values)).not.toContain(key.id);
+    });
+  });
+
   it("reads each queue's gauges in the app that owns its worker, live at scrape time", async () => {
     for (const [queue, owner] of Object.entries(QUEUE_OWNERS)) {
       const metrics = await scrape(owner);

@@ -158,6 +158,8 @@ describe('the request ledger', () => {
       trace_id: null,
       // Not started by the OpenAI-compatible surface.
       surface: null,
+      // Published without a cost (usage governance: null for a run that priced no model call).
+      cost_micros: null,
     });
 
     // The trigger accepted meanwhile is in the ledger too, and runs to completion now.

@@ -125,6 +125,21 @@ describe('GovernanceAdmission (real Redis)', () => {
       });
     });
 
+    it('admits a run without the projection on the daily meter alone when its owner could not load it', async () => {
+      const id = randomUUID();
+      workspaces.push(id);
+      const unprojected = ask(id, { dailyLimit: 1, hostedCredits: true, withoutProjection: true });
+      expect(await admission().admit(unprojected)).toMatchObject({
+        unloaded: false,
+        projectionMissing: true,
+        allowed: true,
+        current: 1,
+        creditsExhausted: false,
+      });
+      // The daily meter still holds.
+      expect(await admission().admit(unprojected)).toMatchObject({ allowed: false, current: 1 });
+    });
+
     it('answers unloaded while a plan with hosted credits has no balance in Redis, and flags a balance used up', async () => {
       const id = await workspace();
       expect(await admission().admit(ask(id, { hostedCredits: true }))).toMatchObject({ unloaded: true });

@@ -28,7 +28,9 @@ export const ADMISSION_SCRIPT = `
 local base = ARGV[1]
 local keyId = ARGV[2]
 local user = ARGV[3]
-local run = ARGV[4] == '1'
+local run = ARGV[4] ~= '0'
+-- 2: a run admitted while the projection's owner cannot load it: on the daily meter alone.
+local unprojected = ARGV[4] == '2'
 local meterOn = ARGV[5] == '1'
 local dailyLimit = tonumber(ARGV[6])
 local hosted = ARGV[8] == '1'
@@ -54,11 +56,11 @@ end
 local cfg = redis.call('HMGET', KEYS[1], unpack(fields))
 -- A request that starts no run is metered without the projection (none of its limits then apply).
 local loaded = cfg[1] and 1 or 0
-if loaded == 0 and run then return {'unloaded'} end
+if loaded == 0 and run and not unprojected then return {'unloaded'} end
 local credits = false
 if hosted and run then
   credits = redis.call('GET', base .. 'credits')
-  if not credits then return {'unloaded'} end
+  if not credits and not unprojected then return {'unloaded'} end
 end
 
 local current = 0
@@ -169,7 +171,7 @@ for i, s in ipairs(budgetScopes) do
 end
 
 local exhausted = 0
-if run and hosted and tonumber(credits) <= 0 then exhausted = 1 end
+if run and hosted and credits and tonumber(credits) <= 0 then exhausted = 1 end
 
 if meterOn then
   current = redis.call('INCR', KEYS[2])

@@ -56,6 +56,11 @@ export interface AdmissionRequest {
   dailyLimit: number | null;
   hostedCredits: boolean;
   tokenEstimate: number;
+  /**
+   * A run admitted although the workspace's projection (and credits balance) is not in Redis and
+   * its owner could not load it: counted on the daily meter, no budget, limit or credit applies.
+   */
+  withoutProjection?: boolean;
 }
 
 export interface AdmissionSettings {
@@ -150,7 +155,7 @@ export class GovernanceAdmission {
       governanceKeyBase(workspaceId),
       request.keyId ?? '',
       request.user ?? '',
-      request.runStarting ? 1 : 0,
+      request.runStarting ? (request.withoutProjection ? 2 : 1) : 0,
       request.metered ? 1 : 0,
       request.dailyLimit ?? -1,
       meterTtlMs,

@@ -159,6 +159,26 @@ export class ApiMeter {
     return loading;
   }
 
+  /**
+   * Loads the workspace's projection before a run is admitted; false when its owner (the
+   * invocation service) cannot be asked, or could not be just before (LOAD_RETRY_MS): the run is
+   * then admitted on the daily meter alone rather than refused, so runs accepted for later
+   * (triggers, background invokes) are not lost while the owner is away. Logged.
+   */
+  private async loaded(workspaceId: string): Promise<boolean> {
+    if (!this.loadFailed.has(workspaceId)) {
+      try {
+        await this.load(workspaceId);
+        return true;
+      } catch (error) {
+        this.loadFailed.set(workspaceId, true);
+        this.logger.warn({ err: error, workspace_id: workspaceId }, 'the usage governance projection could not be loaded');
+      }
+    }
+    this.logger.warn({ workspace_id: workspaceId }, 'a run admitted on the daily meter alone: its budgets and limits could not be loaded');
+    return false;
+  }
+
   private loadInBackground(workspaceId: string): void {
     if (this.loadFailed.has(workspaceId)) return;
     this.load(workspaceId).catch((error: unknown) => {
@@ -172,8 +192,9 @@ export class ApiMeter {
     try {
       decision = await this.admission.admit(request);
       if (decision.unloaded) {
-        await this.load(request.workspaceId);
-        decision = await this.admission.admit(request);
+        decision = (await this.loaded(request.workspaceId))
+          ? await this.admission.admit(request)
+          : await this.admission.admit({ ...request, withoutProjection: true });
         if (decision.unloaded) throw new Error('the governance projection is still missing after loading it');
       } else if (decision.projectionMissing) this.loadInBackground(request.workspaceId);
     } catch (error) {
