@@ -73,6 +73,7 @@ const ADDED_CODES: ReadonlyArray<readonly [string, number]> = [
   ['run_cancelled', 409],
   ['mcp_tool_not_approved', 409],
   ['mcp_tool_failed', 502],
+  ['release_gate_not_satisfied', 409],
 ];
 
 const ALLOWED_PLACEHOLDERS: Record<string, readonly string[]> = {

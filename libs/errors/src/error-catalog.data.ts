@@ -974,6 +974,24 @@ export const ERROR_CATALOG = {
       },
     },
   },
+  release_gate_not_satisfied: {
+    status: 409,
+    alternateStatuses: [],
+    category: 'experiment',
+    text: {
+      en: {
+        message: 'This version cannot be promoted: the release gate asks for a recent experiment run that it passed.',
+        client_action:
+          'Run an experiment that includes this exact version and meets its thresholds, then promote again, or override with a written reason.',
+      },
+      es: {
+        message:
+          'Esta versión no se puede promover: la puerta de publicación exige una ejecución de experimento reciente que haya superado.',
+        client_action:
+          'Ejecute un experimento que incluya esta versión exacta y cumpla sus umbrales y vuelva a promoverla, o fuerce la promoción con un motivo escrito.',
+      },
+    },
+  },
 } as const satisfies Record<string, ErrorCatalogEntryData>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -28,6 +28,7 @@ export const ERROR_MESSAGES = {
   deployment_not_found: { en: 'Deployment not found: %{name}', es: 'Despliegue no encontrado: %{name}' },
   variant_not_found: { en: 'Variant not found', es: 'Variante no encontrada' },
   variant_not_found_named: { en: 'Variant not found: %{name}', es: 'Variante no encontrada: %{name}' },
+  variant_version_not_found: { en: 'Variant %{name} has no version %{version}', es: 'La variante %{name} no tiene la versión %{version}' },
   prompt_deployment_or_variant_gone: {
     en: 'The prompt deployment or variant no longer exists',
     es: 'El despliegue o la variante del prompt ya no existe',

@@ -264,6 +264,11 @@ export abstract class DeploymentRepository<
     });
   }
 
+  /** A variant's version by number, or null. */
+  versionNumbered(variantId: string, version: number): Promise<Version | null> {
+    return this.table(this.entities.version).findOneBy({ variantId, version } as FindOptionsWhere<Version>);
+  }
+
   createDeployment(values: NewDeployment): Promise<Deployment> {
     const deployments = this.table(this.entities.deployment);
     return deployments.save(deployments.create(values as DeepPartial<Deployment>));
