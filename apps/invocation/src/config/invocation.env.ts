@@ -9,7 +9,7 @@ import {
   WithWebTools,
 } from '@waggle/platform';
 import { DEFAULT_LEDGER_STREAM_SETTINGS } from '@waggle/runs';
-import { IsInt, IsString, Max, Min } from 'class-validator';
+import { IsInt, IsString, Length, Max, Min } from 'class-validator';
 
 // The callback allowlist: budgets' alert URLs are checked against the callback URL policy where they are stored.
 export class InvocationEnv extends WithCallbackAllowlist(
@@ -121,4 +121,11 @@ export class InvocationEnv extends WithCallbackAllowlist(
   @IsInt()
   @Min(1024 * 1024)
   LEDGER_STREAM_MAX_BYTES: number = DEFAULT_LEDGER_STREAM_SETTINGS.maxBytes;
+
+  @EnvVar(
+    "The embedding model (a catalog model id) of experiment runs' `similarity` evaluators; the default, as the knowledge base's, runs in the service without a key or network",
+  )
+  @IsString()
+  @Length(1, 200)
+  EXPERIMENT_EMBEDDING_MODEL: string = 'universal-sentence-encoder-lite';
 }
