@@ -320,14 +320,11 @@ export {
   RESPONSE_SCHEMA_MAX_BYTES,
   ResponseFormatDto,
   ResponseFormatField,
-  re2PatternProblem,
   responseSchemaProblem,
-  responseSchemaValidator,
-  withRe2Pattern,
-  type Re2Outcome,
   type ResponseFormat,
   type SchemaViolation,
 } from './response-format';
+export { re2PatternProblem, withRe2Pattern, type Re2Outcome } from './re2-patterns';
 export { catalogRoutes, checkFallbacks, knownRoute, type RunNeeds } from './model-fallbacks';
 export {
   conversationText,

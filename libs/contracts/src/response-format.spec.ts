@@ -2,7 +2,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { CreateAgentRequest, UpdateAgentRequest } from './agent.patterns';
 import { ApplyPromptsRequest } from './invocation.patterns';
-import { answerViolations, RESPONSE_SCHEMA_MAX_BYTES } from './response-format';
+import { answerViolations, RESPONSE_SCHEMA_MAX_BYTES, responseSchemaProblem } from './response-format';
 
 const WORKSPACE = '00000000-0000-4000-8000-000000000001';
 const SCHEMA = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false };
@@ -103,5 +103,54 @@ describe.each(SURFACES)('fallbacks and response_format on %s (decisions D41, D42
 describe('fallbacks and response_format on an agent update', () => {
   it('lets null unset either', () => {
     expect(checkUpdate({ fallbacks: null, response_format: null })).toEqual([]);
+  });
+});
+
+describe('RE2 patterns of response formats (re2-wasm keeps them in a fixed 16 MiB heap)', () => {
+  /** A schema of its own (by `index`) whose patterns make a sizeable RE2 program each, one with named groups. */
+  function distinctSchema(index: number): Record<string, unknown> {
+    return {
+      type: 'object',
+      properties: {
+        code: { type: 'string', pattern: `^(?<kind>row|col) ${index} (done|failed)[a-z]{0,40}$` },
+        note: { type: 'string', pattern: `^${index}[a-z0-9 ]{0,60}$` },
+      },
+      patternProperties: { [`^x_${index}_[a-z]{1,30}$`]: { type: 'integer' } },
+      required: ['code'],
+    };
+  }
+
+  it('frees the patterns of validators the cache drops: many more distinct formats than it holds, then a new one validates', () => {
+    // Unfreed, the patterns of about 650 such schemas fill the heap and every later compilation fails.
+    for (let index = 0; index < 1_500; index += 1) {
+      const format = { type: 'json_schema' as const, schema: distinctSchema(index) };
+      expect(answerViolations(format, JSON.stringify({ code: `row ${index} done`, [`x_${index}_a`]: 1 }))).toEqual([]);
+      expect(answerViolations(format, JSON.stringify({ code: `row ${index + 1} done` }))).toEqual([
+        { path: '/code', message: expect.stringContaining('must match pattern') },
+      ]);
+    }
+    const fresh = { type: 'json_schema' as const, schema: distinctSchema(-1) };
+    expect(answerViolations(fresh, JSON.stringify({ code: 'col -1 failed', note: '-1 ok' }))).toEqual([]);
+    expect(answerViolations(fresh, JSON.stringify({ code: 'col -1 failed', x_1_a: 1, 'x_-1_b': 'no' }))).toEqual([
+      { path: '/x_-1_b', message: 'must be integer' },
+    ]);
+  });
+
+  it('frees what a refused schema compiled: many formats whose last pattern is invalid, then a new one validates', () => {
+    // A long pattern that fails at its end; unfreed, about 1,200 such refusals fill the heap.
+    const refused = (index: number) => ({
+      type: 'object',
+      properties: {
+        fine: { type: 'string', pattern: `^${index}[a-z]{0,40}$` },
+        broken: { type: 'string', pattern: `${index}${'[a-z]x'.repeat(400)}(` },
+      },
+    });
+    for (let index = 0; index < 3_000; index += 1)
+      expect(responseSchemaProblem(refused(index))).toEqual({
+        detail: 'response_schema_invalid',
+        params: { reason: expect.stringMatching(/^Invalid regular expression: \/\d+\[a-z\]x/) },
+      });
+    const fresh = { type: 'json_schema' as const, schema: distinctSchema(-2) };
+    expect(answerViolations(fresh, JSON.stringify({ code: 'row -2 done' }))).toEqual([]);
   });
 });

@@ -16,7 +16,8 @@ import {
 } from 'class-validator';
 import { errorMessage, type ErrorDetail } from '@waggle/errors';
 import { createHash } from 'node:crypto';
-import { RE2 } from 're2-wasm';
+import { LRUCache } from 'lru-cache';
+import { Re2Patterns } from './re2-patterns';
 
 /** Decisions: a response format's schema is at most 64 KiB (its JSON). */
 export const RESPONSE_SCHEMA_MAX_BYTES = 64 * 1024;
@@ -41,104 +42,68 @@ export interface SchemaViolation {
   message: string;
 }
 
-/**
- * RE2 instead of JavaScript's backtracking RegExp for the schema's `pattern` and
- * `patternProperties` (and the experiments' `regex` evaluator): a workspace's pattern such as
- * `^(a+)+$` must not be able to hold a shared service's event loop (RE2 matches in linear time).
- */
-function re2(pattern: string, flags = ''): RE2 {
-  return new RE2(pattern, flags.includes('u') ? flags : `${flags}u`);
-}
-
-const re2Engine = Object.assign(re2, {
-  // Ajv reads `code` only when it writes standalone validator code, which Waggle does not.
-  code: 're2-wasm',
-});
+const AJV_OPTIONS = {
+  allErrors: true,
+  // Providers' schemas carry keywords Ajv does not know (OpenAI's `strict` habits, vendor `x-` keys).
+  strict: false,
+} as const;
 
 /**
- * re2-wasm keeps each compiled pattern in a fixed 16 MiB WebAssembly heap that the garbage
- * collector never frees: a process compiling patterns without freeing them ends with every
- * later pattern (the response formats' too) failing. Ajv keeps its compiled ones; a pattern
- * used once is freed here.
+ * Checks schemas against the draft 2020-12 meta-schema, which it compiles once. It never compiles
+ * a workspace's schema, so it holds none of their patterns; the meta-schema's own two fixed
+ * patterns match in linear time in a RegExp.
  */
-function free(compiled: RE2): void {
-  (compiled as unknown as { wrapper?: { delete?: () => void } }).wrapper?.delete?.();
+const metaSchemas = addFormats(new Ajv2020(AJV_OPTIONS));
+
+/** A response format's compiled validator and the RE2 patterns it matches with. */
+interface CompiledSchema {
+  validate: ValidateFunction;
+  patterns: Re2Patterns;
 }
 
 /**
- * Patterns that did not compile, with why. re2-wasm cannot free a pattern whose compilation
- * failed, so a pattern refused once is refused from here afterwards (bounded, oldest dropped).
+ * Compiled validators by the SHA-256 of the schema's JSON; bounded, least recently used dropped
+ * first, freeing its patterns.
  */
-const refusedPatterns = new Map<string, string>();
-const REFUSED_PATTERNS_KEPT = 1_000;
-
-/** Why a pattern does not compile in RE2 (its parser's words, in English), or undefined when it does. */
-export function re2PatternProblem(pattern: string, flags = ''): string | undefined {
-  const outcome = withRe2Pattern(pattern, flags, () => undefined);
-  return outcome.ok ? undefined : outcome.problem;
-}
-
-/** What `use` answered, or why the pattern does not compile (the parser's words). */
-export type Re2Outcome<T> = { ok: true; value: T } | { ok: false; problem: string };
-
-/** `use` with the pattern compiled in RE2, which is freed afterwards. */
-export function withRe2Pattern<T>(pattern: string, flags: string, use: (compiled: RE2) => T): Re2Outcome<T> {
-  const key = `${flags}/${pattern}`;
-  const refused = refusedPatterns.get(key);
-  if (refused !== undefined) return { ok: false, problem: refused };
-  let compiled: RE2;
-  try {
-    compiled = re2(pattern, flags);
-  } catch (error) {
-    const problem = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').slice(0, 300);
-    refusedPatterns.set(key, problem);
-    if (refusedPatterns.size > REFUSED_PATTERNS_KEPT) refusedPatterns.delete(refusedPatterns.keys().next().value as string);
-    return { ok: false, problem };
-  }
-  try {
-    return { ok: true, value: use(compiled) };
-  } finally {
-    free(compiled);
-  }
-}
-
-/** One Ajv for every schema: compiled validators are cached below by the schema's hash. */
-const ajv = addFormats(
-  new Ajv2020({
-    allErrors: true,
-    // Providers' schemas carry keywords Ajv does not know (OpenAI's `strict` habits, vendor `x-` keys).
-    strict: false,
-    code: { regExp: re2Engine },
-  }),
-);
-
-/** Compiled validators by the SHA-256 of the schema's JSON; bounded, oldest dropped first. */
-const compiled = new Map<string, ValidateFunction>();
-const COMPILED_KEPT = 256;
+const compiled = new LRUCache<string, CompiledSchema>({ max: 256, dispose: ({ patterns }) => patterns.free() });
 
 function schemaJson(schema: unknown): string {
   return JSON.stringify(schema) ?? '';
 }
 
 /**
- * The validator of a response format's schema, compiled once per schema. Throws Ajv's error
- * for a schema that does not compile; responseSchemaProblem says why in words.
+ * Each schema compiles in an Ajv of its own: a shared Ajv keeps every pattern it ever compiled
+ * (deduplicated across schemas by their text), so none could be freed with the validator that
+ * dropped it. Validating against the meta-schema first is what the shared one did; Ajv's own
+ * check would compile the meta-schema again for every new Ajv.
  */
-export function responseSchemaValidator(schema: Record<string, unknown>): ValidateFunction {
-  const json = schemaJson(schema);
-  const key = createHash('sha256').update(json).digest('base64url');
-  let validate = compiled.get(key);
-  if (validate) {
-    compiled.delete(key);
-    compiled.set(key, validate);
-    return validate;
-  }
-  // A schema's own `$id` would be registered in the shared Ajv and clash with a later one.
+function compileSchema(schema: Record<string, unknown>): CompiledSchema {
+  // A schema's `$id` names nothing Waggle resolves: the schema is compiled without it.
   const { $id: _ignored, ...anonymous } = schema;
-  validate = ajv.compile(anonymous);
-  compiled.set(key, validate);
-  if (compiled.size > COMPILED_KEPT) compiled.delete(compiled.keys().next().value as string);
-  return validate;
+  metaSchemas.validateSchema(anonymous, true);
+  const patterns = new Re2Patterns();
+  try {
+    const ajv = addFormats(new Ajv2020({ ...AJV_OPTIONS, validateSchema: false, code: { regExp: patterns.engine } }));
+    return { validate: ajv.compile(anonymous), patterns };
+  } catch (error) {
+    patterns.free();
+    throw error;
+  }
+}
+
+/**
+ * The validator of a response format's schema, compiled once per schema. Used at once: it stops
+ * working when later schemas push it out of the cache. Throws Ajv's error for a schema that does
+ * not compile; responseSchemaProblem says why in words.
+ */
+function responseSchemaValidator(schema: Record<string, unknown>): ValidateFunction {
+  const key = createHash('sha256').update(schemaJson(schema)).digest('base64url');
+  let entry = compiled.get(key);
+  if (!entry) {
+    entry = compileSchema(schema);
+    compiled.set(key, entry);
+  }
+  return entry.validate;
 }
 
 /** Why a value cannot be a response format's schema (a message id; Ajv's reason in English), or undefined when it can. */
