@@ -7,12 +7,20 @@ import { PromptWebhookSecrets } from './prompt-webhook-secrets.service';
 import { PromptsController } from './prompts.controller';
 import { PromptsRepository } from './prompts.repository';
 import { PromptsService } from './prompts.service';
+import { PromptReleasesRepository } from './prompt-releases.repository';
 
 /** Prompt deployments, variants and immutable versions: apply, list, resolve for runs, and their webhook secrets. */
 @Module({
   imports: [WebhooksModule, McpToolsModule],
   controllers: [PromptsController],
-  providers: [PromptsRepository, PromptsService, PromptDeploymentApplier, PromptResolutionCache, PromptWebhookSecrets],
-  exports: [PromptResolutionCache],
+  providers: [
+    PromptsRepository,
+    PromptsService,
+    PromptDeploymentApplier,
+    PromptResolutionCache,
+    PromptWebhookSecrets,
+    PromptReleasesRepository,
+  ],
+  exports: [PromptResolutionCache, PromptWebhookSecrets, PromptReleasesRepository],
 })
 export class PromptsModule {}

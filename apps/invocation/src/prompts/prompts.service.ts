@@ -17,6 +17,15 @@ import { PromptsRepository } from './prompts.repository';
 
 export { definitionOf } from './prompt-definition';
 
+/** Version number → the labels pointing at it, by name, with `latest` on the newest. */
+function labelsByVersion(labels: Record<string, number>, newest: number | undefined): Map<number, string[]> {
+  const named = Object.entries(labels).sort(([a], [b]) => a.localeCompare(b));
+  if (newest !== undefined) named.push(['latest', newest]);
+  const byVersion = new Map<number, string[]>();
+  for (const [label, version] of named) byVersion.set(version, [...(byVersion.get(version) ?? []), label]);
+  return byVersion;
+}
+
 function duplicates(names: string[]): string[] {
   return names.filter((name, index) => names.indexOf(name) !== index);
 }
@@ -90,6 +99,7 @@ export class PromptsService {
         params: { name: `${deploymentName}/${variantName}` },
       });
     const versions = await this.prompts.versionsOf(variant.id);
+    const labelled = labelsByVersion(variant.labels, versions[0]?.version);
     return versions.map((version) => ({
       version_id: version.id,
       version: version.version,
@@ -103,6 +113,7 @@ export class PromptsService {
       credentials: version.credentials,
       created_at: version.createdAt.toISOString(),
       current: version.id === variant.currentVersionId,
+      labels: labelled.get(version.version) ?? [],
     }));
   }
 
