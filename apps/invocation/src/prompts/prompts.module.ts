@@ -8,6 +8,7 @@ import { PromptsController } from './prompts.controller';
 import { PromptsRepository } from './prompts.repository';
 import { PromptsService } from './prompts.service';
 import { PromptReleasesRepository } from './prompt-releases.repository';
+import { PromptVariantReleases } from './prompt-variant-releases';
 
 /** Prompt deployments, variants and immutable versions: apply, list, resolve for runs, and their webhook secrets. */
 @Module({
@@ -21,6 +22,6 @@ import { PromptReleasesRepository } from './prompt-releases.repository';
     PromptWebhookSecrets,
     PromptReleasesRepository,
   ],
-  exports: [PromptResolutionCache, PromptWebhookSecrets, PromptReleasesRepository],
+  exports: [PromptResolutionCache, PromptWebhookSecrets, PromptReleasesRepository, PromptVariantReleases],
 })
 export class PromptsModule {}

@@ -12,21 +12,15 @@ import {
   type TriggerVersion,
 } from '@waggle/contracts';
 import { WaggleException, type FieldDetail } from '@waggle/errors';
-import { requestContext } from '@waggle/platform';
 import { ReleaseEvidence } from '../experiments/release-evidence';
 import { PromptResolutionCache } from '../prompts/prompt-resolution.cache';
+import { releaseActor } from '../prompts/prompt-variant-releases';
 import { PromptWebhookSecrets } from '../prompts/prompt-webhook-secrets.service';
 import { PromptReleasesRepository, type LockedVariant } from '../prompts/prompt-releases.repository';
 
 /** A variant that was never protected. */
 export const UNPROTECTED: ReleaseProtection = { protected: false, min_pass_rate: 1, max_age_days: 7 };
 const DAY_MS = 24 * 3600_000;
-
-/** Who moves a pointer: the API key the private route authenticated, else the operator's CLI (which speaks NATS with no key). */
-export function releaseActor(): string {
-  const apiKeyId = requestContext.get()?.apiKeyId;
-  return apiKeyId ? `api_key:${apiKeyId}` : 'operator';
-}
 
 interface Move {
   pointer: string;
