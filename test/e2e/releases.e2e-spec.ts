@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ReleaseHistoryEntry } from '@waggle/contracts';
 import {
   cliJson,
@@ -30,6 +33,7 @@ describe('releases', () => {
   let gateway: string;
   let key: string;
   let otherKey: string;
+  let workspaceId: string;
 
   const call = (path: string, method: string, body?: unknown, as = key, base = gateway) =>
     fetch(`${base}${path}`, {
@@ -53,7 +57,9 @@ describe('releases', () => {
     await Promise.all([apps.catalog, apps.invocation, ...apps.gateways].map((app) => waitUntilLive(app)));
     gateway = apps.gateways[0].baseUrl;
     await loadCatalogWithFakeModels('2099.7.1', [fakeModel(MODEL, { reasoning: false })]);
-    key = (await cliJson<{ api_key: string }>(['workspace', 'create', '--name', 'e2e releases'])).api_key;
+    const created = await cliJson<{ api_key: string; workspace_id: string }>(['workspace', 'create', '--name', 'e2e releases']);
+    key = created.api_key;
+    workspaceId = created.workspace_id;
     otherKey = (await cliJson<{ api_key: string }>(['workspace', 'create', '--name', 'e2e releases other'])).api_key;
   });
 
@@ -302,5 +308,56 @@ describe('releases', () => {
         split: { variant: 'default', sticky: true, target: { weight: 50 } },
       });
     });
+  });
+
+  it('works from the CLI too: apply --stage, label set, promote, history with the operator as actor', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'waggle-releases-')), 'prompts.yaml');
+    writeFileSync(
+      file,
+      `prompts:\n  - deployment: cli\n    variants:\n      - name: default\n        model: ${MODEL}\n        messages: [{ role: user, content: "cli one {{ q }}" }]\n`,
+    );
+    await cliJson(['apply', '-f', file, '--workspace', workspaceId]);
+    writeFileSync(
+      file,
+      `prompts:\n  - deployment: cli\n    variants:\n      - name: default\n        model: ${MODEL}\n        messages: [{ role: user, content: "cli two {{ q }}" }]\n`,
+    );
+    const [staged] = await cliJson<Array<{ variants: Array<Record<string, unknown>> }>>([
+      'apply',
+      '-f',
+      file,
+      '--workspace',
+      workspaceId,
+      '--stage',
+    ]);
+    expect(staged.variants[0]).toMatchObject({ version: 2, staged: true, deployed_version: 1 });
+    expect(await cliJson(['release', 'label', 'set', workspaceId, 'cli', 'default', 'beta', '2'])).toMatchObject({
+      pointer: 'beta',
+      to: 2,
+      actor: 'operator',
+    });
+    expect(await cliJson(['release', 'promote', workspaceId, 'cli', 'default', '2', '--reason', 'from the cli'])).toMatchObject({
+      pointer: 'deployed',
+      from: 1,
+      to: 2,
+      actor: 'operator',
+    });
+    expect((await invoke({ deployment: 'cli' })).body.response).toBe('Echo: cli two x');
+    const history = await cliJson<ReleaseHistoryEntry[]>(['release', 'history', workspaceId, 'cli', 'default']);
+    expect(history.map((entry) => [entry.pointer, entry.to, entry.actor])).toEqual([
+      ['deployed', 2, 'operator'],
+      ['beta', 2, 'operator'],
+      ['deployed', 1, 'operator'],
+    ]);
+    const versions = await cliJson<Array<{ version: number; labels: string[]; current: boolean }>>([
+      'release',
+      'versions',
+      workspaceId,
+      'cli',
+      'default',
+    ]);
+    expect(versions.map(({ version, labels, current }) => ({ version, labels, current }))).toEqual([
+      { version: 2, labels: ['beta', 'latest'], current: true },
+      { version: 1, labels: [], current: false },
+    ]);
   });
 });
