@@ -53,7 +53,8 @@ describe('releases', () => {
     env = { LOG_LEVEL: 'warn', FAKE_BASE_URL: `${fakeUrl}/v1`, FAKE_API_KEY: 'fake-key' };
     apps.catalog = spawnApp('catalog', await freePort(), env);
     apps.invocation = spawnApp('invocation', await freePort(), env);
-    apps.gateways = [spawnApp('gateway', await freePort(), env), spawnApp('gateway', await freePort(), env)];
+    const gatewayEnv = { ...env, CALLBACK_URL_ALLOWLIST: '127.0.0.1' };
+    apps.gateways = [spawnApp('gateway', await freePort(), gatewayEnv), spawnApp('gateway', await freePort(), gatewayEnv)];
     await Promise.all([apps.catalog, apps.invocation, ...apps.gateways].map((app) => waitUntilLive(app)));
     gateway = apps.gateways[0].baseUrl;
     await loadCatalogWithFakeModels('2099.7.1', [fakeModel(MODEL, { reasoning: false })]);
@@ -234,6 +235,31 @@ describe('releases', () => {
     }
     expect(await invoke({ label: 'canary' }, gateway, otherKey)).toMatchObject({ status: 404 });
     expect((await invoke({ label: 'canary' })).body).toMatchObject({ version: 2 });
+  });
+
+  it('pins a label or a version on the prompt webhook trigger when it is accepted', async () => {
+    const [deployment] = (await apply([{ deployment: 'helper', variants: [variant('default', 'three')] }])).body.prompts as Array<{
+      prompt_endpoint_id: string;
+      webhook_secret: string;
+      variants: Array<{ variant_id: string }>;
+    }>;
+    const trigger = async (body: Record<string, unknown>) =>
+      json(
+        await fetch(`${gateway}/v1/prompt/webhooks/${deployment.prompt_endpoint_id}/variants/${deployment.variants[0].variant_id}`, {
+          method: 'POST',
+          headers: { 'x-service-webhook-secret': deployment.webhook_secret, 'content-type': 'application/json' },
+          body: JSON.stringify({ inputs: { q: 'x' }, async: { callback_url: 'http://127.0.0.1:9/hook' }, ...body }),
+        }),
+      );
+    const accepted = await trigger({ label: 'canary' });
+    expect(accepted.status).toBe(202);
+    await expectEventually(async () => {
+      const lookup = await json(await call(`/v1/public/requests/${accepted.body.request_id as string}`, 'GET'));
+      expect(lookup.body).toMatchObject({ status: 'completed', version: 2, label: 'canary', data: { response: 'Echo: two x' } });
+    });
+    expect(await trigger({ label: 'canary', version: 1 })).toMatchObject({ status: 400, body: { error_code: 'validation_error' } });
+    expect(await trigger({ label: 'nope' })).toMatchObject({ status: 404, body: { error_code: 'resource_not_found' } });
+    expect(await trigger({ version: 99 })).toMatchObject({ status: 404, body: { error_code: 'resource_not_found' } });
   });
 
   it('refuses an invalid split before writing anything', async () => {
