@@ -132,133 +132,109 @@ export class ReleaseLabelRequest extends DeploymentVariantRequest {
   label!: string;
 }
 
-export class ReleaseLabelVersion {
-  @IsDefined()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_VERSION)
-  version!: number;
+/** A version number a caller names. */
+function VersionNumber(): PropertyDecorator {
+  return (target, property) => {
+    IsDefined()(target, property);
+    IsInt()(target, property);
+    Min(1)(target, property);
+    Max(MAX_VERSION)(target, property);
+  };
 }
 
-export class SetReleaseLabelRequest extends ReleaseLabelRequest {
-  @IsDefined()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_VERSION)
-  version!: number;
+/** A move's optional reason, as written in the history. */
+function Reason(): PropertyDecorator {
+  return (target, property) => {
+    IsOptional()(target, property);
+    IsString()(target, property);
+    Length(1, MAX_REASON_LENGTH)(target, property);
+  };
+}
+
+/** An optional label naming the pointer to move; absent: the deployed version. */
+function PointerLabel(): PropertyDecorator {
+  return (target, property) => {
+    IsOptional()(target, property);
+    IsString()(target, property);
+    Matches(RELEASE_LABEL_PATTERN)(target, property);
+  };
+}
+
+/** `PUT …/labels/{label}`'s body (a mixin: the NATS request adds the variant and the label). */
+export function WithLabelVersion<TBase extends RequestBase>(Base: TBase) {
+  class LabelVersion extends Base {
+    @VersionNumber()
+    version!: number;
+  }
+  return LabelVersion;
 }
 
 /** `POST …/promote`'s body. */
-export class ReleasePromotion {
-  @IsDefined()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_VERSION)
-  version!: number;
+export function WithPromotion<TBase extends RequestBase>(Base: TBase) {
+  class Promotion extends Base {
+    @VersionNumber()
+    version!: number;
 
-  /** The label to move; absent: the deployed version. */
-  @IsOptional()
-  @IsString()
-  @Matches(RELEASE_LABEL_PATTERN)
-  label?: string;
+    /** The label to move; absent (or `deployed`): the deployed version. */
+    @PointerLabel()
+    label?: string;
 
-  @IsOptional()
-  @IsString()
-  @Length(1, MAX_REASON_LENGTH)
-  reason?: string;
+    @Reason()
+    reason?: string;
 
-  /** Bypasses the release gate; needs a `reason`. */
-  @IsOptional()
-  @IsBoolean()
-  override?: boolean;
-}
-
-export class PromoteReleaseRequest extends DeploymentVariantRequest {
-  @IsDefined()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_VERSION)
-  version!: number;
-
-  @IsOptional()
-  @IsString()
-  @Matches(RELEASE_LABEL_PATTERN)
-  label?: string;
-
-  @IsOptional()
-  @IsString()
-  @Length(1, MAX_REASON_LENGTH)
-  reason?: string;
-
-  @IsOptional()
-  @IsBoolean()
-  override?: boolean;
+    /** Bypasses the release gate; needs a `reason`. */
+    @IsOptional()
+    @IsBoolean()
+    override?: boolean;
+  }
+  return Promotion;
 }
 
 /** `POST …/rollback`'s body. */
-export class ReleaseRollback {
-  @IsOptional()
-  @IsString()
-  @Matches(RELEASE_LABEL_PATTERN)
-  label?: string;
+export function WithRollback<TBase extends RequestBase>(Base: TBase) {
+  class Rollback extends Base {
+    @PointerLabel()
+    label?: string;
 
-  @IsOptional()
-  @IsString()
-  @Length(1, MAX_REASON_LENGTH)
-  reason?: string;
-}
-
-export class RollbackReleaseRequest extends DeploymentVariantRequest {
-  @IsOptional()
-  @IsString()
-  @Matches(RELEASE_LABEL_PATTERN)
-  label?: string;
-
-  @IsOptional()
-  @IsString()
-  @Length(1, MAX_REASON_LENGTH)
-  reason?: string;
+    @Reason()
+    reason?: string;
+  }
+  return Rollback;
 }
 
 /** `PUT …/protection`'s body. */
-export class ReleaseProtectionSettings {
-  @IsDefined()
-  @IsBoolean()
-  protected!: boolean;
+export function WithProtectionSettings<TBase extends RequestBase>(Base: TBase) {
+  class ProtectionSettings extends Base {
+    @IsDefined()
+    @IsBoolean()
+    protected!: boolean;
 
-  @IsOptional()
-  @IsNumber({ allowNaN: false, allowInfinity: false })
-  @Min(0)
-  @Max(1)
-  min_pass_rate?: number;
+    @IsOptional()
+    @IsNumber({ allowNaN: false, allowInfinity: false })
+    @Min(0)
+    @Max(1)
+    min_pass_rate?: number;
 
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(365)
-  max_age_days?: number;
+    @IsOptional()
+    @IsInt()
+    @Min(1)
+    @Max(365)
+    max_age_days?: number;
+  }
+  return ProtectionSettings;
 }
 
-export class SetReleaseProtectionRequest extends DeploymentVariantRequest {
-  @IsDefined()
-  @IsBoolean()
-  protected!: boolean;
-
-  @IsOptional()
-  @IsNumber({ allowNaN: false, allowInfinity: false })
-  @Min(0)
-  @Max(1)
-  min_pass_rate?: number;
-
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(365)
-  max_age_days?: number;
-}
+export class ReleaseLabelVersion extends WithLabelVersion(class {}) {}
+export class SetReleaseLabelRequest extends WithLabelVersion(ReleaseLabelRequest) {}
+export class ReleasePromotion extends WithPromotion(class {}) {}
+export class PromoteReleaseRequest extends WithPromotion(DeploymentVariantRequest) {}
+export class ReleaseRollback extends WithRollback(class {}) {}
+export class RollbackReleaseRequest extends WithRollback(DeploymentVariantRequest) {}
+export class ReleaseProtectionSettings extends WithProtectionSettings(class {}) {}
+export class SetReleaseProtectionRequest extends WithProtectionSettings(DeploymentVariantRequest) {}
 
 /** A webhook trigger that names a label or a version: which version it pins (asked by the gateway only then). */
-export class ResolveTriggerVersionRequest {
+class TriggerVariant {
   @IsUUID()
   workspace_id!: string;
 
@@ -267,18 +243,9 @@ export class ResolveTriggerVersionRequest {
 
   @IsUUID()
   variant_id!: string;
-
-  @IsOptional()
-  @IsString()
-  @Matches(RELEASE_LABEL_PATTERN)
-  label?: string;
-
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_VERSION)
-  version?: number;
 }
+
+export class ResolveTriggerVersionRequest extends WithVersionSelector(TriggerVariant) {}
 
 export interface TriggerVersion {
   version_id: string;
