@@ -44,6 +44,6 @@ export function bootstrap(): Promise<INestApplication> {
       RunCancellationModule,
       GovernanceAdminModule,
     ],
-    deadLetters: { queues: ['prompt-runs', 'workflow-runs'], sources: [LedgerDeadLetters] },
+    deadLetters: { queues: ['prompt-runs', 'workflow-runs', 'experiment-cells'], sources: [LedgerDeadLetters] },
   });
 }

@@ -469,3 +469,23 @@ export {
   type ReleaseProtection,
   type SplitTarget,
 } from './experiments';
+export {
+  CreateExperimentRunRequest,
+  EXPERIMENT_CANDIDATE_LIMIT,
+  EXPERIMENT_CANDIDATE_TYPES,
+  EXPERIMENT_CELLS_PAGE_DEFAULT,
+  EXPERIMENT_CELLS_PAGE_MAX,
+  EXPERIMENT_EVALUATOR_LIMIT,
+  ExperimentCandidateSpec,
+  ExperimentCellsFilter,
+  ExperimentCellsRequest,
+  ExperimentContracts,
+  ExperimentPatterns,
+  ExperimentRunDefinition,
+  ExperimentRunIdRequest,
+  ExperimentRunsFilter,
+  InlinePromptSpec,
+  ListExperimentRunsRequest,
+  type ExperimentCellJob,
+  type ExperimentCellsPage,
+} from './experiments.patterns';

@@ -3,6 +3,7 @@ import { AssetContracts } from './asset.patterns';
 import { CallbackDispatcherContracts } from './callback-dispatcher.patterns';
 import { CatalogContracts } from './catalog.patterns';
 import { DeadLetterListContracts, DeadLetterReplayContracts } from './dead-letters.patterns';
+import { ExperimentContracts } from './experiments.patterns';
 import { GovernanceContracts } from './governance';
 import { GovernanceAdminContracts } from './governance-admin';
 import { ProviderCredentialContracts } from './provider-credentials';
@@ -26,7 +27,8 @@ export type RpcContracts = ContractsByPattern<typeof HealthContracts> &
   ContractsByPattern<typeof AssetContracts> &
   ContractsByPattern<typeof KnowledgeBaseContracts> &
   ContractsByPattern<typeof DeadLetterListContracts> &
-  ContractsByPattern<typeof DeadLetterReplayContracts>;
+  ContractsByPattern<typeof DeadLetterReplayContracts> &
+  ContractsByPattern<typeof ExperimentContracts>;
 
 export type RpcPattern = keyof RpcContracts;
 export type RpcRequest<P extends RpcPattern> = RpcContracts[P] extends RpcContract<string, infer Request> ? Request : never;
@@ -50,5 +52,6 @@ export const RPC_CONTRACTS: { readonly [P in RpcPattern]: RpcContracts[P] } = Ob
     KnowledgeBaseContracts,
     DeadLetterListContracts,
     DeadLetterReplayContracts,
+    ExperimentContracts,
   ].flatMap((contracts) => Object.values(contracts).map((contract: RpcContract) => [contract.pattern, contract])),
 ) as { readonly [P in RpcPattern]: RpcContracts[P] };
