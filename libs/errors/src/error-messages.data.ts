@@ -882,4 +882,50 @@ export const ERROR_MESSAGES = {
     en: 'The MCP tool %{tool} of %{server} could not be called (%{stage})',
     es: 'No se pudo llamar a la herramienta MCP %{tool} de %{server} (%{stage})',
   },
+  // Experiment runs (apps/invocation/src/experiments): refused runs and candidates, a run not found.
+  experiment_run_not_found: { en: 'Experiment run not found', es: 'Ejecución de experimento no encontrada' },
+  experiment_dataset_version_not_found: {
+    en: 'The dataset %{dataset} has no version %{version} in this workspace',
+    es: 'El conjunto de datos %{dataset} no tiene la versión %{version} en este espacio de trabajo',
+  },
+  experiment_dataset_gone: {
+    en: 'The dataset version the run reads is gone',
+    es: 'La versión del conjunto de datos que lee la ejecución ya no existe',
+  },
+  experiment_candidate_type_named: {
+    en: 'Candidate %{name} is a %{type}: experiment runs take prompt candidates only',
+    es: 'El candidato %{name} es de tipo %{type}: las ejecuciones de experimentos solo admiten candidatos de prompt',
+  },
+  experiment_run_cells_over_limit: {
+    en: 'The run would have %{cells} cells (rows × active candidates); the limit is %{limit}',
+    es: 'La ejecución tendría %{cells} celdas (filas × candidatos activos); el límite es %{limit}',
+  },
+  experiment_label_unsupported: {
+    en: 'The label %{label} cannot name a candidate yet: use latest, a version number, or the deployed version',
+    es: 'La etiqueta %{label} aún no puede designar un candidato: use latest, un número de versión o la versión desplegada',
+  },
+  experiment_candidate_source: {
+    en: 'names either a deployment and a variant, or an inline prompt',
+    es: 'debe indicar un despliegue y una variante, o un prompt en línea',
+  },
+  experiment_candidate_version_and_label: {
+    en: 'names a version or a label, not both',
+    es: 'debe indicar una versión o una etiqueta, no ambas',
+  },
+  experiment_candidate_inline_selector: {
+    en: 'an inline prompt has no version or label',
+    es: 'un prompt en línea no tiene versión ni etiqueta',
+  },
+  experiment_candidate_defined_twice: {
+    en: 'Candidate names must be unique in a run: %{names}',
+    es: 'Los nombres de los candidatos deben ser únicos en una ejecución: %{names}',
+  },
+  experiment_baseline_unknown: {
+    en: 'The baseline %{name} is not a candidate of the run',
+    es: 'La línea base %{name} no es un candidato de la ejecución',
+  },
+  experiment_no_active_candidate: {
+    en: 'The run has no active candidate',
+    es: 'La ejecución no tiene ningún candidato activo',
+  },
 } as const satisfies Record<string, Readonly<Record<'en' | 'es', string>>>;

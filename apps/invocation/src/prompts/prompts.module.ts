@@ -13,6 +13,6 @@ import { PromptsService } from './prompts.service';
   imports: [WebhooksModule, McpToolsModule],
   controllers: [PromptsController],
   providers: [PromptsRepository, PromptsService, PromptDeploymentApplier, PromptResolutionCache, PromptWebhookSecrets],
-  exports: [PromptResolutionCache],
+  exports: [PromptResolutionCache, PromptsService],
 })
 export class PromptsModule {}
