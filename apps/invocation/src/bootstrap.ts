@@ -6,6 +6,7 @@ import { RunLifecycleModule } from '@waggle/runs';
 import { createGuardedDispatcher } from '@waggle/webhooks';
 import { InvocationEnv } from './config/invocation.env';
 import { dataSourceOptions } from './database/data-source';
+import { DatasetsModule } from './datasets/datasets.module';
 import { GovernanceAdminModule } from './governance-projection/governance-admin.module';
 import { LedgerDeadLetters } from './ledger/ledger-dead-letters';
 import { LedgerModule } from './ledger/ledger.module';
@@ -43,6 +44,7 @@ export function bootstrap(): Promise<INestApplication> {
       McpToolsModule,
       RunCancellationModule,
       GovernanceAdminModule,
+      DatasetsModule,
     ],
     deadLetters: { queues: ['prompt-runs', 'workflow-runs'], sources: [LedgerDeadLetters] },
   });

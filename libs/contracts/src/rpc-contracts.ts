@@ -2,6 +2,7 @@ import { AgentContracts } from './agent.patterns';
 import { AssetContracts } from './asset.patterns';
 import { CallbackDispatcherContracts } from './callback-dispatcher.patterns';
 import { CatalogContracts } from './catalog.patterns';
+import { DatasetContracts } from './datasets.patterns';
 import { DeadLetterListContracts, DeadLetterReplayContracts } from './dead-letters.patterns';
 import { GovernanceContracts } from './governance';
 import { GovernanceAdminContracts } from './governance-admin';
@@ -26,7 +27,8 @@ export type RpcContracts = ContractsByPattern<typeof HealthContracts> &
   ContractsByPattern<typeof AssetContracts> &
   ContractsByPattern<typeof KnowledgeBaseContracts> &
   ContractsByPattern<typeof DeadLetterListContracts> &
-  ContractsByPattern<typeof DeadLetterReplayContracts>;
+  ContractsByPattern<typeof DeadLetterReplayContracts> &
+  ContractsByPattern<typeof DatasetContracts>;
 
 export type RpcPattern = keyof RpcContracts;
 export type RpcRequest<P extends RpcPattern> = RpcContracts[P] extends RpcContract<string, infer Request> ? Request : never;
@@ -50,5 +52,6 @@ export const RPC_CONTRACTS: { readonly [P in RpcPattern]: RpcContracts[P] } = Ob
     KnowledgeBaseContracts,
     DeadLetterListContracts,
     DeadLetterReplayContracts,
+    DatasetContracts,
   ].flatMap((contracts) => Object.values(contracts).map((contract: RpcContract) => [contract.pattern, contract])),
 ) as { readonly [P in RpcPattern]: RpcContracts[P] };
