@@ -10,6 +10,7 @@ import { ProviderCredentialsModule } from './provider-credentials/provider-crede
 import { McpModule } from './mcp/mcp.module';
 import { WorkflowRunsModule } from './workflows/workflow-runs.module';
 import { AssetsModule } from './assets/assets.module';
+import { DatasetsModule } from './datasets/datasets.module';
 import { ErrorCodesModule } from './error-codes/error-codes.module';
 import { ServicesReadinessReporter } from './health/services-readiness.reporter';
 import { ModelsModule } from './models/models.module';
@@ -47,6 +48,7 @@ export class GatewayModule {
         AgentsModule,
         McpServersModule,
         GovernanceModule,
+        DatasetsModule,
         ProviderCredentialsModule,
         KnowledgeBasesModule,
         AssetsModule,

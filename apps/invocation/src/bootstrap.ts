@@ -7,6 +7,7 @@ import { createGuardedDispatcher } from '@waggle/webhooks';
 import { InvocationEnv } from './config/invocation.env';
 import { dataSourceOptions } from './database/data-source';
 import { ExperimentsModule } from './experiments/experiments.module';
+import { DatasetsModule } from './datasets/datasets.module';
 import { GovernanceAdminModule } from './governance-projection/governance-admin.module';
 import { LedgerDeadLetters } from './ledger/ledger-dead-letters';
 import { LedgerModule } from './ledger/ledger.module';
@@ -45,6 +46,7 @@ export function bootstrap(): Promise<INestApplication> {
       RunCancellationModule,
       GovernanceAdminModule,
       ExperimentsModule,
+      DatasetsModule,
     ],
     deadLetters: { queues: ['prompt-runs', 'workflow-runs', 'experiment-cells'], sources: [LedgerDeadLetters] },
   });

@@ -2,6 +2,7 @@ import { AgentContracts } from './agent.patterns';
 import { AssetContracts } from './asset.patterns';
 import { CallbackDispatcherContracts } from './callback-dispatcher.patterns';
 import { CatalogContracts } from './catalog.patterns';
+import { DatasetContracts } from './datasets.patterns';
 import { DeadLetterListContracts, DeadLetterReplayContracts } from './dead-letters.patterns';
 import { ExperimentContracts } from './experiments.patterns';
 import { GovernanceContracts } from './governance';
@@ -28,7 +29,8 @@ export type RpcContracts = ContractsByPattern<typeof HealthContracts> &
   ContractsByPattern<typeof KnowledgeBaseContracts> &
   ContractsByPattern<typeof DeadLetterListContracts> &
   ContractsByPattern<typeof DeadLetterReplayContracts> &
-  ContractsByPattern<typeof ExperimentContracts>;
+  ContractsByPattern<typeof ExperimentContracts> &
+  ContractsByPattern<typeof DatasetContracts>;
 
 export type RpcPattern = keyof RpcContracts;
 export type RpcRequest<P extends RpcPattern> = RpcContracts[P] extends RpcContract<string, infer Request> ? Request : never;
@@ -53,5 +55,6 @@ export const RPC_CONTRACTS: { readonly [P in RpcPattern]: RpcContracts[P] } = Ob
     DeadLetterListContracts,
     DeadLetterReplayContracts,
     ExperimentContracts,
+    DatasetContracts,
   ].flatMap((contracts) => Object.values(contracts).map((contract: RpcContract) => [contract.pattern, contract])),
 ) as { readonly [P in RpcPattern]: RpcContracts[P] };

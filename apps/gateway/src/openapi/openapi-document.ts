@@ -18,6 +18,7 @@ export const DOCUMENTED_PRIVATE_PREFIXES = [
   '/v1/private/spend',
   '/v1/private/model_prices',
   '/v1/private/provider_credentials',
+  '/v1/private/datasets',
 ];
 
 /**

@@ -60,10 +60,7 @@ export class ExperimentRunsService {
       ? await this.datasets.version(workspaceId, definition.dataset, definition.dataset_version)
       : null;
     if (!version)
-      throw new WaggleException('resource_not_found', {
-        detail: 'experiment_dataset_version_not_found',
-        params: { dataset: definition.dataset, version: definition.dataset_version },
-      });
+      throw new WaggleException('resource_not_found', { detail: 'dataset_version_not_found', params: { version: definition.dataset_version } });
     const activeCount = definition.candidates.filter((candidate) => candidate.active ?? true).length;
     const cellCount = version.row_count * activeCount;
     if (cellCount > this.env.EXPERIMENT_CELL_LIMIT)
