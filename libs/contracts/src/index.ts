@@ -320,7 +320,11 @@ export {
   RESPONSE_SCHEMA_MAX_BYTES,
   ResponseFormatDto,
   ResponseFormatField,
+  re2PatternProblem,
   responseSchemaProblem,
+  responseSchemaValidator,
+  withRe2Pattern,
+  type Re2Outcome,
   type ResponseFormat,
   type SchemaViolation,
 } from './response-format';

@@ -43,13 +43,64 @@ export interface SchemaViolation {
 
 /**
  * RE2 instead of JavaScript's backtracking RegExp for the schema's `pattern` and
- * `patternProperties`: a schema is a workspace's input, and a pattern such as `^(a+)+$`
- * must not be able to hold a shared service's event loop (RE2 matches in linear time).
+ * `patternProperties` (and the experiments' `regex` evaluator): a workspace's pattern such as
+ * `^(a+)+$` must not be able to hold a shared service's event loop (RE2 matches in linear time).
  */
-const re2Engine = Object.assign((pattern: string, flags: string) => new RE2(pattern, flags.includes('u') ? flags : `${flags}u`), {
+function re2(pattern: string, flags = ''): RE2 {
+  return new RE2(pattern, flags.includes('u') ? flags : `${flags}u`);
+}
+
+const re2Engine = Object.assign(re2, {
   // Ajv reads `code` only when it writes standalone validator code, which Waggle does not.
   code: 're2-wasm',
 });
+
+/**
+ * re2-wasm keeps each compiled pattern in a fixed 16 MiB WebAssembly heap that the garbage
+ * collector never frees: a process compiling patterns without freeing them ends with every
+ * later pattern (the response formats' too) failing. Ajv keeps its compiled ones; a pattern
+ * used once is freed here.
+ */
+function free(compiled: RE2): void {
+  (compiled as unknown as { wrapper?: { delete?: () => void } }).wrapper?.delete?.();
+}
+
+/**
+ * Patterns that did not compile, with why. re2-wasm cannot free a pattern whose compilation
+ * failed, so a pattern refused once is refused from here afterwards (bounded, oldest dropped).
+ */
+const refusedPatterns = new Map<string, string>();
+const REFUSED_PATTERNS_KEPT = 1_000;
+
+/** Why a pattern does not compile in RE2 (its parser's words, in English), or undefined when it does. */
+export function re2PatternProblem(pattern: string, flags = ''): string | undefined {
+  const outcome = withRe2Pattern(pattern, flags, () => undefined);
+  return outcome.ok ? undefined : outcome.problem;
+}
+
+/** What `use` answered, or why the pattern does not compile (the parser's words). */
+export type Re2Outcome<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+/** `use` with the pattern compiled in RE2, which is freed afterwards. */
+export function withRe2Pattern<T>(pattern: string, flags: string, use: (compiled: RE2) => T): Re2Outcome<T> {
+  const key = `${flags}/${pattern}`;
+  const refused = refusedPatterns.get(key);
+  if (refused !== undefined) return { ok: false, problem: refused };
+  let compiled: RE2;
+  try {
+    compiled = re2(pattern, flags);
+  } catch (error) {
+    const problem = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').slice(0, 300);
+    refusedPatterns.set(key, problem);
+    if (refusedPatterns.size > REFUSED_PATTERNS_KEPT) refusedPatterns.delete(refusedPatterns.keys().next().value as string);
+    return { ok: false, problem };
+  }
+  try {
+    return { ok: true, value: use(compiled) };
+  } finally {
+    free(compiled);
+  }
+}
 
 /** One Ajv for every schema: compiled validators are cached below by the schema's hash. */
 const ajv = addFormats(

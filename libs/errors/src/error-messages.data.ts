@@ -993,4 +993,48 @@ export const ERROR_MESSAGES = {
     es: 'columns nombra el encabezado %{header}, que el CSV no tiene',
   },
   dataset_columns_not_csv: { en: 'columns applies to CSV imports only', es: 'columns solo se aplica a importaciones CSV' },
+
+  // Experiment runs' evaluators (apps/invocation/src/experiments/evaluators): a refused list names
+  // the field (`evaluators[2].threshold`), the reason nested as invalid_evaluator's `%{reason}`.
+  invalid_evaluator: { en: 'Invalid evaluator %{field}: %{reason}', es: 'Evaluador no válido %{field}: %{reason}' },
+  evaluator_list_size: {
+    en: 'must be a list of 1 to %{max} evaluators',
+    es: 'debe ser una lista de 1 a %{max} evaluadores',
+  },
+  evaluator_not_object: { en: 'must be an object', es: 'debe ser un objeto' },
+  evaluator_type_unknown: { en: 'must be one of %{types}', es: 'debe ser uno de estos: %{types}' },
+  evaluator_field_required: { en: 'is required', es: 'es obligatorio' },
+  evaluator_field_unknown: { en: 'is not a field of %{type} evaluators', es: 'no es un campo de los evaluadores %{type}' },
+  evaluator_name_invalid: {
+    en: 'must be 1 to 64 letters, digits, _, . or -, starting with a letter or digit',
+    es: 'debe tener de 1 a 64 letras, dígitos, _, . o -, y empezar por una letra o un dígito',
+  },
+  evaluator_name_repeated: {
+    en: '%{name} is already the name of %{at}',
+    es: '%{name} ya es el nombre de %{at}',
+  },
+  evaluator_number_range: { en: 'must be a number from %{min} to %{max}', es: 'debe ser un número de %{min} a %{max}' },
+  evaluator_number_positive: { en: 'must be a number greater than 0', es: 'debe ser un número mayor que 0' },
+  evaluator_text_length: {
+    en: 'must be text of %{min} to %{max} characters',
+    es: 'debe ser un texto de %{min} a %{max} caracteres',
+  },
+  evaluator_boolean: { en: 'must be true or false', es: 'debe ser true o false' },
+  evaluator_value_too_large: { en: 'must be at most %{kib} KiB as JSON', es: 'debe ocupar como máximo %{kib} KiB en JSON' },
+  evaluator_pattern_invalid: {
+    en: 'is not a valid RE2 pattern: %{reason}',
+    es: 'no es un patrón RE2 válido: %{reason}',
+  },
+  evaluator_model_unknown: { en: '%{model} is not in the model catalog', es: '%{model} no está en el catálogo de modelos' },
+  evaluator_model_deprecated: { en: '%{model} is deprecated', es: '%{model} está obsoleto' },
+  evaluator_model_not_chat: { en: '%{model} is not a chat model', es: '%{model} no es un modelo de chat' },
+  evaluator_model_unusable: {
+    en: '%{model} cannot be called here: %{reason}',
+    es: 'no se puede llamar a %{model} aquí: %{reason}',
+  },
+  evaluator_similarity_unavailable: {
+    en: 'similarity needs the embedding model %{model} (EXPERIMENT_EMBEDDING_MODEL), which cannot be used: %{reason}',
+    es: 'similarity necesita el modelo de embeddings %{model} (EXPERIMENT_EMBEDDING_MODEL), que no se puede usar: %{reason}',
+  },
+  evaluator_not_embedding_model: { en: 'it is not an embedding model', es: 'no es un modelo de embeddings' },
 } as const satisfies Record<string, Readonly<Record<'en' | 'es', string>>>;

@@ -163,6 +163,22 @@ describe('planAnswer with a json behaviour', () => {
     expect(scripted.responseFragments.join('')).toBe('[1,2]');
   });
 
+  it("answers the value of the first case whose text is in the request's last user message, else the value", () => {
+    const behaviour = resolveBehaviour({
+      json: {
+        answer: 'valid',
+        value: { verdict: 'default' },
+        cases: [
+          { when: 'refund', value: { verdict: 'first' } },
+          { when: 'refund policy', value: { verdict: 'second' } },
+        ],
+      },
+    });
+    const answered = (lastUserText: string) => JSON.parse(planAnswer(behaviour, conversation({ lastUserText })).responseFragments.join(''));
+    expect(answered('the refund policy')).toEqual({ verdict: 'first' });
+    expect(answered('shipping')).toEqual({ verdict: 'default' });
+  });
+
   it('still answers the scripted tool-call turns first', () => {
     const behaviour = resolveBehaviour({ json: { answer: 'valid' }, turns: [{ toolCalls: [{ name: 'lookup', arguments: {} }] }] });
     const first = planAnswer(behaviour, structured('json_tool'));
@@ -188,7 +204,7 @@ describe('parseBehaviour', () => {
       turns: [{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] }, { response: 'Sunny.' }],
       embeddingDimensions: 64,
       hang: false,
-      json: { answer: 'invalid_once', value: { a: 1 }, invalidValue: 'nope' },
+      json: { answer: 'invalid_once', value: { a: 1 }, invalidValue: 'nope', cases: [{ when: 'x', value: null }] },
     };
     expect(parseBehaviour(behaviour)).toEqual(behaviour);
     expect(parseBehaviour({ json: null })).toEqual({ json: null });
@@ -218,6 +234,9 @@ describe('parseBehaviour', () => {
     [{ json: {} }, 'json.answer must be one of valid, invalid_once, invalid'],
     [{ json: { answer: 'sometimes' } }, 'json.answer must be one of valid, invalid_once, invalid'],
     [{ json: { answer: 'valid', valid: {} } }, 'json has unknown field(s): valid'],
+    [{ json: { answer: 'valid', cases: {} } }, 'json.cases must be an array'],
+    [{ json: { answer: 'valid', cases: [{ when: '', value: 1 }] } }, 'json.cases[0] must be {when: non-empty text, value}'],
+    [{ json: { answer: 'valid', cases: [{ when: 'x' }] } }, 'json.cases[0] must be {when: non-empty text, value}'],
   ])('refuses %j', (value, message) => {
     expect(() => parseBehaviour(value)).toThrow(message);
   });

@@ -44,8 +44,20 @@ export interface FakeJsonScript {
   answer: 'valid' | 'invalid_once' | 'invalid';
   /** The valid answer; unset, the smallest instance of the request's schema (`{}` without one). */
   value?: unknown;
+  /**
+   * Valid answers that depend on the request: the first case whose `when` is in the request's
+   * last user message answers its `value` instead of `value` (a judge that passes one output
+   * and fails another, within one run).
+   */
+  cases?: FakeJsonCase[];
   /** The invalid answer; unset, the valid one without its first required property. */
   invalidValue?: unknown;
+}
+
+/** A valid JSON answer given when `when` is in the request's last user message. */
+export interface FakeJsonCase {
+  when: string;
+  value: unknown;
 }
 
 /** How the fake answers a model: server-wide defaults, overridable per model id. */
@@ -118,7 +130,7 @@ const KNOWN_FIELDS = new Set<string>([
   ...NUMBER_FIELDS,
 ]);
 const JSON_ANSWERS = ['valid', 'invalid_once', 'invalid'];
-const JSON_FIELDS = new Set(['answer', 'value', 'invalidValue']);
+const JSON_FIELDS = new Set(['answer', 'value', 'invalidValue', 'cases']);
 /** The names OpenAI and Anthropic accept for a function. */
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -184,6 +196,13 @@ function parseJsonScript(json: unknown): void {
   if (typeof json.answer !== 'string' || !JSON_ANSWERS.includes(json.answer)) {
     throw new Error(`json.answer must be one of ${JSON_ANSWERS.join(', ')}`);
   }
+  if (json.cases === undefined) return;
+  if (!Array.isArray(json.cases)) throw new Error('json.cases must be an array');
+  json.cases.forEach((item: unknown, index) => {
+    if (!isPlainObject(item) || typeof item.when !== 'string' || item.when === '' || !('value' in item)) {
+      throw new Error(`json.cases[${index}] must be {when: non-empty text, value}`);
+    }
+  });
 }
 
 function parseTurns(turns: unknown): void {
@@ -288,11 +307,13 @@ function slices(text: string): string[] {
 /** The JSON the behaviour answers, valid or not; `answeredBefore` counts the model's earlier JSON answers. */
 function planJson(
   script: FakeJsonScript | null | undefined,
-  structured: FakeStructuredRequest | undefined,
+  conversation: FakeConversation,
   answeredBefore: number,
 ): { kind: 'valid' | 'invalid'; value: unknown } | undefined {
   if (!script) return undefined;
-  const valid = script.value !== undefined ? script.value : minimalInstance(structured?.schema);
+  const structured = conversation.structured;
+  const matched = script.cases?.find((item) => conversation.lastUserText.includes(item.when));
+  const valid = matched ? matched.value : script.value !== undefined ? script.value : minimalInstance(structured?.schema);
   const invalid = script.answer === 'invalid' || (script.answer === 'invalid_once' && answeredBefore === 0);
   if (!invalid) return { kind: 'valid', value: valid };
   return { kind: 'invalid', value: script.invalidValue !== undefined ? script.invalidValue : invalidInstance(structured?.schema, valid) };
@@ -309,7 +330,7 @@ function planJson(
 export function planAnswer(behaviour: FakeBehaviour, conversation: FakeConversation, jsonAnswersBefore = 0): FakeAnswer {
   // A request that offers no tools (or forbids calling them) gets the plain answer, as a real model's.
   const turn = conversation.toolsAllowed ? behaviour.turns?.[conversation.toolRounds] : undefined;
-  const json = turn ? undefined : planJson(behaviour.json, conversation.structured, jsonAnswersBefore);
+  const json = turn ? undefined : planJson(behaviour.json, conversation, jsonAnswersBefore);
   const jsonTool = json !== undefined && conversation.structured?.mode === 'json_tool';
   const toolCalls = jsonTool
     ? [planToolCall({ name: 'json', arguments: json.value }, conversation.toolRounds, 0)]

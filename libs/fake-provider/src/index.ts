@@ -11,6 +11,7 @@ export {
   type FakeConversation,
   type FakeError,
   type FakeFinish,
+  type FakeJsonCase,
   type FakeImage,
   type FakeJsonScript,
   type FakePlannedToolCall,

@@ -10,7 +10,7 @@ import {
 } from '@waggle/platform';
 import { EXPERIMENT_CELL_LIMIT_DEFAULT } from '@waggle/contracts';
 import { DEFAULT_LEDGER_STREAM_SETTINGS } from '@waggle/runs';
-import { IsInt, IsString, Max, Min } from 'class-validator';
+import { IsInt, IsString, Length, Max, Min } from 'class-validator';
 
 // The callback allowlist: budgets' alert URLs are checked against the callback URL policy where they are stored.
 export class InvocationEnv extends WithCallbackAllowlist(
@@ -142,4 +142,11 @@ export class InvocationEnv extends WithCallbackAllowlist(
   @Min(1_000)
   @Max(600_000)
   EXPERIMENT_CELL_LOCK_MS: number = 15_000;
+
+  @EnvVar(
+    "The embedding model (a catalog model id) of experiment runs' `similarity` evaluators; the default, as the knowledge base's, runs in the service without a key or network",
+  )
+  @IsString()
+  @Length(1, 200)
+  EXPERIMENT_EMBEDDING_MODEL: string = 'universal-sentence-encoder-lite';
 }

@@ -12,7 +12,8 @@ import type { ResolvedPrompt } from '../prompts/prompts.repository';
 import type { ExperimentCellEntity } from './entities/experiment-cell.entity';
 import type { ExperimentRunEntity, StoredCandidate } from './entities/experiment-run.entity';
 import { inlinePrompt } from './experiment-candidates';
-import { ExperimentDatasets, ExperimentEvaluators } from './experiment-ports';
+import { DatasetsService } from '../datasets/datasets.service';
+import { CellEvaluators } from './evaluators/cell-evaluators';
 import { endErrorOf, ExperimentRunSettlement, isTerminal } from './experiment-run-settlement';
 import { ExperimentRunsRepository, type CellResult } from './experiment-runs.repository';
 
@@ -34,13 +35,15 @@ const ROWS_PAGE = 1_000;
 @QueueProcessor(QueueNames.experimentCells)
 export class ExperimentCellWorker extends QueueWorker<'experiment-cells'> {
   private readonly rowsByVersion = new LRUCache<string, Promise<DatasetRowView[] | null>>({ max: 4 });
+  /** Evaluations are not aborted: a stopping replica lets them finish within its shutdown grace, as the cells' prompt runs. */
+  private readonly neverAborted = new AbortController().signal;
 
   constructor(
     private readonly runs: ExperimentRunsRepository,
     private readonly runner: PromptRunner,
     private readonly resolutions: PromptResolutionCache,
-    private readonly datasets: ExperimentDatasets,
-    private readonly evaluators: ExperimentEvaluators,
+    private readonly datasets: DatasetsService,
+    private readonly evaluators: CellEvaluators,
     private readonly settlement: ExperimentRunSettlement,
     private readonly marks: RunCancelMarks,
     @Inject(APP_ENV) env: InvocationEnv,
@@ -112,16 +115,11 @@ export class ExperimentCellWorker extends QueueWorker<'experiment-cells'> {
       const latencyMs = Math.round(answer.duration * 1000);
       const costMicros = (cost as RunCostFields | null)?.cost_micros ?? null;
       const output = prompt.version.responseFormat ? parsedOrText(answer.response) : answer.response;
-      const evaluations = await this.evaluators.evaluate(run.evaluators, {
-        output,
-        text: answer.response,
-        latencyMs,
-        costMicros,
-        row,
-        workspaceId: run.workspaceId,
-        runId: run.id,
-        requestId: cell.requestId,
-      });
+      const evaluations = await this.evaluators.evaluate(
+        run.evaluators,
+        { output, text: answer.response, expected_output: row.expected_output, latency_ms: latencyMs, cost_micros: costMicros },
+        { workspaceId: run.workspaceId, experimentRunId: run.id, cellRequestId: cell.requestId, signal: this.neverAborted },
+      );
       return {
         status: 'succeeded',
         output,

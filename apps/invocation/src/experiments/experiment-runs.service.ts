@@ -20,7 +20,8 @@ import type { InvocationEnv } from '../config/invocation.env';
 import type { ExperimentCellEntity } from './entities/experiment-cell.entity';
 import type { ExperimentRunEntity, StoredCandidate } from './entities/experiment-run.entity';
 import { ExperimentCandidates } from './experiment-candidates';
-import { ExperimentDatasets, ExperimentEvaluators } from './experiment-ports';
+import { DatasetsService } from '../datasets/datasets.service';
+import { CellEvaluators } from './evaluators/cell-evaluators';
 import { endErrorOf, ExperimentRunSettlement, isTerminal } from './experiment-run-settlement';
 import { ExperimentRunsRepository, type NewCell } from './experiment-runs.repository';
 
@@ -45,8 +46,8 @@ export class ExperimentRunsService {
   constructor(
     private readonly runs: ExperimentRunsRepository,
     private readonly candidates: ExperimentCandidates,
-    private readonly datasets: ExperimentDatasets,
-    private readonly evaluators: ExperimentEvaluators,
+    private readonly datasets: DatasetsService,
+    private readonly evaluators: CellEvaluators,
     private readonly settlement: ExperimentRunSettlement,
     @InjectQueue(QueueNames.experimentCells) private readonly queue: JobQueue<'experiment-cells'>,
     @Inject(APP_ENV) private readonly env: InvocationEnv,

@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
 import { QueueNames } from '@waggle/contracts';
 import { registerQueues } from '@waggle/platform';
+import { DatasetsModule } from '../datasets/datasets.module';
 import { PromptRunsModule } from '../prompt-runs/prompt-runs.module';
 import { PromptsModule } from '../prompts/prompts.module';
+import { EvaluatorsModule } from './evaluators/evaluators.module';
 import { ExperimentCandidates } from './experiment-candidates';
 import { ExperimentCellWorker } from './experiment-cell.worker';
 import { ExperimentReleaseEvidence } from './experiment-release-evidence';
@@ -18,7 +20,7 @@ import { ReleaseEvidence } from './release-evidence';
  * and the release gate's evidence (ReleaseEvidence).
  */
 @Module({
-  imports: [PromptsModule, PromptRunsModule, registerQueues([QueueNames.experimentCells])],
+  imports: [PromptsModule, PromptRunsModule, DatasetsModule, EvaluatorsModule, registerQueues([QueueNames.experimentCells])],
   controllers: [ExperimentRunsController],
   providers: [
     ExperimentRunsRepository,
