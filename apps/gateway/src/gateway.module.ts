@@ -5,6 +5,7 @@ import type { GatewayEnv } from './config/gateway.env';
 import { AgentsModule } from './agents/agents.module';
 import { KnowledgeBasesModule } from './knowledge-bases/knowledge-bases.module';
 import { GovernanceModule } from './governance/governance.module';
+import { ReleasesModule } from './releases/releases.module';
 import { McpServersModule } from './mcp-servers/mcp-servers.module';
 import { ProviderCredentialsModule } from './provider-credentials/provider-credentials.module';
 import { McpModule } from './mcp/mcp.module';
@@ -49,6 +50,7 @@ export class GatewayModule {
         McpServersModule,
         GovernanceModule,
         DatasetsModule,
+        ReleasesModule,
         ProviderCredentialsModule,
         KnowledgeBasesModule,
         AssetsModule,

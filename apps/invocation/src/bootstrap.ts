@@ -13,6 +13,7 @@ import { LedgerDeadLetters } from './ledger/ledger-dead-letters';
 import { LedgerModule } from './ledger/ledger.module';
 import { McpToolsModule } from './mcp-tools/mcp-tools.module';
 import { PromptsModule } from './prompts/prompts.module';
+import { ReleasesModule } from './releases/releases.module';
 import { ProviderCredentialsModule, providerUrlPolicy } from './provider-credentials/provider-credentials.module';
 import { PromptRunsModule } from './prompt-runs/prompt-runs.module';
 import { RunCancellationModule } from './run-cancellation/run-cancellation.module';
@@ -37,6 +38,7 @@ export function bootstrap(): Promise<INestApplication> {
       }),
       ProviderCredentialsModule,
       PromptsModule,
+      ReleasesModule,
       PromptRunsModule,
       LedgerModule,
       WebhooksModule,

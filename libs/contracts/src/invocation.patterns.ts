@@ -10,6 +10,7 @@ import { IsRunSurface, PromptConversation, type ConversationToolCall, type RunSu
 import { DeploymentWebhookSecretRequest, WithRotationOverlap, type ShownWebhookSecret } from './webhook-owners';
 import { McpPublishDto, McpPublishField, type McpToolDescriptor } from './mcp-tools';
 import { CREDENTIAL_SOURCES, type CredentialSource } from './governance';
+import { SplitField, SplitTargetDto, WithVersionSelector, type ServedSplit } from './releases';
 import { Type } from 'class-transformer';
 import {
   IsISO8601,
@@ -144,6 +145,22 @@ export class PromptVariantSpec {
    */
   @McpPublishField()
   publish?: McpPublishDto | null;
+
+  /**
+   * Record a changed definition as a new version without serving it (the spec's decisions:
+   * staged versions); a protected variant is staged whatever this says.
+   */
+  @IsOptional()
+  @IsBoolean()
+  stage?: boolean;
+
+  /**
+   * Serve the variant as a weighted split over other variants of the deployment (their deployed
+   * versions) or versions of this one, sticky by the caller's `user`. Kept on the variant, not in
+   * its versions, like `publish`; absent: no split (a stored one is removed).
+   */
+  @SplitField()
+  split?: SplitTargetDto[];
 }
 
 export class PromptDeploymentSpec {
@@ -176,6 +193,12 @@ export interface AppliedVariant {
   version: number;
   /** True when this apply made a new version (or the variant itself). */
   changed: boolean;
+  /** Present and true when the new version was recorded without being served (`stage`, or a protected variant): `version` is it. */
+  staged?: boolean;
+  /** With `staged`: the version still served. */
+  deployed_version?: number | null;
+  /** With `staged`: true when it was staged because the variant is protected. */
+  protected?: boolean;
 }
 
 export interface AppliedDeployment {
@@ -209,8 +232,8 @@ export class PromptRunInputs extends RunLabels {
   inputs?: Record<string, unknown>;
 }
 
-/** A prompt run as the gateway hands it to the invocation service. */
-export class PromptRunRequest extends PromptRunInputs {
+/** A prompt run as the gateway hands it to the invocation service; `label` or `version` picks another version than the deployed one. */
+export class PromptRunRequest extends WithVersionSelector(PromptRunInputs) {
   @IsUUID()
   workspace_id!: string;
 
@@ -260,13 +283,18 @@ export interface PromptInvokeResponse {
   usage: UsageObject;
   stop_reason: string;
   tool_calls?: ConversationToolCall[];
+  /** The version that served, when the run named a `label` or a `version` or the variant is a split (else the contract's fields only). */
+  version?: number;
+  /** The label the run named. */
+  label?: string;
 }
 
 export type PromptStreamEvent =
   | { request_id: string; type: 'reasoning' | 'response'; model: string; response: string }
   /** Only when a conversation offered tools: one whole call, in the order the model made them. */
   | { request_id: string; type: 'tool_call'; model: string; tool_call: ConversationToolCall }
-  | { request_id: string; type: 'usage'; usage: UsageObject & { duration: number }; stop_reason: string }
+  /** `version` (and `label`) as in PromptInvokeResponse. */
+  | { request_id: string; type: 'usage'; usage: UsageObject & { duration: number }; stop_reason: string; version?: number; label?: string }
   | StreamErrorEvent;
 
 /** Why a run is stopped: its caller asked (POST …/cancel), or its streaming client left. A message without one is a disconnect. */
@@ -331,6 +359,10 @@ export interface RequestLookup {
   surface: RunSurface | null;
   /** What the run's model calls cost (integer micro-USD); null while it runs, when it called no model, or for a run older than costs. */
   cost_micros: number | null;
+  /** The version of the prompt or workflow variant that served the run; null for agent runs and before a queued run starts. */
+  version: number | null;
+  /** The label a prompt run named (the spec's decisions: invoke additions); null when none. */
+  label: string | null;
 }
 
 /** The ledger filters: one metadata pair and a time range, newest first. */
@@ -373,6 +405,8 @@ export interface RequestListItem extends RequestRecordView {
   credentials: CredentialSource | null;
   /** The API key that started the run (its id). */
   api_key_id: string | null;
+  /** For a split variant's run: the target that served it. */
+  split: ServedSplit | null;
 }
 
 /** A workspace's requests, newest first. */
@@ -397,7 +431,10 @@ export interface PromptVersionSummary {
   /** Whose provider keys its runs use. */
   credentials: CredentialSource;
   created_at: string;
+  /** The deployed version (the `deployed` pointer). */
   current: boolean;
+  /** The labels pointing at it (`latest` on the newest). */
+  labels: string[];
 }
 
 export interface PromptDeploymentSummary {
@@ -420,6 +457,10 @@ export interface PromptTriggerJob {
   inputs: Record<string, unknown>;
   metadata: FlatMetadata;
   user: string | null;
+  /** The label the run named, when it named one (the version is pinned all the same). */
+  label?: string | null;
+  /** The split target that was chosen, for a split variant's run. */
+  split?: ServedSplit | null;
   /** Where the result goes; null for a background invoke, whose result is read from the ledger. */
   callback_url: string | null;
   accepted_at: string;

@@ -1,6 +1,7 @@
 import type { RunSurface } from './conversation';
 import type { FlatMetadata } from './flat-metadata';
 import type { CredentialSource } from './governance';
+import type { ServedSplit } from './releases';
 
 /**
  * The request ledger's feed: every service that runs (or accepts) a run publishes the run's
@@ -111,7 +112,10 @@ export interface LedgerRecord {
    */
   api_key_id?: string | null;
   /** Whose provider credentials the run's model calls used: `workspace` only when every call used the workspace's own, null when none was made. */
-  credentials?: CredentialSource | null;
+  credentials?: CredentialSource | null; /** The label a prompt run named (the spec's decisions: invoke additions); absent or null when none. */
+  label?: string | null;
+  /** For a split variant's run: the target that served it (its `version` above is the target's). */
+  split?: ServedSplit | null;
 }
 
 /** The cost fields of a run's record, as a run that called models ends with them. */

@@ -11,6 +11,7 @@ import { ProviderCredentialContracts } from './provider-credentials';
 import { HealthContracts } from './health.patterns';
 import { InvocationContracts } from './invocation.patterns';
 import { KnowledgeBaseContracts } from './knowledge-base.patterns';
+import { ReleaseContracts } from './releases';
 import type { ContractsByPattern, RpcContract } from './rpc-contract';
 
 /**
@@ -20,6 +21,7 @@ import type { ContractsByPattern, RpcContract } from './rpc-contract';
 export type RpcContracts = ContractsByPattern<typeof HealthContracts> &
   ContractsByPattern<typeof CatalogContracts> &
   ContractsByPattern<typeof InvocationContracts> &
+  ContractsByPattern<typeof ReleaseContracts> &
   ContractsByPattern<typeof GovernanceContracts> &
   ContractsByPattern<typeof GovernanceAdminContracts> &
   ContractsByPattern<typeof ProviderCredentialContracts> &
@@ -45,6 +47,7 @@ export const RPC_CONTRACTS: { readonly [P in RpcPattern]: RpcContracts[P] } = Ob
     HealthContracts,
     CatalogContracts,
     InvocationContracts,
+    ReleaseContracts,
     GovernanceContracts,
     GovernanceAdminContracts,
     ProviderCredentialContracts,

@@ -74,6 +74,7 @@ const ADDED_CODES: ReadonlyArray<readonly [string, number]> = [
   ['mcp_tool_not_approved', 409],
   ['mcp_tool_failed', 502],
   ['release_gate_not_satisfied', 409],
+  ['release_rollback_unavailable', 409],
 ];
 
 const ALLOWED_PLACEHOLDERS: Record<string, readonly string[]> = {

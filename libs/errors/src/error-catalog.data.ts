@@ -992,6 +992,21 @@ export const ERROR_CATALOG = {
       },
     },
   },
+  release_rollback_unavailable: {
+    status: 409,
+    alternateStatuses: [],
+    category: 'experiment',
+    text: {
+      en: {
+        message: 'There is nothing to roll back: this pointer has no earlier target in its history.',
+        client_action: 'Promote the version you want instead, or name another pointer.',
+      },
+      es: {
+        message: 'No hay nada que revertir: este puntero no tiene un destino anterior en su historial.',
+        client_action: 'Promueva en su lugar la versión que desee o indique otro puntero.',
+      },
+    },
+  },
 } as const satisfies Record<string, ErrorCatalogEntryData>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -29,6 +29,52 @@ export const ERROR_MESSAGES = {
   variant_not_found: { en: 'Variant not found', es: 'Variante no encontrada' },
   variant_not_found_named: { en: 'Variant not found: %{name}', es: 'Variante no encontrada: %{name}' },
   variant_version_not_found: { en: 'Variant %{name} has no version %{version}', es: 'La variante %{name} no tiene la versión %{version}' },
+  release_label_and_version: {
+    en: 'Give a label or a version, not both',
+    es: 'Indique una etiqueta o una versión, no ambas',
+  },
+  release_label_not_found: { en: 'Variant %{name} has no label %{label}', es: 'La variante %{name} no tiene la etiqueta %{label}' },
+  release_label_reserved: {
+    en: 'The label %{label} is reserved: latest is always the newest version and deployed the deployed one',
+    es: 'La etiqueta %{label} está reservada: latest es siempre la versión más reciente y deployed la desplegada',
+  },
+  release_nothing_to_roll_back: {
+    en: 'The pointer %{pointer} of %{name} has no earlier target to roll back to',
+    es: 'El puntero %{pointer} de %{name} no tiene un destino anterior al que volver',
+  },
+  release_override_needs_reason: {
+    en: 'An override of the release gate needs a written reason',
+    es: 'Forzar la puerta de publicación exige un motivo escrito',
+  },
+  release_gate_pass_rate: {
+    en: 'The best experiment run of version %{version} passed %{pass_rate}, below the required %{min_pass_rate}',
+    es: 'La mejor ejecución de experimento de la versión %{version} superó %{pass_rate}, por debajo del %{min_pass_rate} exigido',
+  },
+  release_gate_no_run: {
+    en: 'No completed experiment run has version %{version} as an active candidate',
+    es: 'Ninguna ejecución de experimento completada tiene la versión %{version} como candidata activa',
+  },
+  release_gate_run_too_old: {
+    en: 'The latest experiment run of version %{version} finished at %{finished_at}, more than %{days} days ago',
+    es: 'La última ejecución de experimento de la versión %{version} terminó el %{finished_at}, hace más de %{days} días',
+  },
+  split_weights_sum: {
+    en: 'The weights of a split must sum to 100 (these sum to %{sum})',
+    es: 'Los pesos de un reparto deben sumar 100 (estos suman %{sum})',
+  },
+  split_target_one_of: {
+    en: 'A split target names either a variant or a version',
+    es: 'Un destino del reparto indica una variante o una versión, no ambas ni ninguna',
+  },
+  split_target_repeated: { en: 'The split names this target twice', es: 'El reparto indica este destino dos veces' },
+  split_variant_unknown: {
+    en: 'The deployment has no variant %{name} to split to',
+    es: 'El despliegue no tiene ninguna variante %{name} a la que repartir',
+  },
+  split_version_unknown: {
+    en: 'The variant has no version %{version} to split to',
+    es: 'La variante no tiene ninguna versión %{version} a la que repartir',
+  },
   prompt_deployment_or_variant_gone: {
     en: 'The prompt deployment or variant no longer exists',
     es: 'El despliegue o la variante del prompt ya no existe',
@@ -895,10 +941,6 @@ export const ERROR_MESSAGES = {
   experiment_run_cells_over_limit: {
     en: 'The run would have %{cells} cells (rows × active candidates); the limit is %{limit}',
     es: 'La ejecución tendría %{cells} celdas (filas × candidatos activos); el límite es %{limit}',
-  },
-  experiment_label_unsupported: {
-    en: 'The label %{label} cannot name a candidate yet: use latest, a version number, or the deployed version',
-    es: 'La etiqueta %{label} aún no puede designar un candidato: use latest, un número de versión o la versión desplegada',
   },
   experiment_candidate_source: {
     en: 'names either a deployment and a variant, or an inline prompt',

@@ -92,6 +92,22 @@ class RequestLookupDto implements RequestLookup {
       "What the run's model calls cost, in micro-USD (1 = 0.000001 USD), at the models' prices when they ran; a stream cut short is charged for what it used. Null while the run is running, when it called no model, or for a run recorded before costs were kept",
   })
   cost_micros!: number | null;
+
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    minimum: 1,
+    description:
+      "The version of the prompt or workflow variant that served the run (for a prompt: its label's, its pinned one, or the split target's); null for agent runs and for a queued run not yet started",
+  })
+  version!: number | null;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'The label the prompt run named (`label` on the invoke or the trigger); null when none',
+  })
+  label!: string | null;
 }
 
 class CancelledRunDto implements CancelledRun {

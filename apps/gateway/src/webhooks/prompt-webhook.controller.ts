@@ -1,9 +1,9 @@
 import { Body, Controller, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { WaggleException } from '@waggle/errors';
-import { QueueNames, type PromptTriggerJob } from '@waggle/contracts';
+import { checkVersionSelector, QueueNames, ReleasePatterns, send, type PromptTriggerJob, type TriggerVersion } from '@waggle/contracts';
 import { InjectQueue } from '@nestjs/bullmq';
-import { APP_ENV, requestContext, type JobQueue } from '@waggle/platform';
+import { APP_ENV, NatsRpcClient, requestContext, type JobQueue } from '@waggle/platform';
 import { LedgerPublisher } from '@waggle/runs';
 import type { GatewayEnv } from '../config/gateway.env';
 import { PromptWebhookBody } from './prompt-webhook.dto';
@@ -21,6 +21,7 @@ export class PromptWebhookController extends TriggerIntakeController<'prompt-run
     @InjectQueue(QueueNames.promptRuns) triggers: JobQueue<'prompt-runs'>,
     ledger: LedgerPublisher,
     @Inject(APP_ENV) env: GatewayEnv,
+    private readonly rpc: NatsRpcClient,
   ) {
     super(triggers, ledger, env);
   }
@@ -38,9 +39,21 @@ export class PromptWebhookController extends TriggerIntakeController<'prompt-run
     const key = variantId.toLowerCase();
     const variant = target.variants && Object.hasOwn(target.variants, key) ? target.variants[key] : undefined;
     if (!variant) throw new WaggleException('resource_not_found', { detail: 'variant_not_found' });
+    // The registry knows the deployed version only: a label or a version is asked of the owner (the trigger alone pays that hop).
+    checkVersionSelector(body);
+    const selected: Pick<TriggerVersion, 'version_id' | 'variables'> =
+      body.label === undefined && body.version === undefined
+        ? variant
+        : await send(this.rpc, ReleasePatterns.resolveTrigger, {
+            workspace_id: target.workspace_id,
+            prompt_endpoint_id: target.id,
+            variant_id: key,
+            label: body.label,
+            version: body.version,
+          });
     // Every missing field is named at once: the variables, and where the result goes.
     const inputs = body.inputs ?? {};
-    const missing = variant.variables
+    const missing = selected.variables
       .filter((name) => !Object.hasOwn(inputs, name))
       .map((name) => ({ field: `inputs.${name}`, why: `inputs.${name} is required by the deployed prompt version` }));
     const callbackUrl = checkTriggerBody(missing, body.async?.callback_url, this.callbackUrls);
@@ -51,10 +64,11 @@ export class PromptWebhookController extends TriggerIntakeController<'prompt-run
       workspace_id: target.workspace_id,
       prompt_endpoint_id: target.id,
       variant_id: variantId.toLowerCase(),
-      version_id: variant.version_id,
+      version_id: selected.version_id,
       inputs,
       metadata: body.metadata ?? {},
       user: body.user ?? null,
+      ...(body.label !== undefined && { label: body.label }),
       callback_url: callbackUrl,
       accepted_at: new Date().toISOString(),
     };

@@ -24,6 +24,26 @@ export interface AppliedVariantOutcome {
   version: number;
   /** True when this apply made a new version (or the variant itself). */
   changed: boolean;
+  /** Present and true when the new (or identical newest) version was recorded without being served: `version` is it. */
+  staged?: boolean;
+  /** With `staged`: the version still served. */
+  deployed_version?: number | null;
+  /** With `staged`: it was staged because the variant is protected. */
+  protected?: boolean;
+}
+
+/**
+ * What a kind whose variants have release pointers (prompt variants) adds to an apply: whether a
+ * changed variant's new version is staged instead of served, the variant's settings kept outside
+ * its versions (a split), and the history of its deployed version's moves.
+ */
+export interface VariantReleases<Variant, VariantSpec> {
+  /** `requested` (the file's `stage`), `protected` (the variant is), or null: the new version is served. */
+  staging(variant: Variant, spec: VariantSpec): 'requested' | 'protected' | null;
+  /** Writes the variant's unversioned release settings; true when that changed what its runs resolve. */
+  settle(workspaceId: string, variant: Variant, spec: VariantSpec): Promise<boolean>;
+  /** Records an apply's move of the deployed version (a new variant's first version included). */
+  moved(workspaceId: string, variant: Variant, from: number | null, to: number): Promise<void>;
 }
 
 /** What an apply did to one deployment; each kind's answer names its id its own way. */
@@ -98,7 +118,10 @@ export abstract class DeploymentApplier<
   Version extends VersionColumns & { contentHash: string },
   View,
 > {
-  protected constructor(private readonly kind: DeploymentKind<Deployment, Variant, Version, View>) {}
+  protected constructor(
+    private readonly kind: DeploymentKind<Deployment, Variant, Version, View>,
+    private readonly releases?: VariantReleases<Variant, VariantSpec>,
+  ) {}
 
   /** The version a variant's definition makes. */
   protected abstract versionOf(variant: VariantSpec): VersionDraft<Version>;
@@ -106,6 +129,8 @@ export abstract class DeploymentApplier<
   /** Applies the deployments of one file, checked by the kind's service beforehand. */
   async apply(workspaceId: string, specs: readonly Spec[]): Promise<Array<AppliedDeploymentOutcome<Deployment>>> {
     const { repository, secrets, resolutions, check } = this.kind;
+    // Set when a variant's unversioned release settings (a split) changed what its runs resolve.
+    const settled = { changed: false };
     const applied = await repository.transaction(async () => {
       // Before anything is read: a concurrent apply of any of these names waits for this one to end.
       await repository.lockDeploymentNames(
@@ -114,10 +139,10 @@ export abstract class DeploymentApplier<
       );
       await check?.(workspaceId, specs);
       const outcomes: Array<AppliedDeploymentOutcome<Deployment>> = [];
-      for (const spec of specs) outcomes.push(await this.applyDeployment(workspaceId, spec));
+      for (const spec of specs) outcomes.push(await this.applyDeployment(workspaceId, spec, settled));
       return outcomes;
     });
-    if (applied.some((outcome) => outcome.variants.some((variant) => variant.changed))) resolutions.changed(workspaceId);
+    if (settled.changed || applied.some((outcome) => outcome.variants.some((variant) => variant.changed))) resolutions.changed(workspaceId);
     // Triggers and callbacks read the registry, so it is current before apply answers.
     await secrets.publish(applied.map((outcome) => outcome.deployment.id));
     return applied;
@@ -130,7 +155,11 @@ export abstract class DeploymentApplier<
     return rotated;
   }
 
-  private async applyDeployment(workspaceId: string, spec: Spec): Promise<AppliedDeploymentOutcome<Deployment>> {
+  private async applyDeployment(
+    workspaceId: string,
+    spec: Spec,
+    settled: { changed: boolean },
+  ): Promise<AppliedDeploymentOutcome<Deployment>> {
     const { repository, secrets } = this.kind;
     let deployment = await repository.findDeployment(workspaceId, spec.deployment, { lock: true });
     const created = deployment === null;
@@ -145,22 +174,45 @@ export abstract class DeploymentApplier<
       });
     }
     const variants: AppliedVariantOutcome[] = [];
-    for (const variant of spec.variants) variants.push(await this.applyVariant(deployment, variant));
+    for (const variant of spec.variants) variants.push(await this.applyVariant(workspaceId, deployment, variant, settled));
     return { deployment, webhookSecret: secrets.open(deployment.webhookSecretSealed), created, variants };
   }
 
-  private async applyVariant(deployment: Deployment, spec: VariantSpec): Promise<AppliedVariantOutcome> {
+  private async applyVariant(
+    workspaceId: string,
+    deployment: Deployment,
+    spec: VariantSpec,
+    settled: { changed: boolean },
+  ): Promise<AppliedVariantOutcome> {
     const { repository } = this.kind;
+    const { releases } = this;
     const draft = this.versionOf(spec);
     // `publish` is the variant's, not its version's: changing it makes no version.
     const publish = storedMcpPublish(spec.publish);
     let variant = await repository.findVariant(deployment.id, spec.name);
     if (variant && !sameMcpPublish(variant.publish, publish)) await repository.setPublish(variant.id, publish);
-    if (variant?.currentVersion?.contentHash === draft.contentHash) {
-      return { name: variant.name, variant_id: variant.id, version: variant.currentVersion.version, changed: false };
+    if (variant && releases && (await releases.settle(workspaceId, variant, spec))) settled.changed = true;
+    const deployed = variant?.currentVersion ?? null;
+    if (variant && deployed?.contentHash === draft.contentHash) {
+      return { name: spec.name, variant_id: variant.id, version: deployed.version, changed: false };
     }
-    variant ??= await repository.createVariant(deployment.id, spec.name, publish);
+    // Only a variant that serves a version already can stage one: a new variant's first version is served.
+    const staging = variant && deployed && releases ? releases.staging(variant, spec) : null;
+    if (variant && deployed && staging) {
+      const staged = { staged: true, deployed_version: deployed.version, ...(staging === 'protected' && { protected: true }) };
+      // Staging the same definition again records nothing new: the newest version is it.
+      const newest = await repository.newestVersion(variant.id);
+      if (newest?.contentHash === draft.contentHash)
+        return { name: spec.name, variant_id: variant.id, version: newest.version, changed: false, ...staged };
+      const version = await repository.addVersion(variant.id, draft, { serve: false });
+      return { name: spec.name, variant_id: variant.id, version: version.version, changed: true, ...staged };
+    }
+    if (!variant) {
+      variant = await repository.createVariant(deployment.id, spec.name, publish);
+      if (releases && (await releases.settle(workspaceId, variant, spec))) settled.changed = true;
+    }
     const version = await repository.addVersion(variant.id, draft);
+    await releases?.moved(workspaceId, variant, deployed?.version ?? null, version.version);
     return { name: variant.name, variant_id: variant.id, version: version.version, changed: true };
   }
 }

@@ -284,17 +284,26 @@ export abstract class DeploymentRepository<
     return variants.save(variants.create({ deploymentId, name, currentVersionId: null, publish } as DeepPartial<Variant>));
   }
 
-  /** Adds the variant's next version and points the variant at it, in one transaction (the caller's, when one is open). */
-  addVersion(variantId: string, values: Omit<Version, keyof VersionColumns>): Promise<Version> {
+  /** A variant's newest version (served or staged), or null. */
+  newestVersion(variantId: string): Promise<Version | null> {
+    return this.table(this.entities.version).findOne({
+      where: { variantId } as FindOptionsWhere<Version>,
+      order: { version: 'DESC' } as FindOptionsOrder<Version>,
+    });
+  }
+
+  /**
+   * Adds the variant's next version and points the variant at it (unless `serve` is false: a
+   * staged version), in one transaction (the caller's, when one is open).
+   */
+  addVersion(variantId: string, values: Omit<Version, keyof VersionColumns>, options: { serve?: boolean } = {}): Promise<Version> {
     return this.transaction(async () => {
       const versions = this.table(this.entities.version);
-      const latest = await versions.findOne({
-        where: { variantId } as FindOptionsWhere<Version>,
-        order: { version: 'DESC' } as FindOptionsOrder<Version>,
-      });
+      const latest = await this.newestVersion(variantId);
       const version = await versions.save(
         versions.create({ ...values, variantId, version: (latest?.version ?? 0) + 1 } as DeepPartial<Version>),
       );
+      if (options.serve === false) return version;
       // Typed by the columns the shared queries know, which the update names.
       const variants: ObjectType<VariantShape<Version>> = this.entities.variant;
       await this.table(variants).update({ id: variantId }, { currentVersionId: version.id });

@@ -9,7 +9,6 @@ import { PromptVersionEntity } from '../prompts/entities/prompt-version.entity';
 import { promptVersionOf } from '../prompts/prompt-definition';
 import { PromptResolutionCache } from '../prompts/prompt-resolution.cache';
 import type { ResolvedPrompt } from '../prompts/prompts.repository';
-import { PromptsService } from '../prompts/prompts.service';
 import type { InlineVersion, StoredCandidate } from './entities/experiment-run.entity';
 
 /** Why an active candidate cannot run: one entry of `experiment_run_unsupported_candidates`'s details. */
@@ -28,8 +27,6 @@ interface Resolved {
 
 /** The deployment name an inline candidate's cells are recorded under: no deployment of a workspace can be named so. */
 export const INLINE_DEPLOYMENT = '(inline)';
-/** The label that always names a variant's newest version. */
-const LATEST_LABEL = 'latest';
 
 /**
  * Resolves a run's candidates when it is created: each saved one to the exact version its cells
@@ -43,7 +40,6 @@ const LATEST_LABEL = 'latest';
 export class ExperimentCandidates {
   constructor(
     private readonly resolutions: PromptResolutionCache,
-    private readonly prompts: PromptsService,
     private readonly execution: PromptExecution,
   ) {}
 
@@ -104,7 +100,8 @@ export class ExperimentCandidates {
   private async saved(workspaceId: string, spec: ExperimentCandidateSpec, active: boolean): Promise<Resolved> {
     const deployment = spec.deployment as string;
     const variant = spec.variant as string;
-    const resolved = await this.resolutions.resolveAt(workspaceId, deployment, variant, await this.selector(workspaceId, spec));
+    const selector = { ...(spec.version !== undefined && { version: spec.version }), ...(spec.label !== undefined && { label: spec.label }) };
+    const resolved = await this.resolutions.resolveAt(workspaceId, deployment, variant, selector);
     const candidate: StoredCandidate = {
       name: spec.name,
       active,
@@ -121,19 +118,6 @@ export class ExperimentCandidates {
       inline_version: null,
     };
     return { candidate, prompt: resolved };
-  }
-
-  /**
-   * The version a saved candidate names. `latest` is the newest version; other labels are the
-   * releases' (until they exist, such a candidate cannot run).
-   */
-  private async selector(workspaceId: string, spec: ExperimentCandidateSpec): Promise<{ version?: number; label?: string }> {
-    if (spec.label === undefined) return spec.version === undefined ? {} : { version: spec.version };
-    if (spec.label === LATEST_LABEL) {
-      const [newest] = await this.prompts.versions(workspaceId, spec.deployment as string, spec.variant as string);
-      return { version: newest.version };
-    }
-    throw new WaggleException('validation_error', { detail: 'experiment_label_unsupported', params: { label: spec.label } });
   }
 }
 

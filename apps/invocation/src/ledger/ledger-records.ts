@@ -33,6 +33,8 @@ export function recordOfRow(row: RowOf<RequestRecordEntity>): LedgerRecord {
     price_version: row.price_version,
     api_key_id: row.api_key_id,
     credentials: row.credentials,
+    label: row.label,
+    split: row.split,
   };
 }
 
@@ -53,6 +55,8 @@ export function toRequestLookup(record: LedgerRecord): RequestLookup {
     trace_id: record.trace_id ?? null,
     surface: record.surface ?? null,
     cost_micros: record.cost_micros ?? null,
+    version: record.version ?? null,
+    label: record.label ?? null,
   };
 }
 
@@ -67,5 +71,6 @@ export function toRequestListItem(record: LedgerRecord): RequestListItem {
     user: record.user,
     credentials: record.credentials ?? null,
     api_key_id: record.api_key_id ?? null,
+    split: record.split ?? null,
   };
 }

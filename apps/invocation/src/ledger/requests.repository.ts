@@ -36,6 +36,8 @@ const COLUMNS: ReadonlyArray<readonly [column: string, type: string, value: (rec
   ['price_version', 'text', (record) => record.price_version ?? null],
   ['api_key_id', 'text', (record) => record.api_key_id ?? null],
   ['credentials', 'text', (record) => record.credentials ?? null],
+  ['label', 'text', (record) => record.label ?? null],
+  ['split', 'jsonb', (record) => record.split ?? null],
 ];
 
 /**

@@ -4,6 +4,7 @@ import { QueueNames, type AcceptedRun, type PromptRunRequest, type PromptTrigger
 import { type JobQueue } from '@waggle/platform';
 import { acceptQueuedRun, LedgerPublisher } from '@waggle/runs';
 import { PromptExecution } from './prompt-execution';
+import { promptTargetOf } from './prompt-runner.service';
 
 /**
  * Background prompt invokes without streaming (decisions D40): refused exactly as an invoke is
@@ -20,13 +21,9 @@ export class BackgroundPromptRuns {
   ) {}
 
   async accept(request: PromptRunRequest): Promise<AcceptedRun> {
-    const inputs = request.inputs ?? {};
-    const prompt = await this.execution.prepare({
-      workspaceId: request.workspace_id,
-      deployment: request.deployment,
-      variant: request.variant,
-      inputs,
-    });
+    const target = promptTargetOf(request);
+    const { inputs } = target;
+    const prompt = await this.execution.prepare({ ...target, conversation: undefined });
     const job: PromptTriggerJob = {
       request_id: request.request_id,
       workspace_id: request.workspace_id,
@@ -36,6 +33,8 @@ export class BackgroundPromptRuns {
       inputs,
       metadata: request.metadata ?? {},
       user: request.user ?? null,
+      label: prompt.label,
+      split: prompt.split,
       callback_url: null,
       accepted_at: new Date().toISOString(),
     };

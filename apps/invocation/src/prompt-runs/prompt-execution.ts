@@ -1,5 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { ModelRoute as CatalogRoute, ConversationToolChoice, PromptConversation, ResponseFormat } from '@waggle/contracts';
+import type {
+  ModelRoute as CatalogRoute,
+  ConversationToolChoice,
+  PromptConversation,
+  ResponseFormat,
+  VersionSelector,
+} from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { canonicalJson } from '@waggle/platform';
 import {
@@ -18,7 +24,7 @@ import {
   type ToolDefinition,
 } from '@waggle/providers';
 import { runCredentials } from '@waggle/runs';
-import { PromptResolutionCache } from '../prompts/prompt-resolution.cache';
+import { PromptResolutionCache, type ServedPrompt, type SplitAssignment } from '../prompts/prompt-resolution.cache';
 import { WorkspaceCredentials } from '../provider-credentials/workspace-credentials';
 import type { ResolvedPrompt } from '../prompts/prompts.repository';
 import { conversationMessages, imageUrls, renderMessages } from './prompt-messages';
@@ -31,10 +37,14 @@ export interface PromptTarget {
   inputs: Record<string, unknown>;
   /** An OpenAI client's messages, tools, parameters and response format (the OpenAI-compatible surface). */
   conversation?: PromptConversation;
+  /** A label or a version instead of the deployed one. */
+  selector?: VersionSelector;
+  /** Who a split variant's run is assigned for; without it a split variant serves its deployed version. */
+  assignment?: SplitAssignment;
 }
 
 /** A prompt run that nothing can refuse any more: the version, its model's routes, the rendered call. */
-export interface PreparedPrompt extends ResolvedPrompt {
+export interface PreparedPrompt extends ServedPrompt {
   catalogRoute: CatalogRoute;
   route: ModelRoute;
   /** The variant's model, then its fallbacks (D41). */
@@ -60,9 +70,12 @@ export class PromptExecution {
     private readonly credentials: WorkspaceCredentials,
   ) {}
 
-  /** The variant's current version (or the one given, a trigger's pinned one), rendered for its model. */
-  async prepare(target: PromptTarget, resolved?: ResolvedPrompt): Promise<PreparedPrompt> {
-    const prompt = resolved ?? (await this.resolutions.resolve(target.workspaceId, target.deployment, target.variant));
+  /** The version the target serves (or the one given, a trigger's pinned one), rendered for its model. */
+  async prepare(target: PromptTarget, resolved?: ResolvedPrompt | ServedPrompt): Promise<PreparedPrompt> {
+    const prompt: ServedPrompt =
+      resolved === undefined
+        ? await this.resolutions.resolveAt(target.workspaceId, target.deployment, target.variant, target.selector, target.assignment)
+        : { label: null, split: null, ...resolved };
     const { version } = prompt;
     const { conversation } = target;
     if (conversation) requireInputs(version.variables, target.inputs);

@@ -13,8 +13,9 @@ import { providerFailure, routeProviderWarnings, type ToolCall } from '@waggle/p
 import { CANCELLED_RUN_DATA, isCancelledByRequest, LedgerPublisher, LedgerRun, RunCancellation, runCancelledError } from '@waggle/runs';
 import { Observable } from 'rxjs';
 import { PromptResolutionCache } from '../prompts/prompt-resolution.cache';
+import type { ServedPrompt } from '../prompts/prompt-resolution.cache';
 import type { ResolvedPrompt } from '../prompts/prompts.repository';
-import { callOf, PromptExecution, type PreparedPrompt } from './prompt-execution';
+import { callOf, PromptExecution, type PreparedPrompt, type PromptTarget } from './prompt-execution';
 import { lastUserText } from './prompt-messages';
 
 interface PreparedRun {
@@ -47,7 +48,7 @@ export class PromptRunner {
   /** A whole run (sync, or a trigger's); a cancel aborts its provider call and answers 409 run_cancelled. */
   async invoke(
     request: PromptRunRequest,
-    resolved?: ResolvedPrompt,
+    resolved?: ResolvedPrompt | ServedPrompt,
     abortSignal?: AbortSignal,
     onCost?: RunCostObserver,
   ): Promise<PromptInvokeResponse> {
@@ -99,6 +100,7 @@ export class PromptRunner {
         usage: result.usage,
         stop_reason: result.stopReason,
         ...(run.prompt.tools && { tool_calls: result.toolCalls.map(toConversationCall) }),
+        ...servedVersion(request, run.prompt),
       };
     } catch (error) {
       if (isCancelledByRequest(signal)) {
@@ -149,6 +151,7 @@ export class PromptRunner {
                 type: 'usage',
                 usage: { ...part.usage, duration: seconds(durationMs) },
                 stop_reason: part.stopReason,
+                ...servedVersion(request, prompt),
               });
               const data = { ...text, stop_reason: part.stopReason, ...models.record() };
               ledger.finish('completed', durationMs, part.usage, data, models.route.modelId, models.cost.fields());
@@ -220,21 +223,15 @@ export class PromptRunner {
       inputs: job.inputs,
       metadata: job.metadata,
       user: job.user ?? undefined,
+      ...(job.label && { label: job.label }),
     };
-    return this.invoke(request, pinned, AbortSignal.timeout(timeoutMs));
+    // What the trigger pinned, and how it was chosen when it was accepted.
+    const served: ServedPrompt = { ...pinned, label: job.label ?? null, split: job.split ?? null };
+    return this.invoke(request, served, AbortSignal.timeout(timeoutMs));
   }
 
-  private async prepare(request: PromptRunRequest, resolved?: ResolvedPrompt): Promise<PreparedRun> {
-    const prompt = await this.execution.prepare(
-      {
-        workspaceId: request.workspace_id,
-        deployment: request.deployment,
-        variant: request.variant,
-        inputs: request.inputs ?? {},
-        conversation: request.conversation,
-      },
-      resolved,
-    );
+  private async prepare(request: PromptRunRequest, resolved?: ResolvedPrompt | ServedPrompt): Promise<PreparedRun> {
+    const prompt = await this.execution.prepare(promptTargetOf(request), resolved);
     const { deployment, variant, version } = prompt;
     const ledger = new LedgerRun(this.ledger, {
       request_id: request.request_id,
@@ -252,9 +249,37 @@ export class PromptRunner {
       metadata: request.metadata ?? {},
       user: request.user ?? null,
       ...(request.surface && { surface: request.surface }),
+      label: prompt.label,
+      split: prompt.split,
     });
     return { prompt, ledger };
   }
+}
+
+/**
+ * What a run request asks to run: its variant at the version its `label` or `version` names,
+ * or, for a split variant, assigned by its `user` (sticky) or else by its request (per request).
+ */
+export function promptTargetOf(request: PromptRunRequest): PromptTarget {
+  const user = request.user ?? '';
+  return {
+    workspaceId: request.workspace_id,
+    deployment: request.deployment,
+    variant: request.variant,
+    inputs: request.inputs ?? {},
+    conversation: request.conversation,
+    selector: { label: request.label, version: request.version },
+    assignment: user === '' ? { key: request.request_id, sticky: false } : { key: user, sticky: true },
+  };
+}
+
+/**
+ * `version` (and `label`) on an answer when the run chose its version (a label, a version, a
+ * split): without them the answer keeps the contract's fields only.
+ */
+function servedVersion(request: PromptRunRequest, prompt: ServedPrompt): { version?: number; label?: string } {
+  if (request.label === undefined && request.version === undefined && prompt.split === null) return {};
+  return { version: prompt.version.version, ...(prompt.label !== null && { label: prompt.label }) };
 }
 
 /** A model's tool call as a conversation carries it: the arguments as JSON text. */

@@ -7,6 +7,7 @@ import type { PromptVariantEntity } from './entities/prompt-variant.entity';
 import type { PromptVersionEntity } from './entities/prompt-version.entity';
 import { promptVersionOf } from './prompt-definition';
 import { PromptResolutionCache } from './prompt-resolution.cache';
+import { PromptVariantReleases } from './prompt-variant-releases';
 import { PromptWebhookSecrets } from './prompt-webhook-secrets.service';
 import { PromptsRepository } from './prompts.repository';
 
@@ -20,8 +21,17 @@ export class PromptDeploymentApplier extends DeploymentApplier<
   PromptVersionEntity,
   WebhookSecretView
 > {
-  constructor(prompts: PromptsRepository, secrets: PromptWebhookSecrets, resolutions: PromptResolutionCache, tools: McpToolsService) {
-    super({ repository: prompts, secrets, resolutions, check: (workspaceId, specs) => tools.check(workspaceId, 'prompt', specs) });
+  constructor(
+    prompts: PromptsRepository,
+    secrets: PromptWebhookSecrets,
+    resolutions: PromptResolutionCache,
+    tools: McpToolsService,
+    releases: PromptVariantReleases,
+  ) {
+    super(
+      { repository: prompts, secrets, resolutions, check: (workspaceId, specs) => tools.check(workspaceId, 'prompt', specs) },
+      releases,
+    );
   }
 
   /** The variant's definition, hashed in the locale's canonical form, with the variables its templates use. */

@@ -7,12 +7,21 @@ import { PromptWebhookSecrets } from './prompt-webhook-secrets.service';
 import { PromptsController } from './prompts.controller';
 import { PromptsRepository } from './prompts.repository';
 import { PromptsService } from './prompts.service';
+import { PromptReleasesRepository } from './prompt-releases.repository';
+import { PromptVariantReleases } from './prompt-variant-releases';
 
 /** Prompt deployments, variants and immutable versions: apply, list, resolve for runs, and their webhook secrets. */
 @Module({
   imports: [WebhooksModule, McpToolsModule],
   controllers: [PromptsController],
-  providers: [PromptsRepository, PromptsService, PromptDeploymentApplier, PromptResolutionCache, PromptWebhookSecrets],
-  exports: [PromptResolutionCache, PromptsService],
+  providers: [
+    PromptsRepository,
+    PromptsService,
+    PromptDeploymentApplier,
+    PromptResolutionCache,
+    PromptWebhookSecrets,
+    PromptReleasesRepository,
+  ],
+  exports: [PromptResolutionCache, PromptWebhookSecrets, PromptReleasesRepository, PromptVariantReleases],
 })
 export class PromptsModule {}

@@ -24,6 +24,11 @@ export interface ResolvedPrompt {
   version: PromptVersionEntity;
 }
 
+/** A variant as a run of it by name resolves it: its deployed version, and its newest version's number (`latest`). */
+export interface ResolvedVariant extends ResolvedPrompt {
+  latestVersion: number;
+}
+
 /** The ids a webhook trigger pinned when it was accepted. */
 export interface PinnedPromptIds {
   workspaceId: string;
@@ -39,13 +44,14 @@ export class PromptsRepository extends DeploymentRepository<PromptDeploymentEnti
     super(dataSource, { deployment: PromptDeploymentEntity, variant: PromptVariantEntity, version: PromptVersionEntity }, SQL);
   }
 
-  /** What a run of (deployment, variant) by name uses now: the variant's current version. */
-  async resolve(workspaceId: string, deploymentName: string, variantName: string): Promise<ResolvedPrompt> {
+  /** What a run of (deployment, variant) by name uses now: the variant's current version, with the newest version's number. */
+  async resolve(workspaceId: string, deploymentName: string, variantName: string): Promise<ResolvedVariant> {
     const deployment = await this.getDeployment(workspaceId, deploymentName);
     const variant = await this.findVariant(deployment.id, variantName);
     const version = variant?.currentVersion;
     if (!variant || !version) throw variantNotFound(variantName);
-    return { deployment, variant, version };
+    const latestVersion = (await this.table(PromptVersionEntity).maximum('version', { variantId: variant.id })) ?? version.version;
+    return { deployment, variant, version, latestVersion };
   }
 
   /** Exactly the deployment, variant and version a trigger pinned, in its workspace. */

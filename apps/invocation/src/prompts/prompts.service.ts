@@ -9,13 +9,22 @@ import {
   type PromptVersionSummary,
   type WebhookSecretView,
 } from '@waggle/contracts';
-import { WaggleException } from '@waggle/errors';
+import { WaggleException, type FieldDetail } from '@waggle/errors';
 import { ModelRoutes } from '@waggle/providers';
 import { PromptDeploymentApplier } from './prompt-deployment-applier';
 import { declaredVariables } from './prompt-template';
 import { PromptsRepository } from './prompts.repository';
 
 export { definitionOf } from './prompt-definition';
+
+/** Version number → the labels pointing at it, by name, with `latest` on the newest. */
+function labelsByVersion(labels: Record<string, number>, newest: number | undefined): Map<number, string[]> {
+  const named = Object.entries(labels).sort(([a], [b]) => a.localeCompare(b));
+  if (newest !== undefined) named.push(['latest', newest]);
+  const byVersion = new Map<number, string[]>();
+  for (const [label, version] of named) byVersion.set(version, [...(byVersion.get(version) ?? []), label]);
+  return byVersion;
+}
 
 function duplicates(names: string[]): string[] {
   return names.filter((name, index) => names.indexOf(name) !== index);
@@ -50,6 +59,7 @@ export class PromptsService {
       for (const variant of prompt.variants) declaredVariables(variant.messages.map((message) => message.content));
     }
     await this.checkFallbacks(request.prompts);
+    await this.checkSplits(request.workspace_id, request.prompts);
     const applied = await this.applier.apply(request.workspace_id, request.prompts);
     return applied.map(({ deployment, webhookSecret, created, variants }) => ({
       deployment: deployment.name,
@@ -90,6 +100,7 @@ export class PromptsService {
         params: { name: `${deploymentName}/${variantName}` },
       });
     const versions = await this.prompts.versionsOf(variant.id);
+    const labelled = labelsByVersion(variant.labels, versions[0]?.version);
     return versions.map((version) => ({
       version_id: version.id,
       version: version.version,
@@ -103,7 +114,50 @@ export class PromptsService {
       credentials: version.credentials,
       created_at: version.createdAt.toISOString(),
       current: version.id === variant.currentVersionId,
+      labels: labelled.get(version.version) ?? [],
     }));
+  }
+
+  /**
+   * Refuses, before anything is written, a split that cannot be served (the spec's decisions:
+   * splits): each target names a variant of the deployment (in the file or stored) or a stored
+   * version of this variant, never both, never twice, and the weights sum to 100.
+   */
+  private async checkSplits(workspaceId: string, prompts: PromptDeploymentSpec[]): Promise<void> {
+    const problems: FieldDetail[] = [];
+    for (const [i, prompt] of prompts.entries()) {
+      const splitting = prompt.variants.filter((variant) => variant.split);
+      if (splitting.length === 0) continue;
+      const deployment = await this.prompts.findDeployment(workspaceId, prompt.deployment);
+      const stored = deployment ? await this.prompts.listVariants([deployment.id]) : [];
+      const names = new Set([
+        ...prompt.variants.map((variant) => variant.name),
+        ...stored.filter((v) => v.currentVersion).map((v) => v.name),
+      ]);
+      for (const [j, variant] of prompt.variants.entries()) {
+        if (!variant.split) continue;
+        const field = `prompts[${i}].variants[${j}].split`;
+        const own = stored.find((candidate) => candidate.name === variant.name);
+        const sum = variant.split.reduce((total, target) => total + target.weight, 0);
+        if (sum !== 100) problems.push({ field, messages: [{ detail: 'split_weights_sum', params: { sum } }] });
+        const seen = new Set<string>();
+        for (const [k, target] of variant.split.entries()) {
+          const at = `${field}[${k}]`;
+          const key = JSON.stringify([target.variant ?? null, target.version ?? null]);
+          if ((target.variant === undefined) === (target.version === undefined)) {
+            problems.push({ field: at, messages: [{ detail: 'split_target_one_of' }] });
+          } else if (seen.has(key)) {
+            problems.push({ field: at, messages: [{ detail: 'split_target_repeated' }] });
+          } else if (target.variant !== undefined && !names.has(target.variant)) {
+            problems.push({ field: `${at}.variant`, messages: [{ detail: 'split_variant_unknown', params: { name: target.variant } }] });
+          } else if (target.version !== undefined && !(own && (await this.prompts.versionNumbered(own.id, target.version)))) {
+            problems.push({ field: `${at}.version`, messages: [{ detail: 'split_version_unknown', params: { version: target.version } }] });
+          }
+          seen.add(key);
+        }
+      }
+    }
+    if (problems.length > 0) throw new WaggleException('validation_error', { details: problems });
   }
 
   /**

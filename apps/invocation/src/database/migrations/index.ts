@@ -19,6 +19,7 @@ import { AddRequestCost1795901070390 } from './1795901070390-add-request-cost';
 import { AddWorkflowRunCost1795903037455 } from './1795903037455-add-workflow-run-cost';
 import { CreateExperimentTables1795911033612 } from './1795911033612-create-experiment-tables';
 import { CreateDatasetTables1795910931155 } from './1795910931155-create-dataset-tables';
+import { AddReleases1795911187743 } from './1795911187743-add-releases';
 
 /** Every migration of this service, oldest first. `npm run migration:generate` appends here. */
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
@@ -42,4 +43,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   AddWorkflowRunCost1795903037455,
   CreateExperimentTables1795911033612,
   CreateDatasetTables1795910931155,
+  AddReleases1795911187743,
 ];

@@ -1,4 +1,4 @@
-import type { CredentialSource, LedgerRequestType, RunStatus, RunSurface } from '@waggle/contracts';
+import type { CredentialSource, LedgerRequestType, RunStatus, RunSurface, ServedSplit } from '@waggle/contracts';
 import { bigintAsNumber } from '@waggle/database';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
@@ -98,4 +98,12 @@ export class RequestRecordEntity {
   /** Whose provider credentials the run's model calls used; null when it called none. */
   @Column({ type: 'text', nullable: true })
   credentials!: CredentialSource | null;
+
+  /** The label a prompt run named; null when it named none. */
+  @Column({ type: 'text', nullable: true })
+  label!: string | null;
+
+  /** For a split variant's run: the target that served it; null otherwise. */
+  @Column({ type: 'jsonb', nullable: true })
+  split!: ServedSplit | null;
 }

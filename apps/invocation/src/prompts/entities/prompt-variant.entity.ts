@@ -1,5 +1,5 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
-import type { McpPublish } from '@waggle/contracts';
+import type { McpPublish, ReleaseProtection, StoredSplit } from '@waggle/contracts';
 import { TimestampColumns } from '@waggle/database';
 import { PromptDeploymentEntity } from './prompt-deployment.entity';
 import { PromptVersionEntity } from './prompt-version.entity';
@@ -31,4 +31,19 @@ export class PromptVariantEntity extends TimestampColumns {
   /** Offered as a tool of the workspace's MCP server (the spec's decisions, MCP); null when not published. Not versioned. */
   @Column({ type: 'jsonb', nullable: true })
   publish!: McpPublish | null;
+
+  /**
+   * Named pointers besides the deployed one (`current_version_id`): label → version number.
+   * On the variant's row so a run's resolution reads them with it, and a move locks that row.
+   */
+  @Column({ type: 'jsonb', default: () => "'{}'" })
+  labels!: Record<string, number>;
+
+  /** Whether promoting to the deployed version needs a passing experiment run; null: never set (not protected). */
+  @Column({ type: 'jsonb', nullable: true })
+  protection!: ReleaseProtection | null;
+
+  /** A weighted split served instead of the deployed version (not versioned, like `publish`); null: none. */
+  @Column({ type: 'jsonb', nullable: true })
+  split!: StoredSplit | null;
 }
