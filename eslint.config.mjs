@@ -133,8 +133,9 @@ const FILE_HOMES = [
   },
   {
     name: /\.patterns\.ts$/,
-    // One contract per service, plus the two every service answers (health pings, dead letters).
-    home: /^libs\/contracts\/src\/(?:invocation|agent|knowledge-base|asset|catalog|callback-dispatcher|health|dead-letters)\.patterns\.ts$/,
+    // One contract per service, plus the two every service answers (health pings, dead letters) and the
+    // invocation service's parts big enough for their own (datasets, experiment runs).
+    home: /^libs\/contracts\/src\/(?:invocation|agent|knowledge-base|asset|catalog|callback-dispatcher|health|dead-letters|datasets|experiments)\.patterns\.ts$/,
     message: 'A wire contract is libs/contracts/src/<service>.patterns.ts, one per service.',
   },
   {

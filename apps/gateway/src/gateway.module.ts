@@ -12,6 +12,7 @@ import { McpModule } from './mcp/mcp.module';
 import { WorkflowRunsModule } from './workflows/workflow-runs.module';
 import { AssetsModule } from './assets/assets.module';
 import { DatasetsModule } from './datasets/datasets.module';
+import { ExperimentsModule } from './experiments/experiments.module';
 import { ErrorCodesModule } from './error-codes/error-codes.module';
 import { ServicesReadinessReporter } from './health/services-readiness.reporter';
 import { ModelsModule } from './models/models.module';
@@ -50,6 +51,7 @@ export class GatewayModule {
         McpServersModule,
         GovernanceModule,
         DatasetsModule,
+        ExperimentsModule,
         ReleasesModule,
         ProviderCredentialsModule,
         KnowledgeBasesModule,

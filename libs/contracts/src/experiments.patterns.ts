@@ -192,6 +192,16 @@ export class ExperimentCellsFilter {
   status?: ExperimentCellStatus;
 }
 
+/** The export formats of a run's cells. */
+export const EXPERIMENT_EXPORT_FORMATS = ['csv', 'jsonl'] as const;
+
+/** The cells route's query: a page, or with `format` every cell as a file. */
+export class ExperimentCellsQuery extends ExperimentCellsFilter {
+  @IsOptional()
+  @IsIn(EXPERIMENT_EXPORT_FORMATS)
+  format?: (typeof EXPERIMENT_EXPORT_FORMATS)[number];
+}
+
 export class ExperimentCellsRequest extends ExperimentCellsFilter {
   @IsUUID()
   workspace_id!: string;

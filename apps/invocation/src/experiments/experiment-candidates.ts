@@ -3,12 +3,10 @@ import type { DatasetRowView, ExperimentCandidateSpec } from '@waggle/contracts'
 import { WaggleException } from '@waggle/errors';
 import { randomUUID } from 'node:crypto';
 import { PromptExecution } from '../prompt-runs/prompt-execution';
-import { PromptDeploymentEntity } from '../prompts/entities/prompt-deployment.entity';
-import { PromptVariantEntity } from '../prompts/entities/prompt-variant.entity';
-import { PromptVersionEntity } from '../prompts/entities/prompt-version.entity';
 import { promptVersionOf } from '../prompts/prompt-definition';
 import { PromptResolutionCache } from '../prompts/prompt-resolution.cache';
 import type { ResolvedPrompt } from '../prompts/prompts.repository';
+import { unsavedPrompt } from '../prompts/unsaved-prompt';
 import type { InlineVersion, StoredCandidate } from './entities/experiment-run.entity';
 
 /** Why an active candidate cannot run: one entry of `experiment_run_unsupported_candidates`'s details. */
@@ -100,7 +98,10 @@ export class ExperimentCandidates {
   private async saved(workspaceId: string, spec: ExperimentCandidateSpec, active: boolean): Promise<Resolved> {
     const deployment = spec.deployment as string;
     const variant = spec.variant as string;
-    const selector = { ...(spec.version !== undefined && { version: spec.version }), ...(spec.label !== undefined && { label: spec.label }) };
+    const selector = {
+      ...(spec.version !== undefined && { version: spec.version }),
+      ...(spec.label !== undefined && { label: spec.label }),
+    };
     const resolved = await this.resolutions.resolveAt(workspaceId, deployment, variant, selector);
     const candidate: StoredCandidate = {
       name: spec.name,
@@ -121,16 +122,9 @@ export class ExperimentCandidates {
   }
 }
 
-/**
- * An inline candidate as a prompt run takes it: a deployment, variant and version that exist
- * nowhere but here. Its cells' ledger records name the deployment `(inline)`, the candidate as
- * the variant, and version 0; their ids are the candidate's own.
- */
+/** An inline candidate as its cells run it: recorded under the deployment `(inline)`, the candidate as the variant, version 0. */
 export function inlinePrompt(workspaceId: string, id: string, name: string, version: InlineVersion): ResolvedPrompt {
-  const deployment = Object.assign(new PromptDeploymentEntity(), { id, workspaceId, name: INLINE_DEPLOYMENT });
-  const variant = Object.assign(new PromptVariantEntity(), { id, deploymentId: id, name, currentVersionId: id, publish: null });
-  const stored = Object.assign(new PromptVersionEntity(), { ...version, id, variantId: id, version: 0, createdAt: new Date(0) });
-  return { deployment, variant: Object.assign(variant, { currentVersion: stored }), version: stored };
+  return unsavedPrompt(workspaceId, id, { deployment: INLINE_DEPLOYMENT, variant: name }, version);
 }
 
 function unresolved(spec: ExperimentCandidateSpec): StoredCandidate {

@@ -95,7 +95,12 @@ export class ExperimentCellWorker extends QueueWorker<'experiment-cells'> {
   }
 
   /** The cell's prompt run and its evaluation; a refusal or a provider failure is the cell's error, an outage is retried. */
-  private async execute(run: ExperimentRunEntity, candidate: StoredCandidate, cell: ExperimentCellEntity, row: DatasetRowView): Promise<CellResult> {
+  private async execute(
+    run: ExperimentRunEntity,
+    candidate: StoredCandidate,
+    cell: ExperimentCellEntity,
+    row: DatasetRowView,
+  ): Promise<CellResult> {
     let cost: RunCostFields | null = null;
     try {
       const prompt = await this.promptOf(run.workspaceId, candidate);

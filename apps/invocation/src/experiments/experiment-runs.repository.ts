@@ -191,7 +191,16 @@ export class ExperimentRunsRepository extends DataRepository {
   /** Every cell of a run with what its summary reads. */
   summaryCells(runId: string): Promise<ExperimentCellEntity[]> {
     return this.table(ExperimentCellEntity).find({
-      select: { rowId: true, candidate: true, status: true, latencyMs: true, usage: true, costMicros: true, evaluations: true, passed: true },
+      select: {
+        rowId: true,
+        candidate: true,
+        status: true,
+        latencyMs: true,
+        usage: true,
+        costMicros: true,
+        evaluations: true,
+        passed: true,
+      },
       where: { runId },
       order: { rowIndex: 'ASC', candidateIndex: 'ASC' },
     });

@@ -61,7 +61,10 @@ export class ExperimentRunsService {
       ? await this.datasets.version(workspaceId, definition.dataset, definition.dataset_version)
       : null;
     if (!version)
-      throw new WaggleException('resource_not_found', { detail: 'dataset_version_not_found', params: { version: definition.dataset_version } });
+      throw new WaggleException('resource_not_found', {
+        detail: 'dataset_version_not_found',
+        params: { version: definition.dataset_version },
+      });
     const activeCount = definition.candidates.filter((candidate) => candidate.active ?? true).length;
     const cellCount = version.row_count * activeCount;
     if (cellCount > this.env.EXPERIMENT_CELL_LIMIT)
@@ -76,7 +79,13 @@ export class ExperimentRunsService {
     const runId = newRequestId();
     const active = candidates.filter((candidate) => candidate.active);
     const cells: NewCell[] = rows.flatMap((row, rowIndex) =>
-      active.map((candidate, candidateIndex) => ({ rowId: row.id, rowIndex, candidate: candidate.name, candidateIndex, requestId: newRequestId() })),
+      active.map((candidate, candidateIndex) => ({
+        rowId: row.id,
+        rowIndex,
+        candidate: candidate.name,
+        candidateIndex,
+        requestId: newRequestId(),
+      })),
     );
     const { run, cellIds } = await this.runs.create(
       {
@@ -119,7 +128,10 @@ export class ExperimentRunsService {
     const offset = filter.offset ?? 0;
     const [cells, total] = await this.runs.cellsPage(
       run.id,
-      { ...(filter.candidate !== undefined && { candidate: filter.candidate }), ...(filter.status !== undefined && { status: filter.status }) },
+      {
+        ...(filter.candidate !== undefined && { candidate: filter.candidate }),
+        ...(filter.status !== undefined && { status: filter.status }),
+      },
       offset,
       filter.limit ?? EXPERIMENT_CELLS_PAGE_DEFAULT,
     );
@@ -173,9 +185,11 @@ export class ExperimentRunsService {
       );
     } catch (error) {
       this.logger.error({ err: error, experiment_run_id: run.id }, 'an experiment run could not be queued');
-      await this.runs.remove(run.id).catch((removal: unknown) =>
-        this.logger.error({ err: removal, experiment_run_id: run.id }, 'an experiment run that could not be queued could not be removed'),
-      );
+      await this.runs
+        .remove(run.id)
+        .catch((removal: unknown) =>
+          this.logger.error({ err: removal, experiment_run_id: run.id }, 'an experiment run that could not be queued could not be removed'),
+        );
       throw new WaggleException('experiment_run_start_failed');
     }
   }

@@ -59,7 +59,8 @@ function candidateSummary(candidate: string, cells: readonly SummaryCell[], minP
   const passRate = rows === 0 ? 0 : round(passed / rows);
   const scores = new Map<string, number[]>();
   for (const cell of cells)
-    for (const evaluation of cell.evaluations) scores.set(evaluation.evaluator, [...(scores.get(evaluation.evaluator) ?? []), evaluation.score]);
+    for (const evaluation of cell.evaluations)
+      scores.set(evaluation.evaluator, [...(scores.get(evaluation.evaluator) ?? []), evaluation.score]);
   const latencies = cells
     .filter((cell) => cell.status === 'succeeded' && cell.latencyMs !== null)
     .map((cell) => cell.latencyMs as number)
@@ -78,7 +79,9 @@ function candidateSummary(candidate: string, cells: readonly SummaryCell[], minP
     errors: cells.filter((cell) => cell.status === 'errored').length,
     pass_rate: passRate,
     met_threshold: rows > 0 && passRate >= minPassRate,
-    mean_scores: Object.fromEntries([...scores].map(([name, values]) => [name, round(values.reduce((sum, v) => sum + v, 0) / values.length)])),
+    mean_scores: Object.fromEntries(
+      [...scores].map(([name, values]) => [name, round(values.reduce((sum, v) => sum + v, 0) / values.length)]),
+    ),
     latency_ms: { p50: percentile(latencies, 50), p95: percentile(latencies, 95) },
     tokens,
     cost_micros: cells.reduce((sum, cell) => sum + (cell.costMicros ?? 0), 0),
