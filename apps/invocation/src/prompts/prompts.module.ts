@@ -21,7 +21,8 @@ import { PromptVariantReleases } from './prompt-variant-releases';
     PromptResolutionCache,
     PromptWebhookSecrets,
     PromptReleasesRepository,
+    PromptVariantReleases,
   ],
-  exports: [PromptResolutionCache, PromptWebhookSecrets, PromptReleasesRepository, PromptVariantReleases],
+  exports: [PromptResolutionCache, PromptWebhookSecrets, PromptReleasesRepository],
 })
 export class PromptsModule {}
