@@ -845,7 +845,7 @@ describe('raw HTTP against every route', () => {
         [post('format=csv', '\n\n'), 400, 'validation_error'],
         [post('format=xml', csv), 422, 'validation_error'],
         [post('format=csv&format=jsonl', csv), 422, 'validation_error'],
-        [post('', csv), 422, 'validation_error'],
+        [post('', csv), 422, 'missing_required_field'],
         [post('format=csv&columns=%7Bnot', csv), 400, 'validation_error'],
         [post('format=csv&columns=%5B%5D', csv), 400, 'validation_error'],
         [post(`format=csv&columns=${encodeURIComponent('{"question":{"x":1}}')}`, csv), 400, 'validation_error'],
