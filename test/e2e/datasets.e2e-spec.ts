@@ -1,7 +1,13 @@
 import type { DatasetDetailView, DatasetRowsPageView, DatasetRowView, DatasetVersionView, DatasetView } from '@waggle/contracts';
 import { DATASET_ROW_LIMIT } from '@waggle/contracts';
 import { cliJson, freePort, spawnApp, waitUntilLive, type AppProcess } from '@waggle/testing';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { REPO_ROOT } from '@waggle/testing';
 
 interface Answer {
   status: number;
@@ -21,6 +27,7 @@ describe('datasets: /v1/private/datasets, versions, imports and rows', () => {
   let gateway: AppProcess;
   let key: string;
   let otherKey: string;
+  let workspaceId: string;
 
   const send = async (method: string, path: string, body?: unknown, options: { apiKey?: string; contentType?: string } = {}) => {
     const raw = typeof body === 'string' || Buffer.isBuffer(body);
@@ -57,7 +64,9 @@ describe('datasets: /v1/private/datasets, versions, imports and rows', () => {
     gateway = spawnApp('gateway', await freePort(), env);
     apps.push(gateway);
     await Promise.all(apps.map((app) => waitUntilLive(app)));
-    key = (await cliJson<{ api_key: string }>(['workspace', 'create', '--name', 'e2e datasets'])).api_key;
+    const created = await cliJson<{ api_key: string; workspace_id: string }>(['workspace', 'create', '--name', 'e2e datasets']);
+    key = created.api_key;
+    workspaceId = created.workspace_id;
     otherKey = (await cliJson<{ api_key: string }>(['workspace', 'create', '--name', 'e2e datasets other'])).api_key;
   });
 
@@ -431,4 +440,95 @@ describe('datasets: /v1/private/datasets, versions, imports and rows', () => {
     expect((await send('GET', '/datasets/not-a-uuid')).status).toBe(404);
     expect((await send('GET', '/datasets', undefined, { apiKey: 'wgl_not-a-key' })).status).toBe(401);
   });
+
+  it('manages datasets from the operator CLI: create, versions from YAML, JSON, CSV and JSONL files, rows, show, delete', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'waggle-datasets-'));
+    const file = (name: string, text: string) => {
+      writeFileSync(join(directory, name), text);
+      return join(directory, name);
+    };
+    const created = await cliJson<DatasetView>([
+      'dataset',
+      'create',
+      workspaceId,
+      '--name',
+      'from-cli',
+      '--description',
+      'made by the CLI',
+    ]);
+    expect(created).toMatchObject({ name: 'from-cli', description: 'made by the CLI', latest_version: null });
+    const yaml = file(
+      'rows.yaml',
+      'rows:\n  - inputs: {q: one}\n    expected_output: One\n  - inputs: {q: two}\n    metadata: {lang: en}\n',
+    );
+    expect(await cliJson<DatasetVersionView>(['dataset', 'version', 'create', workspaceId, created.id, '-f', yaml])).toMatchObject({
+      version: 1,
+      row_count: 2,
+    });
+    const list = file('list.json', JSON.stringify([{ inputs: { q: 'three' } }]));
+    expect(
+      await cliJson<DatasetVersionView>(['dataset', 'version', 'create', workspaceId, created.id, '-f', list, '--base', '1']),
+    ).toMatchObject({
+      version: 2,
+      base_version: 1,
+      row_count: 3,
+    });
+    const csv = file('rows.csv', 'question,answer\n"four, five",Four\n');
+    const columns = JSON.stringify({ question: 'inputs.q', answer: 'expected_output' });
+    expect(
+      await cliJson<DatasetVersionView>([
+        'dataset',
+        'version',
+        'create',
+        workspaceId,
+        created.id,
+        '-f',
+        csv,
+        '--columns',
+        columns,
+        '--base',
+        '2',
+      ]),
+    ).toMatchObject({ version: 3, base_version: 2, row_count: 4 });
+    const jsonl = file('rows.jsonl', '{"inputs":{"q":"six"}}\n');
+    expect(await cliJson<DatasetVersionView>(['dataset', 'version', 'create', workspaceId, created.id, '-f', jsonl])).toMatchObject({
+      version: 4,
+      base_version: null,
+      row_count: 1,
+    });
+
+    const page = await cliJson<DatasetRowsPageView>(['dataset', 'rows', workspaceId, created.id, '3', '--limit', '2', '--offset', '2']);
+    expect(page).toMatchObject({ total: 4, next_offset: null });
+    expect(page.rows.map((row) => [row.inputs, row.expected_output])).toEqual([
+      [{ q: 'three' }, null],
+      [{ q: 'four, five' }, 'Four'],
+    ]);
+    expect(await allRows(created.id, 3)).toEqual([...(await allRows(created.id, 2)), page.rows[1]]);
+    const shown = await cliJson<DatasetDetailView>(['dataset', 'show', workspaceId, created.id]);
+    expect(shown.versions.map((version) => version.version)).toEqual([4, 3, 2, 1]);
+    expect((await cliJson<DatasetView[]>(['dataset', 'list', workspaceId])).map((item) => item.name)).toContain('from-cli');
+
+    const refused = await run(['dataset', 'version', 'create', workspaceId, created.id, '-f', jsonl, '--columns', '{}']);
+    expect(refused).toMatchObject({ code: 64, stderr: expect.stringContaining('--columns applies to a .csv file only') });
+    const badRows = await run(['dataset', 'version', 'create', workspaceId, created.id, '-f', file('bad.yaml', '- inputs: text\n')]);
+    expect(badRows.code).toBe(1);
+    expect(badRows.stderr).toContain('row 0: inputs must be an object');
+    expect(await cliJson<{ id: string }>(['dataset', 'delete', workspaceId, created.id, '--yes'])).toEqual({ id: created.id });
+    expect((await send('GET', `/datasets/${created.id}`)).status).toBe(404);
+  });
 });
+
+const execFileAsync = promisify(execFile);
+
+/** The built CLI as a process, its exit code and output kept whatever they are. */
+async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await execFileAsync(process.execPath, [join(REPO_ROOT, 'dist/tools/cli/src/main.js'), ...args], {
+      cwd: REPO_ROOT,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: Number(failed.code), stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+  }
+}

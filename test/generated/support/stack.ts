@@ -176,6 +176,23 @@ export function useGeneratedStack(
       scope_id: `disposable ${slug}`,
       tokens_per_minute: 1_000_000,
     });
+    const makeDataset = async (datasetName: string) => {
+      const response = await fetch(`${gateway}/v1/private/datasets`, {
+        method: 'POST',
+        headers: authorized,
+        body: JSON.stringify({ name: datasetName }),
+      });
+      expect(response.status).toBe(201);
+      return ((await response.json()) as { id: string }).id;
+    };
+    const datasetId = await makeDataset(`only-${slug}`);
+    const disposableDatasetId = await makeDataset(`disposable-${slug}`);
+    const version = await fetch(`${gateway}/v1/private/datasets/${datasetId}/versions`, {
+      method: 'POST',
+      headers: authorized,
+      body: JSON.stringify({ rows: [{ inputs: { question: `only ${name} row` } }] }),
+    });
+    expect(version.status).toBe(201);
     const providerKey = `only-${slug}-provider-key`;
     const storedKey = await fetch(`${gateway}/v1/private/provider_credentials`, {
       method: 'POST',
@@ -208,6 +225,8 @@ export function useGeneratedStack(
       disposableBudgetId,
       rateLimitId,
       disposableRateLimitId,
+      datasetId,
+      disposableDatasetId,
       providerKey,
     };
   }
@@ -279,6 +298,9 @@ export function useGeneratedStack(
       b.disposableBudgetId,
       b.rateLimitId,
       b.disposableRateLimitId,
+      b.datasetId,
+      b.disposableDatasetId,
+      'only generated B row',
       'only generated-b-private user',
       bAsset.id,
       bAsset.sha256,

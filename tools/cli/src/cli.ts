@@ -21,6 +21,7 @@ import { addModelPriceCommands } from './model-price-commands';
 import { addRequestCommands } from './request-commands';
 import { addGovernanceCommands } from './governance-commands';
 import { addKnowledgeBaseCommands } from './knowledge-base-commands';
+import { addDatasetCommands } from './dataset-commands';
 import { addMcpServerCommands, appliedMcpServerRows, applyMcpServers } from './mcp-server-commands';
 import { addProviderCredentialCommands } from './provider-credential-commands';
 import { addLimitOptions, limitsFromOptions } from './limit-options';
@@ -354,6 +355,7 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
   addRequestCommands(program, call, collect);
   addGovernanceCommands(program, call);
   addModelPriceCommands(program, call);
+  addDatasetCommands(program, call);
 
   return program;
 }
