@@ -359,6 +359,7 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
       'data',
       'ended_at',
       'generated_at',
+      'label',
       'message',
       'metadata',
       'request_id',
@@ -369,6 +370,7 @@ describe('prompt invoke through the whole stack, against the fake provider', () 
       'status',
       'surface',
       'trace_id',
+      'version',
     ]);
     expect(body).toMatchObject({
       request_id: requestId,

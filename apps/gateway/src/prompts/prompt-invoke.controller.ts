@@ -32,6 +32,8 @@ export class PromptInvokeController {
       inputs: body.inputs,
       metadata: body.metadata,
       user: body.user,
+      label: body.label,
+      version: body.version,
     };
     const background = body.background === true;
     if (!body.streaming) {
