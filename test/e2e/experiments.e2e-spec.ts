@@ -347,9 +347,12 @@ describe('experiment runs: /v1/private/experiment_runs', () => {
   });
 
   it('refuses active candidates that cannot run with experiment_run_unsupported_candidates, naming each and why', async () => {
+    // One row: six active candidates stay under the cell cap.
+    const single = await datasetOf(main, 'single', ['Paris']);
     const refused = await createRun(
       main,
       twoCandidates({
+        dataset: single.dataset.id,
         baseline: undefined,
         candidates: [
           { name: 'base', deployment: 'capitals', variant: 'base' },
@@ -433,7 +436,7 @@ describe('experiment runs: /v1/private/experiment_runs', () => {
       twoCandidates({ candidates: [{ name: 'off', deployment: 'capitals', variant: 'base', active: false }] }),
       twoCandidates({ evaluators: [{ type: 'no-such-evaluator' }] }),
     ]) {
-      const refused = await createRun(main, body);
+      const refused = await call(main, 'POST', '/v1/private/experiment_runs', body);
       expect({ body, status: refused.status, code: refused.body.error_code }).toEqual({ body, status: 422, code: 'validation_error' });
     }
   });
