@@ -112,6 +112,10 @@ const DATASET_ROUTES = [
   'post /v1/private/datasets/{id}/versions',
   'post /v1/private/datasets/{id}/versions/import',
   'get /v1/private/datasets/{id}/versions/{version}/rows',
+  'get /v1/private/experiment_runs',
+  'post /v1/private/experiment_runs',
+  'get /v1/private/experiment_runs/{id}',
+  'get /v1/private/experiment_runs/{id}/cells',
 ];
 /** The MCP server (the spec's decisions, MCP): one POST route, and GET and DELETE documented as the 405 they answer. */
 const MCP_ROUTES = ['post /v1/mcp', 'get /v1/mcp', 'delete /v1/mcp'];

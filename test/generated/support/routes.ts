@@ -69,6 +69,8 @@ export interface Workspace {
   /** A dataset with one version of one row, and one the DELETE route may delete. */
   datasetId: string;
   disposableDatasetId: string;
+  /** An experiment run over that dataset (its request id). */
+  experimentRunId: string;
   /** The workspace's own key for the `fake` provider (stored; never to be seen by another workspace, or at all). */
   providerKey: string;
 }
@@ -574,6 +576,11 @@ export const ROUTES: RouteCase[] = [
     credentials: 'key',
     validParams: ({ a, b }) => [[a.disposableDatasetId], [b.disposableDatasetId]],
   },
+  // Experiment runs (the spec's decisions on experiments and releases): each valid create runs one cell on the fake.
+  { method: 'GET', path: '/v1/private/experiment_runs', credentials: 'key', query: true },
+  { method: 'POST', path: '/v1/private/experiment_runs', credentials: 'key', validBody: experimentRunBody },
+  { method: 'GET', path: '/v1/private/experiment_runs/{0}', credentials: 'key', validParams: experimentRunParams },
+  { method: 'GET', path: '/v1/private/experiment_runs/{0}/cells', credentials: 'key', query: true, validParams: experimentRunParams },
   // The MCP server (the spec's decisions, MCP): a tools/call of A's published prompt variant, as a 2025 client sends it.
   {
     method: 'POST',
@@ -608,6 +615,21 @@ function mcpServerBody(id: string): (context: Context) => Record<string, unknown
 
 function datasetParams({ a, b }: Context): string[][] {
   return [[a.datasetId], [b.datasetId]];
+}
+
+/** A run of A's deployed prompt over A's one-row dataset. */
+export function experimentRunBody({ a }: Context): Record<string, unknown> {
+  return {
+    name: 'generated',
+    dataset: a.datasetId,
+    dataset_version: 1,
+    candidates: [{ name: 'deployed', deployment: a.deployment.deployment, variant: 'default' }],
+    evaluators: [{ type: 'contains', value: 'only' }],
+  };
+}
+
+function experimentRunParams({ a, b }: Context): string[][] {
+  return [[a.experimentRunId], [b.experimentRunId]];
 }
 
 function datasetRowsParams({ a, b }: Context): string[][] {

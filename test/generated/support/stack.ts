@@ -193,6 +193,18 @@ export function useGeneratedStack(
       body: JSON.stringify({ rows: [{ inputs: { question: `only ${name} row` } }] }),
     });
     expect(version.status).toBe(201);
+    const experimentRun = await fetch(`${gateway}/v1/private/experiment_runs`, {
+      method: 'POST',
+      headers: authorized,
+      body: JSON.stringify({
+        dataset: datasetId,
+        dataset_version: 1,
+        candidates: [{ name: 'deployed', deployment: applied.deployment, variant: 'default' }],
+        evaluators: [{ type: 'contains', value: 'only' }],
+      }),
+    });
+    expect(experimentRun.status).toBe(201);
+    const { id: experimentRunId } = (await experimentRun.json()) as { id: string };
     const providerKey = `only-${slug}-provider-key`;
     const storedKey = await fetch(`${gateway}/v1/private/provider_credentials`, {
       method: 'POST',
@@ -227,6 +239,7 @@ export function useGeneratedStack(
       disposableRateLimitId,
       datasetId,
       disposableDatasetId,
+      experimentRunId,
       providerKey,
     };
   }
