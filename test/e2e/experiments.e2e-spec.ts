@@ -18,9 +18,12 @@ import {
   waitUntilLive,
   type AppProcess,
 } from '@waggle/testing';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { stringify } from 'yaml';
 
 interface Answer<T = Record<string, unknown>> {
   status: number;
@@ -480,6 +483,61 @@ describe('experiment runs: /v1/private/experiment_runs', () => {
     } finally {
       release();
     }
+  });
+
+  it('is a CI gate from the CLI: run -f --wait prints each candidate and exits 65 when a candidate misses min_pass_rate', async () => {
+    const cli = async (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
+      try {
+        const { stdout, stderr } = await promisify(execFile)(process.execPath, ['dist/tools/cli/src/main.js', ...args], {
+          cwd: process.cwd(),
+        });
+        return { code: 0, stdout, stderr };
+      } catch (error) {
+        const failed = error as { code: number; stdout: string; stderr: string };
+        return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+      }
+    };
+    const directory = mkdtempSync(join(tmpdir(), 'waggle-experiment-cli-'));
+    const file = (name: string, minPassRate: number) => {
+      const path = join(directory, name);
+      // The dataset by its name, as a pipeline's file names it.
+      writeFileSync(path, stringify({ ...twoCandidates({ name, min_pass_rate: minPassRate }), dataset: 'capitals' }));
+      return path;
+    };
+
+    const passing = await cli(['experiment', 'run', '-f', file('passing.yaml', 0.5), '--wait', '--workspace', main.id]);
+    expect(passing.code).toBe(0);
+    expect(passing.stdout).toMatch(/candidate\s+pass_rate\s+passed\s+errors\s+p50\/p95_ms\s+cost\s+vs_baseline\s+threshold/);
+    expect(passing.stdout).toMatch(/next\s+66\.7%\s+2\/3\s+0\s+.*-33\.3% pass, 1 regressed\s+met/);
+    expect(passing.stderr).toContain('completed: 6/6 cells');
+
+    const missing = await cli(['experiment', 'run', '-f', file('strict.yaml', 1), '--wait', '--workspace', main.id, '--json']);
+    expect(missing.code).toBe(65);
+    const strict = JSON.parse(missing.stdout) as ExperimentRunView;
+    expect(strict).toMatchObject({ status: 'completed', min_pass_rate: 1 });
+    expect(missing.stderr).toContain('error: below min_pass_rate 1: next');
+
+    const listed = await cliJson<ExperimentRunView[]>(['experiment', 'list', '--workspace', main.id, '--limit', '1']);
+    expect(listed.map((run) => run.id)).toEqual([strict.id]);
+    expect(await cliJson<ExperimentRunView>(['experiment', 'show', strict.id, '--workspace', main.id])).toEqual(strict);
+    const page = await cliJson<ExperimentCellsPage>([
+      'experiment',
+      'cells',
+      strict.id,
+      '--workspace',
+      main.id,
+      '--candidate',
+      'next',
+      '--limit',
+      '2',
+    ]);
+    expect(page).toMatchObject({ total: 3, next_offset: 2 });
+    expect(await cliJson(['experiment', 'cancel', strict.id, '--workspace', main.id])).toEqual({
+      request_id: strict.id,
+      run_status: 'completed',
+    });
+    // Another workspace's run is not found.
+    expect((await cli(['experiment', 'show', strict.id, '--workspace', other.id])).code).toBe(1);
   });
 
   it("keeps one workspace's runs from another: not listed, not readable, its dataset not usable", async () => {
