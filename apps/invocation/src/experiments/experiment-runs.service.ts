@@ -15,7 +15,7 @@ import {
   type ExperimentRunView,
 } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { APP_ENV, enqueueBulk, newRequestId, type JobQueue } from '@waggle/platform';
+import { APP_ENV, describeFailure, enqueueBulk, newRequestId, type JobQueue } from '@waggle/platform';
 import type { InvocationEnv } from '../config/invocation.env';
 import type { ExperimentCellEntity } from './entities/experiment-cell.entity';
 import type { ExperimentRunEntity, StoredCandidate } from './entities/experiment-run.entity';
@@ -184,7 +184,8 @@ export class ExperimentRunsService {
         })),
       );
     } catch (error) {
-      this.logger.error({ err: error, experiment_run_id: run.id }, 'an experiment run could not be queued');
+      // One line: a refused script's error carries the whole script and every job's data.
+      this.logger.error({ error: describeFailure(error), experiment_run_id: run.id }, 'an experiment run could not be queued');
       await this.runs
         .remove(run.id)
         .catch((removal: unknown) =>
