@@ -196,6 +196,7 @@ describe('datasets: /v1/private/datasets, versions, imports and rows', () => {
       [{ base_version: 1, update: [{ id: unknownId, inputs: {} }] }, 'update'],
       [{ base_version: 1, update: [{ id: base[0].id, inputs: {} }], remove: [base[0].id] }, 'remove'],
       [{ base_version: 9 }, 'base_version'],
+      [{ base_version: 2 ** 40 }, 'base_version'],
       [{ rows: [], base_version: 1 }, 'rows'],
       [{ add: [{ inputs: {} }] }, 'add'],
       [{ rows: [{ inputs: 'text' }] }, 'rows'],

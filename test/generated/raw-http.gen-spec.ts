@@ -851,6 +851,7 @@ describe('raw HTTP against every route', () => {
         [post(`format=csv&columns=${encodeURIComponent('{"question":{"x":1}}')}`, csv), 400, 'validation_error'],
         [post(`format=csv&columns=${encodeURIComponent('{"__proto__":"inputs.q"}')}`, csv), 400, 'validation_error'],
         [post('format=csv&base_version=abc', csv), 422, 'validation_error'],
+        [post('format=csv&base_version=99999999999', csv), 422, 'validation_error'],
         [post('format=csv&base_version=99', csv), 422, 'validation_error'],
         [post('format=csv', Buffer.from([0x61, 0x0a, 0xc3, 0x28, 0x0a])), 400, 'validation_error'],
         [post('format=csv', Buffer.from([0xff, 0xfe, 0x61, 0x00, 0x0a, 0x00])), 400, 'validation_error'],

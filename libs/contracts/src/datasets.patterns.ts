@@ -48,6 +48,8 @@ export const DATASET_IMPORT_FORMATS = ['csv', 'jsonl'] as const;
 export type DatasetImportFormat = (typeof DATASET_IMPORT_FORMATS)[number];
 /** An import's `columns` (JSON text in a query string): at most this many characters. */
 export const DATASET_COLUMNS_MAX_LENGTH = 16 * 1024;
+/** The largest version number a request may name (the column is a PostgreSQL integer). */
+export const DATASET_VERSION_MAX = 2_147_483_647;
 
 const ROW_FIELDS = ['inputs', 'expected_output', 'metadata'];
 const UPDATE_FIELDS = ['id', ...ROW_FIELDS];
@@ -165,6 +167,7 @@ export class DatasetVersionFields {
   @Transform(numberFromText)
   @IsInt()
   @Min(1)
+  @Max(DATASET_VERSION_MAX)
   base_version?: number;
 
   @GivenOnlyIf('base_version', true)
@@ -215,6 +218,7 @@ export class DatasetImportOptions {
   @Transform(numberFromText)
   @IsInt()
   @Min(1)
+  @Max(DATASET_VERSION_MAX)
   base_version?: number;
 }
 
@@ -233,6 +237,7 @@ export class DatasetVersionRequest extends DatasetIdRequest {
   @Transform(numberFromText)
   @IsInt()
   @Min(1)
+  @Max(DATASET_VERSION_MAX)
   version!: number;
 }
 

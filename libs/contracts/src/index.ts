@@ -503,6 +503,7 @@ export {
   DATASET_IMPORT_FORMATS,
   DATASET_ROWS_PAGE_DEFAULT,
   DATASET_ROWS_PAGE_MAX,
+  DATASET_VERSION_MAX,
   DatasetContracts,
   DatasetFields,
   DatasetIdRequest,

@@ -5,13 +5,25 @@ export class CreateDatasetTables1795910931155 implements MigrationInterface {
   name = 'CreateDatasetTables1795910931155';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`CREATE TABLE "invocation"."datasets" ("created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "id" uuid NOT NULL DEFAULT gen_random_uuid(), "workspace_id" uuid NOT NULL, "name" text NOT NULL, "description" text, "latest_version" integer, CONSTRAINT "PK_1bf831e43c559a240303e23d038" PRIMARY KEY ("id"))`);
+    await queryRunner.query(
+      `CREATE TABLE "invocation"."datasets" ("created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "updated_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "id" uuid NOT NULL DEFAULT gen_random_uuid(), "workspace_id" uuid NOT NULL, "name" text NOT NULL, "description" text, "latest_version" integer, CONSTRAINT "PK_1bf831e43c559a240303e23d038" PRIMARY KEY ("id"))`,
+    );
     await queryRunner.query(`CREATE UNIQUE INDEX "UQ_datasets_workspace_name" ON "invocation"."datasets"  ("workspace_id", "name") `);
-    await queryRunner.query(`CREATE TABLE "invocation"."dataset_versions" ("dataset_id" uuid NOT NULL, "version" integer NOT NULL, "base_version" integer, "row_count" integer NOT NULL, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "CHK_dataset_versions_version_positive" CHECK ("version" > 0), CONSTRAINT "PK_da19d38ec6a4c704f892989a0a4" PRIMARY KEY ("dataset_id", "version"))`);
-    await queryRunner.query(`CREATE TABLE "invocation"."dataset_rows" ("dataset_id" uuid NOT NULL, "version" integer NOT NULL, "position" integer NOT NULL, "row_id" uuid NOT NULL, "inputs" jsonb NOT NULL, "expected_output" jsonb, "metadata" jsonb NOT NULL DEFAULT '{}', CONSTRAINT "PK_9e2082a130311c2edc468bb6979" PRIMARY KEY ("dataset_id", "version", "position"))`);
-    await queryRunner.query(`CREATE UNIQUE INDEX "UQ_dataset_rows_version_row" ON "invocation"."dataset_rows"  ("dataset_id", "version", "row_id") `);
-    await queryRunner.query(`ALTER TABLE "invocation"."dataset_versions" ADD CONSTRAINT "FK_dataset_versions_dataset_id" FOREIGN KEY ("dataset_id") REFERENCES "invocation"."datasets"("id") ON DELETE CASCADE ON UPDATE NO ACTION`);
-    await queryRunner.query(`ALTER TABLE "invocation"."dataset_rows" ADD CONSTRAINT "FK_dccb2ccd6979e1e37e5f8a99368" FOREIGN KEY ("dataset_id", "version") REFERENCES "invocation"."dataset_versions"("dataset_id","version") ON DELETE CASCADE ON UPDATE NO ACTION`);
+    await queryRunner.query(
+      `CREATE TABLE "invocation"."dataset_versions" ("dataset_id" uuid NOT NULL, "version" integer NOT NULL, "base_version" integer, "row_count" integer NOT NULL, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "CHK_dataset_versions_version_positive" CHECK ("version" > 0), CONSTRAINT "PK_da19d38ec6a4c704f892989a0a4" PRIMARY KEY ("dataset_id", "version"))`,
+    );
+    await queryRunner.query(
+      `CREATE TABLE "invocation"."dataset_rows" ("dataset_id" uuid NOT NULL, "version" integer NOT NULL, "position" integer NOT NULL, "row_id" uuid NOT NULL, "inputs" jsonb NOT NULL, "expected_output" jsonb, "metadata" jsonb NOT NULL DEFAULT '{}', CONSTRAINT "PK_9e2082a130311c2edc468bb6979" PRIMARY KEY ("dataset_id", "version", "position"))`,
+    );
+    await queryRunner.query(
+      `CREATE UNIQUE INDEX "UQ_dataset_rows_version_row" ON "invocation"."dataset_rows"  ("dataset_id", "version", "row_id") `,
+    );
+    await queryRunner.query(
+      `ALTER TABLE "invocation"."dataset_versions" ADD CONSTRAINT "FK_dataset_versions_dataset_id" FOREIGN KEY ("dataset_id") REFERENCES "invocation"."datasets"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
+    );
+    await queryRunner.query(
+      `ALTER TABLE "invocation"."dataset_rows" ADD CONSTRAINT "FK_dccb2ccd6979e1e37e5f8a99368" FOREIGN KEY ("dataset_id", "version") REFERENCES "invocation"."dataset_versions"("dataset_id","version") ON DELETE CASCADE ON UPDATE NO ACTION`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
