@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ReleaseHistoryEntry } from '@waggle/contracts';
 import {
   cliJson,
@@ -30,6 +33,7 @@ describe('releases', () => {
   let gateway: string;
   let key: string;
   let otherKey: string;
+  let workspaceId: string;
 
   const call = (path: string, method: string, body?: unknown, as = key, base = gateway) =>
     fetch(`${base}${path}`, {
@@ -49,11 +53,14 @@ describe('releases', () => {
     env = { LOG_LEVEL: 'warn', FAKE_BASE_URL: `${fakeUrl}/v1`, FAKE_API_KEY: 'fake-key' };
     apps.catalog = spawnApp('catalog', await freePort(), env);
     apps.invocation = spawnApp('invocation', await freePort(), env);
-    apps.gateways = [spawnApp('gateway', await freePort(), env), spawnApp('gateway', await freePort(), env)];
+    const gatewayEnv = { ...env, CALLBACK_URL_ALLOWLIST: '127.0.0.1' };
+    apps.gateways = [spawnApp('gateway', await freePort(), gatewayEnv), spawnApp('gateway', await freePort(), gatewayEnv)];
     await Promise.all([apps.catalog, apps.invocation, ...apps.gateways].map((app) => waitUntilLive(app)));
     gateway = apps.gateways[0].baseUrl;
     await loadCatalogWithFakeModels('2099.7.1', [fakeModel(MODEL, { reasoning: false })]);
-    key = (await cliJson<{ api_key: string }>(['workspace', 'create', '--name', 'e2e releases'])).api_key;
+    const created = await cliJson<{ api_key: string; workspace_id: string }>(['workspace', 'create', '--name', 'e2e releases']);
+    key = created.api_key;
+    workspaceId = created.workspace_id;
     otherKey = (await cliJson<{ api_key: string }>(['workspace', 'create', '--name', 'e2e releases other'])).api_key;
   });
 
@@ -230,6 +237,31 @@ describe('releases', () => {
     expect((await invoke({ label: 'canary' })).body).toMatchObject({ version: 2 });
   });
 
+  it('pins a label or a version on the prompt webhook trigger when it is accepted', async () => {
+    const [deployment] = (await apply([{ deployment: 'helper', variants: [variant('default', 'three')] }])).body.prompts as Array<{
+      prompt_endpoint_id: string;
+      webhook_secret: string;
+      variants: Array<{ variant_id: string }>;
+    }>;
+    const trigger = async (body: Record<string, unknown>) =>
+      json(
+        await fetch(`${gateway}/v1/prompt/webhooks/${deployment.prompt_endpoint_id}/variants/${deployment.variants[0].variant_id}`, {
+          method: 'POST',
+          headers: { 'x-service-webhook-secret': deployment.webhook_secret, 'content-type': 'application/json' },
+          body: JSON.stringify({ inputs: { q: 'x' }, async: { callback_url: 'http://127.0.0.1:9/hook' }, ...body }),
+        }),
+      );
+    const accepted = await trigger({ label: 'canary' });
+    expect(accepted.status).toBe(202);
+    await expectEventually(async () => {
+      const lookup = await json(await call(`/v1/public/requests/${accepted.body.request_id as string}`, 'GET'));
+      expect(lookup.body).toMatchObject({ status: 'completed', version: 2, label: 'canary', data: { response: 'Echo: two x' } });
+    });
+    expect(await trigger({ label: 'canary', version: 1 })).toMatchObject({ status: 400, body: { error_code: 'validation_error' } });
+    expect(await trigger({ label: 'nope' })).toMatchObject({ status: 404, body: { error_code: 'resource_not_found' } });
+    expect(await trigger({ version: 99 })).toMatchObject({ status: 404, body: { error_code: 'resource_not_found' } });
+  });
+
   it('refuses an invalid split before writing anything', async () => {
     const bad = await apply([
       {
@@ -302,5 +334,56 @@ describe('releases', () => {
         split: { variant: 'default', sticky: true, target: { weight: 50 } },
       });
     });
+  });
+
+  it('works from the CLI too: apply --stage, label set, promote, history with the operator as actor', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'waggle-releases-')), 'prompts.yaml');
+    writeFileSync(
+      file,
+      `prompts:\n  - deployment: cli\n    variants:\n      - name: default\n        model: ${MODEL}\n        messages: [{ role: user, content: "cli one {{ q }}" }]\n`,
+    );
+    await cliJson(['apply', '-f', file, '--workspace', workspaceId]);
+    writeFileSync(
+      file,
+      `prompts:\n  - deployment: cli\n    variants:\n      - name: default\n        model: ${MODEL}\n        messages: [{ role: user, content: "cli two {{ q }}" }]\n`,
+    );
+    const [staged] = await cliJson<Array<{ variants: Array<Record<string, unknown>> }>>([
+      'apply',
+      '-f',
+      file,
+      '--workspace',
+      workspaceId,
+      '--stage',
+    ]);
+    expect(staged.variants[0]).toMatchObject({ version: 2, staged: true, deployed_version: 1 });
+    expect(await cliJson(['release', 'label', 'set', workspaceId, 'cli', 'default', 'beta', '2'])).toMatchObject({
+      pointer: 'beta',
+      to: 2,
+      actor: 'operator',
+    });
+    expect(await cliJson(['release', 'promote', workspaceId, 'cli', 'default', '2', '--reason', 'from the cli'])).toMatchObject({
+      pointer: 'deployed',
+      from: 1,
+      to: 2,
+      actor: 'operator',
+    });
+    expect((await invoke({ deployment: 'cli' })).body.response).toBe('Echo: cli two x');
+    const history = await cliJson<ReleaseHistoryEntry[]>(['release', 'history', workspaceId, 'cli', 'default']);
+    expect(history.map((entry) => [entry.pointer, entry.to, entry.actor])).toEqual([
+      ['deployed', 2, 'operator'],
+      ['beta', 2, 'operator'],
+      ['deployed', 1, 'operator'],
+    ]);
+    const versions = await cliJson<Array<{ version: number; labels: string[]; current: boolean }>>([
+      'release',
+      'versions',
+      workspaceId,
+      'cli',
+      'default',
+    ]);
+    expect(versions.map(({ version, labels, current }) => ({ version, labels, current }))).toEqual([
+      { version: 2, labels: ['beta', 'latest'], current: true },
+      { version: 1, labels: [], current: false },
+    ]);
   });
 });

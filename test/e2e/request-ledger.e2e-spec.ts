@@ -160,6 +160,9 @@ describe('the request ledger', () => {
       surface: null,
       // Published without a cost (usage governance: null for a run that priced no model call).
       cost_micros: null,
+      // An agent run has no version, and named no label.
+      version: null,
+      label: null,
     });
 
     // The trigger accepted meanwhile is in the ledger too, and runs to completion now.

@@ -651,10 +651,15 @@ describe('raw HTTP against every route', () => {
 
     it('a variant named like a prototype property on the prompt trigger: 404 resource_not_found', async () => {
       const { a } = stack.context;
+      // The generated cases may have rotated it more than once: the secret in force now.
+      const shown = await fetch(`${stack.gateway}/v1/private/prompts/${a.deployment.deployment}/webhook_secret`, {
+        headers: { authorization: `Bearer ${a.key}` },
+      });
+      const secret = ((await shown.json()) as { webhook_secret: { webhook_secret: string } }).webhook_secret.webhook_secret;
       for (const variant of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']) {
         const body = JSON.stringify({ inputs: { question: 'x' } });
         const [answer] = await send(
-          `POST /v1/prompt/webhooks/${a.deployment.prompt_endpoint_id}/variants/${variant} HTTP/1.1\r\nHost: x\r\nX-Service-Webhook-Secret: ${a.deployment.webhook_secret}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+          `POST /v1/prompt/webhooks/${a.deployment.prompt_endpoint_id}/variants/${variant} HTTP/1.1\r\nHost: x\r\nX-Service-Webhook-Secret: ${secret}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
         );
         expect({ variant, status: answer.status }).toEqual({ variant, status: 404 });
         expect(json(answer)).toMatchObject({ error_code: 'resource_not_found' });

@@ -102,6 +102,13 @@ const GOVERNANCE_ROUTES = [
   'get /v1/private/provider_credentials',
   'post /v1/private/provider_credentials',
   'delete /v1/private/provider_credentials/{provider}',
+  'get /v1/private/prompts/{deployment}/variants/{variant}/history',
+  'put /v1/private/prompts/{deployment}/variants/{variant}/labels/{label}',
+  'delete /v1/private/prompts/{deployment}/variants/{variant}/labels/{label}',
+  'post /v1/private/prompts/{deployment}/variants/{variant}/promote',
+  'post /v1/private/prompts/{deployment}/variants/{variant}/rollback',
+  'get /v1/private/prompts/{deployment}/variants/{variant}/protection',
+  'put /v1/private/prompts/{deployment}/variants/{variant}/protection',
 ];
 /** Datasets (the spec's decisions on experiments and releases, "paths"): private, documented. */
 const DATASET_ROUTES = [

@@ -226,6 +226,76 @@ export const ROUTES: RouteCase[] = [
       [b.deployment.deployment, 'default'],
     ],
   },
+  // A prompt variant's release pointers (the spec's decisions: labels and pointers, release gate).
+  {
+    method: 'GET',
+    path: '/v1/private/prompts/{0}/variants/{1}/history',
+    credentials: 'key',
+    validParams: ({ a, b }) => [
+      [a.deployment.deployment, 'default'],
+      [b.deployment.deployment, 'default'],
+    ],
+  },
+  {
+    method: 'PUT',
+    path: '/v1/private/prompts/{0}/variants/{1}/labels/{2}',
+    credentials: 'key',
+    validBody: () => ({ version: 1 }),
+    validParams: ({ a, b }) => [
+      [a.deployment.deployment, 'default', 'generated'],
+      [b.deployment.deployment, 'default', 'generated'],
+    ],
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/private/prompts/{0}/variants/{1}/labels/{2}',
+    credentials: 'key',
+    validParams: ({ a, b }) => [
+      [a.deployment.deployment, 'default', 'generated'],
+      [b.deployment.deployment, 'default', 'generated'],
+    ],
+  },
+  {
+    method: 'POST',
+    path: '/v1/private/prompts/{0}/variants/{1}/promote',
+    credentials: 'key',
+    validBody: () => ({ version: 1, reason: 'generated' }),
+    sized: 'reason',
+    validParams: ({ a, b }) => [
+      [a.deployment.deployment, 'default'],
+      [b.deployment.deployment, 'default'],
+    ],
+  },
+  {
+    method: 'POST',
+    path: '/v1/private/prompts/{0}/variants/{1}/rollback',
+    credentials: 'key',
+    validBody: () => ({ reason: 'generated' }),
+    sized: 'reason',
+    validParams: ({ a, b }) => [
+      [a.deployment.deployment, 'default'],
+      [b.deployment.deployment, 'default'],
+    ],
+  },
+  {
+    method: 'GET',
+    path: '/v1/private/prompts/{0}/variants/{1}/protection',
+    credentials: 'key',
+    validParams: ({ a, b }) => [
+      [a.deployment.deployment, 'default'],
+      [b.deployment.deployment, 'default'],
+    ],
+  },
+  {
+    method: 'PUT',
+    path: '/v1/private/prompts/{0}/variants/{1}/protection',
+    credentials: 'key',
+    validBody: () => ({ protected: false, min_pass_rate: 1, max_age_days: 7 }),
+    validParams: ({ a, b }) => [
+      [a.deployment.deployment, 'default'],
+      [b.deployment.deployment, 'default'],
+    ],
+  },
   {
     method: 'GET',
     path: '/v1/private/prompts/{0}/webhook_secret',

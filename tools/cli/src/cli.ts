@@ -20,6 +20,7 @@ import { addDeadLetterCommands } from './dead-letter-commands';
 import { addModelPriceCommands } from './model-price-commands';
 import { addRequestCommands } from './request-commands';
 import { addGovernanceCommands } from './governance-commands';
+import { addReleaseCommands, staged } from './release-commands';
 import { addKnowledgeBaseCommands } from './knowledge-base-commands';
 import { addDatasetCommands } from './dataset-commands';
 import { addExperimentCommands } from './experiment-commands';
@@ -241,8 +242,9 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
       'YAML file with a top-level `mcp_servers:` list, a `prompts:` list, a `workflows:` list, or any of them',
     )
     .requiredOption('--workspace <workspace-id>', 'the workspace the definitions belong to')
+    .option('--stage', 'record every changed prompt variant as a new version without serving it (promote it with `release promote`)')
     .addOption(json())
-    .action(async (options: { file: string; workspace: string; json?: boolean }) => {
+    .action(async (options: { file: string; workspace: string; stage?: boolean; json?: boolean }) => {
       const document = await readYamlFile<{
         mcp_servers?: unknown;
         prompts?: ApplyPromptsRequest['prompts'];
@@ -256,7 +258,10 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
       const applied =
         (hasWorkflows || hasMcpServers) && document?.prompts === undefined
           ? []
-          : await call(InvocationPatterns.applyPrompts, { workspace_id: options.workspace, prompts: document?.prompts ?? [] });
+          : await call(InvocationPatterns.applyPrompts, {
+              workspace_id: options.workspace,
+              prompts: options.stage ? staged(document?.prompts ?? []) : (document?.prompts ?? []),
+            });
       const promptRows = applied.flatMap((deployment) =>
         deployment.variants.map((variant) => ({
           deployment: deployment.deployment,
@@ -265,6 +270,7 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
           variant_id: variant.variant_id,
           version: variant.version,
           changed: variant.changed ? 'yes' : 'no',
+          ...(variant.staged && { staged: variant.protected ? 'yes (protected)' : 'yes', deployed_version: variant.deployed_version }),
           webhook_secret: deployment.webhook_secret,
         })),
       );
@@ -355,6 +361,7 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
   addDeadLetterCommands(program, call);
   addRequestCommands(program, call, collect);
   addGovernanceCommands(program, call);
+  addReleaseCommands(program, call);
   addModelPriceCommands(program, call);
   addDatasetCommands(program, call);
   addExperimentCommands(program, call);
