@@ -96,7 +96,10 @@ export async function enqueue<Q extends QueueName>(
  * Many jobs in one round trip (BullMQ's `addBulk`, atomic in Redis), each idempotent by its id
  * as in `enqueue`: either every job is queued or the call throws.
  */
-export async function enqueueBulk<Q extends QueueName>(queue: JobQueue<Q>, jobs: ReadonlyArray<{ jobId: string; data: QueueJobs[Q] }>): Promise<void> {
+export async function enqueueBulk<Q extends QueueName>(
+  queue: JobQueue<Q>,
+  jobs: ReadonlyArray<{ jobId: string; data: QueueJobs[Q] }>,
+): Promise<void> {
   const name = JOB_OPTIONS[queue.name].name;
   await (queue as Queue).addBulk(jobs.map(({ jobId, data }) => ({ name, data, opts: { jobId } })));
 }
