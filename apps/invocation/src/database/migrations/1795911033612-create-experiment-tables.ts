@@ -5,12 +5,22 @@ export class CreateExperimentTables1795911033612 implements MigrationInterface {
   name = 'CreateExperimentTables1795911033612';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`CREATE TABLE "invocation"."experiment_runs" ("id" text NOT NULL, "workspace_id" uuid NOT NULL, "name" text, "status" text NOT NULL, "dataset_id" uuid NOT NULL, "dataset_version" integer NOT NULL, "candidates" jsonb NOT NULL, "evaluators" jsonb NOT NULL, "baseline" text, "min_pass_rate" double precision NOT NULL, "cell_count" integer NOT NULL, "summary" jsonb NOT NULL DEFAULT '[]', "error" jsonb, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "started_at" TIMESTAMP WITH TIME ZONE, "finished_at" TIMESTAMP WITH TIME ZONE, CONSTRAINT "PK_e339f9b5ea5f3bb9d1e896e8026" PRIMARY KEY ("id"))`);
-    await queryRunner.query(`CREATE INDEX "IDX_experiment_runs_workspace_created" ON "invocation"."experiment_runs"  ("workspace_id", "created_at") `);
-    await queryRunner.query(`CREATE TABLE "invocation"."experiment_cells" ("id" uuid NOT NULL DEFAULT gen_random_uuid(), "run_id" text NOT NULL, "workspace_id" uuid NOT NULL, "row_id" text NOT NULL, "row_index" integer NOT NULL, "candidate" text NOT NULL, "candidate_index" integer NOT NULL, "request_id" text NOT NULL, "status" text NOT NULL, "output" jsonb, "error" jsonb, "latency_ms" integer, "usage" jsonb, "cost_micros" bigint, "evaluations" jsonb NOT NULL DEFAULT '[]', "passed" boolean NOT NULL DEFAULT false, "started_at" TIMESTAMP WITH TIME ZONE, "finished_at" TIMESTAMP WITH TIME ZONE, CONSTRAINT "PK_a594a8bb323168559cef4564857" PRIMARY KEY ("id"))`);
+    await queryRunner.query(
+      `CREATE TABLE "invocation"."experiment_runs" ("id" text NOT NULL, "workspace_id" uuid NOT NULL, "name" text, "status" text NOT NULL, "dataset_id" uuid NOT NULL, "dataset_version" integer NOT NULL, "candidates" jsonb NOT NULL, "evaluators" jsonb NOT NULL, "baseline" text, "min_pass_rate" double precision NOT NULL, "cell_count" integer NOT NULL, "summary" jsonb NOT NULL DEFAULT '[]', "error" jsonb, "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "started_at" TIMESTAMP WITH TIME ZONE, "finished_at" TIMESTAMP WITH TIME ZONE, CONSTRAINT "PK_e339f9b5ea5f3bb9d1e896e8026" PRIMARY KEY ("id"))`,
+    );
+    await queryRunner.query(
+      `CREATE INDEX "IDX_experiment_runs_workspace_created" ON "invocation"."experiment_runs"  ("workspace_id", "created_at") `,
+    );
+    await queryRunner.query(
+      `CREATE TABLE "invocation"."experiment_cells" ("id" uuid NOT NULL DEFAULT gen_random_uuid(), "run_id" text NOT NULL, "workspace_id" uuid NOT NULL, "row_id" text NOT NULL, "row_index" integer NOT NULL, "candidate" text NOT NULL, "candidate_index" integer NOT NULL, "request_id" text NOT NULL, "status" text NOT NULL, "output" jsonb, "error" jsonb, "latency_ms" integer, "usage" jsonb, "cost_micros" bigint, "evaluations" jsonb NOT NULL DEFAULT '[]', "passed" boolean NOT NULL DEFAULT false, "started_at" TIMESTAMP WITH TIME ZONE, "finished_at" TIMESTAMP WITH TIME ZONE, CONSTRAINT "PK_a594a8bb323168559cef4564857" PRIMARY KEY ("id"))`,
+    );
     await queryRunner.query(`CREATE UNIQUE INDEX "UQ_experiment_cells_request" ON "invocation"."experiment_cells"  ("request_id") `);
-    await queryRunner.query(`CREATE INDEX "IDX_experiment_cells_run_order" ON "invocation"."experiment_cells"  ("run_id", "row_index", "candidate_index") `);
-    await queryRunner.query(`ALTER TABLE "invocation"."experiment_cells" ADD CONSTRAINT "FK_5afa0d22c8c30b61470db3a0132" FOREIGN KEY ("run_id") REFERENCES "invocation"."experiment_runs"("id") ON DELETE CASCADE ON UPDATE NO ACTION`);
+    await queryRunner.query(
+      `CREATE INDEX "IDX_experiment_cells_run_order" ON "invocation"."experiment_cells"  ("run_id", "row_index", "candidate_index") `,
+    );
+    await queryRunner.query(
+      `ALTER TABLE "invocation"."experiment_cells" ADD CONSTRAINT "FK_5afa0d22c8c30b61470db3a0132" FOREIGN KEY ("run_id") REFERENCES "invocation"."experiment_runs"("id") ON DELETE CASCADE ON UPDATE NO ACTION`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
