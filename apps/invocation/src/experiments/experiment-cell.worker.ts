@@ -11,14 +11,12 @@ import { PromptResolutionCache } from '../prompts/prompt-resolution.cache';
 import type { ResolvedPrompt } from '../prompts/prompts.repository';
 import type { ExperimentCellEntity } from './entities/experiment-cell.entity';
 import type { ExperimentRunEntity, StoredCandidate } from './entities/experiment-run.entity';
+import { versionRows } from './dataset-rows';
 import { inlinePrompt } from './experiment-candidates';
 import { DatasetsService } from '../datasets/datasets.service';
 import { CellEvaluators } from './evaluators/cell-evaluators';
 import { endErrorOf, ExperimentRunSettlement, isTerminal } from './experiment-run-settlement';
 import { ExperimentRunsRepository, type CellResult } from './experiment-runs.repository';
-
-/** Rows read per query when a worker loads a dataset version. */
-const ROWS_PAGE = 1_000;
 
 /**
  * Runs the cells of experiment runs (queue `experiment-cells`), each as a real prompt run
@@ -159,25 +157,13 @@ export class ExperimentCellWorker extends QueueWorker<'experiment-cells'> {
     const key = `${run.workspaceId}/${run.datasetId}/${run.datasetVersion}`;
     let rows = this.rowsByVersion.get(key);
     if (!rows) {
-      rows = this.loadRows(run);
+      rows = versionRows(this.datasets, run.workspaceId, run.datasetId, run.datasetVersion);
       this.rowsByVersion.set(key, rows);
       // A failed load (an outage) is not kept: the next cell reads again.
       rows.then(
         (loaded) => loaded ?? this.rowsByVersion.delete(key),
         () => this.rowsByVersion.delete(key),
       );
-    }
-    return rows;
-  }
-
-  private async loadRows(run: ExperimentRunEntity): Promise<DatasetRowView[] | null> {
-    const version = await this.datasets.version(run.workspaceId, run.datasetId, run.datasetVersion);
-    if (!version) return null;
-    const rows: DatasetRowView[] = [];
-    while (rows.length < version.row_count) {
-      const page = await this.datasets.rows(run.workspaceId, run.datasetId, run.datasetVersion, { offset: rows.length, limit: ROWS_PAGE });
-      if (page.length === 0) return null;
-      rows.push(...page);
     }
     return rows;
   }

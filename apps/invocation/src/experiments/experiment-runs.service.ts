@@ -4,7 +4,6 @@ import {
   EXPERIMENT_CELLS_PAGE_DEFAULT,
   QueueNames,
   type CancelledRun,
-  type DatasetRowView,
   type ExperimentCandidateSpec,
   type ExperimentCandidateView,
   type ExperimentCellsFilter,
@@ -21,13 +20,12 @@ import type { ExperimentCellEntity } from './entities/experiment-cell.entity';
 import type { ExperimentRunEntity, StoredCandidate } from './entities/experiment-run.entity';
 import { ExperimentCandidates } from './experiment-candidates';
 import { DatasetsService } from '../datasets/datasets.service';
+import { versionRows } from './dataset-rows';
 import { CellEvaluators } from './evaluators/cell-evaluators';
 import { endErrorOf, ExperimentRunSettlement, isTerminal } from './experiment-run-settlement';
 import { ExperimentRunsRepository, type NewCell } from './experiment-runs.repository';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Rows read per query when a run loads its dataset version. */
-const ROWS_PAGE = 1_000;
 
 type Counts = Partial<Record<ExperimentCellStatus, number>>;
 
@@ -60,11 +58,9 @@ export class ExperimentRunsService {
     const version = UUID.test(definition.dataset)
       ? await this.datasets.version(workspaceId, definition.dataset, definition.dataset_version)
       : null;
-    if (!version)
-      throw new WaggleException('resource_not_found', {
-        detail: 'dataset_version_not_found',
-        params: { version: definition.dataset_version },
-      });
+    const versionGone = () =>
+      new WaggleException('resource_not_found', { detail: 'dataset_version_not_found', params: { version: definition.dataset_version } });
+    if (!version) throw versionGone();
     const activeCount = definition.candidates.filter((candidate) => candidate.active ?? true).length;
     const cellCount = version.row_count * activeCount;
     if (cellCount > this.env.EXPERIMENT_CELL_LIMIT)
@@ -72,7 +68,8 @@ export class ExperimentRunsService {
         detail: 'experiment_run_cells_over_limit',
         params: { cells: cellCount, limit: this.env.EXPERIMENT_CELL_LIMIT },
       });
-    const rows = await this.allRows(workspaceId, definition.dataset, definition.dataset_version, version.row_count);
+    const rows = await versionRows(this.datasets, workspaceId, definition.dataset, definition.dataset_version);
+    if (!rows) throw versionGone();
     const { candidates, problems } = await this.candidates.resolve(workspaceId, definition.candidates, rows);
     if (problems.length > 0) throw new WaggleException('experiment_run_unsupported_candidates', { details: problems });
 
@@ -155,17 +152,6 @@ export class ExperimentRunsService {
     if (!cellRun) return null;
     await this.settlement.afterCell(cellRun);
     return { request_id: requestId, run_status: 'cancelled' };
-  }
-
-  /** Every row of the version, in order (a version holds at most DATASET_ROW_LIMIT). */
-  private async allRows(workspaceId: string, datasetId: string, version: number, count: number): Promise<DatasetRowView[]> {
-    const rows: DatasetRowView[] = [];
-    while (rows.length < count) {
-      const page = await this.datasets.rows(workspaceId, datasetId, version, { offset: rows.length, limit: ROWS_PAGE });
-      if (page.length === 0) break;
-      rows.push(...page);
-    }
-    return rows;
   }
 
   /**
