@@ -133,8 +133,9 @@ const FILE_HOMES = [
   },
   {
     name: /\.patterns\.ts$/,
-    // One contract per service, plus the two every service answers (health pings, dead letters).
-    home: /^libs\/contracts\/src\/(?:invocation|agent|knowledge-base|asset|catalog|callback-dispatcher|health|dead-letters)\.patterns\.ts$/,
+    // One contract per service, plus the two every service answers (health pings, dead letters), and
+    // the invocation service's datasets, experiment runs and releases, each large enough for a file of its own.
+    home: /^libs\/contracts\/src\/(?:invocation|agent|knowledge-base|asset|catalog|callback-dispatcher|health|dead-letters|datasets|experiments|releases)\.patterns\.ts$/,
     message: 'A wire contract is libs/contracts/src/<service>.patterns.ts, one per service.',
   },
   {

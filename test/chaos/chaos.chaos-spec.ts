@@ -56,6 +56,8 @@ const KEY_PROPAGATION_LIMIT_MS = 5_000;
 /** How long one request of the load may take before it counts as a hang (above SYNC_INVOKE_TIMEOUT_MS below). */
 const HANG_MS = 45_000;
 const KNOWN_CODES = new Set(Object.keys(ERROR_CATALOG));
+/** The model of the experiment run whose cells are held at the fake while their replicas are killed. */
+const EXPERIMENT_MODEL = 'fake-chaos-experiment';
 
 type Kind = 'prompt' | 'prompt-stream' | 'agent' | 'workflow-async' | 'prompt-trigger' | 'agent-trigger' | 'ingest' | 'search';
 const KINDS: Kind[] = ['prompt', 'prompt-stream', 'agent', 'workflow-async', 'prompt-trigger', 'agent-trigger', 'ingest', 'search'];
@@ -413,6 +415,8 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
       // A request in flight on a replica that is killed answers 504 after these, not 300 s and 120 s.
       SYNC_INVOKE_TIMEOUT_MS: '20000',
       ASSET_STORE_TIMEOUT_MS: '20000',
+      // A killed replica's experiment cells go back to the queue this soon.
+      EXPERIMENT_CELL_LOCK_MS: '2000',
     };
     Object.assign(process.env, env);
     execFileSync(process.execPath, [join(REPO_ROOT, 'dist/tools/migrate/src/main.js')], {
@@ -445,6 +449,7 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
     await loadCatalogWithFakeModels('2099.9.1', [
       fakeModel('fake-chaos-chat', { reasoning: false }),
       fakeModel('fake-chaos-mcp', { reasoning: false, tool_calling: true }),
+      fakeModel(EXPERIMENT_MODEL, { reasoning: false }),
     ]);
     fake.setModel('fake-chaos-mcp', { turns: [{ toolCalls: [{ name: 'tools__slow', arguments: {} }] }, { response: 'slow done' }] });
     const created = await cliJson<{ workspace_id: string; api_key: string }>([
@@ -577,6 +582,76 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
     process.stdout.write(`chaos: the MCP run killed mid-call ended ${ended.status} after ${mcp.calls.length} call(s) of the tool\n`);
     if (ended.status === 'completed') expect(mcp.calls.filter((call) => call.tool === 'slow').length).toBeGreaterThanOrEqual(2);
     expect(JSON.stringify(ended)).not.toContain(mcpSecret);
+    await progress(2);
+  });
+
+  it('ends every cell of an experiment run exactly once when the invocation replicas running them were SIGKILLed', async () => {
+    phase = 'kill invocation during experiment cells';
+    const cities = ['Paris', 'Rome', 'Oslo', 'Lima'];
+    const made = await fetch(`${proxy}/v1/private/datasets`, {
+      method: 'POST',
+      headers: authorized(),
+      body: JSON.stringify({ name: 'chaos-cities' }),
+    });
+    const { id: datasetId } = (await made.json()) as { id: string };
+    const version = await fetch(`${proxy}/v1/private/datasets/${datasetId}/versions`, {
+      method: 'POST',
+      headers: authorized(),
+      body: JSON.stringify({ rows: cities.map((city) => ({ inputs: { city } })) }),
+    });
+    expect(version.status).toBe(201);
+    // Every call of the model waits at the fake until released: the cells are in flight in the invocation replicas.
+    const release = fake.hold(EXPERIMENT_MODEL);
+    const created = await fetch(`${proxy}/v1/private/experiment_runs`, {
+      method: 'POST',
+      headers: authorized(),
+      body: JSON.stringify({
+        dataset: datasetId,
+        dataset_version: 1,
+        candidates: [
+          { name: 'inline', inline: { model: EXPERIMENT_MODEL, messages: [{ role: 'user', content: 'chaos cell {{ city }}' }] } },
+        ],
+        evaluators: [{ type: 'contains', value: 'chaos cell' }],
+      }),
+    });
+    expect(created.status).toBe(201);
+    const { id: runId } = (await created.json()) as { id: string };
+    await fake.waitForRequest((record) => record.model === EXPERIMENT_MODEL, 60_000);
+    const victims = state().apps.filter((replica) => replica.app === 'invocation');
+    for (const victim of victims) {
+      if (!victim.pid) throw new Error(`${victim.name} has no pid`);
+      process.kill(victim.pid, 'SIGKILL');
+    }
+    // Later calls answer at once: the cells, taken over once their job locks lapse, can finish.
+    release();
+    await expectEventually(
+      async () => {
+        const restarted = state().apps.filter((replica) => replica.app === 'invocation');
+        if (restarted.some((replica) => !replica.pid || victims.some((victim) => victim.pid === replica.pid)))
+          throw new Error('the invocation replicas are not restarted yet');
+        await everyReplicaReady();
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
+    const run = await expectEventually(
+      async () => {
+        const answer = await fetch(`${proxy}/v1/private/experiment_runs/${runId}`, { headers: authorized() });
+        const body = (await answer.json()) as { status: string; counts: Record<string, number>; summary: Array<Record<string, number>> };
+        expect(body.status).toBe('completed');
+        return body;
+      },
+      { timeoutMs: 120_000, intervalMs: 250 },
+    );
+    // Each cell ended once: four cells, four rows in the summary, however often a model call was repeated.
+    expect(run.counts).toEqual({ cells: 4, pending: 0, succeeded: 4, errored: 0 });
+    expect(run.summary[0]).toMatchObject({ rows: 4, passed: 4, errors: 0 });
+    const page = await fetch(`${proxy}/v1/private/experiment_runs/${runId}/cells`, { headers: authorized() });
+    const { cells } = (await page.json()) as { cells: Array<{ row_id: string; output: string; request_id: string }> };
+    expect(new Set(cells.map((cell) => cell.row_id)).size).toBe(4);
+    expect(cells.map((cell) => cell.output).sort()).toEqual(cities.map((city) => `Echo: chaos cell ${city}`).sort());
+    const calls = fake.requests.filter((record) => record.model === EXPERIMENT_MODEL).length;
+    process.stdout.write(`chaos: the experiment run killed mid-cell completed its 4 cells after ${calls} model call(s)\n`);
+    expect(calls).toBeGreaterThan(4);
     await progress(2);
   });
 

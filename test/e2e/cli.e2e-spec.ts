@@ -58,7 +58,7 @@ describe('the operator CLI as a process', () => {
       expect(help).toMatchObject({ code: 0, stderr: '' });
       expect(help.stdout).toContain('Usage: waggle [options] [command]');
       expect(help.stdout).toMatch(
-        /Exit codes:\n {2}0 {3}done\n {2}1 {3}refused.*\n {2}64 {2}usage.*\n {2}69 {2}unavailable.*\n {2}78 {2}configuration/,
+        /Exit codes:\n {2}0 {3}done\n {2}1 {3}refused.*\n {2}64 {2}usage.*\n {2}65 {2}experiment missed.*\n {2}69 {2}unavailable.*\n {2}78 {2}configuration/,
       );
       expect(await cli(['--version'], closed)).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
       const commandHelp = await cli(['workspace', 'delete', '--help'], closed);

@@ -834,6 +834,52 @@ describe('raw HTTP against every route', () => {
       });
     });
 
+    it('the dataset import: CSV it cannot read, formats and column maps it does not know, bytes not UTF-8, 11 MiB: a 4xx in the catalog shape', async () => {
+      const { a, b } = stack.context;
+      const post = (query: string, body: string | Buffer, headers = 'Content-Type: text/csv\r\n', datasetId = a.datasetId) =>
+        Buffer.concat([
+          Buffer.from(
+            `POST /v1/private/datasets/${datasetId}/versions/import?${query} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.key}\r\n${headers}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`,
+          ),
+          bytes(body),
+        ]);
+      const csv = 'question\n"a, quoted\nanswer"\n';
+      const cases: Array<[request: Buffer, status: number, code?: string]> = [
+        [post('format=csv', 'a,b\n1,2,3\n'), 400, 'validation_error'],
+        [post('format=csv', 'a,"b\n'), 400, 'validation_error'],
+        [post('format=csv', '\n\n'), 400, 'validation_error'],
+        [post('format=xml', csv), 422, 'validation_error'],
+        [post('format=csv&format=jsonl', csv), 422, 'validation_error'],
+        [post('', csv), 422, 'missing_required_field'],
+        [post('format=csv&columns=%7Bnot', csv), 400, 'validation_error'],
+        [post('format=csv&columns=%5B%5D', csv), 400, 'validation_error'],
+        [post(`format=csv&columns=${encodeURIComponent('{"question":{"x":1}}')}`, csv), 400, 'validation_error'],
+        [post(`format=csv&columns=${encodeURIComponent('{"__proto__":"inputs.q"}')}`, csv), 400, 'validation_error'],
+        [post('format=csv&base_version=abc', csv), 422, 'validation_error'],
+        [post('format=csv&base_version=99999999999', csv), 422, 'validation_error'],
+        [post('format=csv&base_version=99', csv), 422, 'validation_error'],
+        [post('format=csv', Buffer.from([0x61, 0x0a, 0xc3, 0x28, 0x0a])), 400, 'validation_error'],
+        [post('format=csv', Buffer.from([0xff, 0xfe, 0x61, 0x00, 0x0a, 0x00])), 400, 'validation_error'],
+        [post('format=csv', 'a\n\u0000\n'), 422, 'validation_error'],
+        [post('format=jsonl', '{"inputs":{"a":"\\u0000"}}\n'), 422, 'validation_error'],
+        [post('format=jsonl', '{"inputs":{"a":"\\ud800"}}\n'), 422, 'validation_error'],
+        [post('format=jsonl', `${DeepJson.text(5_000, true)}\n`), 400, 'validation_error'],
+        [post('format=jsonl', `{"inputs":${DeepJson.text(5_000, true)}}\n`), 400, 'invalid_request'],
+        [post('format=csv', csv, 'Content-Type: text/csv\r\nContent-Encoding: gzip\r\n'), 400, 'invalid_request'],
+        [post('format=csv', csv, 'Content-Type: text/csv\r\nContent-Encoding: compress\r\n'), 415, 'invalid_request'],
+        [post('format=csv', Buffer.alloc(11 * 1024 * 1024, 'a')), 413, 'validation_error'],
+        [post('format=csv', csv, 'Content-Type: text/csv\r\n', b.datasetId), 404, 'resource_not_found'],
+        [post('format=csv', gzipSync(csv), 'Content-Type: application/octet-stream\r\nContent-Encoding: gzip\r\n'), 201],
+        [post('format=jsonl', '{"inputs":{"q":1}}\r\n\r\n{"inputs":{}}', ''), 201],
+      ];
+      const path = `/v1/private/datasets/${a.datasetId}/versions/import`;
+      for (const [request, status, code] of cases) {
+        const [answer] = await send(request);
+        const what = request.subarray(0, 200).toString();
+        expect(answerOf(path, answer, what)).toMatchObject({ what, status, ...(code !== undefined && { code }) });
+      }
+    });
+
     it('the MCP server: bodies, encodings, sizes and methods it does not read, a missing Host, CONNECT, Expect: a 4xx as a JSON-RPC error', async () => {
       const { a } = stack.context;
       const mcp = '/v1/mcp';

@@ -12,6 +12,7 @@ import { GatewayEnv } from './config/gateway.env';
 import { answerMalformedRequestsWithJson } from './errors/client-error.handler';
 import { HttpExceptionFilter, sendError } from './errors/http-exception.filter';
 import { applyKeepAlive } from './keep-alive';
+import { datasetBodies } from './datasets/dataset-bodies';
 import { createEdgeValidationPipe } from './edge-validation';
 import { GatewayModule } from './gateway.module';
 import { recordHttpMetrics } from './metrics/http-metrics';
@@ -93,6 +94,7 @@ export function configureGatewayApp(
   // The MCP server reads every body as JSON, whatever its Content-Type says, up to its own limit
   // (decisions: 1 MiB): a body past it is a 413 before the key is read, as everywhere.
   app.use(MCP_PATH, json({ limit: MCP_MAX_BODY_BYTES, type: () => true }));
+  app.use(datasetBodies());
   app.use(json({ limit: env.MAX_JSON_BODY_BYTES }));
   // body-parser's failures happen before Nest's filters can see them.
   const bodyErrors = new NestLogger('BodyParser');

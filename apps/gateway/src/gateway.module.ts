@@ -11,6 +11,8 @@ import { ProviderCredentialsModule } from './provider-credentials/provider-crede
 import { McpModule } from './mcp/mcp.module';
 import { WorkflowRunsModule } from './workflows/workflow-runs.module';
 import { AssetsModule } from './assets/assets.module';
+import { DatasetsModule } from './datasets/datasets.module';
+import { ExperimentsModule } from './experiments/experiments.module';
 import { ErrorCodesModule } from './error-codes/error-codes.module';
 import { ServicesReadinessReporter } from './health/services-readiness.reporter';
 import { ModelsModule } from './models/models.module';
@@ -48,6 +50,8 @@ export class GatewayModule {
         AgentsModule,
         McpServersModule,
         GovernanceModule,
+        DatasetsModule,
+        ExperimentsModule,
         ReleasesModule,
         ProviderCredentialsModule,
         KnowledgeBasesModule,

@@ -110,6 +110,20 @@ const GOVERNANCE_ROUTES = [
   'get /v1/private/prompts/{deployment}/variants/{variant}/protection',
   'put /v1/private/prompts/{deployment}/variants/{variant}/protection',
 ];
+/** Datasets (the spec's decisions on experiments and releases, "paths"): private, documented. */
+const DATASET_ROUTES = [
+  'get /v1/private/datasets',
+  'post /v1/private/datasets',
+  'get /v1/private/datasets/{id}',
+  'delete /v1/private/datasets/{id}',
+  'post /v1/private/datasets/{id}/versions',
+  'post /v1/private/datasets/{id}/versions/import',
+  'get /v1/private/datasets/{id}/versions/{version}/rows',
+  'get /v1/private/experiment_runs',
+  'post /v1/private/experiment_runs',
+  'get /v1/private/experiment_runs/{id}',
+  'get /v1/private/experiment_runs/{id}/cells',
+];
 /** The MCP server (the spec's decisions, MCP): one POST route, and GET and DELETE documented as the 405 they answer. */
 const MCP_ROUTES = ['post /v1/mcp', 'get /v1/mcp', 'delete /v1/mcp'];
 
@@ -174,7 +188,7 @@ describe('GET /v1/public/openapi.json', () => {
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
   });
 
-  it('describes every implemented /v1/public/* route, every route that starts a run, the OpenAI-compatible routes, the MCP server routes, the usage governance private routes and the MCP server, and nothing else', () => {
+  it('describes every implemented /v1/public/* route, every route that starts a run, the OpenAI-compatible routes, the MCP server routes, the usage governance and dataset private routes and the MCP server, and nothing else', () => {
     const declared = declaredRoutes(app);
     const publicRoutes = declared.filter((route) => route.split(' ')[1].startsWith('/v1/public/'));
     expect(publicRoutes).toContain('get /v1/public/models');
@@ -186,6 +200,7 @@ describe('GET /v1/public/openapi.json', () => {
       ...MCP_SERVER_ROUTES,
       ...MODEL_PRICE_ROUTES,
       ...GOVERNANCE_ROUTES,
+      ...DATASET_ROUTES,
       'post /v1/mcp',
       'all /v1/mcp',
     ])
@@ -201,6 +216,7 @@ describe('GET /v1/public/openapi.json', () => {
         ...MCP_SERVER_ROUTES,
         ...MODEL_PRICE_ROUTES,
         ...GOVERNANCE_ROUTES,
+        ...DATASET_ROUTES,
         ...MCP_ROUTES,
       ].sort(),
     );

@@ -6,6 +6,8 @@ import { RunLifecycleModule } from '@waggle/runs';
 import { createGuardedDispatcher } from '@waggle/webhooks';
 import { InvocationEnv } from './config/invocation.env';
 import { dataSourceOptions } from './database/data-source';
+import { ExperimentsModule } from './experiments/experiments.module';
+import { DatasetsModule } from './datasets/datasets.module';
 import { GovernanceAdminModule } from './governance-projection/governance-admin.module';
 import { LedgerDeadLetters } from './ledger/ledger-dead-letters';
 import { LedgerModule } from './ledger/ledger.module';
@@ -45,7 +47,9 @@ export function bootstrap(): Promise<INestApplication> {
       McpToolsModule,
       RunCancellationModule,
       GovernanceAdminModule,
+      ExperimentsModule,
+      DatasetsModule,
     ],
-    deadLetters: { queues: ['prompt-runs', 'workflow-runs'], sources: [LedgerDeadLetters] },
+    deadLetters: { queues: ['prompt-runs', 'workflow-runs', 'experiment-cells'], sources: [LedgerDeadLetters] },
   });
 }

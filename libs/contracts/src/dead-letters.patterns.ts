@@ -12,7 +12,7 @@ import type { DomainService } from './services';
  * `--source`); a queue's is its name.
  */
 export const DEAD_LETTER_SOURCES_BY_OWNER = {
-  invocation: ['ledger', QueueNames.promptRuns, QueueNames.workflowRuns],
+  invocation: ['ledger', QueueNames.promptRuns, QueueNames.workflowRuns, QueueNames.experimentCells],
   agent: [QueueNames.agentRuns],
   'knowledge-base': [QueueNames.knowledgeBaseIngest, QueueNames.knowledgeBaseCleanup],
   'callback-dispatcher': [QueueNames.callbacks],

@@ -1,5 +1,6 @@
 import type { AgentTriggerJob } from './agent.patterns';
 import type { CallbackDeliveryJob } from './callback-dispatcher.patterns';
+import type { ExperimentCellJob } from './experiments.patterns';
 import type { PromptTriggerJob, WorkflowRunJob } from './invocation.patterns';
 import type { KnowledgeBaseCleanupJob, KnowledgeBaseIngestJob } from './knowledge-base.patterns';
 
@@ -20,6 +21,8 @@ export const QueueNames = {
   knowledgeBaseCleanup: 'knowledge-base-cleanup',
   /** Accepted workflow runs (sync and async); invocation's workflow workers consume it. */
   workflowRuns: 'workflow-runs',
+  /** One job per cell of an experiment run (a dataset row × a candidate); invocation's experiment workers consume it. */
+  experimentCells: 'experiment-cells',
 } as const;
 
 export type QueueName = (typeof QueueNames)[keyof typeof QueueNames];
@@ -32,4 +35,5 @@ export interface QueueJobs {
   'knowledge-base-ingest': KnowledgeBaseIngestJob;
   'knowledge-base-cleanup': KnowledgeBaseCleanupJob;
   'workflow-runs': WorkflowRunJob;
+  'experiment-cells': ExperimentCellJob;
 }

@@ -2,7 +2,9 @@ import { AgentContracts } from './agent.patterns';
 import { AssetContracts } from './asset.patterns';
 import { CallbackDispatcherContracts } from './callback-dispatcher.patterns';
 import { CatalogContracts } from './catalog.patterns';
+import { DatasetContracts } from './datasets.patterns';
 import { DeadLetterListContracts, DeadLetterReplayContracts } from './dead-letters.patterns';
+import { ExperimentContracts } from './experiments.patterns';
 import { GovernanceContracts } from './governance';
 import { GovernanceAdminContracts } from './governance-admin';
 import { ProviderCredentialContracts } from './provider-credentials';
@@ -28,7 +30,9 @@ export type RpcContracts = ContractsByPattern<typeof HealthContracts> &
   ContractsByPattern<typeof AssetContracts> &
   ContractsByPattern<typeof KnowledgeBaseContracts> &
   ContractsByPattern<typeof DeadLetterListContracts> &
-  ContractsByPattern<typeof DeadLetterReplayContracts>;
+  ContractsByPattern<typeof DeadLetterReplayContracts> &
+  ContractsByPattern<typeof ExperimentContracts> &
+  ContractsByPattern<typeof DatasetContracts>;
 
 export type RpcPattern = keyof RpcContracts;
 export type RpcRequest<P extends RpcPattern> = RpcContracts[P] extends RpcContract<string, infer Request> ? Request : never;
@@ -53,5 +57,7 @@ export const RPC_CONTRACTS: { readonly [P in RpcPattern]: RpcContracts[P] } = Ob
     KnowledgeBaseContracts,
     DeadLetterListContracts,
     DeadLetterReplayContracts,
+    ExperimentContracts,
+    DatasetContracts,
   ].flatMap((contracts) => Object.values(contracts).map((contract: RpcContract) => [contract.pattern, contract])),
 ) as { readonly [P in RpcPattern]: RpcContracts[P] };

@@ -928,6 +928,113 @@ export const ERROR_MESSAGES = {
     en: 'The MCP tool %{tool} of %{server} could not be called (%{stage})',
     es: 'No se pudo llamar a la herramienta MCP %{tool} de %{server} (%{stage})',
   },
+  // Experiment runs (apps/invocation/src/experiments): refused runs and candidates, a run not found.
+  experiment_run_not_found: { en: 'Experiment run not found', es: 'Ejecución de experimento no encontrada' },
+  experiment_dataset_gone: {
+    en: 'The dataset version the run reads is gone',
+    es: 'La versión del conjunto de datos que lee la ejecución ya no existe',
+  },
+  experiment_candidate_type_named: {
+    en: 'Candidate %{name} is a %{type}: experiment runs take prompt candidates only',
+    es: 'El candidato %{name} es de tipo %{type}: las ejecuciones de experimentos solo admiten candidatos de prompt',
+  },
+  experiment_run_cells_over_limit: {
+    en: 'The run would have %{cells} cells (rows × active candidates); the limit is %{limit}',
+    es: 'La ejecución tendría %{cells} celdas (filas × candidatos activos); el límite es %{limit}',
+  },
+  experiment_candidate_source: {
+    en: 'names either a deployment and a variant, or an inline prompt',
+    es: 'debe indicar un despliegue y una variante, o un prompt en línea',
+  },
+  experiment_candidate_version_and_label: {
+    en: 'names a version or a label, not both',
+    es: 'debe indicar una versión o una etiqueta, no ambas',
+  },
+  experiment_candidate_inline_selector: {
+    en: 'an inline prompt has no version or label',
+    es: 'un prompt en línea no tiene versión ni etiqueta',
+  },
+  experiment_candidate_defined_twice: {
+    en: 'Candidate names must be unique in a run: %{names}',
+    es: 'Los nombres de los candidatos deben ser únicos en una ejecución: %{names}',
+  },
+  experiment_baseline_unknown: {
+    en: 'The baseline %{name} is not a candidate of the run',
+    es: 'La línea base %{name} no es un candidato de la ejecución',
+  },
+  experiment_no_active_candidate: {
+    en: 'The run has no active candidate',
+    es: 'La ejecución no tiene ningún candidato activo',
+  },
+  // Datasets (apps/invocation/src/datasets): not found, refused rows, versions and imports.
+  dataset_not_found: { en: 'Dataset not found', es: 'Conjunto de datos no encontrado' },
+  dataset_version_not_found: {
+    en: 'The dataset has no version %{version}',
+    es: 'El conjunto de datos no tiene la versión %{version}',
+  },
+  dataset_name_exists: { en: 'A dataset named %{name} already exists', es: 'Ya existe un conjunto de datos llamado %{name}' },
+  dataset_rows_not_array: { en: 'must be a list of rows', es: 'debe ser una lista de filas' },
+  dataset_row_refused: { en: 'row %{index}: %{reason}', es: 'fila %{index}: %{reason}' },
+  dataset_row_not_object: {
+    en: 'a row must be an object {inputs, expected_output?, metadata?}',
+    es: 'una fila debe ser un objeto {inputs, expected_output?, metadata?}',
+  },
+  dataset_row_unknown_field: {
+    en: '%{field} is not a field of a row (inputs, expected_output, metadata; and id in an update)',
+    es: '%{field} no es un campo de una fila (inputs, expected_output, metadata; e id en una actualización)',
+  },
+  dataset_row_id_invalid: {
+    en: 'id must be the UUID of a row of the base version',
+    es: 'id debe ser el UUID de una fila de la versión base',
+  },
+  dataset_row_inputs_not_object: { en: 'inputs must be an object', es: 'inputs debe ser un objeto' },
+  dataset_field_needs: { en: '%{field} is accepted only with %{other}', es: '%{field} solo se admite junto con %{other}' },
+  dataset_field_excludes: { en: '%{field} cannot be given with %{other}', es: '%{field} no se admite junto con %{other}' },
+  dataset_row_too_large: {
+    en: 'Row %{index} is %{bytes} bytes of JSON; a row may have at most %{max}',
+    es: 'La fila %{index} ocupa %{bytes} bytes de JSON; una fila admite como máximo %{max}',
+  },
+  dataset_line_too_large: {
+    en: 'The row on line %{line} is %{bytes} bytes of JSON; a row may have at most %{max}',
+    es: 'La fila de la línea %{line} ocupa %{bytes} bytes de JSON; una fila admite como máximo %{max}',
+  },
+  dataset_row_ids_unknown: {
+    en: 'The base version has no row %{ids}',
+    es: 'La versión base no tiene la fila %{ids}',
+  },
+  dataset_row_id_repeated: {
+    en: 'Row %{id} is named more than once in update and remove',
+    es: 'La fila %{id} aparece más de una vez en update y remove',
+  },
+  dataset_upload_not_utf8: { en: 'The upload is not UTF-8 text', es: 'El archivo subido no es texto UTF-8' },
+  dataset_line_refused: { en: 'line %{line}: %{reason}', es: 'línea %{line}: %{reason}' },
+  dataset_line_not_json: { en: 'line %{line} is not valid JSON', es: 'la línea %{line} no es JSON válido' },
+  dataset_csv_unreadable: {
+    en: 'The CSV cannot be read near line %{line}: %{reason}',
+    es: 'No se puede leer el CSV cerca de la línea %{line}: %{reason}',
+  },
+  dataset_csv_no_header: { en: 'The CSV has no header row', es: 'El CSV no tiene fila de encabezados' },
+  dataset_csv_header_invalid: {
+    en: 'CSV header %{index} is empty or repeated (%{name})',
+    es: 'El encabezado %{index} del CSV está vacío o repetido (%{name})',
+  },
+  dataset_columns_invalid: {
+    en: 'columns must be a JSON object mapping CSV headers to inputs.<name>, expected_output or metadata.<key>',
+    es: 'columns debe ser un objeto JSON que asigne encabezados del CSV a inputs.<nombre>, expected_output o metadata.<clave>',
+  },
+  dataset_columns_target_invalid: {
+    en: 'columns maps %{header} to %{target}, which is not inputs.<name>, expected_output or metadata.<key>',
+    es: 'columns asigna %{header} a %{target}, que no es inputs.<nombre>, expected_output ni metadata.<clave>',
+  },
+  dataset_columns_target_repeated: {
+    en: 'columns maps more than one header to %{target}',
+    es: 'columns asigna más de un encabezado a %{target}',
+  },
+  dataset_columns_header_missing: {
+    en: 'columns names the header %{header}, which the CSV does not have',
+    es: 'columns nombra el encabezado %{header}, que el CSV no tiene',
+  },
+  dataset_columns_not_csv: { en: 'columns applies to CSV imports only', es: 'columns solo se aplica a importaciones CSV' },
 
   // Experiment runs' evaluators (apps/invocation/src/experiments/evaluators): a refused list names
   // the field (`evaluators[2].threshold`), the reason nested as invalid_evaluator's `%{reason}`.

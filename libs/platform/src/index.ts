@@ -105,6 +105,7 @@ export { runMain } from './app/run-main';
 export { QueueProcessor, QueueWorker, queueTelemetry, type QueueWorkerSettings, type StaticWorkerOptions } from './queues/queue-worker';
 export {
   enqueue,
+  enqueueBulk,
   JOB_RETENTION,
   queueRootModule,
   registerQueues,

@@ -1,4 +1,10 @@
-import { defaultMcpToolName, type AgentRecord, type AppliedDeployment, type AppliedWorkflowDeployment } from '@waggle/contracts';
+import {
+  DATASET_UPLOAD_MAX_BYTES,
+  defaultMcpToolName,
+  type AgentRecord,
+  type AppliedDeployment,
+  type AppliedWorkflowDeployment,
+} from '@waggle/contracts';
 
 /**
  * Every route of the gateway, with what a valid request to it looks like: the route table the
@@ -60,6 +66,11 @@ export interface Workspace {
   disposableBudgetId: string;
   rateLimitId: string;
   disposableRateLimitId: string;
+  /** A dataset with one version of one row, and one the DELETE route may delete. */
+  datasetId: string;
+  disposableDatasetId: string;
+  /** An experiment run over that dataset (its request id). */
+  experimentRunId: string;
   /** The workspace's own key for the `fake` provider (stored; never to be seen by another workspace, or at all). */
   providerKey: string;
 }
@@ -597,6 +608,49 @@ export const ROUTES: RouteCase[] = [
     validBody: () => ({ provider: 'fake', api_key: 'generated-provider-key-0001' }),
   },
   { method: 'DELETE', path: '/v1/private/provider_credentials/{0}', credentials: 'key', validParams: () => [['fake'], ['openai']] },
+  // Datasets (the spec's decisions on experiments and releases): bodies and uploads up to 10 MiB.
+  // A valid create after the first meets its own name (422); each valid version is one more.
+  { method: 'GET', path: '/v1/private/datasets', credentials: 'key' },
+  {
+    method: 'POST',
+    path: '/v1/private/datasets',
+    credentials: 'key',
+    validBody: () => ({ name: 'generated', description: 'made by the generated tier' }),
+    sized: 'description',
+    bodyLimitBytes: DATASET_UPLOAD_MAX_BYTES,
+  },
+  { method: 'GET', path: '/v1/private/datasets/{0}', credentials: 'key', validParams: datasetParams },
+  {
+    method: 'POST',
+    path: '/v1/private/datasets/{0}/versions',
+    credentials: 'key',
+    validBody: () => ({ rows: [{ inputs: { question: 'generated' }, expected_output: 'answer', metadata: { case: 'generated' } }] }),
+    sized: 'rows.0.inputs.question',
+    validParams: datasetParams,
+    bodyLimitBytes: DATASET_UPLOAD_MAX_BYTES,
+  },
+  {
+    // The upload is read as JSONL whatever its Content-Type: a valid body is one row object.
+    method: 'POST',
+    path: '/v1/private/datasets/{0}/versions/import?format=jsonl',
+    credentials: 'key',
+    validBody: () => ({ inputs: { question: 'generated' }, expected_output: 'answer' }),
+    sized: 'inputs.question',
+    validParams: datasetParams,
+    bodyLimitBytes: DATASET_UPLOAD_MAX_BYTES,
+  },
+  { method: 'GET', path: '/v1/private/datasets/{0}/versions/{1}/rows', credentials: 'key', query: true, validParams: datasetRowsParams },
+  {
+    method: 'DELETE',
+    path: '/v1/private/datasets/{0}',
+    credentials: 'key',
+    validParams: ({ a, b }) => [[a.disposableDatasetId], [b.disposableDatasetId]],
+  },
+  // Experiment runs (the spec's decisions on experiments and releases): each valid create runs one cell on the fake.
+  { method: 'GET', path: '/v1/private/experiment_runs', credentials: 'key', query: true },
+  { method: 'POST', path: '/v1/private/experiment_runs', credentials: 'key', validBody: experimentRunBody },
+  { method: 'GET', path: '/v1/private/experiment_runs/{0}', credentials: 'key', validParams: experimentRunParams },
+  { method: 'GET', path: '/v1/private/experiment_runs/{0}/cells', credentials: 'key', query: true, validParams: experimentRunParams },
   // The MCP server (the spec's decisions, MCP): a tools/call of A's published prompt variant, as a 2025 client sends it.
   {
     method: 'POST',
@@ -627,6 +681,32 @@ export const ROUTES: RouteCase[] = [
 /** A create's (or an unsaved test's) body: an enabled server on the stack's fake, so a valid one is tested and saved. */
 function mcpServerBody(id: string): (context: Context) => Record<string, unknown> {
   return ({ mcpUrl }) => ({ id, name: 'generated', url: mcpUrl, headers: { 'X-Generated': 'yes' }, timeout_ms: 5_000, enabled: true });
+}
+
+function datasetParams({ a, b }: Context): string[][] {
+  return [[a.datasetId], [b.datasetId]];
+}
+
+/** A run of A's deployed prompt over A's one-row dataset. */
+export function experimentRunBody({ a }: Context): Record<string, unknown> {
+  return {
+    name: 'generated',
+    dataset: a.datasetId,
+    dataset_version: 1,
+    candidates: [{ name: 'deployed', deployment: a.deployment.deployment, variant: 'default' }],
+    evaluators: [{ type: 'contains', value: 'only' }],
+  };
+}
+
+function experimentRunParams({ a, b }: Context): string[][] {
+  return [[a.experimentRunId], [b.experimentRunId]];
+}
+
+function datasetRowsParams({ a, b }: Context): string[][] {
+  return [
+    [a.datasetId, '1'],
+    [b.datasetId, '1'],
+  ];
 }
 
 function mcpServerParams({ a, b }: Context): string[][] {

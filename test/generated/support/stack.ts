@@ -176,6 +176,35 @@ export function useGeneratedStack(
       scope_id: `disposable ${slug}`,
       tokens_per_minute: 1_000_000,
     });
+    const makeDataset = async (datasetName: string) => {
+      const response = await fetch(`${gateway}/v1/private/datasets`, {
+        method: 'POST',
+        headers: authorized,
+        body: JSON.stringify({ name: datasetName }),
+      });
+      expect(response.status).toBe(201);
+      return ((await response.json()) as { id: string }).id;
+    };
+    const datasetId = await makeDataset(`only-${slug}`);
+    const disposableDatasetId = await makeDataset(`disposable-${slug}`);
+    const version = await fetch(`${gateway}/v1/private/datasets/${datasetId}/versions`, {
+      method: 'POST',
+      headers: authorized,
+      body: JSON.stringify({ rows: [{ inputs: { question: `only ${name} row` } }] }),
+    });
+    expect(version.status).toBe(201);
+    const experimentRun = await fetch(`${gateway}/v1/private/experiment_runs`, {
+      method: 'POST',
+      headers: authorized,
+      body: JSON.stringify({
+        dataset: datasetId,
+        dataset_version: 1,
+        candidates: [{ name: 'deployed', deployment: applied.deployment, variant: 'default' }],
+        evaluators: [{ type: 'contains', value: 'only' }],
+      }),
+    });
+    expect(experimentRun.status).toBe(201);
+    const { id: experimentRunId } = (await experimentRun.json()) as { id: string };
     const providerKey = `only-${slug}-provider-key`;
     const storedKey = await fetch(`${gateway}/v1/private/provider_credentials`, {
       method: 'POST',
@@ -208,6 +237,9 @@ export function useGeneratedStack(
       disposableBudgetId,
       rateLimitId,
       disposableRateLimitId,
+      datasetId,
+      disposableDatasetId,
+      experimentRunId,
       providerKey,
     };
   }
@@ -279,6 +311,9 @@ export function useGeneratedStack(
       b.disposableBudgetId,
       b.rateLimitId,
       b.disposableRateLimitId,
+      b.datasetId,
+      b.disposableDatasetId,
+      'only generated B row',
       'only generated-b-private user',
       bAsset.id,
       bAsset.sha256,

@@ -29,6 +29,7 @@ describe('the operator CLI', () => {
     expect(withYes).toEqual([
       'waggle agent webhook-secret rotate',
       'waggle budget delete',
+      'waggle dataset delete',
       'waggle key revoke',
       'waggle mcp-server delete',
       'waggle provider-credential delete',

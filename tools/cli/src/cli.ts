@@ -22,6 +22,8 @@ import { addRequestCommands } from './request-commands';
 import { addGovernanceCommands } from './governance-commands';
 import { addReleaseCommands, staged } from './release-commands';
 import { addKnowledgeBaseCommands } from './knowledge-base-commands';
+import { addDatasetCommands } from './dataset-commands';
+import { addExperimentCommands } from './experiment-commands';
 import { addMcpServerCommands, appliedMcpServerRows, applyMcpServers } from './mcp-server-commands';
 import { addProviderCredentialCommands } from './provider-credential-commands';
 import { addLimitOptions, limitsFromOptions } from './limit-options';
@@ -361,6 +363,8 @@ export function buildCli(call: Caller, collect: Collector, modelCatalogPath: str
   addGovernanceCommands(program, call);
   addReleaseCommands(program, call);
   addModelPriceCommands(program, call);
+  addDatasetCommands(program, call);
+  addExperimentCommands(program, call);
 
   return program;
 }

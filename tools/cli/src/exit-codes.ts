@@ -14,6 +14,8 @@ export const EXIT = {
   usage: 64,
   /** EX_UNAVAILABLE: NATS not reachable, no service answering the pattern, a time-out, a service answering that it is unavailable. */
   unavailable: 69,
+  /** EX_DATAERR: `experiment run --wait` saw the run end other than completed, or an active candidate miss its min_pass_rate (a CI gate). */
+  experimentMissed: 65,
   /** EX_CONFIG: a bad setting (NATS_URL…). */
   config: 78,
 } as const;
@@ -23,6 +25,7 @@ Exit codes:
   0   done
   1   refused: the service answered with an error (not found, validation, conflict), or a confirmation was declined
   64  usage: unknown command or flag, missing or invalid argument, unreadable input file, or a destructive command without --yes when stdin is not a terminal
+  65  experiment missed: \`experiment run --wait\` saw the run not complete, or a candidate below its min_pass_rate
   69  unavailable: NATS not reachable, no service answered, or the call timed out
   78  configuration: a bad setting such as NATS_URL
 

@@ -43,7 +43,7 @@ describe("the Helm chart's per-app environment manifest", () => {
   });
 
   it('names the queues each worker app consumes, for KEDA', () => {
-    expect(manifest.apps.invocation.queues).toEqual(['prompt-runs', 'workflow-runs']);
+    expect(manifest.apps.invocation.queues).toEqual(['prompt-runs', 'workflow-runs', 'experiment-cells']);
     expect(manifest.apps['knowledge-base'].queues).toEqual(['knowledge-base-ingest', 'knowledge-base-cleanup']);
     expect(manifest.apps['callback-dispatcher'].queues).toEqual(['callbacks']);
     expect(manifest.apps.gateway.queues).toEqual([]);

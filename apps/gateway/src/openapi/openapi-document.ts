@@ -18,6 +18,8 @@ export const DOCUMENTED_PRIVATE_PREFIXES = [
   '/v1/private/spend',
   '/v1/private/model_prices',
   '/v1/private/provider_credentials',
+  '/v1/private/datasets',
+  '/v1/private/experiment_runs',
   // A prompt variant's release routes; the rest of /v1/private/prompts is not documented.
   '/v1/private/prompts/{deployment}/variants/{variant}/',
 ];

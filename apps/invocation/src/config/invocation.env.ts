@@ -8,6 +8,7 @@ import {
   WithWebhookSecretKey,
   WithWebTools,
 } from '@waggle/platform';
+import { EXPERIMENT_CELL_LIMIT_DEFAULT } from '@waggle/contracts';
 import { DEFAULT_LEDGER_STREAM_SETTINGS } from '@waggle/runs';
 import { IsInt, IsString, Length, Max, Min } from 'class-validator';
 
@@ -121,6 +122,26 @@ export class InvocationEnv extends WithCallbackAllowlist(
   @IsInt()
   @Min(1024 * 1024)
   LEDGER_STREAM_MAX_BYTES: number = DEFAULT_LEDGER_STREAM_SETTINGS.maxBytes;
+
+  @EnvVar('Most cells (dataset rows × active candidates) an experiment run may have; a larger run is refused before anything is written')
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  EXPERIMENT_CELL_LIMIT: number = EXPERIMENT_CELL_LIMIT_DEFAULT;
+
+  @EnvVar('Experiment cells (each a prompt run and its evaluators) each invocation replica runs at once')
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  EXPERIMENT_CELL_CONCURRENCY: number = 4;
+
+  @EnvVar(
+    'How long a worker holds an experiment cell without renewing its lock before BullMQ hands it to another worker (ms): how soon the cells of a crashed replica run elsewhere',
+  )
+  @IsInt()
+  @Min(1_000)
+  @Max(600_000)
+  EXPERIMENT_CELL_LOCK_MS: number = 15_000;
 
   @EnvVar(
     "The embedding model (a catalog model id) of experiment runs' `similarity` evaluators; the default, as the knowledge base's, runs in the service without a key or network",

@@ -1,5 +1,7 @@
 import { serviceDataSourceOptions, type PostgresDataSourceOptions } from '@waggle/database';
 import { BUDGET_ENTITIES } from '../budgets/entities';
+import { EXPERIMENT_ENTITIES } from '../experiments/entities';
+import { DATASET_ENTITIES } from '../datasets/entities';
 import { CreditEntryEntity } from '../credits/entities/credit-entry.entity';
 import { GovernanceVersionEntity } from '../governance-projection/entities/governance-version.entity';
 import { LEDGER_ENTITIES } from '../ledger/entities';
@@ -23,6 +25,8 @@ export const INVOCATION_ENTITIES = [
   CreditEntryEntity,
   GovernanceVersionEntity,
   ...PROVIDER_CREDENTIAL_ENTITIES,
+  ...EXPERIMENT_ENTITIES,
+  ...DATASET_ENTITIES,
 ];
 
 /** Shared by the app and the migrate command. */

@@ -5,6 +5,7 @@ import type {
   PromptRunRequest,
   PromptStreamEvent,
   PromptTriggerJob,
+  RunCostFields,
   RunStatus,
 } from '@waggle/contracts';
 import { streamErrorEvent } from '@waggle/errors';
@@ -21,6 +22,9 @@ interface PreparedRun {
   prompt: PreparedPrompt;
   ledger: LedgerRun;
 }
+
+/** Told what a whole run's model calls cost once it ended, however it ended (an experiment's cell keeps it). */
+export type RunCostObserver = (cost: RunCostFields) => void;
 
 const seconds = (ms: number) => Math.round(ms) / 1000;
 
@@ -46,16 +50,36 @@ export class PromptRunner {
     request: PromptRunRequest,
     resolved?: ResolvedPrompt | ServedPrompt,
     abortSignal?: AbortSignal,
+    onCost?: RunCostObserver,
   ): Promise<PromptInvokeResponse> {
     return this.cancellation.tracking(request.request_id, async (tracked) => {
       const run = await this.prepare(request, resolved);
-      return this.complete(request, run, abortSignal ? AbortSignal.any([tracked.signal, abortSignal]) : tracked.signal);
+      return this.complete(request, run, abortSignal ? AbortSignal.any([tracked.signal, abortSignal]) : tracked.signal, onCost);
     });
   }
 
-  private async complete(request: PromptRunRequest, run: PreparedRun, signal: AbortSignal): Promise<PromptInvokeResponse> {
+  private async complete(
+    request: PromptRunRequest,
+    run: PreparedRun,
+    signal: AbortSignal,
+    onCost?: RunCostObserver,
+  ): Promise<PromptInvokeResponse> {
     const started = Date.now();
     const models = this.execution.modelRun(run.prompt);
+    try {
+      return await this.completed(request, run, signal, models, started);
+    } finally {
+      onCost?.(models.cost.fields());
+    }
+  }
+
+  private async completed(
+    request: PromptRunRequest,
+    run: PreparedRun,
+    signal: AbortSignal,
+    models: ReturnType<PromptExecution['modelRun']>,
+    started: number,
+  ): Promise<PromptInvokeResponse> {
     try {
       const result = await this.execution.complete(run.prompt, signal, models);
       const durationMs = Date.now() - started;

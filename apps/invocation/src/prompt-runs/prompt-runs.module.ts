@@ -20,7 +20,8 @@ import { PromptRunsController } from './prompt-runs.controller';
   imports: [PromptsModule, LedgerModule, ProviderCredentialsModule, registerQueues([QueueNames.promptRuns, QueueNames.callbacks])],
   controllers: [PromptRunsController],
   providers: [RunCancellation, RunCancelMarks, PromptExecution, PromptRunner, PromptTriggerWorker, BackgroundPromptRuns],
-  // The app's one RunCancellation (workflow runs are tracked by it too) and the trigger worker a cancel finishes waiting jobs with.
-  exports: [PromptExecution, RunCancellation, RunCancelMarks, PromptTriggerWorker],
+  // The app's one RunCancellation (workflow runs are tracked by it too), the trigger worker a cancel finishes waiting jobs with,
+  // and the runner experiment cells run through.
+  exports: [PromptExecution, PromptRunner, RunCancellation, RunCancelMarks, PromptTriggerWorker],
 })
 export class PromptRunsModule {}

@@ -1,4 +1,8 @@
 import type { PromptVariantSpec } from '@waggle/contracts';
+import { contentHashOf } from '@waggle/platform';
+import type { VersionDraft } from '../deployments/deployment-applier';
+import type { PromptVersionEntity } from './entities/prompt-version.entity';
+import { declaredVariables } from './prompt-template';
 
 /** One message of a stored version: its role and its template. */
 export interface StoredPromptMessage {
@@ -29,5 +33,25 @@ export function definitionOf(variant: PromptVariantSpec) {
     responseFormat: variant.response_format ?? undefined,
     // Only `workspace` is hashed: a variant that says nothing (or `hosted`) hashes as before.
     credentials: variant.credentials === 'workspace' ? ('workspace' as const) : undefined,
+  };
+}
+
+/**
+ * The version a variant's definition makes: what an apply stores, and what an experiment's inline
+ * candidate runs without storing. Hashed in the locale's canonical form, with the variables its
+ * templates use (an invalid template answers validation_error).
+ */
+export function promptVersionOf(variant: PromptVariantSpec): VersionDraft<PromptVersionEntity> {
+  const definition = definitionOf(variant);
+  return {
+    model: definition.model,
+    messages: definition.messages,
+    params: definition.params,
+    variables: declaredVariables(definition.messages.map((message) => message.content)),
+    imageInputs: definition.imageInputs,
+    fallbacks: definition.fallbacks ?? [],
+    responseFormat: definition.responseFormat ?? null,
+    credentials: definition.credentials ?? 'hosted',
+    contentHash: contentHashOf(definition, 'locale'),
   };
 }

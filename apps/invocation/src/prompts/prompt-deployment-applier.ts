@@ -1,15 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { PromptDeploymentSpec, PromptVariantSpec, WebhookSecretView } from '@waggle/contracts';
-import { contentHashOf } from '@waggle/platform';
 import { DeploymentApplier, type VersionDraft } from '../deployments/deployment-applier';
 import { McpToolsService } from '../mcp-tools/mcp-tools.service';
 import type { PromptDeploymentEntity } from './entities/prompt-deployment.entity';
 import type { PromptVariantEntity } from './entities/prompt-variant.entity';
 import type { PromptVersionEntity } from './entities/prompt-version.entity';
-import { definitionOf } from './prompt-definition';
+import { promptVersionOf } from './prompt-definition';
 import { PromptResolutionCache } from './prompt-resolution.cache';
 import { PromptVariantReleases } from './prompt-variant-releases';
-import { declaredVariables } from './prompt-template';
 import { PromptWebhookSecrets } from './prompt-webhook-secrets.service';
 import { PromptsRepository } from './prompts.repository';
 
@@ -38,17 +36,6 @@ export class PromptDeploymentApplier extends DeploymentApplier<
 
   /** The variant's definition, hashed in the locale's canonical form, with the variables its templates use. */
   protected versionOf(variant: PromptVariantSpec): VersionDraft<PromptVersionEntity> {
-    const definition = definitionOf(variant);
-    return {
-      model: definition.model,
-      messages: definition.messages,
-      params: definition.params,
-      variables: declaredVariables(definition.messages.map((message) => message.content)),
-      imageInputs: definition.imageInputs,
-      fallbacks: definition.fallbacks ?? [],
-      responseFormat: definition.responseFormat ?? null,
-      credentials: definition.credentials ?? 'hosted',
-      contentHash: contentHashOf(definition, 'locale'),
-    };
+    return promptVersionOf(variant);
   }
 }

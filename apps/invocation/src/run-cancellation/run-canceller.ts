@@ -14,6 +14,7 @@ import { WaggleException } from '@waggle/errors';
 import { NatsRpcClient, requestIdTime } from '@waggle/platform';
 import { LEDGER_FLUSH_INTERVAL_MS, RunCancelMarks } from '@waggle/runs';
 import { setTimeout as delay } from 'node:timers/promises';
+import { ExperimentRunsService } from '../experiments/experiment-runs.service';
 import { RequestsService } from '../ledger/requests.service';
 import { PromptTriggerWorker } from '../prompt-runs/prompt-trigger.worker';
 import { WorkflowRunsService } from '../workflows/runs/workflow-runs.service';
@@ -41,9 +42,13 @@ export class RunCanceller {
     private readonly workflows: WorkflowRunsService,
     private readonly promptTriggers: PromptTriggerWorker,
     private readonly rpc: NatsRpcClient,
+    private readonly experiments: ExperimentRunsService,
   ) {}
 
   async cancel(workspaceId: string, requestId: string): Promise<CancelledRun> {
+    // An experiment run has no ledger record (its cells have), nor has a cell no worker has taken yet: they answer for themselves.
+    const experiment = await this.experiments.cancel(workspaceId, requestId);
+    if (experiment) return experiment;
     const record = await this.record(requestId);
     // Another workspace's run is not found, exactly like the lookup.
     if (record?.workspace_id !== workspaceId) throw new WaggleException('not_found', { detail: 'request_not_found' });

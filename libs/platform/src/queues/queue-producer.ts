@@ -34,6 +34,8 @@ const JOB_OPTIONS: { readonly [Q in QueueName]: { name: string; options: JobsOpt
   // A run whose job hit an outage is taken again; finished steps are not repeated (their records
   // hold their results), and a run that stays unfinished is failed by the reaper.
   'workflow-runs': { name: 'run', options: { ...JOB_RETENTION, attempts: 5, backoff: { type: 'exponential', delay: 1000 } } },
+  // A cell is written once (only while pending), so a cell whose job hit a fault is simply run again.
+  'experiment-cells': { name: 'cell', options: { ...JOB_RETENTION, attempts: 5, backoff: { type: 'exponential', delay: 1000 } } },
 };
 
 /** A queue as `@InjectQueue` gives it, typed by its job. */
@@ -88,4 +90,16 @@ export async function enqueue<Q extends QueueName>(
 ): Promise<void> {
   // BullMQ's own generic constraints cannot see that QueueJobs[Q] is the queue's data type.
   await (queue as Queue).add(JOB_OPTIONS[queue.name].name, data, { jobId, ...(options.delayMs && { delay: options.delayMs }) });
+}
+
+/**
+ * Many jobs in one round trip (BullMQ's `addBulk`, atomic in Redis), each idempotent by its id
+ * as in `enqueue`: either every job is queued or the call throws.
+ */
+export async function enqueueBulk<Q extends QueueName>(
+  queue: JobQueue<Q>,
+  jobs: ReadonlyArray<{ jobId: string; data: QueueJobs[Q] }>,
+): Promise<void> {
+  const name = JOB_OPTIONS[queue.name].name;
+  await (queue as Queue).addBulk(jobs.map(({ jobId, data }) => ({ name, data, opts: { jobId } })));
 }

@@ -1,4 +1,11 @@
-import { flatMetadataProblem, mcpHeadersProblem, mcpSelectionProblem, responseSchemaProblem, scopeIdProblem } from '@waggle/contracts';
+import {
+  datasetRowListProblem,
+  flatMetadataProblem,
+  mcpHeadersProblem,
+  mcpSelectionProblem,
+  responseSchemaProblem,
+  scopeIdProblem,
+} from '@waggle/contracts';
 import { nestedMessage, type ErrorDetail, type NestedMessage } from '@waggle/errors';
 import { getMetadataStorage, type ValidationError } from 'class-validator';
 
@@ -86,6 +93,15 @@ const CONSTRAINT_MESSAGES: Readonly<Record<string, (rule: FailedRule) => ErrorDe
   isResponseSchema: ({ value }) => responseSchemaProblem(value),
   isMcpSelection: ({ name, value }) => mcpSelectionProblem(value, name),
   isMcpHeaders: ({ value }) => mcpHeadersProblem(value),
+  isDatasetRowList: ({ value, constraints }) => datasetRowListProblem(value, { withId: constraints[0] === true }),
+  givenOnlyWith: ({ name, constraints }) => ({
+    detail: 'dataset_field_needs',
+    params: { field: name, other: constraintText(constraints[0]) },
+  }),
+  givenOnlyWithout: ({ name, constraints }) => ({
+    detail: 'dataset_field_excludes',
+    params: { field: name, other: constraintText(constraints[0]) },
+  }),
   isScopeIdOfScope: ({ value, object }) => scopeIdProblem((object as { scope?: unknown } | undefined)?.scope, value) ?? undefined,
 };
 

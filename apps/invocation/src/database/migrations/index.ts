@@ -17,6 +17,8 @@ import { CreateUsageGovernanceTables1795900722067 } from './1795900722067-create
 import { AddProviderCredentials1795900876929 } from './1795900876929-add-provider-credentials';
 import { AddRequestCost1795901070390 } from './1795901070390-add-request-cost';
 import { AddWorkflowRunCost1795903037455 } from './1795903037455-add-workflow-run-cost';
+import { CreateExperimentTables1795911033612 } from './1795911033612-create-experiment-tables';
+import { CreateDatasetTables1795910931155 } from './1795910931155-create-dataset-tables';
 import { AddReleases1795911187743 } from './1795911187743-add-releases';
 
 /** Every migration of this service, oldest first. `npm run migration:generate` appends here. */
@@ -39,5 +41,7 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   AddProviderCredentials1795900876929,
   AddRequestCost1795901070390,
   AddWorkflowRunCost1795903037455,
+  CreateExperimentTables1795911033612,
+  CreateDatasetTables1795910931155,
   AddReleases1795911187743,
 ];
