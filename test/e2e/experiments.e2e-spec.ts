@@ -540,6 +540,71 @@ describe('experiment runs: /v1/private/experiment_runs', () => {
     expect((await cli(['experiment', 'show', strict.id, '--workspace', other.id])).code).toBe(1);
   });
 
+  it('gates the promotion of a protected variant on a completed run of that exact version that met the pass rate', async () => {
+    const variant = (content: string) => ({
+      deployment: 'gated',
+      variants: [{ name: 'v', model: 'fake-exp-echo', messages: [{ role: 'user', content }] }],
+    });
+    const apply = async (content: string) => {
+      const applied = await call<{ prompts: Array<{ variants: Array<{ version: number; staged?: boolean }> }> }>(
+        main,
+        'POST',
+        '/v1/private/prompts/apply',
+        { prompts: [variant(content)] },
+      );
+      expect(applied.status).toBe(200);
+      return applied.body.prompts[0].variants[0];
+    };
+    const release = (path: string, method: string, body?: unknown) =>
+      call<Record<string, unknown>>(main, method, `/v1/private/prompts/gated/variants/v/${path}`, body);
+    expect(await apply('{{ city }}')).toMatchObject({ version: 1 });
+    expect((await release('protection', 'PUT', { protected: true, min_pass_rate: 1 })).status).toBe(200);
+    // Protected: both changes are staged. Version 2 answers every row; version 3 answers Madrid for Rome.
+    expect(await apply('Capital: {{ city }}')).toMatchObject({ version: 2, staged: true });
+    expect(await apply("{% if city == 'Rome' %}Madrid{% else %}{{ city }}{% endif %}")).toMatchObject({ version: 3, staged: true });
+
+    const refusedWithoutRun = await release('promote', 'POST', { version: 2 });
+    expect(refusedWithoutRun).toMatchObject({ status: 409, body: { error_code: 'release_gate_not_satisfied' } });
+
+    const created = await createRun(main, {
+      dataset: dataset.id,
+      dataset_version: 1,
+      candidates: [
+        { name: 'two', deployment: 'gated', variant: 'v', version: 2 },
+        { name: 'three', deployment: 'gated', variant: 'v', version: 3 },
+      ],
+      evaluators: [{ type: 'contains' }],
+    });
+    expect(created.status).toBe(201);
+    const run = await ended(main, created.body.id);
+    expect(run.status).toBe('completed');
+    expect(run.summary.map(({ candidate, passed, rows }) => ({ candidate, passed, rows }))).toEqual([
+      { candidate: 'two', passed: 3, rows: 3 },
+      { candidate: 'three', passed: 2, rows: 3 },
+    ]);
+
+    // Version 3 ran, but below the pass rate the protection asks for.
+    const below = await release('promote', 'POST', { version: 3 });
+    expect(below).toMatchObject({ status: 409, body: { error_code: 'release_gate_not_satisfied' } });
+    expect(below.body.details).toEqual([
+      { field: 'version', messages: ['The best experiment run of version 3 passed 0.666667, below the required 1'] },
+    ]);
+
+    const promoted = await release('promote', 'POST', { version: 2, reason: 'every row answered' });
+    expect(promoted).toMatchObject({
+      status: 200,
+      body: { pointer: 'deployed', from: 1, to: 2, override: false, experiment_run_id: created.body.id, reason: 'every row answered' },
+    });
+    const history = await call<{ history: Array<Record<string, unknown>> }>(main, 'GET', '/v1/private/prompts/gated/variants/v/history');
+    expect(history.body.history[0]).toMatchObject({ pointer: 'deployed', to: 2, experiment_run_id: created.body.id });
+    const served = await call<{ response: string }>(main, 'POST', '/v1/prompt/invoke', {
+      deployment: 'gated',
+      variant: 'v',
+      inputs: { city: 'Oslo' },
+    });
+    expect(served.body.response).toBe('Echo: Capital: Oslo');
+  });
+
   it("keeps one workspace's runs from another: not listed, not readable, its dataset not usable", async () => {
     const created = await createRun(main, twoCandidates({ name: 'private' }));
     expect(created.status).toBe(201);

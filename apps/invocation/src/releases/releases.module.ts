@@ -1,15 +1,16 @@
 import { Module } from '@nestjs/common';
-import { ReleaseEvidence } from '../experiments/release-evidence';
+import { ExperimentsModule } from '../experiments/experiments.module';
 import { PromptsModule } from '../prompts/prompts.module';
-import { NoReleaseEvidence } from './no-release-evidence';
 import { ReleasesController } from './releases.controller';
 import { ReleasesService } from './releases.service';
 
-/** Release pointers of prompt variants: labels, promotion, rollback, history, protection and the release gate. */
+/**
+ * Release pointers of prompt variants: labels, promotion, rollback, history, protection and the
+ * release gate, whose evidence the experiment runs give (ReleaseEvidence).
+ */
 @Module({
-  imports: [PromptsModule],
+  imports: [PromptsModule, ExperimentsModule],
   controllers: [ReleasesController],
-  // PLACEHOLDER evidence (no-release-evidence.ts) until the experiment runs provide theirs.
-  providers: [ReleasesService, { provide: ReleaseEvidence, useClass: NoReleaseEvidence }],
+  providers: [ReleasesService],
 })
 export class ReleasesModule {}

@@ -6,7 +6,7 @@ export class AddReleases1795911187743 implements MigrationInterface {
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(
-      `CREATE TABLE "invocation"."prompt_releases" ("id" uuid NOT NULL DEFAULT gen_random_uuid(), "workspace_id" uuid NOT NULL, "variant_id" uuid NOT NULL, "pointer" text NOT NULL, "from_version" integer, "to_version" integer, "actor" text NOT NULL, "reason" text, "experiment_run_id" uuid, "override" boolean NOT NULL DEFAULT false, "at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_a07d90fbf33005f4f220113fbee" PRIMARY KEY ("id"))`,
+      `CREATE TABLE "invocation"."prompt_releases" ("id" uuid NOT NULL DEFAULT gen_random_uuid(), "workspace_id" uuid NOT NULL, "variant_id" uuid NOT NULL, "pointer" text NOT NULL, "from_version" integer, "to_version" integer, "actor" text NOT NULL, "reason" text, "experiment_run_id" text, "override" boolean NOT NULL DEFAULT false, "at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), CONSTRAINT "PK_a07d90fbf33005f4f220113fbee" PRIMARY KEY ("id"))`,
     );
     await queryRunner.query(`CREATE INDEX "IDX_prompt_releases_variant_at" ON "invocation"."prompt_releases"  ("variant_id", "at") `);
     await queryRunner.query(`ALTER TABLE "invocation"."requests" ADD "label" text`);

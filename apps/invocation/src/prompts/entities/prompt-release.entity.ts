@@ -37,7 +37,7 @@ export class PromptReleaseEntity {
   reason!: string | null;
 
   /** The experiment run that let the release gate pass. */
-  @Column({ name: 'experiment_run_id', type: 'uuid', nullable: true })
+  @Column({ name: 'experiment_run_id', type: 'text', nullable: true })
   experimentRunId!: string | null;
 
   /** The release gate was overridden. */
