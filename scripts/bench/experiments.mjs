@@ -231,7 +231,9 @@ async function main() {
       requests: options.requests,
       latency,
       added: Object.fromEntries(
-        names.filter((leg) => leg !== 'deployed').map((leg) => [leg, { p50: latency[leg].p50 - latency.deployed.p50, p95: latency[leg].p95 - latency.deployed.p95 }]),
+        names
+          .filter((leg) => leg !== 'deployed')
+          .map((leg) => [leg, { p50: latency[leg].p50 - latency.deployed.p50, p95: latency[leg].p95 - latency.deployed.p95 }]),
       ),
       experiment: {
         rows: options.rows,
@@ -261,11 +263,18 @@ async function main() {
 }
 
 function markdown(report) {
-  const label = { deployed: 'deployed (the contract’s invoke)', label: '`label: staging`', version: '`version: 1`', split: 'split 90/10, a new `user` each request' };
+  const label = {
+    deployed: 'deployed (the contract’s invoke)',
+    label: '`label: staging`',
+    version: '`version: 1`',
+    split: 'split 90/10, a new `user` each request',
+  };
   const lines = ['| invoke | p50 (ms) | p95 (ms) | p99 (ms) | added p50 (ms) | requests |', '| --- | ---: | ---: | ---: | ---: | ---: |'];
   for (const [leg, stats] of Object.entries(report.latency)) {
     const added = report.added[leg];
-    lines.push(`| ${label[leg]} | ${fmt(stats.p50, 3)} | ${fmt(stats.p95, 3)} | ${fmt(stats.p99, 3)} | ${added ? fmt(added.p50, 3) : '—'} | ${stats.count} |`);
+    lines.push(
+      `| ${label[leg]} | ${fmt(stats.p50, 3)} | ${fmt(stats.p95, 3)} | ${fmt(stats.p99, 3)} | ${added ? fmt(added.p50, 3) : '—'} | ${stats.count} |`,
+    );
   }
   const e = report.experiment;
   lines.push(
