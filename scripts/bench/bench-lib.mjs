@@ -509,6 +509,8 @@ export function benchCatalogYaml(version, model, extra = {}) {
     tool_calling: false,
     json_schema: false,
     status: 'active',
+    // Every catalog model is priced (the catalog refuses one that is not): a cheap model's list price.
+    pricing: { input: 0.15, cached_input: 0.075, cache_write: 0.15, output: 0.6, price_version: 'bench' },
     ...extra,
   });
   return YAML.stringify(catalog);

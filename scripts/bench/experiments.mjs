@@ -203,7 +203,7 @@ async function main() {
         ],
         evaluators: [
           { type: 'contains' },
-          { type: 'exact', name: 'exact' },
+          { type: 'similarity', threshold: 0.5 },
           { type: 'regex', value: 'Question number [0-9]+' },
           { type: 'max_latency_ms', value: 60_000 },
           { type: 'max_cost', value: 1 },
