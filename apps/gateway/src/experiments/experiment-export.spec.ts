@@ -38,6 +38,14 @@ describe('the export of experiment cells', () => {
     expect(csvLine(errored, ['exact'])).toBe('row-1,inline,errored,false,12,30,"{""city"":""Paris""}",run_cancelled,\r\n');
   });
 
+  it('neutralises an output a spreadsheet would run as a formula', () => {
+    for (const output of ['=HYPERLINK("http://x")', '+1', '-2+3', '@SUM(A1)']) {
+      const line = csvLine({ ...cell, output }, []);
+      expect(line).toContain(`'${output.replaceAll('"', '""')}`);
+    }
+    expect(csvLine({ ...cell, output: 'Paris' }, [])).toBe('row-1,inline,succeeded,true,12,30,Paris,\r\n');
+  });
+
   it('writes one JSON cell per JSONL line and knows only its two formats', () => {
     expect(JSON.parse(jsonlLine(cell))).toEqual(cell);
     expect(jsonlLine(cell).endsWith('\n')).toBe(true);

@@ -1,4 +1,5 @@
 import type { EvaluatorSpec, ExperimentCellView } from '@waggle/contracts';
+import { stringify } from 'csv-stringify/sync';
 
 /** The export formats of a run's cells, their content types and file extensions. */
 export const EXPORT_FORMATS = {
@@ -19,21 +20,27 @@ export function evaluatorNames(evaluators: readonly EvaluatorSpec[]): string[] {
   return evaluators.map((spec) => spec.name ?? spec.type);
 }
 
-/** One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break, quotes doubled. */
-function field(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+/**
+ * CSV lines by csv-stringify (RFC 4180 quoting, CRLF): a structured output is written as JSON, and a
+ * value a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab or CR first) is written with a
+ * leading `'`, as OWASP advises for CSV exports: a model's output is untrusted text.
+ */
+function csvRecord(values: unknown[]): string {
+  return stringify([values], {
+    record_delimiter: 'windows',
+    escape_formulas: true,
+    cast: { boolean: (value) => String(value), object: (value) => JSON.stringify(value) },
+  });
 }
 
 export function csvHeader(evaluators: readonly string[]): string {
-  return `${[...FIXED_COLUMNS, ...evaluators.map((name) => `score:${name}`)].map(field).join(',')}\r\n`;
+  return csvRecord([...FIXED_COLUMNS, ...evaluators.map((name) => `score:${name}`)]);
 }
 
 /** A cell as a CSV line: its output as text (JSON for a structured one), each evaluator's score (empty when it was not evaluated). */
 export function csvLine(cell: ExperimentCellView, evaluators: readonly string[]): string {
   const scores = new Map(cell.evaluations.map((evaluation) => [evaluation.evaluator, evaluation.score]));
-  const values = [
+  return csvRecord([
     cell.row_id,
     cell.candidate,
     cell.status,
@@ -43,8 +50,7 @@ export function csvLine(cell: ExperimentCellView, evaluators: readonly string[])
     cell.output,
     cell.error?.code ?? null,
     ...evaluators.map((name) => scores.get(name) ?? null),
-  ];
-  return `${values.map(field).join(',')}\r\n`;
+  ]);
 }
 
 export function jsonlLine(cell: ExperimentCellView): string {
