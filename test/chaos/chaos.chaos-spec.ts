@@ -16,6 +16,7 @@ import {
   type OwnServer,
 } from '@waggle/testing';
 import { deliveryIdFor } from '@waggle/webhooks';
+import { Queue } from 'bullmq';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -158,6 +159,7 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
   let proxy: string;
   let stateFile: string;
   let databaseUrl: string;
+  let redisUrl = '';
   let key: string;
   let workspaceId: string;
   let deployment: AppliedDeployment;
@@ -399,6 +401,7 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
     ]);
     Object.assign(infra, { postgres: postgres.server, redis: redis.server, nats: nats.server });
     databaseUrl = postgres.url;
+    redisUrl = redis.url;
     const fakeUrl = await fake.start();
     await mcp.start();
     callbackUrl = `${await receiver.start()}/chaos`;
@@ -509,6 +512,44 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
       knowledge_base: { name: 'chaos' },
     }));
   });
+
+  /**
+   * Where each run stands, one line each: its ledger status, its job on its run queue (state,
+   * attempts, stalls, failure) and its callback's job, so a lost run can be read from CI's output.
+   */
+  async function whereRunsStand(runs: Array<{ kind: Kind; requestId: string }>): Promise<string[]> {
+    const runQueues: Partial<Record<Kind, string>> = {
+      'prompt-trigger': 'prompt-runs',
+      'agent-trigger': 'agent-runs',
+      'workflow-async': 'workflow-runs',
+    };
+    const queues = new Map<string, Queue>();
+    const queue = (name: string) => {
+      const open = queues.get(name) ?? new Queue(name, { connection: { url: redisUrl } });
+      queues.set(name, open);
+      return open;
+    };
+    const jobOf = async (name: string | undefined, id: string) => {
+      if (!name) return null;
+      const job = await queue(name).getJob(id);
+      if (!job) return 'none';
+      const { attemptsMade, attemptsStarted, stalledCounter, failedReason } = job;
+      return { state: await job.getState(), attemptsMade, attemptsStarted, stalledCounter, failedReason };
+    };
+    try {
+      return await Promise.all(
+        runs.map(async (run) => {
+          const lookup = await fetch(`${proxy}/v1/public/requests/${run.requestId}`, { headers: authorized() }).catch(() => null);
+          const ledger = lookup?.status === 200 ? ((await lookup.json()) as { status: string }).status : lookup?.status;
+          const job = await jobOf(runQueues[run.kind], run.requestId).catch(String);
+          const callback = await jobOf('callbacks', deliveryIdFor(run.requestId)).catch(String);
+          return JSON.stringify({ ...run, ledger, job, callback });
+        }),
+      );
+    } finally {
+      await Promise.allSettled([...queues.values()].map((one) => one.close()));
+    }
+  }
 
   /** Ends the load: the loops finish the request each has under way. */
   async function stopLoad(): Promise<void> {
@@ -747,16 +788,23 @@ describe('chaos: two replicas of everything, killed and restarted under mixed lo
 
   it('lost no accepted run: each ended, and its callback arrived (at least once) with the same webhook-id', async () => {
     expect(acceptedRuns.length).toBeGreaterThan(0);
-    await expectEventually(
-      () => {
-        const missing = acceptedRuns.filter((run) => !delivered.has(deliveryIdFor(run.requestId)));
-        if (missing.length > 0)
-          throw new Error(
-            `${missing.length} of ${acceptedRuns.length} callbacks not delivered yet, e.g. ${JSON.stringify(missing.slice(0, 3))}`,
-          );
-      },
-      { timeoutMs: 180_000, intervalMs: 250 },
-    );
+    const missing = () => acceptedRuns.filter((run) => !delivered.has(deliveryIdFor(run.requestId)));
+    try {
+      await expectEventually(
+        () => {
+          const left = missing();
+          if (left.length > 0)
+            throw new Error(
+              `${left.length} of ${acceptedRuns.length} callbacks not delivered yet, e.g. ${JSON.stringify(left.slice(0, 3))}`,
+            );
+        },
+        { timeoutMs: 180_000, intervalMs: 250 },
+      );
+    } catch (error) {
+      // CI keeps only this output: where each lost run stands, so the failure can be read without the replicas' logs.
+      for (const line of await whereRunsStand(missing().slice(0, 10))) process.stdout.write(`chaos: missing callback ${line}\n`);
+      throw error;
+    }
     // The ledger is written from a stream, so a run's final state may reach it after its
     // callback (a batch held back during an outage is redelivered with backoff): each must get there.
     const terminal = new Set<string>();

@@ -102,7 +102,14 @@ export { APP_ENV, APP_NAME, PlatformModule, ShutdownFlushes, type PlatformOption
 export { serveRpcHandlers, startServiceApp, type ServiceAppSpec } from './app/create-service-app';
 export { exitOnStartupFailure, installGracefulShutdown, installProcessSafetyNet } from './app/run-app';
 export { runMain } from './app/run-main';
-export { QueueProcessor, QueueWorker, queueTelemetry, type QueueWorkerSettings, type StaticWorkerOptions } from './queues/queue-worker';
+export {
+  QueueProcessor,
+  QueueWorker,
+  queueTelemetry,
+  STALLS_BEFORE_DEAD_LETTER,
+  type QueueWorkerSettings,
+  type StaticWorkerOptions,
+} from './queues/queue-worker';
 export {
   enqueue,
   enqueueBulk,

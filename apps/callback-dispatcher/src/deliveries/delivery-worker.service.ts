@@ -13,7 +13,7 @@ import { DISPATCHER_SETTINGS, type DispatcherSettings } from './dispatcher-setti
  */
 @Injectable()
 // A job is re-run after its worker died; a few deaths in a row before BullMQ gives up on it.
-@QueueProcessor(QueueNames.callbacks, { ...JOB_RETENTION, maxStalledCount: 5 })
+@QueueProcessor(QueueNames.callbacks, JOB_RETENTION)
 export class DeliveryWorker extends QueueWorker<'callbacks', DeliveryJobResult> {
   constructor(
     @Inject(DISPATCHER_SETTINGS) settings: DispatcherSettings,

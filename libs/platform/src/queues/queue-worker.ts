@@ -46,12 +46,22 @@ export interface QueueWorkerSettings<Q extends QueueName> {
 const WORKER_OPTIONS = new WeakMap<object, Partial<WorkerOptions>>();
 
 /**
- * `@Processor` for a QueueWorker: the queue, its static options, and a worker that waits for
- * `run()` (QueueWorker starts it once the app is up, not while modules still initialise).
+ * How often a job may stall (its worker stopped renewing its lock: the replica was killed, ran
+ * out of memory, lost its node) and still go back to the queue; once more and BullMQ fails it.
+ * BullMQ's default, 1, dead-letters a job whose replica is lost twice while it holds it (a
+ * rolling restart right after a crash), though the job did nothing wrong; five still stops a
+ * job that crashes every worker that takes it.
+ */
+export const STALLS_BEFORE_DEAD_LETTER = 5;
+
+/**
+ * `@Processor` for a QueueWorker: the queue, its static options (STALLS_BEFORE_DEAD_LETTER unless
+ * they say otherwise), and a worker that waits for `run()` (QueueWorker starts it once the app is
+ * up, not while modules still initialise).
  */
 export function QueueProcessor(queue: QueueName, options: StaticWorkerOptions = {}): ClassDecorator {
   return (target) => {
-    const workerOptions: Partial<WorkerOptions> = { ...options, autorun: false };
+    const workerOptions: Partial<WorkerOptions> = { maxStalledCount: STALLS_BEFORE_DEAD_LETTER, ...options, autorun: false };
     WORKER_OPTIONS.set(target, workerOptions);
     Processor(queue, workerOptions)(target);
   };

@@ -81,8 +81,9 @@ export async function acceptQueuedRun<Q extends TriggerQueue>(
  * finds its run already finished (this replica's record still waiting to be published, else the
  * ledger's) only queues the callback, so the model is not called again. A run that fails for a
  * reason is recorded failed and announced; an outage is waited out (QueueWorker); an unexpected
- * fault is tried again until the job's last attempt. A job dead-lettered anyway leaves its run
- * failed in the ledger, and its replay announces it. A run cancelled (decisions.md, run
+ * fault is tried again until the job's last attempt. A job dead-lettered anyway (its attempts
+ * spent, or its replicas lost too often while they held it) leaves its run failed in the ledger,
+ * and announced. A run cancelled (decisions.md, run
  * cancellation) never starts from its job once marked (one Redis read per job), and one still
  * waiting is finished where it waits (cancelWaiting): recorded `cancelled` and announced
  * `*.cancelled`, exactly once like the others.
@@ -162,12 +163,16 @@ export abstract class TriggerWorker<Q extends TriggerQueue> extends QueueWorker<
     );
   }
 
-  /** A dead-lettered job's run is not left `running`: it is failed in the ledger (a replay then announces it). */
+  /**
+   * A dead-lettered job's run is not left `running`, and its caller is told: it is failed in the
+   * ledger (unless it had finished) and announced as any run's end is, so its callback says
+   * `*.failed` rather than nothing (a replay then finds it finished, and its callback queued).
+   */
   protected override async onDeadLettered(job: Job<QueueJobs[Q]>): Promise<void> {
     const trigger = job.data;
-    if (await this.finishedRun(trigger)) return;
-    this.recordEnded(trigger, 'failed', this.failureData(new WaggleException('internal_server_error')));
-    await this.ledger.stored(trigger.request_id, LEDGER_PUBLISH_ATTEMPTS);
+    if (!(await this.finishedRun(trigger)))
+      this.recordEnded(trigger, 'failed', this.failureData(new WaggleException('internal_server_error')));
+    await this.announce(trigger);
   }
 
   private async run(job: Job<QueueJobs[Q]>): Promise<void> {

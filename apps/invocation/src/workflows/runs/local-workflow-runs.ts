@@ -1,7 +1,8 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { QueueNames } from '@waggle/contracts';
-import { APP_ENV, enqueue, requestContext, type JobQueue } from '@waggle/platform';
+import { APP_ENV, cappedBackoffMs, enqueue, requestContext, type BackoffSettings, type JobQueue } from '@waggle/platform';
+import { setTimeout as delay } from 'node:timers/promises';
 import { RunCancellation } from '@waggle/runs';
 import type { InvocationEnv } from '../../config/invocation.env';
 import { LocalRunSlots } from './local-run-slots';
@@ -12,6 +13,9 @@ import { WorkflowRunExecutor } from './workflow-run.executor';
 import { WorkflowRunSettlement } from './workflow-run-settlement';
 import type { TerminalState, WorkflowRunRow } from './workflow-runs.repository';
 
+/** How a run handed over while Redis is away tries again to queue its job: from 250 ms, doubling, at most 5 s. */
+const REQUEUE_BACKOFF: BackoffSettings = { baseMs: 250, maxMs: 5_000 };
+
 /**
  * Workflow runs executed where they were admitted (a LocalRunSlots slot and the run's lease
  * taken at admission), each with its queue job waiting a lease long as the safety net, and
@@ -20,8 +24,9 @@ import type { TerminalState, WorkflowRunRow } from './workflow-runs.repository';
 @Injectable()
 export class LocalWorkflowRuns implements BeforeApplicationShutdown {
   private readonly logger = new Logger(LocalWorkflowRuns.name);
-  /** Executions under way here, whether or not anyone still waits for them. */
+  /** Executions under way here, whether or not anyone still waits for them, and hand-overs still trying to queue a run. */
   private readonly background = new Set<Promise<unknown>>();
+  private stopping = false;
 
   constructor(
     private readonly slots: LocalRunSlots,
@@ -39,10 +44,13 @@ export class LocalWorkflowRuns implements BeforeApplicationShutdown {
    * `onStepFinished` is told each step as it finishes here.
    */
   start(run: WorkflowRunRow, onStepFinished?: StepFinished): Promise<WorkflowRunRow | null> {
-    const execution = this.runHere(run, onStepFinished);
-    const tracked = execution.catch(() => undefined).finally(() => this.background.delete(tracked));
+    return this.inBackground(this.runHere(run, onStepFinished));
+  }
+
+  private inBackground<T>(work: Promise<T>): Promise<T> {
+    const tracked = work.catch(() => undefined).finally(() => this.background.delete(tracked));
     this.background.add(tracked);
-    return execution;
+    return work;
   }
 
   /**
@@ -50,6 +58,7 @@ export class LocalWorkflowRuns implements BeforeApplicationShutdown {
    * SHUTDOWN_GRACE_MS to end; those still running are left to their queue jobs (their leases lapse).
    */
   async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
     this.slots.close();
     if (this.background.size === 0) return;
     let timer: NodeJS.Timeout | undefined;
@@ -87,9 +96,9 @@ export class LocalWorkflowRuns implements BeforeApplicationShutdown {
     );
     const handOver = (error: unknown) => {
       this.logger.warn({ err: error, request_id: id }, 'a workflow run executed where admitted goes to the queue');
-      void safetyNet
-        .then((queued) => (queued ? this.takeOverNow(id) : this.settlement.requeue(id, run.workspace_id)))
-        .catch(() => undefined);
+      void this.inBackground(
+        safetyNet.then((queued) => (queued ? this.takeOverNow(id) : this.queueUntilTaken(id, run.workspace_id))),
+      ).catch(() => undefined);
       return null;
     };
     try {
@@ -117,6 +126,28 @@ export class LocalWorkflowRuns implements BeforeApplicationShutdown {
       this.slots.release();
       this.waiters.doneHere(id);
       tracked.done(settled?.run_status);
+    }
+  }
+
+  /**
+   * Queues the job of a run handed over without a safety net (Redis was away when it started, and
+   * still is), trying again with capped backoff until Redis takes it. Only its job can finish it
+   * then: the reaper takes back a running run, but not one whose terminal move was made and whose
+   * announcement (its callback) failed. Given up only when this replica stops (one line says so).
+   */
+  private async queueUntilTaken(id: string, workspaceId: string): Promise<void> {
+    for (let retry = 0; ; retry += 1) {
+      try {
+        await this.settlement.requeue(id, workspaceId);
+        if (retry > 0) this.logger.log({ request_id: id, retries: retry }, 'a workflow run handed over is queued');
+        return;
+      } catch (error) {
+        if (this.stopping) {
+          this.logger.error({ err: error, request_id: id }, 'a workflow run handed over could not be queued before this replica stopped');
+          return;
+        }
+        await delay(cappedBackoffMs(retry, REQUEUE_BACKOFF));
+      }
     }
   }
 
