@@ -7,21 +7,21 @@
 export class EventDataSplitter {
   private buffered = '';
   private data: string[] = [];
-  /** The last chunk ended with CR: a LF opening the next one belongs to the same line end. */
-  private afterCarriageReturn = false;
 
   /** The data of every event the text completes. */
   push(text: string): string[] {
-    let input = text;
-    if (this.afterCarriageReturn && input.startsWith('\n')) input = input.slice(1);
-    this.afterCarriageReturn = input.endsWith('\r');
     const events: string[] = [];
     let start = 0;
-    const all = this.buffered + input;
-    this.buffered = '';
+    const all = this.buffered + text;
+    // Where the next LF and CR are, each searched for again only once passed (most streams have no CR).
+    let lf = all.indexOf('\n');
+    let cr = all.indexOf('\r');
     for (;;) {
-      const lineEnd = nextLineEnd(all, start);
-      if (lineEnd === -1) break;
+      if (lf !== -1 && lf < start) lf = all.indexOf('\n', start);
+      if (cr !== -1 && cr < start) cr = all.indexOf('\r', start);
+      const lineEnd = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+      // A CR last may be the first half of a CRLF: the line ends when the next text shows which.
+      if (lineEnd === -1 || (lineEnd === all.length - 1 && all[lineEnd] === '\r')) break;
       this.line(all.slice(start, lineEnd), events);
       start = lineEnd + (all[lineEnd] === '\r' && all[lineEnd + 1] === '\n' ? 2 : 1);
     }
@@ -39,12 +39,4 @@ export class EventDataSplitter {
     if (line.length === 4) this.data.push('');
     else if (line[4] === ':') this.data.push(line[5] === ' ' ? line.slice(6) : line.slice(5));
   }
-}
-
-function nextLineEnd(text: string, from: number): number {
-  const lf = text.indexOf('\n', from);
-  const cr = text.indexOf('\r', from);
-  if (cr === -1) return lf;
-  if (lf === -1) return cr;
-  return Math.min(lf, cr);
 }
