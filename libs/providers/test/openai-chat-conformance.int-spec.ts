@@ -99,36 +99,25 @@ function json(response: ServerResponse, status: number, body: unknown): void {
   response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 
+/** An answer of our host: a chunk or a whole completion, with its choices and any more fields. */
+function answer(object: string, choices: Json[], extra: Json = {}): Json {
+  return { id: 'chatcmpl-raw', object, created: 1, model: 'raw', choices, ...extra };
+}
+
 function chunk(delta: Json, finishReason: string | null = null): Json {
-  return {
-    id: 'chatcmpl-raw',
-    object: 'chat.completion.chunk',
-    created: 1,
-    model: 'raw',
-    choices: [{ index: 0, delta, finish_reason: finishReason }],
-  };
+  return answer('chat.completion.chunk', [{ index: 0, delta, finish_reason: finishReason }]);
 }
 
 function usage(): Json {
-  return {
-    id: 'chatcmpl-raw',
-    object: 'chat.completion.chunk',
-    created: 1,
-    model: 'raw',
-    choices: [],
+  return answer('chat.completion.chunk', [], {
     usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17, completion_tokens_details: { reasoning_tokens: 2 } },
-  };
+  });
 }
 
 function completion(message: Json, finishReason: string): Json {
-  return {
-    id: 'chatcmpl-raw',
-    object: 'chat.completion',
-    created: 1,
-    model: 'raw',
-    choices: [{ index: 0, message, finish_reason: finishReason }],
+  return answer('chat.completion', [{ index: 0, message, finish_reason: finishReason }], {
     usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17, prompt_tokens_details: { cached_tokens: 4 } },
-  };
+  });
 }
 
 function events(response: ServerResponse, list: Array<Json | string>): void {

@@ -56,14 +56,15 @@ function isWholeToolCall(value: unknown): boolean {
   );
 }
 
-function isMessage(value: unknown): boolean {
+/** A message or a delta: its text and reasoning, and tool calls of the given kind. */
+function isTurn(value: unknown, roles: readonly unknown[], isToolCall: (call: unknown) => boolean): boolean {
   return (
     isObject(value) &&
-    optional(value.role, (role) => role === 'assistant') &&
+    optional(value.role, (role) => roles.includes(role)) &&
     optional(value.content, isContent) &&
     optional(value.reasoning_content, isString) &&
     optional(value.reasoning, isString) &&
-    optional(value.tool_calls, (calls) => Array.isArray(calls) && calls.every(isWholeToolCall))
+    optional(value.tool_calls, (calls) => Array.isArray(calls) && calls.every(isToolCall))
   );
 }
 
@@ -73,7 +74,9 @@ export function isCompletion(value: unknown): value is Json & { choices: Json[] 
     isObject(value) &&
     hasIdentity(value) &&
     Array.isArray(value.choices) &&
-    value.choices.every((choice) => isObject(choice) && isMessage(choice.message) && optional(choice.finish_reason, isString))
+    value.choices.every(
+      (choice) => isObject(choice) && isTurn(choice.message, ['assistant'], isWholeToolCall) && optional(choice.finish_reason, isString),
+    )
   );
 }
 
@@ -89,24 +92,18 @@ function isToolCallDelta(value: unknown): boolean {
   );
 }
 
-function isDelta(value: unknown): boolean {
-  return (
-    isObject(value) &&
-    optional(value.role, (role) => role === 'assistant' || role === '') &&
-    optional(value.content, isContent) &&
-    optional(value.reasoning_content, isString) &&
-    optional(value.reasoning, isString) &&
-    optional(value.tool_calls, (calls) => Array.isArray(calls) && calls.every(isToolCallDelta))
-  );
-}
-
 /** A `chat.completion.chunk`: `choices`, each with an optional `delta`. */
 export function isChunk(value: unknown): value is Json & { choices: Json[] } {
   return (
     isObject(value) &&
     hasIdentity(value) &&
     Array.isArray(value.choices) &&
-    value.choices.every((choice) => isObject(choice) && optional(choice.delta, isDelta) && optional(choice.finish_reason, isString))
+    value.choices.every(
+      (choice) =>
+        isObject(choice) &&
+        optional(choice.delta, (delta) => isTurn(delta, ['assistant', ''], isToolCallDelta)) &&
+        optional(choice.finish_reason, isString),
+    )
   );
 }
 
