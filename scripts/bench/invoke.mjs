@@ -6,7 +6,10 @@
 // `prompt/bench/default`), measured in interleaved rounds against the same fake provider
 // (docs/benchmarks/invoke.md).
 //
-//   npm run build && npm run bench [-- --rounds N] [--duration N] [--streams N] [--lean on|off] [--exporter on|off] [--json] [--json-file PATH]
+//   npm run build && npm run bench [-- --rounds N] [--duration N] [--streams N] [--lean on|off] [--exporter on|off] [--portkey on|off] [--json] [--json-file PATH]
+//
+// --portkey off leaves the peer out (nothing installed, no Portkey leg; its ratios and the aims
+// against it read n/a): for comparing two builds of Waggle where Portkey cannot be installed.
 //
 // Starts its own fake model provider (no latency by default), Portkey's gateway (pinned in
 // scripts/bench/portkey, installed there with `npm ci` when missing), and catalog,
@@ -105,7 +108,7 @@ const NOT_DEFAULTS = ['LOG_LEVEL', 'OTEL_SDK_DISABLED', 'OTEL_EXPORTER_OTLP_ENDP
 function usage(message) {
   if (message) process.stderr.write(`bench: ${message}\n`);
   process.stderr.write(
-    'usage: node scripts/bench/invoke.mjs [--rounds N] [--duration N] [--streams N] [--latency-ms N] [--token-delay-ms N] [--lean on|off] [--exporter on|off] [--json] [--json-file PATH]\n',
+    'usage: node scripts/bench/invoke.mjs [--rounds N] [--duration N] [--streams N] [--latency-ms N] [--token-delay-ms N] [--lean on|off] [--exporter on|off] [--portkey on|off] [--json] [--json-file PATH]\n',
   );
   process.exit(2);
 }
@@ -118,6 +121,7 @@ function parseArgs(argv) {
     latencyMs: 0,
     tokenDelayMs: 5,
     lean: 'on',
+    portkey: 'on',
     exporter: 'on',
     json: false,
     jsonFile: null,
@@ -144,7 +148,7 @@ function parseArgs(argv) {
       options[key] = Number(value());
       if (!Number.isInteger(options[key]) || options[key] < min) usage(`${name} must be a whole number, at least ${min}`);
     } else if (name === '--json-file') options.jsonFile = value();
-    else if (name === '--lean' || name === '--exporter') {
+    else if (name === '--lean' || name === '--exporter' || name === '--portkey') {
       const key = name.slice(2);
       options[key] = value();
       if (!['on', 'off'].includes(options[key])) usage(`${name} must be on or off`);
@@ -496,10 +500,21 @@ function perRequest(phase, idle) {
 // Net figures that are zero but for rounding print as 0, not -0.00.
 const ms = (value, digits = 2) => fmt(Math.abs(value) < 0.5 * 10 ** -digits ? 0 : value, digits);
 const ratio = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? a / b : NaN);
+// Portkey's figures with `--portkey off`: none, so every ratio and aim against it reads n/a.
+const NO_PEER = {
+  figures: {
+    latencyMs: { p50: NaN, p99: NaN },
+    requestsPerSecond: NaN,
+    firstEventMs: { p50: NaN, p99: NaN },
+    firstTextMs: { p50: NaN, p99: NaN },
+    cpuMsPerRequestPath: NaN,
+  },
+  added: { p50Ms: NaN, p99Ms: NaN, firstEventP50Ms: NaN, firstEventP99Ms: NaN, firstTextP50Ms: NaN, firstTextP99Ms: NaN },
+};
 
 function aimRows(report) {
-  const { waggle, portkey } = report.legs;
-  const added = report.added;
+  const { waggle, portkey = NO_PEER } = report.legs;
+  const added = { portkey: NO_PEER.added, ...report.added };
   const rows = [];
   const row = (figure, value, aim, met, margin) => rows.push({ figure, value, aim, met, margin });
   const rpsAim = AIMS.rpsTimesPortkey * portkey.figures.requestsPerSecond;
@@ -550,8 +565,8 @@ function aimRows(report) {
  * met aim too): what `npm run bench` prints last, and `aims22` in the JSON report.
  */
 function aim22Rows(report) {
-  const { waggle, portkey } = report.legs;
-  const added = report.added;
+  const { waggle, portkey = NO_PEER } = report.legs;
+  const added = { portkey: NO_PEER.added, ...report.added };
   const rpsAim = AIMS_22.rpsTimesPortkey * portkey.figures.requestsPerSecond;
   const rps = waggle.figures.requestsPerSecond;
   const p50Aim = AIMS_22.addedP50TimesPortkey * added.portkey.p50Ms;
@@ -634,7 +649,7 @@ function markdown(report) {
   const legs = Object.values(report.legs);
   const lines = [
     `${report.rounds} interleaved round${report.rounds === 1 ? '' : 's'}; fake provider latency ${report.fake.latencyMs} ms, ${report.fake.tokenDelayMs} ms between streamed fragments; ` +
-      `Portkey ${report.portkey.version}; Waggle as \`npm run up\` runs it (LOG_LEVEL ${report.waggleDefaults.logLevel}, tracing ${report.waggleDefaults.tracing}).`,
+      `${report.portkey.version ? `Portkey ${report.portkey.version}` : 'Portkey not run (--portkey off)'}; Waggle as \`npm run up\` runs it (LOG_LEVEL ${report.waggleDefaults.logLevel}, tracing ${report.waggleDefaults.tracing}).`,
     '',
     `| leg | p50 / p99 at 1 conn (ms) | added p50 / p99 (ms) | req/s at 1 conn | req/s at ${THROUGHPUT_CONNECTIONS} conn (rounds) | first event p50 / p99 (ms) | added first event p50 / p99 (ms) | first text p50 / p99 (ms) | added first text p50 / p99 (ms) | failed: requests / streams |`,
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
@@ -664,7 +679,7 @@ function markdown(report) {
       `| ${leg.label} | ${PROC_COLUMNS.map((name) => ms(c[name], 3)).join(' | ')} | **${ms(leg.figures.cpuMsPerRequestPath, 3)}** | ${ms(c.bench, 3)} |`,
     );
   }
-  const { waggle, portkey, traced } = report.legs;
+  const { waggle, traced } = report.legs;
   if (traced) {
     const cost = traced.figures.cpuMsPerRequestPath - waggle.figures.cpuMsPerRequestPath;
     lines.push(
@@ -778,7 +793,7 @@ async function main() {
     );
   }
   if (existsSync(join(ROOT, '.env'))) log('warning: .env exists; the apps read it, so the Waggle leg may not run with the defaults');
-  const portkeyVersion = ensurePortkey();
+  const portkeyVersion = options.portkey === 'on' ? ensurePortkey() : null;
   const defaults = appEnv(false);
   const cliEnv = { ...defaults, LOG_LEVEL: 'warn' };
   const natsUrl = process.env.NATS_URL || 'nats://127.0.0.1:4222';
@@ -856,14 +871,18 @@ async function main() {
     // Portkey as `npx @portkey-ai/gateway` starts it, on our port; nothing of ours in its env
     // (REDIS_CONNECTION_STRING would turn on its cache).
     const portkeyPort = await freePort();
-    const portkey = Object.assign(
-      startProcess('portkey', PORTKEY_ENTRY, { PATH: process.env.PATH, HOME: process.env.HOME }, [], [`--port=${portkeyPort}`]),
-      { port: portkeyPort },
-    );
-    procs.push(portkey);
+    const portkey =
+      portkeyVersion &&
+      Object.assign(
+        startProcess('portkey', PORTKEY_ENTRY, { PATH: process.env.PATH, HOME: process.env.HOME }, [], [`--port=${portkeyPort}`]),
+        { port: portkeyPort },
+      );
+    if (portkey) procs.push(portkey);
     await waitFor(fake, 'listening', async () => (await httpRequest(fakePort, '/_fake/requests')).status === 200);
-    await waitFor(portkey, 'listening', async () => (await httpRequest(portkeyPort, '/')).status === 200);
-    log(`fake provider pid ${fake.pid} :${fakePort}, Portkey ${portkeyVersion} pid ${portkey.pid} :${portkeyPort}`);
+    if (portkey) await waitFor(portkey, 'listening', async () => (await httpRequest(portkeyPort, '/')).status === 200);
+    log(
+      `fake provider pid ${fake.pid} :${fakePort}, ${portkey ? `Portkey ${portkeyVersion} pid ${portkey.pid} :${portkeyPort}` : 'no Portkey (--portkey off)'}`,
+    );
     let stack = await startWaggle(defaults, fakePort);
 
     const catalogFile = join(tmp, 'models.yaml');
@@ -922,18 +941,20 @@ async function main() {
         ...chat,
         pathProcs: [],
       },
-      portkey: {
-        key: 'portkey',
-        label: `Portkey ${portkeyVersion}`,
-        port: portkeyPort,
-        headers: {
-          authorization: 'Bearer bench',
-          'x-portkey-provider': 'openai',
-          'x-portkey-custom-host': `http://127.0.0.1:${fakePort}/v1`,
+      ...(portkey && {
+        portkey: {
+          key: 'portkey',
+          label: `Portkey ${portkeyVersion}`,
+          port: portkeyPort,
+          headers: {
+            authorization: 'Bearer bench',
+            'x-portkey-provider': 'openai',
+            'x-portkey-custom-host': `http://127.0.0.1:${fakePort}/v1`,
+          },
+          ...chat,
+          pathProcs: ['portkey'],
         },
-        ...chat,
-        pathProcs: ['portkey'],
-      },
+      }),
       waggle: waggleLeg('waggle', 'Waggle (npm run up defaults)', stack.gateway),
       openai: waggleLeg('openai', 'Waggle, OpenAI-compatible route', stack.gateway, routes.openai),
     };
@@ -1032,7 +1053,7 @@ async function main() {
     // phase: a Waggle leg measured right after the other finds the stack warm, and came out
     // 10–25 % faster in trial runs whichever route it was (docs/benchmarks/invoke.md, "The
     // OpenAI-compatible route").
-    const compared = [legs.direct, legs.waggle, legs.portkey, legs.openai];
+    const compared = [legs.direct, legs.waggle, legs.portkey, legs.openai].filter(Boolean);
     for (let r = 0; r < options.rounds; r += 1) await round(rotate(compared, r), r + 1);
 
     log('counting NATS messages and Redis commands per Waggle request');
@@ -1103,13 +1124,15 @@ async function main() {
         .map((leg) => [leg.key, addedOver(leg)]),
     );
     const w = legs.waggle.figures;
-    const p = legs.portkey.figures;
+    const p = (legs.portkey ?? NO_PEER).figures;
     const pk = legs.portkey;
-    const portkeyStreaming = pk.streamingBroken
-      ? `all ${pk.streamingBroken.tried} streams tried failed, the first with ${pk.streamingBroken.error} after ${ms(pk.streamingBroken.totalMs, 3)} ms; not measured further. It logged: \`${pk.streamingOutput}\``
-      : p.streamsFailed
-        ? `${p.streamsFailed} of ${p.streams} streams failed: ${p.streamFailures.join('; ')}`
-        : `works: all ${p.streams} streams complete.`;
+    const portkeyStreaming = !pk
+      ? 'not run (--portkey off)'
+      : pk.streamingBroken
+        ? `all ${pk.streamingBroken.tried} streams tried failed, the first with ${pk.streamingBroken.error} after ${ms(pk.streamingBroken.totalMs, 3)} ms; not measured further. It logged: \`${pk.streamingOutput}\``
+        : p.streamsFailed
+          ? `${p.streamsFailed} of ${p.streams} streams failed: ${p.streamFailures.join('; ')}`
+          : `works: all ${p.streams} streams complete.`;
     const strip = ({ rounds, warmup, streamWarmup, ...leg }) => {
       const noSamples = (run) => (run ? (({ samples: _s, ...rest }) => rest)(run) : run);
       return {
@@ -1142,8 +1165,8 @@ async function main() {
       ratios: {
         p50: ratio(w.latencyMs.p50, p.latencyMs.p50),
         p99: ratio(w.latencyMs.p99, p.latencyMs.p99),
-        addedP50: ratio(added.waggle.p50Ms, added.portkey.p50Ms),
-        addedP99: ratio(added.waggle.p99Ms, added.portkey.p99Ms),
+        addedP50: ratio(added.waggle.p50Ms, (added.portkey ?? NO_PEER.added).p50Ms),
+        addedP99: ratio(added.waggle.p99Ms, (added.portkey ?? NO_PEER.added).p99Ms),
         requestsPerSecond: ratio(w.requestsPerSecond, p.requestsPerSecond),
         firstEventP50: ratio(w.firstEventMs.p50, p.firstEventMs.p50),
         firstEventP99: ratio(w.firstEventMs.p99, p.firstEventMs.p99),

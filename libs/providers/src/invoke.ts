@@ -2,7 +2,10 @@ import { generateText, stepCountIs, streamText, type LanguageModel, type Languag
 import { jsonSchemaOutput, toCallSettings } from './call-options';
 import { costOfCall, estimatedTokens, tokensOf } from './cost';
 import { abortReason, IncompleteStreamError, providerFailure } from './failures';
+import type { ModelAnswer, ModelStream, ModelStreamPart } from './model-answer';
 import { modelCallTelemetry, type CallAttempt } from './model-telemetry';
+import type { OpenAIChatCall, OpenAIChatModel } from './openai-chat/client';
+import { chatRequestBody } from './openai-chat/request';
 import { withPromptCache } from './prompt-cache';
 import { recordedCallFailure, recordProviderCall } from './provider-metrics';
 import type { ProviderRegistry } from './registry';
@@ -30,9 +33,15 @@ function prepare(registry: ProviderRegistry, route: ModelRoute, call: PromptCall
   const format = route.nativeJsonSchema ? call.params?.responseFormat : undefined;
   const tools = call.tools && call.tools.length > 0 ? call.tools : undefined;
   const toolChoice = tools && toToolChoice(call.toolChoice, tools);
+  const messages = withPromptCache(
+    route,
+    withSchemaInstruction(route, call.params?.responseFormat, call.messages),
+    call.params?.promptCache,
+  );
+  const telemetry = modelCallTelemetry(attempt);
   return {
     model,
-    messages: withPromptCache(route, withSchemaInstruction(route, call.params?.responseFormat, call.messages), call.params?.promptCache),
+    messages,
     // The roles come from the prompt version its workspace wrote; caller inputs only fill
     // templates inside message content, so a system message here is the author's own.
     allowSystemInMessages: true,
@@ -41,7 +50,51 @@ function prepare(registry: ProviderRegistry, route: ModelRoute, call: PromptCall
     maxRetries: registry.settings.maxRetries,
     ...(tools && { tools: toToolSet(tools), ...(toolChoice && { toolChoice }) }),
     stopWhen: ONE_TURN,
-    ...modelCallTelemetry(attempt),
+    ...telemetry,
+    /** The same call on the lean chat-completions client, when the route has one and nothing needs the SDK. */
+    lean: (stream: boolean): { model: OpenAIChatModel; call: OpenAIChatCall } | undefined => {
+      // Spans are the SDK's (model-telemetry.ts): a call whose spans are recorded is the SDK's.
+      if (telemetry.experimental_telemetry) return undefined;
+      const chat = registry.chatModel(route);
+      if (!chat) return undefined;
+      const body = chatRequestBody(
+        { providerModelId: route.providerModelId, messages, params: call.params ?? {}, format, tools, toolChoice },
+        stream,
+      );
+      if (!body) return undefined;
+      return { model: chat, call: { body, tools, toolChoice, maxRetries: registry.settings.maxRetries } };
+    },
+  };
+}
+
+type PreparedCall = ReturnType<typeof prepare>;
+
+/** One whole model call: on the lean client where the route has one (the OpenAI chat protocol), else on the SDK's generateText. */
+async function generate(prepared: PreparedCall, abortSignal: AbortSignal | undefined): Promise<ModelAnswer> {
+  const { lean, ...request } = prepared;
+  const chat = lean(false);
+  if (chat) return chat.model.generate({ ...chat.call, abortSignal });
+  const result = await generateText({ ...request, abortSignal });
+  return {
+    text: result.text,
+    reasoningText: result.reasoningText,
+    toolCalls: result.toolCalls,
+    responseMessages: result.response.messages,
+    usage: result.usage,
+    finishReason: result.finishReason,
+  };
+}
+
+/** One streamed model call, on the lean client or the SDK's streamText as generate() chooses. */
+function streamCall(prepared: PreparedCall, abortSignal: AbortSignal): ModelStream {
+  const { lean, ...request } = prepared;
+  const chat = lean(true);
+  if (chat) return chat.model.stream({ ...chat.call, abortSignal });
+  // Errors are read from the stream; the SDK's default handler would also print them.
+  const result = streamText({ ...request, abortSignal, onError: () => undefined });
+  return {
+    parts: result.fullStream as AsyncIterable<ModelStreamPart>,
+    responseMessages: async () => (await result.response).messages,
   };
 }
 
@@ -60,7 +113,7 @@ export async function complete(
   const request = prepare(registry, route, call, attempt);
   const startedAt = performance.now();
   try {
-    const result = await generateText({ ...request, abortSignal: call.abortSignal });
+    const result = await generate(request, call.abortSignal);
     const usage = toSpecUsage(result.usage);
     const cost = costOfCall(route, tokensOf(result.usage));
     charge?.(cost);
@@ -73,7 +126,7 @@ export async function complete(
       response: result.text,
       reasoning: result.reasoningText ?? '',
       toolCalls: result.toolCalls.map(toToolCall),
-      responseMessages: result.response.messages,
+      responseMessages: result.responseMessages,
       usage,
       cost,
       stopReason: toStopReason(result.finishReason),
@@ -103,7 +156,7 @@ export function stream(
 }
 
 async function* streamParts(
-  request: ReturnType<typeof prepare>,
+  request: PreparedCall,
   route: ModelRoute,
   callerSignal: AbortSignal | undefined,
   charge: CostSink | undefined,
@@ -115,7 +168,7 @@ async function* streamParts(
   let recorded = false;
   /** What was streamed (characters), and the provider's usage if its step ended: what a call cut short is charged for. */
   const streamed = { text: 0, reasoning: 0 };
-  let stepUsage: LanguageModelUsage | undefined;
+  let stepUsage: Partial<LanguageModelUsage> | undefined;
   let charged = false;
   const chargeCutShort = () => {
     if (charged || finished) return;
@@ -123,9 +176,8 @@ async function* streamParts(
     charge?.(costOfCall(route, stepUsage ? tokensOf(stepUsage) : estimatedTokens(request.messages, streamed), !stepUsage));
   };
   try {
-    // Errors are read from the stream below; the SDK's default handler would also print them.
-    const result = streamText({ ...request, abortSignal: signal, onError: () => undefined });
-    for await (const part of result.fullStream) {
+    const result = streamCall(request, signal);
+    for await (const part of result.parts) {
       switch (part.type) {
         case 'reasoning-delta':
           streamed.reasoning += part.text.length;
@@ -166,7 +218,7 @@ async function* streamParts(
             usage,
             cost,
             stopReason: toStopReason(part.finishReason),
-            responseMessages: (await result.response).messages,
+            responseMessages: await result.responseMessages(),
           };
           return;
         }

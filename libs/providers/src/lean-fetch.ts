@@ -18,25 +18,42 @@ export function createLeanFetch(dispatcher?: Dispatcher): typeof fetch {
     const body = init?.body;
     if (typeof input !== 'string' && !(input instanceof URL)) return fetch(input, init);
     if (body !== undefined && body !== null && typeof body !== 'string') return fetch(input, init);
-    const signal = init?.signal ?? undefined;
-    const watch = firstByteWatch.getStore();
-    watch?.requestSent();
-    let answer: Dispatcher.ResponseData;
-    try {
-      answer = await request(input, {
+    const answer = await leanRequest(
+      input,
+      {
         method: (init?.method ?? 'GET') as Dispatcher.HttpMethod,
         headers: plainHeaders(init?.headers),
         body: body ?? undefined,
-        signal,
-        dispatcher,
-      });
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason ?? error;
-      throw new TypeError('fetch failed', { cause: error });
-    }
-    watch?.responseStarted();
+        signal: init?.signal ?? undefined,
+      },
+      dispatcher,
+    );
     return new LeanResponse(String(input), answer) as unknown as Response;
   }) as typeof fetch;
+}
+
+/**
+ * One request on undici as the lean fetch and the OpenAI chat client send it: the model call's
+ * first-byte watcher told, and failures in fetch's form (an abort rejects with the signal's
+ * reason, a network failure with `TypeError('fetch failed')` whose cause is undici's error).
+ */
+export async function leanRequest(
+  url: string | URL,
+  options: { method: Dispatcher.HttpMethod; headers?: Record<string, string>; body?: string; signal?: AbortSignal },
+  dispatcher?: Dispatcher,
+): Promise<Dispatcher.ResponseData> {
+  const { signal } = options;
+  const watch = firstByteWatch.getStore();
+  watch?.requestSent();
+  let answer: Dispatcher.ResponseData;
+  try {
+    answer = await request(url, { ...options, dispatcher });
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason ?? error;
+    throw new TypeError('fetch failed', { cause: error });
+  }
+  watch?.responseStarted();
+  return answer;
 }
 
 /** Told when a provider request goes out and when its response starts (its status and headers arrive). */

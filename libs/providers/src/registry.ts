@@ -7,6 +7,7 @@ import type { EmbeddingModel, LanguageModel } from 'ai';
 import type { Dispatcher } from 'undici';
 import { createLeanFetch } from './lean-fetch';
 import { LocalEmbeddingModel, LocalEmbeddingPool } from './local-embeddings';
+import { OpenAIChatModel } from './openai-chat/client';
 import { resolveEndpoint, resolveWorkspaceEndpoint, type ProviderEndpoint, type ProviderSettings } from './settings';
 import type { ModelRoute } from './types';
 import type { WorkspaceCredential } from './workspace-credentials';
@@ -16,7 +17,11 @@ interface ProviderModels {
   language(providerModelId: string): LanguageModel;
   /** Unset when the provider has no embeddings API. */
   embedding?(providerModelId: string): EmbeddingModel;
+  /** The model on the lean chat-completions client; set for the OpenAI-compatible hosts only. */
+  chat?(providerModelId: string): OpenAIChatModel;
 }
+
+type ModelKind = 'language' | 'embedding' | 'chat';
 
 /**
  * The `providerOptions` key an OpenAI-compatible host reads its options from: the SDK takes
@@ -49,13 +54,18 @@ export interface ProviderRegistryOptions {
    * such calls use the shared connections.
    */
   workspaceDispatcher?: Dispatcher;
+  /**
+   * Who calls the OpenAI-compatible hosts' chat models: the lean client (the default), or the
+   * AI SDK's provider, as the other protocols are called. The conformance test and the provider
+   * call bench run both.
+   */
+  openAIChat?: 'lean' | 'sdk';
 }
 
 /** A provider on a workspace's own key, with its models built so far. */
 interface WorkspaceProvider {
   provider: ProviderModels;
-  languageModels: Map<string, LanguageModel>;
-  embeddingModels: Map<string, EmbeddingModel>;
+  models: Record<ModelKind, Map<string, unknown>>;
 }
 
 /** AI SDK models for catalog routes, one provider instance per serving provider. */
@@ -64,10 +74,13 @@ export class ProviderRegistry {
   /** Model objects are built once per route: building one (and its schemas) costs CPU on every call otherwise. */
   private readonly languageModels = new Map<string, LanguageModel>();
   private readonly embeddingModels = new Map<string, EmbeddingModel>();
+  private readonly chatModels = new Map<string, OpenAIChatModel | null>();
 
   /** Providers on workspaces' own keys, by workspace, provider and key version; least recently used first. */
   private readonly workspaceProviders = new Map<string, WorkspaceProvider>();
   private readonly workspaceFetch: typeof fetch;
+  private readonly workspaceDispatcher: Dispatcher | undefined;
+  private readonly leanChat: boolean;
 
   /** The `local` provider's worker threads, started on its first embedding. */
   private readonly localPool: LocalEmbeddingPool;
@@ -78,6 +91,8 @@ export class ProviderRegistry {
   ) {
     this.localPool = new LocalEmbeddingPool(settings.localEmbeddingThreads);
     this.workspaceFetch = options.workspaceDispatcher ? createLeanFetch(options.workspaceDispatcher) : LEAN_FETCH;
+    this.workspaceDispatcher = options.workspaceDispatcher;
+    this.leanChat = options.openAIChat !== 'sdk';
   }
 
   /** Stops the local model's worker threads (Nest calls it when the app shuts down). */
@@ -87,7 +102,17 @@ export class ProviderRegistry {
 
   /** Throws config_error (before any request) when the provider has no credentials or base URL. */
   languageModel(route: ModelRoute): LanguageModel {
-    return this.model(this.languageModels, route, (provider) => provider.language(route.providerModelId));
+    return this.model('language', this.languageModels, route, (provider) => provider.language(route.providerModelId));
+  }
+
+  /**
+   * The route's model on the lean chat-completions client, for the OpenAI-compatible hosts;
+   * undefined for the other protocols, which the AI SDK calls. Throws config_error as
+   * languageModel does.
+   */
+  chatModel(route: ModelRoute): OpenAIChatModel | undefined {
+    if (route.providerApi !== 'openai-compatible' || !this.leanChat) return undefined;
+    return this.model('chat', this.chatModels, route, (provider) => provider.chat?.(route.providerModelId) ?? null) ?? undefined;
   }
 
   /**
@@ -95,7 +120,7 @@ export class ProviderRegistry {
    * is not configured or has no embeddings API (Anthropic).
    */
   embeddingModel(route: ModelRoute): EmbeddingModel {
-    return this.model(this.embeddingModels, route, (provider) => {
+    return this.model('embedding', this.embeddingModels, route, (provider) => {
       if (!provider.embedding) {
         throw new WaggleException('config_error', {
           detail: 'provider_no_embedding_models',
@@ -112,14 +137,11 @@ export class ProviderRegistry {
     return this.workspaceProviders.size;
   }
 
-  private model<M>(built: Map<string, M>, route: ModelRoute, create: (provider: ProviderModels) => M): M {
-    if (route.workspaceCredential) {
-      return this.workspaceModel(built === this.languageModels ? 'language' : 'embedding', route, route.workspaceCredential, create);
-    }
+  private model<M>(kind: ModelKind, built: Map<string, M>, route: ModelRoute, create: (provider: ProviderModels) => M): M {
+    if (route.workspaceCredential) return this.workspaceModel(kind, route, route.workspaceCredential, create);
     const providerKey = `${route.providerApi}:${route.provider}`;
     const modelKey = `${providerKey}:${route.providerModelId}`;
-    const existing = built.get(modelKey);
-    if (existing) return existing;
+    if (built.has(modelKey)) return built.get(modelKey) as M;
     let provider = this.providers.get(providerKey);
     if (!provider) {
       provider = this.createProvider(route);
@@ -132,7 +154,7 @@ export class ProviderRegistry {
 
   /** A model on the route's workspace key, from the bounded cache of workspace providers. */
   private workspaceModel<M>(
-    kind: 'language' | 'embedding',
+    kind: ModelKind,
     route: ModelRoute,
     credential: WorkspaceCredential,
     create: (provider: ProviderModels) => M,
@@ -144,22 +166,29 @@ export class ProviderRegistry {
       this.workspaceProviders.delete(key);
     } else {
       const endpoint = resolveWorkspaceEndpoint(this.settings, route, credential);
-      const fetch = credential.baseUrl === null ? LEAN_FETCH : this.workspaceFetch;
-      entry = { provider: this.createProvider(route, endpoint, fetch), languageModels: new Map(), embeddingModels: new Map() };
+      const own = credential.baseUrl !== null;
+      entry = {
+        provider: this.createProvider(route, endpoint, own ? this.workspaceFetch : LEAN_FETCH, own ? this.workspaceDispatcher : undefined),
+        models: { language: new Map(), embedding: new Map(), chat: new Map() },
+      };
     }
     this.workspaceProviders.set(key, entry);
     while (this.workspaceProviders.size > WORKSPACE_PROVIDER_CACHE_ENTRIES) {
       this.workspaceProviders.delete(this.workspaceProviders.keys().next().value as string);
     }
-    const models = (kind === 'language' ? entry.languageModels : entry.embeddingModels) as Map<string, M>;
-    const existing = models.get(route.providerModelId);
-    if (existing) return existing;
+    const models = entry.models[kind] as Map<string, M>;
+    if (models.has(route.providerModelId)) return models.get(route.providerModelId) as M;
     const model = create(entry.provider);
     models.set(route.providerModelId, model);
     return model;
   }
 
-  private createProvider(route: ModelRoute, endpoint?: ProviderEndpoint, fetch: typeof globalThis.fetch = LEAN_FETCH): ProviderModels {
+  private createProvider(
+    route: ModelRoute,
+    endpoint?: ProviderEndpoint,
+    fetch: typeof globalThis.fetch = LEAN_FETCH,
+    dispatcher?: Dispatcher,
+  ): ProviderModels {
     if (route.providerApi === 'local') {
       return {
         language: () => {
@@ -201,7 +230,12 @@ export class ProviderRegistry {
           supportsStructuredOutputs: true,
           supportedUrls: () => PASS_IMAGE_URLS,
         });
-        return { language: (id) => compatible.chatModel(id), embedding: (id) => compatible.embeddingModel(id) };
+        const url = `${(baseURL as string).replace(/\/$/, '')}/chat/completions`;
+        return {
+          language: (id) => compatible.chatModel(id),
+          embedding: (id) => compatible.embeddingModel(id),
+          chat: (id) => new OpenAIChatModel(id, { url, apiKey, dispatcher }),
+        };
       }
     }
   }
