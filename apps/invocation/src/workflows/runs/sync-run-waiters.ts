@@ -68,9 +68,8 @@ export class SyncRunWaiters implements OnApplicationBootstrap, OnApplicationShut
    * request id. The wait is WORKFLOW_SYNC_TIMEOUT_MS, cut short to answer before the caller's
    * deadline (RpcHeaders.deadline), so the caller hears this answer rather than its own time-out.
    * A run that went elsewhere (`execution` answers null) is awaited by its end's announcement.
-   * `onGivenUp` is told when the wait ends before an execution here does (the run goes on).
    */
-  async answer(requestId: string, execution: Promise<WorkflowRunRow | null>, onGivenUp?: () => void): Promise<WorkflowInvokeResponse> {
+  async answer(requestId: string, execution: Promise<WorkflowRunRow | null>): Promise<WorkflowInvokeResponse> {
     const callerWaitMs = msUntilDeadline();
     const waitMs = Math.min(
       this.env.WORKFLOW_SYNC_TIMEOUT_MS,
@@ -81,7 +80,6 @@ export class SyncRunWaiters implements OnApplicationBootstrap, OnApplicationShut
     try {
       const here = await Promise.race([execution, timeout]);
       if (here !== 'timeout' && here !== null) return syncAnswerOf(here);
-      if (here === 'timeout') onGivenUp?.();
       if (here === null) {
         const finished = this.waitFor(requestId);
         await Promise.race([finished.done, timeout]);

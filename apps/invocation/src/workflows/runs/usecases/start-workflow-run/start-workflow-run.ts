@@ -97,7 +97,7 @@ export class StartWorkflowRun {
       await this.settlement.enqueue(run);
       return this.waiters.answer(input.requestId, Promise.resolve(null));
     }
-    // The run goes on when the caller stops waiting (the answer's time-out), with its safety net from then.
-    return this.waiters.answer(input.requestId, this.local.start(run, input.onStepFinished), () => this.local.callerGone(run.id));
+    // The run goes on when the caller stops waiting (the answer's time-out).
+    return this.waiters.answer(input.requestId, this.local.start(run, input.onStepFinished));
   }
 }
