@@ -153,6 +153,24 @@ describe('ProviderRegistry on workspace keys', () => {
     expect(providers.languageModel(ROUTE)).not.toBe(first);
   });
 
+  it('gives the lean chat model the same way, for OpenAI-compatible routes only, and none when the SDK is asked for', () => {
+    const providers = registry();
+    const first = providers.chatModel({ ...ROUTE, workspaceCredential: credential('v1') });
+    expect(first).toBeDefined();
+    expect(providers.chatModel({ ...ROUTE, workspaceCredential: credential('v1') })).toBe(first);
+    expect(providers.chatModel({ ...ROUTE, workspaceCredential: credential('v2', 'sk-replaced-key-000000') })).not.toBe(first);
+    expect(providers.chatModel(ROUTE)).toBe(providers.chatModel(ROUTE));
+    expect(providers.chatModel(ROUTE)).not.toBe(first);
+    const anthropic: ModelRoute = { ...ROUTE, provider: 'anthropic', providerApi: 'anthropic' };
+    const openai: ModelRoute = { ...ROUTE, provider: 'openai', providerApi: 'openai' };
+    expect(providers.chatModel(anthropic)).toBeUndefined();
+    expect(providers.chatModel(openai)).toBeUndefined();
+    const sdk = new ProviderRegistry(providerSettingsFromEnv({ FAKE_BASE_URL: 'http://127.0.0.1:9/v1', FAKE_API_KEY: 'k' }), {
+      openAIChat: 'sdk',
+    });
+    expect(sdk.chatModel(ROUTE)).toBeUndefined();
+  });
+
   it('keeps a bounded number of workspace providers', () => {
     const providers = registry();
     for (let index = 0; index < 300; index += 1) providers.languageModel({ ...ROUTE, workspaceCredential: credential(`v${index}`) });
