@@ -70,6 +70,8 @@ function extraEnvNames(values: Json, component: string): string[] {
 
 const declared = declaredVariables();
 const secretNames = secretVariableNames();
+/** What every pod may receive: its env class's variables, and the `helm test` Pod's inputs (files/helm-test.js). */
+const podVariables = new Map([...declared, ['test', new Set(['DATABASE_URL', 'REDIS_URL', 'NATS_URL', 'GATEWAY_READY_URL'])]]);
 
 function byKind(objects: K8sObject[], kind: string): K8sObject[] {
   return objects.filter((o) => o.kind === kind);
@@ -182,7 +184,7 @@ describe.each(matrix)('ci/$file', ({ file, values, expectFailure }) => {
   });
 
   it('each app receives only the variables its env class declares (and the extraEnv its values add)', () => {
-    expect(appsReceiveOnlyTheirVariables(rendered(render), declared, (app) => extraEnvNames(values, app))).toEqual([]);
+    expect(appsReceiveOnlyTheirVariables(rendered(render), podVariables, (app) => extraEnvNames(values, app))).toEqual([]);
   });
 });
 
@@ -427,7 +429,7 @@ describe('the render checks catch what they are for', () => {
           valueFrom: { secretKeyRef: { name: 'waggle-credentials', key: 'NATS_PASSWORD' } },
         });
     });
-    expect(appsReceiveOnlyTheirVariables(broken, declared)).toEqual([
+    expect(appsReceiveOnlyTheirVariables(broken, podVariables)).toEqual([
       'Job/waggle-migrations container migrate (migrations) receives variables it does not declare: NATS_PASSWORD',
     ]);
   });
@@ -549,6 +551,7 @@ describe('what the chart renders', () => {
       'waggle-catalog': ['DATABASE_URL'],
       'waggle-callback-dispatcher': ['DATABASE_URL', 'REDIS_URL', 'WEBHOOK_SECRET_KEY'],
       'waggle-migrations': ['DATABASE_URL', 'WEBHOOK_SECRET_KEY'],
+      'waggle-test': ['DATABASE_URL', 'REDIS_URL'],
     });
     for (const [owner, variables] of Object.entries(secretSources(objects))) {
       const own = `Secret/${owner.split('/')[1]}`;
@@ -562,17 +565,18 @@ describe('what the chart renders', () => {
   it('credentials from secrets.existingSecret: no Secret rendered, each variable a key of that Secret, optional unless required', () => {
     const objects = rendered(renderChart({ set: ['secrets.existingSecret=waggle-credentials'] }));
     expect(byKind(objects, 'Secret')).toEqual([]);
-    for (const { object, podSpec } of podOwners(objects)) {
+    for (const { object, template, podSpec } of podOwners(objects)) {
       const [main] = containersOf(podSpec);
       expect({ id: objectId(object), external: environmentOf(main, objects).external }).toEqual({ id: objectId(object), external: [] });
       const refs = ((main.env as Json[] | undefined) ?? [])
         .filter((env) => env.valueFrom?.secretKeyRef)
         .map((env) => ({ name: env.name, ref: env.valueFrom.secretKeyRef }));
-      const component = (object.spec.template.metadata.labels as Json)['app.kubernetes.io/component'] as string;
+      const component = (template.metadata.labels as Json)['app.kubernetes.io/component'] as string;
       // Every variable the pod's env class declares that has a secrets.<entry> (every secret one,
       // and NATS_USER and ASSET_S3_ACCESS_KEY_ID, which live beside theirs), from waggle-credentials.
-      const expected = [...(declared.get(component) ?? [])].filter((name) => entryOf(name) in chartValues.secrets);
-      expect(expected).toEqual(expect.arrayContaining([...(declared.get(component) ?? [])].filter((name) => secretNames.has(name))));
+      const variables = [...(podVariables.get(component) ?? [])];
+      const expected = variables.filter((name) => entryOf(name) in chartValues.secrets);
+      expect(expected).toEqual(expect.arrayContaining(variables.filter((name) => secretNames.has(name))));
       expect(refs.map((r) => r.name).sort()).toEqual(expected.sort());
       for (const { name, ref } of refs) {
         const required = ['DATABASE_URL', 'REDIS_URL', 'WEBHOOK_SECRET_KEY'].includes(name);
@@ -738,7 +742,7 @@ describe('what the chart renders', () => {
         const deployment = deploymentOf(objects, app);
         expect({ app, volumes: deployment.spec.template.spec.volumes, strategy: deployment.spec.strategy }).toEqual({
           app,
-          volumes: [{ name: 'tmp', emptyDir: {} }],
+          volumes: [{ name: 'tmp', emptyDir: { sizeLimit: '256Mi' } }],
           strategy: ROLLING,
         });
       }
@@ -782,7 +786,7 @@ describe('what the chart renders', () => {
     it('ephemeral, said by name: an emptyDir at the asset dir, no claim, and NOTES say the files are lost', () => {
       expect(assetStorageOf(minimal({ set: EPHEMERAL }))).toEqual({
         claims: [],
-        volumes: [{ name: 'asset-storage', emptyDir: {} }],
+        volumes: [{ name: 'asset-storage', emptyDir: { sizeLimit: '10Gi' } }],
         mounts: [{ name: 'asset-storage', mountPath: DIR }],
         strategy: ROLLING,
       });
