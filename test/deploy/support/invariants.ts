@@ -209,6 +209,15 @@ export function containersHaveResources(objects: K8sObject[]): string[] {
   );
 }
 
+/** Every emptyDir volume has a sizeLimit: without one a pod may fill its node's disk before anything evicts it. */
+export function emptyDirsAreBounded(objects: K8sObject[]): string[] {
+  return podOwners(objects).flatMap(({ object, podSpec }) =>
+    ((podSpec.volumes as Json[] | undefined) ?? [])
+      .filter((volume) => volume.emptyDir && !volume.emptyDir.sizeLimit)
+      .map((volume) => `${objectId(object)} volume ${String(volume.name)}: emptyDir without sizeLimit`),
+  );
+}
+
 /** Every container runs as non-root, read-only, without privilege escalation, with every capability dropped. */
 export function containersAreLockedDown(objects: K8sObject[]): string[] {
   return podOwners(objects).flatMap(({ object, podSpec }) =>
