@@ -3,10 +3,11 @@
  * of deploy/helm/waggle/ci, each render checked against the Kubernetes schemas and the
  * invariants in support/invariants.ts; then what the chart does with particular values.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { exportedSeriesNames } from '@waggle/telemetry';
 import { metricNamesIn } from '@waggle/testing';
@@ -103,6 +104,34 @@ describe('helm', () => {
     const result = helm(['version', '--short']);
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^v3\.\d+\.\d+/);
+  });
+});
+
+describe('the packaged chart', () => {
+  it('helm package makes an archive of the chart without the CI values, and the archive renders', () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'waggle-package-'));
+    try {
+      const packaged = helm(['package', chartDir, '--destination', out]);
+      expect({ status: packaged.status, stderr: packaged.stderr }).toEqual({ status: 0, stderr: '' });
+      const archive = path.join(out, 'waggle-0.1.0.tgz');
+      const listing = spawnSync('tar', ['-tzf', archive], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+      expect(listing).toEqual(
+        expect.arrayContaining([
+          'waggle/Chart.yaml',
+          'waggle/values.yaml',
+          'waggle/values.schema.json',
+          'waggle/README.md',
+          'waggle/files/app-env.json',
+          'waggle/files/waggle-dashboard.json',
+          'waggle/files/helm-test.js',
+          'waggle/templates/tests/connection.yaml',
+        ]),
+      );
+      expect(listing.filter((file) => file.startsWith('waggle/ci/'))).toEqual([]);
+      expect(rendered(renderChart({ files: [MINIMAL] }, archive)).length).toBeGreaterThan(0);
+    } finally {
+      fs.rmSync(out, { recursive: true, force: true });
+    }
   });
 });
 
