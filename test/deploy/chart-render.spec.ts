@@ -138,6 +138,9 @@ describe('the packaged chart', () => {
 describe('Chart.yaml and values', () => {
   it('declares the waggle chart, apiVersion v2, version 0.1.0', () => {
     expect(readYaml('Chart.yaml')).toMatchObject({ apiVersion: 'v2', name: 'waggle', version: '0.1.0', appVersion: '0.1.0' });
+    // The image's version (package.json, its OCI version label) is the chart's appVersion: docs/operations/releasing.md.
+    const manifest = JSON.parse(fs.readFileSync(path.join(chartDir, '../../../package.json'), 'utf8')) as Json;
+    expect(readYaml('Chart.yaml').appVersion).toBe(manifest.version);
   });
 
   it('values.schema.json is a draft-07 schema that compiles', () => {
