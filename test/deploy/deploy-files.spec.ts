@@ -366,7 +366,9 @@ describe('container image', () => {
 describe('the licence', () => {
   it('LICENSE is the Apache License 2.0, word for word, and package.json, the lockfile and Chart.yaml name it', () => {
     // The SHA-256 of the Apache Software Foundation's LICENSE-2.0.txt.
-    const digest = createHash('sha256').update(fs.readFileSync(path.join(repoRoot, 'LICENSE'))).digest('hex');
+    const digest = createHash('sha256')
+      .update(fs.readFileSync(path.join(repoRoot, 'LICENSE')))
+      .digest('hex');
     expect(digest).toBe('cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30');
     expect((JSON.parse(readText('package.json')) as Json).license).toBe('Apache-2.0');
     expect((JSON.parse(readText('package-lock.json')) as Json).packages[''].license).toBe('Apache-2.0');
