@@ -270,6 +270,7 @@ describe('the render checks catch what they are for', () => {
         spec: { accessModes: ['ReadWriteMany'], resources: { requests: { storage: '1Gi' } } },
       },
       { apiVersion: 'batch/v1', kind: 'Job', metadata: meta, spec: { template: { spec: { ...pod.spec, restartPolicy: 'Never' } } } },
+      { apiVersion: 'v1', kind: 'Pod', metadata: meta, spec: { ...pod.spec, restartPolicy: 'Never' } },
       {
         apiVersion: 'autoscaling/v2',
         kind: 'HorizontalPodAutoscaler',
@@ -296,6 +297,12 @@ describe('the render checks catch what they are for', () => {
         spec: { selector, endpoints: [{ port: 'http', path: '/metrics' }] },
       },
       {
+        apiVersion: 'monitoring.coreos.com/v1',
+        kind: 'PrometheusRule',
+        metadata: meta,
+        spec: { groups: [{ name: 'g', rules: [{ alert: 'A', expr: 'up == 0', for: '5m' }] }] },
+      },
+      {
         apiVersion: 'keda.sh/v1alpha1',
         kind: 'ScaledObject',
         metadata: meta,
@@ -311,15 +318,18 @@ describe('the render checks catch what they are for', () => {
     expect(validateObjects(samples).map((result, i) => ({ kind: samples[i].kind, ...result }))).toEqual(
       samples.map((sample) => ({ kind: sample.kind, schema: expect.stringMatching(new RegExp(`/${sample.kind}$`)), error: null })),
     );
+    const sampleOf = (kind: string) => samples.find((sample) => sample.kind === kind) as Json;
     const broken = [
-      { ...samples[11], spec: { selector, endpoints: [{ port: 8080 }] } },
-      { ...samples[12], spec: { triggers: [] } },
-      { ...samples[13], spec: { rules: [{ backendRefs: [{ name: 'x', port: 'http' }] }] } },
+      { ...sampleOf('ServiceMonitor'), spec: { selector, endpoints: [{ port: 8080 }] } },
+      { ...sampleOf('ScaledObject'), spec: { triggers: [] } },
+      { ...sampleOf('HTTPRoute'), spec: { rules: [{ backendRefs: [{ name: 'x', port: 'http' }] }] } },
+      { ...sampleOf('PrometheusRule'), spec: { groups: [{ name: 'g', rules: [{ alert: 'A', expr: 'up == 0', for: 300 }] }] } },
     ];
     expect(validateObjects(broken).map((result) => result.error)).toEqual([
       expect.stringMatching(/port must be string/),
       expect.stringMatching(/scaleTargetRef/),
       expect.stringMatching(/port must be integer/),
+      expect.stringMatching(/for must be string/),
     ]);
   });
 
