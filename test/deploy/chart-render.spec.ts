@@ -1018,7 +1018,11 @@ describe('what a platform team sets without forking the chart (ci/platform-value
     const job = find('Job/waggle-migrations');
     const template = job.spec.template as Json;
     expect(template.metadata.annotations).toEqual({ 'sidecar.istio.io/inject': 'false' });
-    expect(template.metadata.labels).toMatchObject({ team: 'platform', 'app.kubernetes.io/component': 'migrations' });
+    expect(template.metadata.labels).toMatchObject({
+      team: 'platform',
+      'cost-center': 'ai-runtime',
+      'app.kubernetes.io/component': 'migrations',
+    });
     const migrate = container(job);
     expect(template.spec.volumes).toContainEqual({ name: 'db-ca', secret: { secretName: 'waggle-db-ca' } });
     expect(migrate.volumeMounts).toContainEqual({ name: 'db-ca', mountPath: '/etc/waggle/db-ca', readOnly: true });
