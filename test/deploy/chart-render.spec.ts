@@ -1258,6 +1258,23 @@ describe('observability in the package', () => {
     }
   });
 
+  it('metrics.seriesSelector replaces the release matchers of the KEDA triggers and the alerts alike; a malformed one is refused', () => {
+    const selector = 'namespace="waggle",pod=~"waggle-.*"';
+    const objects = withRule([
+      `metrics.seriesSelector=${selector.replace(/,/g, '\\,')}`,
+      'apps.agent.keda.enabled=true',
+      'keda.prometheus.serverAddress=http://prometheus:9090',
+    ]);
+    const [scaled] = byKind(objects, 'ScaledObject');
+    expect((scaled.spec.triggers as Json[]).map((t) => t.metadata.query)).toEqual([
+      `max(waggle_queue_jobs{${selector},queue="agent-runs",state="waiting"})`,
+    ]);
+    const [rule] = byKind(objects, 'PrometheusRule');
+    for (const alert of rule.spec.groups[0].rules as Json[]) expect(alert.expr).toContain(`{${selector}`);
+    const render = renderChart({ files: [MINIMAL], set: ['metrics.seriesSelector=namespace=waggle'] });
+    expect(render.stderr).toMatch(/metrics\.seriesSelector: Does not match pattern/);
+  });
+
   it("the rule's thresholds and labels come from the values", () => {
     const [rule] = byKind(
       withRule([

@@ -98,15 +98,20 @@ Per-app helpers. Call with (dict "root" $ "name" $name).
 {{/*
 PromQL label matchers of the series this release's apps export: their namespace, and the
 `service` label the Prometheus Operator (and the usual kubernetes-service-endpoints scrape
-job) sets to the Service scraped, here the release's metrics Services. Used by the KEDA
-triggers and the PrometheusRule, so neither reads another release's series.
+job) sets to the Service scraped, here the release's metrics Services; or
+metrics.seriesSelector when set. Used by the KEDA triggers and the PrometheusRule, so neither
+reads another release's series.
 */}}
 {{- define "waggle.seriesMatchers" -}}
+{{- if .Values.metrics.seriesSelector }}
+{{- .Values.metrics.seriesSelector }}
+{{- else }}
 {{- $services := list }}
 {{- range $name, $app := .Values.apps }}
 {{- if $app.enabled }}{{ $services = append $services (include "waggle.metricsServiceName" (dict "root" $ "name" $name)) }}{{ end }}
 {{- end }}
 {{- printf "namespace=%q,service=~%q" .Release.Namespace (join "|" $services) }}
+{{- end }}
 {{- end }}
 
 {{- define "waggle.appSelectorLabels" -}}
