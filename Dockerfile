@@ -7,7 +7,9 @@
 # The base image, pinned by the digest of its multi-platform index: a rebuilt tag cannot
 # change what is built. The Node.js version is the one package.json pins (the one the tests
 # run on). Refresh both together: docker buildx imagetools inspect node:<version>-bookworm-slim
-# prints the index digest (docs/operations/releasing.md).
+# prints the index digest (docs/operations/releasing.md). The digest below was taken from
+# public Dockerfiles pinning this tag's index, not queried from the registry (the build
+# machine has none): check it before a release.
 ARG NODE_IMAGE=node:24.21.0-bookworm-slim@sha256:2fe369e969550cde8e867afc3fe370b260140cab4a23d467074295b42163d553
 
 # ---- build: install everything, compile with swc, then drop dev dependencies ----
