@@ -3,13 +3,20 @@
  * of deploy/helm/waggle/ci, each render checked against the Kubernetes schemas and the
  * invariants in support/invariants.ts; then what the chart does with particular values.
  */
+import { execFile, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as net from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { exportedSeriesNames } from '@waggle/telemetry';
+import { metricNamesIn } from '@waggle/testing';
 import Ajv from 'ajv';
 import { parse } from 'yaml';
 import { declaredVariables, secretVariableNames } from './support/app-env';
 import {
   APP_PORTS,
+  chartCopy,
   chartDir,
   ciValuesFiles,
   helm,
@@ -28,6 +35,7 @@ import {
   containersAreLockedDown,
   containersHaveResources,
   containersOf,
+  emptyDirsAreBounded,
   environmentOf,
   podOwners,
   referencesResolve,
@@ -59,17 +67,21 @@ function secretValuesIn(values: Json): string[] {
 
 /**
  * The variables a values file adds to an app beyond its env class: defaults.extraEnv and
- * apps.<app>.extraEnv (Kubernetes EnvVar objects, e.g. NODE_OPTIONS). Not apps.<app>.env nor
- * config.env: the chart routes those only to the apps whose env class declares them.
+ * apps.<app>.extraEnv (Kubernetes EnvVar objects, e.g. NODE_OPTIONS), and the migrations
+ * Job's migrations.extraEnv. Not apps.<app>.env nor config.env: the chart routes those only
+ * to the apps whose env class declares them.
  */
 function extraEnvNames(values: Json, component: string): string[] {
-  if (!(component in APP_PORTS)) return [];
   const names = (list: unknown) => ((list as Json[] | undefined) ?? []).map((env) => env.name as string);
+  if (component === 'migrations') return names(values.migrations?.extraEnv);
+  if (!(component in APP_PORTS)) return [];
   return [...names(values.defaults?.extraEnv), ...names(values.apps?.[component]?.extraEnv)];
 }
 
 const declared = declaredVariables();
 const secretNames = secretVariableNames();
+/** What every pod may receive: its env class's variables, and the `helm test` Pod's inputs (files/helm-test.js). */
+const podVariables = new Map([...declared, ['test', new Set(['DATABASE_URL', 'REDIS_URL', 'NATS_URL', 'GATEWAY_READY_URL'])]]);
 
 function byKind(objects: K8sObject[], kind: string): K8sObject[] {
   return objects.filter((o) => o.kind === kind);
@@ -95,9 +107,40 @@ describe('helm', () => {
   });
 });
 
+describe('the packaged chart', () => {
+  it('helm package makes an archive of the chart without the CI values, and the archive renders', () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'waggle-package-'));
+    try {
+      const packaged = helm(['package', chartDir, '--destination', out]);
+      expect({ status: packaged.status, stderr: packaged.stderr }).toEqual({ status: 0, stderr: '' });
+      const archive = path.join(out, 'waggle-0.1.0.tgz');
+      const listing = spawnSync('tar', ['-tzf', archive], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+      expect(listing).toEqual(
+        expect.arrayContaining([
+          'waggle/Chart.yaml',
+          'waggle/values.yaml',
+          'waggle/values.schema.json',
+          'waggle/README.md',
+          'waggle/files/app-env.json',
+          'waggle/files/waggle-dashboard.json',
+          'waggle/files/helm-test.js',
+          'waggle/templates/tests/connection.yaml',
+        ]),
+      );
+      expect(listing.filter((file) => file.startsWith('waggle/ci/'))).toEqual([]);
+      expect(rendered(renderChart({ files: [MINIMAL] }, archive)).length).toBeGreaterThan(0);
+    } finally {
+      fs.rmSync(out, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('Chart.yaml and values', () => {
   it('declares the waggle chart, apiVersion v2, version 0.1.0', () => {
     expect(readYaml('Chart.yaml')).toMatchObject({ apiVersion: 'v2', name: 'waggle', version: '0.1.0', appVersion: '0.1.0' });
+    // The image's version (package.json, its OCI version label) is the chart's appVersion: docs/operations/releasing.md.
+    const manifest = JSON.parse(fs.readFileSync(path.join(chartDir, '../../../package.json'), 'utf8')) as Json;
+    expect(readYaml('Chart.yaml').appVersion).toBe(manifest.version);
   });
 
   it('values.schema.json is a draft-07 schema that compiles', () => {
@@ -177,12 +220,16 @@ describe.each(matrix)('ci/$file', ({ file, values, expectFailure }) => {
     expect(containersAreLockedDown(rendered(render))).toEqual([]);
   });
 
+  it('every emptyDir has a sizeLimit', () => {
+    expect(emptyDirsAreBounded(rendered(render))).toEqual([]);
+  });
+
   it('secrets stay in Secrets (names from the env classes, values from the values file)', () => {
     expect(secretsStayInSecrets(rendered(render), secretNames, secretValuesIn(values))).toEqual([]);
   });
 
   it('each app receives only the variables its env class declares (and the extraEnv its values add)', () => {
-    expect(appsReceiveOnlyTheirVariables(rendered(render), declared, (app) => extraEnvNames(values, app))).toEqual([]);
+    expect(appsReceiveOnlyTheirVariables(rendered(render), podVariables, (app) => extraEnvNames(values, app))).toEqual([]);
   });
 });
 
@@ -223,6 +270,7 @@ describe('the render checks catch what they are for', () => {
         spec: { accessModes: ['ReadWriteMany'], resources: { requests: { storage: '1Gi' } } },
       },
       { apiVersion: 'batch/v1', kind: 'Job', metadata: meta, spec: { template: { spec: { ...pod.spec, restartPolicy: 'Never' } } } },
+      { apiVersion: 'v1', kind: 'Pod', metadata: meta, spec: { ...pod.spec, restartPolicy: 'Never' } },
       {
         apiVersion: 'autoscaling/v2',
         kind: 'HorizontalPodAutoscaler',
@@ -249,6 +297,12 @@ describe('the render checks catch what they are for', () => {
         spec: { selector, endpoints: [{ port: 'http', path: '/metrics' }] },
       },
       {
+        apiVersion: 'monitoring.coreos.com/v1',
+        kind: 'PrometheusRule',
+        metadata: meta,
+        spec: { groups: [{ name: 'g', rules: [{ alert: 'A', expr: 'up == 0', for: '5m' }] }] },
+      },
+      {
         apiVersion: 'keda.sh/v1alpha1',
         kind: 'ScaledObject',
         metadata: meta,
@@ -264,15 +318,18 @@ describe('the render checks catch what they are for', () => {
     expect(validateObjects(samples).map((result, i) => ({ kind: samples[i].kind, ...result }))).toEqual(
       samples.map((sample) => ({ kind: sample.kind, schema: expect.stringMatching(new RegExp(`/${sample.kind}$`)), error: null })),
     );
+    const sampleOf = (kind: string) => samples.find((sample) => sample.kind === kind) as Json;
     const broken = [
-      { ...samples[11], spec: { selector, endpoints: [{ port: 8080 }] } },
-      { ...samples[12], spec: { triggers: [] } },
-      { ...samples[13], spec: { rules: [{ backendRefs: [{ name: 'x', port: 'http' }] }] } },
+      { ...sampleOf('ServiceMonitor'), spec: { selector, endpoints: [{ port: 8080 }] } },
+      { ...sampleOf('ScaledObject'), spec: { triggers: [] } },
+      { ...sampleOf('HTTPRoute'), spec: { rules: [{ backendRefs: [{ name: 'x', port: 'http' }] }] } },
+      { ...sampleOf('PrometheusRule'), spec: { groups: [{ name: 'g', rules: [{ alert: 'A', expr: 'up == 0', for: 300 }] }] } },
     ];
     expect(validateObjects(broken).map((result) => result.error)).toEqual([
       expect.stringMatching(/port must be string/),
       expect.stringMatching(/scaleTargetRef/),
       expect.stringMatching(/port must be integer/),
+      expect.stringMatching(/for must be string/),
     ]);
   });
 
@@ -363,6 +420,13 @@ describe('the render checks catch what they are for', () => {
     ]);
   });
 
+  it('an emptyDir without a sizeLimit', () => {
+    const broken = mutated((o) => {
+      (gateway(o).spec.template.spec.volumes as Json[]).push({ name: 'scratch', emptyDir: {} });
+    });
+    expect(emptyDirsAreBounded(broken)).toEqual(['Deployment/waggle-gateway volume scratch: emptyDir without sizeLimit']);
+  });
+
   it('a secret in a ConfigMap or a pod spec', () => {
     const values = readYaml(MINIMAL);
     const broken = mutated((o) => {
@@ -427,7 +491,7 @@ describe('the render checks catch what they are for', () => {
           valueFrom: { secretKeyRef: { name: 'waggle-credentials', key: 'NATS_PASSWORD' } },
         });
     });
-    expect(appsReceiveOnlyTheirVariables(broken, declared)).toEqual([
+    expect(appsReceiveOnlyTheirVariables(broken, podVariables)).toEqual([
       'Job/waggle-migrations container migrate (migrations) receives variables it does not declare: NATS_PASSWORD',
     ]);
   });
@@ -549,6 +613,7 @@ describe('what the chart renders', () => {
       'waggle-catalog': ['DATABASE_URL'],
       'waggle-callback-dispatcher': ['DATABASE_URL', 'REDIS_URL', 'WEBHOOK_SECRET_KEY'],
       'waggle-migrations': ['DATABASE_URL', 'WEBHOOK_SECRET_KEY'],
+      'waggle-test': ['DATABASE_URL', 'REDIS_URL'],
     });
     for (const [owner, variables] of Object.entries(secretSources(objects))) {
       const own = `Secret/${owner.split('/')[1]}`;
@@ -562,17 +627,18 @@ describe('what the chart renders', () => {
   it('credentials from secrets.existingSecret: no Secret rendered, each variable a key of that Secret, optional unless required', () => {
     const objects = rendered(renderChart({ set: ['secrets.existingSecret=waggle-credentials'] }));
     expect(byKind(objects, 'Secret')).toEqual([]);
-    for (const { object, podSpec } of podOwners(objects)) {
+    for (const { object, template, podSpec } of podOwners(objects)) {
       const [main] = containersOf(podSpec);
       expect({ id: objectId(object), external: environmentOf(main, objects).external }).toEqual({ id: objectId(object), external: [] });
       const refs = ((main.env as Json[] | undefined) ?? [])
         .filter((env) => env.valueFrom?.secretKeyRef)
         .map((env) => ({ name: env.name, ref: env.valueFrom.secretKeyRef }));
-      const component = (object.spec.template.metadata.labels as Json)['app.kubernetes.io/component'] as string;
+      const component = (template.metadata.labels as Json)['app.kubernetes.io/component'] as string;
       // Every variable the pod's env class declares that has a secrets.<entry> (every secret one,
       // and NATS_USER and ASSET_S3_ACCESS_KEY_ID, which live beside theirs), from waggle-credentials.
-      const expected = [...(declared.get(component) ?? [])].filter((name) => entryOf(name) in chartValues.secrets);
-      expect(expected).toEqual(expect.arrayContaining([...(declared.get(component) ?? [])].filter((name) => secretNames.has(name))));
+      const variables = [...(podVariables.get(component) ?? [])];
+      const expected = variables.filter((name) => entryOf(name) in chartValues.secrets);
+      expect(expected).toEqual(expect.arrayContaining(variables.filter((name) => secretNames.has(name))));
       expect(refs.map((r) => r.name).sort()).toEqual(expected.sort());
       for (const { name, ref } of refs) {
         const required = ['DATABASE_URL', 'REDIS_URL', 'WEBHOOK_SECRET_KEY'].includes(name);
@@ -738,7 +804,7 @@ describe('what the chart renders', () => {
         const deployment = deploymentOf(objects, app);
         expect({ app, volumes: deployment.spec.template.spec.volumes, strategy: deployment.spec.strategy }).toEqual({
           app,
-          volumes: [{ name: 'tmp', emptyDir: {} }],
+          volumes: [{ name: 'tmp', emptyDir: { sizeLimit: '256Mi' } }],
           strategy: ROLLING,
         });
       }
@@ -782,7 +848,7 @@ describe('what the chart renders', () => {
     it('ephemeral, said by name: an emptyDir at the asset dir, no claim, and NOTES say the files are lost', () => {
       expect(assetStorageOf(minimal({ set: EPHEMERAL }))).toEqual({
         claims: [],
-        volumes: [{ name: 'asset-storage', emptyDir: {} }],
+        volumes: [{ name: 'asset-storage', emptyDir: { sizeLimit: '10Gi' } }],
         mounts: [{ name: 'asset-storage', mountPath: DIR }],
         strategy: ROLLING,
       });
@@ -878,3 +944,477 @@ describe('what the chart renders', () => {
 function container(deployment: K8sObject): Json {
   return deployment.spec.template.spec.containers[0] as Json;
 }
+
+describe('what a platform team sets without forking the chart (ci/platform-values.yaml)', () => {
+  const PLATFORM = 'ci/platform-values.yaml';
+  const platform = readYaml(PLATFORM);
+  let objects: K8sObject[];
+  beforeAll(() => {
+    objects = rendered(renderChart({ files: [PLATFORM] }));
+  });
+  const find = (id: string) => {
+    const found = objects.find((o) => objectId(o) === id);
+    if (!found) throw new Error(`${id} is not rendered`);
+    return found;
+  };
+
+  it('every pod pulls the image through global.imageRegistry, by digest, with the global pull secret first', () => {
+    const owners = podOwners(objects);
+    expect(owners.map(({ object }) => objectId(object))).toEqual(
+      expect.arrayContaining(['Deployment/waggle-gateway', 'Job/waggle-migrations', 'Pod/waggle-test']),
+    );
+    for (const { object, podSpec } of owners) {
+      const own = containersOf(podSpec).filter((c) => !['wait-for-mesh', 'log-shipper'].includes(c.name));
+      expect({ id: objectId(object), images: own.map((c) => c.image) }).toEqual({
+        id: objectId(object),
+        images: own.map(() => `registry.example.com/mirror/waggle/waggle:0.1.0@${platform.image.digest}`),
+      });
+      expect({ id: objectId(object), pull: podSpec.imagePullSecrets }).toEqual({
+        id: objectId(object),
+        pull: [{ name: 'mirror-credentials' }],
+      });
+    }
+  });
+
+  it('commonLabels and commonAnnotations on every object; the chart keeps its own app.kubernetes.io labels', () => {
+    for (const object of objects) {
+      expect({ id: objectId(object), labels: object.metadata.labels }).toEqual({
+        id: objectId(object),
+        labels: expect.objectContaining({ team: 'platform', 'cost-center': 'ai-runtime', 'app.kubernetes.io/name': 'waggle' }),
+      });
+      expect({ id: objectId(object), annotations: object.metadata.annotations }).toEqual({
+        id: objectId(object),
+        annotations: expect.objectContaining({ 'platform.example.com/owner': 'ai-runtime' }),
+      });
+    }
+    // A common label named like one of the chart's is dropped, not rendered twice.
+    const clash = rendered(
+      renderChart({ files: [MINIMAL], set: ['commonLabels.app\\.kubernetes\\.io/name=other', 'commonLabels.tier=x'] }),
+    );
+    for (const object of clash) expect(object.metadata.labels).toMatchObject({ 'app.kubernetes.io/name': 'waggle', tier: 'x' });
+  });
+
+  it('priority classes: the app its own, the others the default, the Job and the test Pod theirs', () => {
+    const priority = Object.fromEntries(podOwners(objects).map(({ object, podSpec }) => [objectId(object), podSpec.priorityClassName]));
+    expect(priority).toEqual({
+      ...Object.fromEntries(APPS.map((app) => [`Deployment/waggle-${app}`, app === 'gateway' ? 'waggle-edge' : 'waggle-apps'])),
+      'Job/waggle-migrations': 'waggle-jobs',
+      'Pod/waggle-test': 'waggle-apps',
+    });
+  });
+
+  it("init containers from defaults in every app's pod, the gateway's sidecar in the gateway's only", () => {
+    for (const app of APPS) {
+      const pod = deploymentOf(objects, app).spec.template.spec as Json;
+      expect({ app, init: (pod.initContainers as Json[]).map((c) => c.name) }).toEqual({ app, init: ['wait-for-mesh'] });
+      expect({ app, containers: (pod.containers as Json[]).map((c) => c.name) }).toEqual({
+        app,
+        containers: app === 'gateway' ? [app, 'log-shipper'] : [app],
+      });
+    }
+  });
+
+  it('the migrations Job: mesh annotation, labels, a CA volume and its variable, its own ServiceAccount and database URL', () => {
+    const job = find('Job/waggle-migrations');
+    const template = job.spec.template as Json;
+    expect(template.metadata.annotations).toEqual({ 'sidecar.istio.io/inject': 'false' });
+    expect(template.metadata.labels).toMatchObject({
+      team: 'platform',
+      'cost-center': 'ai-runtime',
+      'app.kubernetes.io/component': 'migrations',
+    });
+    const migrate = container(job);
+    expect(template.spec.volumes).toContainEqual({ name: 'db-ca', secret: { secretName: 'waggle-db-ca' } });
+    expect(migrate.volumeMounts).toContainEqual({ name: 'db-ca', mountPath: '/etc/waggle/db-ca', readOnly: true });
+    expect(migrate.env).toContainEqual({ name: 'NODE_EXTRA_CA_CERTS', value: '/etc/waggle/db-ca/ca.crt' });
+    expect(migrate.resources).toEqual(readYaml('values.yaml').migrations.resources);
+    // PostgreSQL itself for the Job; the apps keep PgBouncer.
+    expect(environmentOf(migrate as never, objects).variables.find((v) => v.name === 'DATABASE_URL')).toMatchObject({
+      source: 'secret',
+      from: 'Secret/waggle-postgres-direct',
+      key: 'uri',
+    });
+    expect(find('Secret/waggle-migrations').stringData).toEqual({ WEBHOOK_SECRET_KEY: platform.secrets.webhookSecretKey.value });
+    expect(find('Secret/waggle-catalog').stringData.DATABASE_URL).toBe(platform.secrets.databaseUrl.value);
+    // Its ServiceAccount: a hook created before it (the release's own does not exist yet on a first install).
+    expect(template.spec.serviceAccountName).toBe('waggle-migrations');
+    const account = find('ServiceAccount/waggle-migrations');
+    expect(account.automountServiceAccountToken).toBe(false);
+    expect(account.metadata.annotations).toMatchObject({
+      'helm.sh/hook': 'pre-install,pre-upgrade',
+      'eks.amazonaws.com/role-arn': platform.migrations.serviceAccount.annotations['eks.amazonaws.com/role-arn'],
+    });
+    expect(Number(account.metadata.annotations['helm.sh/hook-weight'])).toBeLessThan(
+      Number(job.metadata.annotations['helm.sh/hook-weight']),
+    );
+  });
+
+  it("the migrations Job's NetworkPolicy follows the OTLP setting and takes extra egress rules", () => {
+    const egressPorts = (policy: K8sObject) => (policy.spec.egress as Json[]).map((rule) => (rule.ports as Json[]).map((p) => p.port));
+    expect(egressPorts(find('NetworkPolicy/waggle-migrations'))).toEqual([[53, 53], [5432], [4317, 4318], [15012]]);
+    const withoutTraces = rendered(renderChart({ files: [MINIMAL] })).find((o) => objectId(o) === 'NetworkPolicy/waggle-migrations');
+    expect(egressPorts(withoutTraces as K8sObject)).toEqual([[53, 53], [5432]]);
+  });
+
+  it('the migrations ServiceAccount: none of its own when migrations.serviceAccount.create is false', () => {
+    const accountOf = (set: string[]) => {
+      const objects = rendered(renderChart({ files: [MINIMAL], set }));
+      const job = objects.find((o) => objectId(o) === 'Job/waggle-migrations') as K8sObject;
+      return {
+        accounts: byKind(objects, 'ServiceAccount')
+          .map((a) => a.metadata.name)
+          .sort(),
+        job: (job.spec.template.spec as Json).serviceAccountName as string | undefined,
+      };
+    };
+    expect(accountOf([])).toEqual({ accounts: ['waggle', 'waggle-migrations'], job: 'waggle-migrations' });
+    expect(accountOf(['migrations.serviceAccount.create=false', 'migrations.serviceAccount.name=db-migrator'])).toEqual({
+      accounts: ['waggle'],
+      job: 'db-migrator',
+    });
+    expect(accountOf(['migrations.serviceAccount.create=false'])).toEqual({ accounts: ['waggle'], job: undefined });
+  });
+
+  it('scrapes allowed from the Prometheus the values select by namespace and pod labels; by default any namespace, pods named prometheus', () => {
+    const metricsPeers = (objects: K8sObject[], app: string) => {
+      const policy = objects.find((o) => objectId(o) === `NetworkPolicy/waggle-${app}`) as K8sObject;
+      const port = app === 'gateway' ? 9464 : APP_PORTS[app];
+      return (policy.spec.ingress as Json[]).filter((rule) => rule.ports[0].port === port && rule.from).map((rule) => rule.from);
+    };
+    const byDefault = rendered(renderChart({ files: [MINIMAL] }));
+    for (const app of APPS) {
+      expect({ app, from: metricsPeers(byDefault, app) }).toEqual({
+        app,
+        from: [[{ namespaceSelector: {}, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } }]],
+      });
+      expect({ app, from: metricsPeers(objects, app) }).toEqual({ app, from: [platform.networkPolicy.ingress.metricsFrom] });
+    }
+  });
+
+  it('a self-hosted model server: egress on its port for the apps that call providers, no others', () => {
+    const modelServerRules = (objects: K8sObject[], app: string) =>
+      ((objects.find((o) => objectId(o) === `NetworkPolicy/waggle-${app}`) as K8sObject).spec.egress as Json[]).filter((rule) =>
+        (rule.ports as Json[]).some((p) => p.port === 11434),
+      );
+    const byDefault = rendered(renderChart({ files: [MINIMAL] }));
+    for (const app of APPS) {
+      expect({ app, rules: modelServerRules(byDefault, app) }).toEqual({ app, rules: [] });
+      const expected = ['invocation', 'agent', 'knowledge-base'].includes(app)
+        ? [{ ports: [{ port: 11434, protocol: 'TCP' }], to: platform.networkPolicy.egress.modelServers.to }]
+        : [];
+      expect({ app, rules: modelServerRules(objects, app) }).toEqual({ app, rules: expected });
+    }
+  });
+
+  it('the gateway admits the test Pod when its public port is narrowed to some peers', () => {
+    const gatewayPolicy = find('NetworkPolicy/waggle-gateway');
+    expect(gatewayPolicy.spec.ingress).toContainEqual({
+      ports: [{ port: 3000, protocol: 'TCP' }],
+      from: [
+        {
+          podSelector: {
+            matchLabels: {
+              'app.kubernetes.io/name': 'waggle',
+              'app.kubernetes.io/instance': 'waggle',
+              'app.kubernetes.io/component': 'test',
+            },
+          },
+        },
+      ],
+    });
+  });
+});
+
+describe('a long release name', () => {
+  // 53 characters, the longest release name helm accepts.
+  const LONG = 'platform-team-production-eu-west-1-ai-runtime-release';
+  const WITH_CHART_NAME = 'waggle-platform-team-production-eu-west-1-ai-runtime2';
+  const byKindAndName = (objects: K8sObject[]) => {
+    const names = new Map<string, string[]>();
+    for (const object of objects) names.set(object.kind, [...(names.get(object.kind) ?? []), object.metadata.name]);
+    return names;
+  };
+
+  it.each([LONG, WITH_CHART_NAME])(
+    '%s renders every object with a unique name of at most 63 characters, every reference resolving',
+    (release) => {
+      expect(release).toHaveLength(53);
+      const objects = rendered(
+        renderChart({
+          release,
+          files: ['ci/s3-hpa-pdb-ingress-values.yaml'],
+          set: [
+            'metrics.prometheusRule.enabled=true',
+            'metrics.prometheusRule.runbookUrl=https://docs.example.com/alerts.md',
+            'metrics.grafanaDashboard.enabled=true',
+          ],
+        }),
+      );
+      for (const [kind, names] of byKindAndName(objects)) {
+        expect({ kind, duplicates: names.filter((name, i) => names.indexOf(name) !== i) }).toEqual({ kind, duplicates: [] });
+        for (const name of names)
+          expect({ kind, name, fits: name.length <= 63 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name) }).toMatchObject({ fits: true });
+      }
+      const services = byKind(objects, 'Service').map((s) => s.metadata.name);
+      expect(services).toHaveLength(2 * APPS.length);
+      expect(referencesResolve(objects)).toEqual([]);
+      expect(selectorsMatchPodLabels(objects)).toEqual([]);
+      const failures = validateObjects(objects).flatMap((result, i) => (result.error ? [`${objectId(objects[i])}: ${result.error}`] : []));
+      expect(failures).toEqual([]);
+      // Each KEDA trigger reads this release's metrics Services, whatever their cut names.
+      const metricsServices = services.filter((name) => name.endsWith('-metrics'));
+      for (const scaled of byKind(objects, 'ScaledObject')) {
+        for (const trigger of scaled.spec.triggers as Json[]) {
+          expect(
+            /service=~"([^"]+)"/
+              .exec(trigger.metadata.query as string)?.[1]
+              .split('|')
+              .sort(),
+          ).toEqual([...metricsServices].sort());
+        }
+      }
+    },
+  );
+
+  it('names that fit are not changed', () => {
+    const names = rendered(renderChart({ files: [MINIMAL] })).map((o) => o.metadata.name);
+    expect(names).toEqual(
+      expect.arrayContaining(['waggle-callback-dispatcher', 'waggle-callback-dispatcher-metrics', 'waggle-migrations']),
+    );
+  });
+
+  it('validations.yaml refuses names that would collide (a chart copy that cuts names the old way)', () => {
+    const oldWay = chartCopy('old-truncation', (dir) => {
+      const helpers = path.join(dir, 'templates/_helpers.tpl');
+      const text = fs.readFileSync(helpers, 'utf8');
+      const start = text.indexOf('{{- define "waggle.objectName" -}}');
+      const end = text.indexOf('{{/*', start);
+      expect(start).toBeGreaterThan(-1);
+      fs.writeFileSync(
+        helpers,
+        text.slice(0, start) +
+          '{{- define "waggle.objectName" -}}\n{{- printf "%s-%s" (include "waggle.fullname" .root) .suffix | trunc 63 | trimSuffix "-" }}\n{{- end }}\n\n' +
+          text.slice(end),
+      );
+    });
+    const render = renderChart({ release: LONG, files: [MINIMAL] }, oldWay);
+    expect(render.status).not.toBe(0);
+    expect(render.stderr).toMatch(
+      /the release's objects apps\.\S+ and apps\.\S+ metrics would both be named \S+: shorten the release name or set fullnameOverride/,
+    );
+  });
+});
+
+describe('observability in the package', () => {
+  const RUNBOOK = 'https://git.example.com/platform/waggle/-/blob/v0.1.0/docs/operations/alerts.md';
+  const alertsDoc = fs.readFileSync(path.join(chartDir, '../../../docs/operations/alerts.md'), 'utf8');
+  const withRule = (set: string[] = []) =>
+    rendered(
+      renderChart({
+        files: [MINIMAL],
+        set: ['metrics.prometheusRule.enabled=true', `metrics.prometheusRule.runbookUrl=${RUNBOOK}`, ...set],
+      }),
+    );
+
+  it('no PrometheusRule and no dashboard ConfigMap unless enabled; a rule without its runbook URL refuses to render', () => {
+    const objects = rendered(renderChart({ files: [MINIMAL] }));
+    expect(byKind(objects, 'PrometheusRule')).toEqual([]);
+    expect(objects.filter((o) => o.metadata.labels?.grafana_dashboard)).toEqual([]);
+    const render = renderChart({ files: [MINIMAL], set: ['metrics.prometheusRule.enabled=true'] });
+    expect(render.status).not.toBe(0);
+    expect(render.stderr).toContain('metrics.prometheusRule.enabled needs metrics.prometheusRule.runbookUrl');
+  });
+
+  it('the PrometheusRule: the alerts the metrics pages name, valid against its CRD schema, each scoped to the release with a runbook section', () => {
+    const [rule] = byKind(withRule(), 'PrometheusRule');
+    expect(validateObjects([rule])).toEqual([
+      { schema: '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule', error: null },
+    ]);
+    const alerts = (rule.spec.groups as Json[]).flatMap((group) => group.rules as Json[]);
+    expect(alerts.map((a) => a.alert)).toEqual([
+      'WaggleGatewayErrorRate',
+      'WaggleQueueBacklog',
+      'WaggleQueueOldestWaiting',
+      'WaggleDeadLetters',
+      'WaggleCallbackFailures',
+      'WaggleLedgerLag',
+      'WaggleEventLoopDelay',
+      'WaggleOverloadShed',
+    ]);
+    const exported = new Set(exportedSeriesNames());
+    const headings = new Set([...alertsDoc.matchAll(/^## (\S+)$/gm)].map((m) => m[1].toLowerCase()));
+    for (const alert of alerts) {
+      const id = alert.alert as string;
+      expect({ id, unknown: metricNamesIn(alert.expr).filter((name) => !exported.has(name)) }).toEqual({ id, unknown: [] });
+      // Every selector of the expression carries the release's namespace and metrics Services.
+      const selectors = [...(alert.expr as string).matchAll(/\{([^}]*)\}/g)].map((m) => m[1]);
+      expect(selectors.length).toBeGreaterThan(0);
+      for (const selector of selectors)
+        expect({ id, selector }).toEqual({ id, selector: expect.stringContaining('namespace="waggle",service=~"waggle-agent-metrics|') });
+      expect({ id, runbook: alert.annotations.runbook_url }).toEqual({ id, runbook: `${RUNBOOK}#${id.toLowerCase()}` });
+      expect({ id, section: headings.has(id.toLowerCase()) }).toEqual({ id, section: true });
+      expect(alert.labels.severity).toMatch(/^(warning|critical)$/);
+      expect(alert.annotations.summary).toBeTruthy();
+    }
+  });
+
+  it('metrics.seriesSelector replaces the release matchers of the KEDA triggers and the alerts alike; a malformed one is refused', () => {
+    const selector = 'namespace="waggle",pod=~"waggle-.*"';
+    const objects = withRule([
+      `metrics.seriesSelector=${selector.replace(/,/g, '\\,')}`,
+      'apps.agent.keda.enabled=true',
+      'keda.prometheus.serverAddress=http://prometheus:9090',
+    ]);
+    const [scaled] = byKind(objects, 'ScaledObject');
+    expect((scaled.spec.triggers as Json[]).map((t) => t.metadata.query)).toEqual([
+      `max(waggle_queue_jobs{${selector},queue="agent-runs",state="waiting"})`,
+    ]);
+    const [rule] = byKind(objects, 'PrometheusRule');
+    for (const alert of rule.spec.groups[0].rules as Json[]) expect(alert.expr).toContain(`{${selector}`);
+    const render = renderChart({ files: [MINIMAL], set: ['metrics.seriesSelector=namespace=waggle'] });
+    expect(render.stderr).toMatch(/metrics\.seriesSelector: Does not match pattern/);
+  });
+
+  it("the rule's thresholds and labels come from the values", () => {
+    const [rule] = byKind(
+      withRule([
+        'metrics.prometheusRule.queueWaitingJobs=250',
+        'metrics.prometheusRule.alertLabels.team=ai',
+        'metrics.prometheusRule.labels.release=kps',
+      ]),
+      'PrometheusRule',
+    );
+    expect(rule.metadata.labels.release).toBe('kps');
+    const backlog = (rule.spec.groups[0].rules as Json[]).find((a) => a.alert === 'WaggleQueueBacklog') as Json;
+    expect(backlog.expr).toMatch(/ > 250$/);
+    expect(backlog.labels).toEqual({ severity: 'warning', team: 'ai' });
+  });
+
+  it('the dashboard ConfigMap: labelled for the Grafana sidecar, in the namespace it watches, holding files/waggle-dashboard.json', () => {
+    const objects = rendered(
+      renderChart({ files: [MINIMAL], set: ['metrics.grafanaDashboard.enabled=true', 'metrics.grafanaDashboard.namespace=monitoring'] }),
+    );
+    const dashboards = objects.filter((o) => o.kind === 'ConfigMap' && o.metadata.labels?.grafana_dashboard === '1');
+    expect(dashboards.map((d) => [d.metadata.name, d.metadata.namespace])).toEqual([['waggle-dashboard', 'monitoring']]);
+    expect(validateObjects(dashboards)[0].error).toBeNull();
+    expect(Object.keys(dashboards[0].data)).toEqual(['waggle-dashboard.json']);
+    expect(JSON.parse(dashboards[0].data['waggle-dashboard.json'])).toEqual(
+      JSON.parse(fs.readFileSync(path.join(chartDir, 'files/waggle-dashboard.json'), 'utf8')),
+    );
+  });
+});
+
+describe('helm test', () => {
+  let objects: K8sObject[];
+  beforeAll(() => {
+    objects = rendered(renderChart({ files: [MINIMAL] }));
+  });
+  const testObjects = () => objects.filter((o) => o.metadata.annotations?.['helm.sh/hook'] === 'test');
+
+  it('a test Pod of the Waggle image, with its Secret and NetworkPolicy, all test hooks', () => {
+    expect(testObjects().map(objectId).sort()).toEqual(['NetworkPolicy/waggle-test', 'Pod/waggle-test', 'Secret/waggle-test']);
+    const pod = testObjects().find((o) => o.kind === 'Pod') as K8sObject;
+    const [test] = pod.spec.containers as Json[];
+    expect(pod.spec.restartPolicy).toBe('Never');
+    expect(test.image).toBe(container(deploymentOf(objects, 'gateway')).image);
+    expect(test.command).toEqual(['node', '-e', fs.readFileSync(path.join(chartDir, 'files/helm-test.js'), 'utf8')]);
+    const variables = environmentOf(test as never, objects).variables.map(({ name, from, key, value }) => ({ name, from, key, value }));
+    expect(variables).toEqual(
+      expect.arrayContaining([
+        { name: 'DATABASE_URL', from: 'Secret/waggle-test', key: 'DATABASE_URL', value: undefined },
+        { name: 'REDIS_URL', from: 'Secret/waggle-test', key: 'REDIS_URL', value: undefined },
+      ]),
+    );
+    expect(test.env).toEqual(
+      expect.arrayContaining([
+        { name: 'NATS_URL', value: 'nats://nats:4222' },
+        { name: 'GATEWAY_READY_URL', value: 'http://waggle-gateway:80/health/ready' },
+      ]),
+    );
+    const policy = testObjects().find((o) => o.kind === 'NetworkPolicy') as K8sObject;
+    expect((policy.spec.egress as Json[]).map((rule) => (rule.ports as Json[]).map((p) => p.port))).toEqual([
+      [53, 53],
+      [5432],
+      [6379],
+      [4222],
+      [3000],
+    ]);
+  });
+
+  it('credentials in Secrets you manage are read from them, as the apps read them', () => {
+    const managed = rendered(renderChart({ files: ['ci/existing-secrets-values.yaml'] }));
+    expect(managed.filter((o) => objectId(o) === 'Secret/waggle-test')).toEqual([]);
+    const pod = managed.find((o) => objectId(o) === 'Pod/waggle-test') as K8sObject;
+    const refs = ((pod.spec.containers[0].env as Json[]) ?? [])
+      .filter((e) => e.valueFrom)
+      .map((e) => [e.name, e.valueFrom.secretKeyRef.name]);
+    expect(refs).toEqual([
+      ['DATABASE_URL', 'waggle-postgres'],
+      ['REDIS_URL', 'waggle-credentials'],
+    ]);
+  });
+
+  describe('files/helm-test.js, run by node', () => {
+    const script = path.join(chartDir, 'files/helm-test.js');
+    const servers: Array<net.Server | http.Server> = [];
+    const listen = async (server: net.Server | http.Server) => {
+      servers.push(server);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return (server.address() as net.AddressInfo).port;
+    };
+    afterAll(async () => {
+      await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+    });
+    const run = (env: Record<string, string>) =>
+      new Promise<{ status: number | null; stdout: string }>((resolve) => {
+        execFile(process.execPath, [script], { env: { PATH: process.env.PATH ?? '', CHECK_TIMEOUT_MS: '3000', ...env } }, (error, stdout) =>
+          resolve({ status: error ? ((error as { code?: number }).code ?? 1) : 0, stdout }),
+        );
+      });
+    /** A port nothing listens on: one a server held and let go. */
+    const closedPort = async () => {
+      const server = net.createServer();
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as net.AddressInfo;
+      await new Promise((resolve) => server.close(resolve));
+      return port;
+    };
+
+    it('passes when every dependency accepts a connection and the gateway answers 200, without printing credentials', async () => {
+      const tcp = await listen(net.createServer((socket) => socket.end()));
+      const gateway = await listen(http.createServer((_req, res) => res.writeHead(200).end('{"status":"ok"}')));
+      const result = await run({
+        DATABASE_URL: `postgres://waggle:sentinel-pw@127.0.0.1:${tcp}/waggle`,
+        REDIS_URL: `redis://:sentinel-pw@127.0.0.1:${tcp}`,
+        NATS_URL: `nats://127.0.0.1:${tcp}, tls://127.0.0.1:${tcp}`,
+        GATEWAY_READY_URL: `http://127.0.0.1:${gateway}/health/ready`,
+      });
+      expect(result).toEqual({ status: 0, stdout: expect.stringContaining(`ok   gateway http://127.0.0.1:${gateway}/health/ready`) });
+      expect(result.stdout.trim().split('\n')).toHaveLength(5);
+      expect(result.stdout).not.toContain('sentinel');
+    });
+
+    it('fails naming what it cannot reach, and a gateway that is not ready', async () => {
+      const closed = await closedPort();
+      const tcp = await listen(net.createServer((socket) => socket.end()));
+      const gateway = await listen(http.createServer((_req, res) => res.writeHead(503).end()));
+      const result = await run({
+        DATABASE_URL: `postgres://u:p@127.0.0.1:${closed}/waggle`,
+        REDIS_URL: `redis://127.0.0.1:${tcp}`,
+        NATS_URL: `nats://127.0.0.1:${tcp}`,
+        GATEWAY_READY_URL: `http://127.0.0.1:${gateway}/health/ready`,
+      });
+      expect(result.status).toBe(1);
+      expect(result.stdout).toContain(`FAIL postgresql 127.0.0.1:${closed}: ECONNREFUSED`);
+      expect(result.stdout).toContain(`ok   redis 127.0.0.1:${tcp}`);
+      expect(result.stdout).toContain('FAIL gateway');
+      expect(result.stdout).toContain('answered 503');
+    });
+
+    it('fails when a URL is missing', async () => {
+      const result = await run({});
+      expect(result.status).toBe(1);
+      expect(result.stdout).toContain('FAIL DATABASE_URL: is not set');
+    });
+  });
+});

@@ -5,6 +5,7 @@
  * chart-render.spec.ts.
  */
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -196,21 +197,90 @@ describe('container image', () => {
     return acc;
   }, []);
 
-  it('is a multi-stage build on the Node.js that package.json pins, the one the tests run on', () => {
+  /** The ARGs declared before the first FROM, with their defaults: what a FROM line may name. */
+  const globalArgs = Object.fromEntries(
+    instructions
+      .slice(
+        0,
+        instructions.findIndex((line) => /^FROM\s/i.test(line)),
+      )
+      .flatMap((line) => {
+        const arg = /^ARG\s+([A-Za-z_][A-Za-z0-9_]*)=(\S+)$/.exec(line);
+        return arg ? [[arg[1], arg[2]]] : [];
+      }),
+  );
+  /** Each stage's base image, its ${ARG}s resolved as buildx resolves them without --build-arg. */
+  const bases = stages.map((stage) =>
+    (/^FROM\s+(?:--platform=\S+\s+)?(\S+)/i.exec(stage[0])?.[1] ?? '').replace(
+      /\$\{(\w+)\}|\$(\w+)/g,
+      (_, a, b) => globalArgs[a ?? b] ?? '',
+    ),
+  );
+
+  it('is a multi-stage build on the Node.js that package.json pins, the one the tests run on, pinned by digest in every FROM', () => {
     const manifest = JSON.parse(readText('package.json')) as { devDependencies: Record<string, string> };
     const pinned = manifest.devDependencies.node;
     expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
     expect(stages.length).toBeGreaterThanOrEqual(2);
-    for (const stage of stages) expect(stage[0]).toMatch(new RegExp(`^FROM node:${pinned.replace(/\./g, '\\.')}-bookworm-slim\\b`));
+    for (const base of bases) {
+      expect(base).toMatch(new RegExp(`^node:${pinned.replace(/\./g, '\\.')}-bookworm-slim@sha256:[0-9a-f]{64}$`));
+    }
     // npm test runs on node_modules/.bin/node (the npm package `node`), not the machine's own.
     expect(process.version).toBe(`v${pinned}`);
   });
 
-  it('builds with npm ci, npm run build and prunes dev dependencies', () => {
+  it('the digest check catches a FROM by tag alone', () => {
+    const unpinned = /^node:[\d.]+-bookworm-slim@sha256:[0-9a-f]{64}$/;
+    expect('node:24.21.0-bookworm-slim').not.toMatch(unpinned);
+    expect(bases.every((base) => unpinned.test(base))).toBe(true);
+  });
+
+  it('builds from the lockfile with npm ci only, then npm run build, and prunes dev dependencies', () => {
     const build = stages[0].join('\n');
     expect(build).toMatch(/RUN npm ci\b/);
     expect(build).toMatch(/npm run build/);
     expect(build).toMatch(/npm prune --omit=dev/);
+    // No step resolves versions anew: no npm install / npm i / npm update, no fallback after npm ci.
+    expect(instructions.filter((line) => /\bnpm\s+(install|i|update|add)\b/.test(line))).toEqual([]);
+    expect(build).not.toMatch(/npm ci[^\n]*\|\|/);
+  });
+
+  it('carries the OCI labels, its licence that of package.json and the LICENSE it copies', () => {
+    const runtime = stages[stages.length - 1].join('\n');
+    const labels = Object.fromEntries([...runtime.matchAll(/(org\.opencontainers\.image\.[a-z.]+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    const manifest = JSON.parse(readText('package.json')) as { license: string };
+    expect(labels).toEqual({
+      'org.opencontainers.image.title': 'waggle',
+      'org.opencontainers.image.description': expect.any(String),
+      'org.opencontainers.image.licenses': manifest.license,
+      'org.opencontainers.image.version': '${VERSION}',
+      'org.opencontainers.image.revision': '${REVISION}',
+      'org.opencontainers.image.created': '${CREATED}',
+      'org.opencontainers.image.source': '${SOURCE}',
+      'org.opencontainers.image.base.name': '${NODE_IMAGE}',
+    });
+    for (const arg of ['VERSION', 'REVISION', 'CREATED', 'SOURCE', 'NODE_IMAGE'])
+      expect(runtime).toMatch(new RegExp(`^ARG ${arg}\\b`, 'm'));
+    expect(runtime).toMatch(/^COPY LICENSE \.\/LICENSE$/m);
+  });
+
+  it('leaves npm, npx, corepack and yarn out of the runtime image, and runs none of them there', () => {
+    const runtime = stages[stages.length - 1];
+    const removal = runtime.find((line) => line.startsWith('RUN') && line.includes('rm -rf /usr/local/lib/node_modules/npm')) ?? '';
+    for (const path of [
+      '/usr/local/lib/node_modules/npm',
+      '/usr/local/lib/node_modules/corepack',
+      '/usr/local/bin/npm',
+      '/usr/local/bin/npx',
+      '/usr/local/bin/corepack',
+      '/usr/local/bin/yarn',
+      '/opt/yarn-v*',
+    ]) {
+      expect({ path, removed: removal.split(/\s+/).includes(path) }).toEqual({ path, removed: true });
+    }
+    const after = runtime.slice(runtime.indexOf(removal) + 1);
+    expect(after.filter((line) => /^RUN\b.*\b(npm|npx|corepack|yarn)\b/.test(line))).toEqual([]);
+    expect(readText('deploy/docker/entrypoint.sh')).not.toMatch(/\b(npm|npx)\b/);
   });
 
   it('runs as a non-root user under tini with NODE_ENV=production', () => {
@@ -290,5 +360,18 @@ describe('container image', () => {
       expect(result.stderr).toMatch(/usage:/);
       expect(result.argv).toEqual([]);
     });
+  });
+});
+
+describe('the licence', () => {
+  it('LICENSE is the Apache License 2.0, word for word, and package.json, the lockfile and Chart.yaml name it', () => {
+    // The SHA-256 of the Apache Software Foundation's LICENSE-2.0.txt.
+    const digest = createHash('sha256')
+      .update(fs.readFileSync(path.join(repoRoot, 'LICENSE')))
+      .digest('hex');
+    expect(digest).toBe('cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30');
+    expect((JSON.parse(readText('package.json')) as Json).license).toBe('Apache-2.0');
+    expect((JSON.parse(readText('package-lock.json')) as Json).packages[''].license).toBe('Apache-2.0');
+    expect(parseYaml('deploy/helm/waggle/Chart.yaml').annotations['artifacthub.io/license']).toBe('Apache-2.0');
   });
 });

@@ -2,7 +2,7 @@ import { dashboardExpressions, metricNamesIn, readGrafanaDashboard } from '@wagg
 import { exportedSeriesNames, WAGGLE_METRICS } from '@waggle/telemetry';
 
 /**
- * deploy/grafana/waggle-dashboard.json: it parses, and every series it queries is one the
+ * deploy/helm/waggle/files/waggle-dashboard.json: it parses, and every series it queries is one the
  * apps export (the names list the instruments are created from; the e2e tier checks the same
  * against real scrapes).
  */

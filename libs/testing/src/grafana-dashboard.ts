@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './app-process';
 
-export const GRAFANA_DASHBOARD_PATH = join(REPO_ROOT, 'deploy/grafana/waggle-dashboard.json');
+export const GRAFANA_DASHBOARD_PATH = join(REPO_ROOT, 'deploy/helm/waggle/files/waggle-dashboard.json');
 
 export interface GrafanaPanel {
   type: string;

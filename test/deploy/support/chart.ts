@@ -84,6 +84,8 @@ export interface ValuesOptions {
   setString?: string[];
   /** `--set-json` expressions (path=JSON). */
   setJson?: string[];
+  /** The release name; RELEASE when not given. */
+  release?: string;
 }
 
 function valuesArgs({ files = [], set = [], setString = [], setJson = [] }: ValuesOptions): string[] {
@@ -99,9 +101,16 @@ export interface Render extends RunResult {
   objects: K8sObject[];
 }
 
-/** `helm template` with hooks, as `helm install` would apply them. */
-export function renderChart(options: ValuesOptions = {}): Render {
-  const args = ['template', RELEASE, chartDir, '--namespace', NAMESPACE, ...EXTRA_API_VERSIONS.flatMap((v) => ['--api-versions', v])];
+/** `helm template` with hooks, as `helm install` would apply them; of a copy of the chart when `chart` is given. */
+export function renderChart(options: ValuesOptions = {}, chart = chartDir): Render {
+  const args = [
+    'template',
+    options.release ?? RELEASE,
+    chart,
+    '--namespace',
+    NAMESPACE,
+    ...EXTRA_API_VERSIONS.flatMap((v) => ['--api-versions', v]),
+  ];
   const result = helm([...args, ...valuesArgs(options)]);
   const objects: K8sObject[] = [];
   if (result.status === 0) {
@@ -199,4 +208,13 @@ export function ciValuesFiles(): CiValuesFile[] {
 
 export function objectId(object: K8sObject): string {
   return `${object.kind}/${object.metadata?.name}`;
+}
+
+/** A scratch copy of the chart, changed by `change` (a template edited, say), for checks that need a chart broken on purpose. */
+export function chartCopy(name: string, change: (dir: string) => void): string {
+  const dir = path.join(helmHome, 'copies', name, path.basename(chartDir));
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.cpSync(chartDir, dir, { recursive: true });
+  change(dir);
+  return dir;
 }

@@ -4,7 +4,8 @@
  */
 import { objectId, type Json, type K8sObject } from './chart';
 
-const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob'];
+/** Objects that run pods; a bare Pod is its own template (the chart's `helm test` Pod). */
+const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob', 'Pod'];
 /** Workloads whose containers serve (and so are probed); a Job runs to completion. */
 const SERVING_KINDS = ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet'];
 
@@ -23,7 +24,13 @@ export function podOwners(objects: K8sObject[]): PodOwner[] {
   return objects
     .filter((object) => WORKLOAD_KINDS.includes(object.kind))
     .map((object) => {
-      const template = (object.kind === 'CronJob' ? object.spec?.jobTemplate?.spec?.template : object.spec?.template) as Json | undefined;
+      const template = (
+        object.kind === 'Pod'
+          ? { metadata: object.metadata, spec: object.spec }
+          : object.kind === 'CronJob'
+            ? object.spec?.jobTemplate?.spec?.template
+            : object.spec?.template
+      ) as Json | undefined;
       return { object, template: template ?? {}, podSpec: (template?.spec as Json | undefined) ?? {} };
     });
 }
@@ -62,7 +69,7 @@ export function selects(selector: Json | undefined, labels: Json | undefined): b
 /** Every workload's selector selects its own pod template (the API server refuses it otherwise). */
 export function selectorsMatchPodLabels(objects: K8sObject[]): string[] {
   return podOwners(objects)
-    .filter(({ object }) => !['Job', 'CronJob'].includes(object.kind) || object.spec?.selector)
+    .filter(({ object }) => !['Job', 'CronJob', 'Pod'].includes(object.kind) || object.spec?.selector)
     .filter(({ object, template }) => {
       const selector = object.spec?.selector as Json | undefined;
       return !selector || Object.keys(selector).length === 0 || !selects(selector, template.metadata?.labels);
@@ -199,6 +206,15 @@ export function containersHaveResources(objects: K8sObject[]): string[] {
         .filter((field) => !container.resources?.[field]?.memory)
         .map((field) => `${objectId(object)} container ${container.name}: no resources.${field}.memory`),
     ),
+  );
+}
+
+/** Every emptyDir volume has a sizeLimit: without one a pod may fill its node's disk before anything evicts it. */
+export function emptyDirsAreBounded(objects: K8sObject[]): string[] {
+  return podOwners(objects).flatMap(({ object, podSpec }) =>
+    ((podSpec.volumes as Json[] | undefined) ?? [])
+      .filter((volume) => volume.emptyDir && !volume.emptyDir.sizeLimit)
+      .map((volume) => `${objectId(object)} volume ${String(volume.name)}: emptyDir without sizeLimit`),
   );
 }
 

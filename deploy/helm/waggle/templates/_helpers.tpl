@@ -31,7 +31,9 @@ app.kubernetes.io/name: {{ include "waggle.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 
+{{/* Every object's labels: commonLabels, then the chart's own (which win). */}}
 {{- define "waggle.labels" -}}
+{{- with omit .Values.commonLabels "helm.sh/chart" "app.kubernetes.io/name" "app.kubernetes.io/instance" "app.kubernetes.io/version" "app.kubernetes.io/managed-by" "app.kubernetes.io/part-of" "app.kubernetes.io/component" }}{{ toYaml . }}{{ printf "\n" }}{{ end -}}
 helm.sh/chart: {{ include "waggle.chart" . }}
 {{ include "waggle.selectorLabels" . }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
@@ -40,10 +42,76 @@ app.kubernetes.io/part-of: waggle
 {{- end }}
 
 {{/*
+An object's annotations: commonAnnotations merged with its own (a dict, which win), as an
+`annotations:` block, or nothing when both are empty. Call with (dict "root" $ "own" <dict>).
+*/}}
+{{- define "waggle.annotations" -}}
+{{- $annotations := merge (dict) (.own | default dict) .root.Values.commonAnnotations }}
+{{- with $annotations }}
+annotations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}
+
+{{/*
+The name of one of the release's objects: the full name and a suffix, at most 63 characters
+(the DNS label limit) with the suffix whole. When they do not fit, the full name is cut and
+followed by six characters of its hash, so that the objects of two long release names that
+share a prefix stay apart. templates/validations.yaml checks every name is unique.
+Call with (dict "root" $ "suffix" "gateway-metrics").
+*/}}
+{{- define "waggle.objectName" -}}
+{{- $fullname := include "waggle.fullname" .root }}
+{{- $name := printf "%s-%s" $fullname .suffix }}
+{{- if gt (len $name) 63 }}
+{{- $room := sub 63 (add (len .suffix) 8) | int }}
+{{- $name = printf "%s-%s-%s" ($fullname | trunc $room | trimSuffix "-") (sha256sum $fullname | trunc 6) .suffix }}
+{{- end }}
+{{- $name }}
+{{- end }}
+
+{{/*
+Every object name the release can hold, one per line as "<what>: <name>", for the
+uniqueness check in validations.yaml.
+*/}}
+{{- define "waggle.objectNames" -}}
+{{- $names := dict "release" (include "waggle.fullname" .) "migrations" (include "waggle.migrationsName" .) "assets" (include "waggle.objectName" (dict "root" . "suffix" "assets")) "tests" (include "waggle.testName" .) "dashboard" (include "waggle.dashboardName" .) }}
+{{- range $name, $app := .Values.apps }}
+{{- $_ := set $names (printf "apps.%s" $name) (include "waggle.appFullname" (dict "root" $ "name" $name)) }}
+{{- $_ := set $names (printf "apps.%s metrics" $name) (include "waggle.metricsServiceName" (dict "root" $ "name" $name)) }}
+{{- end }}
+{{- toYaml $names }}
+{{- end }}
+
+{{/*
 Per-app helpers. Call with (dict "root" $ "name" $name).
 */}}
 {{- define "waggle.appFullname" -}}
-{{- printf "%s-%s" (include "waggle.fullname" .root) .name | trunc 63 | trimSuffix "-" }}
+{{- include "waggle.objectName" (dict "root" .root "suffix" .name) }}
+{{- end }}
+
+{{/* An app's metrics Service. */}}
+{{- define "waggle.metricsServiceName" -}}
+{{- include "waggle.objectName" (dict "root" .root "suffix" (printf "%s-metrics" .name)) }}
+{{- end }}
+
+{{/*
+PromQL label matchers of the series this release's apps export: their namespace, and the
+`service` label the Prometheus Operator (and the usual kubernetes-service-endpoints scrape
+job) sets to the Service scraped, here the release's metrics Services; or
+metrics.seriesSelector when set. Used by the KEDA triggers and the PrometheusRule, so neither
+reads another release's series.
+*/}}
+{{- define "waggle.seriesMatchers" -}}
+{{- if .Values.metrics.seriesSelector }}
+{{- .Values.metrics.seriesSelector }}
+{{- else }}
+{{- $services := list }}
+{{- range $name, $app := .Values.apps }}
+{{- if $app.enabled }}{{ $services = append $services (include "waggle.metricsServiceName" (dict "root" $ "name" $name)) }}{{ end }}
+{{- end }}
+{{- printf "namespace=%q,service=~%q" .Release.Namespace (join "|" $services) }}
+{{- end }}
 {{- end }}
 
 {{- define "waggle.appSelectorLabels" -}}
@@ -57,17 +125,57 @@ app.kubernetes.io/component: {{ .name }}
 {{- end }}
 
 {{- define "waggle.migrationsName" -}}
-{{- printf "%s-migrations" (include "waggle.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- include "waggle.objectName" (dict "root" . "suffix" "migrations") }}
 {{- end }}
 
+{{/* The helm test Pod (templates/tests/), its Secret and NetworkPolicy. */}}
+{{- define "waggle.testName" -}}
+{{- include "waggle.objectName" (dict "root" . "suffix" "test") }}
+{{- end }}
+
+{{/* The Grafana dashboard's ConfigMap. */}}
+{{- define "waggle.dashboardName" -}}
+{{- include "waggle.objectName" (dict "root" . "suffix" "dashboard") }}
+{{- end }}
+
+{{/*
+The image: [global.imageRegistry/]image.repository, then :tag (default the appVersion),
+then @digest when image.digest is set (the digest is what the runtime pulls).
+*/}}
 {{- define "waggle.image" -}}
-{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) }}
+{{- $image := .Values.image }}
+{{- $repository := $image.repository }}
+{{- with (dig "imageRegistry" "" (.Values.global | default dict)) }}
+{{- $repository = printf "%s/%s" (trimSuffix "/" .) $repository }}
+{{- end }}
+{{- $reference := printf "%s:%s" $repository ($image.tag | default .Chart.AppVersion) }}
+{{- with $image.digest }}
+{{- $reference = printf "%s@%s" $reference . }}
+{{- end }}
+{{- $reference }}
 {{- end }}
 
 {{- define "waggle.serviceAccountName" -}}
 {{- if .Values.serviceAccount.create }}
 {{- .Values.serviceAccount.name | default (include "waggle.fullname" .) }}
 {{- else }}
+{{- .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/*
+The migrations Job's ServiceAccount. A pre-install hook runs before the release's own
+ServiceAccount exists, so by default the chart makes the Job one of its own, a hook created
+just before it; else migrations.serviceAccount.name, else (serviceAccount.create false) the
+apps' one you made, else the namespace's default.
+*/}}
+{{- define "waggle.migrationsServiceAccountName" -}}
+{{- $account := .Values.migrations.serviceAccount }}
+{{- if $account.create }}
+{{- $account.name | default (include "waggle.migrationsName" .) }}
+{{- else if $account.name }}
+{{- $account.name }}
+{{- else if not .Values.serviceAccount.create }}
 {{- .Values.serviceAccount.name }}
 {{- end }}
 {{- end }}
@@ -193,7 +301,8 @@ How one process gets its environment, as YAML:
   secretData: name -> value (the chart's Secret named secretName)
   secretRefs: [{name, secretName, key, optional}]
 Call with (dict "root" $ "env" <manifest entries> "overrides" <name -> value>
-"secretName" <the chart's Secret for this process>).
+"secretName" <the chart's Secret for this process>), and optionally "entries", variable name
+to a {value, existingSecret, key} that replaces its secrets.<entry> for this process.
 A variable with an entry under secrets comes from a Secret; any other from config.
 */}}
 {{- define "waggle.envPlan" -}}
@@ -203,8 +312,8 @@ A variable with an entry under secrets comes from a Secret; any other from confi
 {{- $plan := dict "config" (dict) "secretData" (dict) "secretRefs" (list) }}
 {{- range .env }}
 {{- $entryKey := include "waggle.secretKeyOf" .name }}
-{{- if hasKey $root.Values.secrets $entryKey }}
-{{- $entry := include "waggle.secretEntry" (dict "root" $root "entry" $entryKey) | fromYaml }}
+{{- if or (hasKey $root.Values.secrets $entryKey) (hasKey ($.entries | default dict) .name) }}
+{{- $entry := get ($.entries | default dict) .name | default (include "waggle.secretEntry" (dict "root" $root "entry" $entryKey) | fromYaml) }}
 {{- if $entry.value }}
 {{- $_ := set $plan.secretData .name $entry.value }}
 {{- $_ := set $plan "secretRefs" (append $plan.secretRefs (dict "name" .name "secretName" $.secretName "key" .name "optional" false)) }}
@@ -283,7 +392,7 @@ Whether the asset storage is a PersistentVolumeClaim that only one node can moun
 {{- end }}
 
 {{- define "waggle.assetClaimName" -}}
-{{- .Values.config.assetStorage.persistence.existingClaim | default (printf "%s-assets" (include "waggle.fullname" .)) }}
+{{- .Values.config.assetStorage.persistence.existingClaim | default (include "waggle.objectName" (dict "root" . "suffix" "assets")) }}
 {{- end }}
 
 {{/*
@@ -296,20 +405,22 @@ rounded up to seconds) plus the preStop sleep, with a margin, before SIGKILL.
 {{- end }}
 
 {{/*
-Pod-level fields shared by the app Deployments and the migrations Job. Call with
-(dict "root" $ "hook" true|false): a pre-install hook runs before the chart's own
-ServiceAccount exists, so the migrations Job uses it only when it is one you made.
+Pod-level fields shared by the app Deployments, the migrations Job and the test Pod. Call
+with (dict "root" $ ["serviceAccountName" <name, empty = none>] "priorityClassName" <name>); without
+serviceAccountName, the apps' ServiceAccount. Pull secrets: global.imagePullSecrets, then
+imagePullSecrets.
 */}}
 {{- define "waggle.podIdentity" -}}
 {{- $root := .root }}
-{{- with $root.Values.imagePullSecrets }}
+{{- with concat (dig "imagePullSecrets" (list) ($root.Values.global | default dict)) $root.Values.imagePullSecrets | uniq }}
 imagePullSecrets:
   {{- toYaml . | nindent 2 }}
 {{- end }}
-{{- if not (and .hook $root.Values.serviceAccount.create) }}
-{{- with include "waggle.serviceAccountName" $root }}
+{{- with hasKey . "serviceAccountName" | ternary .serviceAccountName (include "waggle.serviceAccountName" $root) }}
 serviceAccountName: {{ . }}
 {{- end }}
+{{- with .priorityClassName }}
+priorityClassName: {{ . }}
 {{- end }}
 automountServiceAccountToken: false
 enableServiceLinks: false
