@@ -1,12 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import type { FlatMetadata, RunSurface } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { requestContext } from '@waggle/platform';
+import { GroupCommit, requestContext } from '@waggle/platform';
 import { LedgerPublisher } from '@waggle/runs';
 import type { PinnedWorkflow } from '../deployments/workflow-resolution.cache';
 import { ledgerRecordOf } from './workflow-run-mappers';
 import { WorkflowRunExecutor } from './workflow-run.executor';
-import { WorkflowRunsRepository, type WorkflowRunRow } from './workflow-runs.repository';
+import {
+  WorkflowRunsRepository,
+  type Admission,
+  type NewWorkflowRun,
+  type RunLease,
+  type WorkflowRunRow,
+} from './workflow-runs.repository';
 
 /** What a run is admitted with: who asked, for which version, with what, under which limits. */
 export interface RunToAdmit {
@@ -28,13 +34,28 @@ export interface AdmittedRun {
   run: WorkflowRunRow;
 }
 
+/** Async admissions sharing one statement at most (see GroupCommit). */
+const ADMISSION_BATCH = 100;
+/** Batched admission statements at once; admissions arriving meanwhile leave together in the next. */
+const ADMISSIONS_IN_FLIGHT = 2;
+
 /**
  * Admission under the workspace's concurrency cap (decisions: workflow concurrency): the run's
  * row is written, `running` or `queued`, before anything of it executes, and recorded in the
  * ledger. A sync run over the cap is refused (429 `concurrency_limit_reached`, nothing written).
+ * Async runs arriving together are admitted together (issue 39): one multi-row statement and one
+ * commit for the batch, with no timer (an admission goes out at once when a statement slot is
+ * free); each caller is still answered only once its own row is committed.
  */
 @Injectable()
 export class WorkflowRunAdmission {
+  private readonly asyncBatches = new GroupCommit<{ run: NewWorkflowRun; lease: RunLease | null }, Admission>({
+    run: (admissions) => this.runs.admitAsyncBatch(admissions),
+    keyOf: (admission) => admission.run.id,
+    maxBatch: ADMISSION_BATCH,
+    maxInFlight: ADMISSIONS_IN_FLIGHT,
+  });
+
   constructor(
     private readonly runs: WorkflowRunsRepository,
     private readonly executor: WorkflowRunExecutor,
@@ -43,34 +64,37 @@ export class WorkflowRunAdmission {
 
   /** Admits the run; `here`: it executes on this replica at once, which takes its lease now. */
   async admit(run: RunToAdmit, here: boolean): Promise<AdmittedRun> {
-    const { workflow, limits } = run;
-    const admission = await this.runs.admit(
-      {
-        id: run.requestId,
-        workspaceId: run.workspaceId,
-        deploymentId: workflow.deploymentId,
-        deploymentName: workflow.deploymentName,
-        variantId: workflow.variantId,
-        variantName: workflow.variantName,
-        versionId: workflow.versionId,
-        version: workflow.version,
-        runAsync: run.runAsync,
-        inputs: run.inputs,
-        callbackUrl: run.runAsync ? run.callbackUrl : null,
-        metadata: run.metadata,
-        user: run.user,
-        surface: run.surface,
-        // Kept on the run: its steps may execute on another replica, after the request's context is gone.
-        creditsExhausted: requestContext.get()?.creditsExhausted === true,
-        concurrencyLimit: limits.concurrency,
-        stepLimit: limits.stepsPerRun,
-        toolCallLimit: limits.toolCallsPerDay,
-      },
-      here ? this.executor.lease() : null,
-    );
+    const lease = here ? this.executor.lease() : null;
+    const row = newRunOf(run);
+    const admission = run.runAsync ? await this.asyncBatches.submit({ run: row, lease }) : await this.runs.admit(row, lease);
     // decisions: the concurrency-cap 429 carries `error` only.
     if (admission.status === 'refused') throw new WaggleException('concurrency_limit_reached', { detail: 'workflow_concurrency_reached' });
     this.ledger.save(ledgerRecordOf(admission.run));
     return admission;
   }
+}
+
+function newRunOf(run: RunToAdmit): NewWorkflowRun {
+  const { workflow, limits } = run;
+  return {
+    id: run.requestId,
+    workspaceId: run.workspaceId,
+    deploymentId: workflow.deploymentId,
+    deploymentName: workflow.deploymentName,
+    variantId: workflow.variantId,
+    variantName: workflow.variantName,
+    versionId: workflow.versionId,
+    version: workflow.version,
+    runAsync: run.runAsync,
+    inputs: run.inputs,
+    callbackUrl: run.runAsync ? run.callbackUrl : null,
+    metadata: run.metadata,
+    user: run.user,
+    surface: run.surface,
+    // Kept on the run: its steps may execute on another replica, after the request's context is gone.
+    creditsExhausted: requestContext.get()?.creditsExhausted === true,
+    concurrencyLimit: limits.concurrency,
+    stepLimit: limits.stepsPerRun,
+    toolCallLimit: limits.toolCallsPerDay,
+  };
 }

@@ -21,6 +21,36 @@ SELECT $1::text, $2::uuid, $3::uuid, $4::text, $5::uuid, $6::text, $7::uuid, $8:
 FROM decided d WHERE d.status IS NOT NULL
 RETURNING *;
 
+-- admitAsyncBatch
+WITH input AS (
+  SELECT r.*, row_number() OVER (PARTITION BY r.workspace_id ORDER BY r.ord) AS k
+  FROM jsonb_to_recordset($1::jsonb) AS r(ord int, id text, workspace_id uuid, deployment_id uuid, deployment_name text, variant_id uuid,
+    variant_name text, version_id uuid, version int, start_inputs jsonb, callback_url text, metadata jsonb, user_label text, surface text,
+    concurrency_limit int, step_limit int, tool_call_limit int, lease_owner text, lease_ms float8, timeout_ms float8, credits_exhausted boolean)
+), slot AS (
+  INSERT INTO "invocation"."workflow_slots" AS s (workspace_id) SELECT DISTINCT workspace_id FROM input ORDER BY workspace_id
+  ON CONFLICT (workspace_id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id
+  RETURNING s.workspace_id, s.running, s.queued
+), decided AS (
+  SELECT i.*, CASE WHEN s.queued = 0 AND s.running <= min(coalesce(i.concurrency_limit, 2147483647) - i.k)
+                OVER (PARTITION BY i.workspace_id ORDER BY i.ord ROWS UNBOUNDED PRECEDING) THEN 'running' ELSE 'queued' END AS status,
+    statement_timestamp() AS at
+  FROM input i JOIN slot s ON s.workspace_id = i.workspace_id
+)
+INSERT INTO "invocation"."workflow_runs" (id, workspace_id, deployment_id, deployment_name, variant_id, variant_name, version_id, version, run_status, run_async,
+  start_inputs, callback_url, metadata, user_label, surface, concurrency_limit, step_limit, tool_call_limit, started_at,
+  lease_owner, lease_expires_at, attempts, deadline_at, credits_exhausted)
+SELECT d.id, d.workspace_id, d.deployment_id, d.deployment_name, d.variant_id, d.variant_name, d.version_id, d.version, d.status, true,
+  d.start_inputs, d.callback_url, d.metadata, d.user_label, d.surface, d.concurrency_limit, d.step_limit, d.tool_call_limit,
+  CASE WHEN d.status = 'running' THEN d.at END,
+  CASE WHEN d.status = 'running' THEN d.lease_owner END,
+  CASE WHEN d.status = 'running' AND d.lease_owner IS NOT NULL THEN d.at + make_interval(secs => d.lease_ms / 1000) END,
+  CASE WHEN d.status = 'running' AND d.lease_owner IS NOT NULL THEN 1 ELSE 0 END,
+  CASE WHEN d.status = 'running' AND d.lease_owner IS NOT NULL THEN d.at + make_interval(secs => d.timeout_ms / 1000) END,
+  d.credits_exhausted
+FROM decided d ORDER BY d.ord
+RETURNING *;
+
 -- find
 SELECT * FROM "invocation"."workflow_runs" WHERE id = $1;
 

@@ -191,6 +191,42 @@ const SQL = defineSql(__filename, {
       $21::boolean
     FROM decided d WHERE d.status IS NOT NULL
     RETURNING *`),
+  /**
+   * Async runs admitted together (issue 39, batched admission): each workspace's slot row is
+   * upserted and locked once (in workspace order, so two batches never wait on each other in a
+   * cycle), and a run is `running` while the runs before it in the batch still fit under the cap
+   * and none of its workspace waits, else `queued`: as `admit` would decide them one after the
+   * other, in the batch's order.
+   */
+  admitAsyncBatch: sql<WorkflowRunRow>(`
+    WITH input AS (
+      SELECT r.*, row_number() OVER (PARTITION BY r.workspace_id ORDER BY r.ord) AS k
+      FROM jsonb_to_recordset($1::jsonb) AS r(ord int, id text, workspace_id uuid, deployment_id uuid, deployment_name text, variant_id uuid,
+        variant_name text, version_id uuid, version int, start_inputs jsonb, callback_url text, metadata jsonb, user_label text, surface text,
+        concurrency_limit int, step_limit int, tool_call_limit int, lease_owner text, lease_ms float8, timeout_ms float8, credits_exhausted boolean)
+    ), slot AS (
+      INSERT INTO ${T_SLOTS} AS s (workspace_id) SELECT DISTINCT workspace_id FROM input ORDER BY workspace_id
+      ON CONFLICT (workspace_id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id
+      RETURNING s.workspace_id, s.running, s.queued
+    ), decided AS (
+      SELECT i.*, CASE WHEN s.queued = 0 AND s.running <= min(coalesce(i.concurrency_limit, 2147483647) - i.k)
+                    OVER (PARTITION BY i.workspace_id ORDER BY i.ord ROWS UNBOUNDED PRECEDING) THEN 'running' ELSE 'queued' END AS status,
+        statement_timestamp() AS at
+      FROM input i JOIN slot s ON s.workspace_id = i.workspace_id
+    )
+    INSERT INTO ${T_RUNS} (id, workspace_id, deployment_id, deployment_name, variant_id, variant_name, version_id, version, run_status, run_async,
+      start_inputs, callback_url, metadata, user_label, surface, concurrency_limit, step_limit, tool_call_limit, started_at,
+      lease_owner, lease_expires_at, attempts, deadline_at, credits_exhausted)
+    SELECT d.id, d.workspace_id, d.deployment_id, d.deployment_name, d.variant_id, d.variant_name, d.version_id, d.version, d.status, true,
+      d.start_inputs, d.callback_url, d.metadata, d.user_label, d.surface, d.concurrency_limit, d.step_limit, d.tool_call_limit,
+      CASE WHEN d.status = 'running' THEN d.at END,
+      CASE WHEN d.status = 'running' THEN d.lease_owner END,
+      CASE WHEN d.status = 'running' AND d.lease_owner IS NOT NULL THEN d.at + make_interval(secs => d.lease_ms / 1000) END,
+      CASE WHEN d.status = 'running' AND d.lease_owner IS NOT NULL THEN 1 ELSE 0 END,
+      CASE WHEN d.status = 'running' AND d.lease_owner IS NOT NULL THEN d.at + make_interval(secs => d.timeout_ms / 1000) END,
+      d.credits_exhausted
+    FROM decided d ORDER BY d.ord
+    RETURNING *`),
   find: sql<WorkflowRunRow>(`SELECT * FROM ${T_RUNS} WHERE id = $1`),
   findInWorkspace: sql<WorkflowRunRow>(`SELECT * FROM ${T_RUNS} WHERE id = $1 AND workspace_id = $2`),
   claim: sql<WorkflowRunRow>(`
@@ -296,6 +332,42 @@ export class WorkflowRunsRepository extends DataRepository {
     ]);
     if (!row) return { status: 'refused' };
     return { status: row.run_status === 'running' ? 'running' : 'queued', run: row };
+  }
+
+  /**
+   * Admits async runs together in one statement (and one commit), decided as `admit` would decide
+   * them one after the other in the given order; answers each one's admission, in that order.
+   */
+  async admitAsyncBatch(admissions: ReadonlyArray<{ run: NewWorkflowRun; lease: RunLease | null }>): Promise<Admission[]> {
+    const input = admissions.map(({ run, lease }, ord) => ({
+      ord,
+      id: run.id,
+      workspace_id: run.workspaceId,
+      deployment_id: run.deploymentId,
+      deployment_name: run.deploymentName,
+      variant_id: run.variantId,
+      variant_name: run.variantName,
+      version_id: run.versionId,
+      version: run.version,
+      start_inputs: run.inputs,
+      callback_url: run.callbackUrl,
+      metadata: run.metadata,
+      user_label: run.user,
+      surface: run.surface,
+      concurrency_limit: run.concurrencyLimit,
+      step_limit: run.stepLimit,
+      tool_call_limit: run.toolCallLimit,
+      lease_owner: lease?.owner ?? null,
+      lease_ms: lease?.leaseMs ?? null,
+      timeout_ms: lease?.timeoutMs ?? null,
+      credits_exhausted: run.creditsExhausted,
+    }));
+    const rows = new Map((await this.rows(SQL.admitAsyncBatch, [JSON.stringify(input)])).map((row) => [row.id, row]));
+    return admissions.map(({ run }) => {
+      const row = rows.get(run.id);
+      if (!row) throw new Error(`the batched admission wrote no row for ${run.id}`);
+      return { status: row.run_status === 'running' ? 'running' : 'queued', run: row };
+    });
   }
 
   find(id: string): Promise<WorkflowRunRow | null> {
