@@ -136,6 +136,62 @@ describe('invocation service over PostgreSQL: async workflow runs admitted in ba
     expect(await slots(workspaceId)).toEqual({ running: cap, queued: rows.length - cap });
   });
 
+  it('ends runs finished at the same time in shared statements, each once, and frees their slots', async () => {
+    const { workspaceId, workflow } = await workspaceWithWorkflow();
+    const admitted = await runs.admitAsyncBatch(
+      Array.from({ length: 30 }, () => ({ run: newRun(workspaceId, workflow, 20), lease: null })),
+    );
+    const ids = admitted.map((admission) => (admission.status === 'refused' ? '' : admission.run.id));
+    const state = (index: number) => ({
+      status: 'completed' as const,
+      output: `out ${index}`,
+      errorMessage: null,
+      errorCode: null,
+      stepsExecuted: 1,
+      records: [
+        {
+          run_id: ids[index] as string,
+          step_key: 'only',
+          step_id: 'only',
+          step_type: 'template',
+          iteration: null,
+          status: 'completed' as const,
+          inputs: {},
+          output: `out ${index}`,
+          error: null,
+          error_code: null,
+          tokens: 0,
+          model_calls: 0,
+          model_attempts: null,
+          cost_picos: null,
+          price_version: null,
+          credentials: null,
+          ended: true,
+          duration_ms: 1,
+          ended_ago_ms: 0,
+        },
+      ],
+    });
+    // The 20 running runs end together; the 10 queued ones are started as slots free up.
+    const finished = await Promise.all(ids.slice(0, 20).map((id, index) => runs.finish(id, state(index))));
+    expect(finished.map(({ run }) => run?.output_content)).toEqual(ids.slice(0, 20).map((_, index) => `out ${index}`));
+    expect(finished.flatMap(({ promoted }) => promoted.map((run) => run.id)).sort()).toEqual(ids.slice(20).sort());
+    expect(await slots(workspaceId)).toEqual({ running: 10, queued: 0 });
+    const ended = (await db.query(
+      `SELECT (extract(epoch FROM ended_at) * 1000000)::bigint::text AS ended_us FROM invocation.workflow_runs WHERE id = ANY($1) AND run_status = 'completed'`,
+      [ids.slice(0, 20)],
+    )) as Array<{ ended_us: string }>;
+    expect(ended).toHaveLength(20);
+    // Rows ended by one statement share its transaction's `now()`: twenty finishes, far fewer statements.
+    expect(new Set(ended.map((row) => row.ended_us)).size).toBeLessThanOrEqual(6);
+    const [{ records }] = (await db.query(`SELECT count(*)::int AS records FROM invocation.workflow_step_runs WHERE run_id = ANY($1)`, [
+      ids.slice(0, 20),
+    ])) as Array<{ records: number }>;
+    expect(records).toBe(20);
+    // A run already terminal is left as it is.
+    expect((await runs.finish(ids[0] as string, state(0))).run).toBeNull();
+  });
+
   it('admits concurrent async runs through shared statements, each answered with its own row', async () => {
     const { workspaceId, workflow } = await workspaceWithWorkflow();
     const admission = service.app.get(WorkflowRunAdmission);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FlatMetadata, RunSurface } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { GroupCommit, requestContext } from '@waggle/platform';
+import { requestContext } from '@waggle/platform';
 import { LedgerPublisher } from '@waggle/runs';
 import type { PinnedWorkflow } from '../deployments/workflow-resolution.cache';
 import { ledgerRecordOf } from './workflow-run-mappers';
@@ -34,28 +34,14 @@ export interface AdmittedRun {
   run: WorkflowRunRow;
 }
 
-/** Async admissions sharing one statement at most (see GroupCommit). */
-const ADMISSION_BATCH = 100;
-/** Batched admission statements at once; admissions arriving meanwhile leave together in the next. */
-const ADMISSIONS_IN_FLIGHT = 2;
-
 /**
  * Admission under the workspace's concurrency cap (decisions: workflow concurrency): the run's
  * row is written, `running` or `queued`, before anything of it executes, and recorded in the
  * ledger. A sync run over the cap is refused (429 `concurrency_limit_reached`, nothing written).
- * Async runs arriving together are admitted together (issue 39): one multi-row statement and one
- * commit for the batch, with no timer (an admission goes out at once when a statement slot is
- * free); each caller is still answered only once its own row is committed.
+ * Async runs arriving together are admitted together (WorkflowRunsRepository.admitAsync).
  */
 @Injectable()
 export class WorkflowRunAdmission {
-  private readonly asyncBatches = new GroupCommit<{ run: NewWorkflowRun; lease: RunLease | null }, Admission>({
-    run: (admissions) => this.runs.admitAsyncBatch(admissions),
-    keyOf: (admission) => admission.run.id,
-    maxBatch: ADMISSION_BATCH,
-    maxInFlight: ADMISSIONS_IN_FLIGHT,
-  });
-
   constructor(
     private readonly runs: WorkflowRunsRepository,
     private readonly executor: WorkflowRunExecutor,
@@ -66,7 +52,7 @@ export class WorkflowRunAdmission {
   async admit(run: RunToAdmit, here: boolean): Promise<AdmittedRun> {
     const lease = here ? this.executor.lease() : null;
     const row = newRunOf(run);
-    const admission = run.runAsync ? await this.asyncBatches.submit({ run: row, lease }) : await this.runs.admit(row, lease);
+    const admission = run.runAsync ? await this.runs.admitAsync(row, lease) : await this.runs.admit(row, lease);
     // decisions: the concurrency-cap 429 carries `error` only.
     if (admission.status === 'refused') throw new WaggleException('concurrency_limit_reached', { detail: 'workflow_concurrency_reached' });
     this.ledger.save(ledgerRecordOf(admission.run));

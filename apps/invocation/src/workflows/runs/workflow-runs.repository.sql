@@ -73,15 +73,20 @@ UPDATE "invocation"."workflow_runs" SET lease_owner = NULL, lease_expires_at = N
 UPDATE "invocation"."workflow_runs" SET lease_expires_at = now() + make_interval(secs => $3::float8 / 1000)
 WHERE id = $1 AND lease_owner = $2 AND run_status = 'running';
 
--- finish
-WITH slot AS (
-      SELECT s.queued FROM "invocation"."workflow_slots" s JOIN "invocation"."workflow_runs" r ON r.workspace_id = s.workspace_id WHERE r.id = $1 FOR UPDATE OF s
+-- finishBatch
+WITH input AS (
+      SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(id text, status text, output text, error_message text, error_code text, steps_executed int,
+        total_tokens int, error_detail jsonb, from_status text, cost_micros bigint, price_version text, credentials text)
+    ), slot AS (
+      SELECT s.workspace_id, s.queued FROM "invocation"."workflow_slots" s
+      WHERE s.workspace_id IN (SELECT r.workspace_id FROM "invocation"."workflow_runs" r JOIN input i ON i.id = r.id)
+      ORDER BY s.workspace_id FOR UPDATE OF s
     ), ended AS (
-      UPDATE "invocation"."workflow_runs" SET run_status = $2, output_content = $3, error_message = $4, error_code = $5, ended_at = now(),
-        steps_executed = coalesce($6, steps_executed), total_tokens = coalesce($7, total_tokens), error_detail = $8,
-        cost_micros = coalesce($11, cost_micros), price_version = coalesce($12, price_version), credentials = coalesce($13, credentials),
-        lease_owner = NULL, lease_expires_at = NULL
-      WHERE id = $1 AND run_status IN ('queued', $10) RETURNING *
+      UPDATE "invocation"."workflow_runs" r SET run_status = i.status, output_content = i.output, error_message = i.error_message, error_code = i.error_code,
+        ended_at = now(), steps_executed = coalesce(i.steps_executed, r.steps_executed), total_tokens = coalesce(i.total_tokens, r.total_tokens),
+        error_detail = i.error_detail, cost_micros = coalesce(i.cost_micros, r.cost_micros), price_version = coalesce(i.price_version, r.price_version),
+        credentials = coalesce(i.credentials, r.credentials), lease_owner = NULL, lease_expires_at = NULL
+      FROM input i WHERE r.id = i.id AND r.run_status IN ('queued', i.from_status) RETURNING r.*
     ), recorded AS (
   INSERT INTO "invocation"."workflow_step_runs" (run_id, step_key, step_id, step_type, iteration, status, inputs, output, error, error_code, tokens, model_calls,
     model_attempts, cost_picos, price_version, credentials, started_at, ended_at, duration_ms)
@@ -89,7 +94,7 @@ WITH slot AS (
     r.model_attempts, r.cost_picos, r.price_version, r.credentials,
     now() - make_interval(secs => (r.ended_ago_ms + r.duration_ms) / 1000), CASE WHEN r.ended THEN now() - make_interval(secs => r.ended_ago_ms / 1000) END,
     CASE WHEN r.ended THEN round(r.duration_ms)::int END
-  FROM jsonb_to_recordset($9::jsonb) AS r(run_id text, step_key text, step_id text, step_type text, iteration int, status text, inputs jsonb,
+  FROM jsonb_to_recordset($2::jsonb) AS r(run_id text, step_key text, step_id text, step_type text, iteration int, status text, inputs jsonb,
     output jsonb, error text, error_code text, tokens int, model_calls int, model_attempts jsonb, cost_picos bigint, price_version text, credentials text,
     ended boolean, duration_ms float8, ended_ago_ms float8)
   ON CONFLICT (run_id, step_key) DO UPDATE SET status = EXCLUDED.status, inputs = EXCLUDED.inputs, output = EXCLUDED.output,
@@ -97,7 +102,7 @@ WITH slot AS (
     model_attempts = EXCLUDED.model_attempts, cost_picos = EXCLUDED.cost_picos, price_version = EXCLUDED.price_version,
     credentials = EXCLUDED.credentials, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, duration_ms = EXCLUDED.duration_ms, attempts = "invocation"."workflow_step_runs".attempts + 1
 )
-    SELECT ended.*, slot.queued AS waiting_behind FROM ended LEFT JOIN slot ON true;
+    SELECT ended.*, slot.queued AS waiting_behind FROM ended LEFT JOIN slot ON slot.workspace_id = ended.workspace_id;
 
 -- lockSlots
 SELECT s.running, (SELECT concurrency_limit FROM "invocation"."workflow_runs" WHERE workspace_id = $1 AND run_status = 'queued' ORDER BY queue_seq LIMIT 1) AS cap,
