@@ -6,13 +6,7 @@ import { LedgerPublisher } from '@waggle/runs';
 import type { PinnedWorkflow } from '../deployments/workflow-resolution.cache';
 import { ledgerRecordOf } from './workflow-run-mappers';
 import { WorkflowRunExecutor } from './workflow-run.executor';
-import {
-  WorkflowRunsRepository,
-  type Admission,
-  type NewWorkflowRun,
-  type RunLease,
-  type WorkflowRunRow,
-} from './workflow-runs.repository';
+import { WorkflowRunsRepository, type NewWorkflowRun, type WorkflowRunRow } from './workflow-runs.repository';
 
 /** What a run is admitted with: who asked, for which version, with what, under which limits. */
 export interface RunToAdmit {
