@@ -111,6 +111,7 @@ export {
   type StaticWorkerOptions,
 } from './queues/queue-worker';
 export {
+  BatchedEnqueue,
   enqueue,
   enqueueBulk,
   JOB_RETENTION,

@@ -4,6 +4,7 @@ import type { QueueJobs, QueueName } from '@waggle/contracts';
 import type { JobsOptions, Queue } from 'bullmq';
 import type Redis from 'ioredis';
 import { APP_ENV } from '../app/platform.module';
+import { GroupCommit } from '../database/group-commit';
 import { REDIS_CLIENT } from '../health/indicators';
 import { queueTelemetry } from './queue-worker';
 
@@ -94,12 +95,50 @@ export async function enqueue<Q extends QueueName>(
 
 /**
  * Many jobs in one round trip (BullMQ's `addBulk`, atomic in Redis), each idempotent by its id
- * as in `enqueue`: either every job is queued or the call throws.
+ * as in `enqueue` (and waiting `delayMs` when given): either every job is queued or the call throws.
  */
 export async function enqueueBulk<Q extends QueueName>(
   queue: JobQueue<Q>,
-  jobs: ReadonlyArray<{ jobId: string; data: QueueJobs[Q] }>,
+  jobs: ReadonlyArray<{ jobId: string; data: QueueJobs[Q]; delayMs?: number }>,
 ): Promise<void> {
   const name = JOB_OPTIONS[queue.name].name;
-  await (queue as Queue).addBulk(jobs.map(({ jobId, data }) => ({ name, data, opts: { jobId } })));
+  await (queue as Queue).addBulk(
+    jobs.map(({ jobId, data, delayMs }) => ({ name, data, opts: { jobId, ...(delayMs && { delay: delayMs }) } })),
+  );
+}
+
+/** A job to queue through a BatchedEnqueue. */
+interface BatchedJob<Q extends QueueName> {
+  jobId: string;
+  data: QueueJobs[Q];
+  delayMs?: number;
+}
+
+/**
+ * `enqueue` for a queue many concurrent callers add to: jobs added while a bulk add is under way
+ * leave together in the next one (see GroupCommit), so under load Redis is woken once per batch
+ * instead of once per job; when idle, a job goes out at once, alone. Each caller still waits for
+ * its own job to be stored, and a failed batch is tried job by job (one failure fails one caller).
+ */
+export class BatchedEnqueue<Q extends QueueName> {
+  private readonly batches: GroupCommit<BatchedJob<Q>, true>;
+
+  constructor(queue: JobQueue<Q>, options: { maxBatch: number; maxInFlight: number } = { maxBatch: 100, maxInFlight: 2 }) {
+    this.batches = new GroupCommit<BatchedJob<Q>, true>({
+      run: async (jobs) => {
+        if (jobs.length === 1) {
+          const [job] = jobs as [BatchedJob<Q>];
+          await enqueue(queue, job.jobId, job.data, { delayMs: job.delayMs });
+        } else await enqueueBulk(queue, jobs);
+        return jobs.map(() => true as const);
+      },
+      keyOf: (job) => job.jobId,
+      ...options,
+    });
+  }
+
+  /** As `enqueue`: the job is stored (or already was) when this resolves. */
+  async add(jobId: string, data: QueueJobs[Q], options: { delayMs?: number } = {}): Promise<void> {
+    await this.batches.submit({ jobId, data, delayMs: options.delayMs });
+  }
 }

@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { QueueNames } from '@waggle/contracts';
-import { APP_ENV, cappedBackoffMs, enqueue, requestContext, type BackoffSettings, type JobQueue } from '@waggle/platform';
+import { APP_ENV, cappedBackoffMs, requestContext, type BackoffSettings, type JobQueue } from '@waggle/platform';
 import { setTimeout as delay } from 'node:timers/promises';
 import { RunCancellation } from '@waggle/runs';
 import type { InvocationEnv } from '../../config/invocation.env';
@@ -82,12 +82,7 @@ export class LocalWorkflowRuns implements BeforeApplicationShutdown {
     if (!run.run_async) this.waiters.executingHere(id);
     const tracked = this.cancellation.track(id);
     let settled: WorkflowRunRow | null = null;
-    const safetyNet = enqueue(
-      this.jobs,
-      id,
-      { request_id: id, workspace_id: run.workspace_id },
-      { delayMs: this.env.WORKFLOW_LEASE_MS },
-    ).then(
+    const safetyNet = this.settlement.queueJob(id, run.workspace_id, this.env.WORKFLOW_LEASE_MS).then(
       () => true,
       (error: unknown) => {
         this.logger.warn({ err: error, request_id: id }, 'a workflow run executed where admitted has no queue job to take it over');

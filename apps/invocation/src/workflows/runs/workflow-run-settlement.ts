@@ -2,7 +2,7 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
 import { QueueNames } from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
-import { enqueue, isTransientFailure, type JobQueue } from '@waggle/platform';
+import { BatchedEnqueue, isTransientFailure, type JobQueue } from '@waggle/platform';
 import { announceRunEnd, isFinishedRun, LedgerPublisher } from '@waggle/runs';
 import { deliveryIdFor } from '@waggle/webhooks';
 import { SyncRunWaiters } from './sync-run-waiters';
@@ -25,14 +25,26 @@ import {
 @Injectable()
 export class WorkflowRunSettlement {
   private readonly logger = new Logger(WorkflowRunSettlement.name);
+  /** Run jobs queued together when runs are admitted together (issue 39, batched admission). */
+  private readonly jobs: BatchedEnqueue<'workflow-runs'>;
 
   constructor(
     private readonly runs: WorkflowRunsRepository,
     private readonly ledger: LedgerPublisher,
     private readonly waiters: SyncRunWaiters,
-    @InjectQueue(QueueNames.workflowRuns) private readonly jobs: JobQueue<'workflow-runs'>,
+    @InjectQueue(QueueNames.workflowRuns) queue: JobQueue<'workflow-runs'>,
     @InjectQueue(QueueNames.callbacks) private readonly callbacks: JobQueue<'callbacks'>,
-  ) {}
+  ) {
+    this.jobs = new BatchedEnqueue(queue);
+  }
+
+  /**
+   * Queues a run's job (a no-op while its job exists). `delayMs`: it waits that long before a
+   * worker may take it (the safety net of a run executed where it was admitted).
+   */
+  queueJob(id: string, workspaceId: string, delayMs?: number): Promise<void> {
+    return this.jobs.add(id, { request_id: id, workspace_id: workspaceId }, { delayMs });
+  }
 
   /**
    * A terminal move and everything that follows it. Idempotent: a run already terminal is only
@@ -95,7 +107,7 @@ export class WorkflowRunSettlement {
 
   /** Queues a running run's job again (a no-op while its job exists). */
   async requeue(id: string, workspaceId: string): Promise<void> {
-    await enqueue(this.jobs, id, { request_id: id, workspace_id: workspaceId });
+    await this.queueJob(id, workspaceId);
   }
 
   /**
@@ -105,7 +117,7 @@ export class WorkflowRunSettlement {
    */
   async enqueue(row: WorkflowRunRow): Promise<void> {
     try {
-      await enqueue(this.jobs, row.id, { request_id: row.id, workspace_id: row.workspace_id });
+      await this.queueJob(row.id, row.workspace_id);
     } catch (error) {
       if (isTransientFailure(error)) {
         // Redis is away, but the run is stored as running: the reaper queues a running run that no

@@ -21,6 +21,36 @@ SELECT $1::text, $2::uuid, $3::uuid, $4::text, $5::uuid, $6::text, $7::uuid, $8:
 FROM decided d WHERE d.status IS NOT NULL
 RETURNING *;
 
+-- admitAsyncBatch
+WITH input AS (
+  SELECT r.*, row_number() OVER (PARTITION BY r.workspace_id ORDER BY r.ord) AS k
+  FROM jsonb_to_recordset($1::jsonb) AS r(ord int, id text, workspace_id uuid, deployment_id uuid, deployment_name text, variant_id uuid,
+    variant_name text, version_id uuid, version int, start_inputs jsonb, callback_url text, metadata jsonb, user_label text, surface text,
+    concurrency_limit int, step_limit int, tool_call_limit int, lease_owner text, lease_ms float8, timeout_ms float8, credits_exhausted boolean)
+), slot AS (
+  INSERT INTO "invocation"."workflow_slots" AS s (workspace_id) SELECT DISTINCT workspace_id FROM input ORDER BY workspace_id
+  ON CONFLICT (workspace_id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id
+  RETURNING s.workspace_id, s.running, s.queued
+), decided AS (
+  SELECT i.*, CASE WHEN s.queued = 0 AND s.running <= min(coalesce(i.concurrency_limit, 2147483647) - i.k)
+                OVER (PARTITION BY i.workspace_id ORDER BY i.ord ROWS UNBOUNDED PRECEDING) THEN 'running' ELSE 'queued' END AS status,
+    statement_timestamp() AS at
+  FROM input i JOIN slot s ON s.workspace_id = i.workspace_id
+)
+INSERT INTO "invocation"."workflow_runs" (id, workspace_id, deployment_id, deployment_name, variant_id, variant_name, version_id, version, run_status, run_async,
+  start_inputs, callback_url, metadata, user_label, surface, concurrency_limit, step_limit, tool_call_limit, started_at,
+  lease_owner, lease_expires_at, attempts, deadline_at, credits_exhausted)
+SELECT d.id, d.workspace_id, d.deployment_id, d.deployment_name, d.variant_id, d.variant_name, d.version_id, d.version, d.status, true,
+  d.start_inputs, d.callback_url, d.metadata, d.user_label, d.surface, d.concurrency_limit, d.step_limit, d.tool_call_limit,
+  CASE WHEN d.status = 'running' THEN d.at END,
+  CASE WHEN d.status = 'running' THEN d.lease_owner END,
+  CASE WHEN d.status = 'running' AND d.lease_owner IS NOT NULL THEN d.at + make_interval(secs => d.lease_ms / 1000) END,
+  CASE WHEN d.status = 'running' AND d.lease_owner IS NOT NULL THEN 1 ELSE 0 END,
+  CASE WHEN d.status = 'running' AND d.lease_owner IS NOT NULL THEN d.at + make_interval(secs => d.timeout_ms / 1000) END,
+  d.credits_exhausted
+FROM decided d ORDER BY d.ord
+RETURNING *;
+
 -- find
 SELECT * FROM "invocation"."workflow_runs" WHERE id = $1;
 
@@ -43,15 +73,20 @@ UPDATE "invocation"."workflow_runs" SET lease_owner = NULL, lease_expires_at = N
 UPDATE "invocation"."workflow_runs" SET lease_expires_at = now() + make_interval(secs => $3::float8 / 1000)
 WHERE id = $1 AND lease_owner = $2 AND run_status = 'running';
 
--- finish
-WITH slot AS (
-      SELECT s.queued FROM "invocation"."workflow_slots" s JOIN "invocation"."workflow_runs" r ON r.workspace_id = s.workspace_id WHERE r.id = $1 FOR UPDATE OF s
+-- finishBatch
+WITH input AS (
+      SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(id text, status text, output text, error_message text, error_code text, steps_executed int,
+        total_tokens int, error_detail jsonb, from_status text, cost_micros bigint, price_version text, credentials text)
+    ), slot AS (
+      SELECT s.workspace_id, s.queued FROM "invocation"."workflow_slots" s
+      WHERE s.workspace_id IN (SELECT r.workspace_id FROM "invocation"."workflow_runs" r JOIN input i ON i.id = r.id)
+      ORDER BY s.workspace_id FOR UPDATE OF s
     ), ended AS (
-      UPDATE "invocation"."workflow_runs" SET run_status = $2, output_content = $3, error_message = $4, error_code = $5, ended_at = now(),
-        steps_executed = coalesce($6, steps_executed), total_tokens = coalesce($7, total_tokens), error_detail = $8,
-        cost_micros = coalesce($11, cost_micros), price_version = coalesce($12, price_version), credentials = coalesce($13, credentials),
-        lease_owner = NULL, lease_expires_at = NULL
-      WHERE id = $1 AND run_status IN ('queued', $10) RETURNING *
+      UPDATE "invocation"."workflow_runs" r SET run_status = i.status, output_content = i.output, error_message = i.error_message, error_code = i.error_code,
+        ended_at = now(), steps_executed = coalesce(i.steps_executed, r.steps_executed), total_tokens = coalesce(i.total_tokens, r.total_tokens),
+        error_detail = i.error_detail, cost_micros = coalesce(i.cost_micros, r.cost_micros), price_version = coalesce(i.price_version, r.price_version),
+        credentials = coalesce(i.credentials, r.credentials), lease_owner = NULL, lease_expires_at = NULL
+      FROM input i WHERE r.id = i.id AND r.run_status IN ('queued', i.from_status) RETURNING r.*
     ), recorded AS (
   INSERT INTO "invocation"."workflow_step_runs" (run_id, step_key, step_id, step_type, iteration, status, inputs, output, error, error_code, tokens, model_calls,
     model_attempts, cost_picos, price_version, credentials, started_at, ended_at, duration_ms)
@@ -59,7 +94,7 @@ WITH slot AS (
     r.model_attempts, r.cost_picos, r.price_version, r.credentials,
     now() - make_interval(secs => (r.ended_ago_ms + r.duration_ms) / 1000), CASE WHEN r.ended THEN now() - make_interval(secs => r.ended_ago_ms / 1000) END,
     CASE WHEN r.ended THEN round(r.duration_ms)::int END
-  FROM jsonb_to_recordset($9::jsonb) AS r(run_id text, step_key text, step_id text, step_type text, iteration int, status text, inputs jsonb,
+  FROM jsonb_to_recordset($2::jsonb) AS r(run_id text, step_key text, step_id text, step_type text, iteration int, status text, inputs jsonb,
     output jsonb, error text, error_code text, tokens int, model_calls int, model_attempts jsonb, cost_picos bigint, price_version text, credentials text,
     ended boolean, duration_ms float8, ended_ago_ms float8)
   ON CONFLICT (run_id, step_key) DO UPDATE SET status = EXCLUDED.status, inputs = EXCLUDED.inputs, output = EXCLUDED.output,
@@ -67,7 +102,7 @@ WITH slot AS (
     model_attempts = EXCLUDED.model_attempts, cost_picos = EXCLUDED.cost_picos, price_version = EXCLUDED.price_version,
     credentials = EXCLUDED.credentials, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, duration_ms = EXCLUDED.duration_ms, attempts = "invocation"."workflow_step_runs".attempts + 1
 )
-    SELECT ended.*, slot.queued AS waiting_behind FROM ended LEFT JOIN slot ON true;
+    SELECT ended.*, slot.queued AS waiting_behind FROM ended LEFT JOIN slot ON slot.workspace_id = ended.workspace_id;
 
 -- lockSlots
 SELECT s.running, (SELECT concurrency_limit FROM "invocation"."workflow_runs" WHERE workspace_id = $1 AND run_status = 'queued' ORDER BY queue_seq LIMIT 1) AS cap,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { FlatMetadata, RunCostFields, RunSurface, WorkflowStepRecordView } from '@waggle/contracts';
 import { DataRepository, defineSql, sql, type RowOf } from '@waggle/database';
+import { GroupCommit } from '@waggle/platform';
 import { errorMessage, type NestedMessage } from '@waggle/errors';
 import type { CostPart } from '@waggle/providers';
 import type { DataSource } from 'typeorm';
@@ -12,6 +13,11 @@ import type { WorkflowStepRunEntity } from './entities/workflow-step-run.entity'
 const T_RUNS = '"invocation"."workflow_runs"';
 const T_STEPS = '"invocation"."workflow_step_runs"';
 const T_SLOTS = '"invocation"."workflow_slots"';
+
+/** Runs per batched statement (admissions, finishes): enough to absorb a burst, few enough to keep a statement short. */
+const MAX_BATCH = 100;
+/** Batched statements of one kind at once (the pool has 10 connections); runs arriving meanwhile leave together in the next. */
+const MAX_IN_FLIGHT = 2;
 
 /**
  * A run row as the engine reads it (plain SQL: the run path uses no ORM), derived from the
@@ -191,6 +197,42 @@ const SQL = defineSql(__filename, {
       $21::boolean
     FROM decided d WHERE d.status IS NOT NULL
     RETURNING *`),
+  /**
+   * Async runs admitted together (issue 39, batched admission): each workspace's slot row is
+   * upserted and locked once (in workspace order, so two batches never wait on each other in a
+   * cycle), and a run is `running` while the runs before it in the batch still fit under the cap
+   * and none of its workspace waits, else `queued`: as `admit` would decide them one after the
+   * other, in the batch's order.
+   */
+  admitAsyncBatch: sql<WorkflowRunRow>(`
+    WITH input AS (
+      SELECT r.*, row_number() OVER (PARTITION BY r.workspace_id ORDER BY r.ord) AS k
+      FROM jsonb_to_recordset($1::jsonb) AS r(ord int, id text, workspace_id uuid, deployment_id uuid, deployment_name text, variant_id uuid,
+        variant_name text, version_id uuid, version int, start_inputs jsonb, callback_url text, metadata jsonb, user_label text, surface text,
+        concurrency_limit int, step_limit int, tool_call_limit int, lease_owner text, lease_ms float8, timeout_ms float8, credits_exhausted boolean)
+    ), slot AS (
+      INSERT INTO ${T_SLOTS} AS s (workspace_id) SELECT DISTINCT workspace_id FROM input ORDER BY workspace_id
+      ON CONFLICT (workspace_id) DO UPDATE SET workspace_id = EXCLUDED.workspace_id
+      RETURNING s.workspace_id, s.running, s.queued
+    ), decided AS (
+      SELECT i.*, CASE WHEN s.queued = 0 AND s.running <= min(coalesce(i.concurrency_limit, 2147483647) - i.k)
+                    OVER (PARTITION BY i.workspace_id ORDER BY i.ord ROWS UNBOUNDED PRECEDING) THEN 'running' ELSE 'queued' END AS status,
+        statement_timestamp() AS at
+      FROM input i JOIN slot s ON s.workspace_id = i.workspace_id
+    )
+    INSERT INTO ${T_RUNS} (id, workspace_id, deployment_id, deployment_name, variant_id, variant_name, version_id, version, run_status, run_async,
+      start_inputs, callback_url, metadata, user_label, surface, concurrency_limit, step_limit, tool_call_limit, started_at,
+      lease_owner, lease_expires_at, attempts, deadline_at, credits_exhausted)
+    SELECT d.id, d.workspace_id, d.deployment_id, d.deployment_name, d.variant_id, d.variant_name, d.version_id, d.version, d.status, true,
+      d.start_inputs, d.callback_url, d.metadata, d.user_label, d.surface, d.concurrency_limit, d.step_limit, d.tool_call_limit,
+      CASE WHEN d.status = 'running' THEN d.at END,
+      CASE WHEN d.status = 'running' THEN d.lease_owner END,
+      CASE WHEN d.status = 'running' AND d.lease_owner IS NOT NULL THEN d.at + make_interval(secs => d.lease_ms / 1000) END,
+      CASE WHEN d.status = 'running' AND d.lease_owner IS NOT NULL THEN 1 ELSE 0 END,
+      CASE WHEN d.status = 'running' AND d.lease_owner IS NOT NULL THEN d.at + make_interval(secs => d.timeout_ms / 1000) END,
+      d.credits_exhausted
+    FROM decided d ORDER BY d.ord
+    RETURNING *`),
   find: sql<WorkflowRunRow>(`SELECT * FROM ${T_RUNS} WHERE id = $1`),
   findInWorkspace: sql<WorkflowRunRow>(`SELECT * FROM ${T_RUNS} WHERE id = $1 AND workspace_id = $2`),
   claim: sql<WorkflowRunRow>(`
@@ -206,18 +248,26 @@ const SQL = defineSql(__filename, {
   heartbeat: sql(`
     UPDATE ${T_RUNS} SET lease_expires_at = now() + make_interval(secs => $3::float8 / 1000)
     WHERE id = $1 AND lease_owner = $2 AND run_status = 'running'`),
-  /** The terminal move, under the workspace's slot lock, with the step records still held; `waiting_behind`: runs queued then. */
-  finish: sql<WorkflowRunRow & { waiting_behind: number | null }>(`
-    WITH slot AS (
-      SELECT s.queued FROM ${T_SLOTS} s JOIN ${T_RUNS} r ON r.workspace_id = s.workspace_id WHERE r.id = $1 FOR UPDATE OF s
+  /**
+   * The terminal moves of runs ended together, in one statement (see `finish`): each
+   * workspace's slot row locked once, in workspace order; the step records still held, of every run.
+   */
+  finishBatch: sql<WorkflowRunRow & { waiting_behind: number | null }>(`
+    WITH input AS (
+      SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(id text, status text, output text, error_message text, error_code text, steps_executed int,
+        total_tokens int, error_detail jsonb, from_status text, cost_micros bigint, price_version text, credentials text)
+    ), slot AS (
+      SELECT s.workspace_id, s.queued FROM ${T_SLOTS} s
+      WHERE s.workspace_id IN (SELECT r.workspace_id FROM ${T_RUNS} r JOIN input i ON i.id = r.id)
+      ORDER BY s.workspace_id FOR UPDATE OF s
     ), ended AS (
-      UPDATE ${T_RUNS} SET run_status = $2, output_content = $3, error_message = $4, error_code = $5, ended_at = now(),
-        steps_executed = coalesce($6, steps_executed), total_tokens = coalesce($7, total_tokens), error_detail = $8,
-        cost_micros = coalesce($11, cost_micros), price_version = coalesce($12, price_version), credentials = coalesce($13, credentials),
-        lease_owner = NULL, lease_expires_at = NULL
-      WHERE id = $1 AND run_status IN ('queued', $10) RETURNING *
-    ), ${RECORD_STEPS_CTE('$9')}
-    SELECT ended.*, slot.queued AS waiting_behind FROM ended LEFT JOIN slot ON true`),
+      UPDATE ${T_RUNS} r SET run_status = i.status, output_content = i.output, error_message = i.error_message, error_code = i.error_code,
+        ended_at = now(), steps_executed = coalesce(i.steps_executed, r.steps_executed), total_tokens = coalesce(i.total_tokens, r.total_tokens),
+        error_detail = i.error_detail, cost_micros = coalesce(i.cost_micros, r.cost_micros), price_version = coalesce(i.price_version, r.price_version),
+        credentials = coalesce(i.credentials, r.credentials), lease_owner = NULL, lease_expires_at = NULL
+      FROM input i WHERE r.id = i.id AND r.run_status IN ('queued', i.from_status) RETURNING r.*
+    ), ${RECORD_STEPS_CTE('$2')}
+    SELECT ended.*, slot.queued AS waiting_behind FROM ended LEFT JOIN slot ON slot.workspace_id = ended.workspace_id`),
   /** The workspace's slots under their lock, the cap of its oldest queued run, and whether any waits. */
   lockSlots: sql<{ running: number; cap: number | null; waiting: boolean }>(`
     SELECT s.running, (SELECT concurrency_limit FROM ${T_RUNS} WHERE workspace_id = $1 AND run_status = 'queued' ORDER BY queue_seq LIMIT 1) AS cap,
@@ -260,6 +310,24 @@ const SQL = defineSql(__filename, {
  */
 @Injectable()
 export class WorkflowRunsRepository extends DataRepository {
+  private readonly asyncAdmissions = new GroupCommit<{ run: NewWorkflowRun; lease: RunLease | null }, Admission>({
+    run: (admissions) => this.admitAsyncBatch(admissions),
+    keyOf: (admission) => admission.run.id,
+    maxBatch: MAX_BATCH,
+    maxInFlight: MAX_IN_FLIGHT,
+  });
+
+  /** Terminal moves made at the same time share one statement and one commit, as admissions do. */
+  private readonly finishes = new GroupCommit<
+    { id: string; state: TerminalState; from: ActiveStatuses },
+    (WorkflowRunRow & { waiting_behind: number | null }) | null
+  >({
+    run: (moves) => this.finishTogether(moves),
+    keyOf: (move) => move.id,
+    maxBatch: MAX_BATCH,
+    maxInFlight: MAX_IN_FLIGHT,
+  });
+
   constructor(@InjectDataSource() dataSource: DataSource) {
     super(dataSource);
   }
@@ -298,6 +366,61 @@ export class WorkflowRunsRepository extends DataRepository {
     return { status: row.run_status === 'running' ? 'running' : 'queued', run: row };
   }
 
+  /**
+   * Admits an async run as `admit` does, together with the async runs admitted at the same time
+   * (issue 39): they share one statement and one commit (see GroupCommit: no timer, an admission
+   * goes out at once when a statement slot is free, and those arriving meanwhile leave together
+   * in the next). Answered once its own row is committed.
+   */
+  admitAsync(run: NewWorkflowRun, lease: RunLease | null): Promise<Admission> {
+    this.refuseTransaction();
+    return this.asyncAdmissions.submit({ run, lease });
+  }
+
+  /**
+   * A batch runs in the async context of the caller that started it and serves every caller in
+   * it: started inside a transaction, it would write the others' rows in that transaction.
+   */
+  private refuseTransaction(): void {
+    if (this.inTransaction) throw new Error('workflow runs are admitted and finished in batches: never inside a transaction');
+  }
+
+  /**
+   * Admits async runs together in one statement (and one commit), decided as `admit` would decide
+   * them one after the other in the given order; answers each one's admission, in that order.
+   */
+  async admitAsyncBatch(admissions: ReadonlyArray<{ run: NewWorkflowRun; lease: RunLease | null }>): Promise<Admission[]> {
+    const input = admissions.map(({ run, lease }, ord) => ({
+      ord,
+      id: run.id,
+      workspace_id: run.workspaceId,
+      deployment_id: run.deploymentId,
+      deployment_name: run.deploymentName,
+      variant_id: run.variantId,
+      variant_name: run.variantName,
+      version_id: run.versionId,
+      version: run.version,
+      start_inputs: run.inputs,
+      callback_url: run.callbackUrl,
+      metadata: run.metadata,
+      user_label: run.user,
+      surface: run.surface,
+      concurrency_limit: run.concurrencyLimit,
+      step_limit: run.stepLimit,
+      tool_call_limit: run.toolCallLimit,
+      lease_owner: lease?.owner ?? null,
+      lease_ms: lease?.leaseMs ?? null,
+      timeout_ms: lease?.timeoutMs ?? null,
+      credits_exhausted: run.creditsExhausted,
+    }));
+    const rows = new Map((await this.rows(SQL.admitAsyncBatch, [JSON.stringify(input)])).map((row) => [row.id, row]));
+    return admissions.map(({ run }) => {
+      const row = rows.get(run.id);
+      if (!row) throw new Error(`the batched admission wrote no row for ${run.id}`);
+      return { status: row.run_status === 'running' ? 'running' : 'queued', run: row };
+    });
+  }
+
   find(id: string): Promise<WorkflowRunRow | null> {
     return this.row(SQL.find, [id]);
   }
@@ -332,28 +455,39 @@ export class WorkflowRunsRepository extends DataRepository {
    * Moves a run to a terminal state (nothing leaves one: a run already terminal is left as it
    * is and `run` is null), which frees its slot (the slot trigger), in one statement under the
    * workspace's slot lock, with the step records still held (TerminalState.records); then, when runs wait behind it, starts the oldest that now fit.
-   * `from` `queued` moves only a run still waiting for its slot.
+   * `from` `queued` moves only a run still waiting for its slot. Runs ended at the same time share
+   * the statement and its commit (see GroupCommit), as admissions do.
    */
   async finish(id: string, state: TerminalState, from: ActiveStatuses = 'active'): Promise<Finished> {
-    const ended = await this.row(SQL.finish, [
-      id,
-      state.status,
-      state.output,
-      state.errorMessage,
-      state.errorCode,
-      state.stepsExecuted ?? null,
-      state.totalTokens ?? null,
-      state.errorDetail ? JSON.stringify(state.errorDetail) : null,
-      JSON.stringify(state.records ?? []),
-      from === 'queued' ? 'queued' : 'running',
-      state.cost?.cost_micros ?? null,
-      state.cost?.price_version ?? null,
-      state.cost?.credentials ?? null,
-    ]);
+    this.refuseTransaction();
+    const ended = await this.finishes.submit({ id, state, from });
     if (!ended) return { run: null, promoted: [] };
     const { waiting_behind: waiting, ...run } = ended;
     const promoted = waiting ? await this.promoteQueued(run.workspace_id) : [];
     return { run, promoted };
+  }
+
+  /** Terminal moves made at the same time, in one statement: each run's row (or null when it was already terminal). */
+  private async finishTogether(
+    moves: ReadonlyArray<{ id: string; state: TerminalState; from: ActiveStatuses }>,
+  ): Promise<Array<(WorkflowRunRow & { waiting_behind: number | null }) | null>> {
+    const input = moves.map(({ id, state, from }) => ({
+      id,
+      status: state.status,
+      output: state.output,
+      error_message: state.errorMessage,
+      error_code: state.errorCode,
+      steps_executed: state.stepsExecuted ?? null,
+      total_tokens: state.totalTokens ?? null,
+      error_detail: state.errorDetail ?? null,
+      from_status: from === 'queued' ? 'queued' : 'running',
+      cost_micros: state.cost?.cost_micros ?? null,
+      price_version: state.cost?.price_version ?? null,
+      credentials: state.cost?.credentials ?? null,
+    }));
+    const records = moves.flatMap(({ state }) => state.records ?? []);
+    const ended = new Map((await this.rows(SQL.finishBatch, [JSON.stringify(input), JSON.stringify(records)])).map((row) => [row.id, row]));
+    return moves.map(({ id }) => ended.get(id) ?? null);
   }
 
   /**
