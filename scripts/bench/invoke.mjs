@@ -97,6 +97,8 @@ const EXPECTED_RESPONSE = `Echo: ${QUESTION}`;
 const AIMS = { rpsTimesPortkey: 2, addedP50TimesPortkey: 1, addedP99TimesPortkey: 1.5, addedFirstEventP99Ms: 5, cpuMsPerRequest: 2.5 };
 // Issue 22's aims for this path (ratios from the same run): throughput, added p50, added first text event p99.
 const AIMS_22 = { rpsTimesPortkey: 2, addedP50TimesPortkey: 1, addedFirstTextP99Ms: 5 };
+// Issue 39 (performance by design): the same figures, with aims relative to Portkey relaxed.
+const AIMS_39 = { rpsTimesPortkey: 1.5, addedP50TimesPortkey: 1.5, addedFirstTextP99Ms: 5 };
 // The OpenAI-compatible route against the native one, to the same deployment in the same rounds: within 10 %.
 const AIMS_OPENAI = { rpsTimesNative: 0.9, addedP50TimesNative: 1.1 };
 // Processes whose CPU is accounted, in table order; each leg's total counts its own path.
@@ -561,15 +563,16 @@ function aimRows(report) {
 }
 
 /**
- * Issue 22's aims beside the run's figures, each met or missed and by how much (a margin for a
- * met aim too): what `npm run bench` prints last, and `aims22` in the JSON report.
+ * Issue 22's or issue 39's aims (`aims`) beside the run's figures, each met or missed and by how
+ * much (a margin for a met aim too): what `npm run bench` prints last, and `aims22` and `aims39`
+ * in the JSON report.
  */
-function aim22Rows(report) {
+function relativeAimRows(report, aims) {
   const { waggle, portkey = NO_PEER } = report.legs;
   const added = { portkey: NO_PEER.added, ...report.added };
-  const rpsAim = AIMS_22.rpsTimesPortkey * portkey.figures.requestsPerSecond;
+  const rpsAim = aims.rpsTimesPortkey * portkey.figures.requestsPerSecond;
   const rps = waggle.figures.requestsPerSecond;
-  const p50Aim = AIMS_22.addedP50TimesPortkey * added.portkey.p50Ms;
+  const p50Aim = aims.addedP50TimesPortkey * added.portkey.p50Ms;
   const p50 = added.waggle.p50Ms;
   const firstText = added.waggle.firstTextP99Ms;
   const by = (met, text) => `${met ? 'met' : 'missed'} by ${text}`;
@@ -577,23 +580,23 @@ function aim22Rows(report) {
     {
       figure: `prompt invoke req/s at ${THROUGHPUT_CONNECTIONS} conn`,
       value: `${fmt(rps, 0)} (${fmt(ratio(rps, portkey.figures.requestsPerSecond), 2)}× Portkey's ${fmt(portkey.figures.requestsPerSecond, 0)})`,
-      aim: `≥ ${AIMS_22.rpsTimesPortkey}× Portkey's = ${fmt(rpsAim, 0)}`,
+      aim: `≥ ${aims.rpsTimesPortkey}× Portkey's = ${fmt(rpsAim, 0)}`,
       met: rps >= rpsAim,
       margin: by(rps >= rpsAim, `${fmt(Math.abs(rps - rpsAim), 0)} req/s (${fmt(ratio(rps, rpsAim), 2)}× the aim)`),
     },
     {
       figure: 'added p50, 1 conn',
       value: `${ms(p50, 3)} ms`,
-      aim: `≤ Portkey's = ${ms(p50Aim, 3)} ms`,
+      aim: `≤ ${aims.addedP50TimesPortkey === 1 ? '' : `${aims.addedP50TimesPortkey}× `}Portkey's = ${ms(p50Aim, 3)} ms`,
       met: p50 <= p50Aim,
       margin: by(p50 <= p50Aim, `${ms(Math.abs(p50 - p50Aim), 3)} ms`),
     },
     {
       figure: 'added first text event p99',
       value: `${ms(firstText, 3)} ms`,
-      aim: `< ${AIMS_22.addedFirstTextP99Ms} ms`,
-      met: firstText < AIMS_22.addedFirstTextP99Ms,
-      margin: by(firstText < AIMS_22.addedFirstTextP99Ms, `${ms(Math.abs(firstText - AIMS_22.addedFirstTextP99Ms), 3)} ms`),
+      aim: `< ${aims.addedFirstTextP99Ms} ms`,
+      met: firstText < aims.addedFirstTextP99Ms,
+      margin: by(firstText < aims.addedFirstTextP99Ms, `${ms(Math.abs(firstText - aims.addedFirstTextP99Ms), 3)} ms`),
     },
   ];
 }
@@ -704,6 +707,10 @@ function markdown(report) {
     '| aim (issue 22) | Waggle | aim | | by how much |',
     '| --- | ---: | ---: | --- | --- |',
     ...report.aims22.map((a) => `| ${a.figure} | ${a.value} | ${a.aim} | ${a.met ? 'met' : '**missed**'} | ${a.margin} |`),
+    '',
+    '| aim (issue 39) | Waggle | aim | | by how much |',
+    '| --- | ---: | ---: | --- | --- |',
+    ...report.aims39.map((a) => `| ${a.figure} | ${a.value} | ${a.aim} | ${a.met ? 'met' : '**missed**'} | ${a.margin} |`),
     '',
     'The OpenAI-compatible route (`POST /openai/v1/chat/completions`, model `prompt/bench/default`) beside the native route (`POST /v1/prompt/invoke`), same deployment, same rounds:',
     '',
@@ -1179,7 +1186,8 @@ async function main() {
       failures,
     };
     report.aims = aimRows(report);
-    report.aims22 = aim22Rows(report);
+    report.aims22 = relativeAimRows(report, AIMS_22);
+    report.aims39 = relativeAimRows(report, AIMS_39);
     report.openai = { aims: AIMS_OPENAI, rows: openAiRows(report) };
   } catch (error) {
     failures.push(error instanceof Error ? error.message : String(error));
