@@ -22,7 +22,7 @@ import { OpenApiDocumentHolder } from './openapi/openapi.controller';
 import { openAiEdge } from './openai/openai-edge';
 import { MCP_MAX_BODY_BYTES, mcpEdge } from './mcp/mcp-edge';
 import { MCP_PATH } from './mcp/mcp-errors';
-import { installShortPath, type EdgeMiddleware, type GatewayEdge } from './short-path/short-path';
+import { installShortPath } from './short-path/short-path';
 
 /** The W3C trace context header every answer carries (see answerWithTraceparent). */
 const TRACEPARENT_HEADER = 'traceparent';
@@ -66,68 +66,57 @@ function answerWithTraceparent(response: Response, next: NextFunction): void {
 
 /** Builds the gateway without listening, so tests can choose how to start it. */
 export async function createGatewayApp(env: GatewayEnv): Promise<NestExpressApplication> {
-  return (await buildGatewayApp(env)).app;
-}
-
-/** The gateway and its edge, which the short path runs as Express does. */
-async function buildGatewayApp(env: GatewayEnv): Promise<{ app: NestExpressApplication; edge: GatewayEdge }> {
   const app = await NestFactory.create<NestExpressApplication>(GatewayModule.forRoot(env), { bufferLogs: true, bodyParser: false });
-  const edge = configureGatewayApp(app, env);
+  configureGatewayApp(app, env);
   app.get(OpenApiDocumentHolder).document = buildPublicOpenApiDocument(app);
-  return { app, edge };
+  return app;
 }
 
 /**
  * The gateway's HTTP edge, applied to a Nest app created with `bodyParser: false`:
  * request metrics, request ids and trace context, the access log, JSON body parsing with a size limit, the one exception filter, a depth and
- * NUL check on every input, validation. Returns the middleware every path but the MCP server's
- * runs, in order, and the handler of their errors: what the short path runs ahead of a route.
+ * NUL check on every input, validation.
  */
 export function configureGatewayApp(
   app: NestExpressApplication,
   env: Pick<GatewayEnv, 'MAX_JSON_BODY_BYTES' | 'LOG_LEVEL' | 'OPENAI_CORS_ORIGINS' | 'MCP_ALLOWED_ORIGINS'>,
-): GatewayEdge {
+): void {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
-  const ahead: EdgeMiddleware[] = [
-    recordHttpMetrics,
-    // The request id and the trace context (see runInTraceContext) exist before anything else runs,
-    // so every log line and NATS hop has them.
-    startRequest,
-    createAccessLog('gateway', env.LOG_LEVEL),
-    openAiEdge(env),
-    mcpEdge(env),
-    requireHost,
-    requireWellFormedQuery,
-  ];
-  const bodies: EdgeMiddleware[] = [datasetBodies(), json({ limit: env.MAX_JSON_BODY_BYTES })];
-  for (const middleware of ahead) app.use(middleware);
+  app.use(recordHttpMetrics);
+  // The request id and the trace context (see runInTraceContext) exist before anything else runs,
+  // so every log line and NATS hop has them.
+  app.use(startRequest);
+  app.use(createAccessLog('gateway', env.LOG_LEVEL));
+  app.use(openAiEdge(env));
+  app.use(mcpEdge(env));
+  app.use(requireHost);
+  app.use(requireWellFormedQuery);
   // The MCP server reads every body as JSON, whatever its Content-Type says, up to its own limit
   // (decisions: 1 MiB): a body past it is a 413 before the key is read, as everywhere.
   app.use(MCP_PATH, json({ limit: MCP_MAX_BODY_BYTES, type: () => true }));
-  for (const middleware of bodies) app.use(middleware);
+  app.use(datasetBodies());
+  app.use(json({ limit: env.MAX_JSON_BODY_BYTES }));
   // body-parser's failures happen before Nest's filters can see them.
   const bodyErrors = new NestLogger('BodyParser');
-  const onError = (error: unknown, request: Request, response: Response, next: NextFunction) => {
+  app.use((error: unknown, request: Request, response: Response, next: NextFunction) => {
     if (!error) return next();
     sendError(error, request, response, bodyErrors);
-  };
-  app.use(onError);
+  });
   app.useGlobalFilters(new HttpExceptionFilter());
   // Before validation: class-transformer recurses, and PostgreSQL refuses NUL characters.
   app.useGlobalPipes(new StorableInputPipe(), createEdgeValidationPipe());
-  return { middleware: [...ahead, ...bodies], onError };
 }
 
 export async function bootstrap(): Promise<INestApplication> {
   const env = loadConfig(GatewayEnv);
-  const { app, edge } = await buildGatewayApp(env);
+  const app = await createGatewayApp(env);
   applyKeepAlive(app.getHttpServer(), env.HTTP_KEEP_ALIVE_TIMEOUT_MS);
   // requireHost answers a missing Host in the catalog's shape instead of Node's empty 400.
   (app.getHttpServer() as Server & { requireHostHeader: boolean }).requireHostHeader = false;
   // The routes exist once the app is initialised; the short path is installed inside the admission gate.
   await app.init();
-  if (env.GATEWAY_SHORT_PATH === 'on') installShortPath(app, edge, env.LOG_LEVEL);
+  if (env.GATEWAY_SHORT_PATH === 'on') installShortPath(app, env.LOG_LEVEL);
   installAdmissionGate(app.getHttpServer(), env);
   await listenWithBacklog(app, env.PORT, env.HOST);
   answerMalformedRequestsWithJson(app.getHttpServer());

@@ -2,7 +2,7 @@ import { Logger, RequestMethod } from '@nestjs/common';
 import { GUARDS_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { LogLevel } from '@waggle/platform';
-import type { Express, NextFunction, Request, Response } from 'express';
+import type { Express, Request, Response } from 'express';
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { AgentInvokeController } from '../agents/agent-invoke.controller';
 import { RUN_STARTING_GUARDS } from '../auth/authenticated.decorator';
@@ -10,15 +10,6 @@ import { ChatCompletionsController } from '../openai/chat-completions.controller
 import { ResponsesController } from '../openai/responses.controller';
 import { PromptInvokeController } from '../prompts/prompt-invoke.controller';
 import { WorkflowInvokeController } from '../workflows/workflow-invoke.controller';
-
-export type EdgeMiddleware = (request: Request, response: Response, next: NextFunction) => void;
-export type EdgeErrorHandler = (error: unknown, request: Request, response: Response, next: NextFunction) => void;
-
-/** What Express runs ahead of every route but the MCP server's (configureGatewayApp): its middleware in order, and the handler of their errors. */
-export interface GatewayEdge {
-  middleware: readonly EdgeMiddleware[];
-  onError: EdgeErrorHandler;
-}
 
 /**
  * The controllers whose routes the short path may serve: those of their POST routes that carry
@@ -37,17 +28,20 @@ const RUN_STARTING_CONTROLLERS: ReadonlyArray<new (...args: never[]) => object> 
 const JSON_CONTENT_TYPE = /^application\/json\s*(?:;|$)/i;
 
 /** The parts of Express's router the short path reads (router 2.x, Express 5's). */
+type Handler = (...args: unknown[]) => unknown;
 interface RouterLayer {
-  handle: (...args: unknown[]) => unknown;
-  route?: { path: string; methods: Record<string, boolean>; stack: Array<{ method?: string; handle: ShortRoute['handle'] }> };
-  match(path: string): boolean;
+  handle: Handler;
+  route?: { path: string; methods: Record<string, boolean>; stack: Array<{ method?: string; handle: Handler }> };
+  match(path: string): unknown;
 }
 type ExpressApp = Express & { router: { stack: RouterLayer[] }; request: object; response: object };
 
-/** One route the short path serves: the Express route object (request.route, as its router sets it) and Nest's handler for it. */
-interface ShortRoute {
-  route: NonNullable<RouterLayer['route']>;
-  handle: (request: Request, response: Response, next: NextFunction) => unknown;
+/** One step Express takes for the route's requests: a middleware, an error handler, or the route's handler (with its route). */
+interface Step {
+  handle: Handler;
+  /** Called with the error as first argument, and only when there is one (Express's arity rule). */
+  handlesErrors: boolean;
+  route?: RouterLayer['route'];
 }
 
 /** The paths the short path may serve, from the controllers' metadata. */
@@ -80,46 +74,49 @@ function runStartingPaths(controller: new (...args: never[]) => object): string[
 }
 
 /**
- * The route Express would run for `POST path`, when every layer it would pass through before it
- * is one of the edge's (so the short path runs exactly what Express does); otherwise undefined
- * and the path stays Express's.
+ * The steps Express takes for `POST path`, in order: every middleware and error handler whose
+ * path matches, and the handler of the first route that takes it (Nest's, for the controller
+ * method: guards, pipes, the method, the exception filter). Read from the router once the app is
+ * initialised, so whatever is mounted is run, in its order; undefined when no single-handler
+ * route takes the path, and the path stays Express's.
  */
-function routeFor(app: ExpressApp, path: string, edge: GatewayEdge): ShortRoute | undefined {
-  const expected = [...edge.middleware];
+function stepsFor(app: ExpressApp, path: string): { steps: Step[]; route: NonNullable<RouterLayer['route']> } | undefined {
+  const steps: Step[] = [];
+  let route: RouterLayer['route'];
   for (const layer of app.router.stack) {
     if (!layer.match(path)) continue;
     if (!layer.route) {
-      if (layer.handle === edge.onError) continue;
-      if (layer.handle !== expected.shift()) return undefined;
+      steps.push({ handle: layer.handle, handlesErrors: layer.handle.length === 4 });
       continue;
     }
-    if (!layer.route.methods.post) continue;
+    // A later route for the path runs only when the first calls next(), which Nest's handlers never do.
+    if (route || !layer.route.methods.post) continue;
     const handlers = layer.route.stack;
-    if (expected.length > 0 || handlers.length !== 1 || handlers[0].method !== 'post') return undefined;
-    return { route: layer.route, handle: handlers[0].handle };
+    if (handlers.length !== 1 || handlers[0].method !== 'post' || handlers[0].handle.length === 4) return undefined;
+    route = layer.route;
+    steps.push({ handle: handlers[0].handle, handlesErrors: false, route });
   }
-  return undefined;
+  return route && { steps, route };
 }
 
 /**
  * A short path for the run-starting routes, ahead of Express on the HTTP server: a `POST` to
  * exactly one of their paths (no query, no trailing slash, as the controllers spell it) with a
- * JSON body and no Content-Encoding runs the very middleware Express runs ahead of it (request
- * metrics, request id and trace context, access log, the OpenAI and MCP edges, Host and query
- * checks, the body parsers with their limits, their error answers) and then Nest's handler for
- * the route (guards, pipes, the controller, the exception filter), without Express's router
- * matching every layer's path on the way. Everything else (other methods, a CORS preflight, odd
- * paths, a compressed or non-JSON body) goes to Express unchanged. A route whose layers are not
- * exactly the edge's (middleware added later) stays Express's, and says so at boot.
+ * JSON body and no Content-Encoding is taken through the very steps Express's router would take
+ * (the edge's middleware: request metrics, request id and trace context, access log, the OpenAI
+ * and MCP edges, Host and query checks, the body parsers with their limits and their error
+ * answers; then Nest's handler for the route), found once at boot, instead of Express matching
+ * every layer's path against it on each request. Everything else (other methods, a CORS
+ * preflight, odd paths, a compressed or non-JSON body) goes to Express unchanged.
  */
-export function installShortPath(nest: NestExpressApplication, edge: GatewayEdge, level: LogLevel): void {
+export function installShortPath(nest: NestExpressApplication, level: LogLevel): void {
   const logger = new Logger('ShortPath');
   const app = nest.getHttpAdapter().getInstance() as ExpressApp;
-  const routes = new Map<string, ShortRoute>();
+  const routes = new Map<string, { steps: Step[]; route: NonNullable<RouterLayer['route']> }>();
   for (const path of shortPathCandidates()) {
-    const route = routeFor(app, path, edge);
-    if (route) routes.set(path, route);
-    else logger.warn({ route: `POST ${path}` }, 'served by Express: its layers are not the edge the short path runs');
+    const found = stepsFor(app, path);
+    if (found) routes.set(path, found);
+    else logger.warn({ route: `POST ${path}` }, 'served by Express: no single route handler takes it');
   }
   logger.log({ routes: [...routes.keys()].map((path) => `POST ${path}`) }, 'short path');
   // Which path served a request, for the tests that compare the two: only when debug lines are written at all.
@@ -128,19 +125,19 @@ export function installShortPath(nest: NestExpressApplication, edge: GatewayEdge
   const listeners = server.listeners('request') as RequestListener[];
   server.removeAllListeners('request');
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    const route = request.method === 'POST' ? routes.get(request.url ?? '') : undefined;
+    const found = request.method === 'POST' ? routes.get(request.url ?? '') : undefined;
     const type = request.headers['content-type'];
-    if (route === undefined || type === undefined || !JSON_CONTENT_TYPE.test(type) || request.headers['content-encoding'] !== undefined) {
+    if (found === undefined || type === undefined || !JSON_CONTENT_TYPE.test(type) || request.headers['content-encoding'] !== undefined) {
       for (const listener of listeners) listener.call(server, request, response);
       return;
     }
-    if (traced) logger.debug({ route: route.route.path }, 'served by the short path');
-    serve(app, edge, route, request as Request, response as Response);
+    if (traced) logger.debug({ route: found.route.path }, 'served by the short path');
+    serve(app, found.steps, request as Request, response as Response);
   });
 }
 
-/** As Express's app.handle and router do for a request that reaches `route`, without the path matching. */
-function serve(app: ExpressApp, edge: GatewayEdge, route: ShortRoute, request: Request, response: Response): void {
+/** What Express's app.handle, router and layers do for a request whose steps are known. */
+function serve(app: ExpressApp, steps: readonly Step[], request: Request, response: Response): void {
   request.res = response;
   response.req = request;
   Object.setPrototypeOf(request, app.request);
@@ -150,21 +147,24 @@ function serve(app: ExpressApp, edge: GatewayEdge, route: ShortRoute, request: R
   request.originalUrl = request.url;
   request.params = {};
   let index = 0;
-  // Past the route nothing is left but Express's final handler; Nest's handler answers every error itself.
-  const fail = (error?: unknown) => edge.onError(error ?? new Error('the short path found no handler'), request, response, fail);
   const next = (error?: unknown): void => {
-    if (error) return edge.onError(error, request, response, fail);
-    try {
-      const middleware = edge.middleware[index++];
-      if (middleware) return middleware(request, response, next);
-      request.route = route.route;
-      const answered = route.handle(request, response, fail);
-      // As Express 5 does for a handler's promise.
-      if (answered instanceof Promise) answered.then(undefined, fail);
-    } catch (error) {
-      // As Express's layer does with what a handler throws.
-      next(error);
+    while (index < steps.length) {
+      const step = steps[index++];
+      // Without an error Express skips error handlers; with one, everything else.
+      if (Boolean(error) !== step.handlesErrors) continue;
+      try {
+        if (step.route) request.route = step.route as Request['route'];
+        const done = step.handlesErrors ? step.handle(error, request, response, next) : step.handle(request, response, next);
+        // As Express 5 does with a handler's promise.
+        if (done instanceof Promise) done.then(undefined, (rejected: unknown) => next(rejected ?? new Error('Rejected promise')));
+      } catch (thrown) {
+        next(thrown);
+      }
+      return;
     }
+    // Past Nest's own not-found and error handlers (mounted last): nothing Express would do differently.
+    if (!response.headersSent) response.statusCode = 500;
+    response.end();
   };
   next();
 }
