@@ -1,6 +1,7 @@
 import type { AppliedDeployment } from '@waggle/contracts';
 import {
   cliJson,
+  expectEventually,
   FakeProviderServer,
   fakeModel,
   freePort,
