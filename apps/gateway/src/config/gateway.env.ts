@@ -45,7 +45,7 @@ export class GatewayEnv extends WithCallbackAllowlist(WithRedis(BaseEnv)) {
   MAX_HTTP_IN_FLIGHT: number = 128;
 
   @EnvVar(
-    'on: the run-starting routes (POST /v1/prompt/invoke, /v1/invoke, /v1/workflow/invoke, /v1/agent/invoke) are served by a short path on the HTTP server ahead of Express, with the same middleware, guards, validation, error answers and controller; anything else it does not recognise still goes through Express. off: every request goes through Express',
+    "on: the run-starting routes (POST /v1/prompt/invoke, /v1/invoke, /v1/workflow/invoke, /v1/agent/invoke, /openai/v1/chat/completions, /openai/v1/responses) with a JSON body are served by a short path ahead of Express: the same middleware, guards, validation, controller and error answers, found once at boot instead of matched by Express's router on each request. Anything else (another method, a query string, a trailing slash, a preflight, a compressed or non-JSON body) goes through Express. off: every request goes through Express",
   )
   @IsIn(['on', 'off'])
   GATEWAY_SHORT_PATH: 'on' | 'off' = 'on';
