@@ -119,9 +119,12 @@ describe('the gateway short path for run-starting routes', () => {
   });
 
   afterAll(async () => {
-    await cliJson(['catalog', 'load', '--force']);
-    await Promise.all(apps.map((app) => app.stop()));
-    await fake.stop();
+    try {
+      await cliJson(['catalog', 'load', '--force']);
+    } finally {
+      await Promise.all(apps.map((app) => app.stop()));
+      await fake.stop();
+    }
   });
 
   const servedBy = (gateway: AppProcess) => gateway.output().split(SERVED).length - 1;
