@@ -50,8 +50,8 @@ const VARYING: Array<[RegExp, string]> = [
   [/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, 'uuid'],
   [/"(duration|created|created_at|completed_at|latency_ms)":\s*[0-9.]+/g, '"$1":0'],
   [/(chatcmpl|resp|msg)[-_][A-Za-z0-9]+/g, '$1-*'],
-  // Express's ETag hashes the body, ids and all.
-  [/^W\/"([0-9a-f]+)-[A-Za-z0-9+/=]+"$/, 'W/"$1-*"'],
+  // Express's ETag is the unmasked body's length and hash (a duration of 9 ms or 12 ms differs by a byte).
+  [/^W\/"[0-9a-f]+-[A-Za-z0-9+/=]+"$/, 'W/"*"'],
 ];
 const masked = (text: string) => VARYING.reduce((value, [pattern, mask]) => value.replace(pattern, mask), text);
 
