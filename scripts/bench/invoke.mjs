@@ -6,10 +6,7 @@
 // `prompt/bench/default`), measured in interleaved rounds against the same fake provider
 // (docs/benchmarks/invoke.md).
 //
-//   npm run build && npm run bench [-- --rounds N] [--duration N] [--streams N] [--lean on|off] [--exporter on|off] [--portkey on|off] [--short-path on|off] [--json] [--json-file PATH]
-//
-// --short-path off starts the gateway with GATEWAY_SHORT_PATH=off (every request through Express),
-// on (the default) with the gateway's default, the run-starting routes' short path.
+//   npm run build && npm run bench [-- --rounds N] [--duration N] [--streams N] [--lean on|off] [--exporter on|off] [--portkey on|off] [--json] [--json-file PATH]
 //
 // --portkey off leaves the peer out (nothing installed, no Portkey leg; its ratios and the aims
 // against it read n/a): for comparing two builds of Waggle where Portkey cannot be installed.
@@ -108,18 +105,12 @@ const AIMS_OPENAI = { rpsTimesNative: 0.9, addedP50TimesNative: 1.1 };
 const PROC_COLUMNS = ['gateway', 'invocation', 'catalog', 'NATS', 'Redis', 'PostgreSQL', 'portkey', 'fake-provider'];
 const WAGGLE_PATH = ['gateway', 'invocation', 'catalog', 'NATS', 'Redis', 'PostgreSQL'];
 // What `npm run up` would take from the caller's shell and a bench must not: the Waggle leg is the defaults.
-const NOT_DEFAULTS = [
-  'GATEWAY_SHORT_PATH',
-  'LOG_LEVEL',
-  'OTEL_SDK_DISABLED',
-  'OTEL_EXPORTER_OTLP_ENDPOINT',
-  'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
-];
+const NOT_DEFAULTS = ['LOG_LEVEL', 'OTEL_SDK_DISABLED', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'];
 
 function usage(message) {
   if (message) process.stderr.write(`bench: ${message}\n`);
   process.stderr.write(
-    'usage: node scripts/bench/invoke.mjs [--rounds N] [--duration N] [--streams N] [--latency-ms N] [--token-delay-ms N] [--lean on|off] [--exporter on|off] [--portkey on|off] [--short-path on|off] [--json] [--json-file PATH]\n',
+    'usage: node scripts/bench/invoke.mjs [--rounds N] [--duration N] [--streams N] [--latency-ms N] [--token-delay-ms N] [--lean on|off] [--exporter on|off] [--portkey on|off] [--json] [--json-file PATH]\n',
   );
   process.exit(2);
 }
@@ -134,7 +125,6 @@ function parseArgs(argv) {
     lean: 'on',
     portkey: 'on',
     exporter: 'on',
-    shortPath: 'on',
     json: false,
     jsonFile: null,
   };
@@ -164,19 +154,15 @@ function parseArgs(argv) {
       const key = name.slice(2);
       options[key] = value();
       if (!['on', 'off'].includes(options[key])) usage(`${name} must be on or off`);
-    } else if (name === '--short-path') {
-      options.shortPath = value();
-      if (!['on', 'off'].includes(options.shortPath)) usage(`${name} must be on or off`);
     } else usage(`unknown argument ${arg}`);
   }
   return options;
 }
 
-/** The apps' environment as `npm run up` gives it (defaults), or with LOG_LEVEL=warn and tracing off (`lean`); the gateway's short path off with --short-path off. */
-function appEnv(lean, shortPath) {
+/** The apps' environment as `npm run up` gives it (defaults), or with LOG_LEVEL=warn and tracing off (`lean`). */
+function appEnv(lean) {
   const env = { ...process.env, HOST: '127.0.0.1', DATABASE_URL: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/waggle' };
   for (const name of NOT_DEFAULTS) delete env[name];
-  if (shortPath === 'off') env.GATEWAY_SHORT_PATH = 'off';
   if (lean) Object.assign(env, { LOG_LEVEL: 'warn', OTEL_SDK_DISABLED: 'true' });
   return env;
 }
@@ -790,8 +776,6 @@ function markdown(report) {
       `each run started once the processes had gone quiet (under 0.1 cores), after a warm-up of ${WARMUP.duration} s at ${WARMUP.connections} connections and ${WARMUP.streams} streams per leg. ` +
       `Node ${report.machine.node}, ${report.machine.cpu}, ${report.machine.cores} cores, ${report.machine.date}; load average at start ${report.machine.loadAverage}, at end ${report.machine.loadAverageAtEnd}.`,
   );
-  if (report.waggleDefaults.shortPath === 'off')
-    lines.push('', 'The gateway ran with GATEWAY_SHORT_PATH=off: every request through Express.');
   if (report.leanNote) lines.push('', report.leanNote);
   if (report.infraMissing.length)
     lines.push('', `Not accounted (no process listening on this machine): ${report.infraMissing.join(', ')}.`);
@@ -817,7 +801,7 @@ async function main() {
   }
   if (existsSync(join(ROOT, '.env'))) log('warning: .env exists; the apps read it, so the Waggle leg may not run with the defaults');
   const portkeyVersion = options.portkey === 'on' ? ensurePortkey() : null;
-  const defaults = appEnv(false, options.shortPath);
+  const defaults = appEnv(false);
   const cliEnv = { ...defaults, LOG_LEVEL: 'warn' };
   const natsUrl = process.env.NATS_URL || 'nats://127.0.0.1:4222';
   const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -1096,11 +1080,10 @@ async function main() {
       alone.push({
         key: 'traced',
         label: 'Waggle, spans exported (OTLP/HTTP)',
-        env: { ...appEnv(false, options.shortPath), OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sinkPort}` },
+        env: { ...appEnv(false), OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sinkPort}` },
       });
     }
-    if (options.lean === 'on')
-      alone.push({ key: 'lean', label: 'Waggle, LOG_LEVEL=warn, tracing off', env: appEnv(true, options.shortPath) });
+    if (options.lean === 'on') alone.push({ key: 'lean', label: 'Waggle, LOG_LEVEL=warn, tracing off', env: appEnv(true) });
     let leanNote = null;
     for (const leg of alone) {
       log(`restarting Waggle: ${leg.label}`);
@@ -1179,7 +1162,7 @@ async function main() {
       throughputConnections: THROUGHPUT_CONNECTIONS,
       fake: { latencyMs: options.latencyMs, tokenDelayMs: options.tokenDelayMs },
       portkey: { version: portkeyVersion, streaming: portkeyStreaming },
-      waggleDefaults: { logLevel: 'info (default)', tracing: 'on, spans not exported (no OTLP endpoint)', shortPath: options.shortPath },
+      waggleDefaults: { logLevel: 'info (default)', tracing: 'on, spans not exported (no OTLP endpoint)' },
       machine: info,
       otherProcesses: others,
       infraProcesses: infra.procs,

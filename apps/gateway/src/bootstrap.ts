@@ -22,7 +22,6 @@ import { OpenApiDocumentHolder } from './openapi/openapi.controller';
 import { openAiEdge } from './openai/openai-edge';
 import { MCP_MAX_BODY_BYTES, mcpEdge } from './mcp/mcp-edge';
 import { MCP_PATH } from './mcp/mcp-errors';
-import { installShortPath } from './short-path/short-path';
 
 /** The W3C trace context header every answer carries (see answerWithTraceparent). */
 const TRACEPARENT_HEADER = 'traceparent';
@@ -114,9 +113,6 @@ export async function bootstrap(): Promise<INestApplication> {
   applyKeepAlive(app.getHttpServer(), env.HTTP_KEEP_ALIVE_TIMEOUT_MS);
   // requireHost answers a missing Host in the catalog's shape instead of Node's empty 400.
   (app.getHttpServer() as Server & { requireHostHeader: boolean }).requireHostHeader = false;
-  // The routes exist once the app is initialised; the short path is installed inside the admission gate.
-  await app.init();
-  if (env.GATEWAY_SHORT_PATH === 'on') installShortPath(app, env.LOG_LEVEL);
   installAdmissionGate(app.getHttpServer(), env);
   await listenWithBacklog(app, env.PORT, env.HOST);
   answerMalformedRequestsWithJson(app.getHttpServer());

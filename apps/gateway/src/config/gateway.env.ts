@@ -1,5 +1,5 @@
 import { BaseEnv, EnvVar, WithCallbackAllowlist, WithRedis } from '@waggle/platform';
-import { IsIn, IsInt, IsString, Max, Min } from 'class-validator';
+import { IsInt, IsString, Max, Min } from 'class-validator';
 
 export class GatewayEnv extends WithCallbackAllowlist(WithRedis(BaseEnv)) {
   @EnvVar('How long the gateway waits for a service to answer a request over NATS (ms)')
@@ -43,12 +43,6 @@ export class GatewayEnv extends WithCallbackAllowlist(WithRedis(BaseEnv)) {
   @Min(1)
   @Max(1_000_000)
   MAX_HTTP_IN_FLIGHT: number = 128;
-
-  @EnvVar(
-    "on: the run-starting routes (POST /v1/prompt/invoke, /v1/invoke, /v1/workflow/invoke, /v1/agent/invoke, /openai/v1/chat/completions, /openai/v1/responses) with a JSON body are served by a short path ahead of Express: the same middleware, guards, validation, controller and error answers, found once at boot instead of matched by Express's router on each request. Anything else (another method, a query string, a trailing slash, a preflight, a compressed or non-JSON body) goes through Express. off: every request goes through Express",
-  )
-  @IsIn(['on', 'off'])
-  GATEWAY_SHORT_PATH: 'on' | 'off' = 'on';
 
   @EnvVar(
     'Event-loop delay past which the gateway refuses new HTTP requests at once (ms, time-weighted over the last second): answered 503 upstream_request_failed with Retry-After while the loop lags more than this; /health/* is always served. 0 turns the check off',
