@@ -18,12 +18,13 @@ import {
 
 const route = getRouteApi('/runs');
 
+/** Outline badges in shades dark enough for WCAG AA contrast of their text on white. */
 const STATUS_COLORS: Record<RunStatus, string> = {
-  queued: 'gray',
-  running: 'blue',
-  completed: 'teal',
-  failed: 'red',
-  cancelled: 'orange',
+  queued: 'gray.8',
+  running: 'blue.9',
+  completed: 'teal.9',
+  failed: 'red.9',
+  cancelled: 'orange.9',
 };
 
 export function RunsPage() {
@@ -53,7 +54,8 @@ function RunsView({ search }: { search: RunsSearch }) {
       <RunsFilters search={search} />
       <ExportButtons search={search} />
       {runs.isError && <ApiErrorAlert error={runs.error} />}
-      <ScrollArea type="auto">
+      {/* Focusable, so a keyboard scrolls the table sideways at phone width. */}
+      <ScrollArea type="auto" viewportProps={{ tabIndex: 0, role: 'region', 'aria-label': 'Runs table' }}>
         <Table striped highlightOnHover stickyHeader aria-busy={runs.isFetching} data-testid="runs-table">
           <Table.Caption>{runs.isPending ? 'Loading runs…' : `${rows.length} run(s) on this page, newest first`}</Table.Caption>
           <Table.Thead>
@@ -72,7 +74,7 @@ function RunsView({ search }: { search: RunsSearch }) {
               <Table.Tr key={run.request_id} data-testid="run-row">
                 <Table.Td>{new Date(run.generated_at).toLocaleString()}</Table.Td>
                 <Table.Td>
-                  <Badge color={STATUS_COLORS[run.status as RunStatus] ?? 'gray'} variant="light">
+                  <Badge color={STATUS_COLORS[run.status as RunStatus] ?? 'gray.8'} variant="outline">
                     {run.status}
                   </Badge>
                 </Table.Td>
