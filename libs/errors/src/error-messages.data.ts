@@ -277,7 +277,7 @@ export const ERROR_MESSAGES = {
   },
   console_not_built: {
     en: 'The web console is not built into this gateway; build it with npm run build',
-    es: 'La consola web no está compilada en esta pasarela; compílela con npm run build',
+    es: 'La consola web no está compilada en esta pasarela; compile el proyecto antes de arrancarla',
   },
   console_file_not_found: {
     en: 'The web console has no such file',
