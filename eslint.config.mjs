@@ -170,6 +170,21 @@ export default [
       '@nx/enforce-module-boundaries': ['error', moduleBoundaries()],
     },
   },
+  // The web console is a browser bundle: it reaches Waggle over HTTP only, never through a library
+  // of the server (which would drag Node code into the bundle).
+  {
+    files: ['apps/console/**/*.{ts,tsx,mts}'],
+    ignores: ['apps/console/vite.config.mts'],
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [{ group: ['@waggle/*', 'node:*'], message: 'The console talks to the gateway over HTTP; it imports no server code.' }],
+        },
+      ],
+    },
+  },
   {
     files: ['apps/*/test/**/*.ts', 'libs/*/test/**/*.ts', 'tools/*/test/**/*.ts'],
     rules: { '@nx/enforce-module-boundaries': ['error', moduleBoundaries({ tests: true })] },

@@ -1,4 +1,4 @@
-// Three tiers, each its own command (see package.json): unit specs beside the code,
+// Tiers, each its own command (see package.json): unit specs beside the code,
 // integration specs against the real PostgreSQL/Redis/NATS, end-to-end specs that start
 // the built apps and speak HTTP to the gateway.
 const fs = require('node:fs');
@@ -60,6 +60,15 @@ module.exports = {
       ...shared,
       displayName: 'generated',
       testMatch: ['<rootDir>/test/generated/**/*.gen-spec.ts'],
+      globalSetup: '<rootDir>/test/setup/reset-test-database.ts',
+      setupFiles: ['<rootDir>/test/setup/test-env.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/setup/timeouts.ts'],
+    },
+    // The web console in a real headless Chromium (scripts/install-browser.sh) against the running stack.
+    {
+      ...shared,
+      displayName: 'browser',
+      testMatch: ['<rootDir>/test/browser/**/*.browser-spec.ts'],
       globalSetup: '<rootDir>/test/setup/reset-test-database.ts',
       setupFiles: ['<rootDir>/test/setup/test-env.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/setup/timeouts.ts'],

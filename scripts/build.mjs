@@ -1,5 +1,7 @@
 // Compiles every app, library and tool with swc into dist/ (path aliases rewritten to
-// relative requires) and copies the non-TypeScript files they load at run time.
+// relative requires) and copies the non-TypeScript files they load at run time; then
+// bundles the web console (apps/console, a browser app) with Vite into dist/apps/console,
+// which the gateway serves under /console.
 // Type checking is separate: `npm run typecheck`.
 import { execFileSync } from 'node:child_process';
 import { cpSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -24,7 +26,7 @@ execFileSync(
     '--config-file',
     '.swcrc',
     '--ignore',
-    '**/*.spec.ts',
+    '**/*.spec.ts,apps/console/**',
     '--quiet',
   ],
   { cwd: root, stdio: 'inherit' },
@@ -43,3 +45,10 @@ function copyAssets(dir) {
 }
 for (const source of sources) copyAssets(join(root, source));
 console.log(`build: compiled ${sources.join(', ')} into dist/ and copied ${assets} asset(s) in ${Date.now() - started} ms`);
+
+const bundled = Date.now();
+execFileSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'apps/console/vite.config.mts'], {
+  cwd: root,
+  stdio: 'inherit',
+});
+console.log(`build: bundled the console into dist/apps/console in ${Date.now() - bundled} ms`);

@@ -8,7 +8,7 @@ import { generatedRunSettings } from './support/seeds';
 import { useGeneratedStack } from './support/stack';
 
 /**
- * The raw-HTTP tier: every route of the gateway (ROUTES, the upload route too) sent what only a
+ * The raw-HTTP tier: every route of the gateway (ROUTES, the upload route and the console's files too) sent what only a
  * hand-written client or an attacker sends, over a plain socket: malformed, overlong and double
  * percent-encoding in paths and queries, prototype names and long or non-ASCII ids as path
  * parameters, repeated, conflicting, overlong and non-Latin-1 headers, every Content-Encoding
@@ -44,7 +44,16 @@ const UPLOAD: RouteCase = {
   credentials: 'key',
   validParams: ({ a }) => [[a.id]],
 };
-const RAW_ROUTES = [...ROUTES, UPLOAD];
+/**
+ * The web console's static files (docs/guide/console.md): not API routes, so outside ROUTES and
+ * the OpenAPI document, but the same gateway: odd paths, `..` and bad encodings under /console
+ * answer an app page, a file or the catalog's 404, never a 5xx or a file outside the build.
+ */
+const CONSOLE_FILES: RouteCase[] = [
+  { method: 'GET', path: '/console/{0}', credentials: 'none', validParams: () => [['runs']] },
+  { method: 'GET', path: '/console/assets/{0}', credentials: 'none', validParams: () => [['gone.js']] },
+];
+const RAW_ROUTES = [...ROUTES, UPLOAD, ...CONSOLE_FILES];
 
 type Bytes = string | Buffer;
 const bytes = (value: Bytes): Buffer => (typeof value === 'string' ? Buffer.from(value, 'latin1') : value);

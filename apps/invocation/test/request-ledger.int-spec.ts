@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { InvocationPatterns, LedgerStream, send, type LedgerRecord } from '@waggle/contracts';
+import { InvocationPatterns, LedgerStream, send, type LedgerRecord, type ListRequestsRequest } from '@waggle/contracts';
 import { loadConfig, NatsRpcClient, newRequestId, startServiceApp } from '@waggle/platform';
 import { LedgerPublisher } from '@waggle/runs';
 import { randomUUID } from 'node:crypto';
@@ -176,4 +176,38 @@ describe('the request ledger consumer', () => {
     );
     expect(listed).toEqual([expect.objectContaining({ request_id: labelled.request_id, user: 'ops@example.com' })]);
   });
+
+  it("lists a workspace's runs by state and artifact, a page at a time after the last run of the page before", async () => {
+    const workspace = randomUUID();
+    const artifact = randomUUID();
+    const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString();
+    const runs = [0, 1, 2, 3, 4].map((second) =>
+      record({ workspace_id: workspace, requestable_id: artifact, status: 'completed', generated_at: at(second) }),
+    );
+    const failed = record({ workspace_id: workspace, requestable_id: artifact, status: 'failed', generated_at: at(5) });
+    const otherArtifact = record({ workspace_id: workspace, status: 'completed', generated_at: at(6) });
+    await publish(...runs, failed, otherArtifact);
+    const list = (query: Partial<ListRequestsRequest>) =>
+      send(rpc, InvocationPatterns.listRequests, { workspace_id: workspace, ...query }, { timeoutMs: 5_000 });
+    const ids = (items: Array<{ request_id: string }>) => items.map((item) => item.request_id);
+    const newestFirst = ids([...runs].reverse());
+
+    const first = await list({ status: 'completed', artifact, limit: 2 });
+    expect(ids(first)).toEqual(newestFirst.slice(0, 2));
+    const second = await list({ status: 'completed', artifact, limit: 2, before: first[1].request_id });
+    expect(ids(second)).toEqual(newestFirst.slice(2, 4));
+    const last = await list({ status: 'completed', artifact, limit: 2, before: second[1].request_id });
+    expect(ids(last)).toEqual(newestFirst.slice(4));
+    expect(ids(await list({ status: 'failed' }))).toEqual([failed.request_id]);
+    expect(ids(await list({ artifact: otherArtifact.requestable_id }))).toEqual([otherArtifact.request_id]);
+    // Another workspace's run as the cursor: no page, rather than that workspace's order.
+    expect(await list({ before: (await lookupAny()).request_id })).toEqual([]);
+  });
+
+  /** A run of the suite's own workspace (not the one the paging case lists). */
+  async function lookupAny(): Promise<{ request_id: string }> {
+    const other = record();
+    await publish(other);
+    return other;
+  }
 });

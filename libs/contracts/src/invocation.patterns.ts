@@ -340,9 +340,12 @@ export interface RunEventView {
 }
 
 /** decisions.md: the answer of `GET /v1/public/requests/{id}`. */
+/** The states a run's ledger record moves through. */
+export const REQUEST_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
+
 export interface RequestLookup {
   request_id: string;
-  status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+  status: (typeof REQUEST_STATUSES)[number];
   /** `knowledge_search` only for an MCP client's knowledge base search (the spec's decisions, MCP). */
   request_type: LedgerRequestType;
   requestable_type: string;
@@ -365,7 +368,7 @@ export interface RequestLookup {
   label: string | null;
 }
 
-/** The ledger filters: one metadata pair and a time range, newest first. */
+/** The ledger filters: one metadata pair, a time range, a state and an artifact, newest first, a page at a time. */
 export class ListRequestsFilter extends ListLimit {
   @IsOptional()
   @IsString()
@@ -391,6 +394,22 @@ export class ListRequestsFilter extends ListLimit {
   @IsOptional()
   @IsISO8601()
   to?: string;
+
+  /** Runs in this state. */
+  @IsOptional()
+  @IsIn(REQUEST_STATUSES)
+  status?: RequestLookup['status'];
+
+  /** Runs of this artifact (its `requestable_id`: a prompt or workflow endpoint, an agent, …). */
+  @IsOptional()
+  @IsUUID()
+  artifact?: string;
+
+  /** The next page: the runs older than this one (the last `request_id` of the page before). */
+  @IsOptional()
+  @IsString()
+  @Length(1, 128)
+  before?: string;
 }
 
 /** A run as the private ledger listing shows it: the lookup's fields and the user label. */

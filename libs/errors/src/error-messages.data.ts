@@ -275,6 +275,14 @@ export const ERROR_MESSAGES = {
     en: 'The Expect header asks for what this server does not do; send it without, or with 100-continue',
     es: 'La cabecera Expect pide algo que este servidor no hace; envíela sin ella o con 100-continue',
   },
+  console_not_built: {
+    en: 'The web console is not built into this gateway; build it with npm run build',
+    es: 'La consola web no está compilada en esta pasarela; compile el proyecto antes de arrancarla',
+  },
+  console_file_not_found: {
+    en: 'The web console has no such file',
+    es: 'La consola web no tiene ese archivo',
+  },
   request_method_unsupported: {
     en: 'The method %{method} is not served here',
     es: 'El método %{method} no se sirve aquí',

@@ -18,5 +18,9 @@ WHERE "workspace_id" = $1
   AND ($4::timestamptz IS NULL OR "generated_at" < $4::timestamptz)
   AND ($5::text IS NULL OR "metadata" ? $5::text)
   AND ($6::jsonb[] IS NULL OR "metadata" @> ANY ($6::jsonb[]))
-ORDER BY "generated_at" DESC
+  AND ($8::text IS NULL OR "status" = $8::text)
+  AND ($9::uuid IS NULL OR "requestable_id" = $9::uuid)
+  AND ($10::text IS NULL OR ("generated_at", "id") < (
+    SELECT "generated_at", "id" FROM "invocation"."requests" WHERE "id" = $10::text AND "workspace_id" = $1))
+ORDER BY "generated_at" DESC, "id" DESC
 LIMIT $7;

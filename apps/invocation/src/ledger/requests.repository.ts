@@ -74,7 +74,9 @@ const SQL = defineSql(__filename, {
    * query does not set it (PostgreSQL plans each call with its values, so an unset filter costs
    * nothing): the user label, the time range, a metadata key, and a metadata pair as the JSON
    * objects that may stand for it (metadataCandidates), any of which the metadata contains (the
-   * GIN index of `metadata` answers `@>`).
+   * GIN index of `metadata` answers `@>`), the state, the artifact; and the page: the rows after
+   * `before`'s in the order (generated_at, then id, so runs recorded in the same microsecond keep
+   * their place; an id not of the workspace answers no rows).
    */
   list: sql<RowOf<RequestRecordEntity>>(`
     SELECT * FROM ${TABLE}
@@ -84,7 +86,11 @@ const SQL = defineSql(__filename, {
       AND ($4::timestamptz IS NULL OR "generated_at" < $4::timestamptz)
       AND ($5::text IS NULL OR "metadata" ? $5::text)
       AND ($6::jsonb[] IS NULL OR "metadata" @> ANY ($6::jsonb[]))
-    ORDER BY "generated_at" DESC
+      AND ($8::text IS NULL OR "status" = $8::text)
+      AND ($9::uuid IS NULL OR "requestable_id" = $9::uuid)
+      AND ($10::text IS NULL OR ("generated_at", "id") < (
+        SELECT "generated_at", "id" FROM ${TABLE} WHERE "id" = $10::text AND "workspace_id" = $1))
+    ORDER BY "generated_at" DESC, "id" DESC
     LIMIT $7`),
 });
 
@@ -130,7 +136,7 @@ export class RequestsRepository extends DataRepository {
     return row && recordOfRow(row);
   }
 
-  /** A workspace's requests, newest first, by one metadata pair, user label and time range. */
+  /** A workspace's requests, newest first, by one metadata pair, user label, time range, state and artifact; a page after `before`. */
   async list(query: ListRequestsRequest): Promise<LedgerRecord[]> {
     const key = query.metadata_key;
     const value = key === undefined ? undefined : query.metadata_value;
@@ -142,6 +148,9 @@ export class RequestsRepository extends DataRepository {
       key !== undefined && value === undefined ? key : null,
       key !== undefined && value !== undefined ? metadataCandidates(value).map((candidate) => JSON.stringify({ [key]: candidate })) : null,
       query.limit ?? 100,
+      query.status ?? null,
+      query.artifact ?? null,
+      query.before ?? null,
     ]);
     return rows.map(recordOfRow);
   }

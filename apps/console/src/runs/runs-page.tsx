@@ -1,0 +1,206 @@
+import { Badge, Button, Group, NativeSelect, ScrollArea, Stack, Table, Text, TextInput, Title, VisuallyHidden } from '@mantine/core';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { getRouteApi } from '@tanstack/react-router';
+import { useState, type FormEvent } from 'react';
+import { apiGet } from '../api/api-client';
+import { ApiErrorAlert } from '../api/api-error-alert';
+import { useSession } from '../auth/session';
+import { exportedRuns, runsToCsv, runsToJsonl, type RunRow } from './runs-export';
+import {
+  instantOfLocalInput,
+  localInputOfInstant,
+  RUN_STATUSES,
+  RUNS_PAGE_SIZE,
+  runsRequestPath,
+  type RunsSearch,
+  type RunStatus,
+} from './runs-search';
+
+const route = getRouteApi('/runs');
+
+/** Outline badges in shades dark enough for WCAG AA contrast of their text on white. */
+const STATUS_COLORS: Record<RunStatus, string> = {
+  queued: 'gray.8',
+  running: 'blue.9',
+  completed: 'teal.9',
+  failed: 'red.9',
+  cancelled: 'orange.9',
+};
+
+export function RunsPage() {
+  const search = route.useSearch();
+  // A new filter starts again at the first page.
+  return <RunsView key={JSON.stringify(search)} search={search} />;
+}
+
+function RunsView({ search }: { search: RunsSearch }) {
+  const { key } = useSession();
+  /** The `before` cursor of every page shown so far: the last is the current page's. */
+  const [cursors, setCursors] = useState<string[]>([]);
+  const before = cursors.at(-1);
+  const runs = useQuery<RunRow[]>({
+    queryKey: ['runs', search, before],
+    queryFn: ({ signal }) =>
+      apiGet<{ requests: RunRow[] }>(key ?? '', runsRequestPath(search, { limit: RUNS_PAGE_SIZE, before }), signal).then(
+        (answer) => answer.requests,
+      ),
+    placeholderData: keepPreviousData,
+    enabled: key !== null,
+  });
+  const rows = runs.data ?? [];
+  return (
+    <Stack>
+      <Title order={1}>Runs</Title>
+      <RunsFilters search={search} />
+      <ExportButtons search={search} />
+      {runs.isError && <ApiErrorAlert error={runs.error} />}
+      {/* Focusable, so a keyboard scrolls the table sideways at phone width. */}
+      <ScrollArea type="auto" viewportProps={{ tabIndex: 0, role: 'region', 'aria-label': 'Runs table' }}>
+        <Table striped highlightOnHover stickyHeader aria-busy={runs.isFetching} data-testid="runs-table">
+          <Table.Caption>{runs.isPending ? 'Loading runs…' : `${rows.length} run(s) on this page, newest first`}</Table.Caption>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th scope="col">Generated</Table.Th>
+              <Table.Th scope="col">Status</Table.Th>
+              <Table.Th scope="col">Type</Table.Th>
+              <Table.Th scope="col">Artifact</Table.Th>
+              <Table.Th scope="col">User</Table.Th>
+              <Table.Th scope="col">Cost (USD)</Table.Th>
+              <Table.Th scope="col">Request id</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {rows.map((run) => (
+              <Table.Tr key={run.request_id} data-testid="run-row">
+                <Table.Td>{new Date(run.generated_at).toLocaleString()}</Table.Td>
+                <Table.Td>
+                  <Badge color={STATUS_COLORS[run.status as RunStatus] ?? 'gray.8'} variant="outline">
+                    {run.status}
+                  </Badge>
+                </Table.Td>
+                <Table.Td>{run.request_type}</Table.Td>
+                <Table.Td>
+                  <Text size="xs" ff="monospace">
+                    {run.requestable_type} {run.requestable_id}
+                  </Text>
+                </Table.Td>
+                <Table.Td>{run.user ?? ''}</Table.Td>
+                <Table.Td>{run.cost_micros === null ? '' : (run.cost_micros / 1_000_000).toFixed(6)}</Table.Td>
+                <Table.Td>
+                  <Text size="xs" ff="monospace">
+                    {run.request_id}
+                  </Text>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </ScrollArea>
+      <Group justify="space-between" component="nav" aria-label="Pages of runs">
+        <Button variant="default" disabled={cursors.length === 0} onClick={() => setCursors((list) => list.slice(0, -1))}>
+          Newer runs
+        </Button>
+        <Text size="sm">Page {cursors.length + 1}</Text>
+        <Button
+          variant="default"
+          disabled={rows.length < RUNS_PAGE_SIZE || runs.isPlaceholderData}
+          onClick={() => setCursors((list) => [...list, rows[rows.length - 1].request_id])}
+        >
+          Older runs
+        </Button>
+      </Group>
+    </Stack>
+  );
+}
+
+function RunsFilters({ search }: { search: RunsSearch }) {
+  const navigate = route.useNavigate();
+  const [from, setFrom] = useState(localInputOfInstant(search.from));
+  const [to, setTo] = useState(localInputOfInstant(search.to));
+  const [status, setStatus] = useState<string>(search.status ?? '');
+  const [artifact, setArtifact] = useState(search.artifact ?? '');
+  const [user, setUser] = useState(search.user ?? '');
+  const apply = (event: FormEvent) => {
+    event.preventDefault();
+    const next: RunsSearch = {
+      from: instantOfLocalInput(from),
+      to: instantOfLocalInput(to),
+      status: status === '' ? undefined : (status as RunStatus),
+      artifact: artifact.trim() || undefined,
+      user: user.trim() || undefined,
+    };
+    void navigate({ search: next });
+  };
+  return (
+    <form onSubmit={apply} aria-label="Filter runs">
+      <Group align="end" wrap="wrap">
+        <TextInput type="datetime-local" label="From" value={from} onChange={(event) => setFrom(event.currentTarget.value)} />
+        <TextInput type="datetime-local" label="To" value={to} onChange={(event) => setTo(event.currentTarget.value)} />
+        <NativeSelect
+          label="Status"
+          value={status}
+          onChange={(event) => setStatus(event.currentTarget.value)}
+          data={[{ value: '', label: 'Any' }, ...RUN_STATUSES.map((value) => ({ value, label: value }))]}
+        />
+        <TextInput
+          label="Artifact id"
+          description="A prompt, workflow or agent id"
+          value={artifact}
+          onChange={(event) => setArtifact(event.currentTarget.value)}
+        />
+        <TextInput label="End user" value={user} onChange={(event) => setUser(event.currentTarget.value)} />
+        <Button type="submit">Apply filters</Button>
+        <Button variant="subtle" onClick={() => void navigate({ search: {} })}>
+          Clear filters
+        </Button>
+      </Group>
+    </form>
+  );
+}
+
+function ExportButtons({ search }: { search: RunsSearch }) {
+  const { key } = useSession();
+  const [busy, setBusy] = useState<'csv' | 'jsonl' | null>(null);
+  const [failure, setFailure] = useState<unknown>(null);
+  const [done, setDone] = useState('');
+  const exportAs = async (format: 'csv' | 'jsonl') => {
+    setBusy(format);
+    setFailure(null);
+    setDone('');
+    try {
+      const rows: RunRow[] = [];
+      for await (const page of exportedRuns(search, (path) => apiGet<{ requests: RunRow[] }>(key ?? '', path).then((a) => a.requests)))
+        rows.push(...page);
+      const text = format === 'csv' ? runsToCsv(rows) : runsToJsonl(rows);
+      const type = format === 'csv' ? 'text/csv' : 'application/x-ndjson';
+      const url = URL.createObjectURL(new Blob([text], { type }));
+      const link = document.createElement('a');
+      link.href = url;
+      link.download = `waggle-runs.${format}`;
+      link.click();
+      URL.revokeObjectURL(url);
+      setDone(`Exported ${rows.length} run(s) as ${format.toUpperCase()}.`);
+    } catch (error) {
+      setFailure(error);
+    } finally {
+      setBusy(null);
+    }
+  };
+  return (
+    <Stack gap="xs">
+      <Group>
+        <Button variant="light" loading={busy === 'csv'} disabled={busy !== null} onClick={() => void exportAs('csv')}>
+          Export CSV
+        </Button>
+        <Button variant="light" loading={busy === 'jsonl'} disabled={busy !== null} onClick={() => void exportAs('jsonl')}>
+          Export JSONL
+        </Button>
+        <VisuallyHidden>The export holds every run the filters match, read from the API a page at a time.</VisuallyHidden>
+      </Group>
+      <Text size="sm" role="status" aria-live="polite">
+        {done}
+      </Text>
+      {failure !== null && <ApiErrorAlert error={failure} />}
+    </Stack>
+  );
+}
