@@ -11,7 +11,7 @@ import {
   waitUntilLive,
   type AppProcess,
 } from '@waggle/testing';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -34,12 +34,18 @@ prompts:
 `;
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
-const screenshot = (name: string) => join(REPO_ROOT, 'docs/guide/images', `console-${name}.png`);
+/**
+ * Where the screenshots go: tmp/ by default, so a test run leaves the tree as it was;
+ * `CONSOLE_SCREENSHOTS=docs` writes them over docs/guide/images (docs/guide/console.md shows them).
+ */
+const SCREENSHOTS = join(REPO_ROOT, process.env.CONSOLE_SCREENSHOTS === 'docs' ? 'docs/guide/images' : 'tmp/console-screenshots');
+mkdirSync(SCREENSHOTS, { recursive: true });
+const screenshot = (name: string) => join(SCREENSHOTS, `console-${name}.png`);
 
 /**
  * The web console in a real headless Chromium (Debian's, driven by playwright-core) against the
  * gateway and the services it needs: log in with a key, filter the runs and export them, with an
- * axe-core scan of each screen. The screenshots in docs/guide/console.md are written here.
+ * axe-core scan of each screen. The screenshots in docs/guide/console.md are made here (see SCREENSHOTS).
  */
 describe('the web console', () => {
   const fake = new FakeProviderServer();
