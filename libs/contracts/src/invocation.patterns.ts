@@ -339,10 +339,10 @@ export interface RunEventView {
   event: unknown;
 }
 
-/** decisions.md: the answer of `GET /v1/public/requests/{id}`. */
 /** The states a run's ledger record moves through. */
 export const REQUEST_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 
+/** decisions.md: the answer of `GET /v1/public/requests/{id}`. */
 export interface RequestLookup {
   request_id: string;
   status: (typeof REQUEST_STATUSES)[number];
