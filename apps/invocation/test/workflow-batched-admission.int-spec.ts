@@ -10,6 +10,7 @@ import { WorkflowDeploymentsService } from '../src/workflows/deployments/workflo
 import { WorkflowRunAdmission, type RunToAdmit } from '../src/workflows/runs/workflow-run-admission';
 import { WorkflowRunExecutor } from '../src/workflows/runs/workflow-run.executor';
 import { WorkflowRunsRepository, type NewWorkflowRun, type RunLease } from '../src/workflows/runs/workflow-runs.repository';
+import { stepRecord } from './support/step-records';
 
 /**
  * Batched admission of async workflow runs (issue 39) over PostgreSQL: one statement decides a
@@ -148,29 +149,7 @@ describe('invocation service over PostgreSQL: async workflow runs admitted in ba
       errorMessage: null,
       errorCode: null,
       stepsExecuted: 1,
-      records: [
-        {
-          run_id: ids[index] as string,
-          step_key: 'only',
-          step_id: 'only',
-          step_type: 'template',
-          iteration: null,
-          status: 'completed' as const,
-          inputs: {},
-          output: `out ${index}`,
-          error: null,
-          error_code: null,
-          tokens: 0,
-          model_calls: 0,
-          model_attempts: null,
-          cost_picos: null,
-          price_version: null,
-          credentials: null,
-          ended: true,
-          duration_ms: 1,
-          ended_ago_ms: 0,
-        },
-      ],
+      records: [stepRecord(ids[index] as string, 'only', 'only', 'template', { output: `out ${index}` })],
     });
     // The 20 running runs end together; the 10 queued ones are started as slots free up.
     const finished = await Promise.all(ids.slice(0, 20).map((id, index) => runs.finish(id, state(index))));
