@@ -25,7 +25,7 @@ import {
 @Injectable()
 export class WorkflowRunSettlement {
   private readonly logger = new Logger(WorkflowRunSettlement.name);
-  /** Run jobs queued together when runs are admitted together (issue 39, batched admission). */
+  /** Run jobs queued together when runs are admitted together. */
   private readonly jobs: BatchedEnqueue<'workflow-runs'>;
 
   constructor(

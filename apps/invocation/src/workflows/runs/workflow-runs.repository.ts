@@ -198,7 +198,7 @@ const SQL = defineSql(__filename, {
     FROM decided d WHERE d.status IS NOT NULL
     RETURNING *`),
   /**
-   * Async runs admitted together (issue 39, batched admission): each workspace's slot row is
+   * Async runs admitted together: each workspace's slot row is
    * upserted and locked once (in workspace order, so two batches never wait on each other in a
    * cycle), and a run is `running` while the runs before it in the batch still fit under the cap
    * and none of its workspace waits, else `queued`: as `admit` would decide them one after the
@@ -367,10 +367,10 @@ export class WorkflowRunsRepository extends DataRepository {
   }
 
   /**
-   * Admits an async run as `admit` does, together with the async runs admitted at the same time
-   * (issue 39): they share one statement and one commit (see GroupCommit: no timer, an admission
-   * goes out at once when a statement slot is free, and those arriving meanwhile leave together
-   * in the next). Answered once its own row is committed.
+   * Admits an async run as `admit` does, together with the async runs admitted at the same time:
+   * they share one statement and one commit (see GroupCommit: no timer, an admission goes out at
+   * once when a statement slot is free, and those arriving meanwhile leave together in the next).
+   * Answered once its own row is committed.
    */
   admitAsync(run: NewWorkflowRun, lease: RunLease | null): Promise<Admission> {
     this.refuseTransaction();
