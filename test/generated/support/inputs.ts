@@ -174,6 +174,8 @@ export function queryArbitrary(): fc.Arbitrary<string> {
         'limit',
         'user',
         'status',
+        'artifact',
+        'before',
         'request_id',
         'metadata_key',
         'metadata_value',
