@@ -1,21 +1,11 @@
 import type { AppliedDeployment } from '@waggle/contracts';
-import {
-  cliJson,
-  expectEventually,
-  FakeProviderServer,
-  fakeModel,
-  freePort,
-  loadCatalogWithFakeModels,
-  REPO_ROOT,
-  spawnApp,
-  waitUntilLive,
-  type AppProcess,
-} from '@waggle/testing';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cliJson, expectEventually, fakeModel, loadCatalogWithFakeModels } from '@waggle/testing';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { bundledChromiumMajor, launchChromium, seriousViolations } from './support/chromium';
+import type { Page } from 'playwright-core';
+import { bundledChromiumMajor, seriousViolations } from './support/chromium';
+import { DESKTOP, PHONE, screenshot, startConsoleStack, type ConsoleStack } from './support/console-stack';
 
 const PROMPTS = `
 prompts:
@@ -32,77 +22,52 @@ prompts:
         messages:
           - { role: user, content: "{{ question }}" }
 `;
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
-/**
- * Where the screenshots go: tmp/ by default, so a test run leaves the tree as it was;
- * `CONSOLE_SCREENSHOTS=docs` writes them over docs/guide/images (docs/guide/console.md shows them).
- */
-const SCREENSHOTS = join(REPO_ROOT, process.env.CONSOLE_SCREENSHOTS === 'docs' ? 'docs/guide/images' : 'tmp/console-screenshots');
-mkdirSync(SCREENSHOTS, { recursive: true });
-const screenshot = (name: string) => join(SCREENSHOTS, `console-${name}.png`);
 
 /**
  * The web console in a real headless Chromium (Debian's, driven by playwright-core) against the
  * gateway and the services it needs: log in with a key, filter the runs and export them, with an
- * axe-core scan of each screen. The screenshots in docs/guide/console.md are made here (see SCREENSHOTS).
+ * axe-core scan of each screen. The screenshots in docs/guide/console.md are made by the browser specs.
  */
-describe('the web console', () => {
-  const fake = new FakeProviderServer();
-  const apps: AppProcess[] = [];
+describe('the web console: log in, runs, export', () => {
+  let stack: ConsoleStack;
   let gateway: string;
   let key: string;
   let answers: AppliedDeployment;
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   /** What the browser reported as errors (a CSP refusal, an uncaught exception): none are expected. */
-  const pageErrors: string[] = [];
+  let pageErrors: string[];
   const answersRuns: string[] = [];
   const otherRuns: string[] = [];
 
   async function invoke(deployment: string, question: string, user: string): Promise<string> {
-    const response = await fetch(`${gateway}/v1/prompt/invoke`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ deployment, variant: 'default', inputs: { question }, user, metadata: { source: 'browser-test' } }),
+    const response = await stack.api('POST', '/v1/prompt/invoke', {
+      deployment,
+      variant: 'default',
+      inputs: { question },
+      user,
+      metadata: { source: 'browser-test' },
     });
     expect(response.status).toBe(200);
-    return ((await response.json()) as { request_id: string }).request_id;
+    return (response.body as { request_id: string }).request_id;
   }
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    const fakeUrl = await fake.start();
-    const env = { LOG_LEVEL: 'warn', FAKE_BASE_URL: `${fakeUrl}/v1`, FAKE_API_KEY: 'fake-key' };
-    for (const app of ['catalog', 'invocation', 'gateway'] as const) apps.push(spawnApp(app, await freePort(), env));
-    await Promise.all(apps.map((app) => waitUntilLive(app)));
-    gateway = apps[apps.length - 1].baseUrl;
+    stack = await startConsoleStack({ apps: ['catalog', 'invocation'], workspaceName: 'browser console' });
+    ({ gateway, key, page, pageErrors } = stack);
     await loadCatalogWithFakeModels('2099.8.1', [fakeModel('fake-console-chat', { reasoning: false })]);
-    const created = await cliJson<{ workspace_id: string; api_key: string }>(['workspace', 'create', '--name', 'browser console']);
-    key = created.api_key;
     const file = join(mkdtempSync(join(tmpdir(), 'waggle-console-')), 'prompts.yaml');
     writeFileSync(file, PROMPTS);
-    [answers] = await cliJson<AppliedDeployment[]>(['apply', '-f', file, '--workspace', created.workspace_id]);
+    [answers] = await cliJson<AppliedDeployment[]>(['apply', '-f', file, '--workspace', stack.workspaceId]);
     for (const question of ['first', 'second', 'third']) answersRuns.push(await invoke('console-answers', question, 'ada@example.com'));
     otherRuns.push(await invoke('console-other', 'elsewhere', 'grace@example.com'));
-    context = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true });
-    page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(message.text());
-    });
   });
 
   afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await Promise.all(apps.map((app) => app.stop()));
-    await fake.stop();
+    await stack?.stop();
   });
 
   it("drives Debian's Chromium, whose major is playwright-core's own or one above", () => {
-    const major = Number(browser.version().split('.')[0]);
+    const major = Number(stack.browser.version().split('.')[0]);
     expect({ major, bundled: bundledChromiumMajor() }).toEqual({ major: expect.any(Number), bundled: expect.any(Number) });
     expect(major - bundledChromiumMajor()).toBeGreaterThanOrEqual(0);
     expect(major - bundledChromiumMajor()).toBeLessThanOrEqual(1);

@@ -5,6 +5,7 @@ import type { GatewayEnv } from './config/gateway.env';
 import { AgentsModule } from './agents/agents.module';
 import { KnowledgeBasesModule } from './knowledge-bases/knowledge-bases.module';
 import { GovernanceModule } from './governance/governance.module';
+import { WorkspaceModule } from './workspace/workspace.module';
 import { ReleasesModule } from './releases/releases.module';
 import { McpServersModule } from './mcp-servers/mcp-servers.module';
 import { ProviderCredentialsModule } from './provider-credentials/provider-credentials.module';
@@ -50,6 +51,7 @@ export class GatewayModule {
         AgentsModule,
         McpServersModule,
         GovernanceModule,
+        WorkspaceModule,
         DatasetsModule,
         ExperimentsModule,
         ReleasesModule,

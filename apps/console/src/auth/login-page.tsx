@@ -1,21 +1,22 @@
 import { Button, Container, PasswordInput, Stack, Text, Title } from '@mantine/core';
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { apiGet } from '../api/api-client';
 import { ApiErrorAlert } from '../api/api-error-alert';
 import { useSession } from './session';
-
-/** A cheap authenticated private route: the newest run, which the Runs screen shows first anyway. */
-const KEY_CHECK_PATH = '/v1/private/requests?limit=1';
+import { WORKSPACE_PATH, type WorkspaceView } from './workspace';
 
 export function LoginPage() {
   const session = useSession();
   const navigate = useNavigate();
   const [key, setKey] = useState('');
+  const queryClient = useQueryClient();
+  // The key's workspace (which the layout needs anyway) is the check: a refused key shows its error here.
   const check = useMutation({
-    mutationFn: (candidate: string) => apiGet<unknown>(candidate, KEY_CHECK_PATH),
-    onSuccess: (_answer, candidate) => {
+    mutationFn: (candidate: string) => apiGet<WorkspaceView>(candidate, WORKSPACE_PATH),
+    onSuccess: (workspace, candidate) => {
+      queryClient.setQueryData(['workspace', candidate], workspace);
       session.logIn(candidate);
       void navigate({ to: '/runs' });
     },
