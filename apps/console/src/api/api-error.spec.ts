@@ -25,6 +25,12 @@ describe('apiErrorOf', () => {
     expect([error.message, error.errorCode, error.requestId]).toEqual(['Too many concurrent requests', null, 'req_1']);
   });
 
+  it("names the run when the body does (an error about a run), the header's id first", () => {
+    const body = { error: 'The run failed.', message: 'The run failed.', error_code: 'run_failed', request_id: 'run_7' };
+    expect(apiErrorOf(422, body, headers({})).requestId).toBe('run_7');
+    expect(apiErrorOf(422, body, headers({ 'x-request-id': 'req_1' })).requestId).toBe('req_1');
+  });
+
   it("names the status when the body is not the catalog's (a proxy's page)", () => {
     expect(apiErrorOf(502, '<html>Bad gateway</html>', headers({})).message).toBe('The server answered 502.');
   });

@@ -8,7 +8,7 @@ export class ApiError extends Error {
     readonly status: number,
     message: string,
     readonly errorCode: string | null,
-    /** The `x-request-id` header when the answer has one (the OpenAI-compatible and MCP surfaces). */
+    /** The `x-request-id` header when the answer has one (the OpenAI-compatible and MCP surfaces), else the run's `request_id` when the body names one. */
     readonly requestId: string | null,
     /** The trace that served the request (the `traceparent` every answer carries): what the access log and traces are searched by. */
     readonly traceId: string | null,
@@ -33,5 +33,6 @@ export function apiErrorOf(status: number, body: unknown, headers: { get(name: s
   const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
   const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : null);
   const message = text(fields.message) ?? text(fields.error) ?? `The server answered ${status}.`;
-  return new ApiError(status, message, text(fields.error_code), text(headers.get('x-request-id')), traceIdOf(headers.get('traceparent')));
+  const requestId = text(headers.get('x-request-id')) ?? text(fields.request_id);
+  return new ApiError(status, message, text(fields.error_code), requestId, traceIdOf(headers.get('traceparent')));
 }
