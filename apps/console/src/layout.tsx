@@ -40,6 +40,8 @@ export function Layout() {
             component={Link}
             to={screen.to}
             label={screen.label}
+            // Filled: white on the primary shade, hovered or not (the light variant's hover fails AA contrast).
+            variant="filled"
             active={location.pathname === screen.to || location.pathname.startsWith(`${screen.to}/`)}
             onClick={close}
           />
