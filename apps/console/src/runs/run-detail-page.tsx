@@ -397,7 +397,7 @@ function Deliveries({ requestId }: { requestId: string }) {
             </Stack>
             <Button
               size="xs"
-              variant="light"
+              variant="default"
               loading={again.isPending && again.variables === delivery.delivery_id}
               onClick={() => again.mutate(delivery.delivery_id)}
               aria-label={`Redeliver ${delivery.event_type} to ${delivery.url}`}

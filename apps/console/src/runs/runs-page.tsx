@@ -128,8 +128,8 @@ function RunsFilters({ search }: { search: RunsSearch }) {
   const [apiKey, setApiKey] = useState(search.api_key ?? '');
   const [metadataKey, setMetadataKey] = useState(search.metadata_key ?? '');
   const [metadataValue, setMetadataValue] = useState(search.metadata_value ?? '');
-  const [minCost, setMinCost] = useState(search.min_cost ?? '');
-  const [maxCost, setMaxCost] = useState(search.max_cost ?? '');
+  const [minCost, setMinCost] = useState(search.min_cost === undefined ? '' : String(search.min_cost));
+  const [maxCost, setMaxCost] = useState(search.max_cost === undefined ? '' : String(search.max_cost));
   const apply = (event: FormEvent) => {
     event.preventDefault();
     const key = metadataKey.trim() || undefined;

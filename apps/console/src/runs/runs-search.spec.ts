@@ -42,8 +42,8 @@ describe('parseRunsSearch, the model, key, metadata and cost filters', () => {
       api_key: '6f1c2b9e-0d4a-4c55-9e1b-3a2d4f5e6a7b',
       metadata_key: 'ticket',
       metadata_value: '42',
-      min_cost: '0.5',
-      max_cost: '2',
+      min_cost: 0.5,
+      max_cost: 2,
     });
     expect(parseRunsSearch({ metadata_value: 'T-1' })).toEqual({});
     expect(parseRunsSearch({ metadata_key: 'ticket', metadata_value: '' })).toEqual({ metadata_key: 'ticket', metadata_value: '' });
@@ -51,17 +51,19 @@ describe('parseRunsSearch, the model, key, metadata and cost filters', () => {
 
   it('drops a key that is not an id and a cost that is not a USD amount', () => {
     expect(parseRunsSearch({ api_key: 'wsk_secret', min_cost: '-1', max_cost: '0.0000001', model: 'm'.repeat(201) })).toEqual({});
+    expect(parseRunsSearch({ min_cost: -1, max_cost: 1e-7 })).toEqual({});
   });
 });
 
 describe('microsOfUsd', () => {
   it.each([
-    ['0', 0],
-    ['0.000001', 1],
-    ['1.5', 1_500_000],
-    ['0.1', 100_000],
-    ['123456789.999999', 123_456_789_999_999],
-  ])('%s USD is %d micro-USD', (usd, micros) => expect(microsOfUsd(usd)).toBe(micros));
+    [0, 0],
+    [0.000001, 1],
+    [1.5, 1_500_000],
+    [0.1, 100_000],
+    [0.000009, 9],
+    [123456789.999999, 123_456_789_999_999],
+  ])('%d USD is %d micro-USD', (usd, micros) => expect(microsOfUsd(usd)).toBe(micros));
 });
 
 describe('hasLiveRuns', () => {
@@ -77,7 +79,7 @@ describe('runsRequestPath', () => {
   it('sends the new filters, the costs as micro-USD', () => {
     expect(
       runsRequestPath(
-        { model: 'fake chat', api_key: 'k', metadata_key: 'ticket', metadata_value: 'T-1', min_cost: '0.01', max_cost: '2' },
+        { model: 'fake chat', api_key: 'k', metadata_key: 'ticket', metadata_value: 'T-1', min_cost: 0.01, max_cost: 2 },
         { limit: 50 },
       ),
     ).toBe(

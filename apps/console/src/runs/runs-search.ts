@@ -22,9 +22,9 @@ export interface RunsSearch {
   /** Runs whose metadata has this key, and with `metadata_value` this value. */
   metadata_key?: string;
   metadata_value?: string;
-  /** The cost range, in USD as typed (up to 6 decimals: a micro-USD); a run without a cost is outside any range. */
-  min_cost?: string;
-  max_cost?: string;
+  /** The cost range in USD (up to 6 decimals: a micro-USD); a run without a cost is outside any range. */
+  min_cost?: number;
+  max_cost?: number;
 }
 
 /** The filters, in the order the URL and the API query name them. */
@@ -33,10 +33,9 @@ const FILTER_NAMES = ['from', 'to', 'status', 'artifact', 'user', 'model', 'api_
 /** A USD amount as typed: digits, and up to 6 decimals. */
 const USD = /^\d{1,9}(\.\d{1,6})?$/;
 
-/** A USD amount as the API's integer micro-USD (exact: no floating point on the way). */
-export function microsOfUsd(usd: string): number {
-  const [whole, fraction = ''] = usd.split('.');
-  return Number(whole) * 1_000_000 + Number(fraction.padEnd(6, '0'));
+/** A USD amount (at most 6 decimals, below a billion) as the API's integer micro-USD. */
+export function microsOfUsd(usd: number): number {
+  return Math.round(usd * 1_000_000);
 }
 
 /** One page as the console asks for it. */
@@ -77,10 +76,11 @@ export function parseRunsSearch(search: Record<string, unknown>): RunsSearch {
     const metadataValue = typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : typeof raw === 'string' ? raw : undefined;
     if (metadataValue !== undefined && metadataValue.length <= 2048) parsed.metadata_value = metadataValue;
   }
+  // A number in the URL (the router writes numbers bare), or the text typed in the form.
   for (const name of ['min_cost', 'max_cost'] as const) {
     const raw = search[name];
-    const amount = typeof raw === 'number' ? String(raw) : text(raw);
-    if (amount && USD.test(amount)) parsed[name] = amount;
+    const amount = typeof raw === 'number' && Number.isFinite(raw) ? String(raw) : text(raw);
+    if (amount && USD.test(amount)) parsed[name] = Number(amount);
   }
   return parsed;
 }
