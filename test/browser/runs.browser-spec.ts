@@ -185,9 +185,11 @@ describe('the web console: runs and run detail', () => {
     await page.getByText('Step ask: inputs and output').click();
     expect(await page.getByRole('region', { name: 'Output of step ask' }).textContent()).toContain('Echo: Brief on bees');
     expect(await seriousViolations(page)).toEqual([]);
+    await page.evaluate('window.scrollTo(0, 0)');
     await page.screenshot({ path: screenshot('run-detail-workflow'), fullPage: true });
     await page.setViewportSize(PHONE);
     expect(await seriousViolations(page)).toEqual([]);
+    await page.evaluate('window.scrollTo(0, 0)');
     await page.screenshot({ path: screenshot('run-detail-phone'), fullPage: true });
     await page.setViewportSize(DESKTOP);
   });
@@ -214,6 +216,7 @@ describe('the web console: runs and run detail', () => {
     expect(second.headers['webhook-id']).toBe(first.headers['webhook-id']);
     expect(second.body).toBe(first.body);
     expect(await seriousViolations(page)).toEqual([]);
+    await page.evaluate('window.scrollTo(0, 0)');
     await page.screenshot({ path: screenshot('run-detail-deliveries'), fullPage: true });
   });
 

@@ -115,15 +115,20 @@ function Section({ title, children, testId }: { title: string; children: ReactNo
 /** A value as JSON in a scrollable block a keyboard can reach. */
 function JsonBlock({ label, value }: { label: string; value: unknown }) {
   return (
-    <Code
-      block
-      role="region"
-      aria-label={label}
-      tabIndex={0}
-      style={{ maxHeight: '20rem', overflow: 'auto', whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}
-    >
-      {shown(value)}
-    </Code>
+    <Stack gap={2}>
+      <Text size="xs" fw={600} aria-hidden>
+        {label}
+      </Text>
+      <Code
+        block
+        role="region"
+        aria-label={label}
+        tabIndex={0}
+        style={{ maxHeight: '20rem', overflow: 'auto', whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}
+      >
+        {shown(value)}
+      </Code>
+    </Stack>
   );
 }
 

@@ -1,6 +1,19 @@
-import { Badge, Button, Group, NativeSelect, ScrollArea, Stack, Table, Text, TextInput, Title, VisuallyHidden } from '@mantine/core';
+import {
+  Anchor,
+  Badge,
+  Button,
+  Group,
+  NativeSelect,
+  ScrollArea,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+  VisuallyHidden,
+} from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { getRouteApi, Link } from '@tanstack/react-router';
+import { createLink, getRouteApi } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { STATUS_COLORS } from './run-status';
 import { apiGet } from '../api/api-client';
@@ -20,6 +33,8 @@ import {
 } from './runs-search';
 
 const route = getRouteApi('/runs');
+/** A router link drawn as Mantine's Anchor. */
+const AnchorLink = createLink(Anchor);
 
 /** How often a page showing queued or running runs asks again, until none is left (ms). */
 const LIVE_REFRESH_MS = 2_000;
@@ -74,7 +89,7 @@ function RunsView({ search }: { search: RunsSearch }) {
               <Table.Tr key={run.request_id} data-testid="run-row">
                 <Table.Td>{new Date(run.generated_at).toLocaleString()}</Table.Td>
                 <Table.Td>
-                  <Badge color={STATUS_COLORS[run.status as RunStatus] ?? 'gray.8'} variant="outline">
+                  <Badge color={STATUS_COLORS[run.status as RunStatus] ?? 'gray.8'} variant="outline" miw="max-content">
                     {run.status}
                   </Badge>
                 </Table.Td>
@@ -89,11 +104,11 @@ function RunsView({ search }: { search: RunsSearch }) {
                 <Table.Td>{run.cost_micros === null ? '' : (run.cost_micros / 1_000_000).toFixed(6)}</Table.Td>
                 <Table.Td>
                   {/* A link, so the detail is one Tab and Enter away; its name says which run it opens. */}
-                  <Link to="/runs/$requestId" params={{ requestId: run.request_id }} aria-label={`Run ${run.request_id}`}>
-                    <Text span size="xs" ff="monospace">
+                  <AnchorLink to="/runs/$requestId" params={{ requestId: run.request_id }} aria-label={`Run ${run.request_id}`}>
+                    <Text span size="xs" ff="monospace" c="inherit">
                       {run.request_id}
                     </Text>
-                  </Link>
+                  </AnchorLink>
                 </Table.Td>
               </Table.Tr>
             ))}
