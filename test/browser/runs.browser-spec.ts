@@ -248,6 +248,29 @@ describe('the web console: runs and run detail', () => {
     }
   });
 
+  it("replays a background stream's kept events as a list, to the end of the run", async () => {
+    const streamed = await stack.api('POST', '/v1/prompt/invoke', {
+      deployment: 'runs-cheap',
+      variant: 'default',
+      inputs: { question: 'replay me' },
+      streaming: true,
+      background: true,
+    });
+    expect(streamed.status).toBe(200);
+    // The newest run of the workspace (nothing else runs meanwhile).
+    const newest = (await stack.api('GET', '/v1/private/requests?limit=1')).body as { requests: RequestListItem[] };
+    const requestId = newest.requests[0].request_id;
+    expect(newest.requests[0].status).toBe('completed');
+    await page.goto(`${gateway}/console/runs/${requestId}`);
+    await page.getByTestId('run-status').getByText('completed').waitFor();
+    await page.getByRole('button', { name: 'Replay events' }).click();
+    await page.getByText(/^Replay ended after \d+ event\(s\)\.$/).waitFor();
+    const events = await page.getByTestId('run-event').allTextContents();
+    expect(events.length).toBeGreaterThan(1);
+    expect(events.at(-1)).toBe('message: [DONE]');
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
   it('passes the axe scan of the Runs screen at phone width, with no page error', async () => {
     await page.setViewportSize(PHONE);
     await page.goto(`${gateway}/console/runs?model=fake-runs-cheap`);
