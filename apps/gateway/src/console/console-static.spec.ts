@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isTraceUrlTemplate } from '../config/gateway.env';
+import { loadConfig } from '@waggle/platform';
+import { GatewayEnv, isTraceUrlTemplate } from '../config/gateway.env';
 import {
   CONSOLE_CONTENT_SECURITY_POLICY,
   CONSOLE_PATH,
@@ -127,5 +128,15 @@ describe('the trace link template', () => {
   it('is served as null when unset', () => {
     expect(consoleConfigOf({ CONSOLE_TRACE_URL_TEMPLATE: '' })).toEqual({ trace_url_template: null });
     expect(consoleConfigOf({ CONSOLE_TRACE_URL_TEMPLATE: 'https://t/{trace_id}' })).toEqual({ trace_url_template: 'https://t/{trace_id}' });
+  });
+
+  it('is checked when the gateway starts: a bad template stops it, empty or unset is none', () => {
+    const load = (template?: string) => loadConfig(GatewayEnv, { ...process.env, CONSOLE_TRACE_URL_TEMPLATE: template });
+    expect(() => load('ftp://traces/{trace_id}')).toThrow(/CONSOLE_TRACE_URL_TEMPLATE must be an http\(s\) URL/);
+    expect(() => load('https://traces.example.com/')).toThrow(/CONSOLE_TRACE_URL_TEMPLATE/);
+    expect(load('https://traces.example.com/trace/{trace_id}').CONSOLE_TRACE_URL_TEMPLATE).toBe(
+      'https://traces.example.com/trace/{trace_id}',
+    );
+    expect([load('').CONSOLE_TRACE_URL_TEMPLATE, load(undefined).CONSOLE_TRACE_URL_TEMPLATE]).toEqual(['', '']);
   });
 });
