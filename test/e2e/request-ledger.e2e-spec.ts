@@ -220,6 +220,105 @@ describe('the request ledger', () => {
     await expectEventually(async () => expect((await store.list()).filter((info) => new Date(info.mtime) >= startedAt)).toEqual([]));
   });
 
+  it('filters the private listing by model, API key, metadata pair and cost range, and answers 422 for a bad filter', async () => {
+    // A real run: its record names the model that answered and the key that started it.
+    const invoked = await fetch(`${gateway}/v1/prompt/invoke`, {
+      method: 'POST',
+      headers: { ...authorized.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ deployment: 'ledgered', variant: 'default', inputs: { question: 'filters' }, metadata: { ticket: 'T-9' } }),
+    });
+    expect(invoked.status).toBe(200);
+    const { request_id: invokedId } = (await invoked.json()) as { request_id: string };
+    const workspace = (await (await get('/v1/private/workspace')).json()) as { api_key: { id: string } };
+
+    // Runs with known models, keys and costs, published as the services publish theirs.
+    const otherKey = randomUUID();
+    const record = (model: string | null, cost: number | null, metadata: LedgerRecord['metadata'], apiKey: string): LedgerRecord => ({
+      request_id: newRequestId(),
+      workspace_id: workspaceId,
+      request_type: 'agent',
+      requestable_type: 'agent',
+      requestable_id: randomUUID(),
+      deployment: null,
+      variant: null,
+      variant_id: null,
+      version_id: null,
+      version: null,
+      model,
+      status: 'completed',
+      message: 'filtered',
+      metadata,
+      user: 'filter-user',
+      generated_at: new Date().toISOString(),
+      started_at: new Date().toISOString(),
+      ended_at: new Date().toISOString(),
+      duration_ms: 1,
+      usage: null,
+      data: null,
+      cost_micros: cost,
+      api_key_id: apiKey,
+    });
+    const cheap = record('fake-filter-a', 1_000, { ticket: 'T-1', priority: 2 }, otherKey);
+    const dear = record('fake-filter-a', 250_000, { ticket: 'T-2', priority: 5 }, otherKey);
+    const other = record('fake-filter-b', 50_000, { ticket: 'T-1', urgent: true }, workspace.api_key.id);
+    const unpriced = record(null, null, { ticket: 'T-1' }, otherKey);
+    const publisher = new LedgerPublisher(rpc);
+    for (const one of [cheap, dear, other, unpriced]) publisher.save(one);
+    await publisher.flush();
+
+    const ids = async (query: string) => {
+      const response = await get(`/v1/private/requests?user=filter-user&${query}`);
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { requests: RequestListItem[] }).requests.map((request) => request.request_id);
+    };
+    await expectEventually(async () => expect(await ids('')).toHaveLength(4));
+    // Newest first, as every listing.
+    expect(await ids('model=fake-filter-a')).toEqual([dear.request_id, cheap.request_id]);
+    expect(await ids(`api_key=${otherKey}`)).toEqual([unpriced.request_id, dear.request_id, cheap.request_id]);
+    expect(await ids('metadata_key=ticket&metadata_value=T-1')).toEqual([unpriced.request_id, other.request_id, cheap.request_id]);
+    expect(await ids('metadata_key=priority&metadata_value=5')).toEqual([dear.request_id]);
+    expect(await ids('metadata_key=urgent&metadata_value=true')).toEqual([other.request_id]);
+    expect(await ids('metadata_key=priority')).toEqual([dear.request_id, cheap.request_id]);
+    // Bounds are inclusive; a run without a cost is outside every range.
+    expect(await ids('min_cost_micros=50000')).toEqual([other.request_id, dear.request_id]);
+    expect(await ids('max_cost_micros=50000')).toEqual([other.request_id, cheap.request_id]);
+    expect(await ids('min_cost_micros=1000&max_cost_micros=1000')).toEqual([cheap.request_id]);
+    expect(await ids('min_cost_micros=0')).toHaveLength(3);
+    // The filters combine, and page like the rest.
+    expect(await ids(`model=fake-filter-a&api_key=${otherKey}&metadata_key=ticket&metadata_value=T-2&max_cost_micros=300000`)).toEqual([
+      dear.request_id,
+    ]);
+    expect(await ids(`api_key=${otherKey}&limit=1&before=${unpriced.request_id}`)).toEqual([dear.request_id]);
+
+    // The real run: listed under the model that answered and the key that started it, with the model in its row.
+    const mine = (await (await get(`/v1/private/requests?model=fake-ledger-chat&api_key=${workspace.api_key.id}`)).json()) as {
+      requests: RequestListItem[];
+    };
+    expect(mine.requests.map((request) => request.request_id)).toContain(invokedId);
+    expect(mine.requests.find((request) => request.request_id === invokedId)).toEqual(
+      expect.objectContaining({ model: 'fake-ledger-chat', api_key_id: workspace.api_key.id, metadata: { ticket: 'T-9' } }),
+    );
+
+    // Another workspace's key sees none of them, whatever the filter.
+    const stranger = await cliJson<{ api_key: string }>(['workspace', 'create', '--name', 'e2e ledger filters stranger']);
+    const theirs = await fetch(`${gateway}/v1/private/requests?model=fake-filter-a&api_key=${otherKey}`, {
+      headers: { authorization: `Bearer ${stranger.api_key}` },
+    });
+    expect(await theirs.json()).toEqual({ requests: [] });
+
+    for (const bad of [
+      'api_key=not-a-uuid',
+      'min_cost_micros=-1',
+      'max_cost_micros=1.5',
+      'min_cost_micros=abc',
+      `model=${'m'.repeat(201)}`,
+    ]) {
+      const response = await get(`/v1/private/requests?${bad}`);
+      expect([bad, response.status]).toEqual([bad, 422]);
+      expect(await response.json()).toEqual(expect.objectContaining({ error_code: 'validation_error', code: 'validation_error' }));
+    }
+  });
+
   it("never shows another workspace's run, whichever service recorded it", async () => {
     const stranger = await cliJson<{ api_key: string }>(['workspace', 'create', '--name', 'e2e ledger stranger']);
     const listed = (await (await get('/v1/private/requests')).json()) as { requests: RequestListItem[] };

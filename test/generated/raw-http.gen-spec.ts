@@ -52,6 +52,8 @@ const UPLOAD: RouteCase = {
 const CONSOLE_FILES: RouteCase[] = [
   { method: 'GET', path: '/console/{0}', credentials: 'none', validParams: () => [['runs']] },
   { method: 'GET', path: '/console/assets/{0}', credentials: 'none', validParams: () => [['gone.js']] },
+  // The operator's console settings (CONSOLE_TRACE_URL_TEMPLATE), served without a key.
+  { method: 'GET', path: '/console/config.json', credentials: 'none', query: true },
 ];
 const RAW_ROUTES = [...ROUTES, UPLOAD, ...CONSOLE_FILES];
 

@@ -22,7 +22,7 @@ import { OpenApiDocumentHolder } from './openapi/openapi.controller';
 import { openAiEdge } from './openai/openai-edge';
 import { MCP_MAX_BODY_BYTES, mcpEdge } from './mcp/mcp-edge';
 import { MCP_PATH } from './mcp/mcp-errors';
-import { CONSOLE_PATH, serveConsole } from './console/console-static';
+import { CONSOLE_PATH, consoleConfigOf, serveConsole } from './console/console-static';
 
 /** The W3C trace context header every answer carries (see answerWithTraceparent). */
 const TRACEPARENT_HEADER = 'traceparent';
@@ -79,7 +79,7 @@ export async function createGatewayApp(env: GatewayEnv): Promise<NestExpressAppl
  */
 export function configureGatewayApp(
   app: NestExpressApplication,
-  env: Pick<GatewayEnv, 'MAX_JSON_BODY_BYTES' | 'LOG_LEVEL' | 'OPENAI_CORS_ORIGINS' | 'MCP_ALLOWED_ORIGINS'>,
+  env: Pick<GatewayEnv, 'MAX_JSON_BODY_BYTES' | 'LOG_LEVEL' | 'OPENAI_CORS_ORIGINS' | 'MCP_ALLOWED_ORIGINS' | 'CONSOLE_TRACE_URL_TEMPLATE'>,
 ): void {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
@@ -93,7 +93,7 @@ export function configureGatewayApp(
   app.use(requireHost);
   app.use(requireWellFormedQuery);
   // The web console's static files: mounted on its prefix, so no API request passes through it.
-  app.use(CONSOLE_PATH, serveConsole());
+  app.use(CONSOLE_PATH, serveConsole(undefined, consoleConfigOf(env)));
   // The MCP server reads every body as JSON, whatever its Content-Type says, up to its own limit
   // (decisions: 1 MiB): a body past it is a 413 before the key is read, as everywhere.
   app.use(MCP_PATH, json({ limit: MCP_MAX_BODY_BYTES, type: () => true }));

@@ -124,6 +124,8 @@ const DATASET_ROUTES = [
   'get /v1/private/experiment_runs/{id}',
   'get /v1/private/experiment_runs/{id}/cells',
 ];
+/** The request ledger's private list, which the console's Runs screen filters: documented with its filters. */
+const LEDGER_ROUTES = ['get /v1/private/requests'];
 /** The MCP server (the spec's decisions, MCP): one POST route, and GET and DELETE documented as the 405 they answer. */
 const MCP_ROUTES = ['post /v1/mcp', 'get /v1/mcp', 'delete /v1/mcp'];
 
@@ -188,7 +190,7 @@ describe('GET /v1/public/openapi.json', () => {
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
   });
 
-  it('describes every implemented /v1/public/* route, every route that starts a run, the OpenAI-compatible routes, the MCP server routes, the usage governance and dataset private routes and the MCP server, and nothing else', () => {
+  it('describes every implemented /v1/public/* route, every route that starts a run, the OpenAI-compatible routes, the MCP server routes, the usage governance, dataset and ledger private routes and the MCP server, and nothing else', () => {
     const declared = declaredRoutes(app);
     const publicRoutes = declared.filter((route) => route.split(' ')[1].startsWith('/v1/public/'));
     expect(publicRoutes).toContain('get /v1/public/models');
@@ -201,6 +203,7 @@ describe('GET /v1/public/openapi.json', () => {
       ...MODEL_PRICE_ROUTES,
       ...GOVERNANCE_ROUTES,
       ...DATASET_ROUTES,
+      ...LEDGER_ROUTES,
       'post /v1/mcp',
       'all /v1/mcp',
     ])
@@ -217,6 +220,7 @@ describe('GET /v1/public/openapi.json', () => {
         ...MODEL_PRICE_ROUTES,
         ...GOVERNANCE_ROUTES,
         ...DATASET_ROUTES,
+        ...LEDGER_ROUTES,
         ...MCP_ROUTES,
       ].sort(),
     );

@@ -123,6 +123,7 @@ export {
   InvocationPatterns,
   ListRequestsFilter,
   ListRequestsRequest,
+  REQUEST_STATUSES,
   PROMPT_NAME_PATTERN,
   PROMPT_ROLES,
   PromptDeploymentSpec,

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { StreamErrorEvent } from '@waggle/errors';
 import type { FlatMetadata } from './flat-metadata';
 import type { AcceptedRun, LedgerRequestType, RunStatus } from './ledger';
-import { DeploymentVariantRequest, ListLimit, MAX_CONTENT_LENGTH, WorkspaceIdRequest } from './common.dto';
+import { DeploymentVariantRequest, ListLimit, MAX_CONTENT_LENGTH, numberFromText, WorkspaceIdRequest } from './common.dto';
 import { patternNames, rpc, PRIVATE_RPC_TIMEOUT_MS, SYNC_RUN_TIMEOUT_MS } from './rpc-contract';
 import { FallbacksField, ResponseFormatDto, ResponseFormatField, type ResponseFormat } from './response-format';
 import { RunLabels } from './run-labels';
@@ -11,7 +11,7 @@ import { DeploymentWebhookSecretRequest, WithRotationOverlap, type ShownWebhookS
 import { McpPublishDto, McpPublishField, type McpToolDescriptor } from './mcp-tools';
 import { CREDENTIAL_SOURCES, type CredentialSource } from './governance';
 import { SplitField, SplitTargetDto, WithVersionSelector, type ServedSplit } from './releases';
-import { Type } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import {
   IsISO8601,
   ArrayMaxSize,
@@ -405,6 +405,33 @@ export class ListRequestsFilter extends ListLimit {
   @IsUUID()
   artifact?: string;
 
+  /** Runs whose record names this model: the model that answered (a fallback when one did); workflow runs name none. */
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  model?: string;
+
+  /** Runs started with this API key (its id). */
+  @IsOptional()
+  @IsUUID()
+  api_key?: string;
+
+  /** Runs that cost at least this much (integer micro-USD); a run without a cost is left out. */
+  @IsOptional()
+  @Transform(numberFromText)
+  @IsInt()
+  @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
+  min_cost_micros?: number;
+
+  /** Runs that cost at most this much (integer micro-USD); a run without a cost is left out. */
+  @IsOptional()
+  @Transform(numberFromText)
+  @IsInt()
+  @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
+  max_cost_micros?: number;
+
   /** The next page: the runs older than this one (the last `request_id` of the page before). */
   @IsOptional()
   @IsString()
@@ -424,6 +451,8 @@ export interface RequestListItem extends RequestRecordView {
   credentials: CredentialSource | null;
   /** The API key that started the run (its id). */
   api_key_id: string | null;
+  /** The model that answered (a fallback when one did); null for a workflow run and a run that called no model. */
+  model: string | null;
   /** For a split variant's run: the target that served it. */
   split: ServedSplit | null;
 }

@@ -1,5 +1,6 @@
 import { createRoute } from '@tanstack/react-router';
 import { rootRoute } from '../root-route';
+import { RunDetailPage } from './run-detail-page';
 import { RunsPage } from './runs-page';
 import { parseRunsSearch } from './runs-search';
 
@@ -10,4 +11,11 @@ export const runsRoute = createRoute({
   component: RunsPage,
 });
 
-export const runsRoutes = [runsRoute] as const;
+/** One run: its inputs and output, model attempts, workflow steps, tool calls, callbacks and events. */
+export const runDetailRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/runs/$requestId',
+  component: RunDetailPage,
+});
+
+export const runsRoutes = [runsRoute, runDetailRoute] as const;

@@ -17,6 +17,7 @@ const row = (id: string, overrides: Partial<RunRow> = {}): RunRow => ({
   label: null,
   user: null,
   api_key_id: null,
+  model: 'fake-chat',
   ...overrides,
 });
 
@@ -52,10 +53,10 @@ describe('runsToCsv', () => {
     const csv = runsToCsv([row('r1', { message: 'said "hi", then left', metadata: { ticket: 'T-1' }, user: '=cmd', cost_micros: 12 })]);
     const [header, line, end] = csv.split('\r\n');
     expect(header).toBe(
-      'request_id,status,request_type,requestable_type,requestable_id,generated_at,started_at,ended_at,cost_micros,version,label,user,api_key_id,trace_id,message,metadata',
+      'request_id,status,request_type,requestable_type,requestable_id,generated_at,started_at,ended_at,cost_micros,model,version,label,user,api_key_id,trace_id,message,metadata',
     );
     expect(line).toBe(
-      `r1,completed,prompt,prompt_deployment,6f1c2b9e-0d4a-4c55-9e1b-3a2d4f5e6a7b,2026-01-01T00:00:00.000Z,,,12,1,,'=cmd,,,"said ""hi"", then left","{""ticket"":""T-1""}"`,
+      `r1,completed,prompt,prompt_deployment,6f1c2b9e-0d4a-4c55-9e1b-3a2d4f5e6a7b,2026-01-01T00:00:00.000Z,,,12,fake-chat,1,,'=cmd,,,"said ""hi"", then left","{""ticket"":""T-1""}"`,
     );
     expect(end).toBe('');
   });

@@ -19,6 +19,8 @@ export interface RunRow {
   label: string | null;
   user: string | null;
   api_key_id: string | null;
+  /** The model that answered (a fallback when one did); null for a workflow run. */
+  model: string | null;
 }
 
 /** The CSV's columns, in order: every scalar field, and the metadata as JSON. */
@@ -32,6 +34,7 @@ export const CSV_COLUMNS = [
   'started_at',
   'ended_at',
   'cost_micros',
+  'model',
   'version',
   'label',
   'user',

@@ -1,14 +1,30 @@
-import { Badge, Button, Group, NativeSelect, ScrollArea, Stack, Table, Text, TextInput, Title, VisuallyHidden } from '@mantine/core';
+import {
+  Anchor,
+  Badge,
+  Button,
+  Group,
+  NativeSelect,
+  ScrollArea,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+  VisuallyHidden,
+} from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { getRouteApi } from '@tanstack/react-router';
+import { createLink, getRouteApi } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
+import { STATUS_COLORS } from './run-status';
 import { apiGet } from '../api/api-client';
 import { ApiErrorAlert } from '../api/api-error-alert';
 import { useSession } from '../auth/session';
 import { exportedRuns, runsToCsv, runsToJsonl, type RunRow } from './runs-export';
 import {
+  hasLiveRuns,
   instantOfLocalInput,
   localInputOfInstant,
+  parseRunsSearch,
   RUN_STATUSES,
   RUNS_PAGE_SIZE,
   runsRequestPath,
@@ -17,15 +33,11 @@ import {
 } from './runs-search';
 
 const route = getRouteApi('/runs');
+/** A router link drawn as Mantine's Anchor. */
+const AnchorLink = createLink(Anchor);
 
-/** Outline badges in shades dark enough for WCAG AA contrast of their text on white. */
-const STATUS_COLORS: Record<RunStatus, string> = {
-  queued: 'gray.8',
-  running: 'blue.9',
-  completed: 'teal.9',
-  failed: 'red.9',
-  cancelled: 'orange.9',
-};
+/** How often a page showing queued or running runs asks again, until none is left (ms). */
+const LIVE_REFRESH_MS = 2_000;
 
 export function RunsPage() {
   const search = route.useSearch();
@@ -46,6 +58,8 @@ function RunsView({ search }: { search: RunsSearch }) {
       ),
     placeholderData: keepPreviousData,
     enabled: key !== null,
+    // Live updates: only while the page shows a run that has not ended; no polling otherwise.
+    refetchInterval: (query) => (hasLiveRuns(query.state.data) ? LIVE_REFRESH_MS : false),
   });
   const rows = runs.data ?? [];
   return (
@@ -65,6 +79,7 @@ function RunsView({ search }: { search: RunsSearch }) {
               <Table.Th scope="col">Type</Table.Th>
               <Table.Th scope="col">Artifact</Table.Th>
               <Table.Th scope="col">User</Table.Th>
+              <Table.Th scope="col">Model</Table.Th>
               <Table.Th scope="col">Cost (USD)</Table.Th>
               <Table.Th scope="col">Request id</Table.Th>
             </Table.Tr>
@@ -74,7 +89,7 @@ function RunsView({ search }: { search: RunsSearch }) {
               <Table.Tr key={run.request_id} data-testid="run-row">
                 <Table.Td>{new Date(run.generated_at).toLocaleString()}</Table.Td>
                 <Table.Td>
-                  <Badge color={STATUS_COLORS[run.status as RunStatus] ?? 'gray.8'} variant="outline">
+                  <Badge color={STATUS_COLORS[run.status as RunStatus] ?? 'gray.8'} variant="outline" miw="max-content">
                     {run.status}
                   </Badge>
                 </Table.Td>
@@ -85,11 +100,15 @@ function RunsView({ search }: { search: RunsSearch }) {
                   </Text>
                 </Table.Td>
                 <Table.Td>{run.user ?? ''}</Table.Td>
+                <Table.Td>{run.model ?? ''}</Table.Td>
                 <Table.Td>{run.cost_micros === null ? '' : (run.cost_micros / 1_000_000).toFixed(6)}</Table.Td>
                 <Table.Td>
-                  <Text size="xs" ff="monospace">
-                    {run.request_id}
-                  </Text>
+                  {/* A link, so the detail is one Tab and Enter away; its name says which run it opens. */}
+                  <AnchorLink to="/runs/$requestId" params={{ requestId: run.request_id }} aria-label={`Run ${run.request_id}`}>
+                    <Text span size="xs" ff="monospace" c="inherit">
+                      {run.request_id}
+                    </Text>
+                  </AnchorLink>
                 </Table.Td>
               </Table.Tr>
             ))}
@@ -120,15 +139,29 @@ function RunsFilters({ search }: { search: RunsSearch }) {
   const [status, setStatus] = useState<string>(search.status ?? '');
   const [artifact, setArtifact] = useState(search.artifact ?? '');
   const [user, setUser] = useState(search.user ?? '');
+  const [model, setModel] = useState(search.model ?? '');
+  const [apiKey, setApiKey] = useState(search.api_key ?? '');
+  const [metadataKey, setMetadataKey] = useState(search.metadata_key ?? '');
+  const [metadataValue, setMetadataValue] = useState(search.metadata_value ?? '');
+  const [minCost, setMinCost] = useState(search.min_cost === undefined ? '' : String(search.min_cost));
+  const [maxCost, setMaxCost] = useState(search.max_cost === undefined ? '' : String(search.max_cost));
   const apply = (event: FormEvent) => {
     event.preventDefault();
-    const next: RunsSearch = {
+    const key = metadataKey.trim() || undefined;
+    // Read back through the URL's own parsing, so what is applied is exactly what a link to it shows.
+    const next: RunsSearch = parseRunsSearch({
       from: instantOfLocalInput(from),
       to: instantOfLocalInput(to),
       status: status === '' ? undefined : (status as RunStatus),
       artifact: artifact.trim() || undefined,
       user: user.trim() || undefined,
-    };
+      model: model.trim() || undefined,
+      api_key: apiKey.trim() || undefined,
+      metadata_key: key,
+      metadata_value: key !== undefined && metadataValue !== '' ? metadataValue : undefined,
+      min_cost: minCost.trim() || undefined,
+      max_cost: maxCost.trim() || undefined,
+    });
     void navigate({ search: next });
   };
   return (
@@ -149,6 +182,39 @@ function RunsFilters({ search }: { search: RunsSearch }) {
           onChange={(event) => setArtifact(event.currentTarget.value)}
         />
         <TextInput label="End user" value={user} onChange={(event) => setUser(event.currentTarget.value)} />
+        <TextInput
+          label="Model"
+          description="The model that answered"
+          value={model}
+          onChange={(event) => setModel(event.currentTarget.value)}
+        />
+        <TextInput
+          label="API key id"
+          description="The key that started the run"
+          value={apiKey}
+          onChange={(event) => setApiKey(event.currentTarget.value)}
+        />
+        <TextInput label="Metadata key" value={metadataKey} onChange={(event) => setMetadataKey(event.currentTarget.value)} />
+        <TextInput
+          label="Metadata value"
+          description="Needs a key; any value when empty"
+          value={metadataValue}
+          onChange={(event) => setMetadataValue(event.currentTarget.value)}
+        />
+        <TextInput
+          label="Min cost (USD)"
+          inputMode="decimal"
+          pattern="\d+(\.\d{1,6})?"
+          value={minCost}
+          onChange={(event) => setMinCost(event.currentTarget.value)}
+        />
+        <TextInput
+          label="Max cost (USD)"
+          inputMode="decimal"
+          pattern="\d+(\.\d{1,6})?"
+          value={maxCost}
+          onChange={(event) => setMaxCost(event.currentTarget.value)}
+        />
         <Button type="submit">Apply filters</Button>
         <Button variant="subtle" onClick={() => void navigate({ search: {} })}>
           Clear filters

@@ -1,5 +1,19 @@
 import { BaseEnv, EnvVar, WithCallbackAllowlist, WithRedis } from '@waggle/platform';
-import { IsInt, IsString, Max, Min } from 'class-validator';
+import { IsInt, IsString, Max, Min, ValidateBy, ValidateIf } from 'class-validator';
+
+/** The placeholder of CONSOLE_TRACE_URL_TEMPLATE that the console replaces with a run's trace id. */
+export const TRACE_ID_PLACEHOLDER = '{trace_id}';
+
+/** A trace UI link template: an absolute http(s) URL once its `{trace_id}` placeholder is filled in, which it must have. */
+export function isTraceUrlTemplate(value: unknown): boolean {
+  if (typeof value !== 'string' || !value.includes(TRACE_ID_PLACEHOLDER)) return false;
+  try {
+    const url = new URL(value.replaceAll(TRACE_ID_PLACEHOLDER, '0'.repeat(32)));
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '';
+  } catch {
+    return false;
+  }
+}
 
 export class GatewayEnv extends WithCallbackAllowlist(WithRedis(BaseEnv)) {
   @EnvVar('How long the gateway waits for a service to answer a request over NATS (ms)')
@@ -95,4 +109,18 @@ export class GatewayEnv extends WithCallbackAllowlist(WithRedis(BaseEnv)) {
   @Min(60_000)
   @Max(86_400_000)
   GOVERNANCE_RESERVATION_TTL_MS: number = 900_000;
+
+  @EnvVar(
+    "The web console's link from a run's trace id to the operator's trace UI: an http(s) URL with {trace_id} where the id goes (https://jaeger.example.com/trace/{trace_id}). Served to the console in /console/config.json; empty (the default) shows the trace id without a link",
+  )
+  @ValidateIf((env: { CONSOLE_TRACE_URL_TEMPLATE?: string }) => env.CONSOLE_TRACE_URL_TEMPLATE !== '')
+  @ValidateBy({
+    name: 'isTraceUrlTemplate',
+    validator: {
+      validate: isTraceUrlTemplate,
+      defaultMessage: () =>
+        'CONSOLE_TRACE_URL_TEMPLATE must be an http(s) URL, without user or password, with {trace_id} where the trace id goes',
+    },
+  })
+  CONSOLE_TRACE_URL_TEMPLATE: string = '';
 }

@@ -4,12 +4,21 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CONSOLE_CONTENT_SECURITY_POLICY, CONSOLE_PATH, isConsoleRoute, serveConsole } from './console-static';
+import { loadConfig } from '@waggle/platform';
+import { GatewayEnv, isTraceUrlTemplate } from '../config/gateway.env';
+import {
+  CONSOLE_CONTENT_SECURITY_POLICY,
+  CONSOLE_PATH,
+  consoleConfigOf,
+  isConsoleRoute,
+  serveConsole,
+  type ConsoleConfig,
+} from './console-static';
 
 /** An Express app with the console mounted as the gateway mounts it, and a stand-in API route behind. */
-async function serve(buildDir: string): Promise<{ base: string; server: Server }> {
+async function serve(buildDir: string, config?: ConsoleConfig): Promise<{ base: string; server: Server }> {
   const app = express();
-  app.use(CONSOLE_PATH, serveConsole(buildDir));
+  app.use(CONSOLE_PATH, serveConsole(buildDir, config));
   app.use((_request, response) => void response.status(404).json({ reached: 'api' }));
   const server = await new Promise<Server>((resolve) => {
     const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
@@ -29,7 +38,9 @@ describe('serveConsole', () => {
 
   beforeAll(async () => {
     ({ base, server } = await serve(built));
-    ({ base: emptyBase, server: emptyServer } = await serve(mkdtempSync(join(tmpdir(), 'waggle-console-empty-'))));
+    ({ base: emptyBase, server: emptyServer } = await serve(mkdtempSync(join(tmpdir(), 'waggle-console-empty-')), {
+      trace_url_template: 'https://jaeger.example.com/trace/{trace_id}',
+    }));
   });
   afterAll(() => {
     server.close();
@@ -72,6 +83,14 @@ describe('serveConsole', () => {
     expect(await (await fetch(`${base}/v1/private/requests`)).json()).toEqual({ reached: 'api' });
   });
 
+  it("answers the operator's config as JSON, never cached, built or not", async () => {
+    const none = await fetch(`${base}/console/config.json`);
+    expect([none.status, none.headers.get('cache-control'), await none.json()]).toEqual([200, 'no-cache', { trace_url_template: null }]);
+    expect(none.headers.get('content-type')).toMatch(/^application\/json/);
+    const set = await fetch(`${emptyBase}/console/config.json`);
+    expect([set.status, await set.json()]).toEqual([200, { trace_url_template: 'https://jaeger.example.com/trace/{trace_id}' }]);
+  });
+
   it("answers the catalog's 404 naming the missing build when the console is not built", async () => {
     const answer = await fetch(`${emptyBase}/console/runs`);
     expect(answer.status).toBe(404);
@@ -93,4 +112,31 @@ describe('isConsoleRoute', () => {
     ['/a%00b', false],
     ['/a%5cb', false],
   ])('%s → %p', (path, expected) => expect(isConsoleRoute(path)).toBe(expected));
+});
+
+describe('the trace link template', () => {
+  it.each([
+    ['https://jaeger.example.com/trace/{trace_id}', true],
+    ['http://tempo:3200/explore?trace={trace_id}&x=1', true],
+    ['https://jaeger.example.com/trace/', false],
+    ['javascript:alert(1)//{trace_id}', false],
+    ['ftp://host/{trace_id}', false],
+    ['https://user:secret@host/{trace_id}', false],
+    ['/relative/{trace_id}', false],
+  ])('%s → %p', (template, expected) => expect(isTraceUrlTemplate(template)).toBe(expected));
+
+  it('is served as null when unset', () => {
+    expect(consoleConfigOf({ CONSOLE_TRACE_URL_TEMPLATE: '' })).toEqual({ trace_url_template: null });
+    expect(consoleConfigOf({ CONSOLE_TRACE_URL_TEMPLATE: 'https://t/{trace_id}' })).toEqual({ trace_url_template: 'https://t/{trace_id}' });
+  });
+
+  it('is checked when the gateway starts: a bad template stops it, empty or unset is none', () => {
+    const load = (template?: string) => loadConfig(GatewayEnv, { ...process.env, CONSOLE_TRACE_URL_TEMPLATE: template });
+    expect(() => load('ftp://traces/{trace_id}')).toThrow(/CONSOLE_TRACE_URL_TEMPLATE must be an http\(s\) URL/);
+    expect(() => load('https://traces.example.com/')).toThrow(/CONSOLE_TRACE_URL_TEMPLATE/);
+    expect(load('https://traces.example.com/trace/{trace_id}').CONSOLE_TRACE_URL_TEMPLATE).toBe(
+      'https://traces.example.com/trace/{trace_id}',
+    );
+    expect([load('').CONSOLE_TRACE_URL_TEMPLATE, load(undefined).CONSOLE_TRACE_URL_TEMPLATE]).toEqual(['', '']);
+  });
 });

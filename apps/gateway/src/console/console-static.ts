@@ -57,13 +57,31 @@ export function isConsoleRoute(path: string): boolean {
 }
 
 /**
+ * What the console reads at start from `GET /console/config.json`: the operator's settings for
+ * every user of this gateway. Never a secret: it is served to anyone, without a key.
+ */
+export interface ConsoleConfig {
+  /** A link to the operator's trace UI with `{trace_id}` where a run's trace id goes; null for none. */
+  trace_url_template: string | null;
+}
+
+export const CONSOLE_CONFIG_PATH = '/config.json';
+
+/** The console's config from the gateway's validated env (an empty setting is none). */
+export function consoleConfigOf(env: { CONSOLE_TRACE_URL_TEMPLATE: string }): ConsoleConfig {
+  return { trace_url_template: env.CONSOLE_TRACE_URL_TEMPLATE === '' ? null : env.CONSOLE_TRACE_URL_TEMPLATE };
+}
+
+/**
  * The console's static files, mounted on CONSOLE_PATH only (never in front of the API): a file
  * of the build as it is (hashed assets cached for good), index.html for any other app route
- * (the SPA fallback; never cached, so a new build is picked up at once), the catalog's 404 for a
+ * (the SPA fallback; never cached, so a new build is picked up at once), the operator's
+ * ConsoleConfig at /config.json, the catalog's 404 for a
  * missing file, a traversal or an undecodable path, and for every path when the console is not
  * built. Other methods than GET and HEAD go on to the gateway's own 404.
  */
-export function serveConsole(buildDir: string = CONSOLE_BUILD_DIR): RequestHandler {
+export function serveConsole(buildDir: string = CONSOLE_BUILD_DIR, config: ConsoleConfig = { trace_url_template: null }): RequestHandler {
+  const configBody = JSON.stringify(config);
   const index = join(buildDir, 'index.html');
   const files = serveStatic(buildDir, {
     index: false,
@@ -79,6 +97,13 @@ export function serveConsole(buildDir: string = CONSOLE_BUILD_DIR): RequestHandl
     response.setHeader('x-content-type-options', 'nosniff');
     response.setHeader('referrer-policy', 'no-referrer');
     response.setHeader('cross-origin-opener-policy', 'same-origin');
+    // The operator's settings, answered whether or not the console is built (never cached, so a changed setting shows at the next load).
+    if (request.path === CONSOLE_CONFIG_PATH) {
+      response.setHeader('cache-control', 'no-cache');
+      response.type('application/json');
+      response.send(configBody);
+      return;
+    }
     files(request, response, () => {
       if (!existsSync(index))
         return sendError(new WaggleException('not_found', { detail: 'console_not_built' }), request, response, consoleErrors);

@@ -7,7 +7,7 @@ import { addRunRoutes, RUN_ROUTE_MODELS } from './run-routes';
 export const PUBLIC_PATH_PREFIX = '/v1/public/';
 /**
  * Private routes documented all the same: the workspace's MCP servers (the spec's decisions, MCP)
- * and usage governance's budgets, alerts, rate limits, credits, spend, model prices and provider credentials.
+ * usage governance's budgets, alerts, rate limits, credits, spend, model prices and provider credentials, and the request ledger's list.
  */
 export const DOCUMENTED_PRIVATE_PREFIXES = [
   '/v1/private/mcp_servers',
@@ -20,6 +20,8 @@ export const DOCUMENTED_PRIVATE_PREFIXES = [
   '/v1/private/provider_credentials',
   '/v1/private/datasets',
   '/v1/private/experiment_runs',
+  // The request ledger's filtered list (the console's Runs screen).
+  '/v1/private/requests',
   // A prompt variant's release routes; the rest of /v1/private/prompts is not documented.
   '/v1/private/prompts/{deployment}/variants/{variant}/',
 ];

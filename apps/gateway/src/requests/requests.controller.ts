@@ -27,7 +27,7 @@ import { ErrorBodyDto } from '../errors/error-body.dto';
 import type { Response } from 'express';
 import { resumeAfter, RunEventReplay } from './run-event-replay';
 
-class RequestLookupDto implements RequestLookup {
+export class RequestLookupDto implements RequestLookup {
   @ApiProperty({ example: 'req_0190f5a1b2c37d4e8f90a1b2c3d4e5f6' })
   request_id!: string;
 

@@ -71,6 +71,7 @@ export function toRequestListItem(record: LedgerRecord): RequestListItem {
     user: record.user,
     credentials: record.credentials ?? null,
     api_key_id: record.api_key_id ?? null,
+    model: record.model,
     split: record.split ?? null,
   };
 }

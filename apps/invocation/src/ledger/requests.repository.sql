@@ -20,6 +20,10 @@ WHERE "workspace_id" = $1
   AND ($6::jsonb[] IS NULL OR "metadata" @> ANY ($6::jsonb[]))
   AND ($8::text IS NULL OR "status" = $8::text)
   AND ($9::uuid IS NULL OR "requestable_id" = $9::uuid)
+  AND ($11::text IS NULL OR "model" = $11::text)
+  AND ($12::text IS NULL OR "api_key_id" = $12::text)
+  AND ($13::bigint IS NULL OR "cost_micros" >= $13::bigint)
+  AND ($14::bigint IS NULL OR "cost_micros" <= $14::bigint)
   AND ($10::text IS NULL OR ("generated_at", "id") < (
     SELECT "generated_at", "id" FROM "invocation"."requests" WHERE "id" = $10::text AND "workspace_id" = $1))
 ORDER BY "generated_at" DESC, "id" DESC

@@ -74,7 +74,10 @@ const SQL = defineSql(__filename, {
    * query does not set it (PostgreSQL plans each call with its values, so an unset filter costs
    * nothing): the user label, the time range, a metadata key, and a metadata pair as the JSON
    * objects that may stand for it (metadataCandidates), any of which the metadata contains (the
-   * GIN index of `metadata` answers `@>`), the state, the artifact; and the page: the rows after
+   * GIN index of `metadata` answers `@>`), the state, the artifact, the model that answered and
+   * the API key (each with its own workspace index, newest first), the cost range (checked on
+   * the rows the other conditions walk, newest first, until the page is full; a run without a
+   * cost is outside any range); and the page: the rows after
    * `before`'s in the order (generated_at, then id, so runs recorded in the same microsecond keep
    * their place; an id not of the workspace answers no rows).
    */
@@ -88,6 +91,10 @@ const SQL = defineSql(__filename, {
       AND ($6::jsonb[] IS NULL OR "metadata" @> ANY ($6::jsonb[]))
       AND ($8::text IS NULL OR "status" = $8::text)
       AND ($9::uuid IS NULL OR "requestable_id" = $9::uuid)
+      AND ($11::text IS NULL OR "model" = $11::text)
+      AND ($12::text IS NULL OR "api_key_id" = $12::text)
+      AND ($13::bigint IS NULL OR "cost_micros" >= $13::bigint)
+      AND ($14::bigint IS NULL OR "cost_micros" <= $14::bigint)
       AND ($10::text IS NULL OR ("generated_at", "id") < (
         SELECT "generated_at", "id" FROM ${TABLE} WHERE "id" = $10::text AND "workspace_id" = $1))
     ORDER BY "generated_at" DESC, "id" DESC
@@ -136,7 +143,7 @@ export class RequestsRepository extends DataRepository {
     return row && recordOfRow(row);
   }
 
-  /** A workspace's requests, newest first, by one metadata pair, user label, time range, state and artifact; a page after `before`. */
+  /** A workspace's requests, newest first, by one metadata pair, user label, time range, state, artifact, model, API key and cost; a page after `before`. */
   async list(query: ListRequestsRequest): Promise<LedgerRecord[]> {
     const key = query.metadata_key;
     const value = key === undefined ? undefined : query.metadata_value;
@@ -151,6 +158,10 @@ export class RequestsRepository extends DataRepository {
       query.status ?? null,
       query.artifact ?? null,
       query.before ?? null,
+      query.model ?? null,
+      query.api_key ?? null,
+      query.min_cost_micros ?? null,
+      query.max_cost_micros ?? null,
     ]);
     return rows.map(recordOfRow);
   }

@@ -20,6 +20,7 @@ import { AddWorkflowRunCost1795903037455 } from './1795903037455-add-workflow-ru
 import { CreateExperimentTables1795911033612 } from './1795911033612-create-experiment-tables';
 import { CreateDatasetTables1795910931155 } from './1795910931155-create-dataset-tables';
 import { AddReleases1795911187743 } from './1795911187743-add-releases';
+import { IndexRequestsByModelAndApiKey1795920000000 } from './1795920000000-index-requests-by-model-and-api-key';
 
 /** Every migration of this service, oldest first. `npm run migration:generate` appends here. */
 export const MIGRATIONS: Array<new () => MigrationInterface> = [
@@ -44,4 +45,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   CreateExperimentTables1795911033612,
   CreateDatasetTables1795910931155,
   AddReleases1795911187743,
+  IndexRequestsByModelAndApiKey1795920000000,
 ];

@@ -6,6 +6,8 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Entity({ name: 'requests' })
 @Index('IDX_requests_workspace_generated_at', ['workspaceId', 'generatedAt'])
 @Index('IDX_requests_workspace_user', ['workspaceId', 'userLabel'])
+@Index('IDX_requests_workspace_model_generated_at', ['workspaceId', 'model', 'generatedAt'])
+@Index('IDX_requests_workspace_api_key_generated_at', ['workspaceId', 'apiKeyId', 'generatedAt'])
 export class RequestRecordEntity {
   /** `req_` + 32 hex digits (a UUIDv7), made by the gateway. */
   @PrimaryColumn({ type: 'text' })
