@@ -181,6 +181,8 @@ export function queryArbitrary(): fc.Arbitrary<string> {
         'metadata_value',
         'from',
         'to',
+        'bucket',
+        'group_by',
         'since',
         'key',
         'metadata[a]',
