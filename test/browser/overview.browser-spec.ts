@@ -77,7 +77,7 @@ describe('the web console: overview, webhooks and dead letters', () => {
     fake.setModel('fake-overview-chat', { response: 'an answer', usage: USAGE });
     fake.setModel('fake-overview-broken', { error: { status: 500, message: 'upstream exploded' } });
     stack = await startConsoleStack({
-      apps: ['catalog', 'invocation', 'callback-dispatcher'],
+      apps: ['catalog', 'invocation', 'agent', 'callback-dispatcher'],
       workspaceName: 'browser overview',
       fake,
       env: {
@@ -125,7 +125,7 @@ describe('the web console: overview, webhooks and dead letters', () => {
   });
 
   it("shows the workspace's runs: totals, error rate, tokens and cost, and the charts' tables agree with them", async () => {
-    await page.getByLabel('Last 24 hours').check({ force: true });
+    await page.locator('label', { hasText: 'Last 24 hours' }).click();
     await page.waitForURL((url) => url.searchParams.get('range') === '24h');
     expect(await page.getByTestId('summary-requests').textContent()).toBe('6');
     expect(await page.getByTestId('summary-failed').textContent()).toBe('1 (16.7 %)');
@@ -141,7 +141,8 @@ describe('the web console: overview, webhooks and dead letters', () => {
       .getByRole('table')
       .locator('tbody tr')
       .evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => Number(cell.textContent))));
-    expect(cells).toHaveLength(24);
+    // 24 hours back from now, the first taken down to its hour: 25 buckets (24 when now is on the hour).
+    expect(cells.length === 24 || cells.length === 25).toBe(true);
     expect(cells.reduce((sum, [requests]) => sum + requests, 0)).toBe(6);
     expect(cells.reduce((sum, [, failed]) => sum + failed, 0)).toBe(1);
 
@@ -160,7 +161,7 @@ describe('the web console: overview, webhooks and dead letters', () => {
     await page.screenshot({ path: screenshot('overview'), fullPage: true });
 
     // By artifact: the deployment's endpoint id.
-    await page.getByLabel('Artifact').check({ force: true });
+    await page.locator('label', { hasText: 'Artifact' }).click();
     await page.waitForURL((url) => url.searchParams.get('group') === 'artifact');
     await expectEventually(async () =>
       expect(await page.getByTestId('group-total-row').evaluateAll((rows) => rows.map((row) => row.children[0].textContent))).toEqual([
@@ -171,14 +172,20 @@ describe('the web console: overview, webhooks and dead letters', () => {
 
   it('works at phone width and passes the axe scan', async () => {
     await page.setViewportSize(PHONE);
-    await page.getByTestId('summary-requests').waitFor();
-    expect(await seriousViolations(page)).toEqual([]);
-    await page.setViewportSize(DESKTOP);
+    try {
+      await page.getByTestId('summary-requests').waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.screenshot({ path: screenshot('overview-phone') });
+    } finally {
+      await page.setViewportSize(DESKTOP);
+    }
   });
 
   it("lists the delivery log, filters it by request id and shows a delivery's attempts", async () => {
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await page.waitForURL((url) => url.pathname === '/console/webhooks');
+    // The pointer off the navigation: the scan reads the link as it rests, not hovered.
+    await page.mouse.move(640, 790);
     await expectEventually(async () => expect(await page.getByTestId('delivery-row').count()).toBe(2));
     expect(await seriousViolations(page)).toEqual([]);
     await page.screenshot({ path: screenshot('webhooks-deliveries'), fullPage: true });

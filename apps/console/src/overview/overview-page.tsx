@@ -25,6 +25,9 @@ import {
 
 const route = getRouteApi('/overview');
 
+/** The charts take no keyboard focus (recharts' accessibility layer): the table beside each says what it shows. */
+const NOT_FOCUSABLE = { accessibilityLayer: false };
+
 interface BudgetView {
   id: string;
   scope: string;
@@ -203,6 +206,7 @@ function TotalsCharts({ series }: { series: UsageSeries }) {
         ])}
       >
         <AreaChart
+          areaChartProps={NOT_FOCUSABLE}
           h={220}
           data={rows}
           dataKey="label"
@@ -221,6 +225,7 @@ function TotalsCharts({ series }: { series: UsageSeries }) {
         ])}
       >
         <LineChart
+          lineChartProps={NOT_FOCUSABLE}
           h={220}
           data={rows}
           dataKey="label"
@@ -238,6 +243,7 @@ function TotalsCharts({ series }: { series: UsageSeries }) {
         ])}
       >
         <BarChart
+          barChartProps={NOT_FOCUSABLE}
           h={220}
           data={rows}
           dataKey="label"
@@ -251,6 +257,7 @@ function TotalsCharts({ series }: { series: UsageSeries }) {
       </ChartFigure>
       <ChartFigure title="Cost (USD)" table={table('Cost per bucket', [['Cost (USD)', (row) => usd(row.cost_micros)]])}>
         <AreaChart
+          areaChartProps={NOT_FOCUSABLE}
           h={220}
           data={rows}
           dataKey="label"
@@ -311,6 +318,7 @@ function GroupedCharts({ series, group }: { series: UsageSeries; group: Overview
               }
             >
               <BarChart
+                barChartProps={NOT_FOCUSABLE}
                 h={220}
                 data={rows}
                 dataKey="label"

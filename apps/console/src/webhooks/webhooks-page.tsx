@@ -163,7 +163,7 @@ function DeliveryLog({ search }: { search: WebhooksSearch }) {
                   </Table.Td>
                   <Table.Td>
                     <Button
-                      variant="subtle"
+                      variant="default"
                       size="xs"
                       aria-expanded={opened === delivery.delivery_id}
                       aria-controls={`attempts-${delivery.delivery_id}`}
@@ -302,22 +302,35 @@ const ROTATE_PATHS: Record<SecretOwner['kind'], string> = {
 function Secrets() {
   const { key } = useSession();
   const agentsPath = useWorkspacePath()('agents');
-  const owners = useQuery({
-    queryKey: ['webhook-secret-owners', agentsPath],
-    queryFn: async ({ signal }): Promise<SecretOwner[]> => {
-      const [prompts, workflows, agents] = await Promise.all([
-        apiGet<{ prompts: Array<{ deployment: string }> }>(key ?? '', '/v1/private/prompts', signal),
-        apiGet<{ workflows: Array<{ deployment: string }> }>(key ?? '', '/v1/private/workflows', signal),
-        apiGet<{ agents: Array<{ id: string; name: string }> }>(key ?? '', agentsPath, signal),
-      ]);
-      return [
-        ...prompts.prompts.map((item) => ({ kind: 'prompt' as const, id: item.deployment, label: item.deployment })),
-        ...workflows.workflows.map((item) => ({ kind: 'workflow' as const, id: item.deployment, label: item.deployment })),
-        ...agents.agents.map((item) => ({ kind: 'agent' as const, id: item.id, label: item.name })),
-      ];
-    },
-    enabled: key !== null,
-  });
+  // One query per kind: an owner service that does not answer shows its error, the others still list.
+  const lists = [
+    useQuery({
+      queryKey: ['webhook-secret-owners', 'prompt'],
+      queryFn: ({ signal }) =>
+        apiGet<{ prompts: Array<{ deployment: string }> }>(key ?? '', '/v1/private/prompts', signal).then((answer) =>
+          answer.prompts.map((item): SecretOwner => ({ kind: 'prompt', id: item.deployment, label: item.deployment })),
+        ),
+      enabled: key !== null,
+    }),
+    useQuery({
+      queryKey: ['webhook-secret-owners', 'workflow'],
+      queryFn: ({ signal }) =>
+        apiGet<{ workflows: Array<{ deployment: string }> }>(key ?? '', '/v1/private/workflows', signal).then((answer) =>
+          answer.workflows.map((item): SecretOwner => ({ kind: 'workflow', id: item.deployment, label: item.deployment })),
+        ),
+      enabled: key !== null,
+    }),
+    useQuery({
+      queryKey: ['webhook-secret-owners', 'agent', agentsPath],
+      queryFn: ({ signal }) =>
+        apiGet<{ agents: Array<{ id: string; name: string }> }>(key ?? '', agentsPath, signal).then((answer) =>
+          answer.agents.map((item): SecretOwner => ({ kind: 'agent', id: item.id, label: item.name })),
+        ),
+      enabled: key !== null,
+    }),
+  ];
+  const owners = lists.flatMap((list) => list.data ?? []);
+  const pending = lists.some((list) => list.isPending);
   const [rotating, setRotating] = useState<SecretOwner | null>(null);
   return (
     <Stack>
@@ -325,10 +338,10 @@ function Secrets() {
         The secrets that sign this workspace&apos;s callbacks and authenticate its webhook triggers. Rotating makes a new one, shown once
         here; during the overlap the previous secret keeps working too.
       </Text>
-      {owners.isError && <ApiErrorAlert error={owners.error} />}
+      {lists.map((list, index) => list.isError && <ApiErrorAlert key={index} error={list.error} />)}
       <ScrollArea type="auto" viewportProps={{ tabIndex: 0, role: 'region', 'aria-label': 'Webhook secrets table' }}>
         <Table striped data-testid="secrets-table">
-          <Table.Caption>{owners.isPending ? 'Loading…' : `${owners.data?.length ?? 0} owner(s) of a webhook secret`}</Table.Caption>
+          <Table.Caption>{pending ? 'Loading…' : `${owners.length} owner(s) of a webhook secret`}</Table.Caption>
           <Table.Thead>
             <Table.Tr>
               <Table.Th scope="col">Kind</Table.Th>
@@ -337,7 +350,7 @@ function Secrets() {
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {owners.data?.map((owner) => (
+            {owners.map((owner) => (
               <Table.Tr key={`${owner.kind}:${owner.id}`} data-testid="secret-row">
                 <Table.Td>{owner.kind}</Table.Td>
                 <Table.Td>{owner.label}</Table.Td>
@@ -376,7 +389,13 @@ function RotateModal({ owner, onClose }: { owner: SecretOwner; onClose: () => vo
   });
   const secret = rotate.data;
   return (
-    <Modal opened onClose={onClose} title={`Rotate the webhook secret of ${owner.kind} ${owner.label}`} size="lg">
+    <Modal
+      opened
+      onClose={onClose}
+      title={`Rotate the webhook secret of ${owner.kind} ${owner.label}`}
+      size="lg"
+      closeButtonProps={{ 'aria-label': 'Close' }}
+    >
       {secret ? (
         <Stack>
           <Text size="sm">The new secret, shown this once: copy it now.</Text>
