@@ -45,6 +45,8 @@ describe('the web console: overview, webhooks and dead letters', () => {
   let okRun: string;
   let deadRun: string;
   let receiverUrl: string;
+  /** The UTC month (YYYY-MM) the runs were made in. */
+  let runsMonth: string;
 
   /** A prompt run; answers its HTTP status. */
   const invoke = async (variant: string) =>
@@ -95,7 +97,11 @@ describe('the web console: overview, webhooks and dead letters', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'waggle-console-overview-')), 'prompts.yaml');
     writeFileSync(file, PROMPTS);
     [applied] = await cliJson<AppliedDeployment[]>(['apply', '-f', file, '--workspace', stack.workspaceId]);
+    // A monthly budget of 10 cents for the workspace: the Overview shows how much the runs used.
+    const budget = await stack.api('POST', '/v1/private/budgets', { scope: 'workspace', period: 'month', limit_micros: 100_000 });
+    expect(budget.status).toBeLessThan(300);
     // Three answered runs and a failed one, then two webhook-triggered runs (answered) whose callbacks succeed and dead-letter.
+    runsMonth = new Date().toISOString().slice(0, 7);
     for (let i = 0; i < 3; i += 1) expect(await invoke('default')).toBe(200);
     expect(await invoke('broken')).toBeGreaterThanOrEqual(500);
     okRun = await triggered('/ok');
@@ -157,6 +163,11 @@ describe('the web console: overview, webhooks and dead letters', () => {
         ['fake-overview-broken', '1', '1', '0'],
       ]),
     );
+    // The budget's spend this month is the runs' cost (when a new month began since the runs, it starts again from 0).
+    const budget = page.getByTestId('budget');
+    expect(await budget.textContent()).toMatch(/^workspace, month/);
+    if (new Date().toISOString().slice(0, 7) === runsMonth)
+      expect(await budget.textContent()).toContain(`$${((5 * RUN_COST) / 1_000_000).toFixed(6)} of $0.100000 (9.2 %)`);
     expect(await seriousViolations(page)).toEqual([]);
     await page.screenshot({ path: screenshot('overview'), fullPage: true });
 

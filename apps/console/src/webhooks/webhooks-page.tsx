@@ -145,8 +145,13 @@ function DeliveryLog({ search }: { search: WebhooksSearch }) {
               <Fragment key={delivery.delivery_id}>
                 <Table.Tr data-testid="delivery-row" data-delivery-id={delivery.delivery_id}>
                   <Table.Td>{new Date(delivery.created_at).toLocaleString()}</Table.Td>
-                  <Table.Td>
-                    <Badge color={STATUS_COLORS[delivery.status]} variant="outline" data-testid="delivery-status">
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>
+                    <Badge
+                      color={STATUS_COLORS[delivery.status]}
+                      variant="outline"
+                      data-testid="delivery-status"
+                      styles={{ root: { overflow: 'visible' }, label: { overflow: 'visible' } }}
+                    >
                       {delivery.status}
                     </Badge>
                   </Table.Td>
