@@ -577,7 +577,7 @@ export const ERROR_MESSAGES = {
   },
   usage_series_range_invalid: {
     en: 'from must be before to, and the range at most %{max} buckets of a %{bucket}',
-    es: 'from debe ser anterior a to, y el intervalo de %{max} intervalos de una %{bucket} como máximo',
+    es: 'La fecha inicial debe ser anterior a la final, y el intervalo de %{max} tramos de tipo %{bucket} como máximo',
   },
   // Workspace MCP servers (the spec's decisions, MCP).
   mcp_server_not_found: { en: 'MCP server not found', es: 'Servidor MCP no encontrado' },
