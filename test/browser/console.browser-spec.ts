@@ -75,8 +75,8 @@ describe('the web console: log in, runs, export', () => {
 
   it("refuses a wrong key with the catalog's message and the trace id, then logs in with the key typed at the keyboard", async () => {
     await page.goto(`${gateway}/console/runs`);
-    // Not logged in: the console asks for a key first.
-    await page.waitForURL(`${gateway}/console/login`);
+    // Not logged in: the console asks for a key first, and keeps the screen asked for to come back to it.
+    await page.waitForURL((url) => url.pathname === '/console/login' && url.searchParams.get('redirect') === '/runs');
     const keyInput = page.getByLabel('Workspace API key');
     await keyInput.focus();
     await page.keyboard.type('wsk_not-a-real-key');
@@ -162,7 +162,7 @@ describe('the web console: log in, runs, export', () => {
 
   it('logs out: the key leaves session storage and the console asks for one again', async () => {
     await page.getByRole('button', { name: 'Log out' }).click();
-    await page.waitForURL(`${gateway}/console/login`);
+    await page.waitForURL((url) => url.pathname === '/console/login');
     expect(await page.evaluate('sessionStorage.length')).toBe(0);
     expect(pageErrors.filter((message) => !/status of 401/.test(message))).toEqual([]);
   });

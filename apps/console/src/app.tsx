@@ -1,6 +1,7 @@
 import { createRoute, createRouter, redirect } from '@tanstack/react-router';
 import { agentsRoutes } from './agents/routes';
 import { LoginPage } from './auth/login-page';
+import { LANDING_PATH, parseLoginSearch } from './auth/return-path';
 import { experimentsRoutes } from './experiments/routes';
 import { knowledgeRoutes } from './knowledge/routes';
 import { overviewRoutes } from './overview/routes';
@@ -13,10 +14,15 @@ const indexRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/',
   beforeLoad: () => {
-    throw redirect({ to: '/runs' });
+    throw redirect({ to: LANDING_PATH });
   },
 });
-const loginRoute = createRoute({ getParentRoute: () => rootRoute, path: '/login', component: LoginPage });
+export const loginRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/login',
+  validateSearch: parseLoginSearch,
+  component: LoginPage,
+});
 
 export const router = createRouter({
   routeTree: rootRoute.addChildren([

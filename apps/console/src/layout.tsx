@@ -11,7 +11,8 @@ export function Layout() {
   const location = useLocation();
   const [opened, { toggle, close }] = useDisclosure();
   const workspace = useWorkspaceQuery(key);
-  if (location.pathname !== '/login' && key === null) return <Navigate to="/login" />;
+  // Logged out: the login screen, which comes back to the screen asked for (its path and query).
+  if (location.pathname !== '/login' && key === null) return <Navigate to="/login" search={{ redirect: location.href }} replace />;
   if (key === null) return <Outlet />;
   return (
     <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">

@@ -110,6 +110,12 @@ export class ListDeliveriesFilter extends ListLimit {
   @IsOptional()
   @IsIn(DELIVERY_STATUSES)
   status?: DeliveryStatus;
+
+  /** The next page: the deliveries older than this one (the last `delivery_id` of the page before). */
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  before?: string;
 }
 
 export class ListDeliveriesRequest extends ListDeliveriesFilter {

@@ -7,6 +7,7 @@ import {
   IsArray,
   IsIn,
   IsInt,
+  IsISO8601,
   IsOptional,
   IsString,
   IsUUID,
@@ -331,6 +332,77 @@ export interface SpendView {
   groups: SpendRow[];
 }
 
+/** `GET /v1/private/usage/series`: the request ledger summed per UTC hour or day, optionally per model or artifact. */
+export const USAGE_SERIES_BUCKETS = ['hour', 'day'] as const;
+export type UsageSeriesBucket = (typeof USAGE_SERIES_BUCKETS)[number];
+export const USAGE_SERIES_GROUPS = ['model', 'artifact'] as const;
+export type UsageSeriesGroup = (typeof USAGE_SERIES_GROUPS)[number];
+/** A series' most buckets: 31 days of hours. */
+export const MAX_USAGE_SERIES_BUCKETS = 744;
+/** Groups a series keeps apart, the most requested first; the rest are summed in one `other` group. */
+export const MAX_USAGE_SERIES_GROUPS = 10;
+
+export class UsageSeriesFilter {
+  /** The first instant (ISO 8601), taken down to its bucket's start; default `to` less 24 hours. */
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  from?: string;
+
+  /** The end (ISO 8601), excluded; default now. */
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  to?: string;
+
+  @IsOptional()
+  @IsIn(USAGE_SERIES_BUCKETS)
+  bucket?: UsageSeriesBucket;
+
+  @IsOptional()
+  @IsIn(USAGE_SERIES_GROUPS)
+  group_by?: UsageSeriesGroup;
+}
+
+export class UsageSeriesRequest extends UsageSeriesFilter {
+  @IsUUID()
+  workspace_id!: string;
+}
+
+/** The sums of some runs: all of a range (the totals), or one bucket of one group. */
+export interface UsageSums {
+  requests: number;
+  failed: number;
+  /** Runs still queued or running now: the workspace's own queue, never another's. */
+  queued: number;
+  running: number;
+  /** Tokens as the runs' usage recorded them (prompt, completion, total); runs without usage add 0. */
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+  cost_micros: number;
+  /** The 95th percentile of the ended runs' durations (interpolated); null when none ended. */
+  p95_latency_ms: number | null;
+}
+
+export interface UsageSeriesPoint extends UsageSums {
+  /** The bucket's start (ISO 8601, UTC). */
+  bucket: string;
+  /** The model or the artifact's id (requestable_id); null for runs without one, or with no group_by. */
+  key: string | null;
+  /** True for the sum of the groups past the most requested ones (key null then). */
+  other: boolean;
+}
+
+export interface UsageSeriesView {
+  /** The range as read: `from` at its bucket's start, `to` excluded. */
+  from: string;
+  to: string;
+  bucket: UsageSeriesBucket;
+  group_by: UsageSeriesGroup | null;
+  /** Only buckets with runs, in order; within a bucket the groups by key. */
+  points: UsageSeriesPoint[];
+  totals: UsageSums;
+}
+
 export class ShowCreditsRequest extends WorkspaceIdRequest {
   @IsOptional()
   @Transform(numberFromText)
@@ -364,6 +436,7 @@ export const GovernanceAdminContracts = {
     BudgetAlertView[]
   >(),
   spend: rpc('invocation.spend.read', SpendRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<SpendView>(),
+  usageSeries: rpc('invocation.usage-series.read', UsageSeriesRequest, { timeoutMs: PRIVATE_RPC_TIMEOUT_MS }).returns<UsageSeriesView>(),
 } as const;
 
 export const GovernanceAdminPatterns = patternNames(GovernanceAdminContracts);

@@ -575,6 +575,10 @@ export const ERROR_MESSAGES = {
     en: 'from must not be after to, and the range at most %{max} days',
     es: 'La fecha inicial no debe ser posterior a la final, y el intervalo debe ser de %{max} días como máximo',
   },
+  usage_series_range_invalid: {
+    en: 'from must be before to, and the range at most %{max} buckets of a %{bucket}',
+    es: 'La fecha inicial debe ser anterior a la final, y el intervalo de %{max} tramos de tipo %{bucket} como máximo',
+  },
   // Workspace MCP servers (the spec's decisions, MCP).
   mcp_server_not_found: { en: 'MCP server not found', es: 'Servidor MCP no encontrado' },
   mcp_server_limit: {

@@ -185,6 +185,8 @@ export function queryArbitrary(): fc.Arbitrary<string> {
         'max_cost_micros',
         'from',
         'to',
+        'bucket',
+        'group_by',
         'since',
         'key',
         'metadata[a]',

@@ -599,6 +599,7 @@ export const ROUTES: RouteCase[] = [
   // The key's own workspace (its id is what the public collections take in their path): the web console reads it at login.
   { method: 'GET', path: '/v1/private/workspace', credentials: 'key' },
   { method: 'GET', path: '/v1/private/spend', credentials: 'key', query: true },
+  { method: 'GET', path: '/v1/private/usage/series', credentials: 'key', query: true },
   // The effective model prices a workspace reads (the spec's decisions on usage governance); the operator sets them.
   { method: 'GET', path: '/v1/private/model_prices', credentials: 'key', query: true },
   // The workspace's own provider keys (the spec's decisions on usage governance), tested against the stack's fake provider.

@@ -16,6 +16,8 @@ export interface DeliveryFilter {
   workspaceId: string;
   requestId?: string;
   status?: DeliveryStatus;
+  /** A delivery id: only the deliveries after it in the order (none when it is not the workspace's). */
+  before?: string;
   limit: number;
 }
 
@@ -50,6 +52,16 @@ interface OpenRequest {
 type StateRow = Pick<RowOf<DeliveryEntity>, 'id' | 'status' | 'attempt_count' | 'job_id' | 'job_attempt_count' | 'next_attempt_at'>;
 
 const SQL = defineSql(__filename, {
+  /** The ids of a page of the delivery log: $1 workspace, $2 request id, $3 status, $4 the cursor's delivery id, $5 the page size. */
+  list: sql<{ id: string }>(`
+    SELECT "id" FROM "callback_dispatcher"."deliveries"
+    WHERE "workspace_id" = $1
+      AND ($2::text IS NULL OR "request_id" = $2::text)
+      AND ($3::text IS NULL OR "status" = $3::text)
+      AND ($4::text IS NULL OR ("created_at", "id") < (
+        SELECT "created_at", "id" FROM "callback_dispatcher"."deliveries" WHERE "id" = $4::text AND "workspace_id" = $1))
+    ORDER BY "created_at" DESC, "id" DESC
+    LIMIT $5`),
   /** $1 delivery, $2 the job that owns it as read, $3 the new job. */
   claimForJob: sql(`
     UPDATE "callback_dispatcher"."deliveries"
@@ -157,17 +169,22 @@ export class DeliveriesRepository extends DataRepository {
     return this.attempts.submit(record);
   }
 
-  /** The workspace's deliveries matching the filter, newest first. */
-  list(filter: DeliveryFilter): Promise<DeliveryEntity[]> {
-    return this.table(DeliveryEntity).find({
-      where: {
-        workspaceId: filter.workspaceId,
-        ...(filter.requestId && { requestId: filter.requestId }),
-        ...(filter.status && { status: filter.status }),
-      },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      take: filter.limit,
-    });
+  /**
+   * The workspace's deliveries matching the filter, newest first (created_at, then id, so
+   * deliveries created in the same microsecond keep their place); a page after `before`'s.
+   */
+  async list(filter: DeliveryFilter): Promise<DeliveryEntity[]> {
+    const ids = await this.rows(SQL.list, [
+      filter.workspaceId,
+      filter.requestId ?? null,
+      filter.status ?? null,
+      filter.before ?? null,
+      filter.limit,
+    ]);
+    if (ids.length === 0) return [];
+    const rows = await this.table(DeliveryEntity).findBy({ id: In(ids.map((row) => row.id)) });
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.flatMap((row) => byId.get(row.id) ?? []);
   }
 
   findById(id: string): Promise<DeliveryEntity | null> {

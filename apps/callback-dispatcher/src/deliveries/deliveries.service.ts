@@ -48,6 +48,7 @@ export class DeliveriesService {
       workspaceId: query.workspace_id,
       requestId: query.request_id,
       status: query.status,
+      before: query.before,
       limit: query.limit ?? DEFAULT_LIST_LIMIT,
     });
     const attempts = await this.deliveries.attemptsOf(deliveries.map((delivery) => delivery.id));

@@ -32,6 +32,8 @@ export interface Delivery {
 export interface DeliveriesFilter {
   request_id?: string;
   status?: DeliveryStatus;
+  /** The next page: the deliveries older than this one (the last delivery_id of the page before). */
+  before?: string;
   limit?: number;
 }
 

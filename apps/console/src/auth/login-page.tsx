@@ -1,15 +1,18 @@
 import { Button, Container, PasswordInput, Stack, Text, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useNavigate } from '@tanstack/react-router';
+import { useNavigate, useSearch } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { apiGet } from '../api/api-client';
 import { ApiErrorAlert } from '../api/api-error-alert';
+import { returnPath } from './return-path';
 import { useSession } from './session';
 import { WORKSPACE_PATH, type WorkspaceView } from './workspace';
 
 export function LoginPage() {
   const session = useSession();
   const navigate = useNavigate();
+  // The screen first asked for, when the console sent the user here from it.
+  const { redirect } = useSearch({ from: '/login' });
   const [key, setKey] = useState('');
   const queryClient = useQueryClient();
   // The key's workspace (which the layout needs anyway) is the check: a refused key shows its error here.
@@ -18,7 +21,7 @@ export function LoginPage() {
     onSuccess: (workspace, candidate) => {
       queryClient.setQueryData(['workspace', candidate], workspace);
       session.logIn(candidate);
-      void navigate({ to: '/runs' });
+      void navigate({ href: returnPath(redirect) });
     },
   });
   const submit = (event: FormEvent) => {

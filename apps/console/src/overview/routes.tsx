@@ -1,7 +1,13 @@
-import { createRoute } from '@tanstack/react-router';
+import { createRoute, lazyRouteComponent } from '@tanstack/react-router';
 import { rootRoute } from '../root-route';
-import { OverviewPage } from './overview-page';
+import { parseOverviewSearch } from './overview-series';
 
-export const overviewRoute = createRoute({ getParentRoute: () => rootRoute, path: '/overview', component: OverviewPage });
+export const overviewRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/overview',
+  validateSearch: parseOverviewSearch,
+  // The charts (recharts) load with this screen only, in a chunk of their own.
+  component: lazyRouteComponent(() => import('./overview-page'), 'OverviewPage'),
+});
 
 export const overviewRoutes = [overviewRoute] as const;

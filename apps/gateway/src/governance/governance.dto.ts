@@ -10,6 +10,8 @@ import {
   MAX_PER_MINUTE,
   MAX_USER_LABEL_LENGTH,
   RATE_LIMIT_SCOPES,
+  USAGE_SERIES_BUCKETS,
+  USAGE_SERIES_GROUPS,
   SPEND_GROUPS,
 } from '@waggle/contracts';
 
@@ -285,4 +287,68 @@ export class SpendDto {
 
   @ApiProperty({ type: [SpendRowDto], description: 'Days in order; otherwise the most expensive first (1000 at most)' })
   groups!: SpendRowDto[];
+}
+
+export class UsageSumsDto {
+  @ApiProperty({ type: 'integer' })
+  requests!: number;
+
+  @ApiProperty({ type: 'integer', description: 'Runs that ended failed' })
+  failed!: number;
+
+  @ApiProperty({ type: 'integer', description: "Runs still queued now (this workspace's own)" })
+  queued!: number;
+
+  @ApiProperty({ type: 'integer', description: "Runs still running now (this workspace's own)" })
+  running!: number;
+
+  @ApiProperty({ type: 'integer', description: "The runs' prompt tokens as their usage recorded them" })
+  input_tokens!: number;
+
+  @ApiProperty({ type: 'integer', description: "The runs' completion tokens" })
+  output_tokens!: number;
+
+  @ApiProperty({ type: 'integer' })
+  total_tokens!: number;
+
+  @ApiProperty({ type: 'integer' })
+  cost_micros!: number;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: "95th percentile of the ended runs' durations; null when none ended" })
+  p95_latency_ms!: number | null;
+}
+
+export class UsageSeriesPointDto extends UsageSumsDto {
+  @ApiProperty({ format: 'date-time', description: "The bucket's start (UTC)" })
+  bucket!: string;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: "The model or the artifact's id; null for runs without one or without group_by",
+  })
+  key!: string | null;
+
+  @ApiProperty({ description: 'The sum of the groups past the 10 most requested (key null)' })
+  other!: boolean;
+}
+
+export class UsageSeriesDto {
+  @ApiProperty({ format: 'date-time', description: "`from` taken down to its bucket's start" })
+  from!: string;
+
+  @ApiProperty({ format: 'date-time', description: 'Excluded' })
+  to!: string;
+
+  @ApiProperty({ enum: USAGE_SERIES_BUCKETS })
+  bucket!: string;
+
+  @ApiProperty({ enum: USAGE_SERIES_GROUPS, nullable: true })
+  group_by!: string | null;
+
+  @ApiProperty({ type: [UsageSeriesPointDto], description: 'Buckets with runs only, in order' })
+  points!: UsageSeriesPointDto[];
+
+  @ApiProperty({ type: UsageSumsDto })
+  totals!: UsageSumsDto;
 }

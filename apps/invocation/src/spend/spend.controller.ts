@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { GovernanceAdminPatterns, SpendRequest, type SpendView } from '@waggle/contracts';
+import { GovernanceAdminPatterns, SpendRequest, UsageSeriesRequest, type SpendView, type UsageSeriesView } from '@waggle/contracts';
 import { RpcHandler } from '@waggle/platform';
 import { SpendService } from './spend.service';
 
@@ -11,5 +11,11 @@ export class SpendController {
   read(request: SpendRequest): Promise<SpendView> {
     const { workspace_id: workspaceId, ...filter } = request;
     return this.spend.read(workspaceId, filter);
+  }
+
+  @RpcHandler(GovernanceAdminPatterns.usageSeries)
+  series(request: UsageSeriesRequest): Promise<UsageSeriesView> {
+    const { workspace_id: workspaceId, ...filter } = request;
+    return this.spend.series(workspaceId, filter);
   }
 }

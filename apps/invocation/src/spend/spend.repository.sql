@@ -25,3 +25,43 @@ LEFT JOIN "invocation"."requests" r ON r."workspace_id" = $1 AND r."generated_at
     OR (s."scope" = 'user' AND r."user_label" = s."scope_id"))
 GROUP BY s."i"
 ORDER BY s."i";
+
+-- series
+WITH runs AS (
+  SELECT
+    date_trunc($4::text, "generated_at", 'UTC') AS "bucket",
+    CASE $5::text WHEN 'model' THEN "model" WHEN 'artifact' THEN "requestable_id"::text END AS "key",
+    "status",
+    "cost_micros",
+    CASE WHEN jsonb_typeof("usage" -> 'prompt_tokens' -> 'total_tokens') = 'number' THEN ("usage" -> 'prompt_tokens' -> 'total_tokens')::numeric END AS "input_tokens",
+    CASE WHEN jsonb_typeof("usage" -> 'completion_tokens' -> 'total_tokens') = 'number' THEN ("usage" -> 'completion_tokens' -> 'total_tokens')::numeric END AS "output_tokens",
+    CASE WHEN jsonb_typeof("usage" -> 'total_tokens') = 'number' THEN ("usage" -> 'total_tokens')::numeric END AS "total_tokens",
+    CASE WHEN "status" IN ('queued', 'running') THEN NULL
+      ELSE COALESCE("duration_ms"::double precision, EXTRACT(EPOCH FROM ("ended_at" - "started_at")) * 1000) END AS "latency_ms"
+  FROM "invocation"."requests"
+  WHERE "workspace_id" = $1 AND "generated_at" >= $2 AND "generated_at" < $3
+), ranked AS (
+  SELECT "key", row_number() OVER (ORDER BY COUNT(*) DESC, "key" NULLS LAST) > $6 AS "other"
+  FROM runs
+  GROUP BY "key"
+), folded AS (
+  SELECT runs.*, ranked."other", CASE WHEN ranked."other" THEN NULL ELSE runs."key" END AS "group_key"
+  FROM runs JOIN ranked ON ranked."key" IS NOT DISTINCT FROM runs."key"
+)
+SELECT
+  GROUPING("bucket") = 1 AS "total",
+  "bucket",
+  "group_key" AS "key",
+  "other",
+  COUNT(*)::integer AS "requests",
+  COUNT(*) FILTER (WHERE "status" = 'failed')::integer AS "failed",
+  COUNT(*) FILTER (WHERE "status" = 'queued')::integer AS "queued",
+  COUNT(*) FILTER (WHERE "status" = 'running')::integer AS "running",
+  COALESCE(SUM("input_tokens"), 0)::text AS "input_tokens",
+  COALESCE(SUM("output_tokens"), 0)::text AS "output_tokens",
+  COALESCE(SUM("total_tokens"), 0)::text AS "total_tokens",
+  COALESCE(SUM("cost_micros"), 0)::text AS "cost_micros",
+  percentile_cont(0.95) WITHIN GROUP (ORDER BY "latency_ms") FILTER (WHERE "latency_ms" IS NOT NULL) AS "p95_latency_ms"
+FROM folded
+GROUP BY GROUPING SETS (("bucket", "group_key", "other"), ())
+ORDER BY 1, "bucket", "other", "group_key" NULLS FIRST;

@@ -1,6 +1,6 @@
 import { WaggleException } from '@waggle/errors';
 import type { SpendRepository } from './spend.repository';
-import { currentMonth, SpendService } from './spend.service';
+import { currentMonth, seriesRange, SpendService } from './spend.service';
 
 describe('spend reads: the range (the spec’s decisions on usage governance)', () => {
   const calls: Array<[string, string, Date, Date]> = [];
@@ -45,5 +45,45 @@ describe('spend reads: the range (the spec’s decisions on usage governance)', 
       expect(error).toMatchObject({ code: 'validation_error', detail });
     }
     expect(calls).toEqual([]);
+  });
+});
+
+describe('usage series: the range', () => {
+  const now = new Date('2028-02-10T12:34:56.789Z');
+
+  it('defaults to the 24 hours up to now by hour, from taken down to its hour', () => {
+    expect(seriesRange({}, now)).toEqual({
+      from: new Date('2028-02-09T12:00:00.000Z'),
+      to: now,
+      bucket: 'hour',
+    });
+  });
+
+  it('takes from down to its UTC day by day, and keeps to as given (excluded)', () => {
+    expect(seriesRange({ from: '2028-01-11T12:34:00.000+02:00', to: '2028-02-10T00:00:00Z', bucket: 'day' }, now)).toEqual({
+      from: new Date('2028-01-11T00:00:00.000Z'),
+      to: new Date('2028-02-10T00:00:00.000Z'),
+      bucket: 'day',
+    });
+  });
+
+  it('takes 744 hourly buckets and refuses 745, a reversed and an empty range with a 422', () => {
+    expect(seriesRange({ from: '2028-01-01T00:00:00Z', to: '2028-02-01T00:00:00Z' }, now).bucket).toBe('hour');
+    for (const filter of [
+      { from: '2028-01-01T00:00:00Z', to: '2028-02-01T00:00:01Z' },
+      { from: '2028-01-02T00:00:00Z', to: '2028-01-01T00:00:00Z' },
+      { from: '2028-01-01T00:00:00Z', to: '2028-01-01T00:00:00Z' },
+      { from: '2020-01-01T00:00:00Z', to: '2028-01-01T00:00:00Z', bucket: 'day' as const },
+    ]) {
+      const error = (() => {
+        try {
+          return seriesRange(filter, now);
+        } catch (caught) {
+          return caught;
+        }
+      })();
+      expect(error).toBeInstanceOf(WaggleException);
+      expect(error).toMatchObject({ code: 'validation_error', detail: 'usage_series_range_invalid' });
+    }
   });
 });
