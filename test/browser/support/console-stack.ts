@@ -34,7 +34,8 @@ export interface ConsoleStack {
   page: Page;
   /** What the browser reported as errors (a CSP refusal, an uncaught exception, a failed fetch). */
   pageErrors: string[];
-  /** An authenticated call to the gateway, as a client (or the test's own setup) makes it. */
+  /** An authenticated call to the gateway, as a client (or the test's own setup) makes it; the body is read loosely by the specs. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test's view of any JSON answer
   api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   stop(): Promise<void>;
 }
