@@ -118,7 +118,7 @@ function AgentKnowledgeBases({ agentId }: { agentId: string }) {
   if (attached.isError) return <ApiErrorAlert error={attached.error} />;
   if (all.isError) return <ApiErrorAlert error={all.error} />;
   if (!attached.data || !all.data) return <Loader aria-label="Loading knowledge bases" />;
-  return <KnowledgeBaseChoice key={attached.data.join()} agentId={agentId} initial={attached.data} knowledgeBases={all.data} />;
+  return <KnowledgeBaseChoice agentId={agentId} initial={attached.data} knowledgeBases={all.data} />;
 }
 
 function KnowledgeBaseChoice({

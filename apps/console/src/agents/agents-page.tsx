@@ -75,7 +75,7 @@ export function AgentsPage() {
           </Table.Tbody>
         </Table>
       </ScrollArea>
-      <Modal opened={creating} onClose={close} title="New agent" size="lg">
+      <Modal opened={creating} onClose={close} title="New agent" size="lg" closeButtonProps={{ 'aria-label': 'Close' }}>
         <AgentFormFields
           label="New agent"
           initial={EMPTY_AGENT_FORM}

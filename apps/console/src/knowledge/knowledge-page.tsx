@@ -109,7 +109,7 @@ function KnowledgeBases() {
           </Table.Tbody>
         </Table>
       </ScrollArea>
-      <Modal opened={creating} onClose={close} title="New knowledge base" size="lg">
+      <Modal opened={creating} onClose={close} title="New knowledge base" size="lg" closeButtonProps={{ 'aria-label': 'Close' }}>
         <KnowledgeBaseFields
           label="New knowledge base"
           initial={EMPTY_KNOWLEDGE_BASE_FORM}
