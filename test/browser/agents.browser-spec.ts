@@ -1,4 +1,4 @@
-import { cliJson, expectEventually, fakeModel, loadCatalogWithFakeModels } from '@waggle/testing';
+import { cliJson, expectEventually, fakeModel, loadCatalogWithFakeModels, TestHttpsServer } from '@waggle/testing';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,16 +40,22 @@ describe('the web console: agents, knowledge bases and assets', () => {
   let stack: ConsoleStack;
   let page: Page;
   let files: string;
+  /** Serves the chat's attachment over https, with its own CA the agent service trusts. */
+  let attachments: TestHttpsServer;
   let agentId: string;
   let knowledgeBaseId: string;
 
   beforeAll(async () => {
+    attachments = await TestHttpsServer.start();
+    attachments.serve('/files/opening-hours.txt', 'The shop opens at 9 and closes at 17, Monday to Saturday.', 'text/plain');
     stack = await startConsoleStack({
       apps: ['catalog', 'invocation', 'agent', 'asset', 'knowledge-base'],
       env: {
         PROVIDER_MAX_RETRIES: '0',
         KB_EMBEDDING_MODEL: EMBEDDER,
         ASSET_STORAGE_DIR: mkdtempSync(join(tmpdir(), 'waggle-console-assets-')),
+        ATTACHMENT_URL_ALLOWLIST: '127.0.0.1',
+        ATTACHMENT_EXTRA_CA_FILE: attachments.writeCaFile(),
       },
       workspaceName: 'browser agents',
     });
@@ -67,6 +73,7 @@ describe('the web console: agents, knowledge bases and assets', () => {
 
   afterAll(async () => {
     await stack?.stop();
+    await attachments?.close();
     await cliJson(['catalog', 'load', '--force']).catch(() => undefined);
   });
 
@@ -155,6 +162,58 @@ describe('the web console: agents, knowledge bases and assets', () => {
     // The thread is the API's: the agent service kept the turn.
     const thread = await page.getByTestId('thread-select').inputValue();
     expect(thread).toMatch(/^console-[0-9a-f]{8}$/);
+  });
+
+  it('attaches a file by URL: the agent reads it with read_file, shown inline; a refused attachment shows the 422', async () => {
+    const url = attachments.url('/files/opening-hours.txt');
+    stack.fake.setModel(AGENT_MODEL, {
+      turns: [{ toolCalls: [{ name: 'read_file', arguments: { file_url: url } }] }, { response: 'From 9 to 17.' }],
+    });
+    await page.getByLabel(/^Message/).fill('When do you open?');
+    await page.getByLabel(/^Attachment URLs/).fill(url);
+    await page.getByRole('button', { name: 'Send' }).click();
+    const turn = page.getByTestId('assistant-turn').last();
+    await turn.and(page.locator('[aria-busy="false"]')).waitFor();
+    expect(await page.getByTestId('user-turn').last().textContent()).toContain(`Attached: ${url}`);
+    const tool = turn.getByTestId('tool-call');
+    expect(await tool.textContent()).toContain('read_file');
+    expect(await tool.getByTestId('tool-observation').textContent()).toContain('The shop opens at 9');
+    expect(await turn.getByTestId('assistant-text').textContent()).toBe('From 9 to 17.');
+    // The thread is the agent service's: the model got its earlier turn back.
+    const resumed = await stack.fake.waitForRequest((record) => record.lastUserText.includes('When do you open?'));
+    expect(JSON.stringify(resumed.body)).toContain('Count to eight');
+
+    // Refused before any model call: the catalog's message, and the message stays out of the transcript.
+    const turns = await page.getByTestId('assistant-turn').count();
+    await page.getByLabel(/^Message/).fill('And this one?');
+    await page.getByLabel(/^Attachment URLs/).fill('http://files.example.com/tool.exe');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/^Error 422 \(validation_error\)/);
+    expect(await page.getByTestId('assistant-turn').count()).toBe(turns);
+    expect(await settledViolations(page)).toEqual([]);
+  });
+
+  it('keeps threads apart: a new thread starts empty, and the first one shows its turns again', async () => {
+    const select = page.getByTestId('thread-select');
+    const first = await select.inputValue();
+    await page.getByRole('button', { name: 'New thread' }).click();
+    expect(await select.inputValue()).not.toBe(first);
+    expect(await page.getByTestId('assistant-turn').count()).toBe(0);
+    stack.fake.setModel(AGENT_MODEL, { response: 'A fresh start.' });
+    await page.getByLabel(/^Message/).fill('Hello again');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByTestId('assistant-turn').and(page.locator('[aria-busy="false"]')).waitFor();
+    // The agent service resumed nothing: the model saw only this thread's message.
+    const request = await stack.fake.waitForRequest((record) => record.lastUserText === 'Hello again');
+    expect(JSON.stringify(request.body)).not.toContain('Count to eight');
+
+    await select.selectOption(first);
+    expect(await page.getByTestId('user-turn').allTextContents()).toEqual([
+      expect.stringContaining('Count to eight'),
+      expect.stringContaining('When do you open?'),
+    ]);
   });
 
   it('creates a knowledge base, uploads a file into it and follows its ingestion until completed', async () => {

@@ -259,6 +259,9 @@ function AssistantBubble({ turn }: { turn: AssistantTurn }) {
   );
 }
 
+/** Long JSON lines wrap inside the bubble rather than widening the conversation. */
+const WRAPPED = { whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' } as const;
+
 function ToolCallView({ call }: { call: ChatToolCall }) {
   return (
     <Box data-testid="tool-call" p="xs" style={{ borderLeft: '3px solid var(--mantine-color-violet-8)' }}>
@@ -271,7 +274,7 @@ function ToolCallView({ call }: { call: ChatToolCall }) {
       <Text size="xs" fw={700} mt={4}>
         Input
       </Text>
-      <Code block data-testid="tool-input">
+      <Code block data-testid="tool-input" style={WRAPPED}>
         {prettyJson(call.input)}
       </Code>
       <details>
@@ -280,8 +283,12 @@ function ToolCallView({ call }: { call: ChatToolCall }) {
             Observation
           </Text>
         </summary>
-        <ScrollArea.Autosize mah={240} type="auto">
-          <Code block data-testid="tool-observation">
+        <ScrollArea.Autosize
+          mah={240}
+          type="auto"
+          viewportProps={{ tabIndex: 0, role: 'region', 'aria-label': `Observation of ${call.tool}` }}
+        >
+          <Code block data-testid="tool-observation" style={WRAPPED}>
             {prettyJson(call.observation)}
           </Code>
         </ScrollArea.Autosize>
