@@ -216,6 +216,26 @@ describe('the web console: agents, knowledge bases and assets', () => {
     ]);
   });
 
+  it('stops an answer mid-stream: the turn keeps what came, and the run is recorded cancelled', async () => {
+    stack.fake.setModel(AGENT_MODEL, { response: ANSWER });
+    const gate = stack.fake.gate(AGENT_MODEL, HELD_AFTER);
+    await page.getByLabel(/^Message/).fill('Count once more');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await gate.reached;
+    const turn = page.getByTestId('assistant-turn').last();
+    const partial = ANSWER.split(' ').slice(0, HELD_AFTER).join(' ');
+    await expectEventually(async () => expect((await turn.getByTestId('assistant-text').textContent())?.trim()).toBe(partial));
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await turn.and(page.locator('[aria-busy="false"]')).waitFor();
+    expect(await page.getByTestId('chat-announcement').textContent()).toBe('Stopped.');
+    expect((await turn.getByTestId('assistant-text').textContent())?.trim()).toBe(partial);
+    await expectEventually(async () => {
+      const newest = await stack.api('GET', '/v1/private/requests?limit=1');
+      expect(newest.body.requests[0]).toEqual(expect.objectContaining({ request_type: 'agent', status: 'cancelled' }));
+    });
+    gate.release();
+  });
+
   it('creates a knowledge base, uploads a file into it and follows its ingestion until completed', async () => {
     // Opened by URL: a hovered active navigation link is below AA contrast (the layout's, reported).
     await page.goto(`${stack.gateway}/console/knowledge`);
