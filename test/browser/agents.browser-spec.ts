@@ -17,11 +17,31 @@ const HANDBOOK = [
 ].join('\n');
 const ANSWER = 'one two three four five six seven eight';
 /**
+ * Run in the page (as a script: the test's TypeScript has no DOM types): records in
+ * `globalThis.answerLengths` every text length the newest answer shows, as the DOM changes.
+ */
+const RECORD_ANSWER_LENGTHS = `(() => {
+  const lengths = [];
+  globalThis.answerLengths = lengths;
+  const transcript = document.querySelector('[data-testid="chat-transcript"]');
+  new MutationObserver(() => {
+    const answers = transcript.querySelectorAll('[data-testid="assistant-text"]');
+    const last = answers[answers.length - 1];
+    if (last && lengths.at(-1) !== last.textContent.length) lengths.push(last.textContent.length);
+  }).observe(transcript, { subtree: true, childList: true, characterData: true });
+})()`;
+
+/**
  * The axe scan once no CSS transition or animation runs: a navigation link or a modal fading in
  * has, for a few frames, colours it never rests at.
  */
 async function settledViolations(page: Page) {
-  await page.waitForFunction(() => document.getAnimations().every((animation) => animation.playState !== 'running'));
+  // A function, not a string: the console's CSP refuses eval, which a string predicate needs.
+  await page.waitForFunction(() =>
+    (globalThis as unknown as { document: { getAnimations(): Array<{ playState: string }> } }).document
+      .getAnimations()
+      .every((animation) => animation.playState !== 'running'),
+  );
   return seriousViolations(page);
 }
 
@@ -128,17 +148,7 @@ describe('the web console: agents, knowledge bases and assets', () => {
     stack.fake.setModel(AGENT_MODEL, { response: ANSWER });
     await page.getByRole('tab', { name: 'Chat' }).click();
     // Every text length the answer shows, as the DOM changes.
-    await page.evaluate(() => {
-      const lengths: number[] = [];
-      (globalThis as unknown as { answerLengths: number[] }).answerLengths = lengths;
-      const transcript = document.querySelector('[data-testid="chat-transcript"]');
-      if (!transcript) throw new TypeError('no transcript');
-      new MutationObserver(() => {
-        const answers = transcript.querySelectorAll('[data-testid="assistant-text"]');
-        const last = answers[answers.length - 1];
-        if (last && lengths.at(-1) !== last.textContent?.length) lengths.push(last.textContent?.length ?? 0);
-      }).observe(transcript, { subtree: true, childList: true, characterData: true });
-    });
+    await page.evaluate(RECORD_ANSWER_LENGTHS);
     const gate = stack.fake.gate(AGENT_MODEL, HELD_AFTER);
     await page.getByLabel(/^Message/).fill('Count to eight');
     await page.getByRole('button', { name: 'Send' }).click();
@@ -153,7 +163,7 @@ describe('the web console: agents, knowledge bases and assets', () => {
     gate.release();
     await page.getByTestId('assistant-turn').last().and(page.locator('[aria-busy="false"]')).waitFor();
     expect(await answer.textContent()).toBe(ANSWER);
-    const lengths = await page.evaluate(() => (globalThis as unknown as { answerLengths: number[] }).answerLengths);
+    const lengths = (await page.evaluate('globalThis.answerLengths')) as number[];
     expect(lengths.at(-1)).toBe(ANSWER.length);
     expect(lengths.filter((length) => length > 0 && length < ANSWER.length).length).toBeGreaterThanOrEqual(1);
     expect(lengths).toEqual([...lengths].sort((x, y) => x - y));
@@ -316,11 +326,8 @@ describe('the web console: agents, knowledge bases and assets', () => {
     expect(JSON.parse((await tool.getByTestId('tool-input').textContent()) ?? '')).toEqual({ query: 'refund code word' });
     expect(await tool.getByTestId('tool-observation').textContent()).toContain('PELICAN');
     // The call comes before the answer that used it.
-    const order = await turn.evaluate((element) =>
-      Array.from(element.querySelectorAll('[data-testid="tool-call"], [data-testid="assistant-text"]')).map((node) =>
-        node.getAttribute('data-testid'),
-      ),
-    );
+    const parts = await turn.locator('[data-testid="tool-call"], [data-testid="assistant-text"]').all();
+    const order = await Promise.all(parts.map((part) => part.getAttribute('data-testid')));
     expect(order).toEqual(['tool-call', 'assistant-text']);
     expect(await turn.getByTestId('assistant-text').textContent()).toBe('Say PELICAN within 14 days.');
     await tool.getByText('Observation').click();
