@@ -1,6 +1,258 @@
-import { Title } from '@mantine/core';
+import { Anchor, Badge, Button, FileInput, Group, Modal, ScrollArea, Stack, Table, Text, Title } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useNavigate } from '@tanstack/react-router';
+import { useState, type FormEvent } from 'react';
+import { apiGet, apiRequest } from '../api/api-client';
+import { ApiErrorAlert } from '../api/api-error-alert';
+import { DeleteButton } from '../agents/delete-button';
+import { useSession } from '../auth/session';
+import { useWorkspacePath } from '../auth/workspace';
+import { KnowledgeBaseFields } from './knowledge-base-fields';
+import {
+  EMPTY_KNOWLEDGE_BASE_FORM,
+  knowledgeBaseBody,
+  formatBytes,
+  ITEM_STATUS_COLORS,
+  pageOf,
+  type AssetRow,
+  type KnowledgeBaseRow,
+} from './knowledge-logic';
 
-// Placeholder until the screen is built (issue 41).
+/** The workspace's knowledge bases (create, delete, open) and its assets (list, upload). */
 export function KnowledgePage() {
-  return <Title order={1}>Knowledge</Title>;
+  return (
+    <Stack gap="xl">
+      <KnowledgeBases />
+      <Assets />
+    </Stack>
+  );
+}
+
+function KnowledgeBases() {
+  const { key } = useSession();
+  const path = useWorkspacePath();
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const [creating, { open, close }] = useDisclosure(false);
+  const knowledgeBases = useQuery({
+    queryKey: ['knowledge-bases', key],
+    queryFn: ({ signal }) =>
+      apiGet<{ knowledge_bases: KnowledgeBaseRow[] }>(key ?? '', path('knowledge_bases'), signal).then((answer) => answer.knowledge_bases),
+    enabled: key !== null,
+  });
+  const rows = knowledgeBases.data ?? [];
+  return (
+    <Stack component="section" aria-labelledby="knowledge-bases-title">
+      <Group justify="space-between">
+        <Title order={1} id="knowledge-bases-title">
+          Knowledge bases
+        </Title>
+        <Button onClick={open}>New knowledge base</Button>
+      </Group>
+      {knowledgeBases.isError && <ApiErrorAlert error={knowledgeBases.error} />}
+      <ScrollArea type="auto" viewportProps={{ tabIndex: 0, role: 'region', 'aria-label': 'Knowledge bases table' }}>
+        <Table striped highlightOnHover aria-busy={knowledgeBases.isFetching}>
+          <Table.Caption>
+            {knowledgeBases.isPending ? 'Loading knowledge bases…' : `${rows.length} knowledge base(s), oldest first`}
+          </Table.Caption>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th scope="col">Name</Table.Th>
+              <Table.Th scope="col">Search</Table.Th>
+              <Table.Th scope="col">Items</Table.Th>
+              <Table.Th scope="col">Embedding model</Table.Th>
+              <Table.Th scope="col">Actions</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {rows.map((knowledgeBase) => (
+              <Table.Tr key={knowledgeBase.id} data-testid="knowledge-base-row">
+                <Table.Td>
+                  <Anchor
+                    renderRoot={(props) => (
+                      <Link {...props} to="/knowledge/$knowledgeBaseId" params={{ knowledgeBaseId: knowledgeBase.id }} />
+                    )}
+                  >
+                    {knowledgeBase.name}
+                  </Anchor>
+                </Table.Td>
+                <Table.Td>{knowledgeBase.search_type}</Table.Td>
+                <Table.Td>
+                  <Group gap={4}>
+                    {(['completed', 'queued', 'running', 'failed'] as const)
+                      .filter((status) => knowledgeBase.items_by_status[status] > 0)
+                      .map((status) => (
+                        <Badge key={status} variant="outline" color={ITEM_STATUS_COLORS[status]} size="sm">
+                          {knowledgeBase.items_by_status[status]} {status}
+                        </Badge>
+                      ))}
+                    {knowledgeBase.items_count === 0 && <Text size="sm">none</Text>}
+                  </Group>
+                </Table.Td>
+                <Table.Td>
+                  <Text size="sm" ff="monospace">
+                    {knowledgeBase.embedding_model}
+                  </Text>
+                </Table.Td>
+                <Table.Td>
+                  <DeleteButton
+                    what={`knowledge base ${knowledgeBase.name}`}
+                    onDelete={async () => {
+                      await apiRequest(key ?? '', 'DELETE', path(`knowledge_bases/${knowledgeBase.id}`));
+                      await queryClient.invalidateQueries({ queryKey: ['knowledge-bases'] });
+                    }}
+                  />
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </ScrollArea>
+      <Modal opened={creating} onClose={close} title="New knowledge base" size="lg" closeButtonProps={{ 'aria-label': 'Close' }}>
+        <KnowledgeBaseFields
+          label="New knowledge base"
+          initial={EMPTY_KNOWLEDGE_BASE_FORM}
+          submitLabel="Create knowledge base"
+          onSubmit={async (values) => {
+            const created = await apiRequest<{ knowledge_base: KnowledgeBaseRow }>(
+              key ?? '',
+              'POST',
+              path('knowledge_bases'),
+              knowledgeBaseBody(values, false),
+            );
+            await queryClient.invalidateQueries({ queryKey: ['knowledge-bases'] });
+            close();
+            await navigate({ to: '/knowledge/$knowledgeBaseId', params: { knowledgeBaseId: created.knowledge_base.id } });
+          }}
+        />
+      </Modal>
+    </Stack>
+  );
+}
+
+const ASSETS_PAGE_SIZE = 20;
+
+/** `GET/POST /v1/public/workspaces/{id}/assets`: the API answers the whole list, shown a page at a time. */
+function Assets() {
+  const { key } = useSession();
+  const path = useWorkspacePath();
+  const queryClient = useQueryClient();
+  const [page, setPage] = useState(0);
+  const assets = useQuery({
+    queryKey: ['assets', key],
+    queryFn: ({ signal }) => apiGet<{ assets: AssetRow[] }>(key ?? '', path('assets'), signal).then((answer) => answer.assets),
+    enabled: key !== null,
+  });
+  const shown = pageOf(assets.data ?? [], page, ASSETS_PAGE_SIZE);
+  return (
+    <Stack component="section" aria-labelledby="assets-title">
+      <Title order={2} id="assets-title">
+        Assets
+      </Title>
+      <AssetUpload
+        onUploaded={async () => {
+          setPage(0);
+          await queryClient.invalidateQueries({ queryKey: ['assets'] });
+        }}
+        upload={(form) => apiRequest<{ asset: AssetRow }>(key ?? '', 'POST', path('assets'), form)}
+      />
+      {assets.isError && <ApiErrorAlert error={assets.error} />}
+      <ScrollArea type="auto" viewportProps={{ tabIndex: 0, role: 'region', 'aria-label': 'Assets table' }}>
+        <Table striped aria-busy={assets.isFetching} data-testid="assets-table">
+          <Table.Caption>{assets.isPending ? 'Loading assets…' : `${assets.data?.length ?? 0} asset(s), newest first`}</Table.Caption>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th scope="col">Name</Table.Th>
+              <Table.Th scope="col">Type</Table.Th>
+              <Table.Th scope="col">Size</Table.Th>
+              <Table.Th scope="col">Uploaded</Table.Th>
+              <Table.Th scope="col">Id</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {shown.rows.map((asset) => (
+              <Table.Tr key={asset.id} data-testid="asset-row">
+                <Table.Td>{asset.name}</Table.Td>
+                <Table.Td>{asset.content_type}</Table.Td>
+                <Table.Td>{formatBytes(asset.size_bytes)}</Table.Td>
+                <Table.Td>{new Date(asset.created_at).toLocaleString()}</Table.Td>
+                <Table.Td>
+                  <Text size="xs" ff="monospace">
+                    {asset.id}
+                  </Text>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </ScrollArea>
+      {shown.pages > 1 && (
+        <Group justify="space-between" component="nav" aria-label="Pages of assets">
+          <Button variant="default" disabled={page === 0} onClick={() => setPage((current) => current - 1)}>
+            Newer assets
+          </Button>
+          <Text size="sm">
+            Page {page + 1} of {shown.pages}
+          </Text>
+          <Button variant="default" disabled={page >= shown.pages - 1} onClick={() => setPage((current) => current + 1)}>
+            Older assets
+          </Button>
+        </Group>
+      )}
+    </Stack>
+  );
+}
+
+/** A file picked and sent as multipart (field `file`); the answer's error is shown as the catalog worded it. */
+export function AssetUpload({
+  upload,
+  onUploaded,
+  label = 'File to upload',
+  button = 'Upload asset',
+}: {
+  upload: (form: FormData) => Promise<unknown>;
+  onUploaded: () => Promise<void>;
+  label?: string;
+  button?: string;
+}) {
+  const [file, setFile] = useState<File | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<unknown>(null);
+  const [done, setDone] = useState('');
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!file) return;
+    setBusy(true);
+    setFailure(null);
+    setDone('');
+    try {
+      const form = new FormData();
+      form.append('file', file, file.name);
+      await upload(form);
+      setDone(`Uploaded ${file.name}.`);
+      setFile(null);
+      await onUploaded();
+    } catch (error) {
+      setFailure(error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={(event) => void submit(event)} aria-label={button}>
+      <Stack gap="xs">
+        <Group align="end" wrap="wrap">
+          <FileInput label={label} description="At most 50 MiB" value={file} onChange={setFile} clearable w={{ base: '100%', sm: 320 }} />
+          <Button type="submit" loading={busy} disabled={file === null}>
+            {button}
+          </Button>
+        </Group>
+        <Text size="sm" role="status">
+          {done}
+        </Text>
+        {failure !== null && <ApiErrorAlert error={failure} />}
+      </Stack>
+    </form>
+  );
 }
