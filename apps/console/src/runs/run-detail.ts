@@ -1,24 +1,12 @@
+import type { RunRow } from './runs-export';
+
 /**
  * The Run detail screen's pure pieces: the run as `GET /v1/public/requests/{id}` answers it, what
  * its `data` says about model attempts and tool calls, and the operator's trace link.
  */
-export interface RunLookup {
-  request_id: string;
-  status: string;
-  request_type: string;
-  requestable_type: string;
-  requestable_id: string;
-  message: string | null;
-  metadata: Record<string, unknown>;
-  generated_at: string;
-  started_at: string | null;
-  ended_at: string | null;
+export interface RunLookup extends Omit<RunRow, 'user' | 'api_key_id' | 'model'> {
   data: Record<string, unknown> | null;
-  trace_id: string | null;
   surface: string | null;
-  cost_micros: number | null;
-  version: number | null;
-  label: string | null;
 }
 
 /** One model call of a run (`data.attempts`, a workflow step's `model_attempts`). */

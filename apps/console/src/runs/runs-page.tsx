@@ -18,6 +18,7 @@ import { useState, type FormEvent } from 'react';
 import { STATUS_COLORS } from './run-status';
 import { apiGet } from '../api/api-client';
 import { ApiErrorAlert } from '../api/api-error-alert';
+import { CursorPager, useCursorPages } from '../api/cursor-pages';
 import { useSession } from '../auth/session';
 import { exportedRuns, runsToCsv, runsToJsonl, type RunRow } from './runs-export';
 import {
@@ -47,9 +48,8 @@ export function RunsPage() {
 
 function RunsView({ search }: { search: RunsSearch }) {
   const { key } = useSession();
-  /** The `before` cursor of every page shown so far: the last is the current page's. */
-  const [cursors, setCursors] = useState<string[]>([]);
-  const before = cursors.at(-1);
+  const pages = useCursorPages();
+  const before = pages.before;
   const runs = useQuery<RunRow[]>({
     queryKey: ['runs', search, before],
     queryFn: ({ signal }) =>
@@ -115,19 +115,14 @@ function RunsView({ search }: { search: RunsSearch }) {
           </Table.Tbody>
         </Table>
       </ScrollArea>
-      <Group justify="space-between" component="nav" aria-label="Pages of runs">
-        <Button variant="default" disabled={cursors.length === 0} onClick={() => setCursors((list) => list.slice(0, -1))}>
-          Newer runs
-        </Button>
-        <Text size="sm">Page {cursors.length + 1}</Text>
-        <Button
-          variant="default"
-          disabled={rows.length < RUNS_PAGE_SIZE || runs.isPlaceholderData}
-          onClick={() => setCursors((list) => [...list, rows[rows.length - 1].request_id])}
-        >
-          Older runs
-        </Button>
-      </Group>
+      <CursorPager
+        pages={pages}
+        label="runs"
+        lastId={rows.at(-1)?.request_id}
+        full={rows.length === RUNS_PAGE_SIZE && !runs.isPlaceholderData}
+        newerLabel="Newer runs"
+        olderLabel="Older runs"
+      />
     </Stack>
   );
 }

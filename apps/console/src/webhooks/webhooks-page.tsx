@@ -20,6 +20,7 @@ import { getRouteApi } from '@tanstack/react-router';
 import { Fragment, useState, type FormEvent } from 'react';
 import { apiGet, apiRequest } from '../api/api-client';
 import { ApiErrorAlert } from '../api/api-error-alert';
+import { CursorPager, useCursorPages } from '../api/cursor-pages';
 import { DELIVERY_STATUSES, listDeliveries, redeliver, type Delivery, type DeliveryStatus } from '../api/deliveries';
 import { useSession } from '../auth/session';
 import { useWorkspacePath } from '../auth/workspace';
@@ -68,9 +69,8 @@ function DeliveryLog({ search }: { search: WebhooksSearch }) {
   const queryClient = useQueryClient();
   const deadLetters = search.tab === 'dead-letters';
   const filter = deliveriesFilter(search);
-  /** The `before` cursor of every page shown so far: the last is the current page's. */
-  const [cursors, setCursors] = useState<string[]>([]);
-  const before = cursors.at(-1);
+  const pages = useCursorPages();
+  const before = pages.before;
   const [opened, setOpened] = useState<string | null>(null);
   const [notice, setNotice] = useState('');
   const deliveries = useQuery({
@@ -202,19 +202,12 @@ function DeliveryLog({ search }: { search: WebhooksSearch }) {
           </Table.Tbody>
         </Table>
       </ScrollArea>
-      <Group justify="space-between" component="nav" aria-label={`Pages of ${what}`}>
-        <Button variant="default" disabled={cursors.length === 0} onClick={() => setCursors((list) => list.slice(0, -1))}>
-          Newer
-        </Button>
-        <Text size="sm">Page {cursors.length + 1}</Text>
-        <Button
-          variant="default"
-          disabled={rows.length < DELIVERIES_PAGE_SIZE || deliveries.isPlaceholderData}
-          onClick={() => setCursors((list) => [...list, rows[rows.length - 1].delivery_id])}
-        >
-          Older
-        </Button>
-      </Group>
+      <CursorPager
+        pages={pages}
+        label={what}
+        lastId={rows.at(-1)?.delivery_id}
+        full={rows.length === DELIVERIES_PAGE_SIZE && !deliveries.isPlaceholderData}
+      />
     </Stack>
   );
 }
