@@ -41,6 +41,12 @@ describe('the web console: prompts, releases and experiments', () => {
     await page.getByLabel('Definition file (YAML)').fill(text);
     await page.getByRole('button', { name: 'Apply', exact: true }).click();
   };
+  /** Opens a screen from the navigation, then moves the pointer off it (a hovered link is not what the scans judge). */
+  const navigateTo = async (name: string, path: string) => {
+    await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name, exact: true }).click();
+    await page.waitForURL(`${gateway}/console${path}`);
+    await page.mouse.move(DESKTOP.width - 1, DESKTOP.height - 1);
+  };
   /** Confirms the open dialog with its button. */
   const confirm = async (name: string) => {
     const dialog = page.getByRole('dialog');
@@ -87,8 +93,7 @@ describe('the web console: prompts, releases and experiments', () => {
   });
 
   it('lists the deployments with their variants, at desktop and at phone width', async () => {
-    await page.getByRole('link', { name: 'Prompts and workflows' }).click();
-    await page.waitForURL(`${gateway}/console/prompts`);
+    await navigateTo('Prompts and workflows', '/prompts');
     const row = page.getByTestId('prompts-variant-row').filter({ hasText: 'capitals' });
     await row.waitFor();
     expect((await row.textContent()) ?? '').toMatch(/capitals\s*base\s*2\s*fake-prompts-chat/);
@@ -109,17 +114,17 @@ describe('the web console: prompts, releases and experiments', () => {
       expect.stringMatching(/^2\s*deployed\s*latest/),
       expect.stringMatching(/^1/),
     ]);
-    await page.getByLabel('From version').selectOption('2');
+    await page.getByLabel('From version', { exact: true }).selectOption('2');
     await page.waitForURL((url) => url.searchParams.get('from') === '2');
     expect(await page.getByTestId('diff-summary').textContent()).toBe('Versions 2 and 2 are the same.');
-    await page.getByLabel('From version').selectOption('1');
+    await page.getByLabel('From version', { exact: true }).selectOption('1');
     await page.waitForURL((url) => url.searchParams.get('from') === '1');
-    await page.getByLabel('To version').selectOption('2');
+    await page.getByLabel('To version', { exact: true }).selectOption('2');
     await page.waitForURL((url) => url.searchParams.get('to') === '2');
     expect(await page.getByTestId('diff-summary').textContent()).toBe('2 changed line(s) from version 1 to version 2.');
     const diff = page.getByTestId('version-diff');
-    expect(await diff.locator('li[data-kind="removed"]').allTextContents()).toEqual(['-     content: "{{ city }}"']);
-    expect(await diff.locator('li[data-kind="added"]').allTextContents()).toEqual(['+     content: "Capital: {{ city }}"']);
+    expect(await diff.locator('li[data-kind="removed"]').allTextContents()).toEqual(['-   - content: "{{ city }}"']);
+    expect(await diff.locator('li[data-kind="added"]').allTextContents()).toEqual(['+   - content: "Capital: {{ city }}"']);
     expect(await seriousViolations(page)).toEqual([]);
     await page.screenshot({ path: screenshot('prompts-diff'), fullPage: true });
   });
@@ -165,6 +170,8 @@ describe('the web console: prompts, releases and experiments', () => {
     await promoted.waitFor();
     expect(await promoted.textContent()).toMatch(/deployed\s*1\s*2\s*api_key:.*override/);
     expect(await history.count()).toBeGreaterThanOrEqual(3);
+    // The dialog has closed (its overlay would dim what the scan judges).
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
     expect(await seriousViolations(page)).toEqual([]);
     await page.screenshot({ path: screenshot('prompts-releases'), fullPage: true });
   });
@@ -182,9 +189,8 @@ describe('the web console: prompts, releases and experiments', () => {
     const rows = await stack.api('GET', `/v1/private/datasets/${datasetId}/versions/1/rows`);
     romeRowId = rows.body.rows[1].id;
 
-    await page.getByRole('link', { name: 'Experiments' }).click();
-    await page.waitForURL(`${gateway}/console/experiments`);
-    await page.getByRole('link', { name: 'capitals' }).click();
+    await navigateTo('Experiments', '/experiments');
+    await page.getByRole('link', { name: 'capitals', exact: true }).click();
     await page.waitForURL(/\/console\/experiments\/datasets\//);
     // The newest version (23 rows) is shown first, 20 to a page.
     await page.getByText('23 row(s) in version 2').waitFor();
@@ -237,8 +243,7 @@ describe('the web console: prompts, releases and experiments', () => {
     );
     expect(run.summary.find((summary) => summary.candidate === 'next')?.vs_baseline?.regressed_rows).toEqual([romeRowId]);
 
-    await page.getByRole('link', { name: 'Experiments', exact: true }).first().click();
-    await page.waitForURL(`${gateway}/console/experiments`);
+    await navigateTo('Experiments', '/experiments');
     await page.getByTestId('experiment-run-row').filter({ hasText: 'capitals check' }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
     await page.getByRole('link', { name: 'capitals check' }).click();

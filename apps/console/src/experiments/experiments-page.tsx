@@ -12,7 +12,7 @@ export const RUN_STATUS_COLORS: Record<ExperimentRunStatus, string> = {
   running: 'blue.9',
   completed: 'teal.9',
   failed: 'red.9',
-  cancelled: 'orange.9',
+  cancelled: 'grape.9',
 };
 
 /** How many of the newest runs the list shows (the list route takes a limit, newest first). */

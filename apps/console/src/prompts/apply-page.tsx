@@ -114,10 +114,20 @@ export function ApplyPage() {
             value={text}
             onChange={(event) => edit(event.currentTarget.value)}
             spellCheck={false}
-            styles={{ input: { fontFamily: 'monospace' } }}
-            error={shownErrors.length > 0 ? `${shownErrors.length} problem(s): see them on their lines below` : undefined}
-            aria-describedby={shownErrors.length > 0 ? 'apply-errors' : undefined}
+            styles={{
+              input: {
+                fontFamily: 'monospace',
+                ...(shownErrors.length > 0 && { borderColor: 'var(--mantine-color-red-9)', borderWidth: 2 }),
+              },
+            }}
+            aria-invalid={shownErrors.length > 0}
+            aria-describedby={shownErrors.length > 0 ? 'apply-problem-count apply-errors' : undefined}
           />
+          {shownErrors.length > 0 && (
+            <Text id="apply-problem-count" size="sm" c="red.9" fw={600}>
+              {shownErrors.length} problem(s): see them on their lines below.
+            </Text>
+          )}
           <Group>
             <Button type="submit" loading={busy} disabled={text.trim() === ''}>
               Apply
@@ -203,7 +213,7 @@ function AnnotatedFile({ text, errors, onGoToLine }: { text: string; errors: Pla
                   <Text size="sm" c="red.9" fw={600} style={{ whiteSpace: 'normal' }}>
                     {error.field !== null && <Code>{error.field}</Code>} {error.messages.join('; ')}
                   </Text>
-                  <Button size="compact-xs" variant="subtle" color="red.9" onClick={() => onGoToLine(number)}>
+                  <Button size="compact-xs" variant="default" onClick={() => onGoToLine(number)}>
                     Go to line {number}
                   </Button>
                 </Group>

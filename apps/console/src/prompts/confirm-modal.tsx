@@ -41,7 +41,7 @@ export function ConfirmModal({
     }
   };
   return (
-    <Modal opened={opened} onClose={close} title={title} centered>
+    <Modal opened={opened} onClose={close} title={title} centered closeButtonProps={{ 'aria-label': 'Close the dialog' }}>
       <Stack>
         {typeof children === 'string' ? <Text size="sm">{children}</Text> : children}
         {failure !== null && <ApiErrorAlert error={failure} />}

@@ -407,7 +407,7 @@ function Releases({ deployment, variant, versions }: { deployment: string; varia
                 <Table.Td>
                   {entry.reason ?? ''}
                   {entry.override && (
-                    <Badge ml="xs" color="orange.9" variant="outline">
+                    <Badge ml="xs" color="red.9" variant="outline">
                       override
                     </Badge>
                   )}
