@@ -47,6 +47,11 @@ describe('the web console: prompts, releases and experiments', () => {
     await page.waitForURL(`${gateway}/console${path}`);
     await page.mouse.move(DESKTOP.width - 1, DESKTOP.height - 1);
   };
+  /** A full-page screenshot for the docs, taken from the top (a scrolled page repeats the fixed header). */
+  const shoot = async (name: string) => {
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: screenshot(name), fullPage: true });
+  };
   /** Confirms the open dialog with its button. */
   const confirm = async (name: string) => {
     const dialog = page.getByRole('dialog');
@@ -75,7 +80,7 @@ describe('the web console: prompts, releases and experiments', () => {
     expect(await page.getByRole('alert').first().textContent()).toMatch(/Error 422 \(validation_error\)/);
     expect(await page.getByLabel('Definition file (YAML)').inputValue()).toBe(BAD_ROLE);
     expect(await seriousViolations(page)).toEqual([]);
-    await page.screenshot({ path: screenshot('prompts-apply-error'), fullPage: true });
+    await shoot('prompts-apply-error');
 
     // "Go to line" puts the caret on the line in the text area.
     await onLine.getByRole('button', { name: 'Go to line 7' }).click();
@@ -98,7 +103,7 @@ describe('the web console: prompts, releases and experiments', () => {
     await row.waitFor();
     expect((await row.textContent()) ?? '').toMatch(/capitals\s*base\s*2\s*fake-prompts-chat/);
     expect(await seriousViolations(page)).toEqual([]);
-    await page.screenshot({ path: screenshot('prompts'), fullPage: true });
+    await shoot('prompts');
 
     await page.setViewportSize(PHONE);
     await row.waitFor();
@@ -126,7 +131,7 @@ describe('the web console: prompts, releases and experiments', () => {
     expect(await diff.locator('li[data-kind="removed"]').allTextContents()).toEqual(['-   - content: "{{ city }}"']);
     expect(await diff.locator('li[data-kind="added"]').allTextContents()).toEqual(['+   - content: "Capital: {{ city }}"']);
     expect(await seriousViolations(page)).toEqual([]);
-    await page.screenshot({ path: screenshot('prompts-diff'), fullPage: true });
+    await shoot('prompts-diff');
   });
 
   it('rolls back, sets a label and promotes through confirmation dialogs, showing a refusal of the release gate, with the history updating', async () => {
@@ -173,7 +178,7 @@ describe('the web console: prompts, releases and experiments', () => {
     // The dialog has closed (its overlay would dim what the scan judges).
     await page.getByRole('dialog').waitFor({ state: 'detached' });
     expect(await seriousViolations(page)).toEqual([]);
-    await page.screenshot({ path: screenshot('prompts-releases'), fullPage: true });
+    await shoot('prompts-releases');
   });
 
   it('lists the datasets, their versions and their rows a page at a time', async () => {
@@ -209,7 +214,7 @@ describe('the web console: prompts, releases and experiments', () => {
       expect.stringContaining('{"city":"Oslo"}Oslo'),
     ]);
     expect(await seriousViolations(page)).toEqual([]);
-    await page.screenshot({ path: screenshot('experiments-datasets'), fullPage: true });
+    await shoot('experiments-datasets');
   });
 
   it("shows an experiment run's results grid with the regressed row highlighted", async () => {
@@ -271,7 +276,7 @@ describe('the web console: prompts, releases and experiments', () => {
     ]);
     expect(await page.getByTestId('regressed-rows').textContent()).toBe('1 regressed row(s)');
     expect(await seriousViolations(page)).toEqual([]);
-    await page.screenshot({ path: screenshot('experiments-grid'), fullPage: true });
+    await shoot('experiments-grid');
 
     await page.setViewportSize(PHONE);
     await page.getByTestId('grid-row').first().waitFor();
