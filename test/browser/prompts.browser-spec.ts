@@ -16,6 +16,17 @@ const BAD_ROLE = `prompts:
 const FIRST = BAD_ROLE.replace('role: robot', 'role: user');
 const SECOND = FIRST.replace('content: "{{ city }}"', 'content: "Capital: {{ city }}"');
 
+/** The parts of a text area and of a grid cell the page's scripts read (the tests compile without the DOM's types). */
+interface TextSelection {
+  value: string;
+  selectionStart: number;
+  selectionEnd: number;
+}
+interface GridCellElement {
+  getAttribute(name: string): string | null;
+  textContent: string | null;
+}
+
 interface RunView {
   id: string;
   status: string;
@@ -49,7 +60,7 @@ describe('the web console: prompts, releases and experiments', () => {
   };
   /** A full-page screenshot for the docs, taken from the top (a scrolled page repeats the fixed header). */
   const shoot = async (name: string) => {
-    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.evaluate('window.scrollTo(0, 0)');
     await page.screenshot({ path: screenshot(name), fullPage: true });
   };
   /** Confirms the open dialog with its button. */
@@ -84,9 +95,10 @@ describe('the web console: prompts, releases and experiments', () => {
 
     // "Go to line" puts the caret on the line in the text area.
     await onLine.getByRole('button', { name: 'Go to line 7' }).click();
-    const selected = await page
-      .getByLabel('Definition file (YAML)')
-      .evaluate((area: HTMLTextAreaElement) => area.value.slice(area.selectionStart, area.selectionEnd));
+    const selected = await page.getByLabel('Definition file (YAML)').evaluate((element) => {
+      const area = element as unknown as TextSelection;
+      return area.value.slice(area.selectionStart, area.selectionEnd);
+    });
     expect(selected).toBe('          - role: robot');
 
     await applyText(FIRST);
@@ -260,7 +272,7 @@ describe('the web console: prompts, releases and experiments', () => {
       .evaluateAll((lines) =>
         lines.map((line) => [
           line.querySelector('th')?.textContent ?? '',
-          ...Array.from(line.querySelectorAll('[data-testid="grid-cell"]')).map(
+          ...(Array.from(line.querySelectorAll('[data-testid="grid-cell"]')) as unknown as GridCellElement[]).map(
             (cell) => `${cell.getAttribute('data-regressed') === 'true' ? 'REGRESSED ' : ''}${cell.textContent ?? ''}`,
           ),
         ]),
