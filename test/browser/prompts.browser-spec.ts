@@ -15,6 +15,23 @@ const BAD_ROLE = `prompts:
 `;
 const FIRST = BAD_ROLE.replace('role: robot', 'role: user');
 const SECOND = FIRST.replace('content: "{{ city }}"', 'content: "Capital: {{ city }}"');
+/** A deployment whose `default` variant is served as a 70/30 split over its two others. */
+const SPLIT = `prompts:
+  - deployment: greetings
+    variants:
+      - name: formal
+        model: fake-prompts-chat
+        messages: [{ role: user, content: "Good day {{ name }}" }]
+      - name: casual
+        model: fake-prompts-chat
+        messages: [{ role: user, content: "Hi {{ name }}" }]
+      - name: default
+        model: fake-prompts-chat
+        messages: [{ role: user, content: "Hello {{ name }}" }]
+        split:
+          - { variant: formal, weight: 70 }
+          - { variant: casual, weight: 30 }
+`;
 
 /** The parts of a text area and of a grid cell the page's scripts read (the tests compile without the DOM's types). */
 interface TextSelection {
@@ -193,6 +210,38 @@ describe('the web console: prompts, releases and experiments', () => {
     await shoot('prompts-releases');
   });
 
+  it("shows a variant's split on the deployments list and on the variant's screen", async () => {
+    await navigateTo('Prompts and workflows', '/prompts');
+    await page.getByRole('link', { name: 'Apply YAML' }).click();
+    await page.waitForURL(`${gateway}/console/prompts/apply`);
+    await applyText(SPLIT);
+    await page.getByTestId('apply-success').filter({ hasText: 'greetings' }).waitFor();
+
+    await navigateTo('Prompts and workflows', '/prompts');
+    const rows = page.getByTestId('prompts-variant-row');
+    const splitRow = rows.filter({ hasText: 'formal (deployed) 70%' });
+    await splitRow.waitFor();
+    expect(await splitRow.textContent()).toMatch(/^default\s*1\s*fake-prompts-chat/);
+    expect(await splitRow.getByTestId('variant-split').textContent()).toBe('formal (deployed) 70%, casual (deployed) 30%');
+    expect(await rows.filter({ hasText: 'capitals' }).getByTestId('variant-split').textContent()).toBe('');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await splitRow.getByRole('link', { name: 'default', exact: true }).click();
+    await page.waitForURL(/\/console\/prompts\/prompts\/greetings\/default/);
+    await page.getByTestId('split-row').nth(1).waitFor();
+    expect(await page.getByTestId('split-row').allTextContents()).toEqual(['formal (deployed)70%', 'casual (deployed)30%']);
+    expect(await seriousViolations(page)).toEqual([]);
+    await shoot('prompts-split');
+
+    // A variant that is not a split says so.
+    await page.getByRole('link', { name: 'All deployments' }).click();
+    await page.waitForURL(`${gateway}/console/prompts`);
+    await page.getByRole('link', { name: 'formal', exact: true }).click();
+    await page.waitForURL(/\/console\/prompts\/prompts\/greetings\/formal/);
+    await page.getByTestId('split-none').waitFor();
+    expect(await page.getByTestId('split-row').count()).toBe(0);
+  });
+
   it('lists the datasets, their versions and their rows a page at a time', async () => {
     const created = await stack.api('POST', '/v1/private/datasets', { name: 'capitals', description: 'Cities and what to answer' });
     expect(created.status).toBe(201);
@@ -210,7 +259,7 @@ describe('the web console: prompts, releases and experiments', () => {
     await page.getByRole('link', { name: 'capitals', exact: true }).click();
     await page.waitForURL(/\/console\/experiments\/datasets\//);
     // The newest version (23 rows) is shown first, 20 to a page.
-    await page.getByText('23 row(s) in version 2').waitFor();
+    await page.getByText('23 row(s) in version 2', { exact: true }).waitFor();
     expect(await page.getByTestId('dataset-row-item').count()).toBe(20);
     await page.getByRole('button', { name: 'Next page' }).click();
     await page.waitForURL((url) => url.searchParams.get('page') === '1');
@@ -219,7 +268,7 @@ describe('the web console: prompts, releases and experiments', () => {
 
     await page.getByRole('button', { name: 'Version 1' }).click();
     await page.waitForURL((url) => url.searchParams.get('version') === '1' && !url.searchParams.has('page'));
-    await page.getByText('3 row(s) in version 1').waitFor();
+    await page.getByText('3 row(s) in version 1', { exact: true }).waitFor();
     expect(await page.getByTestId('dataset-row-item').allTextContents()).toEqual([
       expect.stringContaining('{"city":"Paris"}Paris'),
       expect.stringContaining('{"city":"Rome"}Rome'),
@@ -294,6 +343,49 @@ describe('the web console: prompts, releases and experiments', () => {
     await page.getByTestId('grid-row').first().waitFor();
     expect(await seriousViolations(page)).toEqual([]);
     await page.setViewportSize(DESKTOP);
+  });
+
+  it('pages the experiment runs, newest first, with Older and Newer', async () => {
+    const ids: string[] = [];
+    for (let index = 0; index < 20; index += 1) {
+      const created = await stack.api('POST', '/v1/private/experiment_runs', {
+        name: `paged ${index}`,
+        dataset: datasetId,
+        dataset_version: 1,
+        candidates: [{ name: 'base', deployment: 'capitals', variant: 'base' }],
+        evaluators: [{ type: 'contains' }],
+      });
+      expect(created.status).toBe(201);
+      ids.push(created.body.id);
+    }
+    // Every run ended, so the list stays still while it is read.
+    await expectEventually(
+      async () => {
+        const listed = await stack.api('GET', '/v1/private/experiment_runs?limit=100');
+        expect(listed.body.experiment_runs.filter((run: RunView) => run.status === 'queued' || run.status === 'running')).toEqual([]);
+      },
+      { timeoutMs: 60_000 },
+    );
+
+    await navigateTo('Experiments', '/experiments');
+    const runRows = page.getByTestId('experiment-run-row');
+    await runRows.filter({ hasText: 'paged 19' }).waitFor();
+    const names = async () => (await runRows.allTextContents()).map((text) => /^(paged \d+|capitals check)/.exec(text)?.[1]);
+    expect(await names()).toEqual(Array.from({ length: 20 }, (_, index) => `paged ${19 - index}`));
+    const pages = page.getByRole('navigation', { name: 'Pages of experiment runs' });
+    expect(await pages.getByRole('button', { name: 'Newer runs' }).isDisabled()).toBe(true);
+
+    await pages.getByRole('button', { name: 'Older runs' }).click();
+    await pages.getByText('Page 2').waitFor();
+    await runRows.filter({ hasText: 'capitals check' }).waitFor();
+    expect(await names()).toEqual(['capitals check']);
+    expect(await pages.getByRole('button', { name: 'Older runs' }).isDisabled()).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await pages.getByRole('button', { name: 'Newer runs' }).click();
+    await pages.getByText('Page 1').waitFor();
+    await runRows.filter({ hasText: 'paged 19' }).waitFor();
+    expect(await runRows.count()).toBe(20);
   });
 
   it('reported no browser errors other than the refusals the tests provoked', () => {

@@ -80,7 +80,10 @@ export function DatasetPage() {
           {rows.isError && <ApiErrorAlert error={rows.error} />}
           <ScrollArea type="auto" viewportProps={{ tabIndex: 0, role: 'region', 'aria-label': 'Dataset rows' }}>
             <Table striped data-testid="dataset-rows-table" aria-busy={rows.isFetching}>
-              <Table.Caption>{rows.isPending ? 'Loading rows…' : `${rows.data?.total ?? 0} row(s) in version ${version}`}</Table.Caption>
+              <Table.Caption>
+                {/* The previous page stays shown while the next loads: its count is not this version's. */}
+                {rows.isPending || rows.isPlaceholderData ? 'Loading rows…' : `${rows.data?.total ?? 0} row(s) in version ${version}`}
+              </Table.Caption>
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th scope="col">Inputs</Table.Th>

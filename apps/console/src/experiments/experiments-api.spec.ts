@@ -1,4 +1,12 @@
-import { gridCellsPath, gridOf, shown, type ExperimentCell, type ExperimentRun } from './experiments-api';
+import {
+  experimentRunsPath,
+  gridCellsPath,
+  gridOf,
+  RUNS_PAGE_SIZE,
+  shown,
+  type ExperimentCell,
+  type ExperimentRun,
+} from './experiments-api';
 
 const candidate = (name: string, active = true) => ({
   name,
@@ -74,5 +82,14 @@ describe('gridCellsPath', () => {
 describe('shown', () => {
   it('shows text as it is and anything else as JSON', () => {
     expect([shown('a'), shown({ b: 1 }), shown(null), shown(undefined), shown(2)]).toEqual(['a', '{"b":1}', '', '', '2']);
+  });
+});
+
+describe('experimentRunsPath', () => {
+  it('asks for the newest page, then the page before a run id', () => {
+    expect(experimentRunsPath()).toBe(`/v1/private/experiment_runs?limit=${RUNS_PAGE_SIZE}`);
+    expect(experimentRunsPath('req_0193e8a3b0a77000a000000000000001')).toBe(
+      `/v1/private/experiment_runs?limit=${RUNS_PAGE_SIZE}&before=req_0193e8a3b0a77000a000000000000001`,
+    );
   });
 });

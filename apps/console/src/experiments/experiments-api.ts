@@ -172,3 +172,13 @@ export function gridOf(run: ExperimentRun, cells: ExperimentCell[], rows: Datase
     })),
   }));
 }
+
+/** Runs to a page: the list route answers newest first, and `before` (a run id) the page after it. */
+export const RUNS_PAGE_SIZE = 20;
+
+/** The list route's path for one page: the newest runs, or those created before the run `before`. */
+export function experimentRunsPath(before?: string): string {
+  const query = new URLSearchParams({ limit: String(RUNS_PAGE_SIZE) });
+  if (before !== undefined) query.set('before', before);
+  return `/v1/private/experiment_runs?${query.toString()}`;
+}

@@ -1,10 +1,18 @@
-import { Anchor, Badge, ScrollArea, Stack, Table, Text, Title } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
+import { Anchor, Badge, Button, Group, ScrollArea, Stack, Table, Text, Title } from '@mantine/core';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
+import { useState } from 'react';
 import { apiGet } from '../api/api-client';
 import { ApiErrorAlert } from '../api/api-error-alert';
 import { useSession } from '../auth/session';
-import { isRunning, type Dataset, type ExperimentRun, type ExperimentRunStatus } from './experiments-api';
+import {
+  experimentRunsPath,
+  isRunning,
+  RUNS_PAGE_SIZE,
+  type Dataset,
+  type ExperimentRun,
+  type ExperimentRunStatus,
+} from './experiments-api';
 
 /** Outline badges in shades dark enough for WCAG AA contrast of their text on white. */
 export const RUN_STATUS_COLORS: Record<ExperimentRunStatus, string> = {
@@ -15,10 +23,7 @@ export const RUN_STATUS_COLORS: Record<ExperimentRunStatus, string> = {
   cancelled: 'grape.9',
 };
 
-/** How many of the newest runs the list shows (the list route takes a limit, newest first). */
-const RUNS_SHOWN = 50;
-
-/** The workspace's datasets and its newest experiment runs; each opens its own screen. */
+/** The workspace's datasets and its experiment runs a page at a time; each opens its own screen. */
 export function ExperimentsPage() {
   const { key } = useSession();
   const datasets = useQuery<Dataset[]>({
@@ -26,16 +31,19 @@ export function ExperimentsPage() {
     queryFn: ({ signal }) => apiGet<{ datasets: Dataset[] }>(key ?? '', '/v1/private/datasets', signal).then((a) => a.datasets),
     enabled: key !== null,
   });
+  /** The `before` cursor of every page shown so far: the last is the current page's. */
+  const [cursors, setCursors] = useState<string[]>([]);
+  const before = cursors.at(-1);
   const runs = useQuery<ExperimentRun[]>({
-    queryKey: ['experiment-runs'],
+    queryKey: ['experiment-runs', before],
     queryFn: ({ signal }) =>
-      apiGet<{ experiment_runs: ExperimentRun[] }>(key ?? '', `/v1/private/experiment_runs?limit=${RUNS_SHOWN}`, signal).then(
-        (a) => a.experiment_runs,
-      ),
+      apiGet<{ experiment_runs: ExperimentRun[] }>(key ?? '', experimentRunsPath(before), signal).then((a) => a.experiment_runs),
+    placeholderData: keepPreviousData,
     enabled: key !== null,
     // A run still working is followed until it ends.
     refetchInterval: (query) => (query.state.data?.some((run) => isRunning(run.status)) ? 2000 : false),
   });
+  const runRows = runs.data ?? [];
   const datasetName = new Map((datasets.data ?? []).map((dataset) => [dataset.id, dataset.name]));
   return (
     <Stack>
@@ -78,10 +86,8 @@ export function ExperimentsPage() {
       </Title>
       {runs.isError && <ApiErrorAlert error={runs.error} />}
       <ScrollArea type="auto" viewportProps={{ tabIndex: 0, role: 'region', 'aria-label': 'Experiment runs table' }}>
-        <Table striped data-testid="experiment-runs-table">
-          <Table.Caption>
-            {runs.isPending ? 'Loading runs…' : `The ${runs.data?.length ?? 0} newest run(s) (up to ${RUNS_SHOWN})`}
-          </Table.Caption>
+        <Table striped aria-busy={runs.isFetching} data-testid="experiment-runs-table">
+          <Table.Caption>{runs.isPending ? 'Loading runs…' : `${runRows.length} run(s) on this page, newest first`}</Table.Caption>
           <Table.Thead>
             <Table.Tr>
               <Table.Th scope="col">Run</Table.Th>
@@ -93,7 +99,7 @@ export function ExperimentsPage() {
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {(runs.data ?? []).map((run) => (
+            {runRows.map((run) => (
               <Table.Tr key={run.id} data-testid="experiment-run-row">
                 <Table.Td>
                   <Anchor renderRoot={(props) => <Link {...props} to="/experiments/runs/$runId" params={{ runId: run.id }} search={{}} />}>
@@ -120,6 +126,19 @@ export function ExperimentsPage() {
           </Table.Tbody>
         </Table>
       </ScrollArea>
+      <Group justify="space-between" component="nav" aria-label="Pages of experiment runs">
+        <Button variant="default" disabled={cursors.length === 0} onClick={() => setCursors((list) => list.slice(0, -1))}>
+          Newer runs
+        </Button>
+        <Text size="sm">Page {cursors.length + 1}</Text>
+        <Button
+          variant="default"
+          disabled={runRows.length < RUNS_PAGE_SIZE || runs.isPlaceholderData}
+          onClick={() => setCursors((list) => [...list, runRows[runRows.length - 1].id])}
+        >
+          Older runs
+        </Button>
+      </Group>
     </Stack>
   );
 }

@@ -3,7 +3,39 @@ export interface PromptDeploymentSummary {
   deployment: string;
   prompt_endpoint_id: string;
   created_at: string;
-  variants: Array<{ name: string; variant_id: string; version: number | null; model: string | null; variables: string[] }>;
+  variants: Array<{
+    name: string;
+    variant_id: string;
+    version: number | null;
+    model: string | null;
+    variables: string[];
+    /** The weighted split the variant serves instead of its deployed version; null: none. */
+    split: PromptSplit | null;
+  }>;
+}
+
+/** One target of a split: another variant's deployed version, a version of one, or (no variant) a version of the variant itself. */
+export interface SplitTarget {
+  variant?: string;
+  version?: number;
+  weight: number;
+}
+
+/** A prompt variant's split: its id (a new one whenever its targets or weights change) and its targets in the file's order. */
+export interface PromptSplit {
+  id: string;
+  targets: SplitTarget[];
+}
+
+/** What a split target serves, in words: `terse (deployed)`, `terse v3`, or `v2 of this variant`. */
+export function splitTargetText(target: SplitTarget): string {
+  if (target.variant === undefined) return target.version === undefined ? 'this variant (deployed)' : `v${target.version} of this variant`;
+  return target.version === undefined ? `${target.variant} (deployed)` : `${target.variant} v${target.version}`;
+}
+
+/** A split on one line: each target with its weight, in the file's order. */
+export function splitText(split: PromptSplit): string {
+  return split.targets.map((target) => `${splitTargetText(target)} ${target.weight}%`).join(', ');
 }
 
 /** A workflow deployment as `GET /v1/private/workflows` lists it. */

@@ -4,7 +4,13 @@ import { Link } from '@tanstack/react-router';
 import { apiGet } from '../api/api-client';
 import { ApiErrorAlert } from '../api/api-error-alert';
 import { useSession } from '../auth/session';
-import { deploymentsPath, type DeploymentKind, type PromptDeploymentSummary, type WorkflowDeploymentSummary } from './prompts-api';
+import {
+  deploymentsPath,
+  splitText,
+  type DeploymentKind,
+  type PromptDeploymentSummary,
+  type WorkflowDeploymentSummary,
+} from './prompts-api';
 
 /** The workspace's prompt and workflow deployments with their variants; each variant opens its versions and releases. */
 export function PromptsPage() {
@@ -52,6 +58,7 @@ function DeploymentsTable({ kind, title }: { kind: DeploymentKind; title: string
               <Table.Th scope="col">Variant</Table.Th>
               <Table.Th scope="col">Deployed version</Table.Th>
               <Table.Th scope="col">{kind === 'prompts' ? 'Model' : 'Inputs'}</Table.Th>
+              {kind === 'prompts' && <Table.Th scope="col">Split</Table.Th>}
               <Table.Th scope="col">Created</Table.Th>
             </Table.Tr>
           </Table.Thead>
@@ -87,6 +94,9 @@ function DeploymentsTable({ kind, title }: { kind: DeploymentKind; title: string
                       ? (variant.model ?? '')
                       : Object.keys((variant as { inputs: Record<string, unknown> }).inputs).join(', ')}
                   </Table.Td>
+                  {kind === 'prompts' && (
+                    <Table.Td data-testid="variant-split">{'split' in variant && variant.split ? splitText(variant.split) : ''}</Table.Td>
+                  )}
                   <Table.Td>{new Date(deployment.created_at).toLocaleString()}</Table.Td>
                 </Table.Tr>
               )),

@@ -7,10 +7,13 @@ import { ApiErrorAlert } from '../api/api-error-alert';
 import { useSession } from '../auth/session';
 import { ConfirmModal } from './confirm-modal';
 import {
+  deploymentsPath,
   kindOf,
   releasePath,
+  splitTargetText,
   versionsPath,
   type DeploymentKind,
+  type PromptDeploymentSummary,
   type ReleaseHistoryEntry,
   type ReleaseProtection,
   type VariantVersion,
@@ -44,6 +47,7 @@ export function VariantPage() {
       <Text size="sm">{kind === 'prompts' ? 'Prompt' : 'Workflow'} variant</Text>
       {versions.isError && <ApiErrorAlert error={versions.error} />}
       <VersionsTable kind={kind} versions={list} loading={versions.isPending} />
+      {kind === 'prompts' && <SplitSection deployment={params.deployment} variant={params.variant} />}
       {list.length > 0 && <VersionDiff versions={list} />}
       {kind === 'prompts' && list.length > 0 && <Releases deployment={params.deployment} variant={params.variant} versions={list} />}
     </Stack>
@@ -92,6 +96,60 @@ function VersionsTable({ kind, versions, loading }: { kind: DeploymentKind; vers
           </Table.Tbody>
         </Table>
       </ScrollArea>
+    </Stack>
+  );
+}
+
+/**
+ * A prompt variant's traffic split, from the deployments list (the same query as the deployments
+ * screen, so the two agree): each target with its weight, or that the variant is not a split.
+ */
+function SplitSection({ deployment, variant }: { deployment: string; variant: string }) {
+  const { key } = useSession();
+  const deployments = useQuery<PromptDeploymentSummary[]>({
+    queryKey: ['deployments', 'prompts'],
+    queryFn: ({ signal }) =>
+      apiGet<{ prompts: PromptDeploymentSummary[] }>(key ?? '', deploymentsPath('prompts'), signal).then((answer) => answer.prompts ?? []),
+    enabled: key !== null,
+  });
+  const split = deployments.data
+    ?.find((listed) => listed.deployment === deployment)
+    ?.variants.find((listed) => listed.name === variant)?.split;
+  return (
+    <Stack gap="xs">
+      <Title order={2} size="h3">
+        Split
+      </Title>
+      {deployments.isError && <ApiErrorAlert error={deployments.error} />}
+      {deployments.isPending && <Text size="sm">Loading the split…</Text>}
+      {deployments.isSuccess && !split && (
+        <Text size="sm" data-testid="split-none">
+          Not a split: an invoke is served the deployed version, or the label or version it names.
+        </Text>
+      )}
+      {split && (
+        <ScrollArea type="auto" viewportProps={{ tabIndex: 0, role: 'region', 'aria-label': 'Split table' }}>
+          <Table striped data-testid="split-table">
+            <Table.Caption>
+              An invoke that names no label or version is served one of these, by weight (sticky by its user); split id {split.id}
+            </Table.Caption>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th scope="col">Target</Table.Th>
+                <Table.Th scope="col">Weight</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {split.targets.map((target, index) => (
+                <Table.Tr key={index} data-testid="split-row">
+                  <Table.Td>{splitTargetText(target)}</Table.Td>
+                  <Table.Td>{target.weight}%</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </ScrollArea>
+      )}
     </Stack>
   );
 }
