@@ -605,6 +605,53 @@ describe('experiment runs: /v1/private/experiment_runs', () => {
     expect(served.body.response).toBe('Echo: Capital: Oslo');
   });
 
+  it('pages the list newest first with a before cursor; an id of another workspace, or unknown, answers an empty page', async () => {
+    const ids: string[] = [];
+    for (const name of ['page 1', 'page 2', 'page 3']) {
+      const created = await createRun(main, twoCandidates({ name }));
+      expect(created.status).toBe(201);
+      ids.push(created.body.id);
+    }
+    const list = (who: Workspace, query: string) =>
+      call<{ experiment_runs: ExperimentRunView[] }>(who, 'GET', `/v1/private/experiment_runs?${query}`);
+    const whole = await list(main, 'limit=1000');
+    expect(whole.status).toBe(200);
+    const order = whole.body.experiment_runs.map((run) => run.id);
+    expect(order.slice(0, 3)).toEqual([...ids].reverse());
+    // Two at a time through every run: the same runs in the same order, each once.
+    const paged: string[] = [];
+    let query = 'limit=2';
+    for (;;) {
+      const page = await list(main, query);
+      expect(page.status).toBe(200);
+      expect(page.body.experiment_runs.length).toBeLessThanOrEqual(2);
+      if (page.body.experiment_runs.length === 0) break;
+      paged.push(...page.body.experiment_runs.map((run) => run.id));
+      query = `limit=2&before=${paged[paged.length - 1]}`;
+    }
+    expect(paged).toEqual(order);
+    const afterNewest = await list(main, `limit=1&before=${ids[2]}`);
+    expect(afterNewest.body.experiment_runs.map((run) => run.id)).toEqual([ids[1]]);
+    expect((await list(main, `before=${order[order.length - 1]}`)).body).toEqual({ experiment_runs: [] });
+
+    // Another workspace's run id, or an unknown one, answers an empty page, both ways.
+    const theirs = await datasetOf(other, 'theirs', ['Lima']);
+    const theirRun = await createRun(other, twoCandidates({ name: 'theirs', dataset: theirs.dataset.id }));
+    expect(theirRun.status).toBe(201);
+    expect((await list(other, 'limit=10')).body.experiment_runs.map((run) => run.id)).toEqual([theirRun.body.id]);
+    expect(await list(main, `before=${theirRun.body.id}`)).toMatchObject({ status: 200, body: { experiment_runs: [] } });
+    expect(await list(other, `before=${ids[2]}`)).toMatchObject({ status: 200, body: { experiment_runs: [] } });
+    expect(await list(main, 'before=req_00000000000000000000000000000000')).toMatchObject({ status: 200, body: { experiment_runs: [] } });
+    expect(await list(main, 'before=not-a-run')).toMatchObject({ status: 200, body: { experiment_runs: [] } });
+
+    for (const bad of ['before=', `before=${'a'.repeat(129)}`, 'before=a&before=b', 'limit=0']) {
+      const refused = await list(main, bad);
+      expect(refused.status).toBe(422);
+      expect(refused.body).toMatchObject({ error_code: 'validation_error', code: 'validation_error', message: expect.any(String) });
+    }
+    for (const id of [...ids, theirRun.body.id]) await ended(id === theirRun.body.id ? other : main, id);
+  });
+
   it("keeps one workspace's runs from another: not listed, not readable, its dataset not usable", async () => {
     const created = await createRun(main, twoCandidates({ name: 'private' }));
     expect(created.status).toBe(201);

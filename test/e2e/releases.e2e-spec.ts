@@ -303,6 +303,25 @@ describe('releases', () => {
       },
     ]);
     expect(applied.status).toBe(200);
+    // The deployments list shows which variant is a split and its targets, in the file's order.
+    const listed = await json(await call('/v1/private/prompts', 'GET'));
+    const ab = (listed.body.prompts as Array<{ deployment: string; variants: Array<Record<string, unknown>> }>).find(
+      (prompt) => prompt.deployment === 'ab',
+    );
+    expect(ab?.variants.map((listedVariant) => [listedVariant.name, listedVariant.split])).toEqual([
+      ['a', null],
+      ['b', null],
+      [
+        'default',
+        {
+          id: expect.any(String),
+          targets: [
+            { variant: 'a', weight: 50 },
+            { variant: 'b', weight: 50 },
+          ],
+        },
+      ],
+    ]);
     const users = Array.from({ length: 24 }, (_, i) => `user-${i}`);
     const served = async (base: string) => {
       const seen: Record<string, string> = {};

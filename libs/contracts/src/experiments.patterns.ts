@@ -152,7 +152,7 @@ export class ExperimentRunIdRequest extends WorkspaceIdRequest {
   run_id!: string;
 }
 
-/** `GET /v1/private/experiment_runs?limit=`. */
+/** `GET /v1/private/experiment_runs?limit=&before=`. */
 export class ExperimentRunsFilter {
   @IsOptional()
   @Transform(numberFromText)
@@ -160,6 +160,12 @@ export class ExperimentRunsFilter {
   @Min(1)
   @Max(1000)
   limit?: number;
+
+  /** The next page: the runs created before this one (the last `id` of the page before). */
+  @IsOptional()
+  @IsString()
+  @Length(1, 128)
+  before?: string;
 }
 
 export class ListExperimentRunsRequest extends ExperimentRunsFilter {

@@ -8,6 +8,7 @@ import { FallbacksField, ResponseFormatDto, ResponseFormatField, type ResponseFo
 import { RunLabels } from './run-labels';
 import { IsRunSurface, PromptConversation, type ConversationToolCall, type RunSurface } from './conversation';
 import { DeploymentWebhookSecretRequest, WithRotationOverlap, type ShownWebhookSecret } from './webhook-owners';
+import type { StoredSplit } from './releases';
 import { McpPublishDto, McpPublishField, type McpToolDescriptor } from './mcp-tools';
 import { CREDENTIAL_SOURCES, type CredentialSource } from './governance';
 import { SplitField, SplitTargetDto, WithVersionSelector, type ServedSplit } from './releases';
@@ -489,7 +490,15 @@ export interface PromptDeploymentSummary {
   deployment: string;
   prompt_endpoint_id: string;
   created_at: string;
-  variants: Array<{ name: string; variant_id: string; version: number | null; model: string | null; variables: string[] }>;
+  variants: Array<{
+    name: string;
+    variant_id: string;
+    version: number | null;
+    model: string | null;
+    variables: string[];
+    /** The weighted split the variant serves instead of its deployed version (its id and targets in the file's order); null: none. */
+    split: StoredSplit | null;
+  }>;
 }
 
 /**

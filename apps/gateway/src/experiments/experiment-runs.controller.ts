@@ -89,11 +89,19 @@ export class ExperimentRunsController {
     return send(this.rpc, ExperimentPatterns.createRun, { workspace_id: request.auth.workspace_id, run: body });
   }
 
-  /** The workspace's runs, newest first (a running run's summary is in its own answer). */
+  /** The workspace's runs, newest first (a running run's summary is in its own answer), a page at a time. */
   @Get()
   @ApiQuery({ name: 'limit', required: false, type: Number, description: 'At most this many (1 to 1000, default 100)' })
+  @ApiQuery({
+    name: 'before',
+    required: false,
+    type: String,
+    description:
+      'The next page: the runs created before this run (the last `id` of the page before), newest first; a run id of another workspace, or unknown, answers an empty page',
+    example: 'req_0193e8a3b0a77000a000000000000001',
+  })
   @ApiOkResponse({ type: ExperimentRunListDto })
-  @ApiResponse({ status: 422, description: 'An invalid limit (validation_error)', type: ErrorBodyDto })
+  @ApiResponse({ status: 422, description: 'An invalid limit or before (validation_error)', type: ErrorBodyDto })
   async list(
     @Query() query: ExperimentRunsFilter,
     @Req() request: AuthenticatedRequest,

@@ -22,7 +22,7 @@ export class ExperimentRunsController {
 
   @RpcHandler(ExperimentPatterns.listRuns)
   list(request: ListExperimentRunsRequest): Promise<ExperimentRunView[]> {
-    return this.experiments.list(request.workspace_id, request.limit);
+    return this.experiments.list(request.workspace_id, request.limit, request.before);
   }
 
   @RpcHandler(ExperimentPatterns.getRun)

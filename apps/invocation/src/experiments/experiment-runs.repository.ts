@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { EvaluationResult, ExperimentCellStatus } from '@waggle/contracts';
 import { DataRepository, defineSql, sql, type RowOf } from '@waggle/database';
-import type { DataSource, FindOptionsWhere } from 'typeorm';
+import { In, type DataSource, type FindOptionsWhere } from 'typeorm';
 import { SCHEMA } from '../database/data-source';
 import { ExperimentCellEntity } from './entities/experiment-cell.entity';
 import { ExperimentRunEntity } from './entities/experiment-run.entity';
@@ -30,6 +30,18 @@ export interface CellResult {
 const INSERT_BATCH = 1_000;
 
 const SQL = defineSql(__filename, {
+  /**
+   * A page of the workspace's runs, newest first: the ids after `before`'s in the order
+   * (created_at, then id, so runs created in the same microsecond keep their place; an id not of
+   * the workspace answers no rows), compared in the database at its full timestamp precision.
+   */
+  pageIds: sql<{ id: string }>(`
+    SELECT "id" FROM ${RUNS}
+    WHERE "workspace_id" = $1
+      AND ($3::text IS NULL OR ("created_at", "id") < (
+        SELECT "created_at", "id" FROM ${RUNS} WHERE "id" = $3::text AND "workspace_id" = $1))
+    ORDER BY "created_at" DESC, "id" DESC
+    LIMIT $2`),
   /** Takes a cell for a worker (again, after a crash): only a pending cell is taken. */
   claimCell: sql<RowOf<ExperimentCellEntity, 'run'>>(`
     UPDATE ${CELLS} SET "started_at" = now()
@@ -124,9 +136,12 @@ export class ExperimentRunsRepository extends DataRepository {
     return this.table(ExperimentRunEntity).findOneBy({ id: runId });
   }
 
-  /** The workspace's runs, newest first. */
-  list(workspaceId: string, take: number): Promise<ExperimentRunEntity[]> {
-    return this.table(ExperimentRunEntity).find({ where: { workspaceId }, order: { createdAt: 'DESC', id: 'DESC' }, take });
+  /** The workspace's runs, newest first; the page after `before` when it is given. */
+  async list(workspaceId: string, take: number, before?: string): Promise<ExperimentRunEntity[]> {
+    const ids = (await this.rows(SQL.pageIds, [workspaceId, take, before ?? null])).map((row) => row.id);
+    if (ids.length === 0) return [];
+    const byId = new Map((await this.table(ExperimentRunEntity).findBy({ id: In(ids) })).map((run) => [run.id, run]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
   cell(cellId: string): Promise<ExperimentCellEntity | null> {

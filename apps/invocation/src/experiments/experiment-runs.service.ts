@@ -105,8 +105,9 @@ export class ExperimentRunsService {
     return this.get(workspaceId, runId);
   }
 
-  async list(workspaceId: string, limit = 100): Promise<ExperimentRunView[]> {
-    const runs = await this.runs.list(workspaceId, limit);
+  /** The workspace's runs, newest first; `before` (a run id) gives the page of those older than it. */
+  async list(workspaceId: string, limit = 100, before?: string): Promise<ExperimentRunView[]> {
+    const runs = await this.runs.list(workspaceId, limit, before);
     const counts = await this.runs.counts(runs.map((run) => run.id));
     return runs.map((run) => runView(run, counts.get(run.id) ?? {}, run.summary));
   }

@@ -86,6 +86,7 @@ export class PromptsService {
         version: variant.currentVersion?.version ?? null,
         model: variant.currentVersion?.model ?? null,
         variables: variant.currentVersion?.variables ?? [],
+        split: variant.split ?? null,
       })),
     }));
   }
