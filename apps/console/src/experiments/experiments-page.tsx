@@ -1,9 +1,9 @@
-import { Anchor, Badge, Button, Group, ScrollArea, Stack, Table, Text, Title } from '@mantine/core';
+import { Anchor, Badge, ScrollArea, Stack, Table, Text, Title } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
-import { useState } from 'react';
 import { apiGet } from '../api/api-client';
 import { ApiErrorAlert } from '../api/api-error-alert';
+import { CursorPager, useCursorPages } from '../api/cursor-pages';
 import { useSession } from '../auth/session';
 import {
   experimentRunsPath,
@@ -31,9 +31,8 @@ export function ExperimentsPage() {
     queryFn: ({ signal }) => apiGet<{ datasets: Dataset[] }>(key ?? '', '/v1/private/datasets', signal).then((a) => a.datasets),
     enabled: key !== null,
   });
-  /** The `before` cursor of every page shown so far: the last is the current page's. */
-  const [cursors, setCursors] = useState<string[]>([]);
-  const before = cursors.at(-1);
+  const pages = useCursorPages();
+  const before = pages.before;
   const runs = useQuery<ExperimentRun[]>({
     queryKey: ['experiment-runs', before],
     queryFn: ({ signal }) =>
@@ -126,19 +125,14 @@ export function ExperimentsPage() {
           </Table.Tbody>
         </Table>
       </ScrollArea>
-      <Group justify="space-between" component="nav" aria-label="Pages of experiment runs">
-        <Button variant="default" disabled={cursors.length === 0} onClick={() => setCursors((list) => list.slice(0, -1))}>
-          Newer runs
-        </Button>
-        <Text size="sm">Page {cursors.length + 1}</Text>
-        <Button
-          variant="default"
-          disabled={runRows.length < RUNS_PAGE_SIZE || runs.isPlaceholderData}
-          onClick={() => setCursors((list) => [...list, runRows[runRows.length - 1].id])}
-        >
-          Older runs
-        </Button>
-      </Group>
+      <CursorPager
+        pages={pages}
+        label="experiment runs"
+        lastId={runRows.at(-1)?.id}
+        full={runRows.length === RUNS_PAGE_SIZE && !runs.isPlaceholderData}
+        newerLabel="Newer runs"
+        olderLabel="Older runs"
+      />
     </Stack>
   );
 }
