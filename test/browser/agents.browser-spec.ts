@@ -268,7 +268,7 @@ describe('the web console: agents, knowledge bases and assets', () => {
     await upload.getByText('Uploaded refund-policy.md.').waitFor();
     // The page reads the items again while one is pending, and stops once none is.
     await page.locator('[data-testid="item-row"][data-status="completed"]').waitFor({ timeout: INGESTION_TIMEOUT_MS });
-    await page.getByText('Every item is ingested.').waitFor();
+    await page.getByText('Every item of this page is ingested.').waitFor();
     const row = page.getByTestId('item-row');
     expect(await row.count()).toBe(1);
     expect(await row.textContent()).toContain('refund-policy.md');
@@ -357,6 +357,33 @@ describe('the web console: agents, knowledge bases and assets', () => {
     expect(await settledViolations(page)).toEqual([]);
     await page.getByRole('heading', { name: 'Assets' }).scrollIntoViewIfNeeded();
     await page.screenshot({ path: screenshot('assets'), fullPage: true });
+  });
+
+  it('pages the assets through the API: Older assets shows the next page, Newer assets goes back', async () => {
+    // 19 more through the API: 21 in all, one more than the table's page of 20.
+    for (let index = 0; index < 19; index++) {
+      const form = new FormData();
+      form.append('file', new Blob([`note ${index}`], { type: 'text/plain' }), `note-${String(index).padStart(2, '0')}.txt`);
+      const answer = await fetch(`${stack.gateway}/v1/public/workspaces/${stack.workspaceId}/assets`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${stack.key}` },
+        body: form,
+      });
+      expect(answer.status).toBe(200);
+    }
+    await page.goto(`${stack.gateway}/console/knowledge`);
+    const assets = page.getByTestId('asset-row');
+    await page.getByText('20 asset(s) on page 1, newest first').waitFor();
+    expect(await assets.first().textContent()).toMatch(/^note-18\.txt/);
+    const pages = page.getByRole('navigation', { name: 'Pages of assets' });
+    expect(await pages.getByRole('button', { name: 'Newer assets' }).isDisabled()).toBe(true);
+    await pages.getByRole('button', { name: 'Older assets' }).click();
+    await page.getByText('1 asset(s) on page 2, newest first').waitFor();
+    expect(await assets.allTextContents()).toEqual([expect.stringContaining('refund-policy.md')]);
+    expect(await pages.getByRole('button', { name: 'Older assets' }).isDisabled()).toBe(true);
+    await pages.getByRole('button', { name: 'Newer assets' }).click();
+    await page.getByText('20 asset(s) on page 1, newest first').waitFor();
+    expect(await assets.first().textContent()).toMatch(/^note-18\.txt/);
   });
 
   it('deletes the agent and the knowledge base after a confirmation in a modal', async () => {

@@ -150,6 +150,52 @@ describe('assets: /v1/public/workspaces/{workspace_id}/assets', () => {
     expect((await listed(a)).map((asset) => asset.id)).not.toContain(own.body.asset.id);
   });
 
+  it('pages the assets through the private list, newest first, with a cursor; another workspace’s cursor gives an empty page', async () => {
+    const paged = await newWorkspace('e2e assets paged');
+    const uploaded: AssetRecord[] = [];
+    for (let index = 0; index < 5; index++) {
+      const answer = await upload(paged, form(Buffer.from(`asset ${index}`), `page-${index}.txt`, 'text/plain'));
+      expect(answer.status).toBe(200);
+      uploaded.push(answer.body.asset);
+    }
+    const page = async (query: string, workspace = paged) => {
+      const answer = await send<{ assets: AssetRecord[] }>(workspace.key, 'GET', `/v1/private/assets${query}`);
+      expect([query, answer.status]).toEqual([query, 200]);
+      expect(Object.keys(answer.body)).toEqual(['assets']);
+      return answer.body.assets;
+    };
+    // Without a limit: every one of the five (the default page is 50), as the public list answers them.
+    const all = await page('');
+    expect(all).toEqual(await listed(paged));
+    expect(all.map((asset) => asset.id).sort()).toEqual(uploaded.map((asset) => asset.id).sort());
+
+    const pages: string[][] = [];
+    let before: string | undefined;
+    for (;;) {
+      const next = await page(`?limit=2${before === undefined ? '' : `&before=${before}`}`);
+      if (next.length === 0) break;
+      pages.push(next.map((asset) => asset.id));
+      before = next[next.length - 1].id;
+    }
+    expect(pages.map((ids) => ids.length)).toEqual([2, 2, 1]);
+    expect(pages.flat()).toEqual(all.map((asset) => asset.id));
+    expect(await page(`?limit=1000&before=${all[1].id}`)).toEqual(all.slice(2));
+
+    // A cursor of another workspace, an unknown one, or no UUID at all: an empty page, never another's rows.
+    const ofA = (await listed(a))[0].id;
+    for (const cursor of [ofA, '00000000-0000-4000-8000-000000000000', 'not-an-asset']) {
+      expect(await page(`?before=${cursor}`)).toEqual([]);
+    }
+    expect((await page('', a)).map((asset) => asset.id)).not.toContain(all[0].id);
+
+    for (const bad of ['limit=0', 'limit=1001', 'limit=abc', 'limit=1.5', 'before=', `before=${'x'.repeat(101)}`]) {
+      const answer = await send(paged.key, 'GET', `/v1/private/assets?${bad}`);
+      expect([bad, answer.status]).toEqual([bad, 422]);
+      expect(answer.body).toEqual(expect.objectContaining({ error_code: 'validation_error', code: 'validation_error' }));
+    }
+    expect((await send(null, 'GET', '/v1/private/assets')).status).toBe(401);
+  });
+
   it('answers 422 missing_required_field naming file when no file is sent, multipart or not', async () => {
     const onlyField = new FormData();
     onlyField.append('note', 'no file here');

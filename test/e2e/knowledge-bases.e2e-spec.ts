@@ -344,6 +344,56 @@ describe('knowledge bases: /v1/public/workspaces/{workspace_id}/knowledge_bases'
       expect(Object.values(record.items_by_status).reduce((sum, count) => sum + count, 0)).toBe(2);
     });
 
+    it("pages the items through the private list, newest first, with a cursor; another knowledge base's cursor gives an empty page", async () => {
+      const knowledgeBase = await created(a, { name: 'Paged items' });
+      const added: KnowledgeBaseItemRecord[] = [];
+      for (let index = 0; index < 5; index++) {
+        added.push(await addedItem(a, knowledgeBase.id, { url: `https://docs.example.invalid/paged/${index}.md` }));
+      }
+      const page = async (query: string, id = knowledgeBase.id) => {
+        const answer = await call<{ knowledge_base_items: KnowledgeBaseItemRecord[] }>(a, 'GET', `${privateItems(id)}${query}`);
+        expect([query, answer.status]).toEqual([query, 200]);
+        expect(Object.keys(answer.body)).toEqual(['knowledge_base_items']);
+        return answer.body.knowledge_base_items;
+      };
+      // Without a limit: all five (the default page is 50), newest first: the public list (oldest first) reversed.
+      const all = await page('');
+      for (const item of all) expect(Object.keys(item).sort()).toEqual(ITEM_KEYS);
+      const publicIds = (
+        await call<{ knowledge_base_items: KnowledgeBaseItemRecord[] }>(a, 'GET', `${one(a, knowledgeBase.id)}/items`)
+      ).body.knowledge_base_items.map((item) => item.id);
+      expect(all.map((item) => item.id)).toEqual([...publicIds].reverse());
+      expect([...publicIds].sort()).toEqual(added.map((item) => item.id).sort());
+
+      const pages: string[][] = [];
+      let before: string | undefined;
+      for (;;) {
+        const next = await page(`?limit=2${before === undefined ? '' : `&before=${before}`}`);
+        if (next.length === 0) break;
+        pages.push(next.map((item) => item.id));
+        before = next[next.length - 1].id;
+      }
+      expect(pages.map((ids) => ids.length)).toEqual([2, 2, 1]);
+      expect(pages.flat()).toEqual(all.map((item) => item.id));
+
+      // A cursor of another knowledge base (even of the same workspace), an unknown one, or no UUID: an empty page.
+      const other = await created(a, { name: 'Other items' });
+      const otherItem = await addedItem(a, other.id, { url: 'https://docs.example.invalid/other.md' });
+      for (const cursor of [otherItem.id, randomUUID(), 'not-an-item']) expect(await page(`?before=${cursor}`)).toEqual([]);
+      expect((await page('', other.id)).map((item) => item.id)).toEqual([otherItem.id]);
+
+      // Another workspace's knowledge base, or an unknown one: Knowledge base not found, as everywhere.
+      const theirs = await created(b, { name: 'Theirs' });
+      expect(await call(a, 'GET', privateItems(theirs.id))).toEqual({ status: 422, body: KB_NOT_FOUND });
+      expect(await call(a, 'GET', privateItems(randomUUID()))).toEqual({ status: 422, body: KB_NOT_FOUND });
+      for (const bad of ['limit=0', 'limit=1001', 'limit=abc', 'limit=1.5', 'before=', `before=${'x'.repeat(101)}`]) {
+        const answer = await call(a, 'GET', `${privateItems(knowledgeBase.id)}?${bad}`);
+        expect([bad, answer.status]).toEqual([bad, 422]);
+        expect(answer.body).toEqual(expect.objectContaining({ error_code: 'validation_error', code: 'validation_error' }));
+      }
+      expect((await call(null, 'GET', privateItems(knowledgeBase.id))).status).toBe(401);
+    });
+
     it('refuses a URL that is not https, both or neither of asset_id and url, and an unknown item', async () => {
       const knowledgeBase = await created(a, { name: 'Picky' });
       for (const url of ['http://docs.example.invalid/a.md', 'ftp://docs.example.invalid/a.md', 'not a url', 'file:///etc/passwd']) {

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import { IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
-import { WorkspaceIdRequest } from './common.dto';
+import { IsInt, IsOptional, IsString, IsUUID, Length, Matches, Max, Min } from 'class-validator';
+import { ListPage, WorkspaceIdRequest } from './common.dto';
 import { patternNames, rpc } from './rpc-contract';
 
 /** decisions: the largest asset an upload may carry (larger answers 413 validation_error). */
@@ -61,6 +61,15 @@ export class AssetIdRequest extends WorkspaceIdRequest {
   asset_id!: string;
 }
 
+/** A page of the workspace's assets, newest first (`before`: an asset id). */
+export class AssetPageRequest extends ListPage {
+  @IsUUID()
+  workspace_id!: string;
+}
+
+/** Assets per message of a streamed page (a name may take 1,024 characters; one NATS message holds 1 MiB). */
+export const ASSET_PAGE_CHUNK = 500;
+
 /** An asset's bytes copied into FILE_STAGING_BUCKET for another service to read once and delete. */
 export interface StagedAsset {
   staged_object: string;
@@ -74,6 +83,11 @@ export const ASSET_STORE_TIMEOUT_MS = 120_000;
 export const AssetContracts = {
   /** The workspace's assets, newest first. */
   listAssets: rpc('asset.assets.list', WorkspaceIdRequest).returns<AssetRecord[]>(),
+  /**
+   * A page of the workspace's assets, newest first (created_at, then id), after `before`'s;
+   * streamed in chunks of at most ASSET_PAGE_CHUNK, at least one, possibly empty.
+   */
+  pageAssets: rpc('asset.assets.page', AssetPageRequest).streams<AssetRecord[]>(),
   /**
    * Moves a staged upload into storage (hashing it and detecting its type on the way) and
    * records it; the staged object is deleted whatever the outcome. 402

@@ -9,6 +9,9 @@ import { IsInt, IsOptional, IsString, IsUUID, Length, Max, Min } from 'class-val
  */
 export const MAX_CONTENT_LENGTH = 5 * 1024 * 1024;
 
+/** The page size of a private list whose query sets no `limit`. */
+export const DEFAULT_PAGE_LIMIT = 50;
+
 /** How many items a list answers at most (a query string's value is a number too). */
 export class ListLimit {
   @IsOptional()
@@ -57,4 +60,13 @@ export function numberFromText({ value }: { value: unknown }): unknown {
   if (typeof value !== 'string' || value.trim() === '') return value;
   const number = Number(value);
   return Number.isFinite(number) ? number : value;
+}
+
+/** A cursor page of a list, newest first: at most `limit` (default DEFAULT_PAGE_LIMIT) of the rows after `before`'s. */
+export class ListPage extends ListLimit {
+  /** The next page: the rows older than this one (the last id of the page before); an id not of the list answers none. */
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  before?: string;
 }

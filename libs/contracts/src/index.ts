@@ -69,7 +69,15 @@ export {
   type ShownWebhookSecret,
   type WebhookOwnerKind,
 } from './webhook-owners';
-export { integerFromDigits, ListLimit, MAX_CONTENT_LENGTH, numberFromText, WorkspaceIdRequest } from './common.dto';
+export {
+  DEFAULT_PAGE_LIMIT,
+  integerFromDigits,
+  ListLimit,
+  ListPage,
+  MAX_CONTENT_LENGTH,
+  numberFromText,
+  WorkspaceIdRequest,
+} from './common.dto';
 export { flatMetadataProblem, IsFlatMetadata, METADATA_LIMITS, type FlatMetadata, type MetadataValue } from './flat-metadata';
 export { RunLabels, WithRunLabels, type RequestBase } from './run-labels';
 export {
@@ -271,8 +279,10 @@ export {
 } from './mcp-servers';
 export {
   ASSET_MAX_UPLOAD_BYTES,
+  ASSET_PAGE_CHUNK,
   AssetContracts,
   AssetIdRequest,
+  AssetPageRequest,
   AssetPatterns,
   FILE_STAGING_BUCKET,
   STAGED_OBJECT_PATTERN,
@@ -288,6 +298,7 @@ export {
   KNOWLEDGE_BASE_ITEM_RUN_STATUSES,
   KNOWLEDGE_BASE_ITEM_STATUSES,
   KNOWLEDGE_BASE_ITEM_TYPES,
+  KnowledgeBaseItemPageRequest,
   KNOWLEDGE_BASE_ITEMS_PAGE,
   KNOWLEDGE_BASE_SEARCH_TYPES,
   KnowledgeBaseContracts,

@@ -16,7 +16,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { integerFromDigits, WorkspaceIdRequest } from './common.dto';
+import { integerFromDigits, ListPage, WorkspaceIdRequest } from './common.dto';
 import { IsRunSurface, type RunSurface } from './conversation';
 import { REQUEST_ID_FORMAT } from './invocation.patterns';
 import { patternNames, rpc } from './rpc-contract';
@@ -108,6 +108,16 @@ export class CreateKnowledgeBaseRequest extends WorkspaceIdRequest {
  * and answers 422 "Knowledge base not found" like an unknown one.
  */
 export class KnowledgeBaseIdRequest extends WorkspaceIdRequest {
+  @IsString()
+  @Length(1, 100)
+  knowledge_base_id!: string;
+}
+
+/** A page of a knowledge base's items, newest first (`before`: an item id of the same knowledge base). */
+export class KnowledgeBaseItemPageRequest extends ListPage {
+  @IsUUID()
+  workspace_id!: string;
+
   @IsString()
   @Length(1, 100)
   knowledge_base_id!: string;
@@ -286,6 +296,12 @@ export const KnowledgeBaseContracts = {
    * thousands of items does not fit one reply). At least one page, possibly empty.
    */
   listItems: rpc('knowledge-base.items.list', KnowledgeBaseIdRequest).streams<KnowledgeBaseItemRecord[]>(),
+  /**
+   * A page of the knowledge base's items, newest first (created_at, then id), after
+   * `before`'s; streamed in chunks of at most KNOWLEDGE_BASE_ITEMS_PAGE, at least one,
+   * possibly empty. 422 before any chunk when the knowledge base is not found.
+   */
+  pageItems: rpc('knowledge-base.items.page', KnowledgeBaseItemPageRequest).streams<KnowledgeBaseItemRecord[]>(),
   /** Records the item as queued and queues its ingestion. */
   addItem: rpc('knowledge-base.items.add', AddKnowledgeBaseItemRequest).returns<KnowledgeBaseItemRecord>(),
   getItem: rpc('knowledge-base.items.get', KnowledgeBaseItemIdRequest).returns<KnowledgeBaseItemRecord>(),

@@ -374,6 +374,7 @@ export const ROUTES: RouteCase[] = [
   { method: 'GET', path: '/v1/public/workspaces/{0}/agents', credentials: 'key', validParams: ({ a, b }) => [[a.id], [b.id]] },
   // The multipart upload (POST) has its own property below: its bodies are not JSON.
   { method: 'GET', path: '/v1/public/workspaces/{0}/assets', credentials: 'key', validParams: ({ a, b }) => [[a.id], [b.id]] },
+  { method: 'GET', path: '/v1/private/assets', credentials: 'key', query: true },
   {
     method: 'POST',
     path: '/v1/public/workspaces/{0}/agents',
@@ -441,6 +442,13 @@ export const ROUTES: RouteCase[] = [
     credentials: 'key',
     validBody: () => ({ url: 'https://docs.example.invalid/generated.md', name: 'generated' }),
     sized: 'name',
+    validParams: ({ a, b }) => [[a.knowledgeBaseId], [b.knowledgeBaseId]],
+  },
+  {
+    method: 'GET',
+    path: '/v1/private/knowledge_bases/{0}/items',
+    credentials: 'key',
+    query: true,
     validParams: ({ a, b }) => [[a.knowledgeBaseId], [b.knowledgeBaseId]],
   },
   {

@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import {
   AssetIdRequest,
+  AssetPageRequest,
   AssetPatterns,
   StoreAssetRequest,
   WorkspaceIdRequest,
@@ -8,6 +9,7 @@ import {
   type StagedAsset,
 } from '@waggle/contracts';
 import { RpcHandler } from '@waggle/platform';
+import { from, type Observable } from 'rxjs';
 import { AssetsService } from './assets.service';
 
 @Controller()
@@ -17,6 +19,11 @@ export class AssetsController {
   @RpcHandler(AssetPatterns.listAssets)
   list(request: WorkspaceIdRequest): Promise<AssetRecord[]> {
     return this.assets.list(request.workspace_id);
+  }
+
+  @RpcHandler(AssetPatterns.pageAssets)
+  page(request: AssetPageRequest): Observable<AssetRecord[]> {
+    return from(this.assets.page(request));
   }
 
   @RpcHandler(AssetPatterns.storeAsset)

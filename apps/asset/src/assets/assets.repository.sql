@@ -10,3 +10,11 @@ SELECT COALESCE(SUM("size_bytes"), 0)::text AS used FROM "asset"."assets" WHERE 
 INSERT INTO "asset"."assets" ("id", "workspace_id", "name", "content_type", "size_bytes", "sha256", "storage_key")
 VALUES ($1, $2, $3, $4, $5, $6, $7)
 RETURNING "created_at";
+
+-- page
+SELECT * FROM "asset"."assets"
+WHERE "workspace_id" = $1
+  AND ($2::uuid IS NULL OR ("created_at", "id") < (
+    SELECT "created_at", "id" FROM "asset"."assets" WHERE "id" = $2::uuid AND "workspace_id" = $1))
+ORDER BY "created_at" DESC, "id" DESC
+LIMIT $3;

@@ -16,6 +16,18 @@ const SQL = defineSql(__filename, {
     INSERT INTO "asset"."assets" ("id", "workspace_id", "name", "content_type", "size_bytes", "sha256", "storage_key")
     VALUES ($1, $2, $3, $4, $5, $6, $7)
     RETURNING "created_at"`),
+  /**
+   * A page of the workspace's assets, newest first: $1 workspace, $2 the cursor's asset id
+   * (the rows after it in the order created_at, then id; an id not of the workspace answers
+   * no rows), $3 the page size.
+   */
+  page: sql<RowOf<AssetEntity>>(`
+    SELECT * FROM "asset"."assets"
+    WHERE "workspace_id" = $1
+      AND ($2::uuid IS NULL OR ("created_at", "id") < (
+        SELECT "created_at", "id" FROM "asset"."assets" WHERE "id" = $2::uuid AND "workspace_id" = $1))
+    ORDER BY "created_at" DESC, "id" DESC
+    LIMIT $3`),
 });
 
 /** Every query of assets. */
@@ -28,6 +40,12 @@ export class AssetsRepository extends DataRepository {
   /** The workspace's assets, newest first. */
   list(workspaceId: string): Promise<AssetEntity[]> {
     return this.table(AssetEntity).find({ where: { workspaceId }, order: { createdAt: 'DESC', id: 'DESC' } });
+  }
+
+  /** A page of the workspace's assets, newest first, after `before`'s (none when it is not the workspace's). */
+  async page(workspaceId: string, before: string | null, limit: number): Promise<AssetEntity[]> {
+    if (before !== null && !UUID.test(before)) return [];
+    return (await this.rows(SQL.page, [workspaceId, before, limit])).map(assetOfRow);
   }
 
   /** The workspace's asset with this id, or null (also for an id that is not a UUID, or another workspace's asset). */
@@ -63,4 +81,17 @@ export class AssetsRepository extends DataRepository {
       return Object.assign(new AssetEntity(), { ...asset, sizeBytes: String(asset.sizeBytes), createdAt: inserted.created_at });
     });
   }
+}
+
+function assetOfRow(row: RowOf<AssetEntity>): AssetEntity {
+  return Object.assign(new AssetEntity(), {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    name: row.name,
+    contentType: row.content_type,
+    sizeBytes: row.size_bytes,
+    sha256: row.sha256,
+    storageKey: row.storage_key,
+    createdAt: row.created_at,
+  });
 }

@@ -1,5 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { CatalogPatterns, send, type AssetRecord, type StagedAsset, type StoreAssetRequest } from '@waggle/contracts';
+import {
+  ASSET_PAGE_CHUNK,
+  CatalogPatterns,
+  DEFAULT_PAGE_LIMIT,
+  send,
+  type AssetPageRequest,
+  type AssetRecord,
+  type StagedAsset,
+  type StoreAssetRequest,
+} from '@waggle/contracts';
 import { WaggleException } from '@waggle/errors';
 import { FileStaging, NatsRpcClient } from '@waggle/platform';
 import { randomUUID } from 'node:crypto';
@@ -35,6 +44,14 @@ export class AssetsService {
 
   async list(workspaceId: string): Promise<AssetRecord[]> {
     return (await this.assets.list(workspaceId)).map(toAssetRecord);
+  }
+
+  /** A page of the workspace's assets, newest first, in chunks of at most ASSET_PAGE_CHUNK (at least one, possibly empty). */
+  async *page(request: AssetPageRequest): AsyncGenerator<AssetRecord[]> {
+    const page = (await this.assets.page(request.workspace_id, request.before ?? null, request.limit ?? DEFAULT_PAGE_LIMIT)).map(
+      toAssetRecord,
+    );
+    for (let start = 0; start === 0 || start < page.length; start += ASSET_PAGE_CHUNK) yield page.slice(start, start + ASSET_PAGE_CHUNK);
   }
 
   async get(workspaceId: string, assetId: string): Promise<AssetRecord> {

@@ -15,7 +15,7 @@ import {
   TextInput,
   Title,
 } from '@mantine/core';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { apiGet, apiRequest } from '../api/api-client';
@@ -28,6 +28,7 @@ import {
   formOfKnowledgeBase,
   knowledgeBaseBody,
   ITEM_STATUS_COLORS,
+  pagedPath,
   itemsRefetchInterval,
   pendingItems,
   scoreCells,
@@ -122,17 +123,30 @@ export function KnowledgeBasePage() {
   );
 }
 
-/** The items (`GET …/items`), read again every 2 s while any is queued or running, and the ways to add one. */
+/** Items per page of the table. */
+const ITEMS_PAGE_SIZE = 20;
+
+/**
+ * The items a page at a time (`GET /v1/private/knowledge_bases/{id}/items`, newest first, with a
+ * cursor), the page shown read again every 2 s while any of its items is queued or running, and
+ * the ways to add one (a new item shows on the first page, which adding goes back to).
+ */
 function Items({ knowledgeBaseId }: { knowledgeBaseId: string }) {
   const { key } = useSession();
   const path = useWorkspacePath();
   const queryClient = useQueryClient();
-  const items = useQuery({
-    queryKey: ['knowledge-base-items', knowledgeBaseId],
+  /** The `before` cursor of every page shown so far: the last is the current page's. */
+  const [cursors, setCursors] = useState<string[]>([]);
+  const before = cursors.at(-1);
+  const items = useQuery<KnowledgeBaseItemRow[]>({
+    queryKey: ['knowledge-base-items', knowledgeBaseId, before],
     queryFn: ({ signal }) =>
-      apiGet<{ knowledge_base_items: KnowledgeBaseItemRow[] }>(key ?? '', path(`knowledge_bases/${knowledgeBaseId}/items`), signal).then(
-        (answer) => answer.knowledge_base_items,
-      ),
+      apiGet<{ knowledge_base_items: KnowledgeBaseItemRow[] }>(
+        key ?? '',
+        pagedPath(`/v1/private/knowledge_bases/${knowledgeBaseId}/items`, ITEMS_PAGE_SIZE, before),
+        signal,
+      ).then((answer) => answer.knowledge_base_items),
+    placeholderData: keepPreviousData,
     enabled: key !== null,
     refetchInterval: (query) => itemsRefetchInterval(query.state.data),
   });
@@ -140,6 +154,7 @@ function Items({ knowledgeBaseId }: { knowledgeBaseId: string }) {
   const pending = pendingItems(rows);
   const addItem = async (body: Record<string, unknown>) => {
     await apiRequest(key ?? '', 'POST', `/v1/private/knowledge_bases/${knowledgeBaseId}/items`, body);
+    setCursors([]);
     await queryClient.invalidateQueries({ queryKey: ['knowledge-base-items', knowledgeBaseId] });
     await queryClient.invalidateQueries({ queryKey: ['knowledge-base', knowledgeBaseId] });
   };
@@ -161,12 +176,14 @@ function Items({ knowledgeBaseId }: { knowledgeBaseId: string }) {
         {items.isPending
           ? ''
           : pending > 0
-            ? `Ingesting ${pending} item(s); the list refreshes until they finish.`
-            : 'Every item is ingested.'}
+            ? `Ingesting ${pending} item(s) of this page; the page refreshes until they finish.`
+            : 'Every item of this page is ingested.'}
       </Text>
       <ScrollArea type="auto" viewportProps={{ tabIndex: 0, role: 'region', 'aria-label': 'Items table' }}>
         <Table striped aria-busy={items.isFetching} data-testid="items-table">
-          <Table.Caption>{items.isPending ? 'Loading items…' : `${rows.length} item(s)`}</Table.Caption>
+          <Table.Caption>
+            {items.isPending ? 'Loading items…' : `${rows.length} item(s) on page ${cursors.length + 1}, newest first`}
+          </Table.Caption>
           <Table.Thead>
             <Table.Tr>
               <Table.Th scope="col">Name</Table.Th>
@@ -198,6 +215,19 @@ function Items({ knowledgeBaseId }: { knowledgeBaseId: string }) {
           </Table.Tbody>
         </Table>
       </ScrollArea>
+      <Group justify="space-between" component="nav" aria-label="Pages of items">
+        <Button variant="default" disabled={cursors.length === 0} onClick={() => setCursors((list) => list.slice(0, -1))}>
+          Newer items
+        </Button>
+        <Text size="sm">Page {cursors.length + 1}</Text>
+        <Button
+          variant="default"
+          disabled={rows.length < ITEMS_PAGE_SIZE || items.isPlaceholderData}
+          onClick={() => setCursors((list) => [...list, rows[rows.length - 1].id])}
+        >
+          Older items
+        </Button>
+      </Group>
     </Stack>
   );
 }

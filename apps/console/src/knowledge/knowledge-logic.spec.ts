@@ -2,7 +2,7 @@ import {
   formatBytes,
   itemsRefetchInterval,
   knowledgeBaseBody,
-  pageOf,
+  pagedPath,
   pendingItems,
   scoreCells,
   searchBody,
@@ -73,14 +73,14 @@ describe('knowledgeBaseBody', () => {
   });
 });
 
-describe('formatBytes and pageOf', () => {
+describe('formatBytes and pagedPath', () => {
   it('reads byte counts', () => {
     expect([formatBytes(12), formatBytes(2048), formatBytes(3 * 1024 * 1024)]).toEqual(['12 B', '2.0 KiB', '3.0 MiB']);
   });
-  it('cuts a whole list into pages, clamping the page asked for', () => {
-    const rows = Array.from({ length: 45 }, (_, index) => index);
-    expect(pageOf(rows, 2, 20)).toEqual({ rows: [40, 41, 42, 43, 44], pages: 3 });
-    expect(pageOf(rows, 9, 20).rows[0]).toBe(40);
-    expect(pageOf([], 0, 20)).toEqual({ rows: [], pages: 1 });
+  it('asks for a page by its size and the cursor of the page before, the first page without one', () => {
+    expect(pagedPath('/v1/private/assets', 20, undefined)).toBe('/v1/private/assets?limit=20');
+    expect(pagedPath('/v1/private/knowledge_bases/k/items', 20, 'a b&c')).toBe(
+      '/v1/private/knowledge_bases/k/items?limit=20&before=a+b%26c',
+    );
   });
 });

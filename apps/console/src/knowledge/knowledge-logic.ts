@@ -111,11 +111,11 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
-/** One page of a list the API answers whole (assets): `page` counts from 0. */
-export function pageOf<T>(rows: readonly T[], page: number, size: number): { rows: T[]; pages: number } {
-  const pages = Math.max(1, Math.ceil(rows.length / size));
-  const current = Math.min(Math.max(page, 0), pages - 1);
-  return { rows: rows.slice(current * size, current * size + size), pages };
+/** A page of a private cursor list (newest first): `limit` rows after `before`, the last id of the page before. */
+export function pagedPath(path: string, limit: number, before: string | undefined): string {
+  const query = new URLSearchParams({ limit: String(limit) });
+  if (before !== undefined) query.set('before', before);
+  return `${path}?${query.toString()}`;
 }
 
 export interface KnowledgeBaseFormValues {

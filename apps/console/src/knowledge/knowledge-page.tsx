@@ -1,6 +1,6 @@
 import { Anchor, Badge, Button, FileInput, Group, Modal, ScrollArea, Stack, Table, Text, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { apiGet, apiRequest } from '../api/api-client';
@@ -14,7 +14,7 @@ import {
   knowledgeBaseBody,
   formatBytes,
   ITEM_STATUS_COLORS,
-  pageOf,
+  pagedPath,
   type AssetRow,
   type KnowledgeBaseRow,
 } from './knowledge-logic';
@@ -131,20 +131,27 @@ function KnowledgeBases() {
   );
 }
 
-const ASSETS_PAGE_SIZE = 20;
+/** Assets per page of the table. */
+export const ASSETS_PAGE_SIZE = 20;
 
-/** `GET/POST /v1/public/workspaces/{id}/assets`: the API answers the whole list, shown a page at a time. */
+/** `GET /v1/private/assets` a page at a time (newest first, with a cursor); uploads through the public route. */
 function Assets() {
   const { key } = useSession();
   const path = useWorkspacePath();
   const queryClient = useQueryClient();
-  const [page, setPage] = useState(0);
-  const assets = useQuery({
-    queryKey: ['assets', key],
-    queryFn: ({ signal }) => apiGet<{ assets: AssetRow[] }>(key ?? '', path('assets'), signal).then((answer) => answer.assets),
+  /** The `before` cursor of every page shown so far: the last is the current page's. */
+  const [cursors, setCursors] = useState<string[]>([]);
+  const before = cursors.at(-1);
+  const assets = useQuery<AssetRow[]>({
+    queryKey: ['assets', key, before],
+    queryFn: ({ signal }) =>
+      apiGet<{ assets: AssetRow[] }>(key ?? '', pagedPath('/v1/private/assets', ASSETS_PAGE_SIZE, before), signal).then(
+        (answer) => answer.assets,
+      ),
+    placeholderData: keepPreviousData,
     enabled: key !== null,
   });
-  const shown = pageOf(assets.data ?? [], page, ASSETS_PAGE_SIZE);
+  const rows = assets.data ?? [];
   return (
     <Stack component="section" aria-labelledby="assets-title">
       <Title order={2} id="assets-title">
@@ -152,7 +159,7 @@ function Assets() {
       </Title>
       <AssetUpload
         onUploaded={async () => {
-          setPage(0);
+          setCursors([]);
           await queryClient.invalidateQueries({ queryKey: ['assets'] });
         }}
         upload={(form) => apiRequest<{ asset: AssetRow }>(key ?? '', 'POST', path('assets'), form)}
@@ -160,7 +167,9 @@ function Assets() {
       {assets.isError && <ApiErrorAlert error={assets.error} />}
       <ScrollArea type="auto" viewportProps={{ tabIndex: 0, role: 'region', 'aria-label': 'Assets table' }}>
         <Table striped aria-busy={assets.isFetching} data-testid="assets-table">
-          <Table.Caption>{assets.isPending ? 'Loading assets…' : `${assets.data?.length ?? 0} asset(s), newest first`}</Table.Caption>
+          <Table.Caption>
+            {assets.isPending ? 'Loading assets…' : `${rows.length} asset(s) on page ${cursors.length + 1}, newest first`}
+          </Table.Caption>
           <Table.Thead>
             <Table.Tr>
               <Table.Th scope="col">Name</Table.Th>
@@ -171,7 +180,7 @@ function Assets() {
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {shown.rows.map((asset) => (
+            {rows.map((asset) => (
               <Table.Tr key={asset.id} data-testid="asset-row">
                 <Table.Td>{asset.name}</Table.Td>
                 <Table.Td>{asset.content_type}</Table.Td>
@@ -187,19 +196,19 @@ function Assets() {
           </Table.Tbody>
         </Table>
       </ScrollArea>
-      {shown.pages > 1 && (
-        <Group justify="space-between" component="nav" aria-label="Pages of assets">
-          <Button variant="default" disabled={page === 0} onClick={() => setPage((current) => current - 1)}>
-            Newer assets
-          </Button>
-          <Text size="sm">
-            Page {page + 1} of {shown.pages}
-          </Text>
-          <Button variant="default" disabled={page >= shown.pages - 1} onClick={() => setPage((current) => current + 1)}>
-            Older assets
-          </Button>
-        </Group>
-      )}
+      <Group justify="space-between" component="nav" aria-label="Pages of assets">
+        <Button variant="default" disabled={cursors.length === 0} onClick={() => setCursors((list) => list.slice(0, -1))}>
+          Newer assets
+        </Button>
+        <Text size="sm">Page {cursors.length + 1}</Text>
+        <Button
+          variant="default"
+          disabled={rows.length < ASSETS_PAGE_SIZE || assets.isPlaceholderData}
+          onClick={() => setCursors((list) => [...list, rows[rows.length - 1].id])}
+        >
+          Older assets
+        </Button>
+      </Group>
     </Stack>
   );
 }

@@ -1,10 +1,49 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Put, Req } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
-import { KnowledgeBasePatterns, send, type EmbeddingModelSetting, type KnowledgeBaseItemRecord } from '@waggle/contracts';
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiExcludeController, ApiOkResponse, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { KnowledgeBasePatterns, ListPage, send, type EmbeddingModelSetting, type KnowledgeBaseItemRecord } from '@waggle/contracts';
 import { NatsRpcClient } from '@waggle/platform';
+import { lastValueFrom, toArray } from 'rxjs';
 import type { AuthenticatedRequest } from '../auth/authenticated-request';
 import { PrivateApiRoute } from '../auth/authenticated.decorator';
-import { AddKnowledgeBaseItemBody, SetEmbeddingModelBody } from './knowledge-base.dto';
+import { ErrorBodyDto } from '../errors/error-body.dto';
+import { AddKnowledgeBaseItemBody, KnowledgeBaseItemListDto, SetEmbeddingModelBody } from './knowledge-base.dto';
+
+/**
+ * First-party: a knowledge base's items a page at a time, for the console's items table. The
+ * public list answers every item at once (oldest first); this one pages with a cursor (newest first).
+ */
+@ApiTags('knowledge_bases')
+@ApiBearerAuth()
+@ApiResponse({ status: 401, description: 'Missing, invalid or revoked API key', type: ErrorBodyDto })
+@Controller('v1/private/knowledge_bases')
+@PrivateApiRoute()
+export class PrivateKnowledgeBaseItemsController {
+  constructor(private readonly rpc: NatsRpcClient) {}
+
+  /** The knowledge base's items, newest first (created_at, then id); the next page after `before`. */
+  @Get(':knowledge_base_id/items')
+  @ApiParam({ name: 'knowledge_base_id', type: String, format: 'uuid', description: "A knowledge base of the key's workspace" })
+  @ApiQuery({ name: 'limit', required: false, type: 'integer', minimum: 1, maximum: 1000, description: 'Default 50' })
+  @ApiQuery({ name: 'before', required: false, type: String, description: 'The last item `id` of the page before' })
+  @ApiOkResponse({ type: KnowledgeBaseItemListDto })
+  @ApiResponse({
+    status: 422,
+    description: 'An invalid limit or cursor (validation_error), or Knowledge base not found (resource_not_found)',
+    type: ErrorBodyDto,
+  })
+  async items(
+    @Param('knowledge_base_id') id: string,
+    @Query() query: ListPage,
+    @Req() request: AuthenticatedRequest,
+  ): Promise<{ knowledge_base_items: KnowledgeBaseItemRecord[] }> {
+    const chunks$ = send(this.rpc, KnowledgeBasePatterns.pageItems, {
+      workspace_id: request.auth.workspace_id,
+      knowledge_base_id: id,
+      ...query,
+    });
+    return { knowledge_base_items: (await lastValueFrom(chunks$.pipe(toArray()))).flat() };
+  }
+}
 
 /**
  * First-party management of knowledge bases in the key's workspace (the CLI's `kb` commands do

@@ -4,6 +4,7 @@ import {
   CreateKnowledgeBaseRequest,
   KnowledgeBaseIdRequest,
   KnowledgeBaseItemIdRequest,
+  KnowledgeBaseItemPageRequest,
   KnowledgeBasePatterns,
   SetEmbeddingModelRequest,
   UpdateKnowledgeBaseRequest,
@@ -49,6 +50,11 @@ export class KnowledgeBasesController {
   @RpcHandler(KnowledgeBasePatterns.listItems)
   listItems(request: KnowledgeBaseIdRequest): Observable<KnowledgeBaseItemRecord[]> {
     return from(this.knowledgeBases.listItemPages(request.workspace_id, request.knowledge_base_id));
+  }
+
+  @RpcHandler(KnowledgeBasePatterns.pageItems)
+  pageItems(request: KnowledgeBaseItemPageRequest): Observable<KnowledgeBaseItemRecord[]> {
+    return from(this.knowledgeBases.itemPage(request));
   }
 
   @RpcHandler(KnowledgeBasePatterns.addItem)

@@ -41,5 +41,13 @@ UPDATE "knowledge_base"."knowledge_base_items"
 SET "run_status" = 'completed', "error" = NULL, "chunks_count" = $2, "updated_at" = now()
 WHERE "id" = $1;
 
+-- itemPage
+SELECT * FROM "knowledge_base"."knowledge_base_items"
+WHERE "knowledge_base_id" = $1
+  AND ($2::uuid IS NULL OR ("created_at", "id") < (
+    SELECT "created_at", "id" FROM "knowledge_base"."knowledge_base_items" WHERE "id" = $2::uuid AND "knowledge_base_id" = $1))
+ORDER BY "created_at" DESC, "id" DESC
+LIMIT $3;
+
 -- recordDimensions
 UPDATE "knowledge_base"."knowledge_bases" SET "embedding_dimensions" = $2 WHERE "id" = $1 AND "embedding_dimensions" IS NULL;

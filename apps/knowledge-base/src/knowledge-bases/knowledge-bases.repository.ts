@@ -52,6 +52,18 @@ const SQL = defineSql(__filename, {
     UPDATE "knowledge_base"."knowledge_base_items"
     SET "run_status" = 'completed', "error" = NULL, "chunks_count" = $2, "updated_at" = now()
     WHERE "id" = $1`),
+  /**
+   * A page of a knowledge base's items, newest first: $1 knowledge base, $2 the cursor's item
+   * id (the rows after it in the order created_at, then id; an id not of the knowledge base
+   * answers no rows), $3 the page size.
+   */
+  itemPage: sql<ItemRow>(`
+    SELECT * FROM "knowledge_base"."knowledge_base_items"
+    WHERE "knowledge_base_id" = $1
+      AND ($2::uuid IS NULL OR ("created_at", "id") < (
+        SELECT "created_at", "id" FROM "knowledge_base"."knowledge_base_items" WHERE "id" = $2::uuid AND "knowledge_base_id" = $1))
+    ORDER BY "created_at" DESC, "id" DESC
+    LIMIT $3`),
   recordDimensions: sql(`
     UPDATE "knowledge_base"."knowledge_bases" SET "embedding_dimensions" = $2 WHERE "id" = $1 AND "embedding_dimensions" IS NULL`),
 });
@@ -145,6 +157,13 @@ export class KnowledgeBasesRepository extends DataRepository {
     return this.table(KnowledgeBaseItemEntity).find({ where: { knowledgeBaseId }, order: { createdAt: 'ASC', id: 'ASC' }, skip, take });
   }
 
+  /** A page of the knowledge base's items, newest first, after `before`'s (none when it is not the knowledge base's). */
+  async itemPage(knowledgeBaseId: string, before: string | null, limit: number): Promise<KnowledgeBaseItemEntity[]> {
+    if (before !== null && !isUuid(before)) return [];
+    const rows = await this.rows(SQL.itemPage, [knowledgeBaseId, before, limit]);
+    return rows.map(itemOfRow);
+  }
+
   findItem(knowledgeBaseId: string, itemId: string): Promise<KnowledgeBaseItemEntity | null> {
     if (!isUuid(itemId)) return Promise.resolve(null);
     return this.table(KnowledgeBaseItemEntity).findOneBy({ id: itemId, knowledgeBaseId });
@@ -182,4 +201,23 @@ export class KnowledgeBasesRepository extends DataRepository {
       return true;
     });
   }
+}
+
+function itemOfRow(row: ItemRow): KnowledgeBaseItemEntity {
+  return Object.assign(new KnowledgeBaseItemEntity(), {
+    id: row.id,
+    knowledgeBaseId: row.knowledge_base_id,
+    workspaceId: row.workspace_id,
+    name: row.name,
+    itemType: row.item_type,
+    sourceAssetId: row.source_asset_id,
+    sourceUrl: row.source_url,
+    runStatus: row.run_status,
+    status: row.status,
+    error: row.error,
+    chunksCount: row.chunks_count,
+    attempts: row.attempts,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  });
 }

@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import {
   AssetPatterns,
   CatalogPatterns,
+  DEFAULT_PAGE_LIMIT,
   KNOWLEDGE_BASE_DEFAULTS,
   KNOWLEDGE_BASE_ITEMS_PAGE,
   QueueNames,
@@ -11,6 +12,7 @@ import {
   type CreateKnowledgeBaseFields,
   type DeletedKnowledgeBase,
   type EmbeddingModelSetting,
+  type KnowledgeBaseItemPageRequest,
   type KnowledgeBaseItemRecord,
   type KnowledgeBaseRecord,
   type UpdateKnowledgeBaseFields,
@@ -137,6 +139,16 @@ export class KnowledgeBasesService implements OnApplicationBootstrap {
       const page = await this.repository.listItems(knowledgeBase.id, skip, KNOWLEDGE_BASE_ITEMS_PAGE);
       yield page.map(toItemRecord);
       if (page.length < KNOWLEDGE_BASE_ITEMS_PAGE) return;
+    }
+  }
+
+  /** A page of the items, newest first, in chunks of KNOWLEDGE_BASE_ITEMS_PAGE; 422 before any chunk when the knowledge base is not found. */
+  async *itemPage(request: KnowledgeBaseItemPageRequest): AsyncGenerator<KnowledgeBaseItemRecord[]> {
+    const knowledgeBase = await this.repository.getActive(request.workspace_id, request.knowledge_base_id);
+    const page = await this.repository.itemPage(knowledgeBase.id, request.before ?? null, request.limit ?? DEFAULT_PAGE_LIMIT);
+    const records = page.map(toItemRecord);
+    for (let start = 0; start === 0 || start < records.length; start += KNOWLEDGE_BASE_ITEMS_PAGE) {
+      yield records.slice(start, start + KNOWLEDGE_BASE_ITEMS_PAGE);
     }
   }
 
