@@ -13,6 +13,8 @@ export function useCursorPages() {
     page: cursors.length + 1,
     newer: () => setCursors((list) => list.slice(0, -1)),
     older: (lastId: string) => setCursors((list) => [...list, lastId]),
+    /** Back to the first page (after adding a row, which is the newest). */
+    first: () => setCursors([]),
   };
 }
 

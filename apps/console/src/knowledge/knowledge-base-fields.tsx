@@ -1,6 +1,6 @@
 import { Button, Group, NativeSelect, SimpleGrid, Stack, Textarea, TextInput } from '@mantine/core';
-import { useState, type FormEvent } from 'react';
 import { ApiErrorAlert } from '../api/api-error-alert';
+import { useFormValues } from '../api/use-form-values';
 import { SEARCH_TYPES, type KnowledgeBaseFormValues } from './knowledge-logic';
 
 export function KnowledgeBaseFields({
@@ -14,27 +14,9 @@ export function KnowledgeBaseFields({
   onSubmit: (values: KnowledgeBaseFormValues) => Promise<unknown>;
   label: string;
 }) {
-  const [values, setValues] = useState(initial);
-  const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<unknown>(null);
-  const set = (field: keyof KnowledgeBaseFormValues) => (event: { currentTarget: { value: string } }) => {
-    const value = event.currentTarget.value;
-    setValues((current) => ({ ...current, [field]: value }));
-  };
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setFailure(null);
-    try {
-      await onSubmit(values);
-    } catch (error) {
-      setFailure(error);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { values, set, submit, busy, failure } = useFormValues(initial, onSubmit);
   return (
-    <form onSubmit={(event) => void submit(event)} aria-label={label}>
+    <form onSubmit={submit} aria-label={label}>
       <Stack>
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
           <TextInput label="Name" required value={values.name} onChange={set('name')} />

@@ -20,6 +20,7 @@ import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { apiGet, apiRequest } from '../api/api-client';
 import { ApiErrorAlert } from '../api/api-error-alert';
+import { CursorPager, useCursorPages } from '../api/cursor-pages';
 import { DeleteButton } from '../agents/delete-button';
 import { useSession } from '../auth/session';
 import { useWorkspacePath } from '../auth/workspace';
@@ -135,9 +136,8 @@ function Items({ knowledgeBaseId }: { knowledgeBaseId: string }) {
   const { key } = useSession();
   const path = useWorkspacePath();
   const queryClient = useQueryClient();
-  /** The `before` cursor of every page shown so far: the last is the current page's. */
-  const [cursors, setCursors] = useState<string[]>([]);
-  const before = cursors.at(-1);
+  const pages = useCursorPages();
+  const before = pages.before;
   const items = useQuery<KnowledgeBaseItemRow[]>({
     queryKey: ['knowledge-base-items', knowledgeBaseId, before],
     queryFn: ({ signal }) =>
@@ -154,7 +154,7 @@ function Items({ knowledgeBaseId }: { knowledgeBaseId: string }) {
   const pending = pendingItems(rows);
   const addItem = async (body: Record<string, unknown>) => {
     await apiRequest(key ?? '', 'POST', `/v1/private/knowledge_bases/${knowledgeBaseId}/items`, body);
-    setCursors([]);
+    pages.first();
     await queryClient.invalidateQueries({ queryKey: ['knowledge-base-items', knowledgeBaseId] });
     await queryClient.invalidateQueries({ queryKey: ['knowledge-base', knowledgeBaseId] });
   };
@@ -181,9 +181,7 @@ function Items({ knowledgeBaseId }: { knowledgeBaseId: string }) {
       </Text>
       <ScrollArea type="auto" viewportProps={{ tabIndex: 0, role: 'region', 'aria-label': 'Items table' }}>
         <Table striped aria-busy={items.isFetching} data-testid="items-table">
-          <Table.Caption>
-            {items.isPending ? 'Loading items…' : `${rows.length} item(s) on page ${cursors.length + 1}, newest first`}
-          </Table.Caption>
+          <Table.Caption>{items.isPending ? 'Loading items…' : `${rows.length} item(s) on page ${pages.page}, newest first`}</Table.Caption>
           <Table.Thead>
             <Table.Tr>
               <Table.Th scope="col">Name</Table.Th>
@@ -215,19 +213,14 @@ function Items({ knowledgeBaseId }: { knowledgeBaseId: string }) {
           </Table.Tbody>
         </Table>
       </ScrollArea>
-      <Group justify="space-between" component="nav" aria-label="Pages of items">
-        <Button variant="default" disabled={cursors.length === 0} onClick={() => setCursors((list) => list.slice(0, -1))}>
-          Newer items
-        </Button>
-        <Text size="sm">Page {cursors.length + 1}</Text>
-        <Button
-          variant="default"
-          disabled={rows.length < ITEMS_PAGE_SIZE || items.isPlaceholderData}
-          onClick={() => setCursors((list) => [...list, rows[rows.length - 1].id])}
-        >
-          Older items
-        </Button>
-      </Group>
+      <CursorPager
+        pages={pages}
+        label="items"
+        lastId={rows.at(-1)?.id}
+        full={rows.length === ITEMS_PAGE_SIZE && !items.isPlaceholderData}
+        newerLabel="Newer items"
+        olderLabel="Older items"
+      />
     </Stack>
   );
 }

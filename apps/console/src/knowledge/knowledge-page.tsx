@@ -5,6 +5,7 @@ import { Link, useNavigate } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { apiGet, apiRequest } from '../api/api-client';
 import { ApiErrorAlert } from '../api/api-error-alert';
+import { CursorPager, useCursorPages } from '../api/cursor-pages';
 import { DeleteButton } from '../agents/delete-button';
 import { useSession } from '../auth/session';
 import { useWorkspacePath } from '../auth/workspace';
@@ -139,9 +140,8 @@ function Assets() {
   const { key } = useSession();
   const path = useWorkspacePath();
   const queryClient = useQueryClient();
-  /** The `before` cursor of every page shown so far: the last is the current page's. */
-  const [cursors, setCursors] = useState<string[]>([]);
-  const before = cursors.at(-1);
+  const pages = useCursorPages();
+  const before = pages.before;
   const assets = useQuery<AssetRow[]>({
     queryKey: ['assets', key, before],
     queryFn: ({ signal }) =>
@@ -159,7 +159,7 @@ function Assets() {
       </Title>
       <AssetUpload
         onUploaded={async () => {
-          setCursors([]);
+          pages.first();
           await queryClient.invalidateQueries({ queryKey: ['assets'] });
         }}
         upload={(form) => apiRequest<{ asset: AssetRow }>(key ?? '', 'POST', path('assets'), form)}
@@ -168,7 +168,7 @@ function Assets() {
       <ScrollArea type="auto" viewportProps={{ tabIndex: 0, role: 'region', 'aria-label': 'Assets table' }}>
         <Table striped aria-busy={assets.isFetching} data-testid="assets-table">
           <Table.Caption>
-            {assets.isPending ? 'Loading assets…' : `${rows.length} asset(s) on page ${cursors.length + 1}, newest first`}
+            {assets.isPending ? 'Loading assets…' : `${rows.length} asset(s) on page ${pages.page}, newest first`}
           </Table.Caption>
           <Table.Thead>
             <Table.Tr>
@@ -196,19 +196,14 @@ function Assets() {
           </Table.Tbody>
         </Table>
       </ScrollArea>
-      <Group justify="space-between" component="nav" aria-label="Pages of assets">
-        <Button variant="default" disabled={cursors.length === 0} onClick={() => setCursors((list) => list.slice(0, -1))}>
-          Newer assets
-        </Button>
-        <Text size="sm">Page {cursors.length + 1}</Text>
-        <Button
-          variant="default"
-          disabled={rows.length < ASSETS_PAGE_SIZE || assets.isPlaceholderData}
-          onClick={() => setCursors((list) => [...list, rows[rows.length - 1].id])}
-        >
-          Older assets
-        </Button>
-      </Group>
+      <CursorPager
+        pages={pages}
+        label="assets"
+        lastId={rows.at(-1)?.id}
+        full={rows.length === ASSETS_PAGE_SIZE && !assets.isPlaceholderData}
+        newerLabel="Newer assets"
+        olderLabel="Older assets"
+      />
     </Stack>
   );
 }
