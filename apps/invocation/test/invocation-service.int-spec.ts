@@ -168,6 +168,7 @@ describe('invocation service over NATS', () => {
             version: 2,
             model: 'gpt-4o-mini',
             variables: ['company', 'language', 'question'],
+            split: null,
           },
           {
             name: 'terse',
@@ -175,6 +176,7 @@ describe('invocation service over NATS', () => {
             version: 1,
             model: 'claude-3-5-haiku',
             variables: ['question'],
+            split: null,
           },
         ],
       },
