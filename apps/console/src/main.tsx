@@ -1,5 +1,5 @@
 import '@mantine/core/styles.css';
-import { createTheme, MantineProvider, type CSSVariablesResolver } from '@mantine/core';
+import { createTheme, MantineProvider, Modal, type CSSVariablesResolver } from '@mantine/core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider } from '@tanstack/react-router';
 import { StrictMode } from 'react';
@@ -9,8 +9,12 @@ import { SessionProvider } from './auth/session';
 
 // An API error is shown at once: retrying a 401 or a 422 only delays it.
 const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } } });
-// Darker primary shades than the default, for WCAG AA contrast of white text on buttons.
-const theme = createTheme({ primaryShade: 8 });
+// Darker primary shades than the default, for WCAG AA contrast of white text on buttons; every
+// dialog's close button named (Mantine's has only an icon), unless a dialog names it itself.
+const theme = createTheme({
+  primaryShade: 8,
+  components: { Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }) },
+});
 // Dimmed text (descriptions, captions) one shade darker than Mantine's: gray 6 on white is below AA.
 const resolver: CSSVariablesResolver = () => ({
   variables: {},

@@ -75,7 +75,7 @@ export function AgentsPage() {
           </Table.Tbody>
         </Table>
       </ScrollArea>
-      <Modal opened={creating} onClose={close} title="New agent" size="lg" closeButtonProps={{ 'aria-label': 'Close' }}>
+      <Modal opened={creating} onClose={close} title="New agent" size="lg">
         <AgentFormFields
           label="New agent"
           initial={EMPTY_AGENT_FORM}

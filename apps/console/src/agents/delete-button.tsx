@@ -25,7 +25,7 @@ export function DeleteButton({ what, onDelete, size = 'xs' }: { what: string; on
       <Button color="red.9" variant="outline" size={size} onClick={open} aria-label={`Delete ${what}`}>
         Delete
       </Button>
-      <Modal opened={opened} onClose={close} title={`Delete ${what}?`} closeButtonProps={{ 'aria-label': 'Close' }}>
+      <Modal opened={opened} onClose={close} title={`Delete ${what}?`}>
         <Stack>
           <Text size="sm">This cannot be undone.</Text>
           {failure !== null && <ApiErrorAlert error={failure} />}

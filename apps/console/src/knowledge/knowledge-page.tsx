@@ -110,7 +110,7 @@ function KnowledgeBases() {
           </Table.Tbody>
         </Table>
       </ScrollArea>
-      <Modal opened={creating} onClose={close} title="New knowledge base" size="lg" closeButtonProps={{ 'aria-label': 'Close' }}>
+      <Modal opened={creating} onClose={close} title="New knowledge base" size="lg">
         <KnowledgeBaseFields
           label="New knowledge base"
           initial={EMPTY_KNOWLEDGE_BASE_FORM}

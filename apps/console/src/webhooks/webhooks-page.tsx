@@ -387,13 +387,7 @@ function RotateModal({ owner, onClose }: { owner: SecretOwner; onClose: () => vo
   });
   const secret = rotate.data;
   return (
-    <Modal
-      opened
-      onClose={onClose}
-      title={`Rotate the webhook secret of ${owner.kind} ${owner.label}`}
-      size="lg"
-      closeButtonProps={{ 'aria-label': 'Close' }}
-    >
+    <Modal opened onClose={onClose} title={`Rotate the webhook secret of ${owner.kind} ${owner.label}`} size="lg">
       {secret ? (
         <Stack>
           <Text size="sm">The new secret, shown this once: copy it now.</Text>
